@@ -1,0 +1,47 @@
+# mintid: the one entry point. `make demo` and `make test` work on a fresh machine.
+SHELL := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+CARGO ?= cargo
+NO_STD_TARGETS := wasm32-unknown-unknown thumbv7em-none-eabihf
+
+.PHONY: help demo test test-rust lint fmt bench setup-rust no-std
+
+help:
+	@echo "make demo   build the mintid command and show it at work"
+	@echo "make test   every test in every language (installs what it needs)"
+	@echo "make bench  benchmarks beside the peers (writes nothing; copy figures to docs/benchmarks.md)"
+	@echo "make fmt    format the code"
+
+setup-rust:
+	@rustup component add rustfmt clippy >/dev/null 2>&1 || true
+	@for t in $(NO_STD_TARGETS); do \
+	  rustup target list --installed | grep -qx $$t || rustup target add $$t; \
+	done
+
+demo:
+	$(CARGO) build --release -p mintid-cli
+	@bash scripts/demo-cli.sh target/release/mintid
+
+test: test-rust
+	@echo "make test: all suites passed"
+
+test-rust: setup-rust lint no-std
+	$(CARGO) test --workspace --exclude mintid-bench
+
+lint: setup-rust
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+no-std: setup-rust
+	@for t in $(NO_STD_TARGETS); do \
+	  echo "no_std build for $$t"; \
+	  $(CARGO) build -p mintid --no-default-features --target $$t; \
+	done
+
+fmt:
+	$(CARGO) fmt --all
+
+bench:
+	$(CARGO) bench -p mintid-bench

@@ -1,0 +1,11 @@
+//! uniffi exports of the `mintid` core for Python and Kotlin.
+//!
+//! Only type and error conversion lives here; every rule is in the core.
+
+uniffi::setup_scaffolding!();
+
+/// Encodes a 64-bit value as 13 Crockford base32 digits.
+#[uniffi::export]
+pub fn base32_encode_u64(value: u64) -> String {
+    String::from_utf8_lossy(&mintid::base32::encode_u64(value)).into_owned()
+}

@@ -1,0 +1,1 @@
+//! UUIDv7 (placeholder).
