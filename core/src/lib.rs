@@ -18,6 +18,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod base32;
+pub mod base64url;
 pub mod clock;
 pub mod entropy;
 pub mod fingerprint;
@@ -33,7 +34,7 @@ pub use clock::Clock;
 pub use clock::ManualClock;
 #[cfg(feature = "std")]
 pub use clock::SystemClock;
-pub use entropy::{Entropy, FixedEntropy};
 #[cfg(feature = "std")]
 pub use entropy::ThreadEntropy;
+pub use entropy::{Entropy, FixedEntropy};
 pub use rollback::RollbackPolicy;
