@@ -38,5 +38,6 @@ pub use clock::SystemClock;
 pub use entropy::ThreadEntropy;
 pub use entropy::{Entropy, FixedEntropy};
 pub use rollback::RollbackPolicy;
+
 pub use fingerprint::{FieldSelection, Fingerprint, FingerprintError};
 pub use key::{IdempotencyKey, KeyError};
