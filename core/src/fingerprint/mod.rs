@@ -166,6 +166,15 @@ mod tests {
     }
 
     #[test]
+    fn spec_example() {
+        let fp = fingerprint_json(b"{ }", &FieldSelection::all()).unwrap();
+        assert_eq!(
+            fp.to_string(),
+            "sha256:RBNvo1WzZ4oRRq0W9-hknpT7T8If536DEMBg9hyq_4o"
+        );
+    }
+
+    #[test]
     fn bytes_and_json_are_domain_separated() {
         let canonical = canonicalize(b"{\"a\":1}").unwrap();
         let as_json = fingerprint_json(canonical.as_bytes(), &FieldSelection::all()).unwrap();
