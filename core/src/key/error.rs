@@ -155,8 +155,9 @@ impl KeyError {
     }
 
     /// The zero-based byte offset of the problem: within the part for
-    /// `key.invalid_character`, within the header value for
-    /// `key.invalid_header`, within the key text for `key.invalid_text`.
+    /// `key.invalid_character` (the part as written, when reading a key
+    /// text), within the header value for `key.invalid_header`, within the
+    /// key text for `key.invalid_text`.
     pub const fn position(&self) -> Option<usize> {
         self.position
     }

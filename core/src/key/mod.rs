@@ -35,6 +35,8 @@ use alloc::string::String;
 use core::fmt;
 use core::str::FromStr;
 
+pub use builder::{HASHED_ID_PREFIX, id_from_fields};
+pub use derived::DERIVED_ID_LABEL;
 pub use error::{KeyError, KeyErrorKind};
 pub use header::parse_header;
 
