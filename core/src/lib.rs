@@ -33,7 +33,7 @@ pub use clock::Clock;
 pub use clock::ManualClock;
 #[cfg(feature = "std")]
 pub use clock::SystemClock;
-pub use entropy::{Entropy, FixedEntropy};
 #[cfg(feature = "std")]
 pub use entropy::ThreadEntropy;
+pub use entropy::{Entropy, FixedEntropy};
 pub use rollback::RollbackPolicy;
