@@ -56,7 +56,7 @@ impl Variant {
     }
 
     /// The bit pattern that identifies the variant, as RFC 9562 writes it.
-    pub(crate) const fn pattern(self) -> &'static str {
+    const fn pattern(self) -> &'static str {
         match self {
             Self::Ncs => "0xxx",
             Self::Rfc9562 => "10xx",

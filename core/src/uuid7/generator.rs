@@ -15,13 +15,12 @@ const POOL_LEN: usize = 256;
 ///
 /// IDs strictly increase, follow the layout in the [module docs](super), and
 /// match [`SharedUuid7Generator`](super::SharedUuid7Generator)'s exactly for
-/// the same clock readings and entropy bytes. Random bytes are drawn
-/// [`POOL_LEN`](self) (256) at a time and handed out in order.
+/// the same clock readings and entropy bytes. Random bytes are drawn 256 at
+/// a time and handed out in order.
 ///
 /// After `fork()`, call [`discard_entropy`](Self::discard_entropy) in the
-/// child (and reseed the entropy source, e.g.
-/// [`ThreadEntropy::reseed`](crate::ThreadEntropy::reseed)), or parent and
-/// child will issue IDs with the same random bits.
+/// child (and reseed the entropy source, e.g. `ThreadEntropy::reseed()`),
+/// or parent and child will issue IDs with the same random bits.
 pub struct Uuid7Generator<C, E> {
     clock: C,
     entropy: E,

@@ -4,7 +4,7 @@
 //! them: [`Uuid7Generator`] for one owner (`&mut self`, the fastest) and
 //! [`SharedUuid7Generator`] for many threads (`&self`, lock-free; on targets
 //! with 64-bit atomics). Both produce the same IDs from the same clock
-//! readings and entropy bytes. Under `std`, [`now`] uses a process-wide
+//! readings and entropy bytes. Under `std`, `now()` uses a process-wide
 //! shared generator on the system clock.
 //!
 //! # Layout and method
