@@ -1,11 +1,10 @@
 //! Keys derived from the payload when the client sent none.
 
-use alloc::string::String;
-
 use sha2::{Digest, Sha256};
 
 use super::{IdempotencyKey, KeyError, KeyPart};
 use crate::fingerprint::Fingerprint;
+use crate::uuid::{TextForm, Uuid};
 
 /// The label that starts the hash input of a derived id.
 pub const DERIVED_ID_LABEL: &[u8] = b"mintid:derived-key:v1";
@@ -21,18 +20,18 @@ impl IdempotencyKey {
     /// fingerprint` (lengths as one byte each, the fingerprint's 32 digest
     /// bytes), with the version nibble (high half of byte 6) set to `8` and
     /// the variant bits (top two of byte 8) set to `10`. The id is its
-    /// lower-case hyphenated text, e.g. `2f1c9a4e-07b3-8d21-9c4e-…`.
+    /// lower-case hyphenated text (36 characters).
     pub fn derived(kind: &str, scope: &str, fingerprint: &Fingerprint) -> Result<Self, KeyError> {
         KeyPart::Kind.validate(kind)?;
         KeyPart::Scope.validate(scope)?;
-        let id = hyphenated(&derived_uuid(kind, scope, fingerprint));
-        Self::new(kind, scope, &id)
+        let uuid = derived_uuid(kind, scope, fingerprint);
+        Self::new(kind, scope, uuid.format(TextForm::Hyphenated).as_str())
     }
 }
 
-/// The UUIDv8 bytes of a derived id; `kind` and `scope` are validated, so
-/// their lengths fit one byte.
-fn derived_uuid(kind: &str, scope: &str, fingerprint: &Fingerprint) -> [u8; 16] {
+/// The UUIDv8 of a derived id; `kind` and `scope` are validated, so their
+/// lengths fit one byte.
+fn derived_uuid(kind: &str, scope: &str, fingerprint: &Fingerprint) -> Uuid {
     let length = |part: &str| [u8::try_from(part.len()).unwrap_or(u8::MAX)];
     let digest = Sha256::new()
         .chain_update(DERIVED_ID_LABEL)
@@ -43,25 +42,9 @@ fn derived_uuid(kind: &str, scope: &str, fingerprint: &Fingerprint) -> [u8; 16] 
         .chain_update(scope)
         .chain_update(fingerprint.as_bytes())
         .finalize();
-    let mut bytes = [0u8; 16];
-    bytes.copy_from_slice(&digest[..16]);
-    bytes[6] = (bytes[6] & 0x0F) | 0x80;
-    bytes[8] = (bytes[8] & 0x3F) | 0x80;
-    bytes
-}
-
-/// The lower-case hyphenated text (8-4-4-4-12) of a UUID.
-fn hyphenated(bytes: &[u8; 16]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut text = String::with_capacity(36);
-    for (i, byte) in bytes.iter().enumerate() {
-        if matches!(i, 4 | 6 | 8 | 10) {
-            text.push('-');
-        }
-        text.push(char::from(HEX[usize::from(byte >> 4)]));
-        text.push(char::from(HEX[usize::from(byte & 0xF)]));
-    }
-    text
+    let mut leading = [0u8; 16];
+    leading.copy_from_slice(&digest[..16]);
+    Uuid::new_v8(leading)
 }
 
 #[cfg(test)]
@@ -78,8 +61,8 @@ mod tests {
         assert_eq!(parsed.get_version_num(), 8);
         assert_eq!(parsed.get_variant(), uuid::Variant::RFC4122);
         assert_eq!(
-            parsed,
-            uuid::Uuid::from_bytes(derived_uuid("order.create", "user:1", &fp))
+            parsed.into_bytes(),
+            derived_uuid("order.create", "user:1", &fp).into_bytes()
         );
         assert_eq!(parsed.hyphenated().to_string(), key.id());
     }
