@@ -33,7 +33,12 @@ pub use clock::Clock;
 pub use clock::ManualClock;
 #[cfg(feature = "std")]
 pub use clock::SystemClock;
-pub use entropy::{Entropy, FixedEntropy};
 #[cfg(feature = "std")]
 pub use entropy::ThreadEntropy;
+pub use entropy::{Entropy, FixedEntropy};
 pub use rollback::RollbackPolicy;
+#[cfg(target_has_atomic = "64")]
+pub use snowflake::{SequencePolicy, Snowflake, SnowflakeBuilder};
+pub use snowflake::{
+    SnowflakeError, SnowflakeErrorKind, SnowflakeId, SnowflakeLayout, SnowflakeParts,
+};
