@@ -291,11 +291,12 @@ impl<C: Clock> Snowflake<C> {
         let layout = &self.layout;
         let sequence_bits = layout.sequence_bits();
         let borrow = self.sequence.borrow_ticks();
-        let mut paused_micros = 0;
+        let mut wait = Wait::default();
         let mut next = self.next_slot.load(Ordering::Relaxed);
         loop {
             let now_ms = self.clock.now_millis();
             let now = self.clock_tick(now_ms)?;
+            wait.note_clock(now);
             // How far IDs may run ahead of the clock, in ticks.
             let mut lead_limit = borrow;
             // Ticks the clock is behind the last slot issued, beyond what
@@ -308,7 +309,7 @@ impl<C: Clock> Snowflake<C> {
                 let behind_ms = rolled_back.saturating_mul(layout.tick_ms());
                 match self.rollback {
                     RollbackPolicy::Wait { max_millis } if behind_ms <= max_millis => {
-                        self.pause_until(now_ms, now + rolled_back, &mut paused_micros)?;
+                        self.pause_until(now_ms, now + rolled_back, &mut wait)?;
                         next = self.next_slot.load(Ordering::Relaxed);
                         continue;
                     }
@@ -337,7 +338,7 @@ impl<C: Clock> Snowflake<C> {
                 // `first`'s tick is `now + lead_limit + 1` or later (it is
                 // below the layout's end): wait until the clock is close enough.
                 let target = (first >> sequence_bits) - lead_limit;
-                self.pause_until(now_ms, target, &mut paused_micros)?;
+                self.pause_until(now_ms, target, &mut wait)?;
                 next = self.next_slot.load(Ordering::Relaxed);
                 continue;
             }
@@ -383,13 +384,13 @@ impl<C: Clock> Snowflake<C> {
         &self,
         now_ms: u64,
         target_tick: u64,
-        paused_micros: &mut u64,
+        wait: &mut Wait,
     ) -> Result<(), SnowflakeError> {
         let target_ms = self.layout.unix_ms_of_tick(target_tick);
-        let budget_left = self.wait_budget_micros.saturating_sub(*paused_micros);
+        let budget_left = self.wait_budget_micros.saturating_sub(wait.paused_micros);
         if budget_left == 0 {
             return Err(SnowflakeError::new(Detail::WaitExceeded {
-                paused_micros: *paused_micros,
+                paused_micros: wait.paused_micros,
                 target_ms,
                 now_ms,
             }));
@@ -399,7 +400,27 @@ impl<C: Clock> Snowflake<C> {
             .saturating_sub(self.clock.now_micros())
             .clamp(1, budget_left);
         self.clock.pause(step);
-        *paused_micros += step;
+        wait.paused_micros += step;
+        wait.target_tick = Some(target_tick);
         Ok(())
+    }
+}
+
+/// The pauses a reservation made while waiting for the clock.
+///
+/// The budget bounds waiting for a clock that does not get there: once the
+/// clock reaches the tick waited for, the count starts over, so a thread that
+/// loses the race for a fresh tick to other threads is not failed for it.
+#[derive(Debug, Default)]
+struct Wait {
+    target_tick: Option<u64>,
+    paused_micros: u64,
+}
+
+impl Wait {
+    fn note_clock(&mut self, now_tick: u64) {
+        if self.target_tick.is_some_and(|target| now_tick >= target) {
+            *self = Self::default();
+        }
     }
 }
