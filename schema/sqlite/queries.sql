@@ -10,9 +10,10 @@
 INSERT INTO idempotency_record (
     scope, kind, key_id, fingerprint, status, fencing_token, lease_deadline_millis,
     created_millis, updated_millis, expires_millis)
-VALUES (
+SELECT
     :scope, :kind, :key_id, :fingerprint, 'pending', :fencing_token, :lease_deadline_millis,
-    :created_millis, :created_millis, :expires_millis)
+    :created_millis, :created_millis, :expires_millis
+WHERE CAST(:lease_deadline_millis AS BIGINT) > CAST(:now_millis AS BIGINT)
 ON CONFLICT (scope, kind, key_id) DO NOTHING
 RETURNING fencing_token;
 
@@ -70,7 +71,8 @@ SET status = 'pending', fencing_token = :fencing_token,
 WHERE scope = :scope AND kind = :kind AND key_id = :key_id
   AND fencing_token = :expected_token AND created_millis = :expected_created_millis
   AND status = :expected_status
-  AND (status <> 'pending' OR lease_deadline_millis <= :now_millis);
+  AND (status <> 'pending' OR lease_deadline_millis <= :now_millis)
+  AND CAST(:lease_deadline_millis AS BIGINT) > CAST(:now_millis AS BIGINT);
 
 -- name: cleanup :execrows
 -- Deletes at most :batch_size records past their expiry, oldest first; a pending

@@ -18,10 +18,15 @@ RECORD_COLUMNS = {
 }
 
 
-def claim(db: Db, key=KEY, *, token=1, now=1000, lease=2000, expires=101000, fp=FP_A) -> bool:
-    """Runs claim and says whether it inserted the record (row returned, or 1 affected row)."""
+def claim(db: Db, key=KEY, *, token=1, now=1000, lease=2000, expires=101000, fp=FP_A,
+          written_at=None) -> bool:
+    """Runs claim and says whether it inserted the record (row returned, or 1 affected row).
+
+    The claim is decided at `now` (its creation time) and written at `written_at`
+    (default: the same millisecond)."""
     result = db.run("claim", **key, fingerprint=fp, fencing_token=token,
-                    lease_deadline_millis=lease, created_millis=now, expires_millis=expires)
+                    lease_deadline_millis=lease, created_millis=now, expires_millis=expires,
+                    now_millis=now if written_at is None else written_at)
     if db.queries["claim"].kind == ":execrows":
         assert result in (0, 1)
         return result == 1
@@ -112,6 +117,12 @@ def test_claim_twice_the_second_gets_nothing_and_changes_nothing(db):
     first = load(db)
     assert not claim(db, token=1, now=1200, lease=2200, expires=101200, fp=FP_B)
     assert load(db) == first
+
+
+def test_a_claim_whose_lease_ended_before_the_write_is_not_written(db):
+    assert not claim(db, now=1000, lease=2000, written_at=2000)
+    assert load(db) is None
+    assert claim(db, now=1000, lease=2000, written_at=1999)
 
 
 def test_load_returns_the_record_as_claimed(db):
@@ -260,6 +271,12 @@ def test_reclaim_never_takes_a_running_lease(db):
     assert load(db)["fencing_token"] == 1
 
 
+def test_a_reclaim_whose_own_lease_ended_before_the_write_is_not_written(db):
+    claim(db, lease=2000)
+    assert reclaim(db, now=3000, lease=3000) == 0
+    assert load(db)["fencing_token"] == 1
+
+
 def test_reclaim_is_a_compare_and_set_on_the_loaded_record(db):
     claim(db, lease=2000)
     assert reclaim(db, expected_token=2, now=2000) == 0
@@ -391,6 +408,6 @@ def test_mysql_claim_needs_a_connection_without_client_found_rows(connect, db):
         # With CLIENT_FOUND_ROWS a duplicate also reports one row: a claim would look won.
         assert found_rows.run("claim", **KEY, fingerprint=FP_A, fencing_token=1,
                               lease_deadline_millis=2000, created_millis=1000,
-                              expires_millis=101000) == 1
+                              expires_millis=101000, now_millis=1000) == 1
     finally:
         found_rows.close()
