@@ -11,10 +11,11 @@ DB_ENV_FILE="$DB_STATE_DIR/db.env"
 db_log() { echo "db: $*" >&2; }
 
 # Runs a command as the unprivileged owner of the PostgreSQL data directory
-# (initdb and postgres refuse to run as root).
+# (initdb and postgres refuse to run as root), from a directory that owner can read
+# (the checkout may be in root's home).
 as_pg_owner() {
   if [ "$(id -u)" = 0 ]; then
-    runuser -u "$PG_OWNER" -- "$@"
+    (cd / && runuser -u "$PG_OWNER" -- "$@")
   else
     "$@"
   fi
