@@ -6,9 +6,13 @@
 -- name: claim :execrows
 -- A first claim: inserts a pending record for a key that has none. Affected
 -- rows 1: this call inserted it (run the operation); 0: the key already has a
--- record (load it and decide again). One round trip. The duplicate branch
--- changes nothing, so it reports 0 rows only on a connection WITHOUT the
+-- record, or the claim's own lease had already ended at :now_millis (the core's
+-- claim rule): load the record and decide again. One round trip. The duplicate
+-- branch changes nothing, so it reports 0 rows only on a connection WITHOUT the
 -- CLIENT_FOUND_ROWS flag (see schema/README.md); never INSERT IGNORE, which
+-- would also swallow every other error. Inside a caller's transaction it waits
+-- for a concurrent uncommitted claim of the same key.
+INSERT IGNORE, which
 -- would also swallow every other error. Inside a caller's transaction it waits
 -- for a concurrent uncommitted claim of the same key.
 INSERT INTO idempotency_record (

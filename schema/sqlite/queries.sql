@@ -5,8 +5,9 @@
 
 -- name: claim :one
 -- A first claim: inserts a pending record for a key that has none. Returns one
--- row when this call inserted it (run the operation), none when the key already
--- has a record (load it and decide again). One statement.
+-- row when this call inserted it (run the operation); none when the key already
+-- has a record, or the claim's own lease had already ended at :now_millis (the
+-- core's claim rule): load the record and decide again. One statement.
 INSERT INTO idempotency_record (
     scope, kind, key_id, fingerprint, status, fencing_token, lease_deadline_millis,
     created_millis, updated_millis, expires_millis)
