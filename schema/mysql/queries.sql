@@ -12,9 +12,6 @@
 -- CLIENT_FOUND_ROWS flag (see schema/README.md); never INSERT IGNORE, which
 -- would also swallow every other error. Inside a caller's transaction it waits
 -- for a concurrent uncommitted claim of the same key.
-INSERT IGNORE, which
--- would also swallow every other error. Inside a caller's transaction it waits
--- for a concurrent uncommitted claim of the same key.
 INSERT INTO idempotency_record (
     scope, kind, key_id, fingerprint, status, fencing_token, lease_deadline_millis,
     created_millis, updated_millis, expires_millis)
