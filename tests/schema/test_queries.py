@@ -411,3 +411,24 @@ def test_mysql_claim_needs_a_connection_without_client_found_rows(connect, db):
                               expires_millis=101000, now_millis=1000) == 1
     finally:
         found_rows.close()
+
+
+@pytest.mark.parametrize("first_commits", [True, False], ids=["commit", "rollback"])
+def test_a_claim_waits_for_a_concurrent_uncommitted_claim_of_the_key(connect, db, first_commits):
+    if db.dialect == "sqlite":
+        pytest.skip("SQLite serialises writers: the second writer waits for the lock instead")
+    first = connect()
+    outcome: list[bool] = []
+    try:
+        first.execute("BEGIN")
+        assert claim(first)
+        second = threading.Thread(target=lambda: outcome.append(claim(db, now=1001)))
+        second.start()
+        second.join(timeout=0.5)
+        assert second.is_alive(), "the second claim did not wait"
+        first.execute("COMMIT" if first_commits else "ROLLBACK")
+        second.join(timeout=10)
+        assert outcome == [not first_commits]
+        assert load(db)["created_millis"] == (1000 if first_commits else 1001)
+    finally:
+        first.close()
