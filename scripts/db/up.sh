@@ -179,8 +179,15 @@ pg_up &
 pg_job=$!
 mysql_up &
 mysql_job=$!
-wait "$pg_job"
-wait "$mysql_job"
+# Wait for both before judging, so that a failure never stops one server while the
+# other is still starting.
+pg_status=0
+mysql_status=0
+wait "$pg_job" || pg_status=$?
+wait "$mysql_job" || mysql_status=$?
+[ "$pg_status" = 0 ] || db_log "PostgreSQL did not start"
+[ "$mysql_status" = 0 ] || db_log "MariaDB did not start"
+[ "$pg_status" = 0 ] && [ "$mysql_status" = 0 ]
 
 # --- connection details -----------------------------------------------------
 
