@@ -2,6 +2,7 @@
 # Stops the throwaway servers that up.sh started and removes their directories.
 # Safe to run when nothing runs. `--show-logs` prints the servers' logs first.
 set -euo pipefail
+# shellcheck source=scripts/db/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 mkdir -p "$DB_STATE_DIR"
@@ -11,6 +12,7 @@ if [ ! -f "$DB_STATE_FILE" ]; then
   db_log "nothing to stop"
   exit 0
 fi
+# shellcheck disable=SC1090  # written by up.sh
 . "$DB_STATE_FILE"
 
 if [ "${1:-}" = --show-logs ]; then

@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2034
 # Shared by up.sh, down.sh and with-db.sh: where the throwaway servers keep their state.
 # Sourced, not run.
 

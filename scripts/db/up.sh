@@ -4,6 +4,7 @@
 # connection details to .cache/db/db.env. Installs the Debian packages when missing
 # (as root). Idempotent: when both servers already run, it only says so.
 set -euo pipefail
+# shellcheck source=scripts/db/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 started=$(date +%s%N)
@@ -12,6 +13,7 @@ exec 9>"$DB_STATE_DIR/lock"
 flock 9
 
 if [ -f "$DB_STATE_FILE" ]; then
+  # shellcheck disable=SC1090  # written by up.sh
   . "$DB_STATE_FILE"
   if pg_alive && mysql_alive; then
     db_log "already running (PostgreSQL on $PG_PORT, MariaDB on $MY_PORT); $DB_ENV_FILE"
@@ -27,7 +29,7 @@ fi
 
 find_pg_bin() {
   local dir
-  for dir in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V -r); do
+  for dir in $(printf '%s\n' /usr/lib/postgresql/*/bin | sort -V -r); do
     [ -x "$dir/initdb" ] && { echo "$dir"; return; }
   done
   dir=$(pg_config --bindir 2>/dev/null || true)

@@ -6,9 +6,11 @@
 # (`make db-up`, or an outer with-db.sh around `make test`) are used and left running.
 set -euo pipefail
 dir=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=scripts/db/lib.sh
 . "$dir/lib.sh"
 
 already_up() {
+  # shellcheck disable=SC1090  # written by up.sh
   [ -f "$DB_STATE_FILE" ] && (. "$DB_STATE_FILE" && pg_alive && mysql_alive)
 }
 
@@ -19,6 +21,7 @@ if ! already_up; then
 fi
 "$dir/up.sh"
 set -a
+# shellcheck disable=SC1090  # written by up.sh
 . "$DB_ENV_FILE"
 set +a
 "$@"
