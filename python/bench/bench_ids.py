@@ -1,0 +1,1 @@
+"""Placeholder: the ID benchmarks land with the fast path."""
