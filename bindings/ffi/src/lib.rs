@@ -1,11 +1,27 @@
 //! uniffi exports of the `mintid` core for Python and Kotlin.
 //!
 //! Only type and error conversion lives here; every rule is in the core.
+//! Values cross as plain data (UUIDs as 16 bytes, 64-bit IDs as `u64`), every
+//! failure as a [`MintidError`] carrying the core's stable code and message,
+//! and generators hand out IDs in bulk so a host pays one call per batch.
+#![deny(missing_docs)]
+
+mod base32;
+mod batch;
+mod error;
+mod rollback;
+mod sources;
+mod uuid;
+mod uuid7;
+
+pub use base32::base32_encode_u64;
+pub use batch::{MAX_BATCH, max_batch};
+pub use error::MintidError;
+pub use rollback::RollbackPolicy;
+pub use sources::{ManualClock, reseed_thread_entropy};
+pub use uuid::{
+    UuidInfo, UuidTextForm, UuidVariant, uuid_format, uuid_inspect, uuid_new_v8, uuid_parse,
+};
+pub use uuid7::{Uuid7Fields, Uuid7Generator, uuid7_from_bytes, uuid7_from_fields, uuid7_parse};
 
 uniffi::setup_scaffolding!();
-
-/// Encodes a 64-bit value as 13 Crockford base32 digits.
-#[uniffi::export]
-pub fn base32_encode_u64(value: u64) -> String {
-    String::from_utf8_lossy(&mintid::base32::encode_u64(value)).into_owned()
-}
