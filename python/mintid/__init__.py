@@ -1,14 +1,64 @@
-"""mintid: unique IDs and exactly-once request rules, on one Rust core."""
+"""mintid: unique IDs and exactly-once request rules, on one Rust core.
+
+IDs:
+
+* :class:`Snowflake` makes 64-bit time-ordered IDs for one worker, in a
+  :class:`SnowflakeLayout` (presets or your own widths, epoch and tick).
+* :func:`uuid7` and :func:`uuid7_str` make RFC 9562 UUIDv7s, monotonic
+  within a millisecond; :class:`Uuid7Generator` is a generator of your own.
+
+Every rule lives in the Rust core shared with the Kotlin and JavaScript
+packages; this package converts types and hands IDs out fast. Errors are
+:class:`MintidError` subclasses carrying the core's stable ``code``.
+"""
 
 import importlib.metadata
 
-from mintid._ffi import base32_encode_u64 as _base32_encode_u64
-
-__all__ = ["__version__", "base32_encode_u64"]
+from mintid._policy import RollbackPolicy, SequencePolicy
+from mintid._snowflake import (
+    Snowflake,
+    SnowflakeLayout,
+    SnowflakeParts,
+    snowflake_from_base32,
+    snowflake_from_decimal,
+    snowflake_to_base32,
+)
+from mintid._uuid import (
+    TextForm,
+    Uuid7,
+    Uuid7Generator,
+    UuidInfo,
+    format_uuid,
+    inspect_uuid,
+    parse_uuid,
+    uuid7,
+    uuid7_str,
+    uuid_v8,
+)
+from mintid.errors import *  # noqa: F403
+from mintid.errors import __all__ as _error_names
 
 __version__ = importlib.metadata.version("mintid")
 
-
-def base32_encode_u64(value: int) -> str:
-    """Encode a 64-bit unsigned integer as 13 Crockford base32 digits."""
-    return _base32_encode_u64(value)
+__all__ = [
+    "RollbackPolicy",
+    "SequencePolicy",
+    "Snowflake",
+    "SnowflakeLayout",
+    "SnowflakeParts",
+    "TextForm",
+    "Uuid7",
+    "Uuid7Generator",
+    "UuidInfo",
+    "__version__",
+    "format_uuid",
+    "inspect_uuid",
+    "parse_uuid",
+    "snowflake_from_base32",
+    "snowflake_from_decimal",
+    "snowflake_to_base32",
+    "uuid7",
+    "uuid7_str",
+    "uuid_v8",
+    *_error_names,
+]

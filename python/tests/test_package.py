@@ -1,4 +1,5 @@
 import importlib.metadata
+import uuid
 
 import mintid
 
@@ -7,6 +8,11 @@ def test_version_matches_the_distribution() -> None:
     assert mintid.__version__ == importlib.metadata.version("mintid")
 
 
+def test_every_public_name_exists() -> None:
+    for name in mintid.__all__:
+        assert hasattr(mintid, name), name
+
+
 def test_the_native_library_answers() -> None:
-    assert mintid.base32_encode_u64(0) == "0000000000000"
-    assert mintid.base32_encode_u64(2**64 - 1) == "FZZZZZZZZZZZZ"
+    assert isinstance(mintid.uuid7(), uuid.UUID)
+    assert mintid.Snowflake(worker=1).next_id() > 0

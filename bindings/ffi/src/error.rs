@@ -18,6 +18,13 @@ pub enum MintidError {
         /// What was wrong, with the value.
         detail: String,
     },
+    /// Snowflake layouts, IDs and generators (`snowflake.*`).
+    Snowflake {
+        /// The stable dotted code.
+        code: String,
+        /// What was wrong, with the value.
+        detail: String,
+    },
     /// UUID text or fields (`uuid.*`).
     Uuid {
         /// The stable dotted code.
@@ -38,9 +45,10 @@ impl MintidError {
     /// The stable dotted code.
     pub fn code(&self) -> &str {
         match self {
-            Self::Argument { code, .. } | Self::Uuid { code, .. } | Self::Uuid7 { code, .. } => {
-                code
-            }
+            Self::Argument { code, .. }
+            | Self::Snowflake { code, .. }
+            | Self::Uuid { code, .. }
+            | Self::Uuid7 { code, .. } => code,
         }
     }
 
@@ -48,6 +56,7 @@ impl MintidError {
     pub fn detail(&self) -> &str {
         match self {
             Self::Argument { detail, .. }
+            | Self::Snowflake { detail, .. }
             | Self::Uuid { detail, .. }
             | Self::Uuid7 { detail, .. } => detail,
         }
@@ -69,6 +78,15 @@ impl fmt::Display for MintidError {
 }
 
 impl std::error::Error for MintidError {}
+
+impl From<mintid::SnowflakeError> for MintidError {
+    fn from(error: mintid::SnowflakeError) -> Self {
+        Self::Snowflake {
+            code: error.code().into(),
+            detail: error.to_string(),
+        }
+    }
+}
 
 impl From<mintid::UuidParseError> for MintidError {
     fn from(error: mintid::UuidParseError) -> Self {

@@ -10,6 +10,7 @@ mod base32;
 mod batch;
 mod error;
 mod rollback;
+mod snowflake;
 mod sources;
 mod uuid;
 mod uuid7;
@@ -18,6 +19,11 @@ pub use base32::base32_encode_u64;
 pub use batch::{MAX_BATCH, max_batch};
 pub use error::MintidError;
 pub use rollback::RollbackPolicy;
+pub use snowflake::{
+    SequencePolicy, Snowflake, SnowflakeLayout, SnowflakeParts, SnowflakeWorkerSplit,
+    snowflake_id_from_base32, snowflake_id_from_decimal, snowflake_id_to_base32,
+    snowflake_preset_names,
+};
 pub use sources::{ManualClock, reseed_thread_entropy};
 pub use uuid::{
     UuidInfo, UuidTextForm, UuidVariant, uuid_format, uuid_inspect, uuid_new_v8, uuid_parse,

@@ -10,10 +10,17 @@ pub struct ManualClock(mintid::ManualClock);
 
 #[uniffi::export]
 impl ManualClock {
-    /// A clock reading `unix_ms` until set or moved.
-    #[uniffi::constructor]
-    pub fn new(unix_ms: u64) -> Arc<Self> {
-        Arc::new(Self(mintid::ManualClock::new(unix_ms)))
+    /// A clock reading `unix_ms` until set or moved; with
+    /// `advance_on_pause`, each pause a generator asks for moves it forward
+    /// by that long.
+    #[uniffi::constructor(default(advance_on_pause = false))]
+    pub fn new(unix_ms: u64, advance_on_pause: bool) -> Arc<Self> {
+        let clock = mintid::ManualClock::new(unix_ms);
+        Arc::new(Self(if advance_on_pause {
+            clock.advancing_on_pause()
+        } else {
+            clock
+        }))
     }
 
     /// The time, in Unix milliseconds.

@@ -1,0 +1,237 @@
+"""Every error mintid raises: one base class, a class per concern, one per kind.
+
+Each error carries the core's stable dotted ``code`` (the code the shared
+test vectors name, identical in every language) and the core's one-line
+message::
+
+    try:
+        mintid.Snowflake(worker=5000)
+    except mintid.SnowflakeWorkerOutOfRangeError as error:
+        print(error.code)  # snowflake.worker_out_of_range
+
+Catch :class:`MintidError` for everything, a concern class such as
+:class:`SnowflakeError` for one module, or a leaf class for one kind.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+__all__ = [
+    "ArgumentBatchTooLargeError",
+    "ArgumentByteLengthError",
+    "ArgumentError",
+    "ArgumentOutOfRangeError",
+    "InternalError",
+    "MintidError",
+    "SnowflakeClockRolledBackError",
+    "SnowflakeEpochInFutureError",
+    "SnowflakeError",
+    "SnowflakeForkedError",
+    "SnowflakeIdOutOfRangeError",
+    "SnowflakeInvalidLayoutError",
+    "SnowflakeInvalidTextError",
+    "SnowflakeSequenceOutOfRangeError",
+    "SnowflakeTimeExhaustedError",
+    "SnowflakeTimeOutOfRangeError",
+    "SnowflakeUnknownPresetError",
+    "SnowflakeWaitExceededError",
+    "SnowflakeWorkerOutOfRangeError",
+    "Uuid7BufferLengthError",
+    "Uuid7ClockRollbackError",
+    "Uuid7Error",
+    "Uuid7InvalidTextError",
+    "Uuid7RandAOutOfRangeError",
+    "Uuid7RandBOutOfRangeError",
+    "Uuid7TimestampOutOfRangeError",
+    "Uuid7TimestampOverflowError",
+    "Uuid7WrongVariantError",
+    "Uuid7WrongVersionError",
+    "UuidBase32OverflowError",
+    "UuidError",
+    "UuidInvalidCharacterError",
+    "UuidInvalidLengthError",
+    "error_class",
+]
+
+_BY_CODE: dict[str, type[MintidError]] = {}
+_BY_CONCERN: dict[str, type[MintidError]] = {}
+
+
+class MintidError(Exception):
+    """Base class of every error mintid raises.
+
+    ``code`` is the stable dotted code (``"snowflake.worker_out_of_range"``),
+    ``message`` the one-line explanation, which names the offending value.
+    """
+
+    #: The code of a leaf class, or the concern prefix of a concern class.
+    CODE: ClassVar[str] = ""
+
+    code: str
+    message: str
+
+    def __init_subclass__(cls, *, code: str = "", concern: str = "", **kwargs: Any) -> None:
+        """Register a leaf class under its ``code`` or a concern class under its prefix."""
+        super().__init_subclass__(**kwargs)
+        if code:
+            cls.CODE = code
+            _BY_CODE[code] = cls
+        if concern:
+            cls.CODE = concern
+            _BY_CONCERN[concern] = cls
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        """Create the error; ``code`` defaults to the class's own code."""
+        super().__init__(message)
+        self.message = message
+        self.code = code if code is not None else type(self).CODE
+
+    def __repr__(self) -> str:
+        """Show class, code and message."""
+        return f"{type(self).__name__}({self.message!r}, code={self.code!r})"
+
+
+def error_class(code: str) -> type[MintidError]:
+    """The class raised for ``code``: its leaf class, else its concern's class.
+
+    A code this version does not know (from a newer core) still maps to its
+    concern class, or to :class:`MintidError` itself.
+    """
+    known = _BY_CODE.get(code)
+    if known is not None:
+        return known
+    return _BY_CONCERN.get(code.partition(".")[0], MintidError)
+
+
+class InternalError(MintidError, code="internal.panic"):
+    """The native library failed unexpectedly; please report it."""
+
+
+class ArgumentError(MintidError, concern="argument"):
+    """A value no core type can hold (``argument.*``)."""
+
+
+class ArgumentOutOfRangeError(ArgumentError, code="argument.out_of_range"):
+    """An integer outside the range of its field (for example a negative count)."""
+
+
+class ArgumentByteLengthError(ArgumentError, code="argument.byte_length"):
+    """A byte string of the wrong length."""
+
+
+class ArgumentBatchTooLargeError(ArgumentError, code="argument.batch_too_large"):
+    """A bulk request for more IDs than one call may make."""
+
+
+class SnowflakeError(MintidError, concern="snowflake"):
+    """Snowflake layouts, IDs and generators (``snowflake.*``)."""
+
+
+class SnowflakeInvalidLayoutError(SnowflakeError, code="snowflake.invalid_layout"):
+    """The bit counts, tick or epoch do not make a usable layout."""
+
+
+class SnowflakeUnknownPresetError(SnowflakeError, code="snowflake.unknown_preset"):
+    """No preset layout has the given name."""
+
+
+class SnowflakeWorkerOutOfRangeError(SnowflakeError, code="snowflake.worker_out_of_range"):
+    """A worker (or datacenter) id does not fit its field."""
+
+
+class SnowflakeSequenceOutOfRangeError(SnowflakeError, code="snowflake.sequence_out_of_range"):
+    """A sequence number does not fit its field."""
+
+
+class SnowflakeTimeOutOfRangeError(SnowflakeError, code="snowflake.time_out_of_range"):
+    """A time or tick lies before the epoch or past the end of the layout."""
+
+
+class SnowflakeIdOutOfRangeError(SnowflakeError, code="snowflake.id_out_of_range"):
+    """An ID has the sign bit set or bits the layout does not have."""
+
+
+class SnowflakeInvalidTextError(SnowflakeError, code="snowflake.invalid_text"):
+    """The text of an ID is neither decimal nor 13 Crockford base32 digits."""
+
+
+class SnowflakeEpochInFutureError(SnowflakeError, code="snowflake.epoch_in_future"):
+    """The clock reads a time before the layout's epoch."""
+
+
+class SnowflakeClockRolledBackError(SnowflakeError, code="snowflake.clock_rolled_back"):
+    """The clock went back further than the rollback policy tolerates."""
+
+
+class SnowflakeTimeExhaustedError(SnowflakeError, code="snowflake.time_exhausted"):
+    """The layout's time field has run out."""
+
+
+class SnowflakeWaitExceededError(SnowflakeError, code="snowflake.wait_exceeded"):
+    """The generator waited as long as it may for the clock."""
+
+
+class SnowflakeForkedError(SnowflakeError, code="snowflake.forked"):
+    """A generator inherited across ``fork()`` needs its own worker id.
+
+    Raised by the Python package (not the core): the parent process still
+    issues IDs with the inherited worker id, so the child must call
+    :meth:`mintid.Snowflake.set_worker` with another one first.
+    """
+
+
+class UuidError(MintidError, concern="uuid"):
+    """UUID text of any version (``uuid.*``)."""
+
+
+class UuidInvalidLengthError(UuidError, code="uuid.invalid_length"):
+    """The text is not 36, 32, 45 or 26 characters long."""
+
+
+class UuidInvalidCharacterError(UuidError, code="uuid.invalid_character"):
+    """A character that does not belong where it is."""
+
+
+class UuidBase32OverflowError(UuidError, code="uuid.base32_overflow"):
+    """A base32 text whose value needs more than 128 bits."""
+
+
+class Uuid7Error(MintidError, concern="uuid7"):
+    """UUIDv7 values and generators (``uuid7.*``)."""
+
+
+class Uuid7InvalidTextError(Uuid7Error, code="uuid7.invalid_text"):
+    """The text is not a UUID in any of the four forms."""
+
+
+class Uuid7WrongVersionError(Uuid7Error, code="uuid7.wrong_version"):
+    """A UUID of another version than 7."""
+
+
+class Uuid7WrongVariantError(Uuid7Error, code="uuid7.wrong_variant"):
+    """A version 7 field without the RFC 9562 variant."""
+
+
+class Uuid7TimestampOutOfRangeError(Uuid7Error, code="uuid7.timestamp_out_of_range"):
+    """A Unix millisecond timestamp above 2^48 - 1."""
+
+
+class Uuid7RandAOutOfRangeError(Uuid7Error, code="uuid7.rand_a_out_of_range"):
+    """A ``rand_a`` above 2^12 - 1."""
+
+
+class Uuid7RandBOutOfRangeError(Uuid7Error, code="uuid7.rand_b_out_of_range"):
+    """A ``rand_b`` above 2^62 - 1."""
+
+
+class Uuid7ClockRollbackError(Uuid7Error, code="uuid7.clock_rollback"):
+    """The clock went back further than the rollback policy tolerates."""
+
+
+class Uuid7TimestampOverflowError(Uuid7Error, code="uuid7.timestamp_overflow"):
+    """The 48-bit timestamp is used up."""
+
+
+class Uuid7BufferLengthError(Uuid7Error, code="uuid7.buffer_length"):
+    """A byte buffer whose length is not a multiple of 16."""
