@@ -37,3 +37,4 @@ pub use entropy::{Entropy, FixedEntropy};
 #[cfg(feature = "std")]
 pub use entropy::ThreadEntropy;
 pub use rollback::RollbackPolicy;
+pub use record::{Decision, Record, RecordError, RecordPolicy};
