@@ -38,3 +38,4 @@ pub use entropy::{Entropy, FixedEntropy};
 pub use entropy::ThreadEntropy;
 pub use rollback::RollbackPolicy;
 pub use record::{Decision, Record, RecordError, RecordPolicy};
+pub use request_id::{Grant, KeyRing, RequestId, RequestIdError};

@@ -215,11 +215,11 @@ pub fn decide(
     policy: &RecordPolicy,
 ) -> Result<Decision, RecordError> {
     let retention = policy.retention_millis();
-    if let Some(key_created) = incoming.key_created_millis
-        && key_created
-            .checked_add(retention)
-            .is_some_and(|limit| now_millis >= limit)
-    {
+    let key_too_old = incoming
+        .key_created_millis
+        .and_then(|created| created.checked_add(retention))
+        .is_some_and(|limit| now_millis >= limit);
+    if key_too_old {
         return Ok(Decision::KeyTooOld);
     }
     let Some(record) = existing else {
