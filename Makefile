@@ -8,6 +8,12 @@ NO_STD_TARGETS := wasm32-unknown-unknown thumbv7em-none-eabihf
 
 .PHONY: help demo test test-rust lint fmt bench setup-rust no-std
 
+# Each host language adds its targets in mk/<language>.mk:
+# TEST_TARGETS += test-<language>, BENCH_TARGETS += bench-<language>.
+TEST_TARGETS :=
+BENCH_TARGETS :=
+include $(sort $(wildcard mk/*.mk))
+
 help:
 	@echo "make demo   build the mintid command and show it at work"
 	@echo "make test   every test in every language (installs what it needs)"
@@ -24,7 +30,7 @@ demo:
 	$(CARGO) build --release -p mintid-cli
 	@bash scripts/demo-cli.sh target/release/mintid
 
-test: test-rust
+test: test-rust $(TEST_TARGETS)
 	@echo "make test: all suites passed"
 
 test-rust: setup-rust lint no-std
@@ -43,5 +49,7 @@ no-std: setup-rust
 fmt:
 	$(CARGO) fmt --all
 
-bench:
+bench: bench-rust $(BENCH_TARGETS)
+
+bench-rust:
 	$(CARGO) bench -p mintid-bench
