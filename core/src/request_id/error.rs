@@ -73,6 +73,8 @@ pub(super) enum Form {
     Length(usize),
     Base64(Base64UrlError),
     Uuid(Uuid7Error),
+    /// The text of an unsigned request ID is not that of a UUIDv7.
+    UnsignedText(Uuid7Error),
     /// A grant whose first byte names another format.
     GrantFormat(u8),
 }
@@ -240,6 +242,7 @@ impl fmt::Display for Form {
             ),
             Form::Base64(error) => write!(f, "{error}"),
             Form::Uuid(error) => write!(f, "the embedded UUID is not a UUIDv7: {error}"),
+            Form::UnsignedText(error) => write!(f, "not the text of a UUIDv7: {error}"),
             Form::GrantFormat(format) => write!(
                 f,
                 "format byte 0x{format:02x} is not that of a version 1 grant (0x{:02x})",

@@ -54,9 +54,9 @@ impl Default for Freshness {
     }
 }
 
-/// Verifies an unsigned request ID: the RFC 9562 text of a UUIDv7
-/// (`request_id.malformed` otherwise) whose timestamp is fresh at
-/// `now_millis`. It proves nothing about who minted it.
+/// Verifies an unsigned request ID: the text of a UUIDv7 in any form
+/// [`Uuid7::parse`] reads (`request_id.malformed` otherwise) whose timestamp
+/// is fresh at `now_millis`. It proves nothing about who minted it.
 pub fn verify_unsigned(
     text: &str,
     now_millis: u64,
@@ -64,7 +64,7 @@ pub fn verify_unsigned(
 ) -> Result<Uuid7, RequestIdError> {
     let uuid: Uuid7 = text
         .parse()
-        .map_err(|error| RequestIdError::malformed(Form::Uuid(error)))?;
+        .map_err(|error| RequestIdError::malformed(Form::UnsignedText(error)))?;
     freshness.check(&uuid, now_millis)?;
     Ok(uuid)
 }
