@@ -1,11 +1,13 @@
 """mintid: unique IDs and exactly-once request rules, on one Rust core.
 
-IDs:
+IDs and keys:
 
 * :class:`Snowflake` makes 64-bit time-ordered IDs for one worker, in a
   :class:`SnowflakeLayout` (presets or your own widths, epoch and tick).
 * :func:`uuid7` and :func:`uuid7_str` make RFC 9562 UUIDv7s, monotonic
   within a millisecond; :class:`Uuid7Generator` is a generator of your own.
+* :class:`IdempotencyKey` names one operation for one caller and attempt;
+  :func:`fingerprint` hashes a payload identically in every language.
 
 Every rule lives in the Rust core shared with the Kotlin and JavaScript
 packages; this package converts types and hands IDs out fast. Errors are
@@ -14,6 +16,8 @@ packages; this package converts types and hands IDs out fast. Errors are
 
 import importlib.metadata
 
+from mintid._fingerprint import Fingerprint, canonical_json, fingerprint, fingerprint_json
+from mintid._key import IdempotencyKey, key_id_from_fields, parse_idempotency_key_header
 from mintid._policy import RollbackPolicy, SequencePolicy
 from mintid._snowflake import (
     Snowflake,
@@ -41,6 +45,13 @@ from mintid.errors import __all__ as _error_names
 __version__ = importlib.metadata.version("mintid")
 
 __all__ = [
+    "Fingerprint",
+    "IdempotencyKey",
+    "canonical_json",
+    "fingerprint",
+    "fingerprint_json",
+    "key_id_from_fields",
+    "parse_idempotency_key_header",
     "RollbackPolicy",
     "SequencePolicy",
     "Snowflake",

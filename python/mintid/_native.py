@@ -26,7 +26,9 @@ def call(function: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     except ffi.MintidError as error:
         code = str(getattr(error, "code", "internal.panic"))
         detail = str(getattr(error, "detail", error))
-        raise error_class(code)(detail, code) from None
+        part: str | None = getattr(error, "part", None)
+        position: int | None = getattr(error, "position", None)
+        raise error_class(code)(detail, code, part=part, position=position) from None
     except ffi.InternalError as error:
         raise InternalError(f"the native library failed: {error}") from None
 

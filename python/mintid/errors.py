@@ -22,7 +22,22 @@ __all__ = [
     "ArgumentByteLengthError",
     "ArgumentError",
     "ArgumentOutOfRangeError",
+    "FingerprintDuplicateMemberError",
+    "FingerprintError",
+    "FingerprintInvalidJsonError",
+    "FingerprintInvalidPointerError",
+    "FingerprintInvalidTextError",
+    "FingerprintInvalidUtf8Error",
+    "FingerprintLoneSurrogateError",
+    "FingerprintNumberOutOfRangeError",
+    "FingerprintTooDeepError",
+    "IdempotencyKeyError",
     "InternalError",
+    "KeyEmptyError",
+    "KeyInvalidCharacterError",
+    "KeyInvalidHeaderError",
+    "KeyInvalidTextError",
+    "KeyTooLongError",
     "MintidError",
     "SnowflakeClockRolledBackError",
     "SnowflakeEpochInFutureError",
@@ -70,6 +85,10 @@ class MintidError(Exception):
 
     code: str
     message: str
+    #: The part of the input at fault (``"scope"`` of a key), when the core says.
+    part: str | None
+    #: The zero-based byte offset of the problem in the input, when the core says.
+    position: int | None
 
     def __init_subclass__(cls, *, code: str = "", concern: str = "", **kwargs: Any) -> None:
         """Register a leaf class under its ``code`` or a concern class under its prefix."""
@@ -81,11 +100,20 @@ class MintidError(Exception):
             cls.CODE = concern
             _BY_CONCERN[concern] = cls
 
-    def __init__(self, message: str, code: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        code: str | None = None,
+        *,
+        part: str | None = None,
+        position: int | None = None,
+    ) -> None:
         """Create the error; ``code`` defaults to the class's own code."""
         super().__init__(message)
         self.message = message
         self.code = code if code is not None else type(self).CODE
+        self.part = part
+        self.position = position
 
     def __repr__(self) -> str:
         """Show class, code and message."""
@@ -235,3 +263,63 @@ class Uuid7TimestampOverflowError(Uuid7Error, code="uuid7.timestamp_overflow"):
 
 class Uuid7BufferLengthError(Uuid7Error, code="uuid7.buffer_length"):
     """A byte buffer whose length is not a multiple of 16."""
+
+
+class IdempotencyKeyError(MintidError, concern="key"):
+    """Idempotency keys (``key.*``); ``part`` and ``position`` say where."""
+
+
+class KeyEmptyError(IdempotencyKeyError, code="key.empty"):
+    """A part of the key (or the header value) is empty."""
+
+
+class KeyTooLongError(IdempotencyKeyError, code="key.too_long"):
+    """A part of the key is longer than its column allows."""
+
+
+class KeyInvalidCharacterError(IdempotencyKeyError, code="key.invalid_character"):
+    """A character a part of the key may not hold."""
+
+
+class KeyInvalidHeaderError(IdempotencyKeyError, code="key.invalid_header"):
+    """An ``Idempotency-Key`` header value that is not a valid string."""
+
+
+class KeyInvalidTextError(IdempotencyKeyError, code="key.invalid_text"):
+    """A text that is not ``kind:scope:id``."""
+
+
+class FingerprintError(MintidError, concern="fingerprint"):
+    """Payload fingerprints (``fingerprint.*``); ``position`` says where in the JSON."""
+
+
+class FingerprintInvalidUtf8Error(FingerprintError, code="fingerprint.invalid_utf8"):
+    """The payload is not UTF-8."""
+
+
+class FingerprintInvalidJsonError(FingerprintError, code="fingerprint.invalid_json"):
+    """The payload is not JSON (or has a value JSON cannot hold, such as NaN)."""
+
+
+class FingerprintDuplicateMemberError(FingerprintError, code="fingerprint.duplicate_member"):
+    """An object names a member twice."""
+
+
+class FingerprintLoneSurrogateError(FingerprintError, code="fingerprint.lone_surrogate"):
+    """A string escapes half of a UTF-16 surrogate pair."""
+
+
+class FingerprintNumberOutOfRangeError(FingerprintError, code="fingerprint.number_out_of_range"):
+    """A number beyond what every language reads exactly."""
+
+
+class FingerprintTooDeepError(FingerprintError, code="fingerprint.too_deep"):
+    """The payload nests deeper than the core allows."""
+
+
+class FingerprintInvalidPointerError(FingerprintError, code="fingerprint.invalid_pointer"):
+    """A field selection that is not a JSON Pointer."""
+
+
+class FingerprintInvalidTextError(FingerprintError, code="fingerprint.invalid_text"):
+    """A text that is not ``sha256:`` and 43 base64url characters."""

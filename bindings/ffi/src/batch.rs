@@ -9,14 +9,16 @@ pub const MAX_BATCH: u32 = 1 << 16;
 /// `count` as a length, or `argument.batch_too_large` above [`MAX_BATCH`].
 pub(crate) fn batch_len(count: u32) -> Result<usize, MintidError> {
     if count > MAX_BATCH {
-        return Err(MintidError::Argument {
-            code: "argument.batch_too_large".into(),
-            detail: format!("a batch holds at most {MAX_BATCH} IDs, asked for {count}"),
-        });
+        return Err(MintidError::argument(
+            "argument.batch_too_large",
+            format_args!("a batch holds at most {MAX_BATCH} IDs, asked for {count}"),
+        ));
     }
-    usize::try_from(count).map_err(|_| MintidError::Argument {
-        code: "argument.batch_too_large".into(),
-        detail: format!("a batch of {count} IDs does not fit in memory"),
+    usize::try_from(count).map_err(|_| {
+        MintidError::argument(
+            "argument.batch_too_large",
+            format_args!("a batch of {count} IDs does not fit in memory"),
+        )
     })
 }
 

@@ -9,6 +9,8 @@
 mod base32;
 mod batch;
 mod error;
+mod fingerprint;
+mod key;
 mod rollback;
 mod snowflake;
 mod sources;
@@ -18,6 +20,15 @@ mod uuid7;
 pub use base32::base32_encode_u64;
 pub use batch::{MAX_BATCH, max_batch};
 pub use error::MintidError;
+pub use fingerprint::{
+    fingerprint_bytes, fingerprint_canonical_json, fingerprint_json, fingerprint_parse,
+    fingerprint_to_text,
+};
+pub use key::{
+    IdempotencyKey, idempotency_key_derived, idempotency_key_from_fields,
+    idempotency_key_from_header, idempotency_key_id_from_fields, idempotency_key_new,
+    idempotency_key_parse, idempotency_key_parse_header,
+};
 pub use rollback::RollbackPolicy;
 pub use snowflake::{
     SequencePolicy, Snowflake, SnowflakeLayout, SnowflakeParts, SnowflakeWorkerSplit,
