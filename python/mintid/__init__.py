@@ -8,6 +8,8 @@ IDs and keys:
   within a millisecond; :class:`Uuid7Generator` is a generator of your own.
 * :class:`IdempotencyKey` names one operation for one caller and attempt;
   :func:`fingerprint` hashes a payload identically in every language.
+* :class:`RequestId` is minted by a client from a :class:`Grant` and
+  verified by the server's :class:`KeyRing`.
 
 Every rule lives in the Rust core shared with the Kotlin and JavaScript
 packages; this package converts types and hands IDs out fast. Errors are
@@ -19,6 +21,7 @@ import importlib.metadata
 from mintid._fingerprint import Fingerprint, canonical_json, fingerprint, fingerprint_json
 from mintid._key import IdempotencyKey, key_id_from_fields, parse_idempotency_key_header
 from mintid._policy import RollbackPolicy, SequencePolicy
+from mintid._request_id import Grant, KeyRing, RequestId
 from mintid._snowflake import (
     Snowflake,
     SnowflakeLayout,
@@ -46,6 +49,9 @@ __version__ = importlib.metadata.version("mintid")
 
 __all__ = [
     "Fingerprint",
+    "Grant",
+    "KeyRing",
+    "RequestId",
     "IdempotencyKey",
     "canonical_json",
     "fingerprint",

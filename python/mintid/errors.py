@@ -39,6 +39,20 @@ __all__ = [
     "KeyInvalidTextError",
     "KeyTooLongError",
     "MintidError",
+    "RequestIdBadTagError",
+    "RequestIdCurrentKeyError",
+    "RequestIdDuplicateKeyIdError",
+    "RequestIdError",
+    "RequestIdExpiryOutOfRangeError",
+    "RequestIdGrantExpiredError",
+    "RequestIdInFutureError",
+    "RequestIdInvalidScopeError",
+    "RequestIdMalformedError",
+    "RequestIdMalformedGrantError",
+    "RequestIdTooOldError",
+    "RequestIdUnknownKeyError",
+    "RequestIdUnsupportedVersionError",
+    "RequestIdWeakSecretError",
     "SnowflakeClockRolledBackError",
     "SnowflakeEpochInFutureError",
     "SnowflakeError",
@@ -323,3 +337,59 @@ class FingerprintInvalidPointerError(FingerprintError, code="fingerprint.invalid
 
 class FingerprintInvalidTextError(FingerprintError, code="fingerprint.invalid_text"):
     """A text that is not ``sha256:`` and 43 base64url characters."""
+
+
+class RequestIdError(MintidError, concern="request_id"):
+    """Request IDs, grants and key rings (``request_id.*``)."""
+
+
+class RequestIdMalformedError(RequestIdError, code="request_id.malformed"):
+    """The text is not a request ID of any known form."""
+
+
+class RequestIdUnsupportedVersionError(RequestIdError, code="request_id.unsupported_version"):
+    """A signed request ID of a format version this core does not read."""
+
+
+class RequestIdUnknownKeyError(RequestIdError, code="request_id.unknown_key"):
+    """The key id is not in the key ring."""
+
+
+class RequestIdBadTagError(RequestIdError, code="request_id.bad_tag"):
+    """The tag does not verify: forged, or minted for another scope."""
+
+
+class RequestIdGrantExpiredError(RequestIdError, code="request_id.grant_expired"):
+    """The grant the ID was minted from has expired."""
+
+
+class RequestIdTooOldError(RequestIdError, code="request_id.too_old"):
+    """The ID is older than the freshness bound allows."""
+
+
+class RequestIdInFutureError(RequestIdError, code="request_id.in_future"):
+    """The ID is further ahead of the clock than the skew bound allows."""
+
+
+class RequestIdInvalidScopeError(RequestIdError, code="request_id.invalid_scope"):
+    """A scope that is empty or longer than 255 bytes."""
+
+
+class RequestIdMalformedGrantError(RequestIdError, code="request_id.malformed_grant"):
+    """The text is not a grant."""
+
+
+class RequestIdWeakSecretError(RequestIdError, code="request_id.weak_secret"):
+    """A server secret shorter than 32 bytes."""
+
+
+class RequestIdDuplicateKeyIdError(RequestIdError, code="request_id.duplicate_key_id"):
+    """A key id the ring already holds."""
+
+
+class RequestIdCurrentKeyError(RequestIdError, code="request_id.current_key"):
+    """The current key cannot be retired."""
+
+
+class RequestIdExpiryOutOfRangeError(RequestIdError, code="request_id.expiry_out_of_range"):
+    """An expiry at or beyond 2^48 milliseconds."""

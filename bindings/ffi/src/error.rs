@@ -70,6 +70,17 @@ pub enum MintidError {
         /// The byte offset of the problem, if any.
         position: Option<u64>,
     },
+    /// Request IDs, grants and key rings (`request_id.*`).
+    RequestId {
+        /// The stable dotted code.
+        code: String,
+        /// What was wrong, with the value.
+        detail: String,
+        /// The part of the input at fault, if any.
+        part: Option<String>,
+        /// The byte offset of the problem, if any.
+        position: Option<u64>,
+    },
     /// Payload fingerprints (`fingerprint.*`).
     Fingerprint {
         /// The stable dotted code.
@@ -134,6 +145,7 @@ impl MintidError {
             | Self::Uuid { code, .. }
             | Self::Uuid7 { code, .. }
             | Self::Key { code, .. }
+            | Self::RequestId { code, .. }
             | Self::Fingerprint { code, .. } => code,
         }
     }
@@ -146,6 +158,7 @@ impl MintidError {
             | Self::Uuid { detail, .. }
             | Self::Uuid7 { detail, .. }
             | Self::Key { detail, .. }
+            | Self::RequestId { detail, .. }
             | Self::Fingerprint { detail, .. } => detail,
         }
     }
@@ -207,6 +220,12 @@ impl From<mintid::fingerprint::FingerprintError> for MintidError {
             Fingerprint,
             Fields::new(error.code(), error).at(None, position)
         )
+    }
+}
+
+impl From<mintid::request_id::RequestIdError> for MintidError {
+    fn from(error: mintid::request_id::RequestIdError) -> Self {
+        variant!(RequestId, Fields::new(error.code(), error))
     }
 }
 

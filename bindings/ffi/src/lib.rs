@@ -11,6 +11,7 @@ mod batch;
 mod error;
 mod fingerprint;
 mod key;
+mod request_id;
 mod rollback;
 mod snowflake;
 mod sources;
@@ -28,6 +29,10 @@ pub use key::{
     IdempotencyKey, idempotency_key_derived, idempotency_key_from_fields,
     idempotency_key_from_header, idempotency_key_id_from_fields, idempotency_key_new,
     idempotency_key_parse, idempotency_key_parse_header,
+};
+pub use request_id::{
+    FreshnessDefaults, Grant, KeyRing, SignedRequestId, grant_mint, grant_parse,
+    request_id_freshness_defaults, request_id_parse, request_id_verify_unsigned,
 };
 pub use rollback::RollbackPolicy;
 pub use snowflake::{
