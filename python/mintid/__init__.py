@@ -10,6 +10,8 @@ IDs and keys:
   :func:`fingerprint` hashes a payload identically in every language.
 * :class:`RequestId` is minted by a client from a :class:`Grant` and
   verified by the server's :class:`KeyRing`.
+* :func:`decide` runs the idempotency record state machine over a stored
+  :class:`Record`; :class:`Problem` maps refusals to HTTP.
 
 Every rule lives in the Rust core shared with the Kotlin and JavaScript
 packages; this package converts types and hands IDs out fast. Errors are
@@ -21,6 +23,31 @@ import importlib.metadata
 from mintid._fingerprint import Fingerprint, canonical_json, fingerprint, fingerprint_json
 from mintid._key import IdempotencyKey, key_id_from_fields, parse_idempotency_key_header
 from mintid._policy import RollbackPolicy, SequencePolicy
+from mintid._record import (
+    PROBLEM_CONTENT_TYPE,
+    REPLAYED_HEADER,
+    REPLAYED_VALUE,
+    RETRY_AFTER_HEADER,
+    Claim,
+    Decision,
+    Execute,
+    Expected,
+    Failure,
+    Fence,
+    FingerprintMismatch,
+    Incoming,
+    InProgress,
+    KeyTooOld,
+    Outcome,
+    Problem,
+    Record,
+    RecordPolicy,
+    RecordStatus,
+    Replay,
+    Wait,
+    decide,
+    retry_after_secs,
+)
 from mintid._request_id import Grant, KeyRing, RequestId
 from mintid._snowflake import (
     Snowflake,
@@ -48,6 +75,29 @@ from mintid.errors import __all__ as _error_names
 __version__ = importlib.metadata.version("mintid")
 
 __all__ = [
+    "PROBLEM_CONTENT_TYPE",
+    "REPLAYED_HEADER",
+    "REPLAYED_VALUE",
+    "RETRY_AFTER_HEADER",
+    "Claim",
+    "Decision",
+    "Execute",
+    "Expected",
+    "Failure",
+    "Fence",
+    "FingerprintMismatch",
+    "InProgress",
+    "Incoming",
+    "KeyTooOld",
+    "Outcome",
+    "Problem",
+    "Record",
+    "RecordPolicy",
+    "RecordStatus",
+    "Replay",
+    "Wait",
+    "decide",
+    "retry_after_secs",
     "Fingerprint",
     "Grant",
     "KeyRing",

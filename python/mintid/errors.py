@@ -39,6 +39,15 @@ __all__ = [
     "KeyInvalidTextError",
     "KeyTooLongError",
     "MintidError",
+    "RecordClaimConflictError",
+    "RecordClaimExpiredError",
+    "RecordError",
+    "RecordInvalidPolicyError",
+    "RecordNotPendingError",
+    "RecordStaleTokenError",
+    "RecordTimeOverflowError",
+    "RecordTokenExhaustedError",
+    "RecordUnknownStatusError",
     "RequestIdBadTagError",
     "RequestIdCurrentKeyError",
     "RequestIdDuplicateKeyIdError",
@@ -393,3 +402,39 @@ class RequestIdCurrentKeyError(RequestIdError, code="request_id.current_key"):
 
 class RequestIdExpiryOutOfRangeError(RequestIdError, code="request_id.expiry_out_of_range"):
     """An expiry at or beyond 2^48 milliseconds."""
+
+
+class RecordError(MintidError, concern="record"):
+    """The idempotency record state machine (``record.*``)."""
+
+
+class RecordStaleTokenError(RecordError, code="record.stale_token"):
+    """A fence older than the record's latest claim: the key was reclaimed since."""
+
+
+class RecordNotPendingError(RecordError, code="record.not_pending"):
+    """The claim already ended: the record is no longer pending."""
+
+
+class RecordClaimConflictError(RecordError, code="record.claim_conflict"):
+    """The record changed since it was loaded: load it and decide again."""
+
+
+class RecordClaimExpiredError(RecordError, code="record.claim_expired"):
+    """The claim's own lease ended before it was written."""
+
+
+class RecordTokenExhaustedError(RecordError, code="record.token_exhausted"):
+    """The fencing token cannot be bumped further."""
+
+
+class RecordTimeOverflowError(RecordError, code="record.time_overflow"):
+    """A time plus the lease or retention passes 2^64 milliseconds."""
+
+
+class RecordInvalidPolicyError(RecordError, code="record.invalid_policy"):
+    """A record policy whose values do not fit together."""
+
+
+class RecordUnknownStatusError(RecordError, code="record.unknown_status"):
+    """A stored status text the core does not know."""

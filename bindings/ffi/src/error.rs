@@ -81,6 +81,17 @@ pub enum MintidError {
         /// The byte offset of the problem, if any.
         position: Option<u64>,
     },
+    /// The idempotency record state machine (`record.*`).
+    Record {
+        /// The stable dotted code.
+        code: String,
+        /// What was wrong, with the value.
+        detail: String,
+        /// The part of the input at fault, if any.
+        part: Option<String>,
+        /// The byte offset of the problem, if any.
+        position: Option<u64>,
+    },
     /// Payload fingerprints (`fingerprint.*`).
     Fingerprint {
         /// The stable dotted code.
@@ -146,6 +157,7 @@ impl MintidError {
             | Self::Uuid7 { code, .. }
             | Self::Key { code, .. }
             | Self::RequestId { code, .. }
+            | Self::Record { code, .. }
             | Self::Fingerprint { code, .. } => code,
         }
     }
@@ -159,6 +171,7 @@ impl MintidError {
             | Self::Uuid7 { detail, .. }
             | Self::Key { detail, .. }
             | Self::RequestId { detail, .. }
+            | Self::Record { detail, .. }
             | Self::Fingerprint { detail, .. } => detail,
         }
     }
@@ -226,6 +239,12 @@ impl From<mintid::fingerprint::FingerprintError> for MintidError {
 impl From<mintid::request_id::RequestIdError> for MintidError {
     fn from(error: mintid::request_id::RequestIdError) -> Self {
         variant!(RequestId, Fields::new(error.code(), error))
+    }
+}
+
+impl From<mintid::record::RecordError> for MintidError {
+    fn from(error: mintid::record::RecordError) -> Self {
+        variant!(Record, Fields::new(error.code(), error))
     }
 }
 

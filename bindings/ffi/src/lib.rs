@@ -11,6 +11,7 @@ mod batch;
 mod error;
 mod fingerprint;
 mod key;
+mod record;
 mod request_id;
 mod rollback;
 mod snowflake;
@@ -29,6 +30,13 @@ pub use key::{
     IdempotencyKey, idempotency_key_derived, idempotency_key_from_fields,
     idempotency_key_from_header, idempotency_key_id_from_fields, idempotency_key_new,
     idempotency_key_parse, idempotency_key_parse_header,
+};
+pub use record::{
+    Claim, Decision, Expected, Failure, Fence, HttpConstants, Incoming, Outcome, Problem,
+    ProblemDetails, Record, RecordPolicy, RecordStatus, record_claim_apply, record_complete,
+    record_decide, record_fail, record_http_constants, record_is_removable, record_policy_check,
+    record_policy_default, record_problem_details, record_problems, record_retry_after_secs,
+    record_status_parse, record_status_text,
 };
 pub use request_id::{
     FreshnessDefaults, Grant, KeyRing, SignedRequestId, grant_mint, grant_parse,
