@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 
 import pytest
@@ -10,6 +11,18 @@ import mintid
 from mintid.testing import ManualClock
 
 CLASSIC = mintid.SnowflakeLayout.CLASSIC
+SECRET = bytes(range(32))
+NOW = 1_700_000_000_000
+RING = mintid.KeyRing(1, SECRET)
+GRANT = RING.issue_grant("s", NOW + 60_000)
+MINTED = GRANT.mint(mintid.Uuid7.from_fields(NOW, 0, 0).uuid)
+FINGERPRINT = mintid.fingerprint({"a": 1})
+INCOMING = mintid.Incoming(FINGERPRINT)
+PENDING = mintid.Record(mintid.RecordStatus.PENDING, FINGERPRINT, 1, 2000, 1000, 10**8)
+EXHAUSTED = mintid.Record(
+    mintid.RecordStatus.FAILED_RETRYABLE, FINGERPRINT, 2**64 - 1, 2000, 1000, 10**8
+)
+CLAIM = mintid.Claim(PENDING, None)
 
 BAD_INPUT: list[tuple[str, Callable[[], object], type[mintid.MintidError]]] = [
     (
@@ -132,6 +145,122 @@ BAD_INPUT: list[tuple[str, Callable[[], object], type[mintid.MintidError]]] = [
         mintid.ArgumentBatchTooLargeError,
     ),
     ("policy bound", lambda: mintid.RollbackPolicy.wait(-1), mintid.ArgumentOutOfRangeError),
+    ("key empty", lambda: mintid.IdempotencyKey("", "s", "i"), mintid.KeyEmptyError),
+    ("key long", lambda: mintid.IdempotencyKey("k", "s" * 65, "i"), mintid.KeyTooLongError),
+    ("key char", lambda: mintid.IdempotencyKey("K", "s", "i"), mintid.KeyInvalidCharacterError),
+    (
+        "key header",
+        lambda: mintid.IdempotencyKey.from_header("k", "s", '"abc'),
+        mintid.KeyInvalidHeaderError,
+    ),
+    ("key text", lambda: mintid.IdempotencyKey.parse("nope"), mintid.KeyInvalidTextError),
+    ("key fields", lambda: mintid.IdempotencyKey.from_fields("k", "s", []), mintid.KeyEmptyError),
+    ("header", lambda: mintid.parse_idempotency_key_header(b""), mintid.KeyEmptyError),
+    ("id fields", lambda: mintid.key_id_from_fields([]), mintid.KeyEmptyError),
+    ("fingerprint json", lambda: mintid.fingerprint("{"), mintid.FingerprintInvalidJsonError),
+    (
+        "fingerprint nan",
+        lambda: mintid.fingerprint({"a": float("nan")}),
+        mintid.FingerprintInvalidJsonError,
+    ),
+    (
+        "fingerprint utf8",
+        lambda: mintid.fingerprint_json(b'"\xff"'),
+        mintid.FingerprintInvalidUtf8Error,
+    ),
+    (
+        "fingerprint dup",
+        lambda: mintid.fingerprint('{"a":1,"a":2}'),
+        mintid.FingerprintDuplicateMemberError,
+    ),
+    (
+        "fingerprint big",
+        lambda: mintid.fingerprint({"n": 2**60}),
+        mintid.FingerprintNumberOutOfRangeError,
+    ),
+    (
+        "fingerprint pointer",
+        lambda: mintid.fingerprint({}, include=["a"]),
+        mintid.FingerprintInvalidPointerError,
+    ),
+    (
+        "fingerprint text",
+        lambda: mintid.Fingerprint.parse("md5:x"),
+        mintid.FingerprintInvalidTextError,
+    ),
+    ("fingerprint digest", lambda: mintid.Fingerprint(b"short"), mintid.ArgumentByteLengthError),
+    ("canonical", lambda: mintid.canonical_json("[1,]"), mintid.FingerprintInvalidJsonError),
+    ("weak secret", lambda: mintid.KeyRing(1, b"short"), mintid.RequestIdWeakSecretError),
+    ("key id", lambda: mintid.KeyRing(2**32, SECRET), mintid.ArgumentOutOfRangeError),
+    (
+        "duplicate key",
+        lambda: mintid.KeyRing(1, SECRET).add(1, SECRET),
+        mintid.RequestIdDuplicateKeyIdError,
+    ),
+    (
+        "retire current",
+        lambda: mintid.KeyRing(1, SECRET).retire(1),
+        mintid.RequestIdCurrentKeyError,
+    ),
+    (
+        "retire unknown",
+        lambda: mintid.KeyRing(1, SECRET).retire(2),
+        mintid.RequestIdUnknownKeyError,
+    ),
+    (
+        "grant scope",
+        lambda: mintid.KeyRing(1, SECRET).issue_grant("", 1),
+        mintid.RequestIdInvalidScopeError,
+    ),
+    (
+        "grant expiry",
+        lambda: mintid.KeyRing(1, SECRET).issue_grant("s", 2**48),
+        mintid.RequestIdExpiryOutOfRangeError,
+    ),
+    ("grant text", lambda: mintid.Grant.parse("x"), mintid.RequestIdMalformedGrantError),
+    ("mint v4", lambda: GRANT.mint(uuid.uuid4()), mintid.Uuid7WrongVersionError),
+    ("request id text", lambda: mintid.RequestId.parse("x"), mintid.RequestIdMalformedError),
+    (
+        "verify scope",
+        lambda: RING.verify(MINTED.text, "other", now_ms=NOW),
+        mintid.RequestIdBadTagError,
+    ),
+    (
+        "verify expired",
+        lambda: RING.verify(MINTED.text, "s", now_ms=2**47),
+        mintid.RequestIdGrantExpiredError,
+    ),
+    (
+        "verify old",
+        lambda: RING.verify(MINTED.text, "s", now_ms=NOW + 10_000, max_age_ms=1),
+        mintid.RequestIdTooOldError,
+    ),
+    (
+        "verify future",
+        lambda: RING.verify(MINTED.text, "s", now_ms=NOW - 10_000, max_skew_ms=1),
+        mintid.RequestIdInFutureError,
+    ),
+    ("unsigned", lambda: mintid.RequestId.verify_unsigned("x"), mintid.RequestIdMalformedError),
+    ("policy", lambda: mintid.RecordPolicy(lease_ms=0), mintid.RecordInvalidPolicyError),
+    ("status", lambda: mintid.RecordStatus.parse("done"), mintid.RecordUnknownStatusError),
+    ("stale fence", lambda: PENDING.complete(mintid.Fence(2, 1000)), mintid.RecordStaleTokenError),
+    (
+        "not pending",
+        lambda: PENDING.complete(PENDING.fence).complete(PENDING.fence),
+        mintid.RecordNotPendingError,
+    ),
+    ("claim conflict", lambda: CLAIM.apply(PENDING, 1000), mintid.RecordClaimConflictError),
+    ("claim expired", lambda: CLAIM.apply(None, 10**9), mintid.RecordClaimExpiredError),
+    (
+        "time overflow",
+        lambda: mintid.decide(None, INCOMING, 2**64 - 1, mintid.RecordPolicy()),
+        mintid.RecordTimeOverflowError,
+    ),
+    (
+        "token exhausted",
+        lambda: mintid.decide(EXHAUSTED, INCOMING, 1000, mintid.RecordPolicy()),
+        mintid.RecordTokenExhaustedError,
+    ),
     ("clock", lambda: ManualClock(-5), mintid.ArgumentOutOfRangeError),
 ]
 
@@ -166,6 +295,14 @@ WRONG_TYPES: list[tuple[str, Callable[[], object]]] = [
     ("format text", lambda: mintid.format_uuid("017f22e2-79b0-7cc3-98c4-dc0c0c07398f")),  # type: ignore[arg-type]
     ("uuid7 bytes", lambda: mintid.Uuid7.from_bytes("x")),  # type: ignore[arg-type]
     ("entropy", lambda: mintid.Uuid7Generator(entropy="x")),  # type: ignore[arg-type]
+    ("key part", lambda: mintid.IdempotencyKey("k", 1, "i")),  # type: ignore[arg-type]
+    ("header", lambda: mintid.parse_idempotency_key_header(1)),  # type: ignore[arg-type]
+    ("pointers", lambda: mintid.fingerprint({}, include="/a")),
+    ("derived", lambda: mintid.IdempotencyKey.derived("k", "s", "sha256:x")),  # type: ignore[arg-type]
+    ("secret", lambda: mintid.KeyRing(1, "secret")),  # type: ignore[arg-type]
+    ("mint value", lambda: GRANT.mint("x")),  # type: ignore[arg-type]
+    ("incoming", lambda: mintid.decide(None, FINGERPRINT, 0, mintid.RecordPolicy())),  # type: ignore[arg-type]
+    ("failure", lambda: PENDING.fail(PENDING.fence, "final", mintid.RecordPolicy())),  # type: ignore[arg-type]
 ]
 
 
@@ -173,6 +310,17 @@ WRONG_TYPES: list[tuple[str, Callable[[], object]]] = [
 def test_wrong_types_raise_type_error(what: str, action: Callable[[], object]) -> None:
     with pytest.raises(TypeError):
         action()
+
+
+def test_a_raw_body_has_no_fields_to_select() -> None:
+    with pytest.raises(ValueError, match="raw body"):
+        mintid.fingerprint(b"raw", exclude=["/a"])
+
+
+def test_key_errors_say_where() -> None:
+    with pytest.raises(mintid.KeyInvalidCharacterError) as raised:
+        mintid.IdempotencyKey("order.create", "tenant 7", "x")
+    assert (raised.value.part, raised.value.position) == ("scope", 6)
 
 
 def test_bad_form_is_a_value_error() -> None:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import uuid
+from random import Random
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -69,3 +72,62 @@ def test_uuid_v8_keeps_the_custom_bits(custom: bytes) -> None:
     assert made.version == 8 and made.variant == uuid.RFC_4122
     mask = (1 << 128) - 1 ^ (0xF << 76) ^ (0x3 << 62)
     assert made.int & mask == int.from_bytes(custom, "big") & mask
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**53) + 1, max_value=2**53 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(st.dictionaries(st.text(max_size=8), JSON_VALUES, max_size=6), st.randoms())
+def test_fingerprint_ignores_key_order_and_spacing(payload: dict[str, object], rng: Random) -> None:
+    items = list(payload.items())
+    rng.shuffle(items)
+    shuffled = json.dumps(
+        dict(items), indent=rng.choice([None, 2]), ensure_ascii=rng.random() < 0.5
+    )
+    assert mintid.fingerprint(payload) == mintid.fingerprint(shuffled)
+    canonical = mintid.canonical_json(payload)
+    assert mintid.canonical_json(canonical) == canonical
+    assert mintid.fingerprint(canonical) == mintid.fingerprint(payload)
+
+
+@given(st.binary(max_size=64))
+def test_raw_bodies_and_json_text_never_collide(body: bytes) -> None:
+    made = mintid.fingerprint(body)
+    assert mintid.Fingerprint.parse(str(made)) == made
+    assert made != mintid.fingerprint_json(b'"' + body.hex().encode() + b'"')
+
+
+@given(
+    st.from_regex(r"[a-z0-9._-]{1,32}", fullmatch=True),
+    st.from_regex(r"[!-~]{1,64}", fullmatch=True),
+    st.from_regex(r"[!-~]{1,64}", fullmatch=True),
+)
+def test_key_text_round_trips(kind: str, scope: str, key_id: str) -> None:
+    key = mintid.IdempotencyKey(kind, scope, key_id)
+    assert mintid.IdempotencyKey.parse(str(key)) == key
+    assert (key.kind, key.scope, key.id) == (kind, scope, key_id)
+
+
+@given(st.binary(min_size=32, max_size=64), st.text(min_size=1, max_size=40))
+def test_minted_request_ids_verify_for_their_scope_only(secret: bytes, scope: str) -> None:
+    if len(scope.encode()) > 255:
+        return
+    ring = mintid.KeyRing(7, secret)
+    now = 1_700_000_000_000
+    grant = ring.issue_grant(scope, now + 1000)
+    value = mintid.Uuid7.from_fields(now, 1, 2).uuid
+    minted = mintid.RequestId.mint(grant, value)
+    assert mintid.RequestId.parse(minted.text) == minted
+    assert ring.verify(minted.text, scope, now_ms=now) == value
+    with pytest.raises(mintid.RequestIdBadTagError):
+        ring.verify(minted.text, scope + "x", now_ms=now)
