@@ -112,6 +112,12 @@ class Buffer(Generic[T]):
         """The wall-clock nanosecond at which the tick containing ``now_ns`` ends."""
         raise NotImplementedError
 
+    def _limit(self, count: int, deadline_ns: int) -> int:
+        """How many of ``count`` wanted IDs to fetch for a batch with this deadline.
+        The default takes them all; generators whose ticks hold few IDs say less.
+        """  # noqa: D205
+        return count
+
     def _first_fresh(self, items: list[T], start: int, now_ns: int) -> tuple[int, int]:
         """The index of the first of ``items[start:]`` still fresh at ``now_ns``, and
         the moment it goes stale; ``len(items)`` if none is. The default suits
@@ -154,7 +160,7 @@ class Buffer(Generic[T]):
             wanted = int(self._ids_per_ns * (deadline - before) * _HEADROOM) + 1
         else:
             wanted = _FIRST_BATCH
-        items = self._fetch(max(1, min(wanted, self._max_batch)))
+        items = self._fetch(self._limit(max(1, min(wanted, self._max_batch)), deadline))
         self._items.clear()
         self._items = items
         self._batch = (iter(items), deadline)

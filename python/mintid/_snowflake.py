@@ -302,7 +302,16 @@ def _ids_from_bytes(raw: bytes) -> list[int]:
 
 
 class _IdBuffer(Buffer[int]):
-    __slots__ = ("_core", "_epoch_ms", "_layout", "_tick_ms", "_unbuffered")
+    __slots__ = (
+        "_core",
+        "_epoch_ms",
+        "_fetched_in_tick",
+        "_ids_per_tick",
+        "_layout",
+        "_tick_ends_ns",
+        "_tick_ms",
+        "_unbuffered",
+    )
 
     def __init__(self, core: ffi.Snowflake, layout: SnowflakeLayout, unbuffered: bool) -> None:
         max_batch = 1 if unbuffered else min(_MAX_BATCH, layout.ids_per_tick)
@@ -312,12 +321,26 @@ class _IdBuffer(Buffer[int]):
         self._epoch_ms = layout.epoch_ms
         self._tick_ms = layout.tick_ms
         self._unbuffered = unbuffered
+        self._ids_per_tick = layout.ids_per_tick
+        self._tick_ends_ns = 0
+        self._fetched_in_tick = 0
 
     def _fetch(self, count: int) -> list[int]:
         return _ids_from_bytes(call(self._core.next_bytes, count))
 
     def _deadline_ns(self, item: int) -> int:
         return (call(self._layout.decode, item).unix_ms + self._tick_ms) * _NANOS_PER_MILLI
+
+    def _limit(self, count: int, deadline_ns: int) -> int:
+        # Ask for no more than this buffer has left of the tick: a batch that
+        # must wait for the next tick arrives with its head already stale.
+        if deadline_ns != self._tick_ends_ns:
+            self._tick_ends_ns, self._fetched_in_tick = deadline_ns, 0
+        room = self._ids_per_tick - self._fetched_in_tick
+        if room > 0:
+            count = min(count, room)
+        self._fetched_in_tick += count
+        return count
 
     def _first_fresh(self, items: list[int], start: int, now_ns: int) -> tuple[int, int]:
         # A batch that waited for the next tick spans two: keep the later one.
