@@ -48,4 +48,4 @@ test-python: python-lint python-wheel
 
 bench-python: python-wheel
 	$(call py_fresh_venv,$(PY_BENCH_VENV),python/requirements/bench.txt)
-	cd /tmp && $(CURDIR)/$(PY_BENCH_VENV)/bin/python $(CURDIR)/python/bench/bench_ids.py --fast --quiet
+	cd /tmp && $(CURDIR)/$(PY_BENCH_VENV)/bin/python $(CURDIR)/python/bench/bench_ids.py --processes 3 --values 5 --quiet

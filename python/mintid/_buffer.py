@@ -5,8 +5,9 @@ batch of IDs per call and hand them out from a list. Three guarantees hold:
 
 * **Unique and increasing.** A batch holds consecutive IDs from the core
   generator, which never repeats or goes back. Handing out is ``next()`` on
-  one shared list iterator, which the GIL makes atomic, so two threads never
-  get the same ID and IDs leave in increasing order. A refill clears the old
+  one shared list iterator, which the GIL makes atomic (this relies on the
+  GIL: free-threaded builds are not supported), so two threads never get the
+  same ID and IDs leave in increasing order. A refill clears the old
   list first, so an iterator another thread still holds can yield nothing
   older than the new batch.
 * **Fresh.** Each batch carries a deadline: the wall-clock nanosecond at
