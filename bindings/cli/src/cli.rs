@@ -79,7 +79,7 @@ pub struct LayoutTimeArgs {
 pub struct SnowflakeArgs {
     /// How many IDs.
     #[arg(short = 'n', long = "count", value_name = "N", default_value_t = 1,
-          value_parser = clap::value_parser!(u64).range(1..))]
+          value_parser = parse_count)]
     pub count: u64,
 
     /// The worker id (within the datacenter, when the layout splits the
@@ -114,7 +114,7 @@ pub enum SnowflakeFormat {
 pub struct Uuid7Args {
     /// How many IDs.
     #[arg(short = 'n', long = "count", value_name = "N", default_value_t = 1,
-          value_parser = clap::value_parser!(u64).range(1..))]
+          value_parser = parse_count)]
     pub count: u64,
 
     /// How to write the IDs.
@@ -219,7 +219,8 @@ pub struct PayloadArgs {
     #[arg(long, value_name = "PTR", conflicts_with = "bytes")]
     pub exclude: Vec<String>,
 
-    /// Keep only the fields at these JSON Pointers (repeatable).
+    /// Keep only the values at these JSON Pointers (repeatable): what is
+    /// hashed is then an object keyed by the pointers' texts.
     #[arg(long, value_name = "PTR", conflicts_with = "bytes")]
     pub include: Vec<String>,
 
@@ -238,4 +239,12 @@ pub struct FingerprintArgs {
     /// fingerprint (with --json: both).
     #[arg(long, conflicts_with = "bytes")]
     pub canonical: bool,
+}
+
+/// Reads `-n`: a whole number, at least 1.
+fn parse_count(text: &str) -> Result<u64, String> {
+    match text.parse::<u64>() {
+        Ok(count) if count >= 1 => Ok(count),
+        _ => Err("expected a whole number of at least 1".to_owned()),
+    }
 }

@@ -16,7 +16,10 @@ pub fn resolve(args: &LayoutArgs) -> Result<SnowflakeLayout, CliError> {
 
 /// Whether the options name a layout at all.
 pub fn is_given(args: &LayoutArgs) -> bool {
-    args.layout.is_some() || args.bits.is_some() || args.time.epoch.is_some() || args.time.tick.is_some()
+    args.layout.is_some()
+        || args.bits.is_some()
+        || args.time.epoch.is_some()
+        || args.time.tick.is_some()
 }
 
 /// [`resolve`] from the separate options.
@@ -60,7 +63,10 @@ fn from_bits(text: &str) -> Result<SnowflakeLayout, CliError> {
     let (datacenter_bits, worker_bits) = match worker.split_once('+') {
         Some((datacenter, worker)) => {
             let (datacenter, worker) = (number(datacenter)?, number(worker)?);
-            (datacenter, datacenter.checked_add(worker).ok_or_else(malformed)?)
+            (
+                datacenter,
+                datacenter.checked_add(worker).ok_or_else(malformed)?,
+            )
         }
         None => (0, number(worker)?),
     };
@@ -147,12 +153,24 @@ mod tests {
 
     #[test]
     fn malformed_bits_are_usage_errors() {
-        for bad in ["", "41,10", "41,10,12,1", "a,10,12", "41,5+,12", "41,200+200,12", "41,-1,12"] {
+        for bad in [
+            "",
+            "41,10",
+            "41,10,12,1",
+            "a,10,12",
+            "41,5+,12",
+            "41,200+200,12",
+            "41,-1,12",
+        ] {
             let error = resolve_parts(None, Some(bad), &no_time()).unwrap_err();
             assert_eq!(error.exit(), 2, "{bad:?}");
         }
         let too_wide = resolve_parts(None, Some("41,11,12"), &no_time()).unwrap_err();
         assert_eq!(too_wide.exit(), 1);
-        assert!(too_wide.to_string().starts_with("snowflake.invalid_layout: "));
+        assert!(
+            too_wide
+                .to_string()
+                .starts_with("snowflake.invalid_layout: ")
+        );
     }
 }

@@ -42,17 +42,28 @@ fn main() -> ExitCode {
 
 /// Help and version go to stdout; a parse error becomes one `usage` line.
 fn clap_exit(error: &clap::Error) -> ExitCode {
-    if matches!(error.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+    if matches!(
+        error.kind(),
+        ErrorKind::DisplayHelp | ErrorKind::DisplayVersion
+    ) {
         let _ = write!(std::io::stdout(), "{}", error.render());
         return ExitCode::SUCCESS;
     }
-    let rendered = error.render().to_string();
-    let first_line = rendered
-        .lines()
-        .next()
-        .unwrap_or_default()
-        .trim_start_matches("error: ");
-    let error = CliError::usage(format!("{first_line} (see mintid --help)"));
+    let error = CliError::usage(format!("{} (see --help)", usage_message(error)));
     let _ = writeln!(std::io::stderr(), "mintid: {error}");
     ExitCode::from(error.exit())
+}
+
+/// The first paragraph of clap's message (the error and its details,
+/// without the usage and tip that follow).
+fn usage_message(error: &clap::Error) -> String {
+    if error.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand {
+        return "a subcommand is required".to_owned();
+    }
+    let rendered = error.render().to_string();
+    let paragraph: Vec<&str> = rendered
+        .lines()
+        .take_while(|line| !line.trim().is_empty())
+        .collect();
+    paragraph.join(" ").trim_start_matches("error: ").to_owned()
 }

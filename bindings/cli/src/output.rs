@@ -190,7 +190,10 @@ impl IdList<'_> {
             return Ok(());
         }
         let close = if self.written == 0 { "[]\n" } else { "\n]\n" };
-        self.output.out.write_all(close.as_bytes()).map_err(write_error)
+        self.output
+            .out
+            .write_all(close.as_bytes())
+            .map_err(write_error)
     }
 }
 
@@ -199,6 +202,9 @@ fn write_error(error: io::Error) -> CliError {
     if error.kind() == io::ErrorKind::BrokenPipe {
         CliError::output_closed()
     } else {
-        CliError::invalid("output.write_failed", format!("cannot write to stdout: {error}"))
+        CliError::invalid(
+            "output.write_failed",
+            format!("cannot write to stdout: {error}"),
+        )
     }
 }

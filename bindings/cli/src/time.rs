@@ -158,7 +158,16 @@ mod tests {
         assert_eq!(parse_duration("3600s").unwrap(), 3_600_000);
         assert_eq!(parse_duration("250ms").unwrap(), 250);
         assert_eq!(parse_duration("2d").unwrap(), 172_800_000);
-        for bad in ["", "15", "m", "1.5h", "-1s", "1 h", "1H", "99999999999999999999d"] {
+        for bad in [
+            "",
+            "15",
+            "m",
+            "1.5h",
+            "-1s",
+            "1 h",
+            "1H",
+            "99999999999999999999d",
+        ] {
             assert_eq!(parse_duration(bad).unwrap_err().exit(), 2, "{bad:?}");
         }
     }
@@ -168,9 +177,6 @@ mod tests {
         assert_eq!(human_span(1_500), "0h 00m 01.500s");
         assert_eq!(human_span(90 * 60_000), "1h 30m 00.000s");
         assert_eq!(human_span(3 * MILLIS_PER_DAY + 3_600_000), "3 days 1h");
-        assert_eq!(
-            human_span(1 << 41),
-            "25451 days (about 69.7 years)"
-        );
+        assert_eq!(human_span(1 << 41), "25451 days (about 69.7 years)");
     }
 }

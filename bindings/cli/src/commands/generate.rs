@@ -3,7 +3,7 @@
 use mintid::uuid::TextForm;
 use mintid::{Snowflake, SnowflakeId, SnowflakeLayout, Uuid7Generator};
 
-use crate::cli::{SnowflakeArgs, SnowflakeFormat, UuidFormat, Uuid7Args};
+use crate::cli::{SnowflakeArgs, SnowflakeFormat, Uuid7Args, UuidFormat};
 use crate::error::CliError;
 use crate::layout;
 use crate::output::Output;

@@ -23,7 +23,11 @@ pub fn run(command: &KeyCommand, out: &mut Output) -> Result<(), CliError> {
             kind,
             scope,
             fields,
-        } => canonical(&IdempotencyKey::from_fields(kind, scope, fields)?, None, out),
+        } => canonical(
+            &IdempotencyKey::from_fields(kind, scope, fields)?,
+            None,
+            out,
+        ),
         KeyCommand::Derive {
             kind,
             scope,

@@ -17,7 +17,8 @@ pub fn run(args: &LayoutCommandArgs, out: &mut Output) -> Result<(), CliError> {
         || args.time.epoch.is_some()
         || args.time.tick.is_some();
     if named {
-        let layout = layout::resolve_parts(args.preset.as_deref(), args.bits.as_deref(), &args.time)?;
+        let layout =
+            layout::resolve_parts(args.preset.as_deref(), args.bits.as_deref(), &args.time)?;
         return out.report(&report(&layout, now));
     }
     let reports: Vec<Report> = SnowflakeLayout::PRESETS
