@@ -41,6 +41,14 @@ pub enum Command {
     Key(KeyCommand),
     /// The payload fingerprint: RFC 8785 canonical JSON, then SHA-256.
     Fingerprint(FingerprintArgs),
+    /// Grants: a server secret's right, given to one client scope until an
+    /// expiry, to mint signed request IDs offline.
+    #[command(subcommand)]
+    Grant(GrantCommand),
+    /// Request IDs: mint signed ones from a grant, verify signed or
+    /// unsigned ones.
+    #[command(subcommand, name = "request-id")]
+    RequestId(RequestIdCommand),
 }
 
 /// Which Snowflake layout: a preset, or field widths; the epoch and tick
@@ -239,6 +247,77 @@ pub struct FingerprintArgs {
     /// fingerprint (with --json: both).
     #[arg(long, conflicts_with = "bytes")]
     pub canonical: bool,
+}
+
+/// `mintid grant …`.
+#[derive(Debug, Subcommand)]
+pub enum GrantCommand {
+    /// Issue a grant for a scope, valid for a time to live.
+    Issue {
+        /// The server's key file: one key a line, `<key id> <secret as hex>`
+        /// (at least 32 bytes, i.e. 64 hex digits); `#` starts a comment.
+        #[arg(long, value_name = "FILE")]
+        secret_file: PathBuf,
+        /// Which key of the file issues the grant (default: the first).
+        #[arg(long, value_name = "K")]
+        key_id: Option<u32>,
+        /// The client's scope (user, session or tenant), 1 to 255 bytes.
+        #[arg(long, value_name = "S")]
+        scope: String,
+        /// How long the grant lasts, e.g. 15m, 1h, 3600s.
+        #[arg(long, value_name = "T")]
+        ttl: String,
+    },
+    /// Print a new random key line for a key file: `<key id> <64 hex digits>`.
+    Secret {
+        /// The key id.
+        #[arg(long, value_name = "K", default_value_t = 1)]
+        key_id: u32,
+    },
+}
+
+/// `mintid request-id …`.
+#[derive(Debug, Subcommand)]
+pub enum RequestIdCommand {
+    /// Mint signed request IDs from a grant (offline: a fresh UUIDv7 and
+    /// its tag).
+    Mint {
+        /// The grant's text (58 characters).
+        #[arg(long, value_name = "G")]
+        grant: String,
+        /// How many IDs.
+        #[arg(short = 'n', long = "count", value_name = "N", default_value_t = 1,
+              value_parser = parse_count)]
+        count: u64,
+    },
+    /// Verify a request ID for the caller's scope and print its UUIDv7; a
+    /// failure prints its code and exits 1.
+    Verify {
+        /// The server's key file (as for `grant issue`): every key in it
+        /// verifies.
+        #[arg(long, value_name = "FILE", required_unless_present = "unsigned")]
+        secret_file: Option<PathBuf>,
+        /// The scope of the caller (signed IDs only).
+        #[arg(
+            long,
+            value_name = "S",
+            required_unless_present = "unsigned",
+            conflicts_with = "unsigned"
+        )]
+        scope: Option<String>,
+        /// Verify an unsigned request ID: a UUIDv7 checked for freshness only.
+        #[arg(long, conflicts_with = "secret_file")]
+        unsigned: bool,
+        /// The greatest age of the ID's UUIDv7, e.g. 24h (default 24h).
+        #[arg(long, value_name = "T")]
+        max_age: Option<String>,
+        /// How far ahead of this clock the UUIDv7 may be, e.g. 5m (default 5m).
+        #[arg(long, value_name = "T")]
+        max_skew: Option<String>,
+        /// The request ID.
+        #[arg(value_name = "ID")]
+        id: String,
+    },
 }
 
 /// Reads `-n`: a whole number, at least 1.

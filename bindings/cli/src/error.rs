@@ -91,4 +91,5 @@ from_core_error!(
     mintid::KeyError,
     mintid::FingerprintError,
     mintid::UuidParseError,
+    mintid::RequestIdError,
 );

@@ -8,6 +8,7 @@
 mod cli;
 mod commands;
 mod error;
+mod key_file;
 mod layout;
 mod output;
 mod time;

@@ -1,7 +1,8 @@
 //! `mintid inspect`: what an ID holds.
 
+use mintid::request_id::TEXT_LEN as SIGNED_TEXT_LEN;
 use mintid::uuid::{TextForm, Variant};
-use mintid::{SnowflakeId, SnowflakeLayout, Uuid, Uuid7};
+use mintid::{Grant, RequestId, SnowflakeId, SnowflakeLayout, Uuid, Uuid7};
 
 use crate::cli::InspectArgs;
 use crate::error::CliError;
@@ -13,28 +14,33 @@ use crate::time::{now_unix_ms, rfc3339};
 /// suggests the layout or epoch is wrong.
 const FUTURE_SLACK_MS: u64 = 60_000;
 
-/// The two kinds of ID the command reads.
+/// The kinds of ID the command reads.
 enum Id {
     Snowflake(SnowflakeId),
     Uuid(Uuid),
+    RequestId(RequestId),
+    Grant(Grant),
 }
 
 /// `mintid inspect`.
 pub fn run(args: &InspectArgs, out: &mut Output) -> Result<(), CliError> {
     let report = match recognise(&args.id)? {
         Id::Snowflake(id) => snowflake(id, &layout::resolve(&args.layout)?)?,
-        Id::Uuid(_) if layout::is_given(&args.layout) => {
+        _ if layout::is_given(&args.layout) => {
             return Err(CliError::usage(
-                "--layout, --bits, --epoch and --tick apply to Snowflake IDs, not UUIDs",
+                "--layout, --bits, --epoch and --tick apply to Snowflake IDs only",
             ));
         }
         Id::Uuid(uuid) => uuid_report(uuid),
+        Id::RequestId(id) => request_id_report(&id),
+        Id::Grant(grant) => grant_report(&grant),
     };
     out.report(&report)
 }
 
 /// Tells the kinds apart: only digits is a decimal Snowflake; 13 characters
-/// a base32 Snowflake; 36, 32, 45 or 26 characters a UUID.
+/// a base32 Snowflake; 36, 32, 45 or 26 characters a UUID; 58 characters a
+/// signed request ID or a grant.
 fn recognise(text: &str) -> Result<Id, CliError> {
     if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
         return Ok(Id::Snowflake(SnowflakeId::from_decimal(text)?));
@@ -42,12 +48,16 @@ fn recognise(text: &str) -> Result<Id, CliError> {
     match text.chars().count() {
         13 => Ok(Id::Snowflake(SnowflakeId::from_base32(text)?)),
         26 | 32 | 36 | 45 => Ok(Id::Uuid(Uuid::parse(text)?)),
+        SIGNED_TEXT_LEN => match RequestId::parse(text) {
+            Ok(id) => Ok(Id::RequestId(id)),
+            Err(error) => Grant::parse(text).map(Id::Grant).map_err(|_| error.into()),
+        },
         length => {
             let shown: String = text.chars().take(64).collect();
             Err(CliError::invalid(
                 "inspect.unrecognized",
                 format!(
-                    "{shown:?}{} ({length} characters) is neither a Snowflake ID (decimal digits, or 13 base32 characters) nor a UUID (36, 32, 45 or 26 characters)",
+                    "{shown:?}{} ({length} characters) is neither a Snowflake ID (decimal digits, or 13 base32 characters) nor a UUID (36, 32, 45 or 26 characters) nor a signed request ID or grant (58 characters)",
                     if length > 64 { "…" } else { "" }
                 ),
             ))
@@ -113,6 +123,41 @@ fn uuid_report(uuid: Uuid) -> Report {
                 ),
             );
     }
+    report
+}
+
+/// What a signed request ID says about itself, before any verification.
+fn request_id_report(id: &RequestId) -> Report {
+    let uuid = id.unverified_uuid();
+    let mut report = Report::new();
+    report
+        .field("kind", "request_id")
+        .field_with_text(
+            "verified",
+            false,
+            "no: only `mintid request-id verify` with the server's keys can tell",
+        )
+        .field("key_id", id.key_id())
+        .field("grant_expires", rfc3339(id.expires_millis()))
+        .field("grant_expires_ms", id.expires_millis())
+        .field("uuid", uuid.to_string())
+        .field("time", rfc3339(uuid.timestamp_millis()))
+        .field("unix_ms", uuid.timestamp_millis());
+    report
+}
+
+/// What a grant says about itself (never its key).
+fn grant_report(grant: &Grant) -> Report {
+    let mut report = Report::new();
+    report
+        .field("kind", "grant")
+        .field("key_id", grant.key_id())
+        .field("expires", rfc3339(grant.expires_millis()))
+        .field("expires_ms", grant.expires_millis())
+        .field(
+            "note",
+            "a grant is a secret of its scope: whoever holds it can mint request IDs until it expires",
+        );
     report
 }
 

@@ -6,6 +6,7 @@ mod inspect;
 mod key;
 mod layout_info;
 mod payload;
+mod request_id;
 
 use crate::cli::Command;
 use crate::error::CliError;
@@ -20,5 +21,7 @@ pub fn run(command: &Command, out: &mut Output) -> Result<(), CliError> {
         Command::Layout(args) => layout_info::run(args, out),
         Command::Key(command) => key::run(command, out),
         Command::Fingerprint(args) => fingerprint::run(args, out),
+        Command::Grant(command) => request_id::grant(command, out),
+        Command::RequestId(command) => request_id::request_id(command, out),
     }
 }
