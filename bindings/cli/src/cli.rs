@@ -29,8 +29,8 @@ pub enum Command {
     Snowflake(SnowflakeArgs),
     /// Generate RFC 9562 UUIDv7s, strictly increasing.
     Uuid7(Uuid7Args),
-    /// Decode a Snowflake (decimal or 13-character base32) or a UUID (any
-    /// of its four text forms).
+    /// Decode a Snowflake (decimal or 13-character base32), a UUID (any of
+    /// its four text forms), or a signed request ID or grant (unverified).
     Inspect(InspectArgs),
     /// Show a Snowflake layout: bits, epoch, rate, and when it runs out.
     /// Without a preset or --bits, list every preset.
@@ -80,6 +80,13 @@ pub struct LayoutTimeArgs {
     /// The tick length, in milliseconds.
     #[arg(long, value_name = "MS")]
     pub tick: Option<u64>,
+}
+
+impl LayoutTimeArgs {
+    /// Whether `--epoch` or `--tick` was given.
+    pub fn is_given(&self) -> bool {
+        self.epoch.is_some() || self.tick.is_some()
+    }
 }
 
 /// `mintid snowflake`.
@@ -147,7 +154,8 @@ pub enum UuidFormat {
 #[derive(Debug, Args)]
 pub struct InspectArgs {
     /// The ID: decimal digits or 13 base32 characters for a Snowflake; 36,
-    /// 32, 45 or 26 characters for a UUID.
+    /// 32, 45 or 26 characters for a UUID; 58 for a signed request ID or a
+    /// grant.
     #[arg(value_name = "ID")]
     pub id: String,
 

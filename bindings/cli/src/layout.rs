@@ -33,7 +33,7 @@ pub fn resolve_parts(
         (None, Some(bits)) => from_bits(bits)?,
         (None, None) => SnowflakeLayout::CLASSIC,
     };
-    if time.epoch.is_none() && time.tick.is_none() {
+    if !time.is_given() {
         return Ok(base);
     }
     let layout = SnowflakeLayout::new(

@@ -202,6 +202,10 @@ fn a_round_trip_through_the_command_alone() {
         hex.bytes()
             .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
     );
+    let report = json(&["grant", "secret"]);
+    assert_eq!(report["key_id"], 1);
+    let hex = report["secret"].as_str().unwrap();
+    assert_eq!(report["line"], format!("1 {hex}").as_str());
     let keys = key_file("generated.keys", &format!("{secret}\n"));
     let grant = line(&[
         "grant",

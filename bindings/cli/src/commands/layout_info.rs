@@ -12,11 +12,7 @@ use crate::time::{human_span, now_unix_ms, rfc3339};
 /// `mintid layout`: one layout, or every preset when none is named.
 pub fn run(args: &LayoutCommandArgs, out: &mut Output) -> Result<(), CliError> {
     let now = now_unix_ms();
-    let named = args.preset.is_some()
-        || args.bits.is_some()
-        || args.time.epoch.is_some()
-        || args.time.tick.is_some();
-    if named {
+    if args.preset.is_some() || args.bits.is_some() || args.time.is_given() {
         let layout =
             layout::resolve_parts(args.preset.as_deref(), args.bits.as_deref(), &args.time)?;
         return out.report(&report(&layout, now));

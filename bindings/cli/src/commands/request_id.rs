@@ -44,8 +44,17 @@ pub fn grant(command: &GrantCommand, out: &mut Output) -> Result<(), CliError> {
                     format!("the operating system gave no randomness: {error}"),
                 )
             })?;
-            let line = format!("{key_id} {}", key_file::encode_hex(&secret));
-            out.value("line", &line)
+            let secret = key_file::encode_hex(&secret);
+            let line = format!("{key_id} {secret}");
+            if !out.is_json() {
+                return out.line(&line);
+            }
+            let mut report = Report::new();
+            report
+                .field("key_id", *key_id)
+                .field("secret", secret)
+                .field("line", line);
+            out.report(&report)
         }
     }
 }
