@@ -1,7 +1,7 @@
 """IDs fetched from the core in bulk and handed out one at a time.
 
 A call into the native library costs microseconds, so generators fetch a
-batch of IDs per call and hand them out from a list. Three guarantees hold:
+batch of IDs per call and hand them out from a list, keeping every guarantee:
 
 * **Unique and increasing.** A batch holds consecutive IDs from the core
   generator, which never repeats or goes back. Handing out is ``next()`` on
