@@ -1,6 +1,9 @@
 package example;
 
-import io.mintid.Base32;
+import io.mintid.Mintid;
+import io.mintid.Snowflake;
+import io.mintid.SnowflakeLayout;
+import java.util.UUID;
 
 /** Uses mintid from its jar alone and fails loudly if anything is off. */
 public final class Consumer {
@@ -10,10 +13,15 @@ public final class Consumer {
         if (System.getProperty("jna.library.path") != null) {
             throw new IllegalStateException("the packaging proof must run without jna.library.path");
         }
-        String encoded = Base32.encode(-1L);
-        if (!encoded.equals("FZZZZZZZZZZZZ")) {
-            throw new IllegalStateException("unexpected base32: " + encoded);
+        Snowflake ids = Snowflake.builder(SnowflakeLayout.classic(), 1).build();
+        long a = ids.nextId();
+        long b = ids.nextId();
+        UUID uuid = Mintid.uuid7();
+        if (!(b > a) || uuid.version() != 7) {
+            throw new IllegalStateException("unexpected IDs: " + a + ", " + b + ", " + uuid);
         }
-        System.out.println("jvm-consumer: io.mintid:mintid loaded from the local repository: " + encoded);
+        String fingerprint = Mintid.fingerprint("{\"b\":2,\"a\":1}").toString();
+        System.out.println("jvm-consumer: io.mintid:mintid from the local repository: snowflake " + b
+                + ", uuid7 " + uuid + ", " + fingerprint);
     }
 }

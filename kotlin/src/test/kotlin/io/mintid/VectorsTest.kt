@@ -4,7 +4,6 @@ import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
-import kotlinx.serialization.json.jsonPrimitive
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.DynamicContainer
 import org.junit.jupiter.api.DynamicNode
@@ -18,48 +17,56 @@ import kotlin.io.path.listDirectoryEntries
 import kotlin.io.path.name
 import kotlin.io.path.readText
 
+/** The runner of each `op` of one vector file. */
+internal typealias VectorOps = Map<String, (JsonObject) -> Unit>
+
 /**
  * Runs every case of every file in `tests/vectors/` against the Kotlin API.
  *
- * Dispatch is on each case's `op`; an `op` no runner knows fails its case, so a new vector
- * file cannot be skipped silently.
+ * Dispatch is on the file, then on each case's `op`: a file or an `op` no runner knows fails,
+ * so a new vector file cannot be skipped silently.
  */
 class VectorsTest {
     private val vectorDir: Path =
         Paths.get(System.getProperty("mintid.vectors") ?: "../tests/vectors").toAbsolutePath().normalize()
 
+    private val runners: Map<String, VectorOps> =
+        mapOf(
+            "fingerprint.json" to FingerprintVectors.ops,
+            "keys.json" to KeyVectors.ops,
+            "record.json" to RecordVectors.ops,
+            "request_id.json" to RequestIdVectors.ops,
+            "snowflake.json" to SnowflakeVectors.ops,
+            "uuid7.json" to Uuid7Vectors.ops,
+        )
+
     @TestFactory
     fun `every vector file`(): List<DynamicNode> {
         assertTrue(vectorDir.isDirectory(), "no vector directory at $vectorDir")
-        return vectorDir.listDirectoryEntries("*.json").sorted().map { file -> fileNode(file) }
+        val files = vectorDir.listDirectoryEntries("*.json").sorted()
+        assertTrue(files.isNotEmpty(), "no vector file in $vectorDir")
+        return files.map { file -> fileNode(file) }
     }
 
     private fun fileNode(file: Path): DynamicNode {
-        val root = Json.parseToJsonElement(file.readText()).jsonObject
-        val cases = root["cases"]?.jsonArray ?: fail("${file.name}: no \"cases\" array")
-        if (cases.isEmpty()) fail("${file.name}: no cases")
+        val ops = runners[file.name]
+        val cases = Json.parseToJsonElement(file.readText()).jsonObject["cases"]?.jsonArray
+        if (ops == null || cases == null || cases.isEmpty()) {
+            return DynamicTest.dynamicTest(file.name) {
+                fail("${file.name}: ${if (ops == null) "no Kotlin runner for this file" else "no cases"}")
+            }
+        }
         return DynamicContainer.dynamicContainer(
             file.name,
             file.toUri(),
             cases.map { element ->
                 val case = element.jsonObject
-                val name = case.string("name")
-                DynamicTest.dynamicTest(name) { runCase(file.name, case) }
+                DynamicTest.dynamicTest(case.string("name")) {
+                    val op = case.string("op")
+                    val run = ops[op] ?: fail("${file.name}: no Kotlin runner for op \"$op\"")
+                    run(case)
+                }
             }.stream(),
         )
     }
-
-    private fun runCase(file: String, case: JsonObject) {
-        val op = case.string("op")
-        val runner = VectorOps.runners[op] ?: fail("$file: no Kotlin runner for op \"$op\"")
-        runner(case)
-    }
-}
-
-internal fun JsonObject.string(field: String): String =
-    this[field]?.jsonPrimitive?.content ?: fail("case has no \"$field\": $this")
-
-/** The runner of each vector `op`, filled in as the core's concerns land. */
-internal object VectorOps {
-    val runners: Map<String, (JsonObject) -> Unit> = mapOf()
 }
