@@ -1,7 +1,8 @@
 package io.mintid
 
+import java.lang.invoke.MethodHandles
+import java.lang.invoke.VarHandle
 import java.nio.ByteBuffer
-import java.util.concurrent.atomic.AtomicInteger
 
 /**
  * Hands out IDs that crossed from the core in bulk, from any number of threads, with the
@@ -16,62 +17,74 @@ import java.util.concurrent.atomic.AtomicInteger
  *
  * A batch that is used up doubles the next request (up to `maxBatch`); one that went stale
  * halves it, so the batch size follows the caller's rate. A generator on a test clock gets
- * batches of one.
+ * batches of one, judged by that clock.
  *
- * Each ID is `wordsPerId` longs of [Batch.words]. A caller loops: take [current], [Batch.claim]
- * a slot, read it, or [refill] and try again. [bulk] serves callers that want many IDs at once.
+ * Each ID is `wordsPerId` longs of [Batch.words]. A caller loops: take [current], [claim] a
+ * slot, read it, or [refill] and try again. [bulk] serves callers that want many IDs at once.
  */
-internal class IdBuffer(
+internal abstract class IdBuffer(
     private val wordsPerId: Int,
     private val maxBatch: Int,
-    private val clock: MillisClock,
-    private val fetch: (count: Int) -> LongArray,
-    private val deadlineOf: (words: LongArray, offset: Int) -> Long,
+    private val testClock: ManualClock?,
 ) {
-    /** One bulk answer of the core, with each ID's deadline. */
-    inner class Batch(
-        /** The IDs, `wordsPerId` longs each. */
-        val words: LongArray,
-        private val deadlines: LongArray,
-    ) {
-        private val cursor = AtomicInteger()
+    /** `count` new IDs from the core, `wordsPerId` longs each. */
+    protected abstract fun fetch(count: Int): LongArray
 
-        /**
-         * Claims the next slot: its offset in [words], or [USED_UP] when the batch is
-         * exhausted, or [STALE] when the claimed ID is past its deadline (it is dropped).
-         */
-        fun claim(): Int {
-            val slot = cursor.getAndIncrement()
-            if (slot >= deadlines.size) return USED_UP
-            return if (clock.nowMillis() <= deadlines[slot]) slot * wordsPerId else STALE
-        }
+    /** The last Unix millisecond at which the ID at `offset` of `words` may be handed out. */
+    protected abstract fun deadlineOf(
+        words: LongArray,
+        offset: Int,
+    ): Long
+
+    /** One bulk answer of the core. */
+    class Batch(
+        /** The IDs, `wordsPerId` longs each. */
+        @JvmField val words: LongArray,
+        @JvmField val count: Int,
+    ) {
+        @Volatile
+        @JvmField
+        var cursor: Int = 0
     }
 
     /** The batch to claim from now; replaced only by a batch of later IDs. */
-    private val empty = Batch(LongArray(0), LongArray(0))
-
     @Volatile
-    var current = empty
-        private set
+    @JvmField
+    var current = EMPTY
 
     private val lock = Any()
     private var nextSize = 1 // guarded by lock
 
     /**
+     * Claims the next slot of [batch]: its offset in [Batch.words], or [USED_UP] when the batch
+     * is exhausted, or [STALE] when the claimed ID is past its deadline (it is dropped).
+     */
+    fun claim(batch: Batch): Int {
+        val slot = CURSOR.getAndAdd(batch, 1) as Int
+        if (slot >= batch.count) return USED_UP
+        val offset = slot * wordsPerId
+        val now = testClock?.nowMillis() ?: System.currentTimeMillis()
+        return if (now <= deadlineOf(batch.words, offset)) offset else STALE
+    }
+
+    /**
      * Replaces [seen] (whose claim answered [outcome], [USED_UP] or [STALE]) by a new batch,
      * unless another thread already did. The core's errors propagate; the next call tries again.
      */
-    fun refill(seen: Batch, outcome: Int) {
+    fun refill(
+        seen: Batch,
+        outcome: Int,
+    ) {
         synchronized(lock) {
             if (current !== seen) return
             nextSize =
                 when {
-                    clock !== MillisClock.SYSTEM -> 1
+                    testClock != null -> 1
                     outcome == STALE -> maxOf(1, nextSize / 2)
                     else -> minOf(maxBatch, nextSize * 2)
                 }
             val words = fetch(nextSize)
-            current = Batch(words, LongArray(words.size / wordsPerId) { deadlineOf(words, it * wordsPerId) })
+            current = Batch(words, words.size / wordsPerId)
         }
     }
 
@@ -85,28 +98,22 @@ internal class IdBuffer(
         requireNonNegative(count.toLong(), "the count")
         synchronized(lock) {
             val words = fetch(count)
-            current = empty
+            current = EMPTY
             return words
         }
     }
 
     companion object {
-        /** [Batch.claim]: the batch has no slot left. */
+        /** [claim]: the batch has no slot left. */
         const val USED_UP = -1
 
-        /** [Batch.claim]: the claimed ID was too old to hand out. */
+        /** [claim]: the claimed ID was too old to hand out. */
         const val STALE = -2
-    }
-}
 
-/** The clock a buffer judges freshness by, in Unix milliseconds. */
-internal fun interface MillisClock {
-    /** Now, in Unix milliseconds. */
-    fun nowMillis(): Long
+        private val EMPTY = Batch(LongArray(0), 0)
 
-    companion object {
-        /** The system's wall clock, the one the core's system clock reads too. */
-        val SYSTEM = MillisClock { System.currentTimeMillis() }
+        private val CURSOR: VarHandle =
+            MethodHandles.lookup().findVarHandle(Batch::class.java, "cursor", Int::class.javaPrimitiveType)
     }
 }
 

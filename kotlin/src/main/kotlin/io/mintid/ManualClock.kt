@@ -46,6 +46,4 @@ class ManualClock
      * @throws ArgumentException if [millis] is negative.
      */
     fun rewindMillis(millis: Long) = ffi.rewindMillis(requireNonNegative(millis, "the rewind"))
-
-    internal fun asMillisClock() = MillisClock { nowMillis() }
 }

@@ -26,20 +26,21 @@ class Snowflake private constructor(
     private val ffi: FfiSnowflake,
     /** The layout of the IDs. */
     val layout: SnowflakeLayout,
-    clock: MillisClock,
+    testClock: ManualClock?,
 ) {
     private val tickShift = layout.workerBits + layout.sequenceBits
     private val epochMillis = layout.epochMillis
     private val tickMillis = layout.tickMillis
 
     private val buffer =
-        IdBuffer(
-            wordsPerId = 1,
-            maxBatch = (layout.maxSequence + 1).coerceIn(1, MAX_BATCH.toLong()).toInt(),
-            clock = clock,
-            fetch = { count -> bigEndianLongs(core { ffi.nextBytes(count.toUInt()) }) },
-            deadlineOf = { ids, offset -> epochMillis + ((ids[offset] ushr tickShift) + 1) * tickMillis },
-        )
+        object : IdBuffer(1, (layout.maxSequence + 1).coerceIn(1, MAX_BATCH.toLong()).toInt(), testClock) {
+            override fun fetch(count: Int) = bigEndianLongs(core { ffi.nextBytes(count.toUInt()) })
+
+            override fun deadlineOf(
+                words: LongArray,
+                offset: Int,
+            ) = epochMillis + ((words[offset] ushr tickShift) + 1) * tickMillis
+        }
 
     /**
      * The next ID.
@@ -50,7 +51,7 @@ class Snowflake private constructor(
     fun nextId(): Long {
         while (true) {
             val batch = buffer.current
-            val offset = batch.claim()
+            val offset = buffer.claim(batch)
             if (offset >= 0) return batch.words[offset]
             buffer.refill(batch, offset)
         }
@@ -149,7 +150,7 @@ class Snowflake private constructor(
                         clock?.ffi,
                     )
                 }
-            return Snowflake(ffi, layout, clock?.asMillisClock() ?: MillisClock.SYSTEM)
+            return Snowflake(ffi, layout, clock)
         }
     }
 

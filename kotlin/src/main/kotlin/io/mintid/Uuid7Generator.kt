@@ -17,7 +17,7 @@ import uniffi.mintid_ffi.Uuid7Generator as FfiGenerator
  */
 class Uuid7Generator private constructor(
     private val ffi: FfiGenerator,
-    clock: MillisClock,
+    testClock: ManualClock?,
 ) {
     /**
      * A generator on the system clock and the per-thread, OS-seeded random generator.
@@ -25,16 +25,17 @@ class Uuid7Generator private constructor(
      * @param policy what to do when the clock goes backwards; `null` takes the core's default.
      */
     @JvmOverloads
-    constructor(policy: RollbackPolicy? = null) : this(FfiGenerator(policy?.toFfi(), null, null), MillisClock.SYSTEM)
+    constructor(policy: RollbackPolicy? = null) : this(FfiGenerator(policy?.toFfi(), null, null), null)
 
     private val buffer =
-        IdBuffer(
-            wordsPerId = 2,
-            maxBatch = MAX_BATCH,
-            clock = clock,
-            fetch = { count -> bigEndianLongs(core { ffi.nextBytes(count.toUInt()) }) },
-            deadlineOf = { words, offset -> (words[offset] ushr 16) + 1 },
-        )
+        object : IdBuffer(2, MAX_BATCH, testClock) {
+            override fun fetch(count: Int) = bigEndianLongs(core { ffi.nextBytes(count.toUInt()) })
+
+            override fun deadlineOf(
+                words: LongArray,
+                offset: Int,
+            ) = (words[offset] ushr 16) + 1
+        }
 
     /**
      * The next UUIDv7.
@@ -45,7 +46,7 @@ class Uuid7Generator private constructor(
     fun next(): UUID {
         while (true) {
             val batch = buffer.current
-            val offset = batch.claim()
+            val offset = buffer.claim(batch)
             if (offset >= 0) return UUID(batch.words[offset], batch.words[offset + 1])
             buffer.refill(batch, offset)
         }
@@ -89,6 +90,6 @@ class Uuid7Generator private constructor(
             clock: ManualClock,
             entropy: ByteArray? = null,
             policy: RollbackPolicy? = null,
-        ): Uuid7Generator = Uuid7Generator(FfiGenerator(policy?.toFfi(), clock.ffi, entropy), clock.asMillisClock())
+        ): Uuid7Generator = Uuid7Generator(FfiGenerator(policy?.toFfi(), clock.ffi, entropy), clock)
     }
 }

@@ -11,6 +11,7 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.State;
@@ -52,6 +53,13 @@ public class SnowflakeBench {
     @Benchmark
     public long mintidNextIdWideSequence() {
         return mintidWideSequence.nextId();
+    }
+
+    /** One boundary crossing for 4096 IDs, per ID: what the buffer pays to refill. */
+    @Benchmark
+    @OperationsPerInvocation(4096)
+    public long[] mintidNextIds4096BorrowAhead() {
+        return mintidBorrowAhead.nextIds(4096);
     }
 
     @Benchmark

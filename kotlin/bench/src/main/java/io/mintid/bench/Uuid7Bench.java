@@ -3,6 +3,7 @@ package io.mintid.bench;
 import com.github.f4b6a3.uuid.UuidCreator;
 import com.github.f4b6a3.uuid.factory.standard.TimeOrderedEpochFactory;
 import io.mintid.Uuid7Generator;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -10,6 +11,7 @@ import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.State;
@@ -29,6 +31,13 @@ public class Uuid7Bench {
     @Benchmark
     public UUID mintidUuid7() {
         return mintid.next();
+    }
+
+    /** One boundary crossing for 4096 UUIDs, per UUID: what the buffer pays to refill. */
+    @Benchmark
+    @OperationsPerInvocation(4096)
+    public List<UUID> mintidNextUuids4096() {
+        return mintid.nextUuids(4096);
     }
 
     @Benchmark
