@@ -3,6 +3,7 @@ package io.mintid
 import java.lang.invoke.MethodHandles
 import java.lang.invoke.VarHandle
 import java.nio.ByteBuffer
+import java.nio.ByteOrder
 
 /**
  * Hands out IDs that crossed from the core in bulk, from any number of threads, with the
@@ -19,7 +20,7 @@ import java.nio.ByteBuffer
  * halves it, so the batch size follows the caller's rate. A generator on a test clock gets
  * batches of one, judged by that clock.
  *
- * Each ID is `wordsPerId` longs of [Batch.words]. A caller loops: take [current], [claim] a
+ * Each ID is `wordsPerId` big-endian longs of [Batch.bytes]. A caller loops: take [current], [claim] a
  * slot, read it, or [refill] and try again. [bulk] serves callers that want many IDs at once.
  */
 internal abstract class IdBuffer(
@@ -27,19 +28,16 @@ internal abstract class IdBuffer(
     private val maxBatch: Int,
     private val testClock: ManualClock?,
 ) {
-    /** `count` new IDs from the core, `wordsPerId` longs each. */
-    protected abstract fun fetch(count: Int): LongArray
+    /** `count` new IDs from the core, `8 * wordsPerId` bytes each, most significant first. */
+    protected abstract fun fetch(count: Int): ByteArray
 
-    /** The last Unix millisecond at which the ID at `offset` of `words` may be handed out. */
-    protected abstract fun deadlineOf(
-        words: LongArray,
-        offset: Int,
-    ): Long
+    /** The last Unix millisecond at which the ID whose first word is [firstWord] may be handed out. */
+    protected abstract fun deadlineOf(firstWord: Long): Long
 
-    /** One bulk answer of the core. */
+    /** One bulk answer of the core, read in place as big-endian words with [word]. */
     class Batch(
-        /** The IDs, `wordsPerId` longs each. */
-        @JvmField val words: LongArray,
+        /** The IDs, `8 * wordsPerId` bytes each. */
+        @JvmField val bytes: ByteArray,
         @JvmField val count: Int,
     ) {
         @Volatile
@@ -56,16 +54,23 @@ internal abstract class IdBuffer(
     private var nextSize = 1 // guarded by lock
 
     /**
-     * Claims the next slot of [batch]: its offset in [Batch.words], or [USED_UP] when the batch
-     * is exhausted, or [STALE] when the claimed ID is past its deadline (it is dropped).
+     * Claims the next slot of [batch]: the index of its first word (read it with [word]), or
+     * [USED_UP] when the batch is exhausted, or [STALE] when the claimed ID is past its deadline
+     * (it is dropped).
      */
     fun claim(batch: Batch): Int {
         val slot = CURSOR.getAndAdd(batch, 1) as Int
         if (slot >= batch.count) return USED_UP
-        val offset = slot * wordsPerId
+        val first = slot * wordsPerId
         val now = testClock?.nowMillis() ?: System.currentTimeMillis()
-        return if (now <= deadlineOf(batch.words, offset)) offset else STALE
+        return if (now <= deadlineOf(word(batch, first))) first else STALE
     }
+
+    /** Word [index] of [batch]. */
+    fun word(
+        batch: Batch,
+        index: Int,
+    ): Long = WORD.get(batch.bytes, index * 8) as Long
 
     /**
      * Replaces [seen] (whose claim answered [outcome], [USED_UP] or [STALE]) by a new batch,
@@ -83,8 +88,8 @@ internal abstract class IdBuffer(
                     outcome == STALE -> maxOf(1, nextSize / 2)
                     else -> minOf(maxBatch, nextSize * 2)
                 }
-            val words = fetch(nextSize)
-            current = Batch(words, words.size / wordsPerId)
+            val bytes = fetch(nextSize)
+            current = Batch(bytes, bytes.size / (8 * wordsPerId))
         }
     }
 
@@ -96,11 +101,14 @@ internal abstract class IdBuffer(
      */
     fun bulk(count: Int): LongArray {
         requireNonNegative(count.toLong(), "the count")
-        synchronized(lock) {
-            val words = fetch(count)
-            current = EMPTY
-            return words
-        }
+        val bytes =
+            synchronized(lock) {
+                current = EMPTY
+                fetch(count)
+            }
+        val words = LongArray(bytes.size / 8)
+        ByteBuffer.wrap(bytes).asLongBuffer().get(words)
+        return words
     }
 
     companion object {
@@ -110,16 +118,11 @@ internal abstract class IdBuffer(
         /** [claim]: the claimed ID was too old to hand out. */
         const val STALE = -2
 
-        private val EMPTY = Batch(LongArray(0), 0)
+        private val EMPTY = Batch(ByteArray(0), 0)
 
         private val CURSOR: VarHandle =
             MethodHandles.lookup().findVarHandle(Batch::class.java, "cursor", Int::class.javaPrimitiveType)
-    }
-}
 
-/** The core's bulk answer (8 bytes per word, most significant first) as words. */
-internal fun bigEndianLongs(bytes: ByteArray): LongArray {
-    val words = LongArray(bytes.size / 8)
-    ByteBuffer.wrap(bytes).asLongBuffer().get(words)
-    return words
+        private val WORD: VarHandle = MethodHandles.byteArrayViewVarHandle(LongArray::class.java, ByteOrder.BIG_ENDIAN)
+    }
 }

@@ -34,12 +34,9 @@ class Snowflake private constructor(
 
     private val buffer =
         object : IdBuffer(1, (layout.maxSequence + 1).coerceIn(1, MAX_BATCH.toLong()).toInt(), testClock) {
-            override fun fetch(count: Int) = bigEndianLongs(core { ffi.nextBytes(count.toUInt()) })
+            override fun fetch(count: Int) = core { ffi.nextBytes(count.toUInt()) }
 
-            override fun deadlineOf(
-                words: LongArray,
-                offset: Int,
-            ) = epochMillis + ((words[offset] ushr tickShift) + 1) * tickMillis
+            override fun deadlineOf(firstWord: Long) = epochMillis + ((firstWord ushr tickShift) + 1) * tickMillis
         }
 
     /**
@@ -52,7 +49,7 @@ class Snowflake private constructor(
         while (true) {
             val batch = buffer.current
             val offset = buffer.claim(batch)
-            if (offset >= 0) return batch.words[offset]
+            if (offset >= 0) return buffer.word(batch, offset)
             buffer.refill(batch, offset)
         }
     }

@@ -29,12 +29,9 @@ class Uuid7Generator private constructor(
 
     private val buffer =
         object : IdBuffer(2, MAX_BATCH, testClock) {
-            override fun fetch(count: Int) = bigEndianLongs(core { ffi.nextBytes(count.toUInt()) })
+            override fun fetch(count: Int) = core { ffi.nextBytes(count.toUInt()) }
 
-            override fun deadlineOf(
-                words: LongArray,
-                offset: Int,
-            ) = (words[offset] ushr 16) + 1
+            override fun deadlineOf(firstWord: Long) = (firstWord ushr 16) + 1
         }
 
     /**
@@ -47,7 +44,7 @@ class Uuid7Generator private constructor(
         while (true) {
             val batch = buffer.current
             val offset = buffer.claim(batch)
-            if (offset >= 0) return UUID(batch.words[offset], batch.words[offset + 1])
+            if (offset >= 0) return UUID(buffer.word(batch, offset), buffer.word(batch, offset + 1))
             buffer.refill(batch, offset)
         }
     }
