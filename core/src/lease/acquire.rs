@@ -30,29 +30,61 @@ pub struct Acquisition {
     pub ready_at_millis: u64,
 }
 
-/// Decides the acquisition of `found`, the row `lease_find` returned at
-/// `now_millis` (`None` when it returned none, after `lease_seed`).
+/// What `lease_count` says about the worker ids up to the policy's
+/// `max_worker` when `lease_find` found none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct LeaseCount {
+    /// How many rows exist (`worker_id ≤ max_worker`): column `present_count`.
+    pub present: u64,
+    /// How many of them are free or ended at the query's `now_millis`
+    /// (column `free_count`), counted without locks (rows that concurrent acquisitions are taking
+    /// count as free until they commit).
+    pub free: u64,
+}
+
+/// What to do after `lease_find` found no row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum NoneFound {
+    /// Some worker ids have no row yet: run `lease_seed`, then find again.
+    Seed,
+    /// Free rows exist but were locked by concurrent acquisitions (or a
+    /// concurrent `lease_seed`): pause a few milliseconds and find again.
+    Retry,
+}
+
+/// Decides what follows a `lease_find` that found nothing, from
+/// `lease_count`: [`NoneFound::Seed`] while rows are missing,
+/// [`NoneFound::Retry`] while some are free, and `lease.no_worker_free` when
+/// every worker id has a row held by a live lease.
+pub fn none_found(count: LeaseCount, policy: &LeasePolicy) -> Result<NoneFound, LeaseError> {
+    if count.present <= policy.max_worker() {
+        Ok(NoneFound::Seed)
+    } else if count.free > 0 {
+        Ok(NoneFound::Retry)
+    } else {
+        Err(LeaseError::no_worker_free(policy.max_worker()))
+    }
+}
+
+/// Decides the acquisition of `row`, the row `lease_find` returned at
+/// `now_millis`.
 ///
 /// The rules:
-/// 1. No row: `lease.no_worker_free`.
-/// 2. A worker id above the policy's range: `lease.worker_out_of_range`.
-/// 3. A held row whose deadline is still ahead (`now < deadline`):
+/// 1. A worker id above the policy's range: `lease.worker_out_of_range`.
+/// 2. A held row whose deadline is still ahead (`now < deadline`):
 ///    `lease.still_held` (the query never returns one).
-/// 4. The new row: held, token + 1 (`lease.token_exhausted` at the maximum),
+/// 3. The new row: held, token + 1 (`lease.token_exhausted` at the maximum),
 ///    deadline `now + lease` (`lease.time_overflow`).
-/// 5. Start point: a released row's high-water mark; for an expired row the
+/// 4. Start point: a released row's high-water mark; for an expired row the
 ///    later of its high-water mark and its deadline. Ready time:
 ///    `start_after + 1`; for an expired row at least `deadline + max_skew`.
-/// 6. A ready time more than `max_start_wait` after now:
+/// 5. A ready time more than `max_start_wait` after now:
 ///    `lease.high_water_ahead` (nothing is written).
 pub fn acquire(
-    found: Option<&WorkerLease>,
+    row: &WorkerLease,
     now_millis: u64,
     policy: &LeasePolicy,
 ) -> Result<Acquisition, LeaseError> {
-    let Some(row) = found else {
-        return Err(LeaseError::no_worker_free(policy.max_worker()));
-    };
     if row.worker_id > policy.max_worker() {
         return Err(LeaseError::worker_out_of_range(
             row.worker_id,
@@ -127,7 +159,7 @@ mod tests {
     #[test]
     fn a_fresh_row_starts_at_its_high_water_mark() {
         let policy = LeasePolicy::default();
-        let acquisition = acquire(Some(&row(false, 0, 0, 0)), 1_000, &policy).unwrap();
+        let acquisition = acquire(&row(false, 0, 0, 0), 1_000, &policy).unwrap();
         assert_eq!(
             acquisition.lease,
             WorkerLease {
@@ -151,7 +183,7 @@ mod tests {
     #[test]
     fn an_expired_row_waits_out_the_skew_after_its_deadline() {
         let policy = LeasePolicy::default();
-        let acquisition = acquire(Some(&row(true, 4, 50_000, 42_000)), 50_000, &policy).unwrap();
+        let acquisition = acquire(&row(true, 4, 50_000, 42_000), 50_000, &policy).unwrap();
         assert_eq!(acquisition.start_after_millis, 50_000);
         assert_eq!(acquisition.ready_at_millis, 51_000);
         assert_eq!(acquisition.lease.fencing_token, 5);
@@ -162,42 +194,43 @@ mod tests {
     fn refusals() {
         let policy = LeasePolicy::default();
         let cases = [
-            (None, 0, LeaseErrorKind::NoWorkerFree),
+            (row(true, 1, 2_000, 0), 1_999, LeaseErrorKind::StillHeld),
             (
-                Some(row(true, 1, 2_000, 0)),
-                1_999,
-                LeaseErrorKind::StillHeld,
-            ),
-            (
-                Some(row(false, u64::MAX, 0, 0)),
+                row(false, u64::MAX, 0, 0),
                 0,
                 LeaseErrorKind::TokenExhausted,
             ),
+            (row(false, 1, 0, 0), u64::MAX, LeaseErrorKind::TimeOverflow),
             (
-                Some(row(false, 1, 0, 0)),
-                u64::MAX,
-                LeaseErrorKind::TimeOverflow,
-            ),
-            (
-                Some(row(false, 1, 0, 20_000)),
+                row(false, 1, 0, 20_000),
                 9_999,
                 LeaseErrorKind::HighWaterAhead,
             ),
             (
-                Some(WorkerLease {
+                WorkerLease {
                     worker_id: 1024,
                     ..row(false, 0, 0, 0)
-                }),
+                },
                 0,
                 LeaseErrorKind::WorkerOutOfRange,
             ),
         ];
         for (found, now, kind) in cases {
-            assert_eq!(
-                acquire(found.as_ref(), now, &policy).unwrap_err().kind(),
-                kind
-            );
+            assert_eq!(acquire(&found, now, &policy).unwrap_err().kind(), kind);
         }
-        assert!(acquire(Some(&row(false, 1, 0, 20_000)), 10_001, &policy).is_ok());
+        assert!(acquire(&row(false, 1, 0, 20_000), 10_001, &policy).is_ok());
+    }
+
+    #[test]
+    fn none_found_seeds_retries_or_gives_up() {
+        let policy = LeasePolicy::default();
+        let count = |present, free| none_found(LeaseCount { present, free }, &policy);
+        assert_eq!(count(0, 0), Ok(NoneFound::Seed));
+        assert_eq!(count(1023, 0), Ok(NoneFound::Seed));
+        assert_eq!(count(1024, 3), Ok(NoneFound::Retry));
+        assert_eq!(
+            count(1024, 0).unwrap_err().kind(),
+            LeaseErrorKind::NoWorkerFree
+        );
     }
 }

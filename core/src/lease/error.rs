@@ -34,6 +34,10 @@ pub enum LeaseErrorKind {
     /// `lease.not_ready`: the new holder must not issue yet (the previous
     /// holder's possible clock skew, or a high-water mark ahead of the clock).
     NotReady,
+    /// `lease.clock_behind`: a renewal would not extend the deadline already
+    /// written (`now + lease ≤ deadline`): the clock went back. Nothing is
+    /// written; retry later.
+    ClockBehind,
     /// `lease.expired`: the lease's stop point has passed (no renewal
     /// succeeded in time); no more IDs until a new lease is acquired.
     Expired,
@@ -60,6 +64,7 @@ impl LeaseErrorKind {
             Self::TokenExhausted => "lease.token_exhausted",
             Self::TimeOverflow => "lease.time_overflow",
             Self::NotReady => "lease.not_ready",
+            Self::ClockBehind => "lease.clock_behind",
             Self::Expired => "lease.expired",
             Self::Lost => "lease.lost",
             Self::Released => "lease.released",
@@ -102,6 +107,10 @@ enum Detail {
     NotReady {
         ready_at: u64,
         now: u64,
+    },
+    ClockBehind {
+        deadline: u64,
+        renewed_deadline: u64,
     },
     Expired {
         stop_at: u64,
@@ -179,6 +188,14 @@ impl LeaseError {
     }
 
     #[cfg_attr(not(target_has_atomic = "64"), allow(dead_code))] // only the guard reports it
+    pub(super) const fn clock_behind(deadline: u64, renewed_deadline: u64) -> Self {
+        Self::new(Detail::ClockBehind {
+            deadline,
+            renewed_deadline,
+        })
+    }
+
+    #[cfg_attr(not(target_has_atomic = "64"), allow(dead_code))] // only the guard reports it
     pub(super) const fn expired(stop_at: u64, at: u64) -> Self {
         Self::new(Detail::Expired { stop_at, at })
     }
@@ -229,6 +246,7 @@ impl LeaseError {
             Detail::TokenExhausted { .. } => LeaseErrorKind::TokenExhausted,
             Detail::TimeOverflow { .. } => LeaseErrorKind::TimeOverflow,
             Detail::NotReady { .. } => LeaseErrorKind::NotReady,
+            Detail::ClockBehind { .. } => LeaseErrorKind::ClockBehind,
             Detail::Expired { .. } => LeaseErrorKind::Expired,
             Detail::Lost { .. } => LeaseErrorKind::Lost,
             Detail::Released { .. } => LeaseErrorKind::Released,
@@ -293,6 +311,14 @@ impl fmt::Display for LeaseError {
             Detail::NotReady { ready_at, now } => write!(
                 f,
                 "the lease may issue only from {ready_at} ms on; now is {now} ms"
+            ),
+            Detail::ClockBehind {
+                deadline,
+                renewed_deadline,
+            } => write!(
+                f,
+                "a renewal now would end the lease at {renewed_deadline} ms, not after its \
+                 deadline {deadline} ms: the clock went back"
             ),
             Detail::Expired { stop_at, at } => write!(
                 f,

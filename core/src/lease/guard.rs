@@ -201,18 +201,25 @@ impl LeaseGuard {
     /// ID; the stored mark never goes down).
     ///
     /// Fails with `lease.lost` or `lease.released`, with `lease.expired` once
-    /// the deadline has passed (too late: acquire a new lease), and with
-    /// `lease.time_overflow`.
+    /// the deadline has passed (too late: acquire a new lease), with
+    /// `lease.clock_behind` when `now + lease` would not extend the deadline
+    /// (the clock went back: count it as a failed attempt), and with
+    /// `lease.time_overflow`. A renewal always extends the deadline, so
+    /// `lease_renew` always changes its row.
     pub fn renewal(&self, now_millis: u64, high_water_millis: u64) -> Result<Renewal, LeaseError> {
         self.live()?;
         let deadline = self.lease_deadline_millis();
         if now_millis >= deadline {
             return Err(LeaseError::expired(deadline, now_millis));
         }
+        let lease_deadline_millis = checked_add(now_millis, self.policy.lease_millis())?;
+        if lease_deadline_millis <= deadline {
+            return Err(LeaseError::clock_behind(deadline, lease_deadline_millis));
+        }
         Ok(Renewal {
             worker_id: self.worker_id,
             fencing_token: self.fencing_token,
-            lease_deadline_millis: checked_add(now_millis, self.policy.lease_millis())?,
+            lease_deadline_millis,
             high_water_millis: high_water_millis.max(self.high_water.load(Ordering::SeqCst)),
             now_millis,
         })
@@ -297,7 +304,7 @@ mod tests {
             high_water_millis: 0,
             held: false,
         };
-        LeaseGuard::new(&acquire(Some(&free), now, &policy).unwrap(), &policy)
+        LeaseGuard::new(&acquire(&free, now, &policy).unwrap(), &policy)
     }
 
     fn id(unix_ms: u64, worker: u64) -> SnowflakeId {

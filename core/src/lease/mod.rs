@@ -5,8 +5,10 @@
 //! `schema/<dialect>/queries.sql` and feeds the rows back.
 //!
 //! ```text
-//!   BEGIN; lease_find(max_worker, now)        ── none ─▶ lease_seed, lease_find again ── none ─▶ lease.no_worker_free
-//!          acquire(row, now, policy)           ─▶ Acquisition (token + 1, deadline, start point)
+//!   BEGIN; lease_find(max_worker, now)        ── none ─▶ COMMIT; none_found(lease_count(…)):
+//!                                                 Seed: lease_seed, start again; Retry: pause, start again;
+//!                                                 lease.no_worker_free
+//!          acquire(&row, now, policy)          ─▶ Acquisition (token + 1, deadline, start point)
 //!          lease_take(…) = 1 row; COMMIT      ─▶ LeaseGuard::new; wait for ready_at;
 //!                                                 Snowflake::builder(…).starting_after_unix_ms(start_after)
 //!   every ID:   guard.admit(id)               (time after the start point, before the stop point)
@@ -23,7 +25,7 @@ mod error;
 mod guard;
 mod policy;
 
-pub use acquire::{Acquisition, acquire};
+pub use acquire::{Acquisition, LeaseCount, NoneFound, acquire, none_found};
 pub use error::{LeaseError, LeaseErrorKind};
 #[cfg(target_has_atomic = "64")]
 pub use guard::{LeaseGuard, Release, Renewal};
