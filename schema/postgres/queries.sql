@@ -94,8 +94,8 @@ WHERE ctid = ANY (ARRAY (
 -- Worker-id leases (table worker_lease). Acquisition is one short transaction:
 -- BEGIN; lease_find; the core's acquire; lease_take; COMMIT. When lease_find finds
 -- nothing: COMMIT, lease_count, and the core's none_found says whether to lease_seed
--- and start again, to pause and start again, or that no worker id is free. See docs/spec.md, "Worker-id leases, segments and the
--- outbox".
+-- and start again, to pause and start again, or that no worker id is free. See
+-- docs/spec.md, "Worker-id leases, segments and the outbox".
 -- ===================================================================================
 
 -- name: lease_seed :execrows
@@ -175,13 +175,16 @@ WHERE worker_id = :worker_id;
 
 -- ===================================================================================
 -- Segments (table id_segment). A fetch is one short transaction: BEGIN;
--- segment_fetch (0 rows: segment_create, segment_fetch again); segment_load; COMMIT.
--- The fetch's row lock makes the load read this fetch's own result.
+-- segment_fetch; segment_load; COMMIT (The fetch's row lock makes the load read this
+-- fetch's own result). When segment_fetch finds no row: ROLLBACK, segment_create
+-- outside any transaction (two creators inside transactions deadlock on MySQL's gap
+-- locks), and start again.
 -- ===================================================================================
 
 -- name: segment_create :execrows
--- Creates a tag on first use: max_id 0, so its first segment starts at 1. 0 rows
--- when the tag already exists (a concurrent creator won: fetch anyway).
+-- Creates a tag on first use, outside any transaction: max_id 0, so its first
+-- segment starts at 1. 0 rows when the tag already exists (a concurrent creator won:
+-- fetch anyway).
 INSERT INTO id_segment (tag, max_id, step, created_millis, updated_millis)
 VALUES (:tag, 0, :step, :now_millis, :now_millis)
 ON CONFLICT (tag) DO NOTHING;
@@ -189,7 +192,8 @@ ON CONFLICT (tag) DO NOTHING;
 -- name: segment_fetch :execrows
 -- Takes the next :step IDs of the tag: max_id grows by :step atomically, so
 -- concurrent fetches get disjoint segments. 1 row; 0 rows when the tag has no row
--- yet (segment_create). The row stays locked until the transaction ends.
+-- yet (end the transaction, segment_create, start again). The row stays locked
+-- until the transaction ends.
 UPDATE id_segment
 SET max_id = max_id + :step, step = :step, updated_millis = :now_millis
 WHERE tag = :tag;

@@ -8,8 +8,8 @@
 //! ```text
 //!   id = allocator.next_id()              (None: fetch and wait)
 //!   if let Some(fetch) = allocator.fetch_due(now):   in the background:
-//!       BEGIN; segment_fetch(tag, fetch.step, now) = 0 rows ─▶ segment_create, segment_fetch again
-//!              row = segment_load(tag); COMMIT
+//!       BEGIN; segment_fetch(tag, fetch.step, now) = 1 row; row = segment_load(tag); COMMIT
+//!       (0 rows: ROLLBACK; segment_create(tag, step, now) outside a transaction; start again)
 //!       allocator.fetched(SegmentRow { max_id, step }, now)   (or fetch_failed())
 //! ```
 //!
