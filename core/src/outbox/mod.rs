@@ -26,7 +26,7 @@ mod status;
 pub use error::{OutboxError, OutboxErrorKind};
 pub use policy::RelayPolicy;
 pub use relay::{
-    AfterFailure, BatchClaim, Delivery, Enqueued, MAX_BUSINESS_KEY_BYTES, MAX_KIND_BYTES,
-    MAX_PAYLOAD_BYTES, check_marked, check_message,
+    ATTEMPTS_EXHAUSTED, AfterFailure, BatchClaim, Delivery, Enqueued, MAX_BUSINESS_KEY_BYTES,
+    MAX_KIND_BYTES, MAX_PAYLOAD_BYTES, check_marked, check_message,
 };
 pub use status::OutboxStatus;

@@ -103,13 +103,18 @@ impl BatchClaim {
     }
 }
 
+/// The `last_error` a relay writes when it gives a message up without
+/// sending it ([`Delivery::GiveUp`]).
+pub const ATTEMPTS_EXHAUSTED: &str = "outbox.attempts_exhausted";
+
 /// What to do with a claimed message, by its attempt count.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Delivery {
     /// Send it, then mark it sent (or report the failure).
     Send,
     /// Its attempts are used up without a report (earlier relays died
-    /// while sending it): mark it dead without sending.
+    /// while sending it): mark it dead without sending, with the error
+    /// [`ATTEMPTS_EXHAUSTED`].
     GiveUp,
 }
 
