@@ -149,8 +149,8 @@ FOR UPDATE SKIP LOCKED;
 -- "seed", "retry" (free rows were locked by concurrent acquisitions) or
 -- lease.no_worker_free.
 SELECT COUNT(*) AS present_count,
-       COALESCE(SUM(CASE WHEN owner IS NULL OR lease_deadline_millis <= :now_millis
-                         THEN 1 ELSE 0 END), 0) AS free_count
+       CAST(COALESCE(SUM(CASE WHEN owner IS NULL OR lease_deadline_millis <= :now_millis
+                              THEN 1 ELSE 0 END), 0) AS SIGNED) AS free_count
 FROM worker_lease
 WHERE worker_id <= :max_worker;
 

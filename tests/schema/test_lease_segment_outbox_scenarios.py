@@ -139,9 +139,9 @@ def lease_acquire(db: Db, policy: Policy, owner: str, now: int) -> Holder:
             continue
         db.execute("COMMIT")
         count = db.run("lease_count", max_worker=policy.max_worker, now_millis=now)
-        if int(count["present_count"]) <= policy.max_worker:
+        if count["present_count"] <= policy.max_worker:
             db.run("lease_seed", max_worker=policy.max_worker, now_millis=now)
-        elif int(count["free_count"]) == 0:
+        elif count["free_count"] == 0:
             raise LeaseError("lease.no_worker_free")
         else:
             time.sleep(0.002)

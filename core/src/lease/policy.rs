@@ -4,8 +4,9 @@
 use super::LeaseError;
 use crate::snowflake::SnowflakeLayout;
 
-/// The most worker ids a lease table holds: `lease_seed` creates the rows of
-/// ids `0..=max_worker` in one statement, from a 16⁴-row generated table.
+/// The most worker ids a lease table holds (16 worker bits): the schema
+/// checks `worker_id` to 0–65535, and `lease_seed` creates the rows of
+/// `0..=max_worker` in one statement.
 pub const MAX_LEASED_WORKERS: u64 = 65_536;
 
 /// The rules a host sets for its worker-id leases.
@@ -28,6 +29,18 @@ pub struct LeasePolicy {
 }
 
 impl LeasePolicy {
+    /// Leases on the [`CLASSIC`](SnowflakeLayout::CLASSIC) layout's 1024
+    /// worker ids with the default timings of [`new`](Self::new).
+    pub const DEFAULT: Self = Self {
+        layout: SnowflakeLayout::CLASSIC,
+        lease_millis: 30_000,
+        renew_interval_millis: 10_000,
+        renew_retry_millis: 1_000,
+        safety_margin_millis: 5_000,
+        max_skew_millis: 1_000,
+        max_start_wait_millis: 10_000,
+    };
+
     /// Leases on the worker ids of `layout` with the default timings: a 30 s
     /// lease renewed every 10 s (a third of it), retried every 1 s after a
     /// failed renewal, a 5 s safety margin (the holder stops 25 s after its
@@ -45,12 +58,7 @@ impl LeasePolicy {
         }
         Ok(Self {
             layout,
-            lease_millis: 30_000,
-            renew_interval_millis: 10_000,
-            renew_retry_millis: 1_000,
-            safety_margin_millis: 5_000,
-            max_skew_millis: 1_000,
-            max_start_wait_millis: 10_000,
+            ..Self::DEFAULT
         })
     }
 
@@ -166,13 +174,8 @@ impl LeasePolicy {
 }
 
 impl Default for LeasePolicy {
-    /// Leases on the [`CLASSIC`](SnowflakeLayout::CLASSIC) layout's 1024
-    /// worker ids with the default timings.
     fn default() -> Self {
-        match Self::new(SnowflakeLayout::CLASSIC) {
-            Ok(policy) => policy,
-            Err(_) => unreachable!("the classic layout has 1024 worker ids"),
-        }
+        Self::DEFAULT
     }
 }
 
@@ -184,6 +187,7 @@ mod tests {
     #[test]
     fn defaults() {
         let policy = LeasePolicy::default();
+        assert_eq!(LeasePolicy::new(SnowflakeLayout::CLASSIC), Ok(policy));
         assert_eq!(policy.max_worker(), 1023);
         assert_eq!(
             (
