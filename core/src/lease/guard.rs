@@ -45,9 +45,12 @@ pub struct Release {
 /// A held lease, shared by the threads that hand out IDs and the heartbeat
 /// that renews it. Every method takes `&self` and costs a few atomic loads.
 ///
-/// * Before handing out an ID, check it: [`admit`](Self::admit) (the ID's own
-///   time must lie after the start point and before the stop point, and it
-///   must carry the leased worker id), or [`check`](Self::check) the clock.
+/// * Before handing out an ID, [`admit`](Self::admit) it (the ID's own time
+///   must lie after the start point and before the stop point, and it must
+///   carry the leased worker id): this is what makes IDs unique across
+///   holders. [`check`](Self::check) reads the clock instead, a cheap early
+///   refusal before generating; it does not replace `admit` (a thread may
+///   pause between the check and the ID).
 /// * The heartbeat sleeps until [`next_renewal_at_millis`](Self::next_renewal_at_millis),
 ///   writes [`renewal`](Self::renewal) with `lease_renew`, and reports the
 ///   row count to [`renewed`](Self::renewed) (or a failed attempt to
