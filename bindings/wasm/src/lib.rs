@@ -1,0 +1,14 @@
+//! wasm-bindgen exports of the `mintid` core for the npm package `mintid`.
+//!
+//! Only type and error conversion lives here; every rule is in the core. The
+//! hand-written TypeScript wrapper in `js/src/` turns these exports into the
+//! package's idiomatic API (classes, `bigint` checks, `Error` subclasses).
+//!
+//! Time comes from [`DateClock`] (`Date.now()`); randomness from the core's
+//! `ThreadEntropy`, seeded once through `crypto.getRandomValues`.
+
+mod base32;
+mod clock;
+mod error;
+
+pub use clock::DateClock;

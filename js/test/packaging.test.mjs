@@ -1,0 +1,80 @@
+// Packaging smoke test: `npm pack`, install the tarball into a fresh project,
+// then import it from Node ESM, type-check a TypeScript consumer against its
+// .d.ts, and import it in Chromium through an import map.
+import assert from "node:assert/strict";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { fileURLToPath } from "node:url";
+import { openPage } from "../test-support/chromium.mjs";
+import { startServer } from "../test-support/server.mjs";
+
+const PACKAGE_DIR = fileURLToPath(new URL("../", import.meta.url));
+const TSC = join(PACKAGE_DIR, "node_modules", ".bin", "tsc");
+const NPM_QUIET = ["--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=error"];
+
+let project;
+let packedFiles;
+
+function run(command, args, cwd) {
+  return execFileSync(command, args, { cwd, encoding: "utf8" });
+}
+
+before(() => {
+  project = mkdtempSync(join(tmpdir(), "mintid-pack-"));
+  const [packed] = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", project, ...NPM_QUIET], PACKAGE_DIR));
+  packedFiles = packed.files.map((file) => file.path);
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
+  run("npm", ["install", join(project, packed.filename), ...NPM_QUIET], project);
+});
+
+after(() => rmSync(project, { recursive: true, force: true }));
+
+test("packaging: the tarball holds the build and nothing else", () => {
+  for (const file of ["package.json", "README.md", "dist/api.d.ts", "dist/browser.js", "dist/node.js", "wasm/mintid_wasm_bg.wasm", "wasm/mintid_wasm.js"]) {
+    assert.ok(packedFiles.includes(file), `${file} missing from the tarball`);
+  }
+  assert.deepEqual(packedFiles.filter((file) => /^(src|test|test-support|bench|scripts|node_modules)\//.test(file)), []);
+});
+
+test("packaging: the installed package imports from Node ESM", () => {
+  const script = `import { encodeBase32, MintidError } from "mintid";
+    console.log(encodeBase32(18446744073709551615n), typeof MintidError);`;
+  assert.equal(run("node", ["--input-type=module", "-e", script], project).trim(), "FZZZZZZZZZZZZ function");
+});
+
+test("packaging: a strict TypeScript consumer type-checks against the .d.ts", () => {
+  writeFileSync(join(project, "consumer.ts"), `import { decodeBase32, encodeBase32, MintidError } from "mintid";
+const id: bigint = decodeBase32(encodeBase32(42n));
+const code: string = new MintidError("base32.example", "x").code;
+export { id, code };
+`);
+  writeFileSync(join(project, "tsconfig.json"), JSON.stringify({
+    compilerOptions: { strict: true, module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", noEmit: true, types: [] },
+    files: ["consumer.ts"],
+  }));
+  run(TSC, ["-p", project], project);
+});
+
+test("packaging: the installed package imports in Chromium through an import map", async () => {
+  const page = `<!doctype html>
+<meta charset="utf-8">
+<link rel="icon" href="data:,">
+<script type="importmap">{ "imports": { "mintid": "/pkg/dist/browser.js" } }</script>
+<script type="module">
+  import { encodeBase32 } from "mintid";
+  window.encoded = encodeBase32(9007199254740993n);
+</script>`;
+  const server = await startServer({ packageDir: join(project, "node_modules", "mintid"), page });
+  const browser = await openPage(server.url);
+  try {
+    await browser.page.waitForFunction(() => typeof window.encoded === "string");
+    assert.equal(await browser.page.evaluate(() => window.encoded), "0080000000001");
+    assert.deepEqual(browser.problems, []);
+  } finally {
+    await browser.close();
+    await server.close();
+  }
+});

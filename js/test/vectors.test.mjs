@@ -1,0 +1,30 @@
+// Runs every shared vector file in tests/vectors/ against the JS API.
+// A file or an `op` without a JS runner fails: no vector is skipped silently.
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { test } from "node:test";
+
+const VECTOR_DIR = new URL("../../tests/vectors/", import.meta.url);
+
+/** For each vector file, its runners by `op`. */
+const RUNNERS = {};
+
+const files = readdirSync(VECTOR_DIR).filter((name) => name.endsWith(".json")).sort();
+
+for (const file of files) {
+  test(`vectors: ${file}`, () => {
+    const runners = RUNNERS[file];
+    assert.ok(runners, `no JS runner for tests/vectors/${file}`);
+    const { cases } = JSON.parse(readFileSync(new URL(file, VECTOR_DIR), "utf8"));
+    assert.ok(Array.isArray(cases) && cases.length > 0, `${file} has no cases`);
+    for (const vector of cases) {
+      const run = runners[vector.op];
+      assert.ok(run, `${file}: case ${vector.name}: no JS runner for op ${vector.op}`);
+      run(vector, `${file}: ${vector.name}`);
+    }
+  });
+}
+
+test("vectors: every file in tests/vectors/ has a runner", () => {
+  assert.deepEqual(files.filter((file) => !(file in RUNNERS)), []);
+});
