@@ -48,10 +48,9 @@ impl fmt::Display for Base32Error {
                 "invalid base32 character {:?} at position {position}",
                 char::from(*byte)
             ),
-            Self::Character { byte, position } => write!(
-                f,
-                "invalid base32 byte 0x{byte:02x} at position {position}"
-            ),
+            Self::Character { byte, position } => {
+                write!(f, "invalid base32 byte 0x{byte:02x} at position {position}")
+            }
             Self::Overflow => f.write_str("base32 value is too large for its type"),
         }
     }
@@ -151,14 +150,23 @@ mod tests {
     fn errors_are_precise() {
         assert_eq!(
             decode_u64("123"),
-            Err(Base32Error::Length { expected: 13, found: 3 })
+            Err(Base32Error::Length {
+                expected: 13,
+                found: 3
+            })
         );
         assert_eq!(
             decode_u64("00000000000U0"),
-            Err(Base32Error::Character { byte: b'U', position: 11 })
+            Err(Base32Error::Character {
+                byte: b'U',
+                position: 11
+            })
         );
         assert_eq!(decode_u64("G000000000000"), Err(Base32Error::Overflow));
-        assert_eq!(decode_u128("80000000000000000000000000"), Err(Base32Error::Overflow));
+        assert_eq!(
+            decode_u128("80000000000000000000000000"),
+            Err(Base32Error::Overflow)
+        );
     }
 
     proptest! {

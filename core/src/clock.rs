@@ -123,7 +123,8 @@ mod manual {
 
         /// Sets the time to `millis`, forwards or backwards.
         pub fn set_millis(&self, millis: u64) {
-            self.micros.store(millis.saturating_mul(1000), Ordering::SeqCst);
+            self.micros
+                .store(millis.saturating_mul(1000), Ordering::SeqCst);
         }
 
         /// Moves the time forward by `millis`.

@@ -26,6 +26,7 @@ pub mod record;
 pub mod request_id;
 pub mod rollback;
 pub mod snowflake;
+pub mod uuid;
 pub mod uuid7;
 
 pub use clock::Clock;
@@ -33,7 +34,11 @@ pub use clock::Clock;
 pub use clock::ManualClock;
 #[cfg(feature = "std")]
 pub use clock::SystemClock;
-pub use entropy::{Entropy, FixedEntropy};
 #[cfg(feature = "std")]
 pub use entropy::ThreadEntropy;
+pub use entropy::{Entropy, FixedEntropy};
 pub use rollback::RollbackPolicy;
+pub use uuid::{Uuid, UuidParseError};
+#[cfg(target_has_atomic = "64")]
+pub use uuid7::SharedUuid7Generator;
+pub use uuid7::{Uuid7, Uuid7Error, Uuid7Generator};

@@ -49,9 +49,15 @@ mod tests {
 
     #[test]
     fn default_waits_five_millis() {
-        assert_eq!(RollbackPolicy::default(), RollbackPolicy::Wait { max_millis: 5 });
+        assert_eq!(
+            RollbackPolicy::default(),
+            RollbackPolicy::Wait { max_millis: 5 }
+        );
         assert_eq!(RollbackPolicy::default().tolerance_millis(), 5);
         assert_eq!(RollbackPolicy::Fail.tolerance_millis(), 0);
-        assert_eq!(RollbackPolicy::Logical { max_millis: 9 }.tolerance_millis(), 9);
+        assert_eq!(
+            RollbackPolicy::Logical { max_millis: 9 }.tolerance_millis(),
+            9
+        );
     }
 }

@@ -1,1 +1,0 @@
-//! UUIDv7 (placeholder).
