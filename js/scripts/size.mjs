@@ -25,5 +25,5 @@ for (const file of files) {
 console.log(`${"browser download".padEnd(28)} ${String(raw).padStart(7)} B raw ${String(gzip).padStart(7)} B gzip (budget ${BUDGET_GZIP_BYTES})`);
 if (gzip > BUDGET_GZIP_BYTES) {
   console.error(`size budget exceeded: ${gzip} B gzip > ${BUDGET_GZIP_BYTES} B`);
-  process.exit(1);
+  process.exitCode = process.env.MINTID_SIZE_BUDGET === "warn" ? 0 : 1;
 }

@@ -9,4 +9,14 @@
  */
 
 export { decodeBase32, encodeBase32 } from "./base32.js";
-export { Base32Error, MintidError } from "./errors.js";
+export { Base32Error, MintidError, Uuid7Error, UuidParseError } from "./errors.js";
+export { FixedEntropy, ManualClock, type RollbackPolicy } from "./sources.js";
+export {
+  Uuid,
+  Uuid7,
+  Uuid7Generator,
+  type Uuid7GeneratorOptions,
+  type UuidTextForm,
+  type UuidVariant,
+  uuid7,
+} from "./uuid.js";

@@ -1,7 +1,7 @@
 /**
  * Argument checks at the JS edge, before a value crosses into wasm, where
  * wasm-bindgen would silently wrap an out-of-range `bigint` (`-1n` becomes
- * 2^64-1) or stringify a non-string.
+ * 2^64-1), truncate a number or stringify a non-string.
  */
 
 const U64_LIMIT = 1n << 64n;
@@ -17,10 +17,46 @@ export function checkU64(value: unknown, what: string): bigint {
   return value;
 }
 
+/**
+ * An unsigned 64-bit integer given as a `bigint` or as a non-negative safe
+ * integer `number` (a number never carries a value above 2^53 exactly).
+ */
+export function toU64(value: unknown, what: string): bigint {
+  if (typeof value === "number") {
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new RangeError(`${what} must be a non-negative safe integer or a bigint, got ${value}`);
+    }
+    return BigInt(value);
+  }
+  return checkU64(value, what);
+}
+
+/** An integer `number` in `[0, limit)`, or `TypeError` / `RangeError`. */
+export function checkIndex(value: unknown, limit: number, what: string): number {
+  if (typeof value !== "number") {
+    throw new TypeError(`${what} must be a number, got ${describe(value)}`);
+  }
+  if (!Number.isInteger(value) || value < 0 || value >= limit) {
+    throw new RangeError(`${what} must be an integer in [0, ${limit}), got ${value}`);
+  }
+  return value;
+}
+
 /** `value` as a string, or `TypeError`. */
 export function checkString(value: unknown, what: string): string {
   if (typeof value !== "string") {
     throw new TypeError(`${what} must be a string, got ${describe(value)}`);
+  }
+  return value;
+}
+
+/** `value` as a `Uint8Array` of `length` bytes (any length when omitted). */
+export function checkBytes(value: unknown, what: string, length?: number): Uint8Array {
+  if (!(value instanceof Uint8Array)) {
+    throw new TypeError(`${what} must be a Uint8Array, got ${describe(value)}`);
+  }
+  if (length !== undefined && value.length !== length) {
+    throw new RangeError(`${what} must be ${length} bytes, got ${value.length}`);
   }
   return value;
 }

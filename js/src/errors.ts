@@ -31,10 +31,26 @@ export class Base32Error extends MintidError {
   }
 }
 
+/** UUID text that cannot be read (`uuid.*`). */
+export class UuidParseError extends MintidError {
+  override get name(): string {
+    return "UuidParseError";
+  }
+}
+
+/** A UUIDv7 that cannot be read, built or generated (`uuid7.*`). */
+export class Uuid7Error extends MintidError {
+  override get name(): string {
+    return "Uuid7Error";
+  }
+}
+
 type ErrorClass = new (code: string, message: string) => MintidError;
 
 const CLASS_BY_CONCERN: ReadonlyMap<string, ErrorClass> = new Map<string, ErrorClass>([
   ["base32", Base32Error],
+  ["uuid", UuidParseError],
+  ["uuid7", Uuid7Error],
 ]);
 
 /** The error class for a core error code: its concern is the part before the first dot. */

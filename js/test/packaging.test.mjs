@@ -19,7 +19,11 @@ let project;
 let packedFiles;
 
 function run(command, args, cwd) {
-  return execFileSync(command, args, { cwd, encoding: "utf8" });
+  try {
+    return execFileSync(command, args, { cwd, encoding: "utf8", stdio: "pipe" });
+  } catch (error) {
+    throw new Error(`${command} ${args.join(" ")} failed:\n${error.stdout}${error.stderr}`);
+  }
 }
 
 before(() => {

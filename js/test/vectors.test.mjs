@@ -3,11 +3,14 @@
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { test } from "node:test";
+import { uuid7Runners } from "./vectors/uuid7.mjs";
 
 const VECTOR_DIR = new URL("../../tests/vectors/", import.meta.url);
 
 /** For each vector file, its runners by `op`. */
-const RUNNERS = {};
+const RUNNERS = {
+  "uuid7.json": uuid7Runners,
+};
 
 const files = readdirSync(VECTOR_DIR).filter((name) => name.endsWith(".json")).sort();
 

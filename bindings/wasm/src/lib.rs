@@ -10,5 +10,8 @@
 mod base32;
 mod clock;
 mod error;
+mod sources;
+mod uuid;
+mod uuid7;
 
 pub use clock::DateClock;
