@@ -6,7 +6,7 @@ SHELL := /bin/bash
 CARGO ?= cargo
 NO_STD_TARGETS := wasm32-unknown-unknown thumbv7em-none-eabihf
 
-.PHONY: help demo test test-rust lint fmt bench setup-rust no-std
+.PHONY: help demo test test-suites test-rust lint fmt bench setup-rust no-std
 
 # Each host language adds its targets in mk/<language>.mk:
 # TEST_TARGETS += test-<language>, BENCH_TARGETS += bench-<language>.
@@ -30,7 +30,12 @@ demo:
 	$(CARGO) build --release -p mintid-cli
 	@bash scripts/demo-cli.sh target/release/mintid
 
-test: test-rust $(TEST_TARGETS)
+# One pair of throwaway database servers serves every suite; they stop at the end,
+# also when a suite fails.
+test:
+	scripts/db/with-db.sh $(MAKE) --no-print-directory test-suites
+
+test-suites: test-rust $(TEST_TARGETS)
 	@echo "make test: all suites passed"
 
 test-rust: setup-rust lint no-std

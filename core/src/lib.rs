@@ -3,7 +3,15 @@
 //! Unique IDs and exactly-once request rules, shared by every language.
 //!
 //! * [`snowflake`]: 64-bit time-ordered IDs with a configurable [`SnowflakeLayout`].
-//! * [`uuid7`]: RFC 9562 UUIDv7, monotonic within a millisecond.
+//! * [`uuid7`]: RFC 9562 UUIDv7, monotonic within a millisecond; [`uuid`] the
+//!   generic UUID value and its text forms.
+//! * [`key`]: idempotency keys (kind, scope, id), validated and built from
+//!   business fields or HTTP headers.
+//! * [`fingerprint`]: RFC 8785 (JCS) + SHA-256 payload fingerprints, the
+//!   same bytes in every language.
+//! * [`request_id`]: request IDs a browser mints offline from a grant and a
+//!   server verifies.
+//! * [`record`]: the idempotency record state machine and its HTTP mapping.
 //!
 //! The crate is `#![no_std]` + `alloc` and sans-I/O: time comes in through
 //! [`Clock`] and randomness through [`Entropy`]. The default `std` feature
@@ -18,6 +26,7 @@ extern crate alloc;
 extern crate std;
 
 pub mod base32;
+pub mod base64url;
 pub mod clock;
 pub mod entropy;
 pub mod fingerprint;
@@ -38,7 +47,15 @@ pub use clock::SystemClock;
 pub use entropy::ThreadEntropy;
 pub use entropy::{Entropy, FixedEntropy};
 pub use rollback::RollbackPolicy;
+#[cfg(target_has_atomic = "64")]
+pub use snowflake::{SequencePolicy, Snowflake, SnowflakeBuilder};
+pub use snowflake::{
+    SnowflakeError, SnowflakeErrorKind, SnowflakeId, SnowflakeLayout, SnowflakeParts,
+};
 pub use uuid::{Uuid, UuidParseError};
 #[cfg(target_has_atomic = "64")]
 pub use uuid7::SharedUuid7Generator;
 pub use uuid7::{Uuid7, Uuid7Error, Uuid7Generator};
+
+pub use fingerprint::{FieldSelection, Fingerprint, FingerprintError};
+pub use key::{IdempotencyKey, KeyError};

@@ -1,1 +1,0 @@
-//! Snowflake IDs (placeholder).

@@ -1,0 +1,32 @@
+# shellcheck shell=bash disable=SC2034
+# Shared by up.sh, down.sh and with-db.sh: where the throwaway servers keep their state.
+# Sourced, not run.
+
+DB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+DB_STATE_DIR="$DB_ROOT/.cache/db"
+# Written by up.sh: TMP (data dirs), PG_BIN, PG_OWNER, MY_PID_FILE, MY_SOCKET.
+DB_STATE_FILE="$DB_STATE_DIR/state"
+# Written by up.sh, sourced by tests: MINTID_PG_URL, MINTID_MYSQL_URL and friends.
+DB_ENV_FILE="$DB_STATE_DIR/db.env"
+
+db_log() { echo "db: $*" >&2; }
+
+# Runs a command as the unprivileged owner of the PostgreSQL data directory
+# (initdb and postgres refuse to run as root), from a directory that owner can read
+# (the checkout may be in root's home).
+as_pg_owner() {
+  if [ "$(id -u)" = 0 ]; then
+    (cd / && runuser -u "$PG_OWNER" -- "$@")
+  else
+    "$@"
+  fi
+}
+
+pg_alive() {
+  [ -n "${TMP:-}" ] && [ -f "$TMP/pg/data/postmaster.pid" ] &&
+    as_pg_owner "$PG_BIN/pg_ctl" status -D "$TMP/pg/data" >/dev/null 2>&1
+}
+
+mysql_alive() {
+  [ -n "${MY_PID_FILE:-}" ] && [ -f "$MY_PID_FILE" ] && kill -0 "$(cat "$MY_PID_FILE")" 2>/dev/null
+}
