@@ -8,8 +8,26 @@
  * @packageDocumentation
  */
 
-export { decodeBase32, encodeBase32 } from "./base32.js";
-export { Base32Error, MintidError, Uuid7Error, UuidParseError } from "./errors.js";
+export { FingerprintError, KeyError, MintidError, SnowflakeError, Uuid7Error, UuidParseError } from "./errors.js";
+export {
+  canonicalJson,
+  type FieldSelection,
+  fingerprint,
+  fingerprintBytes,
+  fingerprintJson,
+  formatFingerprint,
+  parseFingerprint,
+} from "./fingerprint.js";
+export { IdempotencyKey } from "./key.js";
+export {
+  type SequencePolicy,
+  Snowflake,
+  SnowflakeLayout,
+  type SnowflakeLayoutFields,
+  type SnowflakeOptions,
+  type SnowflakeParts,
+  type SnowflakePreset,
+} from "./snowflake.js";
 export { FixedEntropy, ManualClock, type RollbackPolicy } from "./sources.js";
 export {
   Uuid,

@@ -12,11 +12,17 @@
 export class MintidError extends Error {
   /** The core's stable dotted error code, identical in every language. */
   readonly code: string;
+  /** The zero-based byte offset of the problem in the input, when the core reports one. */
+  readonly position: number | undefined;
+  /** The part of an idempotency key at fault (`kind`, `scope` or `id`), when the core reports one. */
+  readonly part: string | undefined;
 
-  /** An error with the core's `code` and a one-line `message`. */
-  constructor(code: string, message: string) {
+  /** An error with the core's `code`, a one-line `message` and optional details. */
+  constructor(code: string, message: string, details: { readonly position?: number; readonly part?: string } = {}) {
     super(message);
     this.code = code;
+    this.position = details.position;
+    this.part = details.part;
   }
 
   override get name(): string {
@@ -24,10 +30,10 @@ export class MintidError extends Error {
   }
 }
 
-/** Crockford base32 text that cannot be decoded (`base32.*`). */
-export class Base32Error extends MintidError {
+/** A Snowflake layout, ID or generator error (`snowflake.*`). */
+export class SnowflakeError extends MintidError {
   override get name(): string {
-    return "Base32Error";
+    return "SnowflakeError";
   }
 }
 
@@ -45,10 +51,26 @@ export class Uuid7Error extends MintidError {
   }
 }
 
-type ErrorClass = new (code: string, message: string) => MintidError;
+/** A payload that cannot be fingerprinted, or a fingerprint text that cannot be read (`fingerprint.*`). */
+export class FingerprintError extends MintidError {
+  override get name(): string {
+    return "FingerprintError";
+  }
+}
+
+/** An invalid idempotency key, key text or `Idempotency-Key` header (`key.*`). */
+export class KeyError extends MintidError {
+  override get name(): string {
+    return "KeyError";
+  }
+}
+
+type ErrorClass = new (code: string, message: string, details?: { position?: number; part?: string }) => MintidError;
 
 const CLASS_BY_CONCERN: ReadonlyMap<string, ErrorClass> = new Map<string, ErrorClass>([
-  ["base32", Base32Error],
+  ["snowflake", SnowflakeError],
+  ["fingerprint", FingerprintError],
+  ["key", KeyError],
   ["uuid", UuidParseError],
   ["uuid7", Uuid7Error],
 ]);
@@ -59,6 +81,12 @@ function classFor(code: string): ErrorClass {
   return CLASS_BY_CONCERN.get(concern) ?? MintidError;
 }
 
+/** The package's error for a core error code. */
+export function errorOf(code: string, message: string, details: { position?: number; part?: string } = {}): MintidError {
+  const ErrorOfCode = classFor(code);
+  return new ErrorOfCode(code, message, details);
+}
+
 /**
  * Rethrows an error raised inside the wasm module as the package's error
  * class for its code; anything else (a JS `TypeError`, a wasm trap) is
@@ -66,10 +94,12 @@ function classFor(code: string): ErrorClass {
  */
 export function rethrow(error: unknown): never {
   if (error instanceof Error && !(error instanceof MintidError)) {
-    const code: unknown = (error as { code?: unknown }).code;
+    const { code, position, part } = error as { code?: unknown; position?: unknown; part?: unknown };
     if (typeof code === "string") {
-      const ErrorOfCode = classFor(code);
-      throw new ErrorOfCode(code, error.message);
+      throw errorOf(code, error.message, {
+        ...(typeof position === "number" ? { position } : {}),
+        ...(typeof part === "string" ? { part } : {}),
+      });
     }
   }
   throw error;

@@ -46,3 +46,17 @@ export function rollbackArgs(policy: RollbackPolicy | undefined): [string | unde
       throw new TypeError(`rollback.kind must be "fail", "wait" or "logical"`);
   }
 }
+
+const layoutHandles = new WeakMap<object, wasm.LayoutHandle>();
+
+/** Attaches the wasm layout behind a `SnowflakeLayout`. */
+export function setLayoutHandle(layout: object, handle: wasm.LayoutHandle): void {
+  layoutHandles.set(layout, handle);
+}
+
+/** The wasm layout behind `layout`. */
+export function layoutHandle(layout: object): wasm.LayoutHandle {
+  const handle = layoutHandles.get(layout);
+  if (handle === undefined) throw new TypeError("layout must be a SnowflakeLayout or a preset name");
+  return handle;
+}

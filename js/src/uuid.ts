@@ -3,7 +3,7 @@
 import * as wasm from "../wasm/mintid_wasm.js";
 import { FRESH_MILLIS, MAX_BULK, nextBatchSize } from "./batch.js";
 import { checkBytes, checkIndex, checkString, checkU64, toU64 } from "./check.js";
-import { rethrow } from "./errors.js";
+import { call } from "./call.js";
 import { clockArg, entropyArg, rollbackArgs } from "./handles.js";
 import type { FixedEntropy, ManualClock, RollbackPolicy } from "./sources.js";
 
@@ -15,14 +15,6 @@ export type UuidVariant = "ncs" | "rfc9562" | "microsoft" | "future";
 
 const TEXT_FORMS: ReadonlySet<string> = new Set(["hyphenated", "simple", "urn", "base32"]);
 const HYPHENATED_LEN = 36;
-
-function call<T>(action: () => T): T {
-  try {
-    return action();
-  } catch (error) {
-    rethrow(error);
-  }
-}
 
 /** A UUID of any version: 16 bytes, most significant first. Immutable. */
 export class Uuid {

@@ -44,16 +44,17 @@ test("packaging: the tarball holds the build and nothing else", () => {
 });
 
 test("packaging: the installed package imports from Node ESM", () => {
-  const script = `import { encodeBase32, MintidError } from "mintid";
-    console.log(encodeBase32(18446744073709551615n), typeof MintidError);`;
-  assert.equal(run("node", ["--input-type=module", "-e", script], project).trim(), "FZZZZZZZZZZZZ function");
+  const script = `import { Snowflake, Uuid7, uuid7 } from "mintid";
+    console.log(Snowflake.toBase32(9223372036854775807n), Uuid7.parse(uuid7()).version);`;
+  assert.equal(run("node", ["--input-type=module", "-e", script], project).trim(), "7ZZZZZZZZZZZZ 7");
 });
 
 test("packaging: a strict TypeScript consumer type-checks against the .d.ts", () => {
-  writeFileSync(join(project, "consumer.ts"), `import { decodeBase32, encodeBase32, MintidError } from "mintid";
-const id: bigint = decodeBase32(encodeBase32(42n));
-const code: string = new MintidError("base32.example", "x").code;
-export { id, code };
+  writeFileSync(join(project, "consumer.ts"), `import { MintidError, Snowflake, uuid7 } from "mintid";
+const id: bigint = new Snowflake({ worker: 1 }).nextId();
+const text: string = uuid7();
+const code: string = new MintidError("snowflake.example", "x").code;
+export { id, text, code };
 `);
   writeFileSync(join(project, "tsconfig.json"), JSON.stringify({
     compilerOptions: { strict: true, module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", noEmit: true, types: [] },
@@ -68,8 +69,8 @@ test("packaging: the installed package imports in Chromium through an import map
 <link rel="icon" href="data:,">
 <script type="importmap">{ "imports": { "mintid": "/pkg/dist/browser.js" } }</script>
 <script type="module">
-  import { encodeBase32 } from "mintid";
-  window.encoded = encodeBase32(9007199254740993n);
+  import { Snowflake } from "mintid";
+  window.encoded = Snowflake.toBase32(9007199254740993n);
 </script>`;
   const server = await startServer({ packageDir: join(project, "node_modules", "mintid"), page });
   const browser = await openPage(server.url);

@@ -3,12 +3,18 @@
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { test } from "node:test";
+import { fingerprintRunners } from "./vectors/fingerprint.mjs";
+import { keysRunners } from "./vectors/keys.mjs";
+import { snowflakeRunners } from "./vectors/snowflake.mjs";
 import { uuid7Runners } from "./vectors/uuid7.mjs";
 
 const VECTOR_DIR = new URL("../../tests/vectors/", import.meta.url);
 
 /** For each vector file, its runners by `op`. */
 const RUNNERS = {
+  "fingerprint.json": fingerprintRunners,
+  "keys.json": keysRunners,
+  "snowflake.json": snowflakeRunners,
   "uuid7.json": uuid7Runners,
 };
 

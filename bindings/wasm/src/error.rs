@@ -7,6 +7,16 @@ use wasm_bindgen::JsValue;
 pub(crate) trait CoreError: Display {
     /// The core's stable dotted code, e.g. `"uuid7.wrong_version"`.
     fn code(&self) -> &'static str;
+
+    /// The zero-based byte offset of the problem in the input, when reported.
+    fn position(&self) -> Option<usize> {
+        None
+    }
+
+    /// The part of an idempotency key at fault, when reported.
+    fn part(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 macro_rules! core_errors {
@@ -19,21 +29,47 @@ macro_rules! core_errors {
     };
 }
 
-core_errors!(mintid::uuid::UuidParseError, mintid::uuid7::Uuid7Error);
+core_errors!(
+    mintid::SnowflakeError,
+    mintid::uuid::UuidParseError,
+    mintid::uuid7::Uuid7Error,
+);
 
-/// A JS `Error` with the error's message and a `code` property; the
-/// TypeScript wrapper rethrows it as the package's `Error` subclass for that
-/// code.
-pub(crate) fn to_js<E: CoreError>(error: E) -> JsValue {
-    coded_error(error.code(), &error.to_string())
+impl CoreError for mintid::FingerprintError {
+    fn code(&self) -> &'static str {
+        mintid::FingerprintError::code(self)
+    }
+    fn position(&self) -> Option<usize> {
+        mintid::FingerprintError::position(self)
+    }
 }
 
-/// A JS `Error` with `message` and a `code` property.
-pub(crate) fn coded_error(code: &str, message: &str) -> JsValue {
-    let error = js_sys::Error::new(message);
-    // Setting a property on a fresh `Error` object cannot fail.
-    let _ = js_sys::Reflect::set(&error, &JsValue::from_str("code"), &JsValue::from_str(code));
-    error.into()
+impl CoreError for mintid::KeyError {
+    fn code(&self) -> &'static str {
+        mintid::KeyError::code(self)
+    }
+    fn position(&self) -> Option<usize> {
+        mintid::KeyError::position(self)
+    }
+    fn part(&self) -> Option<&'static str> {
+        mintid::KeyError::part(self).map(mintid::key::KeyPart::name)
+    }
+}
+
+/// A JS `Error` with the error's message and the properties `code`, and
+/// `position` and `part` when the core reports them; the TypeScript wrapper
+/// rethrows it as the package's `Error` subclass for that code.
+pub(crate) fn to_js<E: CoreError>(error: E) -> JsValue {
+    let js = js_sys::Error::new(&error.to_string());
+    // Setting properties on a fresh `Error` object cannot fail.
+    let _ = js_sys::Reflect::set(&js, &"code".into(), &error.code().into());
+    if let Some(position) = error.position() {
+        let _ = js_sys::Reflect::set(&js, &"position".into(), &(position as f64).into());
+    }
+    if let Some(part) = error.part() {
+        let _ = js_sys::Reflect::set(&js, &"part".into(), &part.into());
+    }
+    js.into()
 }
 
 /// A JS `TypeError`: an argument the TypeScript wrapper should have rejected.

@@ -7,9 +7,13 @@
 //! Time comes from [`DateClock`] (`Date.now()`); randomness from the core's
 //! `ThreadEntropy`, seeded once through `crypto.getRandomValues`.
 
-mod base32;
 mod clock;
 mod error;
+#[cfg(feature = "server")]
+mod fingerprint;
+#[cfg(feature = "server")]
+mod key;
+mod snowflake;
 mod sources;
 mod uuid;
 mod uuid7;
