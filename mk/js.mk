@@ -1,4 +1,4 @@
-# The npm package `mintid` (js/) over the wasm build of the core (bindings/wasm).
+# The npm package `mintid` (js/) over the wasm builds of the core (bindings/wasm).
 # `make test-js` works on a fresh machine: it installs the wasm target, the
 # matching wasm-bindgen CLI, the npm dev dependencies and Debian's chromium.
 
@@ -12,8 +12,13 @@ WASM_TARGET := wasm32-unknown-unknown
 WASM_BINDGEN_VERSION := 0.2.130
 WASM_BINDGEN := $${CARGO_HOME:-$$HOME/.cargo}/bin/wasm-bindgen
 JS_BIN := $(JS_DIR)/node_modules/.bin
-# Release profile for the wasm build only: fat LTO shrinks the module.
-WASM_PROFILE := CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
+# Release profile of the wasm builds only: fat LTO and size optimisation.
+WASM_PROFILE := CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 CARGO_PROFILE_RELEASE_OPT_LEVEL=s
+# The full build (Node, `mintid/full`) and the small browser build (IDs and
+# request-ID minting) keep separate target dirs so neither rebuilds the other.
+WASM_FULL := target/$(WASM_TARGET)/release/mintid_wasm.wasm
+WASM_BROWSER_DIR := target/wasm-browser
+WASM_BROWSER := $(WASM_BROWSER_DIR)/$(WASM_TARGET)/release/mintid_wasm.wasm
 
 setup-js:
 	@rustup target list --installed | grep -qx $(WASM_TARGET) || rustup target add $(WASM_TARGET)
@@ -25,11 +30,14 @@ setup-js:
 
 js-build: setup-js
 	$(WASM_PROFILE) $(CARGO) build -p mintid-wasm --target $(WASM_TARGET) --release
-	rm -rf $(JS_DIR)/wasm $(JS_DIR)/dist
-	$(WASM_BINDGEN) target/$(WASM_TARGET)/release/mintid_wasm.wasm --target web --out-dir $(JS_DIR)/wasm
-	$(JS_BIN)/wasm-opt -Oz $(JS_DIR)/wasm/mintid_wasm_bg.wasm -o $(JS_DIR)/wasm/mintid_wasm_bg.wasm
+	$(WASM_PROFILE) $(CARGO) build -p mintid-wasm --no-default-features --target $(WASM_TARGET) --release --target-dir $(WASM_BROWSER_DIR)
+	rm -rf $(JS_DIR)/src/wasm $(JS_DIR)/build $(JS_DIR)/dist
+	$(WASM_BINDGEN) $(WASM_FULL) --target web --out-dir $(JS_DIR)/src/wasm
+	$(WASM_BINDGEN) $(WASM_BROWSER) --target web --out-dir $(JS_DIR)/build/browser
+	$(JS_BIN)/wasm-opt -Oz $(JS_DIR)/src/wasm/mintid_wasm_bg.wasm -o $(JS_DIR)/src/wasm/mintid_wasm_bg.wasm
+	$(JS_BIN)/wasm-opt -Oz $(JS_DIR)/build/browser/mintid_wasm_bg.wasm -o $(JS_DIR)/build/browser/mintid_wasm_bg.wasm
 	$(JS_BIN)/tsc -p $(JS_DIR)
-	MINTID_SIZE_BUDGET=warn node $(JS_DIR)/scripts/size.mjs
+	MINTID_SIZE_BUDGET=warn node $(JS_DIR)/scripts/assemble.mjs
 
 test-js: js-build
 	cd $(JS_DIR) && node --test test/*.test.mjs

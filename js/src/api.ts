@@ -2,13 +2,14 @@
  * mintid: unique IDs and exactly-once request rules, from the same Rust core
  * as the Python, Kotlin and Rust packages.
  *
- * The entry points (`browser.js`, `node.js`) load the wasm module before this
- * API is handed out, so every function here is synchronous.
+ * The entry points load the wasm module before this API is handed out, so
+ * every function here is synchronous.
  *
  * @packageDocumentation
  */
 
-export { FingerprintError, KeyError, MintidError, SnowflakeError, Uuid7Error, UuidParseError } from "./errors.js";
+export * from "./api-browser.js";
+export { FingerprintError, KeyError, RecordError } from "./errors.js";
 export {
   canonicalJson,
   type FieldSelection,
@@ -20,21 +21,31 @@ export {
 } from "./fingerprint.js";
 export { IdempotencyKey } from "./key.js";
 export {
-  type SequencePolicy,
-  Snowflake,
-  SnowflakeLayout,
-  type SnowflakeLayoutFields,
-  type SnowflakeOptions,
-  type SnowflakeParts,
-  type SnowflakePreset,
-} from "./snowflake.js";
-export { FixedEntropy, ManualClock, type RollbackPolicy } from "./sources.js";
+  applyClaim,
+  type Claim,
+  completeRecord,
+  type Decision,
+  decide,
+  failRecord,
+  type Fence,
+  type HttpConstants,
+  httpConstants,
+  type IdempotencyRecord,
+  type Incoming,
+  isRemovable,
+  parseRecordStatus,
+  type ProblemDetails,
+  type ProblemName,
+  problemDetails,
+  RecordPolicy,
+  type RecordPolicyOptions,
+  type RecordStatus,
+  retryAfterSecs,
+} from "./record.js";
 export {
-  Uuid,
-  Uuid7,
-  Uuid7Generator,
-  type Uuid7GeneratorOptions,
-  type UuidTextForm,
-  type UuidVariant,
-  uuid7,
-} from "./uuid.js";
+  KeyRing,
+  type SecretKey,
+  type VerifyOptions,
+  verifyRequestId,
+  verifyUnsignedRequestId,
+} from "./server.js";

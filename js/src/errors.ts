@@ -8,6 +8,16 @@
  * a `bigint` outside `[0, 2^64)` throws `RangeError`.
  */
 
+/** Optional details of a {@link MintidError}. */
+export interface ErrorDetails {
+  /** The zero-based byte offset of the problem in the input. */
+  readonly position?: number;
+  /** The part of an idempotency key at fault. */
+  readonly part?: string;
+  /** The HTTP problem to answer with. */
+  readonly problem?: string;
+}
+
 /** The base class of every error the mintid core reports. */
 export class MintidError extends Error {
   /** The core's stable dotted error code, identical in every language. */
@@ -16,13 +26,16 @@ export class MintidError extends Error {
   readonly position: number | undefined;
   /** The part of an idempotency key at fault (`kind`, `scope` or `id`), when the core reports one. */
   readonly part: string | undefined;
+  /** The HTTP problem to answer with (see `problemDetails`), when the core names one. */
+  readonly problem: string | undefined;
 
   /** An error with the core's `code`, a one-line `message` and optional details. */
-  constructor(code: string, message: string, details: { readonly position?: number; readonly part?: string } = {}) {
+  constructor(code: string, message: string, details: ErrorDetails = {}) {
     super(message);
     this.code = code;
     this.position = details.position;
     this.part = details.part;
+    this.problem = details.problem;
   }
 
   override get name(): string {
@@ -65,12 +78,28 @@ export class KeyError extends MintidError {
   }
 }
 
-type ErrorClass = new (code: string, message: string, details?: { position?: number; part?: string }) => MintidError;
+/** A request ID, grant or key ring error (`request_id.*`); `problem` names the HTTP problem to answer with. */
+export class RequestIdError extends MintidError {
+  override get name(): string {
+    return "RequestIdError";
+  }
+}
+
+/** A record state machine error (`record.*`). */
+export class RecordError extends MintidError {
+  override get name(): string {
+    return "RecordError";
+  }
+}
+
+type ErrorClass = new (code: string, message: string, details?: ErrorDetails) => MintidError;
 
 const CLASS_BY_CONCERN: ReadonlyMap<string, ErrorClass> = new Map<string, ErrorClass>([
   ["snowflake", SnowflakeError],
   ["fingerprint", FingerprintError],
   ["key", KeyError],
+  ["request_id", RequestIdError],
+  ["record", RecordError],
   ["uuid", UuidParseError],
   ["uuid7", Uuid7Error],
 ]);
@@ -82,7 +111,7 @@ function classFor(code: string): ErrorClass {
 }
 
 /** The package's error for a core error code. */
-export function errorOf(code: string, message: string, details: { position?: number; part?: string } = {}): MintidError {
+export function errorOf(code: string, message: string, details: ErrorDetails = {}): MintidError {
   const ErrorOfCode = classFor(code);
   return new ErrorOfCode(code, message, details);
 }
@@ -94,11 +123,12 @@ export function errorOf(code: string, message: string, details: { position?: num
  */
 export function rethrow(error: unknown): never {
   if (error instanceof Error && !(error instanceof MintidError)) {
-    const { code, position, part } = error as { code?: unknown; position?: unknown; part?: unknown };
+    const { code, position, part, problem } = error as { code?: unknown; position?: unknown; part?: unknown; problem?: unknown };
     if (typeof code === "string") {
       throw errorOf(code, error.message, {
         ...(typeof position === "number" ? { position } : {}),
         ...(typeof part === "string" ? { part } : {}),
+        ...(typeof problem === "string" ? { problem } : {}),
       });
     }
   }

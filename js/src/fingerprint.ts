@@ -6,7 +6,7 @@
  * decides the hash.
  */
 
-import * as wasm from "../wasm/mintid_wasm.js";
+import * as wasm from "./wasm/mintid_wasm.js";
 import { call } from "./call.js";
 import { checkBytes, checkString, describe } from "./check.js";
 import { errorOf } from "./errors.js";

@@ -3,7 +3,7 @@
  * declare the public API, so the package's `.d.ts` never exposes the glue.
  */
 
-import * as wasm from "../wasm/mintid_wasm.js";
+import * as wasm from "./wasm/mintid_wasm.js";
 import { toU64 } from "./check.js";
 import { FixedEntropy, type ManualClock, type RollbackPolicy } from "./sources.js";
 

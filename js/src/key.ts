@@ -1,6 +1,6 @@
 /** Idempotency keys: which operation (kind), whose (scope), which attempt (id). */
 
-import * as wasm from "../wasm/mintid_wasm.js";
+import * as wasm from "./wasm/mintid_wasm.js";
 import { call } from "./call.js";
 import { checkString } from "./check.js";
 

@@ -1,6 +1,6 @@
 /** Snowflake IDs: 64-bit, time-ordered, with a configurable {@link SnowflakeLayout}. */
 
-import * as wasm from "../wasm/mintid_wasm.js";
+import * as wasm from "./wasm/mintid_wasm.js";
 import { FRESH_MILLIS, MAX_BATCH, MAX_BULK, nextBatchSize } from "./batch.js";
 import { call } from "./call.js";
 import { checkIndex, checkString, checkU64, toU64 } from "./check.js";

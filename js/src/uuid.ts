@@ -1,6 +1,6 @@
 /** UUIDs: any version as {@link Uuid}, version 7 as {@link Uuid7}, and generators. */
 
-import * as wasm from "../wasm/mintid_wasm.js";
+import * as wasm from "./wasm/mintid_wasm.js";
 import { FRESH_MILLIS, MAX_BULK, nextBatchSize } from "./batch.js";
 import { checkBytes, checkIndex, checkString, checkU64, toU64 } from "./check.js";
 import { call } from "./call.js";

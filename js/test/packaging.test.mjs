@@ -37,7 +37,17 @@ before(() => {
 after(() => rmSync(project, { recursive: true, force: true }));
 
 test("packaging: the tarball holds the build and nothing else", () => {
-  for (const file of ["package.json", "README.md", "dist/api.d.ts", "dist/browser.js", "dist/node.js", "wasm/mintid_wasm_bg.wasm", "wasm/mintid_wasm.js"]) {
+  for (const file of [
+    "package.json",
+    "README.md",
+    "dist/browser/browser.js",
+    "dist/browser/browser.d.ts",
+    "dist/browser/wasm/mintid_wasm_bg.wasm",
+    "dist/full/node.js",
+    "dist/full/node.d.ts",
+    "dist/full/web.js",
+    "dist/full/wasm/mintid_wasm_bg.wasm",
+  ]) {
     assert.ok(packedFiles.includes(file), `${file} missing from the tarball`);
   }
   assert.deepEqual(packedFiles.filter((file) => /^(src|test|test-support|bench|scripts|node_modules)\//.test(file)), []);
@@ -67,7 +77,7 @@ test("packaging: the installed package imports in Chromium through an import map
   const page = `<!doctype html>
 <meta charset="utf-8">
 <link rel="icon" href="data:,">
-<script type="importmap">{ "imports": { "mintid": "/pkg/dist/browser.js" } }</script>
+<script type="importmap">{ "imports": { "mintid": "/pkg/dist/browser/browser.js" } }</script>
 <script type="module">
   import { Snowflake } from "mintid";
   window.encoded = Snowflake.toBase32(9007199254740993n);

@@ -5,6 +5,8 @@ import { readFileSync, readdirSync } from "node:fs";
 import { test } from "node:test";
 import { fingerprintRunners } from "./vectors/fingerprint.mjs";
 import { keysRunners } from "./vectors/keys.mjs";
+import { recordRunners } from "./vectors/record.mjs";
+import { requestIdRunners } from "./vectors/request_id.mjs";
 import { snowflakeRunners } from "./vectors/snowflake.mjs";
 import { uuid7Runners } from "./vectors/uuid7.mjs";
 
@@ -14,6 +16,8 @@ const VECTOR_DIR = new URL("../../tests/vectors/", import.meta.url);
 const RUNNERS = {
   "fingerprint.json": fingerprintRunners,
   "keys.json": keysRunners,
+  "record.json": recordRunners,
+  "request_id.json": requestIdRunners,
   "snowflake.json": snowflakeRunners,
   "uuid7.json": uuid7Runners,
 };

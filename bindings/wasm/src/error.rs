@@ -17,6 +17,11 @@ pub(crate) trait CoreError: Display {
     fn part(&self) -> Option<&'static str> {
         None
     }
+
+    /// The name of the HTTP problem to answer with, when there is one.
+    fn problem(&self) -> Option<&'static str> {
+        None
+    }
 }
 
 macro_rules! core_errors {
@@ -31,6 +36,7 @@ macro_rules! core_errors {
 
 core_errors!(
     mintid::SnowflakeError,
+    mintid::record::RecordError,
     mintid::uuid::UuidParseError,
     mintid::uuid7::Uuid7Error,
 );
@@ -56,6 +62,15 @@ impl CoreError for mintid::KeyError {
     }
 }
 
+impl CoreError for mintid::request_id::RequestIdError {
+    fn code(&self) -> &'static str {
+        mintid::request_id::RequestIdError::code(self)
+    }
+    fn problem(&self) -> Option<&'static str> {
+        mintid::request_id::RequestIdError::problem(self).map(mintid::record::Problem::name)
+    }
+}
+
 /// A JS `Error` with the error's message and the properties `code`, and
 /// `position` and `part` when the core reports them; the TypeScript wrapper
 /// rethrows it as the package's `Error` subclass for that code.
@@ -68,6 +83,9 @@ pub(crate) fn to_js<E: CoreError>(error: E) -> JsValue {
     }
     if let Some(part) = error.part() {
         let _ = js_sys::Reflect::set(&js, &"part".into(), &part.into());
+    }
+    if let Some(problem) = error.problem() {
+        let _ = js_sys::Reflect::set(&js, &"problem".into(), &problem.into());
     }
     js.into()
 }

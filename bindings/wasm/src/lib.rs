@@ -13,6 +13,9 @@ mod error;
 mod fingerprint;
 #[cfg(feature = "server")]
 mod key;
+#[cfg(feature = "server")]
+mod record;
+mod request_id;
 mod snowflake;
 mod sources;
 mod uuid;
