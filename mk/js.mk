@@ -19,6 +19,8 @@ WASM_PROFILE := CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNIT
 WASM_FULL := target/$(WASM_TARGET)/release/mintid_wasm.wasm
 WASM_BROWSER_DIR := target/wasm-browser
 WASM_BROWSER := $(WASM_BROWSER_DIR)/$(WASM_TARGET)/release/mintid_wasm.wasm
+# The browser build takes sha2's compact SHA-256 (a loop, not unrolled).
+WASM_BROWSER_FLAGS := CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS='--cfg sha2_backend="soft" --cfg sha2_backend_soft="compact"'
 
 setup-js:
 	@rustup target list --installed | grep -qx $(WASM_TARGET) || rustup target add $(WASM_TARGET)
@@ -30,7 +32,7 @@ setup-js:
 
 js-build: setup-js
 	$(WASM_PROFILE) $(CARGO) build -p mintid-wasm --target $(WASM_TARGET) --release
-	$(WASM_PROFILE) $(CARGO) build -p mintid-wasm --no-default-features --target $(WASM_TARGET) --release --target-dir $(WASM_BROWSER_DIR)
+	$(WASM_PROFILE) $(WASM_BROWSER_FLAGS) $(CARGO) build -p mintid-wasm --no-default-features --target $(WASM_TARGET) --release --target-dir $(WASM_BROWSER_DIR)
 	rm -rf $(JS_DIR)/src/wasm $(JS_DIR)/build $(JS_DIR)/dist
 	$(WASM_BINDGEN) $(WASM_FULL) --target web --out-dir $(JS_DIR)/src/wasm
 	$(WASM_BINDGEN) $(WASM_BROWSER) --target web --out-dir $(JS_DIR)/build/browser

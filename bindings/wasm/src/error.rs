@@ -1,5 +1,6 @@
 //! Core errors as JS `Error` objects carrying the core's stable `code`.
 
+use alloc::string::ToString;
 use core::fmt::Display;
 use wasm_bindgen::JsValue;
 

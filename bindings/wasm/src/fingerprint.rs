@@ -3,6 +3,8 @@
 //! JSON input crosses as UTF-8 bytes (a JS string is encoded by the glue,
 //! raw bytes pass as they are), so the core alone decides what is valid.
 
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
 use mintid::fingerprint::{self, FieldSelection, Fingerprint};
 use wasm_bindgen::prelude::*;
 

@@ -2,6 +2,9 @@
 //!
 //! A key crosses as `[kind, scope, id, text]`.
 
+use alloc::string::{String, ToString};
+use alloc::vec;
+use alloc::vec::Vec;
 use mintid::IdempotencyKey;
 use mintid::fingerprint::Fingerprint;
 use mintid::key;

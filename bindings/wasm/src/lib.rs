@@ -4,8 +4,19 @@
 //! hand-written TypeScript wrapper in `js/src/` turns these exports into the
 //! package's idiomatic API (classes, `bigint` checks, `Error` subclasses).
 //!
-//! Time comes from [`DateClock`] (`Date.now()`); randomness from the core's
-//! `ThreadEntropy`, seeded once through `crypto.getRandomValues`.
+//! On wasm32 the crate is `no_std` with its own panic handler (a trap) and
+//! allocator, which keeps std's panic and formatting machinery out of the
+//! module; the core is used without its `std` feature. Time comes from
+//! [`DateClock`] (`Date.now()`: `SystemTime::now()` panics on
+//! `wasm32-unknown-unknown`), randomness from `crypto.getRandomValues`,
+//! drawn 4 KiB at a time.
+//!
+//! The `server` feature (on by default) adds fingerprints, idempotency keys,
+//! request-ID verification and record decisions; the browser build leaves it
+//! out.
+#![cfg_attr(target_arch = "wasm32", no_std)]
+
+extern crate alloc;
 
 mod clock;
 mod error;
@@ -22,3 +33,16 @@ mod uuid;
 mod uuid7;
 
 pub use clock::DateClock;
+
+/// The allocator of the wasm module (std's choice on wasm32, without std).
+#[cfg(target_arch = "wasm32")]
+#[global_allocator]
+static ALLOCATOR: dlmalloc::GlobalDlmalloc = dlmalloc::GlobalDlmalloc;
+
+/// A panic (a bug: the bindings and the core never panic on any input)
+/// traps; JS sees a `RuntimeError`.
+#[cfg(target_arch = "wasm32")]
+#[panic_handler]
+fn panic(_: &core::panic::PanicInfo) -> ! {
+    core::arch::wasm32::unreachable()
+}

@@ -3,6 +3,9 @@
 //! A record crosses as [`RecordFields`] (its fingerprint in text form), a
 //! decision as [`DecisionFields`].
 
+use alloc::string::{String, ToString};
+use alloc::vec;
+use alloc::vec::Vec;
 use mintid::fingerprint::Fingerprint;
 use mintid::record::{
     self, Claim, Decision, Expected, Failure, Fence, Incoming, Problem, Record, RecordPolicy,

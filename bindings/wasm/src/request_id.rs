@@ -1,6 +1,9 @@
 //! Request IDs: grants and minting (browsers), key rings and verification
 //! (servers, under the `server` feature).
 
+use alloc::string::{String, ToString};
+use alloc::vec;
+use alloc::vec::Vec;
 use mintid::request_id::{Grant, RequestId};
 use mintid::uuid7::Uuid7;
 use wasm_bindgen::prelude::*;
@@ -56,6 +59,8 @@ pub fn request_id_tag(text: &str) -> Result<Vec<u8>, JsValue> {
 
 #[cfg(feature = "server")]
 mod server {
+    use alloc::string::{String, ToString};
+    use alloc::vec::Vec;
     use mintid::request_id::{Freshness, KeyRing, SecretKey, verify_unsigned};
     use wasm_bindgen::prelude::*;
 

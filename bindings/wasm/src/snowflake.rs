@@ -3,6 +3,9 @@
 //! IDs cross the boundary as `u64` (`bigint`), batches as `Vec<u64>`
 //! (`BigUint64Array`); they never pass through a JS number.
 
+use alloc::string::String;
+use alloc::vec;
+use alloc::vec::Vec;
 use mintid::snowflake::{SequencePolicy, Snowflake, SnowflakeId, SnowflakeLayout};
 use wasm_bindgen::prelude::*;
 

@@ -2,6 +2,9 @@
 //!
 //! A UUID crosses the boundary as its 16 bytes (a `Uint8Array`).
 
+use alloc::format;
+use alloc::string::String;
+use alloc::vec::Vec;
 use mintid::uuid::{TextForm, Uuid};
 use wasm_bindgen::prelude::*;
 

@@ -1,5 +1,7 @@
 //! UUIDv7 values and generators.
 
+use alloc::string::String;
+use alloc::vec::Vec;
 use mintid::uuid::{TextForm, Uuid};
 use mintid::uuid7::{DEFAULT_ROLLBACK_POLICY, Uuid7, Uuid7Generator};
 use wasm_bindgen::prelude::*;
