@@ -1,6 +1,15 @@
 //! The JS host's wall clock.
 
 use mintid::Clock;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen]
+extern "C" {
+    /// `performance.now()`: milliseconds with sub-millisecond resolution,
+    /// monotonic (browsers, workers and Node 16+).
+    #[wasm_bindgen(js_namespace = performance, js_name = now)]
+    fn performance_now() -> f64;
+}
 
 /// `Date.now()` as a [`Clock`]: works in browsers, workers and Node.
 ///
@@ -19,5 +28,16 @@ impl Clock for DateClock {
         } else {
             0
         }
+    }
+
+    /// Waits until `micros` of real time have passed (by `performance.now()`)
+    /// or `Date.now()` has moved on, whichever comes first: what a generator
+    /// waits for is a later millisecond, and this clock reads only whole
+    /// milliseconds. A JS thread cannot sleep synchronously, so this spins;
+    /// generators pause only for the next tick or a small clock rollback.
+    fn pause(&self, micros: u64) {
+        let start = js_sys::Date::now();
+        let until = performance_now() + micros as f64 / 1000.0;
+        while performance_now() < until && js_sys::Date::now() == start {}
     }
 }
