@@ -1,9 +1,12 @@
 // Assembles the two builds after `tsc` and wasm-bindgen:
 //   dist/full/     every module, with the full wasm module (Node, `mintid/full`)
-//   dist/browser/  the modules browser.js reaches, with the small browser wasm module
+//   dist/browser/  browser.js: the modules it reaches and the small browser
+//                  build's glue, bundled and minified by esbuild into one file,
+//                  beside the browser wasm module and the modules' .d.ts
 // then prints the raw and gzip sizes of what a browser downloads for
 // `import "mintid"` and fails when the gzip total exceeds the budget.
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { buildSync } from "esbuild";
 import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -45,6 +48,21 @@ for (const file of browserModules) {
 }
 for (const name of GLUE) copy(join(root, "build/browser", name), join(browser, "wasm", name));
 for (const name of ["browser.js", "browser.d.ts"]) rmSync(join(full, name));
+const bundle = join(browser, "browser.js");
+buildSync({
+  entryPoints: [bundle],
+  outfile: bundle,
+  allowOverwrite: true,
+  bundle: true,
+  minify: true,
+  format: "esm",
+  target: "es2022",
+  legalComments: "none",
+  logLevel: "warning",
+});
+for (const file of browserModules) {
+  if (file !== join(full, "browser.js")) rmSync(join(browser, relative(full, file)));
+}
 
 function report(title, files, budget) {
   let raw = 0;
@@ -60,7 +78,7 @@ function report(title, files, budget) {
   return gzip;
 }
 
-const browserFiles = [...reachable(join(browser, "browser.js")), join(browser, "wasm/mintid_wasm_bg.wasm")];
+const browserFiles = [bundle, join(browser, "wasm/mintid_wasm_bg.wasm")];
 const fullFiles = [...reachable(join(full, "web.js")), join(full, "wasm/mintid_wasm_bg.wasm")];
 const browserGzip = report("browser download (import \"mintid\")", browserFiles, BUDGET_GZIP_BYTES);
 report("full download (import \"mintid/full\")", fullFiles);
