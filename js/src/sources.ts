@@ -1,8 +1,8 @@
 /**
  * Time and randomness for generators. By default a generator reads
- * `Date.now()` and a ChaCha12 generator seeded once from
- * `crypto.getRandomValues`; {@link ManualClock} and {@link FixedEntropy} make
- * it deterministic, for tests and the shared vectors.
+ * `Date.now()` and `crypto.getRandomValues` (drawn 4 KiB at a time);
+ * {@link ManualClock} and {@link FixedEntropy} make it deterministic, for
+ * tests and the shared vectors.
  */
 
 import { checkBytes, toU64 } from "./check.js";

@@ -168,7 +168,7 @@ export interface Uuid7GeneratorOptions {
   readonly rollback?: RollbackPolicy;
   /** A manual clock instead of `Date.now()` (tests); IDs are then made one call at a time, never batched. */
   readonly clock?: ManualClock;
-  /** Fixed bytes instead of the ChaCha12 generator (tests and vectors only). */
+  /** Fixed bytes instead of `crypto.getRandomValues` (tests and vectors only). */
   readonly entropy?: FixedEntropy;
 }
 

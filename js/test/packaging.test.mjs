@@ -73,6 +73,22 @@ export { id, text, code };
   run(TSC, ["-p", project], project);
 });
 
+test("packaging: a bundler-style TypeScript consumer gets the browser build's types", () => {
+  writeFileSync(join(project, "browser-consumer.ts"), `import { mintRequestId, Snowflake, uuid7 } from "mintid";
+const id: string = mintRequestId("grant", uuid7());
+const next: bigint = new Snowflake({ worker: 1 }).nextId();
+export { id, next };
+`);
+  writeFileSync(join(project, "tsconfig.browser.json"), JSON.stringify({
+    compilerOptions: {
+      strict: true, module: "ESNext", moduleResolution: "bundler", customConditions: ["browser"],
+      target: "ES2022", lib: ["ES2022", "DOM"], noEmit: true, types: [],
+    },
+    files: ["browser-consumer.ts"],
+  }));
+  run(TSC, ["-p", join(project, "tsconfig.browser.json")], project);
+});
+
 test("packaging: the installed package imports in Chromium through an import map", async () => {
   const page = `<!doctype html>
 <meta charset="utf-8">

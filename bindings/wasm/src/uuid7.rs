@@ -73,7 +73,7 @@ pub struct Uuid7Source {
 #[wasm_bindgen]
 impl Uuid7Source {
     /// A generator on `clock` (`Date.now()` without one) and `entropy`
-    /// (the per-thread ChaCha without fixed bytes); `rollback_kind` `None`
+    /// (`crypto.getRandomValues` without fixed bytes); `rollback_kind` `None`
     /// takes the core's default policy.
     #[wasm_bindgen(constructor)]
     pub fn new(
