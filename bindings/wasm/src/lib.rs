@@ -11,6 +11,10 @@
 //! `wasm32-unknown-unknown`), randomness from `crypto.getRandomValues`,
 //! drawn 4 KiB at a time.
 //!
+//! Build it on its own (`cargo build -p mintid-wasm --target
+//! wasm32-unknown-unknown`): built together with a crate that enables the
+//! core's `std`, std's panic handler would clash with this one.
+//!
 //! The `server` feature (on by default) adds fingerprints, idempotency keys,
 //! request-ID verification and record decisions; the browser build leaves it
 //! out.
