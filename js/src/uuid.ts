@@ -29,7 +29,7 @@ export class Uuid {
    * Reads any of the four text forms (hyphenated, simple, URN, Crockford
    * base32), case-insensitively.
    *
-   * @throws MintidError `uuid.invalid_length`, `uuid.invalid_character` or `uuid.base32_overflow`.
+   * @throws UuidParseError `uuid.invalid_length`, `uuid.invalid_character` or `uuid.base32_overflow`.
    */
   static parse(text: string): Uuid {
     checkString(text, "text");
@@ -89,6 +89,7 @@ export class Uuid {
   }
 }
 
+/** Lexicographic order of two 16-byte arrays. */
 function compareBytes(a: Uint8Array, b: Uint8Array): number {
   for (let i = 0; i < 16; i++) {
     const d = (a[i] ?? 0) - (b[i] ?? 0);
@@ -106,7 +107,7 @@ export class Uuid7 extends Uuid {
   /**
    * Reads any of the four text forms and requires version 7 with the RFC 9562 variant.
    *
-   * @throws MintidError `uuid7.invalid_text`, `uuid7.wrong_version` or `uuid7.wrong_variant`.
+   * @throws Uuid7Error `uuid7.invalid_text`, `uuid7.wrong_version` or `uuid7.wrong_variant`.
    */
   static override parse(text: string): Uuid7 {
     checkString(text, "text");
@@ -116,7 +117,7 @@ export class Uuid7 extends Uuid {
   /**
    * Accepts 16 bytes holding a UUIDv7.
    *
-   * @throws MintidError `uuid7.wrong_version` or `uuid7.wrong_variant`.
+   * @throws Uuid7Error `uuid7.wrong_version` or `uuid7.wrong_variant`.
    */
   static override fromBytes(bytes: Uint8Array): Uuid7 {
     const copy = checkBytes(bytes, "bytes", 16).slice();
@@ -127,7 +128,7 @@ export class Uuid7 extends Uuid {
   /**
    * The UUIDv7 with these fields: `unixMs` below 2^48, `randA` below 2^12, `randB` below 2^62.
    *
-   * @throws MintidError `uuid7.timestamp_out_of_range`, `uuid7.rand_a_out_of_range` or `uuid7.rand_b_out_of_range`.
+   * @throws Uuid7Error `uuid7.timestamp_out_of_range`, `uuid7.rand_a_out_of_range` or `uuid7.rand_b_out_of_range`.
    */
   static fromFields(fields: { readonly unixMs: number | bigint; readonly randA: number; readonly randB: bigint }): Uuid7 {
     const unixMs = toU64(fields.unixMs, "unixMs");
@@ -197,7 +198,7 @@ export class Uuid7Generator {
   /**
    * The next ID as hyphenated lower-case text.
    *
-   * @throws MintidError `uuid7.clock_rollback` or `uuid7.timestamp_overflow`.
+   * @throws Uuid7Error `uuid7.clock_rollback` or `uuid7.timestamp_overflow`.
    */
   next(): string {
     const start = this.#next;
