@@ -9,7 +9,7 @@
  */
 
 export * from "./api-browser.js";
-export { FingerprintError, KeyError, RecordError } from "./errors.js";
+export { FingerprintError, KeyError, LeaseError, OutboxError, RecordError, SegmentError } from "./errors.js";
 export {
   canonicalJson,
   type FieldSelection,
@@ -20,6 +20,27 @@ export {
   parseFingerprint,
 } from "./fingerprint.js";
 export { IdempotencyKey } from "./key.js";
+export {
+  type Acquisition,
+  acquireLease,
+  LeaseGuard,
+  LeasePolicy,
+  type LeasePolicyOptions,
+  type LeaseRelease,
+  type LeaseRenewal,
+  type WorkerLease,
+  whenNoLeaseFound,
+} from "./lease.js";
+export {
+  type BatchClaim,
+  checkMarked,
+  checkOutboxMessage,
+  enqueuedFromRows,
+  type OutboxStatus,
+  parseOutboxStatus,
+  RelayPolicy,
+  type RelayPolicyOptions,
+} from "./outbox.js";
 export {
   applyClaim,
   type Claim,
@@ -42,6 +63,7 @@ export {
   type RecordStatus,
   retryAfterSecs,
 } from "./record.js";
+export { SegmentAllocator, SegmentPolicy, type SegmentPolicyOptions } from "./segment.js";
 export {
   KeyRing,
   type SecretKey,

@@ -92,6 +92,27 @@ export class RecordError extends MintidError {
   }
 }
 
+/** A worker-id lease error (`lease.*`). */
+export class LeaseError extends MintidError {
+  override get name(): string {
+    return "LeaseError";
+  }
+}
+
+/** A segment allocator error (`segment.*`). */
+export class SegmentError extends MintidError {
+  override get name(): string {
+    return "SegmentError";
+  }
+}
+
+/** An outbox error (`outbox.*`). */
+export class OutboxError extends MintidError {
+  override get name(): string {
+    return "OutboxError";
+  }
+}
+
 type ErrorClass = new (code: string, message: string, details?: ErrorDetails) => MintidError;
 
 const CLASS_BY_CONCERN: ReadonlyMap<string, ErrorClass> = new Map<string, ErrorClass>([
@@ -100,6 +121,9 @@ const CLASS_BY_CONCERN: ReadonlyMap<string, ErrorClass> = new Map<string, ErrorC
   ["key", KeyError],
   ["request_id", RequestIdError],
   ["record", RecordError],
+  ["lease", LeaseError],
+  ["segment", SegmentError],
+  ["outbox", OutboxError],
   ["uuid", UuidParseError],
   ["uuid7", Uuid7Error],
 ]);

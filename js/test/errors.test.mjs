@@ -16,6 +16,9 @@ const grant = ring.issueGrant("user:42", Date.now() + 60_000);
 const policy = new RecordPolicy({ leaseMillis: 1000, retentionMillis: 100_000 });
 const FP = mintid.fingerprint({ a: 1 });
 const record = { status: "pending", fingerprint: FP, token: 1n, leaseDeadlineMillis: 2000n, createdMillis: 1000n, expiresMillis: 101_000n };
+const leasePolicy = new mintid.LeasePolicy();
+const heldRow = { workerId: 1n, fencingToken: 2n, leaseDeadlineMillis: 50_000n, highWaterMillis: 0n, held: true };
+const leaseGuard = () => new mintid.LeaseGuard(mintid.acquireLease({ ...heldRow, held: false }, leasePolicy, 1_800_000_000_000), leasePolicy);
 const cyclic = {};
 cyclic.self = cyclic;
 
@@ -158,6 +161,28 @@ const CASES = [
   ["isRemovable", () => mintid.isRemovable({ ...record, token: -1n }, 0), RangeError],
   ["parseRecordStatus", () => mintid.parseRecordStatus("done"), "record.unknown_status", mintid.RecordError],
   ["retryAfterSecs", () => mintid.retryAfterSecs(-1), RangeError],
+  ["LeasePolicy", () => new mintid.LeasePolicy({ leaseMillis: 1000, renewIntervalMillis: 0 }), "lease.invalid_policy", mintid.LeaseError],
+  ["LeasePolicy", () => new mintid.LeasePolicy({ layout: "nope" }), "snowflake.unknown_preset", mintid.SnowflakeError],
+  ["acquireLease", () => mintid.acquireLease(heldRow, leasePolicy, 1000), "lease.still_held", mintid.LeaseError],
+  ["acquireLease", () => mintid.acquireLease({ ...heldRow, workerId: 1024n, held: false }, leasePolicy, 1000), "lease.worker_out_of_range", mintid.LeaseError],
+  ["acquireLease", () => mintid.acquireLease({ ...heldRow, held: "yes" }, leasePolicy, 1000), TypeError],
+  ["whenNoLeaseFound", () => mintid.whenNoLeaseFound({ present: 1024, free: 0 }, leasePolicy), "lease.no_worker_free", mintid.LeaseError],
+  ["LeaseGuard.admit", () => leaseGuard().admit(0n), "lease.foreign_id", mintid.LeaseError],
+  ["LeaseGuard.admit", () => leaseGuard().admit(-1n), RangeError],
+  ["LeaseGuard.check", () => leaseGuard().check(1_800_000_100_000), "lease.expired", mintid.LeaseError],
+  ["SegmentPolicy", () => new mintid.SegmentPolicy({ initialStep: 10, minStep: 0, maxStep: 100 }), "segment.invalid_policy", mintid.SegmentError],
+  ["SegmentPolicy", () => new mintid.SegmentPolicy({ initialStep: 10, minStep: 1, maxStep: 100, fetchAtPercent: 300 }), RangeError],
+  ["SegmentAllocator.fetched", () => {
+    const allocator = new mintid.SegmentAllocator(new mintid.SegmentPolicy({ initialStep: 10, minStep: 1, maxStep: 100 }));
+    allocator.fetched({ maxId: 10, step: 10 }, 0);
+  }, "segment.no_fetch", mintid.SegmentError],
+  ["RelayPolicy", () => new mintid.RelayPolicy({ batchSize: 0, claimMillis: 1000 }), "outbox.invalid_policy", mintid.OutboxError],
+  ["RelayPolicy.claim", () => new mintid.RelayPolicy({ batchSize: 1, claimMillis: 1000 }).claim(2n ** 64n - 1n), "outbox.time_overflow", mintid.OutboxError],
+  ["parseOutboxStatus", () => mintid.parseOutboxStatus("done"), "outbox.unknown_status", mintid.OutboxError],
+  ["enqueuedFromRows", () => mintid.enqueuedFromRows(2), "outbox.unexpected_rows", mintid.OutboxError],
+  ["checkMarked", () => mintid.checkMarked(0, 42, 7n), "outbox.claim_lost", mintid.OutboxError],
+  ["checkOutboxMessage", () => mintid.checkOutboxMessage("", "k", 0), "outbox.invalid_message", mintid.OutboxError],
+  ["checkOutboxMessage", () => mintid.checkOutboxMessage("k", "k", -1), RangeError],
 ];
 
 for (const [entry, call, expected, ErrorClass] of CASES) {

@@ -5,8 +5,11 @@ import { readFileSync, readdirSync } from "node:fs";
 import { test } from "node:test";
 import { fingerprintRunners } from "./vectors/fingerprint.mjs";
 import { keysRunners } from "./vectors/keys.mjs";
+import { leaseRunners } from "./vectors/lease.mjs";
+import { outboxRunners } from "./vectors/outbox.mjs";
 import { recordRunners } from "./vectors/record.mjs";
 import { requestIdRunners } from "./vectors/request_id.mjs";
+import { segmentRunners } from "./vectors/segment.mjs";
 import { snowflakeRunners } from "./vectors/snowflake.mjs";
 import { uuid7Runners } from "./vectors/uuid7.mjs";
 
@@ -16,8 +19,11 @@ const VECTOR_DIR = new URL("../../tests/vectors/", import.meta.url);
 const RUNNERS = {
   "fingerprint.json": fingerprintRunners,
   "keys.json": keysRunners,
+  "lease.json": leaseRunners,
+  "outbox.json": outboxRunners,
   "record.json": recordRunners,
   "request_id.json": requestIdRunners,
+  "segment.json": segmentRunners,
   "snowflake.json": snowflakeRunners,
   "uuid7.json": uuid7Runners,
 };

@@ -37,6 +37,9 @@ macro_rules! core_errors {
 
 core_errors!(
     mintid::SnowflakeError,
+    mintid::lease::LeaseError,
+    mintid::outbox::OutboxError,
+    mintid::segment::SegmentError,
     mintid::record::RecordError,
     mintid::uuid::UuidParseError,
     mintid::uuid7::Uuid7Error,

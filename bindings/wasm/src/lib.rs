@@ -16,7 +16,8 @@
 //! core's `std`, std's panic handler would clash with this one.
 //!
 //! The `server` feature (on by default) adds fingerprints, idempotency keys,
-//! request-ID verification and record decisions; the browser build leaves it
+//! request-ID verification, record decisions, worker-id leases, segments and
+//! the outbox; the browser build leaves it
 //! out.
 #![cfg_attr(target_arch = "wasm32", no_std)]
 
@@ -29,8 +30,14 @@ mod fingerprint;
 #[cfg(feature = "server")]
 mod key;
 #[cfg(feature = "server")]
+mod lease;
+#[cfg(feature = "server")]
+mod outbox;
+#[cfg(feature = "server")]
 mod record;
 mod request_id;
+#[cfg(feature = "server")]
+mod segment;
 mod snowflake;
 mod sources;
 mod uuid;

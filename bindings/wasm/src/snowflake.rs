@@ -16,6 +16,14 @@ use crate::sources::{HostClock, ManualClockHandle, rollback_policy};
 #[wasm_bindgen]
 pub struct LayoutHandle(SnowflakeLayout);
 
+impl LayoutHandle {
+    /// The core layout.
+    #[cfg(feature = "server")]
+    pub(crate) fn layout(&self) -> &SnowflakeLayout {
+        &self.0
+    }
+}
+
 #[wasm_bindgen]
 impl LayoutHandle {
     /// A layout with these widths, epoch and tick length (`snowflake.invalid_layout`).
