@@ -10,6 +10,9 @@ IDs and keys:
   :func:`fingerprint` hashes a payload identically in every language.
 * :class:`RequestId` is minted by a client from a :class:`Grant` and
   verified by the server's :class:`KeyRing`.
+* :class:`LeaseGuard` keeps a leased Snowflake worker id safe;
+  :class:`SegmentAllocator` hands out IDs from database segments;
+  :class:`RelayPolicy` drives an outbox relay.
 * :func:`decide` runs the idempotency record state machine over a stored
   :class:`Record`; :class:`Problem` maps refusals to HTTP.
 
@@ -22,6 +25,25 @@ import importlib.metadata
 
 from mintid._fingerprint import Fingerprint, canonical_json, fingerprint, fingerprint_json
 from mintid._key import IdempotencyKey, key_id_from_fields, parse_idempotency_key_header
+from mintid._lease import (
+    Acquisition,
+    LeaseGuard,
+    LeasePolicy,
+    LeaseRelease,
+    LeaseRenewal,
+    WorkerLease,
+    acquire_lease,
+    lease_none_found,
+)
+from mintid._outbox import (
+    OUTBOX_ATTEMPTS_EXHAUSTED,
+    BatchClaim,
+    OutboxStatus,
+    RelayPolicy,
+    check_outbox_marked,
+    check_outbox_message,
+    outbox_enqueued,
+)
 from mintid._policy import RollbackPolicy, SequencePolicy
 from mintid._record import (
     PROBLEM_CONTENT_TYPE,
@@ -49,6 +71,7 @@ from mintid._record import (
     retry_after_secs,
 )
 from mintid._request_id import Grant, KeyRing, RequestId
+from mintid._segment import SegmentAllocator, SegmentPolicy
 from mintid._snowflake import (
     Snowflake,
     SnowflakeLayout,
@@ -75,6 +98,23 @@ from mintid.errors import __all__ as _error_names
 __version__ = importlib.metadata.version("mintid")
 
 __all__ = [
+    "Acquisition",
+    "LeaseGuard",
+    "LeasePolicy",
+    "LeaseRelease",
+    "LeaseRenewal",
+    "WorkerLease",
+    "acquire_lease",
+    "lease_none_found",
+    "OUTBOX_ATTEMPTS_EXHAUSTED",
+    "BatchClaim",
+    "OutboxStatus",
+    "RelayPolicy",
+    "check_outbox_marked",
+    "check_outbox_message",
+    "outbox_enqueued",
+    "SegmentAllocator",
+    "SegmentPolicy",
     "PROBLEM_CONTENT_TYPE",
     "REPLAYED_HEADER",
     "REPLAYED_VALUE",

@@ -58,7 +58,11 @@ _MAX_BATCH: Final = 4096
 _time_ns = time.time_ns
 _UUID = uuid.UUID
 _new_object = object.__new__
-_set_attribute = object.__setattr__
+# uuid.UUID keeps its fields in __slots__; writing them through the slot
+# descriptors (as UUID.__init__ does through object.__setattr__) skips the
+# 128-bit range check of the constructor, which the core's output never needs.
+_set_int = _UUID.__dict__["int"].__set__
+_set_is_safe = _UUID.__dict__["is_safe"].__set__
 _SAFE_UNKNOWN = uuid.SafeUUID.unknown
 
 
@@ -299,8 +303,8 @@ class Uuid7Generator:
             if _time_ns() >= deadline:
                 value = self._uuids.take_slow()
         made = _new_object(_UUID)
-        _set_attribute(made, "int", value)
-        _set_attribute(made, "is_safe", _SAFE_UNKNOWN)
+        _set_int(made, value)
+        _set_is_safe(made, _SAFE_UNKNOWN)
         return made
 
     def next_str(self) -> str:

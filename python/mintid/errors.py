@@ -38,7 +38,28 @@ __all__ = [
     "KeyInvalidHeaderError",
     "KeyInvalidTextError",
     "KeyTooLongError",
+    "LeaseClockBehindError",
+    "LeaseError",
+    "LeaseExpiredError",
+    "LeaseForeignIdError",
+    "LeaseHighWaterAheadError",
+    "LeaseInvalidPolicyError",
+    "LeaseLostError",
+    "LeaseNoWorkerFreeError",
+    "LeaseNotReadyError",
+    "LeaseReleasedError",
+    "LeaseStillHeldError",
+    "LeaseTimeOverflowError",
+    "LeaseTokenExhaustedError",
+    "LeaseWorkerOutOfRangeError",
     "MintidError",
+    "OutboxClaimLostError",
+    "OutboxError",
+    "OutboxInvalidMessageError",
+    "OutboxInvalidPolicyError",
+    "OutboxTimeOverflowError",
+    "OutboxUnexpectedRowsError",
+    "OutboxUnknownStatusError",
     "RecordClaimConflictError",
     "RecordClaimExpiredError",
     "RecordError",
@@ -62,6 +83,11 @@ __all__ = [
     "RequestIdUnknownKeyError",
     "RequestIdUnsupportedVersionError",
     "RequestIdWeakSecretError",
+    "SegmentError",
+    "SegmentInvalidPolicyError",
+    "SegmentInvalidRowError",
+    "SegmentNoFetchError",
+    "SegmentWentBackError",
     "SnowflakeClockRolledBackError",
     "SnowflakeEpochInFutureError",
     "SnowflakeError",
@@ -438,3 +464,107 @@ class RecordInvalidPolicyError(RecordError, code="record.invalid_policy"):
 
 class RecordUnknownStatusError(RecordError, code="record.unknown_status"):
     """A stored status text the core does not know."""
+
+
+class LeaseError(MintidError, concern="lease"):
+    """Worker-id leases (``lease.*``)."""
+
+
+class LeaseInvalidPolicyError(LeaseError, code="lease.invalid_policy"):
+    """A lease policy whose values do not fit together."""
+
+
+class LeaseNoWorkerFreeError(LeaseError, code="lease.no_worker_free"):
+    """Every worker id is held by a live lease."""
+
+
+class LeaseWorkerOutOfRangeError(LeaseError, code="lease.worker_out_of_range"):
+    """A worker id above the policy's range."""
+
+
+class LeaseStillHeldError(LeaseError, code="lease.still_held"):
+    """The lease of the row is still running."""
+
+
+class LeaseHighWaterAheadError(LeaseError, code="lease.high_water_ahead"):
+    """The new holder would wait too long before it is ready."""
+
+
+class LeaseTokenExhaustedError(LeaseError, code="lease.token_exhausted"):
+    """The fencing token cannot be bumped further."""
+
+
+class LeaseTimeOverflowError(LeaseError, code="lease.time_overflow"):
+    """A time plus a duration passes 2^64 milliseconds."""
+
+
+class LeaseNotReadyError(LeaseError, code="lease.not_ready"):
+    """Before the holder's ready time."""
+
+
+class LeaseClockBehindError(LeaseError, code="lease.clock_behind"):
+    """The clock reads earlier than the last renewal."""
+
+
+class LeaseExpiredError(LeaseError, code="lease.expired"):
+    """At or past the stop point: renew first."""
+
+
+class LeaseLostError(LeaseError, code="lease.lost"):
+    """The lease was lost: stop issuing."""
+
+
+class LeaseReleasedError(LeaseError, code="lease.released"):
+    """The lease was released."""
+
+
+class LeaseForeignIdError(LeaseError, code="lease.foreign_id"):
+    """An ID of another worker id, or from before the start point."""
+
+
+class SegmentError(MintidError, concern="segment"):
+    """Segment allocators (``segment.*``)."""
+
+
+class SegmentInvalidPolicyError(SegmentError, code="segment.invalid_policy"):
+    """A segment policy whose values do not fit together."""
+
+
+class SegmentInvalidRowError(SegmentError, code="segment.invalid_row"):
+    """A fetched row that is not a segment."""
+
+
+class SegmentWentBackError(SegmentError, code="segment.went_back"):
+    """A fetched segment below the previous one."""
+
+
+class SegmentNoFetchError(SegmentError, code="segment.no_fetch"):
+    """A fetch reported that was not asked for."""
+
+
+class OutboxError(MintidError, concern="outbox"):
+    """The outbox relay (``outbox.*``)."""
+
+
+class OutboxInvalidPolicyError(OutboxError, code="outbox.invalid_policy"):
+    """A relay policy whose values do not fit together."""
+
+
+class OutboxInvalidMessageError(OutboxError, code="outbox.invalid_message"):
+    """A message that may not be enqueued."""
+
+
+class OutboxUnknownStatusError(OutboxError, code="outbox.unknown_status"):
+    """A stored status text the core does not know."""
+
+
+class OutboxClaimLostError(OutboxError, code="outbox.claim_lost"):
+    """The claim ended and another relay took the message."""
+
+
+class OutboxUnexpectedRowsError(OutboxError, code="outbox.unexpected_rows"):
+    """An affected-row count the rules do not allow."""
+
+
+class OutboxTimeOverflowError(OutboxError, code="outbox.time_overflow"):
+    """A time plus a duration passes 2^64 milliseconds."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from collections.abc import Callable
 
@@ -23,8 +24,118 @@ EXHAUSTED = mintid.Record(
     mintid.RecordStatus.FAILED_RETRYABLE, FINGERPRINT, 2**64 - 1, 2000, 1000, 10**8
 )
 CLAIM = mintid.Claim(PENDING, None)
+LEASES = mintid.LeasePolicy()
+SEGMENTS = mintid.SegmentPolicy(10, 5, 40)
+RELAY = mintid.RelayPolicy(10, 1000)
+
+
+def row(
+    worker_id: int = 1,
+    fencing_token: int = 0,
+    lease_deadline_ms: int = 0,
+    high_water_ms: int = 0,
+    held: bool = False,
+) -> mintid.WorkerLease:
+    return mintid.WorkerLease(worker_id, fencing_token, lease_deadline_ms, high_water_ms, held)
+
+
+def guard() -> mintid.LeaseGuard:
+    """A guard acquired at 1000 ms on the classic layout's worker 1."""
+    return mintid.LeaseGuard(mintid.acquire_lease(row(), 1_000, LEASES), LEASES)
+
+
+def lost_guard() -> mintid.LeaseGuard:
+    held = guard()
+    with contextlib.suppress(mintid.LeaseLostError):  # reported once, then remembered
+        held.renewed(held.renewal(1_100, 1_000), 0)
+    return held
+
+
+def released_guard() -> mintid.LeaseGuard:
+    held = guard()
+    held.release(1_100, 1_000)
+    return held
+
+
+def fetching() -> mintid.SegmentAllocator:
+    allocator = mintid.SegmentAllocator(SEGMENTS)
+    allocator.fetch_due(0)
+    return allocator
+
 
 BAD_INPUT: list[tuple[str, Callable[[], object], type[mintid.MintidError]]] = [
+    ("lease policy", lambda: mintid.LeasePolicy(lease_ms=1), mintid.LeaseInvalidPolicyError),
+    (
+        "lease layout",
+        lambda: mintid.LeasePolicy(
+            mintid.SnowflakeLayout(time_bits=30, worker_bits=17, sequence_bits=16)
+        ),
+        mintid.LeaseInvalidPolicyError,
+    ),
+    (
+        "lease worker",
+        lambda: mintid.acquire_lease(row(worker_id=1024), 0, LEASES),
+        mintid.LeaseWorkerOutOfRangeError,
+    ),
+    (
+        "lease held",
+        lambda: mintid.acquire_lease(row(held=True, lease_deadline_ms=10), 5, LEASES),
+        mintid.LeaseStillHeldError,
+    ),
+    (
+        "lease token",
+        lambda: mintid.acquire_lease(row(fencing_token=2**64 - 1), 0, LEASES),
+        mintid.LeaseTokenExhaustedError,
+    ),
+    (
+        "lease time",
+        lambda: mintid.acquire_lease(row(), 2**64 - 1, LEASES),
+        mintid.LeaseTimeOverflowError,
+    ),
+    (
+        "lease start",
+        lambda: mintid.acquire_lease(row(high_water_ms=10**9), 0, LEASES),
+        mintid.LeaseHighWaterAheadError,
+    ),
+    (
+        "lease none free",
+        lambda: mintid.lease_none_found(1024, 0, LEASES),
+        mintid.LeaseNoWorkerFreeError,
+    ),
+    (
+        "lease row",
+        lambda: mintid.acquire_lease(row(worker_id=-1), 0, LEASES),
+        mintid.ArgumentOutOfRangeError,
+    ),
+    ("guard not ready", lambda: guard().check(0), mintid.LeaseNotReadyError),
+    ("guard expired", lambda: guard().check(10**9), mintid.LeaseExpiredError),
+    ("guard foreign", lambda: guard().admit(0), mintid.LeaseForeignIdError),
+    ("guard id", lambda: guard().admit(2**63), mintid.SnowflakeIdOutOfRangeError),
+    ("guard clock", lambda: guard().renewal(0, 0), mintid.LeaseClockBehindError),
+    ("guard lost", lambda: lost_guard().check(1_500), mintid.LeaseLostError),
+    ("guard released", lambda: released_guard().check(1_500), mintid.LeaseReleasedError),
+    ("segment policy", lambda: mintid.SegmentPolicy(10, 0, 40), mintid.SegmentInvalidPolicyError),
+    (
+        "segment percent",
+        lambda: mintid.SegmentPolicy(10, 5, 40, fetch_at_percent=256),
+        mintid.ArgumentOutOfRangeError,
+    ),
+    (
+        "segment no fetch",
+        lambda: mintid.SegmentAllocator(SEGMENTS).fetched(10, 10, 0),
+        mintid.SegmentNoFetchError,
+    ),
+    ("segment row", lambda: fetching().fetched(5, 10, 0), mintid.SegmentInvalidRowError),
+    ("relay policy", lambda: mintid.RelayPolicy(0, 1000), mintid.OutboxInvalidPolicyError),
+    ("relay claim", lambda: RELAY.claim(2**64 - 1, 0), mintid.OutboxTimeOverflowError),
+    ("outbox status", lambda: mintid.OutboxStatus.parse("gone"), mintid.OutboxUnknownStatusError),
+    ("outbox rows", lambda: mintid.outbox_enqueued(2), mintid.OutboxUnexpectedRowsError),
+    ("outbox marked", lambda: mintid.check_outbox_marked(0, 1, 1), mintid.OutboxClaimLostError),
+    (
+        "outbox message",
+        lambda: mintid.check_outbox_message("", "k", 0),
+        mintid.OutboxInvalidMessageError,
+    ),
     (
         "layout widths",
         lambda: mintid.SnowflakeLayout(time_bits=50),

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import copy
 import os
+import pickle
 import random
 import threading
 import time
@@ -208,3 +210,14 @@ def test_bulk_calls_continue_the_order() -> None:
     raw = uuids.next_bytes(10)
     made = [uuid.UUID(bytes=raw[i : i + 16]) for i in range(0, len(raw), 16)]
     assert one < made[0] and made == sorted(made) and uuids.next_uuid() > made[-1]
+
+
+def test_uuid7_objects_behave_as_the_standard_librarys() -> None:
+    made = mintid.uuid7()
+    rebuilt = uuid.UUID(str(made))
+    assert type(made) is uuid.UUID
+    assert made == rebuilt and hash(made) == hash(rebuilt) and made.bytes == rebuilt.bytes
+    assert made.is_safe is uuid.SafeUUID.unknown
+    assert pickle.loads(pickle.dumps(made)) == made and copy.deepcopy(made) == made
+    with pytest.raises(TypeError):
+        made.int = 5  # type: ignore[misc]

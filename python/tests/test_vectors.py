@@ -670,6 +670,265 @@ def record_http_constants(case: Case) -> None:
     assert case["retry_after_header"] == mintid.RETRY_AFTER_HEADER
 
 
+# --- lease.json -------------------------------------------------------------
+
+
+def lease_policy_of(spec: dict[str, Any]) -> mintid.LeasePolicy:
+    return mintid.LeasePolicy(
+        layout_of(spec["layout"]),
+        lease_ms=int(spec["lease_millis"]),
+        renew_interval_ms=int(spec["renew_interval_millis"]),
+        safety_margin_ms=int(spec["safety_margin_millis"]),
+        renew_retry_ms=int(spec["renew_retry_millis"]),
+        max_skew_ms=int(spec["max_skew_millis"]),
+        max_start_wait_ms=int(spec["max_start_wait_millis"]),
+    )
+
+
+def lease_row_of(spec: dict[str, Any]) -> mintid.WorkerLease:
+    return mintid.WorkerLease(
+        int(spec["worker_id"]),
+        int(spec["fencing_token"]),
+        int(spec["lease_deadline"]),
+        int(spec["high_water"]),
+        spec["held"],
+    )
+
+
+def lease_row_fields(row: mintid.WorkerLease) -> dict[str, Any]:
+    return {
+        "worker_id": str(row.worker_id),
+        "fencing_token": str(row.fencing_token),
+        "lease_deadline": str(row.lease_deadline_ms),
+        "high_water": str(row.high_water_ms),
+        "held": row.held,
+    }
+
+
+def lease_policy(case: Case) -> None:
+    if "error" in case:
+        expect_error(case, lambda: lease_policy_of(case["policy"]))
+    else:
+        assert str(lease_policy_of(case["policy"]).max_worker) == case["expect"]["max_worker"]
+
+
+def lease_acquire(case: Case) -> None:
+    policy = lease_policy_of(case["policy"])
+
+    def acquire() -> mintid.Acquisition:
+        return mintid.acquire_lease(lease_row_of(case["row"]), int(case["now"]), policy)
+
+    if "error" in case:
+        expect_error(case, acquire)
+        return
+    made, expect = acquire(), case["expect"]
+    assert lease_row_fields(made.lease) == expect["lease"]
+    assert str(made.expected_token) == expect["expected_token"]
+    assert (str(made.start_after_ms), str(made.ready_at_ms)) == (
+        expect["start_after"],
+        expect["ready_at"],
+    )
+    assert made.acquired_ms == int(case["now"])
+
+
+def lease_none_found(case: Case) -> None:
+    policy = lease_policy_of(case["policy"])
+
+    def decide() -> str:
+        return mintid.lease_none_found(int(case["present"]), int(case["free"]), policy)
+
+    if "error" in case:
+        expect_error(case, decide)
+    else:
+        assert decide() == case["expect"]
+
+
+def lease_guard(case: Case) -> None:
+    policy = lease_policy_of(case["policy"])
+    acquisition = mintid.acquire_lease(lease_row_of(case["row"]), int(case["now"]), policy)
+    guard = mintid.LeaseGuard(acquisition, policy)
+    assert (guard.worker_id, guard.fencing_token) == (
+        acquisition.lease.worker_id,
+        acquisition.lease.fencing_token,
+    )
+    assert (guard.start_after_ms, guard.ready_at_ms) == (
+        acquisition.start_after_ms,
+        acquisition.ready_at_ms,
+    )
+    renewal: mintid.LeaseRenewal | None = None
+    for step in case["steps"]:
+        do, expect = step["do"], step.get("expect")
+
+        def act(step: Case = step) -> object:
+            nonlocal renewal
+            if step["do"] == "check":
+                guard.check(int(step["now"]))
+            elif step["do"] == "admit":
+                guard.admit(int(step["id"]))
+            elif step["do"] == "admit_all":
+                guard.admit_all(int(i) for i in step["ids"])
+            elif step["do"] == "renewal":
+                renewal = guard.renewal(int(step["now"]), int(step["high_water"]))
+                return renewal
+            else:
+                assert step["do"] == "renewed", step
+                assert renewal is not None
+                guard.renewed(renewal, int(step["rows"]))
+            return None
+
+        if do in ("check", "admit", "admit_all", "renewal", "renewed"):
+            if isinstance(expect, dict) and "error" in expect:
+                expect_error(expect, act)
+                continue
+            made = act()
+            if do == "renewal":
+                assert isinstance(made, mintid.LeaseRenewal)
+                assert (str(made.lease_deadline_ms), str(made.high_water_ms)) == (
+                    expect["lease_deadline"],
+                    expect["high_water"],
+                )
+                assert (made.worker_id, made.fencing_token, made.now_ms) == (
+                    guard.worker_id,
+                    guard.fencing_token,
+                    int(step["now"]),
+                )
+            else:
+                assert expect == "ok", step
+        elif do == "renew_due":
+            assert guard.renew_due(int(step["now"])) is expect
+        elif do == "renewal_failed":
+            guard.renewal_failed(int(step["now"]))
+        elif do == "release":
+            release = guard.release(int(step["now"]), int(step["high_water"]))
+            assert str(release.high_water_ms) == expect["high_water"]
+        else:
+            assert do == "state", step
+            assert {
+                "lease_deadline": str(guard.lease_deadline_ms),
+                "stop_at": str(guard.stop_at_ms),
+                "next_renewal_at": str(guard.next_renewal_at_ms),
+                "live": guard.is_live,
+            } == expect
+
+
+# --- segment.json -----------------------------------------------------------
+
+
+def segment_policy_of(spec: dict[str, Any]) -> mintid.SegmentPolicy:
+    return mintid.SegmentPolicy(
+        int(spec["initial_step"]),
+        int(spec["min_step"]),
+        int(spec["max_step"]),
+        fetch_at_percent=spec["fetch_at_percent"],
+        grow_below_ms=int(spec["grow_below_millis"]),
+        shrink_above_ms=int(spec["shrink_above_millis"]),
+    )
+
+
+def segment_policy(case: Case) -> None:
+    if "error" in case:
+        expect_error(case, lambda: segment_policy_of(case["policy"]))
+    else:
+        assert case["expect"] == "ok"
+        segment_policy_of(case["policy"])
+
+
+def segment_adapt(case: Case) -> None:
+    policy = segment_policy_of(case["policy"])
+    assert str(policy.adapt(int(case["step"]), int(case["lasted"]))) == case["expect"]
+
+
+def optional_text(value: int | None) -> str | None:
+    return None if value is None else str(value)
+
+
+def segment_allocator(case: Case) -> None:
+    allocator = mintid.SegmentAllocator(segment_policy_of(case["policy"]))
+    for step in case["steps"]:
+        do, expect = step["do"], step.get("expect")
+        if do == "next":
+            assert [optional_text(allocator.next_id()) for _ in expect] == expect
+        elif do == "fill":
+            assert [str(i) for i in allocator.fill(int(step["count"]))] == expect
+        elif do == "fetch_due":
+            assert optional_text(allocator.fetch_due(int(step["now"]))) == expect
+        elif do == "fetched":
+
+            def fetched(step: Case = step) -> None:
+                allocator.fetched(int(step["max_id"]), int(step["step"]), int(step["now"]))
+
+            if expect == "ok":
+                fetched()
+            else:
+                expect_error(expect, fetched)
+        elif do == "fetch_failed":
+            allocator.fetch_failed()
+        else:
+            assert do == "state", step
+            assert {
+                "remaining": str(allocator.remaining),
+                "step": str(allocator.step),
+                "in_flight": allocator.fetch_in_flight,
+            } == expect
+
+
+# --- outbox.json ------------------------------------------------------------
+
+
+def relay_policy_of(spec: dict[str, Any]) -> mintid.RelayPolicy:
+    return mintid.RelayPolicy(
+        int(spec["batch_size"]),
+        int(spec["claim_millis"]),
+        base_backoff_ms=int(spec["base_backoff_millis"]),
+        max_backoff_ms=int(spec["max_backoff_millis"]),
+        jitter_percent=spec["jitter_percent"],
+        max_attempts=int(spec["max_attempts"]),
+    )
+
+
+def outbox_case(run: Callable[[Case], object]) -> Callable[[Case], None]:
+    """A runner comparing ``run(case)`` with ``expect``, or its error with ``error``."""
+
+    def check(case: Case) -> None:
+        if "error" in case:
+            expect_error(case, lambda: run(case))
+        else:
+            assert run(case) == case["expect"]
+
+    return check
+
+
+def outbox_claim(case: Case) -> object:
+    claim = relay_policy_of(case["policy"]).claim(int(case["now"]), int(case["draw"]))
+    assert claim.now_ms == int(case["now"])
+    return {
+        "claim_token": str(claim.claim_token),
+        "claimed_until": str(claim.claimed_until_ms),
+        "batch_size": str(claim.batch_size),
+    }
+
+
+def outbox_after_failure(case: Case) -> object:
+    policy = relay_policy_of(case["policy"])
+    retry = policy.after_failure(int(case["attempts"]), int(case["now"]), int(case["draw"]))
+    return "dead" if retry is None else {"retry": str(retry)}
+
+
+def outbox_marked(case: Case) -> object:
+    mintid.check_outbox_marked(int(case["rows"]), int(case["message_id"]), int(case["claim_token"]))
+    return "ok"
+
+
+def outbox_message(case: Case) -> object:
+    mintid.check_outbox_message(case["kind"], case["business_key"], int(case["payload_len"]))
+    return "ok"
+
+
+def outbox_policy(case: Case) -> object:
+    relay_policy_of(case["policy"])
+    return "ok"
+
+
 RUNNERS: dict[str, dict[str, Callable[[Case], None]]] = {
     "snowflake.json": {
         "layout": snowflake_layout,
@@ -716,6 +975,34 @@ RUNNERS: dict[str, dict[str, Callable[[Case], None]]] = {
         "problem": record_problem,
         "retry_after_secs": record_retry_after_secs,
         "http_constants": record_http_constants,
+    },
+    "lease.json": {
+        "policy": lease_policy,
+        "acquire": lease_acquire,
+        "none_found": lease_none_found,
+        "guard": lease_guard,
+    },
+    "segment.json": {
+        "policy": segment_policy,
+        "adapt": segment_adapt,
+        "allocator": segment_allocator,
+    },
+    "outbox.json": {
+        "status": outbox_case(lambda case: str(mintid.OutboxStatus.parse(case["text"]))),
+        "policy": outbox_case(outbox_policy),
+        "backoff": outbox_case(
+            lambda case: str(
+                relay_policy_of(case["policy"]).backoff_ms(int(case["attempts"]), int(case["draw"]))
+            )
+        ),
+        "claim": outbox_case(outbox_claim),
+        "delivery": outbox_case(
+            lambda case: relay_policy_of(case["policy"]).delivery(int(case["attempts"]))
+        ),
+        "after_failure": outbox_case(outbox_after_failure),
+        "enqueued": outbox_case(lambda case: mintid.outbox_enqueued(int(case["rows"]))),
+        "marked": outbox_case(outbox_marked),
+        "message": outbox_case(outbox_message),
     },
 }
 

@@ -92,6 +92,39 @@ pub enum MintidError {
         /// The byte offset of the problem, if any.
         position: Option<u64>,
     },
+    /// Worker-id leases (`lease.*`).
+    Lease {
+        /// The stable dotted code.
+        code: String,
+        /// What was wrong, with the value.
+        detail: String,
+        /// The part of the input at fault, if any.
+        part: Option<String>,
+        /// The byte offset of the problem, if any.
+        position: Option<u64>,
+    },
+    /// Segment allocators (`segment.*`).
+    Segment {
+        /// The stable dotted code.
+        code: String,
+        /// What was wrong, with the value.
+        detail: String,
+        /// The part of the input at fault, if any.
+        part: Option<String>,
+        /// The byte offset of the problem, if any.
+        position: Option<u64>,
+    },
+    /// The outbox relay (`outbox.*`).
+    Outbox {
+        /// The stable dotted code.
+        code: String,
+        /// What was wrong, with the value.
+        detail: String,
+        /// The part of the input at fault, if any.
+        part: Option<String>,
+        /// The byte offset of the problem, if any.
+        position: Option<u64>,
+    },
     /// Payload fingerprints (`fingerprint.*`).
     Fingerprint {
         /// The stable dotted code.
@@ -158,6 +191,9 @@ impl MintidError {
             | Self::Key { code, .. }
             | Self::RequestId { code, .. }
             | Self::Record { code, .. }
+            | Self::Lease { code, .. }
+            | Self::Segment { code, .. }
+            | Self::Outbox { code, .. }
             | Self::Fingerprint { code, .. } => code,
         }
     }
@@ -172,6 +208,9 @@ impl MintidError {
             | Self::Key { detail, .. }
             | Self::RequestId { detail, .. }
             | Self::Record { detail, .. }
+            | Self::Lease { detail, .. }
+            | Self::Segment { detail, .. }
+            | Self::Outbox { detail, .. }
             | Self::Fingerprint { detail, .. } => detail,
         }
     }
@@ -245,6 +284,24 @@ impl From<mintid::request_id::RequestIdError> for MintidError {
 impl From<mintid::record::RecordError> for MintidError {
     fn from(error: mintid::record::RecordError) -> Self {
         variant!(Record, Fields::new(error.code(), error))
+    }
+}
+
+impl From<mintid::lease::LeaseError> for MintidError {
+    fn from(error: mintid::lease::LeaseError) -> Self {
+        variant!(Lease, Fields::new(error.code(), error))
+    }
+}
+
+impl From<mintid::segment::SegmentError> for MintidError {
+    fn from(error: mintid::segment::SegmentError) -> Self {
+        variant!(Segment, Fields::new(error.code(), error))
+    }
+}
+
+impl From<mintid::outbox::OutboxError> for MintidError {
+    fn from(error: mintid::outbox::OutboxError) -> Self {
+        variant!(Outbox, Fields::new(error.code(), error))
     }
 }
 

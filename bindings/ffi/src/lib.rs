@@ -11,9 +11,12 @@ mod batch;
 mod error;
 mod fingerprint;
 mod key;
+mod lease;
+mod outbox;
 mod record;
 mod request_id;
 mod rollback;
+mod segment;
 mod snowflake;
 mod sources;
 mod uuid;
@@ -31,6 +34,16 @@ pub use key::{
     idempotency_key_from_header, idempotency_key_id_from_fields, idempotency_key_new,
     idempotency_key_parse, idempotency_key_parse_header,
 };
+pub use lease::{
+    Acquisition, LeaseGuard, LeaseNoneFound, LeasePolicy, Release, Renewal, WorkerLease,
+    lease_acquire, lease_none_found,
+};
+pub use outbox::{
+    AfterFailure, BatchClaim, Delivery, Enqueued, OutboxStatus, RelayPolicy, outbox_after_failure,
+    outbox_attempts_exhausted_error, outbox_backoff_millis, outbox_check_marked,
+    outbox_check_message, outbox_claim, outbox_delivery, outbox_enqueued, outbox_relay_policy_new,
+    outbox_status_parse, outbox_status_text,
+};
 pub use record::{
     Claim, Decision, Expected, Failure, Fence, HttpConstants, Incoming, Outcome, Problem,
     ProblemDetails, Record, RecordPolicy, RecordStatus, record_claim_apply, record_complete,
@@ -43,6 +56,7 @@ pub use request_id::{
     request_id_freshness_defaults, request_id_parse, request_id_verify_unsigned,
 };
 pub use rollback::RollbackPolicy;
+pub use segment::{SegmentAllocator, SegmentPolicy, segment_adapt, segment_policy_new};
 pub use snowflake::{
     SequencePolicy, Snowflake, SnowflakeLayout, SnowflakeParts, SnowflakeWorkerSplit,
     snowflake_id_from_base32, snowflake_id_from_decimal, snowflake_id_to_base32,

@@ -48,6 +48,18 @@ pub struct SnowflakeWorkerSplit {
     pub worker: u64,
 }
 
+impl SnowflakeLayout {
+    /// Wraps a core layout.
+    pub(crate) fn from_core(layout: mintid::SnowflakeLayout) -> Self {
+        Self(layout)
+    }
+
+    /// The core layout.
+    pub(crate) fn core(&self) -> mintid::SnowflakeLayout {
+        self.0
+    }
+}
+
 fn id(value: u64) -> Result<SnowflakeId, MintidError> {
     Ok(SnowflakeId::new(value)?)
 }
@@ -338,7 +350,7 @@ impl Snowflake {
 
     /// The layout of the IDs.
     pub fn layout(&self) -> Arc<SnowflakeLayout> {
-        Arc::new(SnowflakeLayout(*self.0.layout()))
+        Arc::new(SnowflakeLayout::from_core(*self.0.layout()))
     }
 
     /// The worker id in every ID.
