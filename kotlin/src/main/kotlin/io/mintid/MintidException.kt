@@ -61,6 +61,18 @@ class RequestIdException internal constructor(code: String, detail: String, part
 class RecordException internal constructor(code: String, detail: String, part: String?, position: Long?) :
     MintidException(code, detail, part, position)
 
+/** Worker-id leases (`lease.*` codes). */
+class LeaseException internal constructor(code: String, detail: String, part: String?, position: Long?) :
+    MintidException(code, detail, part, position)
+
+/** Segment allocators (`segment.*` codes). */
+class SegmentException internal constructor(code: String, detail: String, part: String?, position: Long?) :
+    MintidException(code, detail, part, position)
+
+/** The transactional outbox (`outbox.*` codes). */
+class OutboxException internal constructor(code: String, detail: String, part: String?, position: Long?) :
+    MintidException(code, detail, part, position)
+
 /** Runs a call into the core, turning its error into the matching [MintidException]. */
 internal inline fun <T> core(call: () -> T): T =
     try {
@@ -79,6 +91,9 @@ private fun FfiException.toMintid(): MintidException =
         is FfiException.Fingerprint -> FingerprintException(code, detail, part, position?.toLong())
         is FfiException.RequestId -> RequestIdException(code, detail, part, position?.toLong())
         is FfiException.Record -> RecordException(code, detail, part, position?.toLong())
+        is FfiException.Lease -> LeaseException(code, detail, part, position?.toLong())
+        is FfiException.Segment -> SegmentException(code, detail, part, position?.toLong())
+        is FfiException.Outbox -> OutboxException(code, detail, part, position?.toLong())
     }
 
 /** Checks on the JVM side what the core's unsigned types cannot be told: no negative values. */

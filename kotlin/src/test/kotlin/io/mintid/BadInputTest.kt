@@ -191,4 +191,29 @@ class BadInputTest {
                 claim.apply(claim.apply(null, 1000), 1000)
             },
         )
+
+    @TestFactory
+    fun leasesSegmentsOutbox() =
+        listOf(
+            case<LeaseException>("LeasePolicy, 17 worker bits", "lease.invalid_policy") { LeasePolicy(SnowflakeLayout.of(30, 17, 16, 0, 1)) },
+            case<LeaseException>("Acquisition.acquire of a held row", "lease.still_held") {
+                Acquisition.acquire(WorkerLease(1, 2, 50_000, 0, true), 49_999, LeasePolicy(layout))
+            },
+            case<LeaseException>("Acquisition.noneFound, all held", "lease.no_worker_free") { Acquisition.noneFound(1024, 0, LeasePolicy(layout)) },
+            case<SnowflakeException>("LeaseGuard.admit(-1)", "snowflake.id_out_of_range") {
+                val policy = LeasePolicy(layout)
+                LeaseGuard(Acquisition.acquire(WorkerLease(0, 0, 0, 0, false), System.currentTimeMillis(), policy), policy).admit(-1)
+            },
+            case<SegmentException>("SegmentPolicy.check, min step 0", "segment.invalid_policy") { SegmentPolicy(1000, 0, 1_000_000, 10, 1, 2).check() },
+            case<SegmentException>("SegmentPolicy.of, min above max", "segment.invalid_policy") { SegmentPolicy.of(10, 100, 50) },
+            case<SegmentException>("SegmentAllocator, bad policy", "segment.invalid_policy") { SegmentAllocator(SegmentPolicy(1000, 0, 1_000_000, 10, 1, 2)) },
+            case<ArgumentException>("SegmentPolicy, fetch at 300%", "argument.out_of_range") { SegmentPolicy(10, 5, 40, 300, 1, 2).check() },
+            case<ArgumentException>("SegmentAllocator.fill(-1)", "argument.negative") { SegmentAllocator(SegmentPolicy.of(10, 5, 40)).fill(-1) },
+            case<OutboxException>("OutboxStatus.parse", "outbox.unknown_status") { OutboxStatus.parse("") },
+            case<OutboxException>("RelayPolicy.of, batch 0", "outbox.invalid_policy") { RelayPolicy.of(0, 60_000) },
+            case<OutboxException>("RelayPolicy.claim past 64 bits", "outbox.time_overflow") { RelayPolicy.of(100, 60_000).claim(-60_000, 2) },
+            case<OutboxException>("Outbox.enqueued(2)", "outbox.unexpected_rows") { Outbox.enqueued(2) },
+            case<OutboxException>("Outbox.checkMarked, 0 rows", "outbox.claim_lost") { Outbox.checkMarked(0, 42, 7) },
+            case<OutboxException>("Outbox.checkMessage, empty kind", "outbox.invalid_message") { Outbox.checkMessage("", "k", 0) },
+        )
 }

@@ -22,7 +22,7 @@ internal object SnowflakeVectors {
             "generate" to ::generate,
         )
 
-    private fun layoutOf(case: JsonObject): SnowflakeLayout {
+    fun layoutOf(case: JsonObject): SnowflakeLayout {
         val spec = case["layout"] ?: fail("no layout in $case")
         if (spec is JsonPrimitive) return SnowflakeLayout.preset(spec.content)
         val fields = spec.jsonObject

@@ -34,8 +34,11 @@ class VectorsTest {
         mapOf(
             "fingerprint.json" to FingerprintVectors.ops,
             "keys.json" to KeyVectors.ops,
+            "lease.json" to LeaseVectors.ops,
+            "outbox.json" to OutboxVectors.ops,
             "record.json" to RecordVectors.ops,
             "request_id.json" to RequestIdVectors.ops,
+            "segment.json" to SegmentVectors.ops,
             "snowflake.json" to SnowflakeVectors.ops,
             "uuid7.json" to Uuid7Vectors.ops,
         )
