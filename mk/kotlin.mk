@@ -35,4 +35,4 @@ test-kotlin: kotlin-bindings
 bench-kotlin: kotlin-bindings
 	$(MVN) $(MVN_FLAGS) -q -f kotlin/pom.xml install -DskipTests
 	$(MVN) $(MVN_FLAGS) -q -f kotlin/bench/pom.xml package
-	java -jar kotlin/bench/target/benchmarks.jar $(KOTLIN_BENCH_FLAGS)
+	java -jar kotlin/target/bench/benchmarks.jar $(KOTLIN_BENCH_FLAGS)
