@@ -17,6 +17,13 @@ import uniffi.mintid_ffi.WorkerLease as FfiLease
 /**
  * The rules of worker-id leases for one [layout]. Unset durations take the core's defaults.
  *
+ * @param layout the Snowflake layout whose worker ids are leased.
+ * @param leaseMillis how long a lease lasts from its acquisition or renewal.
+ * @param renewIntervalMillis how often a holder renews.
+ * @param safetyMarginMillis how long before the deadline a holder stops handing out IDs.
+ * @param renewRetryMillis how soon a failed renewal is retried.
+ * @param maxSkewMillis the clock skew between workers that the rules allow for.
+ * @param maxStartWaitMillis the longest a new holder waits before its first ID.
  * @throws LeaseException `lease.invalid_policy`.
  */
 class LeasePolicy
@@ -199,6 +206,9 @@ data class Release(
 /**
  * What a lease holder consults: before handing out IDs ([check], [admit]) and to renew on time.
  * Safe to share between threads.
+ *
+ * @param acquisition the acquisition whose row was written.
+ * @param policy the policy it was acquired under.
  */
 class LeaseGuard(
     acquisition: Acquisition,

@@ -96,6 +96,7 @@ data class SegmentPolicy(
  * Hands out IDs from fetched segments; tells its host when to fetch the next segment
  * ([fetchDue]) and takes the fetched row ([fetched]). Safe to share between threads.
  *
+ * @param policy how segments are sized and fetched.
  * @throws SegmentException `segment.invalid_policy`.
  */
 class SegmentAllocator(
