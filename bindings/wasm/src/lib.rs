@@ -45,10 +45,11 @@ mod uuid7;
 
 pub use clock::DateClock;
 
-/// The allocator of the wasm module (std's choice on wasm32, without std).
+/// The allocator of the wasm module: Talc, growing wasm memory as needed
+/// (smaller than dlmalloc, std's choice on wasm32).
 #[cfg(target_arch = "wasm32")]
 #[global_allocator]
-static ALLOCATOR: dlmalloc::GlobalDlmalloc = dlmalloc::GlobalDlmalloc;
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
 /// A panic (a bug: the bindings and the core never panic on any input)
 /// traps; JS sees a `RuntimeError`.
