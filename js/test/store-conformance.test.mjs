@@ -6,12 +6,18 @@ import { readdirSync, readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { dialects, freshDatabase } from "./store/databases.mjs";
 import { runIdempotencyCase } from "./store/idempotency.mjs";
+import { runLeaseCase } from "./store/leases.mjs";
+import { runOutboxCase } from "./store/outbox.mjs";
+import { runSegmentCase } from "./store/segments.mjs";
 
 const CONFORMANCE_DIR = new URL("../../tests/conformance/", import.meta.url);
 
 /** For each scenario file, the runner of one case on one fresh database. */
 const RUNNERS = {
   "idempotency.json": runIdempotencyCase,
+  "leases.json": runLeaseCase,
+  "outbox.json": runOutboxCase,
+  "segments.json": runSegmentCase,
 };
 
 const files = readdirSync(CONFORMANCE_DIR).filter((name) => name.endsWith(".json")).sort();

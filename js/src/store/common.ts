@@ -16,4 +16,15 @@ export {
   type StoredResponse,
   type StoreRequest,
 } from "./idempotency.js";
+export { LeasedSnowflake, type WorkerLeaseRow, WorkerLeases } from "./lease.js";
+export {
+  ATTEMPTS_EXHAUSTED,
+  type ClaimedBatch,
+  type ClaimedMessage,
+  Outbox,
+  type OutboxMessageInput,
+  type RelayOutcome,
+  type StoredOutboxMessage,
+} from "./outbox.js";
+export { SegmentIds } from "./segment.js";
 export { type Dialect, type Migration, type NamedQuery, type QueryKind } from "./sql.js";

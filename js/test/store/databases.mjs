@@ -62,7 +62,7 @@ export function dialects() {
  * A fresh empty database of `dialect`: `open()` gives a new Database (its own connections),
  * `unavailable()` one whose server is down, `close()` drops everything.
  */
-export async function freshDatabase(dialect, { poolSize = 2 } = {}) {
+export async function freshDatabase(dialect, { poolSize = 1 } = {}) {
   serial += 1;
   const name = `mintid_t${runId}_${serial}`;
   const opened = [];

@@ -20,7 +20,7 @@ export class StepClock {
   }
 }
 
-const systemClock = { now: () => BigInt(Date.now()), pause: (millis) => new Promise((resolve) => setTimeout(resolve, Number(millis))) };
+export const systemClock = { now: () => BigInt(Date.now()), pause: (millis) => new Promise((resolve) => setTimeout(resolve, Number(millis))) };
 
 export function policyOf(policy) {
   return new RecordPolicy({
