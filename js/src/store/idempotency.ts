@@ -113,6 +113,8 @@ export interface IdempotencyStoreOptions {
 
 type Params = Record<string, SqlValue>;
 
+const MAX_CLAIM_ROUNDS = 100;
+
 function keyParams(key: IdempotencyKey): Params {
   return { scope: key.scope, kind: key.kind, key_id: key.id };
 }
@@ -266,7 +268,11 @@ export class IdempotencyStore {
     let waited = 0n;
     // A fresh key is claimed in one round trip: the insert is tried before any load.
     let stored: StoredRecord | null | undefined;
-    for (;;) {
+    for (let round = 0; ; round += 1) {
+      // Each lost race means another request wrote the key in between; endless
+      // losses mean a snapshot that cannot see the row (MySQL REPEATABLE READ after
+      // an earlier read in the caller's transaction).
+      if (round > MAX_CLAIM_ROUNDS) throw new Error(`the claim of ${key.toString()} neither inserted nor found its record ${MAX_CLAIM_ROUNDS} times: is the transaction reading an old snapshot?`);
       const result = await use(async (connection) => {
         const decision = decide(stored ?? null, { ...incoming, waitedMillis: waited }, this.policy, this.#clock.now());
         if (decision.kind === "execute") {
@@ -288,6 +294,7 @@ export class IdempotencyStore {
           await this.#clock.pause(result.pollMillis);
           waited += result.pollMillis;
           stored = undefined;
+          round = 0;
           continue;
         case "replay":
           return this.#replay(stored ?? null, result.outcome);

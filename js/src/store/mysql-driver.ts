@@ -1,6 +1,7 @@
 /**
  * The `mysql2` adapter (MySQL 8, MariaDB 10.6+): a promise `Pool` created
- * with `flags: ["-FOUND_ROWS"]` (affected rows, not found rows).
+ * with `flags: ["-FOUND_ROWS"]` (affected rows, not found rows) and
+ * `supportBigNumbers: true, bigNumberStrings: true`.
  */
 
 import { bindOrder, type Connection, type Database, isConnectionError, type Result, type SqlValue, translate } from "./database.js";
@@ -114,15 +115,19 @@ class MysqlDatabase implements Database {
 
 /**
  * A MySQL or MariaDB database through a `mysql2/promise` `Pool` (the caller
- * creates and ends it). The pool must be created with `flags: ["-FOUND_ROWS"]`:
- * `claim` reads the affected-row count, which `CLIENT_FOUND_ROWS` would falsify.
+ * creates and ends it). Create the pool with `flags: ["-FOUND_ROWS"]` (`claim`
+ * reads the affected-row count, which `CLIENT_FOUND_ROWS` would falsify) and
+ * `supportBigNumbers: true, bigNumberStrings: true` (64-bit values exact).
  *
- * @throws TypeError when the pool's connections report found rows.
+ * @throws TypeError when the pool reports found rows or rounds 64-bit integers.
  */
 export function mysqlDatabase(pool: MysqlPool): Database {
-  const flags = (pool as { pool?: { config?: { connectionConfig?: { clientFlags?: unknown } } } }).pool?.config?.connectionConfig?.clientFlags;
-  if (typeof flags === "number" && (flags & CLIENT_FOUND_ROWS) !== 0) {
+  const config = (pool as { pool?: { config?: { connectionConfig?: { clientFlags?: unknown; supportBigNumbers?: unknown; bigNumberStrings?: unknown } } } }).pool?.config?.connectionConfig;
+  if (typeof config?.clientFlags === "number" && (config.clientFlags & CLIENT_FOUND_ROWS) !== 0) {
     throw new TypeError("the mysql2 pool reports found rows: create it with flags: [\"-FOUND_ROWS\"]");
+  }
+  if (config !== undefined && (config.supportBigNumbers !== true || config.bigNumberStrings !== true)) {
+    throw new TypeError("the mysql2 pool would round 64-bit integers: create it with supportBigNumbers: true, bigNumberStrings: true");
   }
   return new MysqlDatabase(pool);
 }

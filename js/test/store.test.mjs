@@ -1,0 +1,186 @@
+// The JS stores beyond the shared scenarios: the named-query loader, the driver checks,
+// the Snowflake generator on a leased worker id (heartbeat, loss, release), the segment
+// allocator's steady state, and the run-once way's handling of unexpected errors.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import mysql from "mysql2/promise";
+import { fingerprint, IdempotencyKey, LeaseError, LeasePolicy, RecordPolicy, SegmentPolicy } from "mintid";
+import { IdempotencyStore, LeasedSnowflake, migrate, SegmentIds, StoreError, WorkerLeases } from "mintid/store/sqlite";
+import { mysqlDatabase } from "mintid/store/mysql";
+import { loadMigrations, loadQueries, parseQueries, splitStatements } from "../dist/full/store/sql.js";
+import { dialects, freshDatabase } from "./store/databases.mjs";
+
+describe("named queries", () => {
+  const text = [
+    "-- name: pick :one",
+    "-- A documentation line with :not_a_parameter.",
+    "SELECT a FROM t",
+    "WHERE b = :b AND c = :c AND d = CAST(:b AS BIGINT);",
+    "",
+    "-- name: bump :execrows",
+    "UPDATE t SET a = a + 1;",
+  ].join("\n");
+
+  test("parameters become each driver's placeholders", () => {
+    assert.deepEqual(parseQueries(text, "numbered").get("pick"), {
+      name: "pick", kind: "one", sql: "SELECT a FROM t\nWHERE b = $1 AND c = $2 AND d = CAST($1 AS BIGINT)", params: ["b", "c"],
+    });
+    const positional = parseQueries(text, "positional").get("pick");
+    assert.equal(positional.sql, "SELECT a FROM t\nWHERE b = ? AND c = ? AND d = CAST(? AS BIGINT)");
+    assert.deepEqual(positional.params, ["b", "c", "b"]);
+    const named = parseQueries(text, "named").get("pick");
+    assert.equal(named.sql, "SELECT a FROM t\nWHERE b = :b AND c = :c AND d = CAST(:b AS BIGINT)");
+    assert.deepEqual(parseQueries(text, "named").get("bump"), { name: "bump", kind: "execrows", sql: "UPDATE t SET a = a + 1", params: [] });
+  });
+
+  test("a query named twice or without its semicolon is refused", () => {
+    assert.throws(() => parseQueries("-- name: a :one\nSELECT 1;\n-- name: a :one\nSELECT 2;\n", "named"), /named twice/);
+    assert.throws(() => parseQueries("-- name: a :one\nSELECT 1\n", "named"), /does not end/);
+  });
+
+  test("migrations split at a semicolon ending a line, comments dropped", () => {
+    assert.deepEqual(splitStatements("-- c;\nCREATE TABLE a (\n  x int -- y\n);\nINSERT INTO a VALUES (1);\n"), ["CREATE TABLE a (\n  x int -- y\n)", "INSERT INTO a VALUES (1)"]);
+    assert.throws(() => splitStatements("SELECT 1"), /without/);
+  });
+
+  test("every dialect ships the same queries, parameters and migrations", () => {
+    const shapes = ["postgres", "mysql", "sqlite"].map((dialect) => {
+      const queries = loadQueries(dialect, "named");
+      return {
+        names: [...queries.keys()].sort(),
+        params: Object.fromEntries([...queries].map(([name, q]) => [name, [...q.params].sort()])),
+        migrations: loadMigrations(dialect).map((m) => m.version),
+      };
+    });
+    assert.ok(shapes[0].names.includes("claim") && shapes[0].names.includes("outbox_claim"));
+    assert.deepEqual(shapes[1], shapes[0]);
+    assert.deepEqual(shapes[2], shapes[0]);
+  });
+});
+
+test("a mysql2 pool reporting found rows or rounding big numbers is refused", async () => {
+  const found = mysql.createPool({ host: "127.0.0.1", supportBigNumbers: true, bigNumberStrings: true });
+  const rounding = mysql.createPool({ host: "127.0.0.1", flags: ["-FOUND_ROWS"] });
+  const right = mysql.createPool({ host: "127.0.0.1", flags: ["-FOUND_ROWS"], supportBigNumbers: true, bigNumberStrings: true });
+  try {
+    assert.throws(() => mysqlDatabase(found), /FOUND_ROWS/);
+    assert.throws(() => mysqlDatabase(rounding), /supportBigNumbers/);
+    assert.equal(mysqlDatabase(right).dialect, "mysql");
+  } finally {
+    await Promise.all([found.end(), rounding.end(), right.end()]);
+  }
+});
+
+const LEASE_POLICY = new LeasePolicy({ layout: "classic", leaseMillis: 1500, renewIntervalMillis: 300, safetyMarginMillis: 300, renewRetryMillis: 100, maxSkewMillis: 20, maxStartWaitMillis: 100 });
+
+for (const { dialect, skip } of dialects()) {
+  describe(`stores on ${dialect}`, { skip }, () => {
+    test("a leased Snowflake renews in the background, releases with its high-water mark, and the next holder starts after it", async () => {
+      const db = await freshDatabase(dialect);
+      try {
+        const database = db.open();
+        await migrate(database);
+        const leases = new WorkerLeases(database, LEASE_POLICY);
+        const first = await LeasedSnowflake.acquire(leases, "host-a", "classic");
+        const deadline = first.guard.leaseDeadlineMillis;
+        const ids = [first.nextId()];
+        await sleep(700);
+        ids.push(first.nextId());
+        assert.ok(first.guard.leaseDeadlineMillis > deadline, "the heartbeat renewed the lease");
+        assert.ok((await leases.load(first.workerId)).leaseDeadlineMillis > deadline);
+        assert.equal(await first.close(), true);
+        const row = await leases.load(first.workerId);
+        assert.equal(row.owner, null);
+        assert.ok(row.highWaterMillis >= BigInt(Date.now() - 1000));
+        assert.throws(() => first.nextId(), (error) => error instanceof LeaseError && error.code === "lease.released");
+        const second = await LeasedSnowflake.acquire(leases, "host-b", "classic");
+        assert.equal(second.workerId, first.workerId);
+        assert.ok(second.guard.startAfterMillis >= row.highWaterMillis);
+        const next = second.nextId();
+        assert.ok(ids.every((id) => next > id), "IDs stay increasing across holders");
+        await second.close();
+      } finally {
+        await db.close();
+      }
+    });
+
+    test("a leased Snowflake whose lease was taken stops issuing", async () => {
+      const db = await freshDatabase(dialect);
+      try {
+        const database = db.open();
+        await migrate(database);
+        const leases = new WorkerLeases(database, LEASE_POLICY);
+        const holder = await LeasedSnowflake.acquire(leases, "host-a", "classic");
+        holder.nextId();
+        // Another holder's takeover: the row's token moves on.
+        await database.withConnection((c) => c.execute(`UPDATE worker_lease SET fencing_token = fencing_token + 1 WHERE worker_id = ${holder.workerId}`));
+        await sleep(800);
+        assert.throws(() => holder.nextId(), (error) => error instanceof LeaseError && error.code === "lease.lost");
+        assert.equal(await holder.close(), false);
+      } finally {
+        await db.close();
+      }
+    });
+
+    test("segment IDs come from memory in the steady state", async () => {
+      const db = await freshDatabase(dialect);
+      try {
+        const database = db.open();
+        await migrate(database);
+        let fetches = 0;
+        const counting = { ...database, dialect: database.dialect, query: (n) => database.query(n), withConnection: (a) => database.withConnection(a), close: () => database.close(),
+          transaction: (action, options) => {
+            fetches += 1;
+            return database.transaction(action, options);
+          } };
+        const ids = new SegmentIds(counting, new SegmentPolicy({ initialStep: 1000, minStep: 1000, maxStep: 10000 }), "orders");
+        let previous = 0n;
+        for (let n = 0; n < 20000; n += 1) {
+          const id = await ids.nextId();
+          assert.ok(id > previous);
+          previous = id;
+        }
+        await ids.settled();
+        assert.ok(fetches <= 8, `${fetches} fetches for 20000 IDs`);
+      } finally {
+        await db.close();
+      }
+    });
+
+    test("run once: an unexpected error releases the key and is rethrown; the next request runs", async () => {
+      const db = await freshDatabase(dialect);
+      try {
+        const database = db.open();
+        await migrate(database);
+        const store = new IdempotencyStore(database, new RecordPolicy({ leaseMillis: 10_000, retentionMillis: 86_400_000 }));
+        const key = new IdempotencyKey("order.create", "tenant-1", "k1");
+        const request = { fingerprint: fingerprint({ sku: "x" }) };
+        const boom = new Error("network down");
+        await assert.rejects(store.runOnce(key, request, async () => {
+          throw boom;
+        }), (error) => error === boom);
+        assert.equal((await store.load(key)).status, "failed_retryable");
+        const body = new TextEncoder().encode("ok");
+        const result = await store.runOnce(key, request, async () => ({ contentType: "text/plain", body }));
+        assert.equal(result.decision, "execute");
+        const replay = await store.runOnce(key, request, async () => assert.fail("ran twice"));
+        assert.equal(replay.decision, "replay");
+        assert.deepEqual(Buffer.from(replay.response.body), Buffer.from(body));
+      } finally {
+        await db.close();
+      }
+    });
+
+    test("an unreachable database is store.unavailable", async () => {
+      const db = await freshDatabase(dialect);
+      try {
+        const store = new IdempotencyStore(db.unavailable(), new RecordPolicy({ leaseMillis: 1000, retentionMillis: 100_000 }));
+        await assert.rejects(store.load(new IdempotencyKey("a", "b", "c")),
+          (error) => error instanceof StoreError && error.code === "store.unavailable" && error.problem === "storage_unavailable");
+      } finally {
+        await db.close();
+      }
+    });
+  });
+}
