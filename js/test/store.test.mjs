@@ -184,3 +184,19 @@ for (const { dialect, skip } of dialects()) {
     });
   });
 }
+
+test("the package ships the schema and the store entry points, with types", async () => {
+  const { execFileSync } = await import("node:child_process");
+  const [{ files }] = JSON.parse(execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], { encoding: "utf8" }));
+  const paths = new Set(files.map((file) => file.path));
+  for (const dialect of ["postgres", "mysql", "sqlite"]) {
+    assert.ok(paths.has(`dist/schema/${dialect}/queries.sql`), `dist/schema/${dialect}/queries.sql`);
+    assert.ok(paths.has(`dist/schema/${dialect}/0001_idempotency_record.sql`));
+  }
+  const { exports } = JSON.parse((await import("node:fs")).readFileSync(new URL("../package.json", import.meta.url), "utf8"));
+  for (const entry of ["sqlite", "pg", "mysql"]) {
+    const conditions = exports[`./store/${entry}`];
+    assert.deepEqual(Object.keys(conditions), ["types", "node"], "types first; Node only, so browsers never resolve a driver");
+    assert.ok(paths.has(conditions.types.slice(2)) && paths.has(conditions.node.slice(2)));
+  }
+});
