@@ -88,14 +88,22 @@ async function benchDialect(dialect) {
     const sent = (await Promise.all(relays.map((relay) => relay.relay(async () => {})))).reduce((a, b) => a + b, 0);
     console.log(`| outbox relay, 4 relays, batches of 100 (messages/s) | ${(sent / ((performance.now() - t0) / 1000)).toFixed(0)} | | |`);
 
-    const segments = new SegmentIds(db.open(), new SegmentPolicy({ initialStep: 1000, minStep: 1000, maxStep: 100_000 }), "bench");
+    const segments = new SegmentIds(db.open(), new SegmentPolicy({ initialStep: 10_000, minStep: 1000, maxStep: 1_000_000 }), "bench");
     const snowflake = new Snowflake({ worker: 1 });
-    for (const [what, next] of [["segment ID (SegmentIds.nextId, awaited)", () => segments.nextId()], ["Snowflake.nextId() (same run)", async () => snowflake.nextId()]]) {
-      const count = 200_000;
+    const perId = async (what, count, loop) => {
       const start = performance.now();
-      for (let n = 0; n < count; n += 1) await next();
+      await loop(count);
       console.log(`| ${what}: ns per ID | ${(((performance.now() - start) * 1e6) / count).toFixed(0)} | | |`);
-    }
+    };
+    await perId("segment ID, `await nextId()`", 200_000, async (count) => {
+      for (let n = 0; n < count; n += 1) await segments.nextId();
+    });
+    await perId("segment ID, `nextIdNow() ?? await nextId()`", 1_000_000, async (count) => {
+      for (let n = 0; n < count; n += 1) segments.nextIdNow() ?? (await segments.nextId());
+    });
+    await perId("Snowflake.nextId(), classic layout (same run)", 1_000_000, async (count) => {
+      for (let n = 0; n < count; n += 1) snowflake.nextId();
+    });
     await segments.settled();
   } finally {
     await db.close();

@@ -136,13 +136,22 @@ for (const { dialect, skip } of dialects()) {
           } };
         const ids = new SegmentIds(counting, new SegmentPolicy({ initialStep: 1000, minStep: 1000, maxStep: 10000 }), "orders");
         let previous = 0n;
+        assert.equal(ids.nextIdNow(), undefined, "nothing in memory before the first fetch");
+        let waits = 0;
         for (let n = 0; n < 20000; n += 1) {
-          const id = await ids.nextId();
+          // A service between requests: the event loop runs, and with it the background fetch.
+          if (n % 100 === 0) await sleep(2);
+          let id = ids.nextIdNow();
+          if (id === undefined) {
+            waits += 1;
+            id = await ids.nextId();
+          }
           assert.ok(id > previous);
           previous = id;
         }
         await ids.settled();
         assert.ok(fetches <= 8, `${fetches} fetches for 20000 IDs`);
+        assert.equal(waits, 1, "only the first ID waits on the database");
       } finally {
         await db.close();
       }

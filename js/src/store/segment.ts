@@ -51,16 +51,23 @@ export class SegmentIds {
    */
   async nextId(): Promise<bigint> {
     for (;;) {
-      const id = this.#allocator.nextId();
-      if (id !== undefined) {
-        this.#startFetch();
-        return id;
-      }
+      const id = this.nextIdNow();
+      if (id !== undefined) return id;
       this.#lastError = undefined;
       this.#startFetch();
       await this.#fetching;
       if (this.#allocator.remaining === 0n && this.#lastError !== undefined) throw this.#lastError;
     }
+  }
+
+  /**
+   * The next ID if one is in memory (the steady state: no promise, no
+   * database), or `undefined` when both segments ran out: then `await nextId()`.
+   */
+  nextIdNow(): bigint | undefined {
+    const id = this.#allocator.nextId();
+    if (id !== undefined) this.#startFetch();
+    return id;
   }
 
   /** Starts the fetch the core asks for, if any, in the background. */
