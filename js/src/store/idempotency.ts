@@ -172,9 +172,12 @@ export class IdempotencyStore {
    * `in_progress`. An operation that throws is failed (see
    * {@link OperationError}) and its error rethrown.
    *
-   * @throws StoreError `store.unavailable` (nothing ran), `store.response_too_large`
-   * (the operation ran; its key replays this error); RecordError `record.stale_token`
-   * when the lease passed and another request took the key over before completion.
+   * @throws StoreError `store.unavailable`: before the claim was written nothing
+   * ran; when the database fails after the operation ran (storing its result or
+   * its failure), the record stays pending until its lease passes, then the key
+   * may be taken over. `store.response_too_large` (the operation ran; its key
+   * replays this error). RecordError `record.stale_token` when the lease passed
+   * and another request took the key over before completion.
    */
   async runOnce(key: IdempotencyKey, request: StoreRequest, operation: () => Promise<StoredResponse>): Promise<RunResult> {
     const claimed = await this.#claim((action) => this.database.withConnection(action), key, request);
@@ -198,7 +201,8 @@ export class IdempotencyStore {
    * commit or roll back together. An operation that throws leaves the
    * failure to the caller's rollback: nothing is stored.
    *
-   * @throws StoreError `store.unavailable`, `store.response_too_large`.
+   * @throws StoreError `store.unavailable`; `store.response_too_large` (roll
+   * back: the claim and the business writes go together, so nothing happened).
    */
   async inTransaction(connection: Connection, key: IdempotencyKey, request: StoreRequest, operation: (connection: Connection) => Promise<StoredResponse>): Promise<RunResult> {
     const claimed = await this.#claim((action) => action(connection), key, request);
@@ -293,7 +297,7 @@ export class IdempotencyStore {
         case "wait":
           await this.#clock.pause(result.pollMillis);
           waited += result.pollMillis;
-          stored = undefined;
+          stored = await use((connection) => this.#load(connection, key));
           round = 0;
           continue;
         case "replay":
