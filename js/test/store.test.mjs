@@ -209,3 +209,32 @@ test("the package ships the schema and the store entry points, with types", asyn
     assert.ok(paths.has(conditions.types.slice(2)) && paths.has(conditions.node.slice(2)));
   }
 });
+
+test("four threads, each with its own SQLite connection to one file: each side effect once, segment IDs disjoint", async () => {
+  const { Worker } = await import("node:worker_threads");
+  const db = await freshDatabase("sqlite");
+  try {
+    const database = db.open();
+    await migrate(database);
+    await database.withConnection((c) => c.execute(db.sideEffectTable));
+    const { file } = db;
+    const run = (task, extra) => Promise.all(Array.from({ length: 4 }, (_, n) => new Promise((resolve, reject) => {
+      const worker = new Worker(new URL("./store/thread-worker.mjs", import.meta.url), { workerData: { file, task, name: `t${n}`, ...extra } });
+      worker.once("message", resolve);
+      worker.once("error", reject);
+    })));
+    const runs = await run("run_once", { keys: 50 });
+    const executed = runs.flatMap((r) => r.decisions).filter((d) => d === "execute").length;
+    assert.equal(executed, 50);
+    assert.ok(runs.flatMap((r) => r.decisions).every((d) => d === "execute" || d === "replay"));
+    const counts = await database.withConnection(async (c) => (await c.run({ name: "n", kind: "many", sql: "SELECT key_id, COUNT(*) AS n FROM conformance_side_effect GROUP BY key_id", params: [] }, {})).rows);
+    assert.equal(counts.length, 50);
+    assert.ok(counts.every((row) => row.n === 1n), "every key's side effect happened once");
+    const draws = await run("segments", { count: 2000 });
+    const all = draws.flatMap((d) => d.drawn);
+    assert.equal(new Set(all).size, all.length, "no segment ID twice");
+    for (const { drawn } of draws) assert.ok(drawn.every((id, n) => n === 0 || BigInt(id) > BigInt(drawn[n - 1])));
+  } finally {
+    await db.close();
+  }
+});

@@ -69,9 +69,10 @@ export async function freshDatabase(dialect, { poolSize = 1 } = {}) {
   const cleanups = [];
   let open;
   let unavailable;
+  let file;
   if (dialect === "sqlite") {
     const dir = mkdtempSync(join(tmpdir(), "mintid-store-"));
-    const file = join(dir, "db.sqlite");
+    file = join(dir, "db.sqlite");
     open = () => sqliteDatabase(file);
     unavailable = () => sqliteDatabase(join(dir, "missing", "db.sqlite"));
     cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
@@ -121,6 +122,7 @@ export async function freshDatabase(dialect, { poolSize = 1 } = {}) {
   }
   return {
     dialect,
+    file,
     open: () => {
       const database = open();
       opened.push(database);
