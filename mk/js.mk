@@ -12,6 +12,10 @@ WASM_TARGET := wasm32-unknown-unknown
 WASM_BINDGEN_VERSION := 0.2.130
 WASM_BINDGEN := $${CARGO_HOME:-$$HOME/.cargo}/bin/wasm-bindgen
 JS_BIN := $(JS_DIR)/node_modules/.bin
+# better-sqlite3 (a dev dependency, for the SQLite store tests) compiles from source
+# when its prebuilt binary cannot be downloaded: against the installed Node's headers
+# (<prefix>/include/node), so that node-gyp does not download them either.
+NODE_HEADERS := $(shell dirname "$$(dirname "$$(readlink -f "$$(command -v node)")")")
 # Release profile of the wasm builds only: fat LTO, optimised for size
 # (`s` for the full build, which servers run hot; `z` for the browser build).
 WASM_PROFILE := CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
@@ -34,7 +38,7 @@ setup-js:
 	  || $(CARGO) install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
 	@[ -x /usr/bin/chromium ] || { apt-get update && apt-get install -y chromium; }
 	@[ $(JS_DIR)/node_modules/.package-lock.json -nt $(JS_DIR)/package-lock.json ] \
-	  || (cd $(JS_DIR) && npm ci --no-audit --no-fund)
+	  || (cd $(JS_DIR) && npm_config_nodedir=$(NODE_HEADERS) npm ci --no-audit --no-fund)
 
 js-build: setup-js
 	$(WASM_PROFILE) $(WASM_FULL_FLAGS) $(CARGO) build -p mintid-wasm --target $(WASM_TARGET) --release
@@ -46,9 +50,11 @@ js-build: setup-js
 	$(JS_BIN)/wasm-opt $(WASM_OPT_FLAGS) $(JS_DIR)/build/browser/mintid_wasm_bg.wasm -o $(JS_DIR)/build/browser/mintid_wasm_bg.wasm
 	$(JS_BIN)/tsc -p $(JS_DIR)
 	node $(JS_DIR)/scripts/assemble.mjs
+	mkdir -p $(JS_DIR)/dist/schema && cp -r schema/postgres schema/mysql schema/sqlite $(JS_DIR)/dist/schema/
 
 test-js: js-build
 	cd $(JS_DIR) && node --test test/*.test.mjs
 
 bench-js: js-build
 	cd $(JS_DIR) && node bench/ids.mjs
+	cd $(JS_DIR) && ../scripts/db/with-db.sh node bench/store.mjs
