@@ -172,15 +172,18 @@ export class HttpIdempotency<R> {
     const scope = await this.#options.scope(request.raw);
     const kind = (this.#options.kind ?? defaultKind)(request);
     if (ring !== undefined && signed !== undefined) {
+      let uuid: string;
       try {
-        const uuid = ring.verify(signed.trim(), scope, this.#options.verify ?? {});
-        return { admitted: { key: new IdempotencyKey(kind, scope, uuid), keyCreatedMillis: Uuid7.parse(uuid).unixMs } };
+        // Bare, or a Structured Field String as `Idempotency-Key` values are.
+        uuid = ring.verify(IdempotencyKey.parseHeader(signed), scope, this.#options.verify ?? {});
       } catch (error) {
         if (error instanceof RequestIdError && error.code !== "request_id.invalid_scope") {
           return { answer: problemAnswer(problemOf(error, "invalid_request_id"), error.message) };
         }
+        if (error instanceof KeyError) return { answer: problemAnswer("invalid_request_id", error.message) };
         throw error;
       }
+      return { admitted: { key: new IdempotencyKey(kind, scope, uuid), keyCreatedMillis: Uuid7.parse(uuid).unixMs } };
     }
     try {
       return { admitted: { key: IdempotencyKey.fromHeader(kind, scope, plain ?? ""), keyCreatedMillis: undefined } };
