@@ -184,7 +184,7 @@ async function runScenario(scenario, framework, db) {
     }
     assert.equal(background.size, 0, `${scenario.name}: background requests never awaited`);
   } finally {
-    for (const gate of ["g"]) state.gate(gate).open();
+    state.openAll();
     await Promise.allSettled(background.values());
     await app.close();
   }

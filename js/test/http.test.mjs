@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import express from "express";
 import Fastify from "fastify";
-import { grantFields, KeyRing, mintRequestId, RecordPolicy } from "mintid";
+import { grantFields, IdempotencyKey, KeyRing, mintRequestId, RecordPolicy } from "mintid";
 import { fromStored, HttpIdempotency, toStored } from "mintid/http";
 import * as expressHttp from "mintid/http/express";
 import * as fastifyHttp from "mintid/http/fastify";
@@ -146,7 +146,7 @@ for (const [name, framework] of Object.entries(FRAMEWORKS)) {
         assert.equal(replay.headers["x-kept"], "k1");
         assert.equal(replay.headers["x-dropped"], undefined);
         assert.equal(replay.text, first.text);
-        const stored = await store.load(new (await import("mintid")).IdempotencyKey("test.post", "user:ann", ring.verify(id, "user:ann")));
+        const stored = await store.load(new IdempotencyKey("test.post", "user:ann", ring.verify(id, "user:ann")));
         assert.equal(stored?.status, "succeeded");
         const free = await send(app.port, { path: "/free", headers: { "x-user": "ann" }, body: "" });
         assert.equal(free.status, 200);

@@ -64,6 +64,11 @@ function viewOf<R extends FastifyRequestLike>(request: R): HttpRequestView<R> {
   };
 }
 
+/**
+ * Sends `answer` from a hook. The hook returns the reply: Fastify then waits
+ * until it is sent (a reply is a thenable), so the rest of the chain and the
+ * route handler do not run.
+ */
 function send(reply: FastifyReplyLike, answer: HttpAnswer): FastifyReplyLike {
   return reply.code(answer.status).headers(groupedHeaders(answer.headers)).send(Buffer.from(answer.body));
 }

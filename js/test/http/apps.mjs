@@ -6,7 +6,7 @@ import Fastify from "fastify";
 import { idempotency as expressIdempotency } from "mintid/http/express";
 import { idempotency as fastifyIdempotency } from "mintid/http/fastify";
 
-/** What the app's handlers share with the runner: the call count and the gates. */
+/** What the app's handlers share with the runner: the call count and the gates (by name, created on first use). */
 export function handlerState() {
   const gates = new Map();
   const gate = (name) => {
@@ -19,7 +19,10 @@ export function handlerState() {
     }
     return gates.get(name);
   };
-  return { calls: 0, gate };
+  const openAll = () => {
+    for (const { open } of gates.values()) open();
+  };
+  return { calls: 0, gate, openAll };
 }
 
 /** Runs one handler call: what to answer for `method` with the parsed `body` (or null). */
