@@ -7,7 +7,7 @@ import { readFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, test } from "node:test";
-import { KeyRing, mintRequestId, problemDetails, RecordPolicy } from "mintid";
+import { KeyRing, mintRequestId, problemDetails, RecordPolicy, Uuid7 } from "mintid";
 import { IdempotencyStore, migrate } from "mintid/store/sqlite";
 import { FRAMEWORKS, handlerState } from "./http/apps.mjs";
 import { dialects, freshDatabase } from "./store/databases.mjs";
@@ -36,11 +36,13 @@ function headerValues(ring) {
       return `"${key}"`;
     }
     if ("requestId" in value) {
-      only(value, ["requestId", "grantFor", "grant", "tamper"], "requestId field");
+      only(value, ["requestId", "grantFor", "grant", "tamper", "ageMillis"], "requestId field");
       assert.ok(ring, "a requestId needs the signed config");
       if (!ids.has(value.requestId)) {
         if (value.grant !== undefined) assert.equal(value.grant, "expired", `unknown grant ${value.grant}`);
-        ids.set(value.requestId, mintRequestId(grant(value.grantFor ?? user, value.grant === "expired")));
+        const granted = grant(value.grantFor ?? user, value.grant === "expired");
+        const uuid = value.ageMillis === undefined ? undefined : Uuid7.fromFields({ unixMs: Date.now() - value.ageMillis, randA: 0, randB: 1n }).toString();
+        ids.set(value.requestId, mintRequestId(granted, uuid));
       }
       const id = ids.get(value.requestId);
       if (!value.tamper) return id;
