@@ -12,15 +12,22 @@ WASM_TARGET := wasm32-unknown-unknown
 WASM_BINDGEN_VERSION := 0.2.130
 WASM_BINDGEN := $${CARGO_HOME:-$$HOME/.cargo}/bin/wasm-bindgen
 JS_BIN := $(JS_DIR)/node_modules/.bin
+# better-sqlite3 (a dev dependency, for the SQLite store tests) compiles from source
+# when its prebuilt binary cannot be downloaded: against the installed Node's headers
+# (<prefix>/include/node), so that node-gyp does not download them either.
+NODE_HEADERS := $(shell dirname "$$(dirname "$$(readlink -f "$$(command -v node)")")")
 # Release profile of the wasm builds only: fat LTO, optimised for size
 # (`s` for the full build, which servers run hot; `z` for the browser build).
 WASM_PROFILE := CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1
-# The full build (Node, `mintid/full`) and the small browser build (IDs and
+# The full build (Node, `mintid/full`) and the small browser build (UUIDs and
 # request-ID minting) keep separate target dirs so neither rebuilds the other.
 WASM_FULL := target/$(WASM_TARGET)/release/mintid_wasm.wasm
 WASM_BROWSER_DIR := target/wasm-browser
 WASM_BROWSER := $(WASM_BROWSER_DIR)/$(WASM_TARGET)/release/mintid_wasm.wasm
 WASM_FULL_FLAGS := CARGO_PROFILE_RELEASE_OPT_LEVEL=s
+# wasm-opt: optimise for size until nothing changes; drop the producers and
+# target-features custom sections (the names section is gone without -g).
+WASM_OPT_FLAGS := -Oz --converge --strip-producers --strip-target-features
 # The browser build also takes sha2's compact SHA-256 (a loop, not unrolled).
 WASM_BROWSER_FLAGS := CARGO_PROFILE_RELEASE_OPT_LEVEL=z \
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS='--cfg sha2_backend="soft" --cfg sha2_backend_soft="compact"'
@@ -31,7 +38,7 @@ setup-js:
 	  || $(CARGO) install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
 	@[ -x /usr/bin/chromium ] || { apt-get update && apt-get install -y chromium; }
 	@[ $(JS_DIR)/node_modules/.package-lock.json -nt $(JS_DIR)/package-lock.json ] \
-	  || (cd $(JS_DIR) && npm ci --no-audit --no-fund)
+	  || (cd $(JS_DIR) && npm_config_nodedir=$(NODE_HEADERS) npm ci --no-audit --no-fund)
 
 js-build: setup-js
 	$(WASM_PROFILE) $(WASM_FULL_FLAGS) $(CARGO) build -p mintid-wasm --target $(WASM_TARGET) --release
@@ -39,13 +46,15 @@ js-build: setup-js
 	rm -rf $(JS_DIR)/src/wasm $(JS_DIR)/build $(JS_DIR)/dist
 	$(WASM_BINDGEN) $(WASM_FULL) --target web --out-dir $(JS_DIR)/src/wasm
 	$(WASM_BINDGEN) $(WASM_BROWSER) --target web --out-dir $(JS_DIR)/build/browser
-	$(JS_BIN)/wasm-opt -Oz $(JS_DIR)/src/wasm/mintid_wasm_bg.wasm -o $(JS_DIR)/src/wasm/mintid_wasm_bg.wasm
-	$(JS_BIN)/wasm-opt -Oz $(JS_DIR)/build/browser/mintid_wasm_bg.wasm -o $(JS_DIR)/build/browser/mintid_wasm_bg.wasm
+	$(JS_BIN)/wasm-opt $(WASM_OPT_FLAGS) $(JS_DIR)/src/wasm/mintid_wasm_bg.wasm -o $(JS_DIR)/src/wasm/mintid_wasm_bg.wasm
+	$(JS_BIN)/wasm-opt $(WASM_OPT_FLAGS) $(JS_DIR)/build/browser/mintid_wasm_bg.wasm -o $(JS_DIR)/build/browser/mintid_wasm_bg.wasm
 	$(JS_BIN)/tsc -p $(JS_DIR)
-	MINTID_SIZE_BUDGET=warn node $(JS_DIR)/scripts/assemble.mjs
+	node $(JS_DIR)/scripts/assemble.mjs
+	mkdir -p $(JS_DIR)/dist/schema && cp -r schema/postgres schema/mysql schema/sqlite $(JS_DIR)/dist/schema/
 
 test-js: js-build
 	cd $(JS_DIR) && node --test test/*.test.mjs
 
 bench-js: js-build
 	cd $(JS_DIR) && node bench/ids.mjs
+	cd $(JS_DIR) && ../scripts/db/with-db.sh node bench/store.mjs

@@ -36,6 +36,7 @@ pub mod fingerprint;
 pub mod key;
 pub mod lease;
 pub mod outbox;
+mod quote;
 pub mod record;
 pub mod request_id;
 pub mod rollback;

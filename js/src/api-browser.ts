@@ -1,22 +1,15 @@
 /**
- * The browser build's API: IDs (UUIDv7, Snowflake), their values and text
+ * The browser build's API: UUIDv7 and UUID values, generators and text
  * forms, and minting signed request IDs from a server's grant. The full API
- * ({@link "./api.js"}) adds what servers need.
+ * ({@link "./api.js"}, `mintid/full`) adds Snowflake IDs and what servers
+ * need; Snowflake stays out of this build to keep the browser download
+ * within 25 KB gzip.
  *
  * @packageDocumentation
  */
 
-export { MintidError, RequestIdError, SnowflakeError, Uuid7Error, UuidParseError } from "./errors.js";
+export { MintidError, RequestIdError, Uuid7Error, UuidParseError } from "./errors.js";
 export { type GrantFields, grantFields, inspectRequestId, mintRequestId, type SignedFields, type UnverifiedRequestId } from "./request-id.js";
-export {
-  type SequencePolicy,
-  Snowflake,
-  SnowflakeLayout,
-  type SnowflakeLayoutFields,
-  type SnowflakeOptions,
-  type SnowflakeParts,
-  type SnowflakePreset,
-} from "./snowflake.js";
 export { FixedEntropy, ManualClock, type RollbackPolicy } from "./sources.js";
 export {
   Uuid,

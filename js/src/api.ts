@@ -9,7 +9,7 @@
  */
 
 export * from "./api-browser.js";
-export { FingerprintError, KeyError, LeaseError, OutboxError, RecordError, SegmentError } from "./errors.js";
+export { FingerprintError, KeyError, LeaseError, OutboxError, RecordError, SegmentError, SnowflakeError } from "./errors.js";
 export {
   canonicalJson,
   type FieldSelection,
@@ -64,6 +64,15 @@ export {
   retryAfterSecs,
 } from "./record.js";
 export { SegmentAllocator, SegmentPolicy, type SegmentPolicyOptions } from "./segment.js";
+export {
+  type SequencePolicy,
+  Snowflake,
+  SnowflakeLayout,
+  type SnowflakeLayoutFields,
+  type SnowflakeOptions,
+  type SnowflakeParts,
+  type SnowflakePreset,
+} from "./snowflake.js";
 export {
   KeyRing,
   type SecretKey,

@@ -2,7 +2,8 @@
 // package's browser build with a plain <script type="module">, gets a grant
 // from a Node server, mints signed request IDs offline and sends them back;
 // the server verifies them with the same package. A tampered ID, or one sent
-// under another user's scope, is rejected.
+// under another user's scope, is rejected. The page also makes Snowflake IDs
+// with the full build (\`mintid/full\`), which the server decodes.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
 import { after, before, test } from "node:test";
@@ -16,7 +17,9 @@ const PAGE = `<!doctype html>
 <title>mintid browser test</title>
 <link rel="icon" href="data:,">
 <script type="module">
-  import { mintRequestId, Snowflake, uuid7 } from "/pkg/dist/browser/browser.js";
+  import { mintRequestId, uuid7 } from "/pkg/dist/browser/browser.js";
+  // Snowflake is not in the browser build; \`mintid/full\` brings it to browsers.
+  import { Snowflake } from "/pkg/dist/full/web.js";
   const post = async (path, body) => (await fetch(path, { method: "POST", body: JSON.stringify(body) })).json();
   window.checkout = async () => {
     const { grant } = await post("/api/grant", {});

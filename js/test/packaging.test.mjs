@@ -74,7 +74,8 @@ export { id, text, code };
 });
 
 test("packaging: a bundler-style TypeScript consumer gets the browser build's types", () => {
-  writeFileSync(join(project, "browser-consumer.ts"), `import { mintRequestId, Snowflake, uuid7 } from "mintid";
+  writeFileSync(join(project, "browser-consumer.ts"), `import { mintRequestId, uuid7 } from "mintid";
+import { Snowflake } from "mintid/full";
 const id: string = mintRequestId("grant", uuid7());
 const next: bigint = new Snowflake({ worker: 1 }).nextId();
 export { id, next };
@@ -95,14 +96,14 @@ test("packaging: the installed package imports in Chromium through an import map
 <link rel="icon" href="data:,">
 <script type="importmap">{ "imports": { "mintid": "/pkg/dist/browser/browser.js" } }</script>
 <script type="module">
-  import { Snowflake } from "mintid";
-  window.encoded = Snowflake.toBase32(9007199254740993n);
+  import { Uuid7 } from "mintid";
+  window.encoded = Uuid7.parse("017F22E2-79B0-7CC3-98C4-DC0C0C07398F").toString();
 </script>`;
   const server = await startServer({ packageDir: join(project, "node_modules", "mintid"), page });
   const browser = await openPage(server.url);
   try {
     await browser.page.waitForFunction(() => typeof window.encoded === "string");
-    assert.equal(await browser.page.evaluate(() => window.encoded), "0080000000001");
+    assert.equal(await browser.page.evaluate(() => window.encoded), "017f22e2-79b0-7cc3-98c4-dc0c0c07398f");
     assert.deepEqual(browser.problems, []);
   } finally {
     await browser.close();

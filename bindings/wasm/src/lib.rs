@@ -15,10 +15,11 @@
 //! wasm32-unknown-unknown`): built together with a crate that enables the
 //! core's `std`, std's panic handler would clash with this one.
 //!
-//! The `server` feature (on by default) adds fingerprints, idempotency keys,
-//! request-ID verification, record decisions, worker-id leases, segments and
-//! the outbox; the browser build leaves it
-//! out.
+//! The `snowflake` feature adds Snowflake layouts, IDs and generators; the
+//! `server` feature (on by default) adds them, fingerprints, idempotency
+//! keys, request-ID verification, record decisions, worker-id leases,
+//! segments and the outbox. The browser build (UUIDs and request-ID minting)
+//! has neither.
 #![cfg_attr(target_arch = "wasm32", no_std)]
 
 extern crate alloc;
@@ -38,6 +39,7 @@ mod record;
 mod request_id;
 #[cfg(feature = "server")]
 mod segment;
+#[cfg(feature = "snowflake")]
 mod snowflake;
 mod sources;
 mod uuid;
@@ -45,10 +47,11 @@ mod uuid7;
 
 pub use clock::DateClock;
 
-/// The allocator of the wasm module (std's choice on wasm32, without std).
+/// The allocator of the wasm module: Talc, growing wasm memory as needed
+/// (smaller than dlmalloc, std's choice on wasm32).
 #[cfg(target_arch = "wasm32")]
 #[global_allocator]
-static ALLOCATOR: dlmalloc::GlobalDlmalloc = dlmalloc::GlobalDlmalloc;
+static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
 
 /// A panic (a bug: the bindings and the core never panic on any input)
 /// traps; JS sees a `RuntimeError`.

@@ -183,7 +183,7 @@ pub(crate) fn rollback_policy(
         Some("wait") => Ok(RollbackPolicy::Wait { max_millis }),
         Some("logical") => Ok(RollbackPolicy::Logical { max_millis }),
         Some(other) => Err(type_error(&format!(
-            "rollback kind must be \"fail\", \"wait\" or \"logical\", got {other:?}"
+            "rollback kind must be \"fail\", \"wait\" or \"logical\", got \"{other}\""
         ))),
     }
 }

@@ -24,7 +24,7 @@ pub(crate) fn text_form(form: &str) -> Result<TextForm, JsValue> {
         "urn" => Ok(TextForm::Urn),
         "base32" => Ok(TextForm::Base32),
         other => Err(type_error(&format!(
-            "form must be \"hyphenated\", \"simple\", \"urn\" or \"base32\", got {other:?}"
+            "form must be \"hyphenated\", \"simple\", \"urn\" or \"base32\", got \"{other}\""
         ))),
     }
 }

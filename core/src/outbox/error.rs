@@ -3,6 +3,8 @@
 use alloc::string::String;
 use core::fmt;
 
+use crate::quote::QuotedStr;
+
 /// The longest prefix of a rejected status text kept for the message.
 const QUOTED_TEXT_MAX: usize = 32;
 
@@ -153,11 +155,13 @@ impl fmt::Display for OutboxError {
             }
             Detail::UnknownStatus { text, len } if text.len() < *len => write!(
                 f,
-                "unknown outbox status {text:?}… ({len} bytes): expected pending, sent or dead"
+                "unknown outbox status {}… ({len} bytes): expected pending, sent or dead",
+                QuotedStr(text)
             ),
             Detail::UnknownStatus { text, .. } => write!(
                 f,
-                "unknown outbox status {text:?}: expected pending, sent or dead"
+                "unknown outbox status {}: expected pending, sent or dead",
+                QuotedStr(text)
             ),
             Detail::ClaimLost {
                 message_id,
