@@ -19,11 +19,16 @@ from typing import Any, Literal, TypeVar
 from mintid.store._errors import StoreUnavailableError
 from mintid.store._sql import Dialect, Query, load_migrations, load_queries
 
-__all__ = ["Database", "MySqlDatabase", "PostgresDatabase", "SqliteDatabase"]
+__all__ = ["Database", "MySqlDatabase", "PostgresDatabase", "SqliteDatabase", "text"]
 
 T = TypeVar("T")
 Row = dict[str, Any]
 Params = Mapping[str, Any]
+
+
+def text(value: Any) -> Any:
+    """A text column as ``str`` (MySQL's ``VARBINARY`` columns arrive as bytes); ``None`` stays."""
+    return value.decode() if isinstance(value, bytes | bytearray) else value
 
 
 class Database:

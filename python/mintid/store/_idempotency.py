@@ -35,7 +35,7 @@ from mintid._record import (
 )
 from mintid.errors import RecordStaleTokenError
 from mintid.store._clock import StoreClock, SystemStoreClock
-from mintid.store._database import Database, Row
+from mintid.store._database import Database, Row, text
 from mintid.store._errors import ResponseTooLargeError
 
 __all__ = [
@@ -135,7 +135,7 @@ def _stored(row: Row) -> StoredRecord:
     body = row["response_body"]
     return StoredRecord(
         Record(
-            RecordStatus.parse(row["status"]),
+            RecordStatus.parse(text(row["status"])),
             Fingerprint(bytes(row["fingerprint"])),
             int(row["fencing_token"]),
             int(row["lease_deadline_millis"]),
@@ -144,8 +144,8 @@ def _stored(row: Row) -> StoredRecord:
         ),
         None
         if body is None
-        else StoredResponse(row["response_content_type"] or "", bytes(body)),
-        row["error"],
+        else StoredResponse(text(row["response_content_type"]) or "", bytes(body)),
+        text(row["error"]),
     )
 
 

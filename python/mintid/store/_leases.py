@@ -13,7 +13,7 @@ from typing import Any
 from mintid._lease import LeaseGuard, LeasePolicy, WorkerLease, acquire_lease, lease_none_found
 from mintid._snowflake import Snowflake
 from mintid.store._clock import StoreClock, SystemStoreClock
-from mintid.store._database import Database
+from mintid.store._database import Database, text
 from mintid.store._errors import StoreUnavailableError
 
 __all__ = ["LeasedSnowflake", "WorkerLeaseRow", "WorkerLeases"]
@@ -148,7 +148,7 @@ class WorkerLeases:
             return None
         return WorkerLeaseRow(
             int(row["worker_id"]),
-            row["owner"],
+            text(row["owner"]),
             int(row["fencing_token"]),
             int(row["lease_deadline_millis"]),
             int(row["high_water_millis"]),

@@ -18,7 +18,7 @@ from mintid._outbox import (
     outbox_enqueued,
 )
 from mintid.store._clock import StoreClock, SystemStoreClock
-from mintid.store._database import Database
+from mintid.store._database import Database, text
 
 __all__ = [
     "ClaimedMessage",
@@ -147,8 +147,8 @@ class Outbox:
             [
                 ClaimedMessage(
                     int(row["message_id"]),
-                    row["kind"],
-                    row["business_key"],
+                    text(row["kind"]),
+                    text(row["business_key"]),
                     bytes(row["payload"]),
                     int(row["attempts"]),
                     int(row["created_millis"]),
@@ -230,10 +230,10 @@ class Outbox:
             return None
         return StoredMessage(
             int(row["message_id"]),
-            row["status"],
+            text(row["status"]),
             int(row["attempts"]),
             int(row["next_attempt_millis"]),
-            row["last_error"],
+            text(row["last_error"]),
         )
 
     def cleanup(self, sent_before_ms: int, batch_size: int = 1000) -> int:
