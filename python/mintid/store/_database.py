@@ -9,11 +9,12 @@ mean the database is out of reach become
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 import urllib.parse
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, Literal, TypeVar
 
 from mintid.store._errors import StoreUnavailableError
@@ -100,9 +101,7 @@ class Database:
                 raise
             self.execute(raw, "COMMIT")
 
-    def execute(
-        self, raw: Any, sql: str, params: Params | Sequence[Any] | None = None
-    ) -> None:
+    def execute(self, raw: Any, sql: str, params: Params | Sequence[Any] | None = None) -> None:
         """Run plain SQL on ``raw`` (driver placeholders), discarding any rows."""
 
         def run() -> None:
@@ -124,7 +123,7 @@ class Database:
                 rows: list[Row] = []
                 if cursor.description is not None:
                     names = [column[0] for column in cursor.description]
-                    rows = [dict(zip(names, row)) for row in cursor.fetchall()]
+                    rows = [dict(zip(names, row, strict=False)) for row in cursor.fetchall()]
                 return rows, cursor.rowcount
             finally:
                 cursor.close()
@@ -172,17 +171,14 @@ class Database:
 
 
 def _close_quietly(raw: Any) -> None:
-    try:
+    # A broken connection may fail to close; it is gone anyway.
+    with contextlib.suppress(Exception):
         raw.close()
-    except Exception:  # noqa: S110  # a broken connection may fail to close; it is gone anyway
-        pass
 
 
 def _rollback_quietly(database: Database, raw: Any) -> None:
-    try:
+    with suppress(StoreUnavailableError):
         database.execute(raw, "ROLLBACK")
-    except StoreUnavailableError:
-        pass
 
 
 class SqliteDatabase(Database):
@@ -213,7 +209,7 @@ class PostgresDatabase(Database):
 
     def __init__(self, conninfo: str, **connect_kwargs: Any) -> None:
         """A database at ``conninfo`` (a URL or ``key=value`` string)."""
-        import psycopg  # noqa: PLC0415  # an optional dependency
+        import psycopg  # an optional dependency
 
         def connect() -> psycopg.Connection[Any]:
             return psycopg.connect(conninfo, autocommit=True, **connect_kwargs)
@@ -234,8 +230,8 @@ class MySqlDatabase(Database):
         """A database at ``url`` (``mysql://user:password@host:port/database``) or
         PyMySQL's own keyword arguments.
         """  # noqa: D205
-        import pymysql  # noqa: PLC0415  # an optional dependency
-        from pymysql.constants import CLIENT  # noqa: PLC0415
+        import pymysql  # an optional dependency
+        from pymysql.constants import CLIENT
 
         if int(connect_kwargs.get("client_flag", 0)) & CLIENT.FOUND_ROWS:
             raise ValueError("CLIENT_FOUND_ROWS would make every duplicate claim look new")

@@ -21,8 +21,8 @@ from mintid._record import (
     Failure,
     Fence,
     FingerprintMismatch,
-    InProgress,
     Incoming,
+    InProgress,
     KeyTooOld,
     Outcome,
     Problem,
@@ -300,9 +300,7 @@ class IdempotencyStore:
         row = self.database.one(raw, "load", _key_params(key))
         return None if row is None else _stored(row)
 
-    def _claim(
-        self, use: _Use, key: IdempotencyKey, request: StoreRequest
-    ) -> _Claimed | RunResult:
+    def _claim(self, use: _Use, key: IdempotencyKey, request: StoreRequest) -> _Claimed | RunResult:
         """Decide and write claims until one is written or the decision is not to run."""
         waited = 0
         loaded = False
@@ -317,7 +315,9 @@ class IdempotencyStore:
             incoming = Incoming(request.fingerprint, request.key_created_ms, waited)
             with use() as raw:
                 now = self._clock.now_ms()
-                decision = decide(None if stored is None else stored.record, incoming, now, self.policy)
+                decision = decide(
+                    None if stored is None else stored.record, incoming, now, self.policy
+                )
                 if isinstance(decision, Execute):
                     if self._write_claim(raw, key, decision.claim, now):
                         return _Claimed(decision.claim.fence, decision.claim.record)

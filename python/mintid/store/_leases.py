@@ -218,11 +218,16 @@ class LeasedSnowflake:
             if self.guard.renew_due(self._leases.clock.now_ms()):
                 try:
                     self._leases.renew(self.guard, self._high_water())
-                except Exception:  # noqa: S112  # the guard counted it; it stops issuing in time
+                except Exception:  # the guard counted it; it stops issuing in time
                     continue
 
     def close(self) -> bool:
-        """Stop the heartbeat and release the lease; whether the row was still ours."""
+        """Stop the heartbeat and release the lease; whether the row was still ours.
+
+        Raises :class:`~mintid.store.StoreUnavailableError` when the release
+        cannot be written: the lease then ends at its deadline, and the next
+        holder waits out the clock-skew bound.
+        """
         if self._closed:
             return False
         self._closed = True

@@ -5,6 +5,7 @@ The sizing rules are the core's :class:`~mintid.SegmentAllocator`.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 from mintid._segment import SegmentAllocator, SegmentPolicy
@@ -67,10 +68,9 @@ class SegmentIds:
         return snowflake
 
     def _fetch_quietly(self, step: int) -> None:
-        try:
+        # A failed fetch was reported (fetch_failed): next_id fetches again.
+        with contextlib.suppress(Exception):
             self._fetch(step)
-        except Exception:  # noqa: S110  # fetch_failed was reported; next_id fetches again
-            pass
 
     def _fetch(self, step: int) -> None:
         """Take the next ``step`` IDs of the tag and install them."""

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from importlib import resources
+from importlib.abc import Traversable
 from typing import Final, Literal
 
 __all__ = ["Dialect", "Query", "load_migrations", "load_queries"]
@@ -31,8 +32,8 @@ class Query:
     sql: str
 
 
-def _dialect_dir(dialect: Dialect) -> resources.abc.Traversable:
-    return resources.files("mintid.store").joinpath("schema", dialect)
+def _dialect_dir(dialect: Dialect) -> Traversable:
+    return resources.files("mintid.store").joinpath("schema").joinpath(dialect)
 
 
 def _code(text: str) -> list[str]:

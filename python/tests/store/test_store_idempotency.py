@@ -6,20 +6,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import pytest
-from store_support import (
-    ManualStoreClock,
-    Server,
-    case_id,
-    cases,
-    check_fields,
-    databases,
-    placeholder,
-    scalar,
-    unknown,
-)
 
 from mintid import Fingerprint, IdempotencyKey, RecordPolicy
 from mintid.errors import MintidError
@@ -35,6 +25,17 @@ from mintid.store import (
     StoreRequest,
     StoreUnavailableError,
     SystemStoreClock,
+)
+from store.store_support import (
+    ManualStoreClock,
+    Server,
+    case_id,
+    cases,
+    check_fields,
+    databases,
+    placeholder,
+    scalar,
+    unknown,
 )
 
 Outcome = Any
@@ -90,6 +91,11 @@ def shown(result: RunResult) -> dict[str, Any]:
     if result.decision == "in_progress":
         got["retry_after_millis"] = str(result.retry_after_ms)
     return got
+
+
+def ok(action: Callable[..., None], *args: Any) -> str:
+    action(*args)
+    return "ok"
 
 
 def outcome_of(action: Callable[[], Any]) -> Any:
@@ -307,7 +313,7 @@ class Run:
             lease = self.worker(step["worker"]).lease
             assert lease is not None
             response = response_of(step["response"])
-            return outcome_of(lambda: lease.complete(response) or "ok")
+            return outcome_of(partial(ok, lease.complete, response))
         if do == "fail":
             check_fields(step, {"worker", "failure", "error", "now"})
             lease = self.worker(step["worker"]).lease
@@ -315,7 +321,7 @@ class Run:
             if step["failure"] not in ("final", "retryable"):
                 raise unknown("failure", step["failure"])
             retryable = step["failure"] == "retryable"
-            return outcome_of(lambda: lease.fail(step["error"], retryable=retryable) or "ok")
+            return outcome_of(partial(ok, partial(lease.fail, retryable=retryable), step["error"]))
         if do == "check":
             check_fields(step, {"key"})
             return self.check(self.key(step))

@@ -6,15 +6,24 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import pytest
-from store_support import ManualStoreClock, Server, case_id, cases, check_fields, databases, unknown
 
 from mintid import LeaseGuard, LeasePolicy, Snowflake, SnowflakeLayout
 from mintid.errors import MintidError
 from mintid.store import StoreUnavailableError, WorkerLeases
 from mintid.testing import ManualClock
+from store.store_support import (
+    ManualStoreClock,
+    Server,
+    case_id,
+    cases,
+    check_fields,
+    databases,
+    unknown,
+)
 
 
 def policy_of(spec: dict[str, Any]) -> LeasePolicy:
@@ -36,6 +45,11 @@ def policy_of(spec: dict[str, Any]) -> LeasePolicy:
         max_skew_ms=int(spec["max_skew_millis"]),
         max_start_wait_ms=int(spec["max_start_wait_millis"]),
     )
+
+
+def ok(action: Callable[..., None], *args: Any) -> str:
+    action(*args)
+    return "ok"
 
 
 def outcome(action: Callable[[], Any]) -> Any:
@@ -74,7 +88,9 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
             elif do == "acquire":
                 check_fields(step, {"host", "owner", "now"})
 
-                def acquire(name: str = step["host"], owner: str = step["owner"]) -> Any:
+                def acquire(
+                    name: str = step["host"], owner: str = step["owner"], now: int = now
+                ) -> Any:
                     guard = leases.acquire(owner)
                     generator_clock = ManualClock(now)
                     hosts[name] = Host(
@@ -98,12 +114,14 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
             elif do == "check":
                 check_fields(step, {"host", "now"})
                 assert host is not None
-                got = outcome(lambda h=host: h.guard.check(now) or "ok")
+                got = outcome(partial(ok, host.guard.check, now))
             elif do == "generate":
                 check_fields(step, {"host", "now", "count"})
                 assert host is not None
 
-                def generate(h: Host = host, count: int = int(step["count"])) -> Any:
+                def generate(
+                    h: Host = host, count: int = int(step["count"]), now: int = now
+                ) -> Any:
                     h.clock.set(now)
                     for _ in range(count):
                         h.guard.check(now)
@@ -117,7 +135,7 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
                 check_fields(step, {"host", "now", "high_water"})
                 assert host is not None
                 high_water = int(step["high_water"])
-                got = outcome(lambda h=host: leases.renew(h.guard, high_water) or "ok")
+                got = outcome(partial(ok, leases.renew, host.guard, high_water))
             elif do == "renew_unreachable":
                 check_fields(step, {"host", "now"})
                 assert host is not None
@@ -144,7 +162,9 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
                 )
             elif do == "ids_unique":
                 check_fields(step, set())
-                got = "ok" if len(ids) == len(set(ids)) else {"duplicates": len(ids) - len(set(ids))}
+                got = (
+                    "ok" if len(ids) == len(set(ids)) else {"duplicates": len(ids) - len(set(ids))}
+                )
             elif do == "concurrent_acquire":
                 check_fields(step, {"hosts"})
                 got = concurrent_acquire(make, policy, int(step["hosts"]))

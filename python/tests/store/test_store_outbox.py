@@ -8,14 +8,22 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from store_support import ManualStoreClock, Server, case_id, cases, check_fields, databases, unknown
 
 from mintid import RelayPolicy
 from mintid.errors import MintidError
 from mintid.store import ClaimedMessage, Database, Outbox, OutboxBatch, OutboxMessage
+from store.store_support import (
+    ManualStoreClock,
+    Server,
+    case_id,
+    cases,
+    check_fields,
+    databases,
+    unknown,
+)
 
 
-class RollBack(Exception):
+class RollBackError(Exception):
     """Ends a business transaction with a rollback."""
 
 
@@ -38,8 +46,8 @@ def enqueue(outbox: Outbox, message: OutboxMessage, way: str) -> str:
         with outbox.database.transaction(write=True) as raw:
             result = outbox.enqueue(raw, message)
             if way == "rollback":
-                raise RollBack
-    except RollBack:
+                raise RollBackError
+    except RollBackError:
         pass
     return result
 
@@ -112,9 +120,7 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
                 outbox.database.migrate()
                 got = "ok"
             elif do == "enqueue":
-                check_fields(
-                    step, {"way", "message_id", "kind", "business_key", "payload", "now"}
-                )
+                check_fields(step, {"way", "message_id", "kind", "business_key", "payload", "now"})
                 message = OutboxMessage(
                     int(step["message_id"]),
                     step["kind"],

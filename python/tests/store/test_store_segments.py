@@ -3,15 +3,24 @@ on SQLite, PostgreSQL and MariaDB."""
 
 from __future__ import annotations
 
+import itertools
 import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from store_support import ManualStoreClock, Server, case_id, cases, check_fields, databases, unknown
 
 from mintid import SegmentPolicy
 from mintid.store import Database, SegmentIds
+from store.store_support import (
+    ManualStoreClock,
+    Server,
+    case_id,
+    cases,
+    check_fields,
+    databases,
+    unknown,
+)
 
 
 def policy_of(spec: dict[str, Any]) -> SegmentPolicy:
@@ -97,9 +106,7 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
                     make, case["tag"], policy, int(step["processes"]), int(step["ids_per_process"])
                 )
                 every = [i for ids in drawn for i in ids]
-                decreasing = sum(
-                    1 for ids in drawn for a, b in zip(ids, ids[1:], strict=False) if b <= a
-                )
+                decreasing = sum(1 for ids in drawn for a, b in itertools.pairwise(ids) if b <= a)
                 top = row(database, case["tag"])
                 unused = int(top["max_id"]) - total
                 limit = int(step["expect"]["max_unused"])
