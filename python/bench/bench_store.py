@@ -129,7 +129,7 @@ def bench_idemkit(url: str, tasks: int, seconds: float) -> Row:
         counter = itertools.count()
         latencies: list[int] = []
 
-        @idempotent(backend=backend, config=MethodConfig())
+        @idempotent(backend=backend, config=MethodConfig())  # type: ignore[untyped-decorator]
         async def operation(n: int) -> dict[str, Any]:
             return {"ok": True, "n": n}
 
