@@ -47,8 +47,8 @@ class SegmentIds:
         """  # noqa: D205
         allocator = self._allocator
         while True:
-            snowflake = allocator.next_id()
-            if snowflake is not None:
+            value = allocator.next_id()
+            if value is not None:
                 break
             step = allocator.fetch_due(self._clock.now_ms())
             if step is not None:
@@ -65,7 +65,7 @@ class SegmentIds:
                 threading.Thread(target=self._fetch_quietly, args=(step,), daemon=True).start()
             else:
                 self._fetch(step)
-        return snowflake
+        return value
 
     def _fetch_quietly(self, step: int) -> None:
         # A failed fetch was reported (fetch_failed): next_id fetches again.
