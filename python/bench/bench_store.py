@@ -6,7 +6,9 @@ its response (mintid: ``IdempotencyStore.run_once``, two round trips; idemkit
 1.0.2: an ``@idempotent`` function called with a new argument, its
 PostgresBackend on asyncpg). Reported: operations per second and p50/p99
 latency, with 1 and 8 threads (idemkit: 1 and 8 tasks on one event loop with
-a pool of as many connections).
+a pool of as many connections), and the raw psycopg floor of the same two
+statements. Then, for leases, segments and the outbox: segment IDs per call
+beside a Snowflake, a lease acquisition, and relay throughput.
 """
 
 from __future__ import annotations
@@ -28,14 +30,27 @@ import psycopg
 from idemkit import MethodConfig, PostgresBackend, idempotent
 from idemkit.backends.postgres import init_pg
 
-from mintid import Fingerprint, IdempotencyKey, RecordPolicy
+from mintid import (
+    Fingerprint,
+    IdempotencyKey,
+    LeasePolicy,
+    RecordPolicy,
+    RelayPolicy,
+    SegmentPolicy,
+    Snowflake,
+    SnowflakeLayout,
+)
 from mintid.store import (
     Database,
     IdempotencyStore,
+    Outbox,
+    OutboxMessage,
     PostgresDatabase,
+    SegmentIds,
     SqliteDatabase,
     StoredResponse,
     StoreRequest,
+    WorkerLeases,
 )
 
 RESPONSE = StoredResponse("application/json", b'{"ok":true}')
@@ -149,6 +164,66 @@ def bench_idemkit(url: str, tasks: int, seconds: float) -> Row:
     return summary("idemkit 1.0.2", "PostgreSQL", tasks, asyncio.run(main()), seconds)
 
 
+def bench_segments(database: Database, count: int) -> list[str]:
+    """Segment IDs per call in the steady state, beside a Snowflake from the same package."""
+    ids = SegmentIds(database, f"bench-{os.urandom(4).hex()}", SegmentPolicy(1000, 1000, 100_000))
+    for _ in range(count):  # warm up: the step grows, the prefetch thread settles
+        ids.next_id()
+    started = time.perf_counter_ns()
+    for _ in range(count):
+        ids.next_id()
+    segment_ns = (time.perf_counter_ns() - started) / count
+    snowflake = Snowflake(worker=1, layout=SnowflakeLayout.preset("classic"))
+    started = time.perf_counter_ns()
+    for _ in range(count):
+        snowflake.next_id()
+    snowflake_ns = (time.perf_counter_ns() - started) / count
+    return [
+        f"| `SegmentIds.next_id()` (PostgreSQL, steady state) | {segment_ns:,.0f} ns per ID |",
+        f"| `Snowflake.next_id()` (classic layout), same loop | {snowflake_ns:,.0f} ns per ID |",
+    ]
+
+
+def bench_leases(database: Database, rounds: int) -> list[str]:
+    """One acquisition (find, take, commit) and one release, as a restarting process does."""
+    leases = WorkerLeases(database, LeasePolicy("classic"))
+    times: list[int] = []
+    for n in range(rounds):
+        started = time.perf_counter_ns()
+        guard = leases.acquire(f"bench-{n}")
+        times.append(time.perf_counter_ns() - started)
+        leases.release(guard, guard.start_after_ms)
+    times.sort()
+    return [
+        f"| `WorkerLeases.acquire()` (PostgreSQL), median | {times[rounds // 2] / 1e6:.2f} ms |"
+    ]
+
+
+def bench_outbox(make: Callable[[], Database], messages: int, relays: int) -> str:
+    """Messages relayed per second by ``relays`` threads, each with its own pool."""
+    database = make()
+    outbox = Outbox(database, RelayPolicy(100, 60_000))
+    run = os.urandom(4).hex()
+    with database.transaction() as conn:
+        for n in range(messages):
+            outbox.enqueue(conn, OutboxMessage(n + 1, "bench", f"{run}-{n}", b"{}"))
+    started = time.perf_counter()
+
+    def relay() -> None:
+        own = make()
+        Outbox(own, RelayPolicy(100, 60_000)).relay(lambda _message: None)
+        own.close()
+
+    workers = [threading.Thread(target=relay) for _ in range(relays)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    rate = messages / (time.perf_counter() - started)
+    database.close()
+    return f"| `Outbox.relay()` (PostgreSQL), {relays} relays | {rate:,.0f} messages/s |"
+
+
 def fresh_postgres(base: str, name: str) -> str:
     with psycopg.connect(base, autocommit=True) as admin:
         admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
@@ -183,10 +258,26 @@ def main() -> None:
             rows.append(run())
         for _where, database in databases:
             database.close()
+    pg_extra = fresh_postgres(base, "mintid_bench_extra")
+    extra = PostgresDatabase(pg_extra)
+    extra.migrate()
+    lines = bench_segments(extra, 200_000) + bench_leases(extra, 50)
+    with extra.connection() as conn:
+        extra.execute(conn, "DELETE FROM outbox_message")
+    for relays in (1, 4):
+        lines.append(bench_outbox(partial(PostgresDatabase, pg_extra), 2000, relays))
+        with extra.connection() as conn:
+            extra.execute(conn, "DELETE FROM outbox_message")
+    extra.close()
     print("| package | database | threads | ops/s | p50 ms | p99 ms |")
     print("|---|---|---:|---:|---:|---:|")
     for name, where, threads, rate, p50, p99 in rows:
         print(f"| {name} | {where} | {threads} | {rate:,.0f} | {p50:.2f} | {p99:.2f} |")
+    print()
+    print("| leases, segments, outbox | figure |")
+    print("|---|---:|")
+    for line in lines:
+        print(line)
 
 
 if __name__ == "__main__":
