@@ -4,11 +4,12 @@ Run by ``make bench-python`` inside ``scripts/db/with-db.sh`` (MINTID_PG_URL).
 One operation is a fresh key run once: claim, run a trivial operation, store
 its response (mintid: ``IdempotencyStore.run_once``, two round trips; idemkit
 1.0.2: an ``@idempotent`` function called with a new argument, its
-PostgresBackend on asyncpg). Reported: operations per second and p50/p99
-latency, with 1 and 8 threads (idemkit: 1 and 8 tasks on one event loop with
-a pool of as many connections), and the raw psycopg floor of the same two
-statements. Then, for leases, segments and the outbox: segment IDs per call
-beside a Snowflake, a lease acquisition, and relay throughput.
+PostgresBackend on asyncpg), beside the raw psycopg floor of the same two
+statements. With 1 and 8 threads (idemkit: 1 and 8 tasks on one event loop,
+a pool of as many connections). Rounds interleave the packages; each row is
+the round with the median throughput: operations per second, p50/p99 latency.
+Then, for leases, segments and the outbox: segment IDs per call beside a
+Snowflake, a lease acquisition, and relay throughput.
 """
 
 from __future__ import annotations
@@ -234,6 +235,7 @@ def fresh_postgres(base: str, name: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
+    parser.add_argument("--rounds", type=int, default=3, help="measurements per row")
     args = parser.parse_args()
     base = os.environ.get("MINTID_PG_URL")
     if not base:
@@ -254,8 +256,15 @@ def main() -> None:
             runs.append(partial(bench_idemkit, peer_url, threads, args.seconds))
             runs.append(partial(bench_raw, pg_url, threads, args.seconds))
             runs.append(partial(bench_mintid, sqlite, "SQLite", threads, args.seconds))
-        for run in runs:
-            rows.append(run())
+        # Rounds interleave the packages, so a change of load hits them alike;
+        # each row is the round with the median throughput.
+        results: list[list[Row]] = [[] for _ in runs]
+        for _round in range(args.rounds):
+            for index, run in enumerate(runs):
+                results[index].append(run())
+        for measured in results:
+            measured.sort(key=lambda row: row[3])
+            rows.append(measured[len(measured) // 2])
         for _where, database in databases:
             database.close()
     pg_extra = fresh_postgres(base, "mintid_bench_extra")
