@@ -56,6 +56,7 @@ from mintid.store import (
 
 RESPONSE = StoredResponse("application/json", b'{"ok":true}')
 Row = tuple[str, str, int, float, float, float]
+NOSYNC = "-c synchronous_commit=off"
 
 
 def summary(name: str, where: str, threads: int, latencies: list[int], seconds: float) -> Row:
@@ -109,7 +110,7 @@ RAW_COMPLETE = (
 )
 
 
-def bench_raw(url: str, threads: int, seconds: float) -> Row:
+def bench_raw(url: str, where: str, threads: int, seconds: float, options: str = "") -> Row:
     """The floor: the same two statements from psycopg, no rules, no pool."""
     counter = itertools.count()
     latencies: list[int] = []
@@ -119,7 +120,7 @@ def bench_raw(url: str, threads: int, seconds: float) -> Row:
 
     def work() -> None:
         mine: list[int] = []
-        with psycopg.connect(url, autocommit=True) as conn:
+        with psycopg.connect(url, autocommit=True, options=options) as conn:
             while time.perf_counter() < deadline:
                 key = f"{run}-{next(counter)}"
                 now = time.time_ns() // 1_000_000
@@ -136,12 +137,17 @@ def bench_raw(url: str, threads: int, seconds: float) -> Row:
         worker.start()
     for worker in workers:
         worker.join()
-    return summary("raw psycopg (floor)", "PostgreSQL", threads, latencies, seconds)
+    return summary("raw psycopg (floor)", where, threads, latencies, seconds)
 
 
-def bench_idemkit(url: str, tasks: int, seconds: float) -> Row:
+def bench_idemkit(url: str, where: str, tasks: int, seconds: float, settings: str = "on") -> Row:
     async def main() -> list[int]:
-        backend = PostgresBackend.from_url(url, min_size=tasks, max_size=tasks)
+        backend = PostgresBackend.from_url(
+            url,
+            min_size=tasks,
+            max_size=tasks,
+            server_settings={"synchronous_commit": settings},
+        )
         counter = itertools.count()
         latencies: list[int] = []
 
@@ -162,7 +168,7 @@ def bench_idemkit(url: str, tasks: int, seconds: float) -> Row:
         await backend.aclose()
         return latencies
 
-    return summary("idemkit 1.0.2", "PostgreSQL", tasks, asyncio.run(main()), seconds)
+    return summary("idemkit 1.0.2", where, tasks, asyncio.run(main()), seconds)
 
 
 def bench_segments(database: Database, count: int) -> list[str]:
@@ -247,15 +253,26 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as directory:
         sqlite = SqliteDatabase(str(pathlib.Path(directory) / "bench.sqlite3"))
         postgres = PostgresDatabase(pg_url)
-        databases: list[tuple[str, Database]] = [("PostgreSQL", postgres), ("SQLite", sqlite)]
+        # The same without waiting for the disk at each commit: the client's own cost.
+        nosync = "PostgreSQL, synchronous_commit off"
+        postgres_nosync = PostgresDatabase(pg_url, options=NOSYNC)
+        databases: list[tuple[str, Database]] = [
+            ("PostgreSQL", postgres),
+            (nosync, postgres_nosync),
+            ("SQLite", sqlite),
+        ]
         for _where, database in databases:
             database.migrate()
         runs: list[Callable[[], Row]] = []
         for threads in (1, 8):
-            runs.append(partial(bench_mintid, postgres, "PostgreSQL", threads, args.seconds))
-            runs.append(partial(bench_idemkit, peer_url, threads, args.seconds))
-            runs.append(partial(bench_raw, pg_url, threads, args.seconds))
-            runs.append(partial(bench_mintid, sqlite, "SQLite", threads, args.seconds))
+            seconds = args.seconds
+            runs.append(partial(bench_mintid, postgres, "PostgreSQL", threads, seconds))
+            runs.append(partial(bench_idemkit, peer_url, "PostgreSQL", threads, seconds))
+            runs.append(partial(bench_raw, pg_url, "PostgreSQL", threads, seconds))
+            runs.append(partial(bench_mintid, postgres_nosync, nosync, threads, seconds))
+            runs.append(partial(bench_idemkit, peer_url, nosync, threads, seconds, "off"))
+            runs.append(partial(bench_raw, pg_url, nosync, threads, seconds, NOSYNC))
+            runs.append(partial(bench_mintid, sqlite, "SQLite", threads, seconds))
         # Rounds interleave the packages, so a change of load hits them alike;
         # each row is the round with the median throughput.
         results: list[list[Row]] = [[] for _ in runs]
@@ -280,6 +297,7 @@ def main() -> None:
     extra.close()
     print("| package | database | threads | ops/s | p50 ms | p99 ms |")
     print("|---|---|---:|---:|---:|---:|")
+    rows.sort(key=lambda row: (row[1], row[2]))
     for name, where, threads, rate, p50, p99 in rows:
         print(f"| {name} | {where} | {threads} | {rate:,.0f} | {p50:.2f} | {p99:.2f} |")
     print()
