@@ -152,16 +152,17 @@ def bench_idemkit(url: str, where: str, tasks: int, seconds: float, settings: st
         latencies: list[int] = []
 
         @idempotent(backend=backend, config=MethodConfig())  # type: ignore[untyped-decorator]
-        async def operation(n: int) -> dict[str, Any]:
+        async def operation(n: str) -> dict[str, Any]:
             return {"ok": True, "n": n}
 
-        await operation(-1)  # opens the pool and checks the schema
+        run = os.urandom(4).hex()  # every call a fresh key, in every round
+        await operation(f"{run}-warm-up")  # opens the pool and checks the schema
         deadline = time.perf_counter() + seconds
 
         async def work() -> None:
             while time.perf_counter() < deadline:
                 started = time.perf_counter_ns()
-                await operation(next(counter))
+                await operation(f"{run}-{next(counter)}")
                 latencies.append(time.perf_counter_ns() - started)
 
         await asyncio.gather(*(work() for _ in range(tasks)))
