@@ -229,7 +229,8 @@ def bench_outbox(make: Callable[[], Database], messages: int, relays: int) -> st
         worker.join()
     rate = messages / (time.perf_counter() - started)
     database.close()
-    return f"| `Outbox.relay()` (PostgreSQL), {relays} relays | {rate:,.0f} messages/s |"
+    who = "1 relay" if relays == 1 else f"{relays} relays"
+    return f"| `Outbox.relay()` (PostgreSQL), {who} | {rate:,.0f} messages/s |"
 
 
 def fresh_postgres(base: str, name: str) -> str:
