@@ -40,7 +40,7 @@ function kotlinClassPath() {
   return jars.join(":");
 }
 
-/** `first` with its second-to-last character changed (inside the tag). */
+/** `id` with its second-to-last character changed (inside the tag). */
 function tamper(id) {
   const flipped = id.at(-2) === "A" ? "B" : "A";
   return id.slice(0, -2) + flipped + id.slice(-1);
