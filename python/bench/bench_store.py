@@ -1,0 +1,148 @@
+"""Idempotency storage in Python: mintid.store beside idemkit, on one PostgreSQL.
+
+Run by ``make bench-python`` inside ``scripts/db/with-db.sh`` (MINTID_PG_URL).
+One operation is a fresh key run once: claim, run a trivial operation, store
+its response (mintid: ``IdempotencyStore.run_once``, two round trips; idemkit
+1.0.2: an ``@idempotent`` function called with a new argument, its
+PostgresBackend on asyncpg). Reported: operations per second and p50/p99
+latency, with 1 and 8 threads (idemkit: 1 and 8 tasks on one event loop with
+a pool of as many connections).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import os
+import pathlib
+import tempfile
+import threading
+import time
+import urllib.parse
+from collections.abc import Callable
+from typing import Any
+
+import psycopg
+from idemkit import MethodConfig, PostgresBackend, idempotent
+from idemkit.backends.postgres import init_pg
+
+from mintid import Fingerprint, IdempotencyKey, RecordPolicy
+from mintid.store import (
+    Database,
+    IdempotencyStore,
+    PostgresDatabase,
+    SqliteDatabase,
+    StoredResponse,
+    StoreRequest,
+)
+
+RESPONSE = StoredResponse("application/json", b'{"ok":true}')
+Row = tuple[str, str, int, float, float, float]
+
+
+def summary(name: str, where: str, threads: int, latencies: list[int], seconds: float) -> Row:
+    latencies.sort()
+    p50 = latencies[len(latencies) // 2] / 1e6
+    p99 = latencies[min(len(latencies) - 1, len(latencies) * 99 // 100)] / 1e6
+    return name, where, threads, len(latencies) / seconds, p50, p99
+
+
+def bench_mintid(database: Database, where: str, threads: int, seconds: float) -> Row:
+    store = IdempotencyStore(database, RecordPolicy())
+    request = StoreRequest(Fingerprint(bytes(32)))
+    counter = itertools.count()
+    latencies: list[int] = []
+    lock = threading.Lock()
+    barrier = threading.Barrier(threads + 1)
+    deadline = [0.0]
+    run = os.urandom(4).hex()
+
+    def work() -> None:
+        mine: list[int] = []
+        barrier.wait()
+        while time.perf_counter() < deadline[0]:
+            key = IdempotencyKey("bench.op", "tenant-1", f"{run}-{next(counter)}")
+            started = time.perf_counter_ns()
+            store.run_once(key, request, lambda: RESPONSE)
+            mine.append(time.perf_counter_ns() - started)
+        with lock:
+            latencies.extend(mine)
+
+    workers = [threading.Thread(target=work) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    deadline[0] = time.perf_counter() + seconds
+    barrier.wait()
+    for worker in workers:
+        worker.join()
+    return summary("mintid.store", where, threads, latencies, seconds)
+
+
+def bench_idemkit(url: str, tasks: int, seconds: float) -> Row:
+    async def main() -> list[int]:
+        backend = PostgresBackend.from_url(url, min_size=tasks, max_size=tasks)
+        counter = itertools.count()
+        latencies: list[int] = []
+
+        @idempotent(backend=backend, config=MethodConfig())
+        async def operation(n: int) -> dict[str, Any]:
+            return {"ok": True, "n": n}
+
+        await operation(-1)  # opens the pool and checks the schema
+        deadline = time.perf_counter() + seconds
+
+        async def work() -> None:
+            while time.perf_counter() < deadline:
+                started = time.perf_counter_ns()
+                await operation(next(counter))
+                latencies.append(time.perf_counter_ns() - started)
+
+        await asyncio.gather(*(work() for _ in range(tasks)))
+        await backend.aclose()
+        return latencies
+
+    return summary("idemkit 1.0.2", "PostgreSQL", tasks, asyncio.run(main()), seconds)
+
+
+def fresh_postgres(base: str, name: str) -> str:
+    with psycopg.connect(base, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        admin.execute(f"CREATE DATABASE {name}")
+    return urllib.parse.urlunsplit(urllib.parse.urlsplit(base)._replace(path=f"/{name}"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
+    args = parser.parse_args()
+    base = os.environ.get("MINTID_PG_URL")
+    if not base:
+        raise SystemExit("MINTID_PG_URL is not set: run through scripts/db/with-db.sh")
+    rows: list[Row] = []
+    pg_url = fresh_postgres(base, "mintid_bench")
+    peer_url = fresh_postgres(base, "mintid_bench_idemkit")
+    asyncio.run(init_pg(peer_url))
+    with tempfile.TemporaryDirectory() as directory:
+        sqlite = SqliteDatabase(str(pathlib.Path(directory) / "bench.sqlite3"))
+        postgres = PostgresDatabase(pg_url)
+        databases: list[tuple[str, Database]] = [("PostgreSQL", postgres), ("SQLite", sqlite)]
+        for where, database in databases:
+            database.migrate()
+        runs: list[Callable[[], Row]] = []
+        for threads in (1, 8):
+            runs.append(lambda t=threads: bench_mintid(postgres, "PostgreSQL", t, args.seconds))
+            runs.append(lambda t=threads: bench_idemkit(peer_url, t, args.seconds))
+            runs.append(lambda t=threads: bench_mintid(sqlite, "SQLite", t, args.seconds))
+        for run in runs:
+            rows.append(run())
+        for _where, database in databases:
+            database.close()
+    print("| package | database | threads | ops/s | p50 ms | p99 ms |")
+    print("|---|---|---:|---:|---:|---:|")
+    for name, where, threads, rate, p50, p99 in rows:
+        print(f"| {name} | {where} | {threads} | {rate:,.0f} | {p50:.2f} | {p99:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
