@@ -21,6 +21,7 @@ import threading
 import time
 import urllib.parse
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 import psycopg
@@ -79,13 +80,56 @@ def bench_mintid(database: Database, where: str, threads: int, seconds: float) -
     return summary("mintid.store", where, threads, latencies, seconds)
 
 
+RAW_CLAIM = (
+    "INSERT INTO idempotency_record (scope, kind, key_id, fingerprint, status, fencing_token, "
+    "lease_deadline_millis, created_millis, updated_millis, expires_millis) "
+    "VALUES ('raw', 'bench.op', %s, %s, 'pending', 1, %s, %s, %s, %s) "
+    "ON CONFLICT (scope, kind, key_id) DO NOTHING RETURNING fencing_token"
+)
+RAW_COMPLETE = (
+    "UPDATE idempotency_record SET status = 'succeeded', response_body = %s, "
+    "response_content_type = %s, updated_millis = %s "
+    "WHERE scope = 'raw' AND kind = 'bench.op' AND key_id = %s AND fencing_token = 1"
+)
+
+
+def bench_raw(url: str, threads: int, seconds: float) -> Row:
+    """The floor: the same two statements from psycopg, no rules, no pool."""
+    counter = itertools.count()
+    latencies: list[int] = []
+    lock = threading.Lock()
+    run = os.urandom(4).hex()
+    deadline = time.perf_counter() + seconds
+
+    def work() -> None:
+        mine: list[int] = []
+        with psycopg.connect(url, autocommit=True) as conn:
+            while time.perf_counter() < deadline:
+                key = f"{run}-{next(counter)}"
+                now = time.time_ns() // 1_000_000
+                started = time.perf_counter_ns()
+                claim = (key, bytes(32), now + 60_000, now, now, now + 1)
+                conn.execute(RAW_CLAIM, claim).fetchall()
+                conn.execute(RAW_COMPLETE, (RESPONSE.body, RESPONSE.content_type, now, key))
+                mine.append(time.perf_counter_ns() - started)
+        with lock:
+            latencies.extend(mine)
+
+    workers = [threading.Thread(target=work) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return summary("raw psycopg (floor)", "PostgreSQL", threads, latencies, seconds)
+
+
 def bench_idemkit(url: str, tasks: int, seconds: float) -> Row:
     async def main() -> list[int]:
         backend = PostgresBackend.from_url(url, min_size=tasks, max_size=tasks)
         counter = itertools.count()
         latencies: list[int] = []
 
-        @idempotent(backend=backend, config=MethodConfig())
+        @idempotent(backend=backend, config=MethodConfig())  # type: ignore[untyped-decorator]
         async def operation(n: int) -> dict[str, Any]:
             return {"ok": True, "n": n}
 
@@ -127,13 +171,14 @@ def main() -> None:
         sqlite = SqliteDatabase(str(pathlib.Path(directory) / "bench.sqlite3"))
         postgres = PostgresDatabase(pg_url)
         databases: list[tuple[str, Database]] = [("PostgreSQL", postgres), ("SQLite", sqlite)]
-        for where, database in databases:
+        for _where, database in databases:
             database.migrate()
         runs: list[Callable[[], Row]] = []
         for threads in (1, 8):
-            runs.append(lambda t=threads: bench_mintid(postgres, "PostgreSQL", t, args.seconds))
-            runs.append(lambda t=threads: bench_idemkit(peer_url, t, args.seconds))
-            runs.append(lambda t=threads: bench_mintid(sqlite, "SQLite", t, args.seconds))
+            runs.append(partial(bench_mintid, postgres, "PostgreSQL", threads, args.seconds))
+            runs.append(partial(bench_idemkit, peer_url, threads, args.seconds))
+            runs.append(partial(bench_raw, pg_url, threads, args.seconds))
+            runs.append(partial(bench_mintid, sqlite, "SQLite", threads, args.seconds))
         for run in runs:
             rows.append(run())
         for _where, database in databases:
