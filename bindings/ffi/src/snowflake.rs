@@ -335,7 +335,11 @@ impl Snowflake {
     pub fn next_bytes(&self, count: u32) -> Result<Vec<u8>, MintidError> {
         let mut ids = vec![0u64; batch_len(count)?];
         self.0.fill(&mut ids)?;
-        Ok(ids.iter().flat_map(|id| id.to_be_bytes()).collect())
+        let mut bytes = Vec::with_capacity(ids.len() * 8);
+        for id in &ids {
+            bytes.extend_from_slice(&id.to_be_bytes());
+        }
+        Ok(bytes)
     }
 
     /// The highest ID issued (or started after), if any.
