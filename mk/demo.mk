@@ -25,5 +25,7 @@ demo-serve: demo-venv js-build
 	@echo "SQLite in $(DEMO_DIR)/checkout.sqlite3; set MINTID_DATABASE_URL for PostgreSQL. Ctrl-C stops it."
 	$(DEMO_VENV)/bin/python $(DEMO_DIR)/server.py --port $(DEMO_PORT)
 
+# The server is linted with the Python package's settings.
 test-demo: demo-venv js-build
+	cd python && ../$(PY_BUILD_VENV)/bin/ruff check ../$(DEMO_DIR) && ../$(PY_BUILD_VENV)/bin/ruff format --check ../$(DEMO_DIR)
 	cd $(DEMO_DIR) && MINTID_DEMO_PYTHON=$(CURDIR)/$(DEMO_VENV)/bin/python node --test test/*.test.mjs

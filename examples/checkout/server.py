@@ -268,7 +268,9 @@ def main() -> None:
     """Serve the shop on 127.0.0.1 until interrupted."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=8000, help="0 picks a free port")
-    parser.add_argument("--fresh", action="store_true", help="start with no orders")
+    parser.add_argument(
+        "--fresh", action="store_true", help="start with no orders and no idempotency records"
+    )
     parser.add_argument("--test-hooks", action="store_true", help="honour ?drop=1 (tests only)")
     args = parser.parse_args()
     if not (PACKAGE / "browser.js").is_file():
