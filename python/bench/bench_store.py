@@ -4,9 +4,12 @@ Run by ``make bench-python`` inside ``scripts/db/with-db.sh`` (MINTID_PG_URL).
 One operation is a fresh key run once: claim, run a trivial operation, store
 its response (mintid: ``IdempotencyStore.run_once``, two round trips; idemkit
 1.0.2: an ``@idempotent`` function called with a new argument, its
-PostgresBackend on asyncpg). Reported: operations per second and p50/p99
-latency, with 1 and 8 threads (idemkit: 1 and 8 tasks on one event loop with
-a pool of as many connections).
+PostgresBackend on asyncpg), beside the raw psycopg floor of the same two
+statements. With 1 and 8 threads (idemkit: 1 and 8 tasks on one event loop,
+a pool of as many connections). Rounds interleave the packages; each row is
+the round with the median throughput: operations per second, p50/p99 latency.
+Then, for leases, segments and the outbox: segment IDs per call beside a
+Snowflake, a lease acquisition, and relay throughput.
 """
 
 from __future__ import annotations
@@ -28,18 +31,32 @@ import psycopg
 from idemkit import MethodConfig, PostgresBackend, idempotent
 from idemkit.backends.postgres import init_pg
 
-from mintid import Fingerprint, IdempotencyKey, RecordPolicy
+from mintid import (
+    Fingerprint,
+    IdempotencyKey,
+    LeasePolicy,
+    RecordPolicy,
+    RelayPolicy,
+    SegmentPolicy,
+    Snowflake,
+    SnowflakeLayout,
+)
 from mintid.store import (
     Database,
     IdempotencyStore,
+    Outbox,
+    OutboxMessage,
     PostgresDatabase,
+    SegmentIds,
     SqliteDatabase,
     StoredResponse,
     StoreRequest,
+    WorkerLeases,
 )
 
 RESPONSE = StoredResponse("application/json", b'{"ok":true}')
 Row = tuple[str, str, int, float, float, float]
+NOSYNC = "-c synchronous_commit=off"
 
 
 def summary(name: str, where: str, threads: int, latencies: list[int], seconds: float) -> Row:
@@ -93,7 +110,7 @@ RAW_COMPLETE = (
 )
 
 
-def bench_raw(url: str, threads: int, seconds: float) -> Row:
+def bench_raw(url: str, where: str, threads: int, seconds: float, options: str = "") -> Row:
     """The floor: the same two statements from psycopg, no rules, no pool."""
     counter = itertools.count()
     latencies: list[int] = []
@@ -103,7 +120,7 @@ def bench_raw(url: str, threads: int, seconds: float) -> Row:
 
     def work() -> None:
         mine: list[int] = []
-        with psycopg.connect(url, autocommit=True) as conn:
+        with psycopg.connect(url, autocommit=True, options=options) as conn:
             while time.perf_counter() < deadline:
                 key = f"{run}-{next(counter)}"
                 now = time.time_ns() // 1_000_000
@@ -120,33 +137,100 @@ def bench_raw(url: str, threads: int, seconds: float) -> Row:
         worker.start()
     for worker in workers:
         worker.join()
-    return summary("raw psycopg (floor)", "PostgreSQL", threads, latencies, seconds)
+    return summary("raw psycopg (floor)", where, threads, latencies, seconds)
 
 
-def bench_idemkit(url: str, tasks: int, seconds: float) -> Row:
+def bench_idemkit(url: str, where: str, tasks: int, seconds: float, settings: str = "on") -> Row:
     async def main() -> list[int]:
-        backend = PostgresBackend.from_url(url, min_size=tasks, max_size=tasks)
+        backend = PostgresBackend.from_url(
+            url,
+            min_size=tasks,
+            max_size=tasks,
+            server_settings={"synchronous_commit": settings},
+        )
         counter = itertools.count()
         latencies: list[int] = []
 
         @idempotent(backend=backend, config=MethodConfig())  # type: ignore[untyped-decorator]
-        async def operation(n: int) -> dict[str, Any]:
+        async def operation(n: str) -> dict[str, Any]:
             return {"ok": True, "n": n}
 
-        await operation(-1)  # opens the pool and checks the schema
+        run = os.urandom(4).hex()  # every call a fresh key, in every round
+        await operation(f"{run}-warm-up")  # opens the pool and checks the schema
         deadline = time.perf_counter() + seconds
 
         async def work() -> None:
             while time.perf_counter() < deadline:
                 started = time.perf_counter_ns()
-                await operation(next(counter))
+                await operation(f"{run}-{next(counter)}")
                 latencies.append(time.perf_counter_ns() - started)
 
         await asyncio.gather(*(work() for _ in range(tasks)))
         await backend.aclose()
         return latencies
 
-    return summary("idemkit 1.0.2", "PostgreSQL", tasks, asyncio.run(main()), seconds)
+    return summary("idemkit 1.0.2", where, tasks, asyncio.run(main()), seconds)
+
+
+def bench_segments(database: Database, count: int) -> list[str]:
+    """Segment IDs per call in the steady state, beside a Snowflake from the same package."""
+    ids = SegmentIds(database, f"bench-{os.urandom(4).hex()}", SegmentPolicy(1000, 1000, 100_000))
+    for _ in range(count):  # warm up: the step grows, the prefetch thread settles
+        ids.next_id()
+    started = time.perf_counter_ns()
+    for _ in range(count):
+        ids.next_id()
+    segment_ns = (time.perf_counter_ns() - started) / count
+    snowflake = Snowflake(worker=1, layout=SnowflakeLayout.preset("classic"))
+    started = time.perf_counter_ns()
+    for _ in range(count):
+        snowflake.next_id()
+    snowflake_ns = (time.perf_counter_ns() - started) / count
+    return [
+        f"| `SegmentIds.next_id()` (PostgreSQL, steady state) | {segment_ns:,.0f} ns per ID |",
+        f"| `Snowflake.next_id()` (classic layout), same loop | {snowflake_ns:,.0f} ns per ID |",
+    ]
+
+
+def bench_leases(database: Database, rounds: int) -> list[str]:
+    """One acquisition (find, take, commit) and one release, as a restarting process does."""
+    leases = WorkerLeases(database, LeasePolicy("classic"))
+    times: list[int] = []
+    for n in range(rounds):
+        started = time.perf_counter_ns()
+        guard = leases.acquire(f"bench-{n}")
+        times.append(time.perf_counter_ns() - started)
+        leases.release(guard, guard.start_after_ms)
+    times.sort()
+    return [
+        f"| `WorkerLeases.acquire()` (PostgreSQL), median | {times[rounds // 2] / 1e6:.2f} ms |"
+    ]
+
+
+def bench_outbox(make: Callable[[], Database], messages: int, relays: int) -> str:
+    """Messages relayed per second by ``relays`` threads, each with its own pool."""
+    database = make()
+    outbox = Outbox(database, RelayPolicy(100, 60_000))
+    run = os.urandom(4).hex()
+    with database.transaction() as conn:
+        for n in range(messages):
+            outbox.enqueue(conn, OutboxMessage(n + 1, "bench", f"{run}-{n}", b"{}"))
+    started = time.perf_counter()
+
+    def relay() -> None:
+        own = make()
+        Outbox(own, RelayPolicy(100, 60_000)).relay(lambda _message: None)
+        own.close()
+
+    workers = [threading.Thread(target=relay) for _ in range(relays)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    rate = messages / (time.perf_counter() - started)
+    database.close()
+    who = "1 relay" if relays == 1 else f"{relays} relays"
+    return f"| `Outbox.relay()` (PostgreSQL), {who} | {rate:,.0f} messages/s |"
 
 
 def fresh_postgres(base: str, name: str) -> str:
@@ -159,6 +243,7 @@ def fresh_postgres(base: str, name: str) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
+    parser.add_argument("--rounds", type=int, default=3, help="measurements per row")
     args = parser.parse_args()
     base = os.environ.get("MINTID_PG_URL")
     if not base:
@@ -170,23 +255,58 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as directory:
         sqlite = SqliteDatabase(str(pathlib.Path(directory) / "bench.sqlite3"))
         postgres = PostgresDatabase(pg_url)
-        databases: list[tuple[str, Database]] = [("PostgreSQL", postgres), ("SQLite", sqlite)]
+        # The same without waiting for the disk at each commit: the client's own cost.
+        nosync = "PostgreSQL, synchronous_commit off"
+        postgres_nosync = PostgresDatabase(pg_url, options=NOSYNC)
+        databases: list[tuple[str, Database]] = [
+            ("PostgreSQL", postgres),
+            (nosync, postgres_nosync),
+            ("SQLite", sqlite),
+        ]
         for _where, database in databases:
             database.migrate()
         runs: list[Callable[[], Row]] = []
         for threads in (1, 8):
-            runs.append(partial(bench_mintid, postgres, "PostgreSQL", threads, args.seconds))
-            runs.append(partial(bench_idemkit, peer_url, threads, args.seconds))
-            runs.append(partial(bench_raw, pg_url, threads, args.seconds))
-            runs.append(partial(bench_mintid, sqlite, "SQLite", threads, args.seconds))
-        for run in runs:
-            rows.append(run())
+            seconds = args.seconds
+            runs.append(partial(bench_mintid, postgres, "PostgreSQL", threads, seconds))
+            runs.append(partial(bench_idemkit, peer_url, "PostgreSQL", threads, seconds))
+            runs.append(partial(bench_raw, pg_url, "PostgreSQL", threads, seconds))
+            runs.append(partial(bench_mintid, postgres_nosync, nosync, threads, seconds))
+            runs.append(partial(bench_idemkit, peer_url, nosync, threads, seconds, "off"))
+            runs.append(partial(bench_raw, pg_url, nosync, threads, seconds, NOSYNC))
+            runs.append(partial(bench_mintid, sqlite, "SQLite", threads, seconds))
+        # Rounds interleave the packages, so a change of load hits them alike;
+        # each row is the round with the median throughput.
+        results: list[list[Row]] = [[] for _ in runs]
+        for _round in range(args.rounds):
+            for index, run in enumerate(runs):
+                results[index].append(run())
+        for measured in results:
+            measured.sort(key=lambda row: row[3])
+            rows.append(measured[len(measured) // 2])
         for _where, database in databases:
             database.close()
+    pg_extra = fresh_postgres(base, "mintid_bench_extra")
+    extra = PostgresDatabase(pg_extra)
+    extra.migrate()
+    lines = bench_segments(extra, 200_000) + bench_leases(extra, 50)
+    with extra.connection() as conn:
+        extra.execute(conn, "DELETE FROM outbox_message")
+    for relays in (1, 4):
+        lines.append(bench_outbox(partial(PostgresDatabase, pg_extra), 2000, relays))
+        with extra.connection() as conn:
+            extra.execute(conn, "DELETE FROM outbox_message")
+    extra.close()
     print("| package | database | threads | ops/s | p50 ms | p99 ms |")
     print("|---|---|---:|---:|---:|---:|")
+    rows.sort(key=lambda row: (row[1], row[2]))
     for name, where, threads, rate, p50, p99 in rows:
         print(f"| {name} | {where} | {threads} | {rate:,.0f} | {p50:.2f} | {p99:.2f} |")
+    print()
+    print("| leases, segments, outbox | figure |")
+    print("|---|---:|")
+    for line in lines:
+        print(line)
 
 
 if __name__ == "__main__":

@@ -163,17 +163,12 @@ class LeasedSnowflake:
     block) stops the heartbeat and releases the lease with the high-water mark.
     """  # noqa: D205
 
-    def __init__(self, leases: WorkerLeases, owner: str) -> None:
-        """Acquire a worker id for ``owner`` and wait until it may issue.
-
-        Raises :class:`~mintid.LeaseNoWorkerFreeError`,
-        :class:`~mintid.store.StoreUnavailableError`.
-        """
+    def __init__(self, leases: WorkerLeases, guard: LeaseGuard) -> None:
+        """A generator on ``guard``, a lease ``leases`` acquired and that may
+        issue now; :meth:`acquire` makes both.
+        """  # noqa: D205
         self._leases = leases
-        self.guard = leases.acquire(owner)
-        wait = self.guard.ready_at_ms - leases.clock.now_ms()
-        if wait > 0:
-            leases.clock.pause_ms(wait)
+        self.guard = guard
         self._snowflake = Snowflake(
             worker=self.guard.worker_id,
             layout=leases.policy.layout,
@@ -187,6 +182,20 @@ class LeasedSnowflake:
             target=self._beat, name=f"mintid-lease-{self.guard.worker_id}", daemon=True
         )
         self._heartbeat.start()
+
+    @classmethod
+    def acquire(cls, leases: WorkerLeases, owner: str) -> LeasedSnowflake:
+        """Acquire a worker id for ``owner`` and wait until the new holder may
+        issue (the previous holder's clock-skew bound).
+
+        Raises :class:`~mintid.LeaseNoWorkerFreeError`,
+        :class:`~mintid.store.StoreUnavailableError`.
+        """  # noqa: D205
+        guard = leases.acquire(owner)
+        wait = guard.ready_at_ms - leases.clock.now_ms()
+        if wait > 0:
+            leases.clock.pause_ms(wait)
+        return cls(leases, guard)
 
     @property
     def worker_id(self) -> int:

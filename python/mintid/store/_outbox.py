@@ -17,6 +17,7 @@ from mintid._outbox import (
     check_outbox_message,
     outbox_enqueued,
 )
+from mintid.errors import OutboxClaimLostError
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, text
 
@@ -80,6 +81,8 @@ class RelayReport:
     sent: int = 0
     retried: int = 0
     dead: int = 0
+    #: Messages whose claim another relay took over before they were marked.
+    lost: int = 0
 
 
 #: What became of a claimed message: sent, due again at a time, dead, or given up unsent.
@@ -205,14 +208,20 @@ class Outbox:
         check_outbox_marked(rows, message.message_id, token)
 
     def relay(self, send: Callable[[ClaimedMessage], None]) -> RelayReport:
-        """Claim and send batches until nothing is due; what happened."""
-        sent = retried = dead = 0
+        """Claim and send batches until nothing is due; what happened. A message
+        whose claim ran out and was taken over is left to its new relay.
+        """  # noqa: D205
+        sent = retried = dead = lost = 0
         while True:
             batch = self.claim()
             if not batch.messages:
-                return RelayReport(sent, retried, dead)
+                return RelayReport(sent, retried, dead, lost)
             for message in batch.messages:
-                result = self.deliver(batch, message, send)
+                try:
+                    result = self.deliver(batch, message, send)
+                except OutboxClaimLostError:
+                    lost += 1
+                    continue
                 if result == "sent":
                     sent += 1
                 elif isinstance(result, int):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections import deque
 
 from mintid._segment import SegmentAllocator, SegmentPolicy
 from mintid.store._clock import StoreClock, SystemStoreClock
@@ -20,7 +21,7 @@ class SegmentIds:
     within this one. Once the policy's share of a segment is used, the next is
     fetched in a background thread (double buffer), so :meth:`next_id` waits on
     the database only when the segments run out. A restart loses at most the
-    unused rest of what was fetched. Thread-safe.
+    unused rest of what was fetched (and of the batch in memory). Thread-safe.
     """  # noqa: D205
 
     def __init__(
@@ -31,24 +32,46 @@ class SegmentIds:
         *,
         clock: StoreClock | None = None,
         background: bool = True,
+        batch: int = 256,
     ) -> None:
-        """IDs of ``tag`` (created on first use); ``background=False`` fetches inline."""
+        """IDs of ``tag`` (created on first use). IDs cross from the core
+        ``batch`` at a time (a call into the native library costs microseconds),
+        and the threshold is checked after each batch; ``batch=1`` checks it
+        after every ID. ``background=False`` fetches inline.
+        """  # noqa: D205
+        if not isinstance(batch, int) or batch < 1:
+            raise ValueError(f"batch must be a positive int, got {batch!r}")
         self.database = database
         self.tag = tag
         self.policy = policy
         self._clock: StoreClock = clock if clock is not None else SystemStoreClock()
         self._allocator = SegmentAllocator(policy)
         self._background = background
+        self._batch = batch
+        self._ready: deque[int] = deque()
+        self._refill = threading.Lock()
         self._changed = threading.Condition()
 
     def next_id(self) -> int:
         """The next ID (raises :class:`~mintid.store.StoreUnavailableError` when the
         segments ran out and the database cannot be reached).
         """  # noqa: D205
+        while True:
+            try:
+                return self._ready.popleft()
+            except IndexError:
+                pass
+            with self._refill:
+                if not self._ready:
+                    first = self._take()
+                    return first
+
+    def _take(self) -> int:
+        """Take a batch from the allocator (fetching when it ran out); the first ID."""
         allocator = self._allocator
         while True:
-            snowflake = allocator.next_id()
-            if snowflake is not None:
+            values = allocator.fill(self._batch)
+            if values:
                 break
             step = allocator.fetch_due(self._clock.now_ms())
             if step is not None:
@@ -65,7 +88,8 @@ class SegmentIds:
                 threading.Thread(target=self._fetch_quietly, args=(step,), daemon=True).start()
             else:
                 self._fetch(step)
-        return snowflake
+        self._ready.extend(values[1:])
+        return values[0]
 
     def _fetch_quietly(self, step: int) -> None:
         # A failed fetch was reported (fetch_failed): next_id fetches again.

@@ -70,7 +70,7 @@ def test_leased_snowflake_renews_in_the_background_and_releases_on_close(server:
     with databases(server.fresh()) as make:
         leases = WorkerLeases(make(), policy)
         leases.database.migrate()
-        with LeasedSnowflake(leases, "pod-a") as generator:
+        with LeasedSnowflake.acquire(leases, "pod-a") as generator:
             first = generator.next_id()
             time.sleep(0.9)  # longer than the lease: only the heartbeat keeps it
             second = generator.next_id()
@@ -82,7 +82,7 @@ def test_leased_snowflake_renews_in_the_background_and_releases_on_close(server:
         assert row is not None and row.owner is None
         issued_ms = policy.layout.decode(second).unix_ms
         assert row.high_water_ms >= issued_ms
-        with LeasedSnowflake(leases, "pod-b") as successor:
+        with LeasedSnowflake.acquire(leases, "pod-b") as successor:
             assert successor.worker_id == generator.worker_id
             assert successor.next_id() > second
 
@@ -96,7 +96,7 @@ def test_leased_snowflake_stops_when_it_cannot_renew(tmp_path: pathlib.Path) -> 
         database = make()
         leases = WorkerLeases(database, policy)
         database.migrate()
-        generator = LeasedSnowflake(leases, "pod-a")
+        generator = LeasedSnowflake.acquire(leases, "pod-a")
         generator.next_id()
         leases.database = server.unavailable()  # the database goes away
         time.sleep(0.45)

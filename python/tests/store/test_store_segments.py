@@ -88,7 +88,7 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
                 place = (step["process"], step.get("tag", case["tag"]))
                 if place not in processes:
                     processes[place] = SegmentIds(
-                        database, place[1], policy, clock=clock, background=False
+                        database, place[1], policy, clock=clock, background=False, batch=1
                     )
                 ids = processes[place]
                 got = [str(ids.next_id()) for _ in range(int(step["count"]))]
