@@ -29,6 +29,7 @@ setup-rust:
 demo:
 	$(CARGO) build --release -p mintid-cli
 	@bash scripts/demo-cli.sh target/release/mintid
+	@$(MAKE) --no-print-directory demo-serve
 
 # One pair of throwaway database servers serves every suite; they stop at the end,
 # also when a suite fails.

@@ -1,0 +1,46 @@
+"""HTTP integrations: exactly-once requests for ASGI apps (:mod:`mintid.http.asgi`),
+WSGI apps (:mod:`mintid.http.wsgi`) and a grant endpoint, over :mod:`mintid.store`.
+
+The framework-neutral :class:`HttpIdempotency` holds the rules of
+``tests/http/README.md``: which requests are covered, the key (an
+``Idempotency-Key`` or a signed request ID), the body fingerprint, running the
+handler once and the ``application/problem+json`` refusals from the core.
+"""  # noqa: D205
+
+from mintid.http._answer import HttpAnswer, from_stored, problem_answer, status_answer, to_stored
+from mintid.http._core import (
+    DEFAULT_BODY_LIMIT,
+    DEFAULT_METHODS,
+    DEFAULT_STORED_HEADERS,
+    IDEMPOTENCY_KEY_HEADER,
+    REQUEST_ID_HEADER,
+    Admitted,
+    HttpIdempotency,
+    HttpRequestView,
+    RunOnceStore,
+    answer_of,
+    fingerprint_body,
+    is_json_content_type,
+)
+from mintid.http._grant import grant_answer
+
+__all__ = [
+    "DEFAULT_BODY_LIMIT",
+    "DEFAULT_METHODS",
+    "DEFAULT_STORED_HEADERS",
+    "IDEMPOTENCY_KEY_HEADER",
+    "REQUEST_ID_HEADER",
+    "Admitted",
+    "HttpAnswer",
+    "HttpIdempotency",
+    "HttpRequestView",
+    "RunOnceStore",
+    "answer_of",
+    "fingerprint_body",
+    "from_stored",
+    "grant_answer",
+    "is_json_content_type",
+    "problem_answer",
+    "status_answer",
+    "to_stored",
+]

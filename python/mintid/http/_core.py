@@ -1,0 +1,309 @@
+"""The framework-neutral part of the HTTP integrations: which requests are
+covered, reading and verifying the key, fingerprinting the body, running the
+handler once through the store and turning every outcome into an
+:class:`HttpAnswer`. :mod:`mintid.http.asgi` only moves bytes between ASGI
+and this class. The behaviour is the one of ``tests/http/README.md``.
+"""  # noqa: D205
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Final, Protocol
+
+from mintid._fingerprint import Fingerprint, fingerprint, fingerprint_json
+from mintid._key import IdempotencyKey, parse_idempotency_key_header
+from mintid._record import Problem, RecordPolicy, retry_after_secs
+from mintid._request_id import KeyRing
+from mintid._uuid import Uuid7
+from mintid.errors import FingerprintError, IdempotencyKeyError, RequestIdError
+from mintid.http._answer import (
+    HttpAnswer,
+    from_stored,
+    problem_answer,
+    replayed_header,
+    retry_after,
+    status_answer,
+    to_stored,
+)
+from mintid.store import (
+    OperationError,
+    RunResult,
+    StoredResponse,
+    StoreRequest,
+    StoreUnavailableError,
+)
+
+__all__ = [
+    "DEFAULT_BODY_LIMIT",
+    "DEFAULT_METHODS",
+    "DEFAULT_STORED_HEADERS",
+    "IDEMPOTENCY_KEY_HEADER",
+    "REQUEST_ID_HEADER",
+    "Admitted",
+    "HttpIdempotency",
+    "HttpRequestView",
+    "RunOnceStore",
+    "answer_of",
+    "fingerprint_body",
+    "is_json_content_type",
+]
+
+#: The header carrying a signed request ID unless configured otherwise.
+REQUEST_ID_HEADER: Final = "Mintid-Request-Id"
+#: The IETF draft's header.
+IDEMPOTENCY_KEY_HEADER: Final = "Idempotency-Key"
+#: The default body limit: 1 MiB.
+DEFAULT_BODY_LIMIT: Final = 1_048_576
+#: The methods covered by default.
+DEFAULT_METHODS: Final = ("POST", "PATCH")
+#: The response headers stored (besides content-type) by default.
+DEFAULT_STORED_HEADERS: Final = (
+    "location",
+    "etag",
+    "last-modified",
+    "cache-control",
+    "content-language",
+    "content-location",
+)
+
+# The core's RequestIdError::problem(): which verification failures are not
+# `invalid_request_id`. `request_id.invalid_scope` is the server's own fault.
+_REQUEST_ID_PROBLEMS: Final = {
+    "request_id.grant_expired": Problem.GRANT_EXPIRED,
+    "request_id.too_old": Problem.KEY_TOO_OLD,
+}
+_SERVER_FAULTS: Final = frozenset({"request_id.invalid_scope"})
+
+
+class RunOnceStore(Protocol):
+    """What the integrations need of a store (an :class:`~mintid.store.IdempotencyStore`)."""
+
+    policy: RecordPolicy
+
+    def run_once(
+        self,
+        key: IdempotencyKey,
+        request: StoreRequest,
+        operation: Callable[[], StoredResponse],
+    ) -> RunResult:
+        """Run ``operation`` once for ``key``."""
+        ...
+
+
+@dataclass(frozen=True)
+class HttpRequestView:
+    """A request as the neutral core sees it; ``raw`` is the framework's own
+    (the ASGI scope, the WSGI environ).
+    """  # noqa: D205
+
+    #: The method, upper case.
+    method: str
+    #: The path, without the query.
+    path: str
+    #: Header names (lower case) and values.
+    headers: tuple[tuple[str, str], ...]
+    #: The framework's request.
+    raw: Any = field(repr=False)
+
+    def header(self, name: str) -> str | None:
+        """A header's value (repeated ones joined with ``, ``), or ``None``."""
+        wanted = name.lower()
+        values = [value for key, value in self.headers if key == wanted]
+        return ", ".join(values) if values else None
+
+
+@dataclass(frozen=True)
+class Admitted:
+    """A request whose key was read and verified."""
+
+    key: IdempotencyKey
+    #: When the key was created (a signed request ID's UUIDv7 time), if known.
+    key_created_ms: int | None
+
+
+def _default_kind(request: HttpRequestView) -> str:
+    digest = hashlib.sha256(request.path.encode()).hexdigest()[:10]
+    return f"http.{request.method.lower()}.{digest}"
+
+
+def is_json_content_type(content_type: str | None) -> bool:
+    """Whether a content type is JSON (``application/json`` or ``application/…+json``)."""
+    essence = (content_type or "").split(";")[0].strip().lower()
+    return essence == "application/json" or (
+        essence.startswith("application/") and essence.endswith("+json")
+    )
+
+
+def fingerprint_body(content_type: str | None, body: bytes) -> Fingerprint:
+    """A body's fingerprint: JSON (by its content type) through the core's
+    canonicaliser; any other body, or JSON the core refuses, as raw bytes.
+    """  # noqa: D205
+    if is_json_content_type(content_type):
+        try:
+            return fingerprint_json(body)
+        except FingerprintError:
+            pass
+    return fingerprint(body)
+
+
+class HttpIdempotency:
+    """The neutral middleware: one per app (or per group of routes sharing settings)."""
+
+    def __init__(
+        self,
+        *,
+        store: RunOnceStore,
+        scope: Callable[[HttpRequestView], str],
+        key_ring: KeyRing | None = None,
+        request_id_header: str = REQUEST_ID_HEADER,
+        accept_idempotency_key: bool | None = None,
+        max_age_ms: int | None = None,
+        max_skew_ms: int | None = None,
+        methods: Iterable[str] = DEFAULT_METHODS,
+        routes: Callable[[HttpRequestView], bool] | None = None,
+        body_limit: int = DEFAULT_BODY_LIMIT,
+        stored_headers: Iterable[str] = DEFAULT_STORED_HEADERS,
+        kind: Callable[[HttpRequestView], str] | None = None,
+    ) -> None:
+        """The settings; all but ``store`` and ``scope`` have safe defaults.
+
+        ``scope`` names whose keys these are (``f"user:{id}"``); with a
+        ``key_ring``, signed request IDs are read from ``request_id_header``
+        and plain ``Idempotency-Key`` values only when
+        ``accept_idempotency_key`` says so (default: only without a ring).
+        """
+        if not callable(getattr(store, "run_once", None)):
+            raise TypeError("store must be an IdempotencyStore")
+        if not callable(scope):
+            raise TypeError("scope must be a function of the request")
+        if key_ring is not None and not isinstance(key_ring, KeyRing):
+            raise TypeError("key_ring must be a KeyRing")
+        if isinstance(body_limit, bool) or not isinstance(body_limit, int) or body_limit < 0:
+            raise ValueError("body_limit must be a non-negative integer")
+        self._store = store
+        self._scope = scope
+        self._ring = key_ring
+        self._request_id_header = request_id_header
+        self._accept_plain = (
+            key_ring is None if accept_idempotency_key is None else accept_idempotency_key
+        )
+        self._max_age_ms = max_age_ms
+        self._max_skew_ms = max_skew_ms
+        self._methods = frozenset(method.upper() for method in methods)
+        self._routes = routes
+        self._stored_headers = frozenset(name.lower() for name in stored_headers)
+        self._kind = kind if kind is not None else _default_kind
+        #: The largest body read, in bytes.
+        self.body_limit = body_limit
+
+    def covers(self, request: HttpRequestView) -> bool:
+        """Whether the request is covered: its method is, and the route predicate accepts it."""
+        return request.method.upper() in self._methods and (
+            self._routes is None or self._routes(request)
+        )
+
+    def admit(self, request: HttpRequestView) -> Admitted | HttpAnswer:
+        """Read the key (a signed request ID, else an accepted ``Idempotency-Key``),
+        verified and scoped; or the 400 answer refusing it.
+        """  # noqa: D205
+        signed = None if self._ring is None else request.header(self._request_id_header)
+        plain = request.header(IDEMPOTENCY_KEY_HEADER) if self._accept_plain else None
+        if signed is None and plain is None:
+            return problem_answer(Problem.MISSING_KEY)
+        scope = self._scope(request)
+        kind = self._kind(request)
+        if self._ring is not None and signed is not None:
+            try:
+                uuid = self._ring.verify(
+                    parse_idempotency_key_header(signed),
+                    scope,
+                    max_age_ms=self._max_age_ms,
+                    max_skew_ms=self._max_skew_ms,
+                )
+            except IdempotencyKeyError as error:
+                return problem_answer(Problem.INVALID_REQUEST_ID, error.message)
+            except RequestIdError as error:
+                if error.code in _SERVER_FAULTS:
+                    raise
+                problem = _REQUEST_ID_PROBLEMS.get(error.code, Problem.INVALID_REQUEST_ID)
+                return problem_answer(problem, error.message)
+            key = IdempotencyKey(kind, scope, str(uuid))
+            return Admitted(key, Uuid7.parse(str(uuid)).unix_ms)
+        try:
+            return Admitted(IdempotencyKey.from_header(kind, scope, plain or ""), None)
+        except IdempotencyKeyError as error:
+            # A bad kind or scope is the server's configuration, not the client's key.
+            if error.part not in (None, "id"):
+                raise
+            return problem_answer(Problem.MALFORMED_KEY, error.message)
+
+    def too_large(self) -> HttpAnswer:
+        """The answer for a body over :attr:`body_limit`: 413."""
+        return status_answer(413, f"the body exceeds {self.body_limit} bytes")
+
+    def run(
+        self,
+        admitted: Admitted,
+        content_type: str | None,
+        body: bytes,
+        handler: Callable[[], HttpAnswer],
+    ) -> tuple[HttpAnswer, bool]:
+        """Run ``handler`` once for the admitted key; the answer to send and
+        whether the handler ran for this request.
+
+        Blocks (the store is synchronous): call it from a worker thread in
+        async servers. A 5xx answer is a final failure: stored and replayed
+        when the store's policy stores errors, else the key is released.
+        """  # noqa: D205
+        request = StoreRequest(fingerprint_body(content_type, body), admitted.key_created_ms)
+        ran: list[HttpAnswer] = []
+
+        def operation() -> StoredResponse:
+            answer = handler()
+            ran.append(answer)
+            stored = to_stored(answer, self._stored_headers)
+            if answer.status >= 500:
+                raise OperationError(f"the handler answered {answer.status}", response=stored)
+            return stored
+
+        try:
+            result = self._store.run_once(admitted.key, request, operation)
+        except OperationError:
+            return ran[0], True
+        except StoreUnavailableError as error:
+            if ran:
+                return ran[0], True
+            return problem_answer(Problem.STORAGE_UNAVAILABLE, str(error)), False
+        except Exception:
+            # Once the handler answered, its response is sent whatever the store did after.
+            if ran:
+                return ran[0], True
+            raise
+        return answer_of(result, ran[0] if ran else None), result.decision == "execute"
+
+
+def answer_of(result: RunResult, executed: HttpAnswer | None = None) -> HttpAnswer:
+    """The answer for a store's :class:`~mintid.store.RunResult`: ``executed``
+    (the handler's own answer, else the stored one) when the request ran, a
+    replay with ``Idempotent-Replayed: true``, 409 with ``Retry-After``, 422 or
+    400 (key too old).
+    """  # noqa: D205
+    if result.decision == "execute":
+        if executed is not None:
+            return executed
+        if result.response is None:
+            raise ValueError("an executed request has no response")
+        return from_stored(result.response)
+    if result.decision == "replay":
+        if result.response is None:
+            replayed = status_answer(500, result.error)
+        else:
+            replayed = from_stored(result.response)
+        return replayed.with_header(*replayed_header())
+    problem = result.problem if result.problem is not None else Problem.IN_PROGRESS
+    if result.decision == "in_progress":
+        secs = retry_after_secs(result.retry_after_ms or 0)
+        return problem_answer(problem, None, (retry_after(secs),))
+    return problem_answer(problem)

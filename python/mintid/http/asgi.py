@@ -1,0 +1,158 @@
+"""Idempotent requests for any ASGI app (Starlette, FastAPI, …).
+
+::
+
+    app = Starlette(routes=..., middleware=[Middleware(
+        IdempotencyMiddleware,
+        http=HttpIdempotency(store=store, scope=lambda request: f"user:{user_of(request.raw)}"),
+    )])
+
+A covered request (POST and PATCH by default) needs a key; its handler runs
+once and its response is stored, so a duplicate gets the same response with
+``Idempotent-Replayed: true``. The app's response is buffered (the store keeps
+it whole); the store, being synchronous, runs in a worker thread. Refusals are
+``application/problem+json``: see ``tests/http/README.md``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import Any
+
+from mintid.http._answer import HttpAnswer, status_answer
+from mintid.http._core import Admitted, HttpIdempotency, HttpRequestView
+
+__all__ = ["IdempotencyMiddleware", "request_view", "send_answer"]
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+_log = logging.getLogger("mintid.http")
+
+
+class _BodyTooLargeError(Exception):
+    pass
+
+
+def request_view(scope: Scope) -> HttpRequestView:
+    """The neutral view of an ASGI HTTP request (``raw`` is the ASGI scope)."""
+    headers = tuple(
+        (bytes(name).decode("latin-1").lower(), bytes(value).decode("latin-1"))
+        for name, value in scope.get("headers", [])
+    )
+    return HttpRequestView(str(scope["method"]).upper(), str(scope["path"]), headers, scope)
+
+
+async def send_answer(send: Send, answer: HttpAnswer) -> None:
+    """Send a complete answer."""
+    headers = [(name.encode("latin-1"), value.encode("latin-1")) for name, value in answer.headers]
+    headers.append((b"content-length", str(len(answer.body)).encode()))
+    await send({"type": "http.response.start", "status": answer.status, "headers": headers})
+    await send({"type": "http.response.body", "body": answer.body})
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes:
+    chunks = bytearray()
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise ConnectionError("the client went away")
+        chunks += message.get("body", b"")
+        if len(chunks) > limit:
+            raise _BodyTooLargeError
+        if not message.get("more_body", False):
+            return bytes(chunks)
+
+
+async def _call_app(app: ASGIApp, scope: Scope, body: bytes) -> HttpAnswer:
+    """Run ``app`` on a buffered body and collect its whole response."""
+    delivered = False
+    status = 500
+    headers: list[tuple[str, str]] = []
+    parts = bytearray()
+    complete = False
+
+    async def receive() -> Message:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        await asyncio.Event().wait()  # no more body: the client stays connected
+        return {"type": "http.disconnect"}
+
+    async def send(message: Message) -> None:
+        nonlocal status, complete
+        if message["type"] == "http.response.start":
+            status = int(message["status"])
+            headers.extend(
+                (bytes(name).decode("latin-1").lower(), bytes(value).decode("latin-1"))
+                for name, value in message.get("headers", [])
+                if bytes(name).lower() != b"content-length"
+            )
+        elif message["type"] == "http.response.body":
+            parts.extend(message.get("body", b""))
+            complete = not message.get("more_body", False)
+
+    try:
+        await app(scope, receive, send)
+    except Exception:
+        if complete:
+            return HttpAnswer(status, tuple(headers), bytes(parts))
+        _log.exception("the handler raised; answering 500")
+        return status_answer(500)
+    if not complete:
+        _log.error("the handler returned without a complete response; answering 500")
+        return status_answer(500)
+    return HttpAnswer(status, tuple(headers), bytes(parts))
+
+
+class IdempotencyMiddleware:
+    """Pure ASGI middleware around ``app`` applying ``http`` (an :class:`HttpIdempotency`)."""
+
+    def __init__(self, app: ASGIApp, *, http: HttpIdempotency) -> None:
+        """Wrap ``app``; ``http`` holds the store, scope function and settings."""
+        if not isinstance(http, HttpIdempotency):
+            raise TypeError("http must be an HttpIdempotency")
+        self.app = app
+        self.http = http
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Handle one ASGI connection event."""
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        view = request_view(scope)
+        if not self.http.covers(view):
+            await self.app(scope, receive, send)
+            return
+        admission = await asyncio.to_thread(self.http.admit, view)
+        if isinstance(admission, HttpAnswer):
+            await send_answer(send, admission)
+            return
+        try:
+            body = await _read_body(receive, self.http.body_limit)
+        except _BodyTooLargeError:
+            await send_answer(send, self.http.too_large())
+            return
+        answer = await self._run(scope, view, admission, body)
+        await send_answer(send, answer)
+
+    async def _run(
+        self, scope: Scope, view: HttpRequestView, admitted: Admitted, body: bytes
+    ) -> HttpAnswer:
+        loop = asyncio.get_running_loop()
+
+        def handler() -> HttpAnswer:
+            # The store runs in a worker thread; the app runs on the event loop.
+            future = asyncio.run_coroutine_threadsafe(_call_app(self.app, scope, body), loop)
+            return future.result()
+
+        answer, _ran = await asyncio.to_thread(
+            self.http.run, admitted, view.header("content-type"), body, handler
+        )
+        return answer

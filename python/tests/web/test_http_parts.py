@@ -1,0 +1,197 @@
+"""The pieces of mintid.http besides the scenarios: the stored envelope, the
+grant endpoint, settings, fingerprints and what the middleware passes through.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from mintid import Grant, IdempotencyKey, KeyRing, Problem, RecordPolicy, RequestId
+from mintid.http import (
+    HttpAnswer,
+    HttpIdempotency,
+    HttpRequestView,
+    fingerprint_body,
+    from_stored,
+    grant_answer,
+    problem_answer,
+    status_answer,
+    to_stored,
+)
+from mintid.http.asgi import IdempotencyMiddleware
+from mintid.store import RunResult, StoredResponse, StoreRequest
+
+KEEP = frozenset({"location"})
+
+
+class NoStore:
+    """A store that must not be reached."""
+
+    policy = RecordPolicy()
+
+    def run_once(
+        self, key: IdempotencyKey, request: StoreRequest, operation: Callable[[], StoredResponse]
+    ) -> RunResult:
+        raise AssertionError("the store was reached")
+
+
+def view(method: str = "POST", path: str = "/orders", **headers: str) -> HttpRequestView:
+    pairs = tuple((name.replace("_", "-"), value) for name, value in headers.items())
+    return HttpRequestView(method, path, pairs, None)
+
+
+def http(**options: Any) -> HttpIdempotency:
+    return HttpIdempotency(store=NoStore(), scope=lambda _request: "user:ann", **options)
+
+
+def test_the_envelope_is_the_shared_format() -> None:
+    answer = HttpAnswer(
+        201,
+        (("content-type", "application/json"), ("location", "/orders/7"), ("set-cookie", "s=1")),
+        b'{"order":7}',
+    )
+    stored = to_stored(answer, KEEP)
+    assert stored.content_type == "application/json"
+    # Byte for byte what every language writes (tests/http/README.md): set-cookie not kept.
+    assert stored.body == b'mintid-http/1 201\r\nlocation: /orders/7\r\n\r\n{"order":7}'
+    assert from_stored(stored) == HttpAnswer(
+        201, (("content-type", "application/json"), ("location", "/orders/7")), b'{"order":7}'
+    )
+
+
+def test_an_envelope_without_content_type_or_headers_round_trips() -> None:
+    answer = HttpAnswer(204, (), b"")
+    assert to_stored(answer, KEEP) == StoredResponse("", b"mintid-http/1 204\r\n\r\n")
+    assert from_stored(to_stored(answer, KEEP)) == answer
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        b"",
+        b"HTTP/1.1 200 OK\r\n\r\n",
+        b"mintid-http/1 99\r\n\r\n",
+        b"mintid-http/1 200\r\nbad\r\n\r\n",
+    ],
+)
+def test_bytes_that_are_not_an_envelope_are_refused(body: bytes) -> None:
+    with pytest.raises(ValueError):
+        from_stored(StoredResponse("", body))
+
+
+def test_problem_documents_come_from_the_core() -> None:
+    answer = problem_answer(Problem.IN_PROGRESS, "wait", (("retry-after", "1"),))
+    assert answer.status == 409
+    assert answer.header("content-type") == "application/problem+json"
+    assert answer.header("Retry-After") == "1"
+    assert json.loads(answer.body) == {**Problem.IN_PROGRESS.body(), "detail": "wait"}
+    too_large = status_answer(413)
+    assert json.loads(too_large.body) == {
+        "type": "about:blank",
+        "title": "Content Too Large",
+        "status": 413,
+    }
+
+
+def test_the_grant_endpoint_answers_a_grant_for_the_scope_or_401() -> None:
+    ring = KeyRing(3, os.urandom(32))
+    answer = grant_answer(ring, "user:ann", ttl_ms=60_000, now_ms=1_000_000)
+    assert answer.status == 200
+    assert answer.header("cache-control") == "no-store"
+    document = json.loads(answer.body)
+    assert document["expiresMillis"] == 1_060_000
+    assert Grant.parse(document["grant"]).expires_ms == 1_060_000
+    live = json.loads(grant_answer(ring, "user:ann").body)["grant"]
+    minted = RequestId.mint(live)
+    assert ring.verify(minted.text, "user:ann") == minted.uuid
+    refused = grant_answer(ring, None)
+    assert refused.status == 401
+    assert json.loads(refused.body)["type"] == "about:blank"
+    with pytest.raises(ValueError):
+        grant_answer(ring, "user:ann", ttl_ms=0)
+
+
+def test_settings_are_checked() -> None:
+    with pytest.raises(TypeError):
+        HttpIdempotency(store=object(), scope=lambda _r: "s")  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        http(body_limit=-1)
+    with pytest.raises(TypeError):
+        http(key_ring="secret")
+    with pytest.raises(TypeError):
+        IdempotencyMiddleware(lambda *_: None, http="http")  # type: ignore[arg-type, arg-type]
+
+
+def test_covered_methods_and_routes() -> None:
+    routes = http(routes=lambda request: request.path.startswith("/orders"))
+    assert routes.covers(view("POST", "/orders"))
+    assert routes.covers(view("patch", "/orders/1"))
+    assert not routes.covers(view("POST", "/search"))
+    assert not routes.covers(view("GET", "/orders"))
+    assert http(methods=["PUT"]).covers(view("PUT"))
+
+
+def test_plain_keys_only_count_with_a_ring_when_accepted() -> None:
+    ring = KeyRing(1, os.urandom(32))
+    plain = view(**{"idempotency_key": '"abc"'})
+    refused = http(key_ring=ring).admit(plain)
+    assert isinstance(refused, HttpAnswer)
+    assert json.loads(refused.body)["type"] == Problem.MISSING_KEY.type_uri
+    admitted = http(key_ring=ring, accept_idempotency_key=True).admit(plain)
+    assert not isinstance(admitted, HttpAnswer)
+    assert admitted.key.id == "abc"
+    assert admitted.key_created_ms is None
+
+
+def test_a_signed_id_is_read_bare_or_as_a_structured_field_string() -> None:
+    ring = KeyRing(1, os.urandom(32))
+    minted = RequestId.mint(ring.issue_grant("user:ann", 2**46)).text
+    keys = []
+    for header in (minted, f'"{minted}"'):
+        admitted = http(key_ring=ring).admit(view(mintid_request_id=header))
+        assert not isinstance(admitted, HttpAnswer)
+        keys.append(admitted.key)
+    assert keys[0] == keys[1]
+    assert keys[0].scope == "user:ann"
+    assert keys[0].kind.startswith("http.post.")
+
+
+def test_a_bad_scope_is_the_servers_fault_not_a_400() -> None:
+    broken = HttpIdempotency(store=NoStore(), scope=lambda _request: "")
+    with pytest.raises(Exception) as raised:
+        broken.admit(view(idempotency_key="abc"))
+    assert not isinstance(raised.value, AssertionError)
+
+
+def test_json_bodies_fingerprint_canonically_others_as_bytes() -> None:
+    spaced = fingerprint_body("application/json; charset=utf-8", b'{ "b": 1, "a": 2 }')
+    assert spaced == fingerprint_body("application/problem+json", b'{"a":2,"b":1}')
+    assert spaced != fingerprint_body("text/plain", b'{"a":2,"b":1}')
+    # JSON the core refuses counts as bytes, not as an error.
+    assert fingerprint_body("application/json", b"{") == fingerprint_body(None, b"{")
+
+
+def test_the_asgi_middleware_passes_other_scopes_through() -> None:
+    seen: list[str] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        seen.append(scope["type"])
+
+    middleware = IdempotencyMiddleware(app, http=http())
+
+    async def receive() -> dict[str, Any]:
+        return {"type": "lifespan.startup"}
+
+    async def send(message: Any) -> None:
+        raise AssertionError("nothing is sent")
+
+    asyncio.run(middleware({"type": "lifespan"}, receive, send))
+    get = {"type": "http", "method": "GET", "path": "/orders", "headers": []}
+    asyncio.run(middleware(get, receive, send))
+    assert seen == ["lifespan", "http"]

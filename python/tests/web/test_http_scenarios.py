@@ -1,0 +1,471 @@
+"""The HTTP conformance scenarios (tests/http/scenarios.json) against the ASGI
+middleware on a Starlette app (driven through httpx's ASGI transport) and the
+WSGI middleware on a plain WSGI app (served by a threaded wsgiref server on
+127.0.0.1), on SQLite and PostgreSQL; each scenario on a fresh database. An unknown config
+key, step, request field, header value, body kind, handler directive or
+expectation fails the test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import pathlib
+import socketserver
+import threading
+import time
+import urllib.parse
+import uuid
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, asynccontextmanager
+from dataclasses import dataclass, field
+from http import HTTPStatus
+from typing import TYPE_CHECKING, Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+import httpx
+import psycopg
+import pytest
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from mintid import IdempotencyKey, KeyRing, Problem, RecordPolicy, RequestId, Uuid7
+from mintid.http import DEFAULT_BODY_LIMIT, HttpIdempotency, HttpRequestView
+from mintid.http.asgi import IdempotencyMiddleware as AsgiIdempotency
+from mintid.http.wsgi import IdempotencyMiddleware as WsgiIdempotency
+from mintid.store import (
+    Database,
+    IdempotencyStore,
+    PostgresDatabase,
+    RunResult,
+    SqliteDatabase,
+    StoredResponse,
+    StoreRequest,
+)
+
+if TYPE_CHECKING:
+    from _typeshed.wsgi import StartResponse, WSGIApplication, WSGIEnvironment
+
+SCENARIOS = pathlib.Path(__file__).resolve().parents[3] / "tests" / "http" / "scenarios.json"
+LOADED: list[dict[str, Any]] = json.loads(SCENARIOS.read_text())["scenarios"]
+CONFIG_KEYS = {"signed", "storeErrors", "maxWaitMillis", "bodyLimit"}
+DATABASE = "mintid_pyhttp"
+# Nothing listens on port 1: connection refused.
+UNREACHABLE = "postgresql://mintid@127.0.0.1:1/mintid?connect_timeout=2"
+
+
+def only(value: dict[str, Any], allowed: set[str], what: str) -> None:
+    """Fail on a member the runner does not know."""
+    extra = sorted(set(value) - allowed)
+    assert not extra, f"unknown {what}: {extra}"
+
+
+def _pg_url() -> str:
+    value = os.environ.get("MINTID_PG_URL")
+    if not value:
+        message = "MINTID_PG_URL is not set: run the tests through scripts/db/with-db.sh"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return value
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+def fresh_database(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Callable[[], Database]]:
+    """A factory of empty databases of one dialect."""
+    directory = tmp_path_factory.mktemp("http")
+    counter = iter(range(1_000_000))
+    if request.param == "sqlite":
+        yield lambda: SqliteDatabase(str(directory / f"case-{next(counter)}.sqlite3"))
+        return
+    admin_url = urllib.parse.urlsplit(_pg_url())
+    with psycopg.connect(admin_url.geturl(), autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
+        admin.execute(f"CREATE DATABASE {DATABASE}")
+    url = urllib.parse.urlunsplit(admin_url._replace(path=f"/{DATABASE}"))
+
+    def fresh() -> Database:
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("DROP SCHEMA IF EXISTS public CASCADE")
+            conn.execute("CREATE SCHEMA public")
+        return PostgresDatabase(url)
+
+    yield fresh
+
+
+class SwitchedStore:
+    """The store under test, or (storage down) one whose database refuses connections."""
+
+    def __init__(self, up: IdempotencyStore, down: IdempotencyStore) -> None:
+        self.policy = up.policy
+        self.up = up
+        self.down = down
+        self.is_down = False
+
+    def run_once(
+        self,
+        key: IdempotencyKey,
+        request: StoreRequest,
+        operation: Callable[[], StoredResponse],
+    ) -> RunResult:
+        return (self.down if self.is_down else self.up).run_once(key, request, operation)
+
+
+@dataclass
+class HandlerState:
+    """The test app's handler calls and gates (handlers may run in threads)."""
+
+    calls: int = 0
+    gates: dict[str, threading.Event] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def call(self) -> int:
+        with self.lock:
+            self.calls += 1
+            return self.calls
+
+    def gate(self, name: str) -> threading.Event:
+        with self.lock:
+            return self.gates.setdefault(name, threading.Event())
+
+
+def directive_of(text: str | None) -> dict[str, Any]:
+    directive: dict[str, Any] = json.loads(text or "{}")
+    only(directive, {"status", "throw", "gate"}, "handler directive")
+    return directive
+
+
+def received_of(content_type: str | None, body: bytes) -> object:
+    return json.loads(body) if content_type == "application/json" else None
+
+
+def make_asgi_app(state: HandlerState, http: HttpIdempotency) -> Starlette:
+    """The test app of tests/http/README.md behind the ASGI middleware."""
+
+    async def orders(request: Request) -> Response:
+        n = state.call()
+        directive = directive_of(request.headers.get("x-test-handler"))
+        if "gate" in directive:
+            await asyncio.to_thread(state.gate(str(directive["gate"])).wait)
+        if "status" in directive:
+            status = int(directive["status"])
+            return JSONResponse({"error": f"status {status}"}, status_code=status)
+        if directive.get("throw"):
+            raise RuntimeError("the handler throws (test directive)")
+        if request.method == "GET":
+            return JSONResponse({"orders": n})
+        received = received_of(request.headers.get("content-type"), await request.body())
+        if request.method == "POST":
+            return JSONResponse(
+                {"order": n, "received": received},
+                status_code=201,
+                headers={"location": f"/orders/{n}"},
+            )
+        return JSONResponse({"order": n, "received": received})
+
+    routes = [Route("/orders", orders, methods=["GET", "POST", "PATCH"])]
+    return Starlette(routes=routes, middleware=[Middleware(AsgiIdempotency, http=http)])
+
+
+def make_wsgi_app(state: HandlerState, http: HttpIdempotency) -> WSGIApplication:
+    """The test app of tests/http/README.md behind the WSGI middleware."""
+
+    def orders(environ: WSGIEnvironment, start_response: StartResponse) -> list[bytes]:
+        n = state.call()
+        directive = directive_of(environ.get("HTTP_X_TEST_HANDLER"))
+        if "gate" in directive:
+            state.gate(str(directive["gate"])).wait()
+        status, headers = 200, [("content-type", "application/json")]
+        document: dict[str, object] = {}
+        if "status" in directive:
+            status = int(directive["status"])
+            document = {"error": f"status {status}"}
+        elif directive.get("throw"):
+            raise RuntimeError("the handler throws (test directive)")
+        elif environ["REQUEST_METHOD"] == "GET":
+            document = {"orders": n}
+        else:
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+            received = received_of(environ.get("CONTENT_TYPE"), environ["wsgi.input"].read(length))
+            document = {"order": n, "received": received}
+            if environ["REQUEST_METHOD"] == "POST":
+                status = 201
+                headers.append(("location", f"/orders/{n}"))
+        start_response(f"{status} {HTTPStatus(status).phrase}", headers)
+        return [json.dumps(document).encode()]
+
+    return WsgiIdempotency(orders, http=http)
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+class _ThreadingWSGIServer(socketserver.ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+
+
+@asynccontextmanager
+async def asgi_client(
+    state: HandlerState, http: HttpIdempotency
+) -> AsyncIterator[httpx.AsyncClient]:
+    transport = httpx.ASGITransport(app=make_asgi_app(state, http))
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        yield client
+
+
+@asynccontextmanager
+async def wsgi_client(
+    state: HandlerState, http: HttpIdempotency
+) -> AsyncIterator[httpx.AsyncClient]:
+    server = make_server(
+        "127.0.0.1",
+        0,
+        make_wsgi_app(state, http),
+        server_class=_ThreadingWSGIServer,
+        handler_class=_QuietHandler,
+    )
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}"
+        async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+            yield client
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+ClientOf = Callable[[HandlerState, HttpIdempotency], AbstractAsyncContextManager[httpx.AsyncClient]]
+FRAMEWORKS: dict[str, ClientOf] = {
+    "asgi": asgi_client,
+    "wsgi": wsgi_client,
+}
+
+
+def user_scope(request: HttpRequestView) -> str:
+    return f"user:{request.header('x-test-user')}"
+
+
+class HeaderValues:
+    """Keys and request IDs of one scenario run, minted once by name."""
+
+    def __init__(self, ring: KeyRing | None) -> None:
+        self.ring = ring
+        self.keys: dict[str, str] = {}
+        self.ids: dict[str, str] = {}
+
+    def resolve(self, value: object, user: str) -> str:
+        if isinstance(value, str):
+            return value
+        assert isinstance(value, dict), f"unknown header value {value!r}"
+        if "key" in value:
+            only(value, {"key", "form"}, "key field")
+            key = self.keys.setdefault(str(value["key"]), str(uuid.uuid4()))
+            if "form" not in value:
+                return key
+            assert value["form"] == "sf-string", f"unknown key form {value['form']!r}"
+            return f'"{key}"'
+        if "requestId" in value:
+            only(
+                value, {"requestId", "grantFor", "grant", "tamper", "ageMillis"}, "requestId field"
+            )
+            assert self.ring is not None, "a requestId needs the signed config"
+            name = str(value["requestId"])
+            if name not in self.ids:
+                self.ids[name] = self._mint(value, user)
+            minted = self.ids[name]
+            if not value.get("tamper"):
+                return minted
+            at = 40  # inside the tag
+            return minted[:at] + ("B" if minted[at] == "A" else "A") + minted[at + 1 :]
+        raise AssertionError(f"unknown header value {value!r}")
+
+    def _mint(self, value: dict[str, Any], user: str) -> str:
+        assert self.ring is not None
+        if "grant" in value:
+            assert value["grant"] == "expired", f"unknown grant {value['grant']!r}"
+        now = time.time_ns() // 1_000_000
+        expires = now - 1000 if value.get("grant") == "expired" else now + 3_600_000
+        grant = self.ring.issue_grant(f"user:{value.get('grantFor', user)}", expires)
+        if "ageMillis" not in value:
+            return RequestId.mint(grant).text
+        made = Uuid7.from_fields(now - int(value["ageMillis"]), 0, 1)
+        return RequestId.mint(grant, uuid.UUID(bytes=made.bytes)).text
+
+
+def body_of(body: dict[str, Any]) -> tuple[str | None, bytes]:
+    only(body, {"json", "jsonText", "text", "none"}, "body kind")
+    if "json" in body:
+        return "application/json", json.dumps(body["json"]).encode()
+    if "jsonText" in body:
+        return "application/json", str(body["jsonText"]).encode()
+    if "text" in body:
+        return "text/plain", str(body["text"]).encode()
+    return None, b""
+
+
+def check_response(
+    response: httpx.Response,
+    expect: dict[str, Any],
+    responses: dict[str, httpx.Response],
+    where: str,
+) -> None:
+    only(
+        expect,
+        {"status", "problem", "replayed", "retryAfter", "headers", "json", "sameBodyAs"},
+        "expectation",
+    )
+    assert response.status_code == expect["status"], f"{where}: status (body {response.text})"
+    if "problem" in expect:
+        content_type = response.headers.get("content-type", "")
+        assert content_type.startswith("application/problem+json"), f"{where}: content type"
+        problem = response.json()
+        if expect["problem"] == "about:blank":
+            assert problem["type"] == "about:blank", f"{where}: problem type"
+        else:
+            known = {p.problem_name: p for p in Problem}
+            assert expect["problem"] in known, f"unknown problem {expect['problem']!r}"
+            details = known[expect["problem"]]
+            wanted = {"type": details.type_uri, "title": details.title, "status": details.status}
+            got = {name: problem.get(name) for name in wanted}
+            assert got == wanted, f"{where}: problem"
+        assert problem["status"] == expect["status"], f"{where}: problem status"
+    if "replayed" in expect:
+        marker = response.headers.get("idempotent-replayed")
+        assert marker == ("true" if expect["replayed"] else None), f"{where}: replay marker"
+    if "retryAfter" in expect:
+        assert expect["retryAfter"] is True, "retryAfter can only be true"
+        seconds = response.headers.get("retry-after", "")
+        assert seconds.isdigit() and int(seconds) > 0, f"{where}: Retry-After {seconds!r}"
+    for name, value in expect.get("headers", {}).items():
+        assert response.headers.get(name) == value, f"{where}: header {name}"
+    if "json" in expect:
+        document = response.json()
+        for name, value in expect["json"].items():
+            assert document.get(name) == value, f"{where}: body member {name}"
+    if "sameBodyAs" in expect:
+        first = responses.get(expect["sameBodyAs"])
+        assert first is not None, f"{where}: no response named {expect['sameBodyAs']}"
+        assert response.status_code == first.status_code, f"{where}: same status"
+        assert response.content == first.content, f"{where}: same body"
+
+
+async def send(
+    client: httpx.AsyncClient, spec: dict[str, Any], values: HeaderValues
+) -> httpx.Response:
+    only(spec, {"method", "path", "user", "headers", "body", "handler"}, "request field")
+    user = str(spec["user"])
+    headers = {"x-test-user": user}
+    for name, value in spec.get("headers", {}).items():
+        headers[name] = values.resolve(value, user)
+    if "handler" in spec:
+        headers["x-test-handler"] = json.dumps(spec["handler"])
+    content_type, content = body_of(spec.get("body", {"none": True}))
+    if content_type is not None:
+        headers["content-type"] = content_type
+    return await client.request(spec["method"], spec["path"], headers=headers, content=content)
+
+
+async def run_scenario(scenario: dict[str, Any], database: Database, framework: str) -> None:
+    only(scenario, {"name", "doc", "config", "steps"}, "scenario field")
+    config: dict[str, Any] = scenario.get("config", {})
+    only(config, CONFIG_KEYS, "config key")
+    policy = RecordPolicy(
+        lease_ms=30_000,
+        retention_ms=86_400_000,
+        store_errors=bool(config.get("storeErrors", True)),
+        max_wait_ms=int(config.get("maxWaitMillis", 0)),
+        poll_ms=20,
+    )
+    database.migrate()
+    store = SwitchedStore(
+        IdempotencyStore(database, policy), IdempotencyStore(PostgresDatabase(UNREACHABLE), policy)
+    )
+    ring = KeyRing(7, os.urandom(32)) if config.get("signed") else None
+    limit = int(config.get("bodyLimit", DEFAULT_BODY_LIMIT))
+    http = HttpIdempotency(store=store, scope=user_scope, key_ring=ring, body_limit=limit)
+    state = HandlerState()
+    values = HeaderValues(ring)
+    responses: dict[str, httpx.Response] = {}
+    background: dict[str, asyncio.Task[None]] = {}
+    async with FRAMEWORKS[framework](state, http) as client:
+        try:
+            for index, step in enumerate(scenario["steps"]):
+                where = f"{scenario['name']} step {index}"
+                await run_step(step, where, client, state, store, values, responses, background)
+            assert not background, f"{scenario['name']}: background requests never awaited"
+        finally:
+            for gate in state.gates.values():
+                gate.set()
+            await asyncio.gather(*background.values(), return_exceptions=True)
+
+
+async def run_step(
+    step: dict[str, Any],
+    where: str,
+    client: httpx.AsyncClient,
+    state: HandlerState,
+    store: SwitchedStore,
+    values: HeaderValues,
+    responses: dict[str, httpx.Response],
+    background: dict[str, asyncio.Task[None]],
+) -> None:
+    if "request" in step:
+        only(step, {"name", "request", "expect", "background"}, "step field")
+
+        async def exchange() -> None:
+            response = await send(client, step["request"], values)
+            check_response(response, step["expect"], responses, where)
+            if "name" in step:
+                responses[str(step["name"])] = response
+
+        if step.get("background"):
+            background[str(step["name"])] = asyncio.create_task(exchange())
+        else:
+            await exchange()
+    elif "await" in step:
+        assert step["await"] in background, f"{where}: no background request {step['await']}"
+        await background.pop(step["await"])
+    elif "open" in step:
+        state.gate(str(step["open"])).set()
+    elif "untilHandlerCalls" in step:
+        deadline = time.monotonic() + 5
+        while state.calls < int(step["untilHandlerCalls"]):
+            assert time.monotonic() < deadline, f"{where}: the handler was not called enough"
+            await asyncio.sleep(0.005)
+    elif "sleepMillis" in step:
+        await asyncio.sleep(int(step["sleepMillis"]) / 1000)
+    elif "storage" in step:
+        assert step["storage"] in ("up", "down"), f"{where}: storage must be up or down"
+        store.is_down = step["storage"] == "down"
+    elif "check" in step:
+        only(step["check"], {"handlerCalls"}, "check")
+        assert state.calls == step["check"]["handlerCalls"], f"{where}: handler calls"
+    else:
+        raise AssertionError(f"{where}: unknown step {step!r}")
+
+
+def test_scenario_names_are_unique() -> None:
+    assert LOADED
+    assert len({scenario["name"] for scenario in LOADED}) == len(LOADED)
+
+
+@pytest.mark.parametrize("framework", sorted(FRAMEWORKS))
+@pytest.mark.parametrize("scenario", LOADED, ids=[str(s["name"]) for s in LOADED])
+def test_http_scenario(
+    framework: str, scenario: dict[str, Any], fresh_database: Callable[[], Database]
+) -> None:
+    database = fresh_database()
+    try:
+        asyncio.run(run_scenario(scenario, database, framework))
+    finally:
+        database.close()
