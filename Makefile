@@ -15,7 +15,7 @@ BENCH_TARGETS :=
 include $(sort $(wildcard mk/*.mk))
 
 help:
-	@echo "make demo   build the mintid command and show it at work"
+	@echo "make demo   the checkout demo: a browser that double-submits, an order placed once"
 	@echo "make test   every test in every language (installs what it needs)"
 	@echo "make bench  benchmarks beside the peers (writes nothing; copy figures to docs/benchmarks.md)"
 	@echo "make fmt    format the code"
