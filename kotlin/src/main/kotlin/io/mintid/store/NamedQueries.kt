@@ -53,7 +53,10 @@ internal object SchemaFiles {
             "file" -> File(url.toURI()).list()?.toList().orEmpty()
             "jar" -> {
                 val prefix = "$ROOT/$directory/"
-                (url.openConnection() as JarURLConnection).jarFile.use { jar ->
+                // Without caches the connection opens a JarFile of its own, safe to close.
+                val connection = url.openConnection() as JarURLConnection
+                connection.useCaches = false
+                connection.jarFile.use { jar ->
                     jar.entries().toList().map { it.name }.filter { it.startsWith(prefix) && it.length > prefix.length }.map { it.removePrefix(prefix) }
                 }
             }
