@@ -1,0 +1,57 @@
+package io.mintid.store
+
+import java.sql.Connection
+import javax.sql.DataSource
+
+/**
+ * Applies the shared schema's numbered migrations (`schema/<dialect>/NNNN_*.sql`, shipped in
+ * this jar) in order, each file in one transaction. Idempotent: applied twice, nothing changes.
+ */
+object Migrations {
+    /**
+     * Applies every migration of [dialect] to the database behind [dataSource].
+     *
+     * @throws io.mintid.StoreUnavailableException `store.unavailable`.
+     */
+    @JvmStatic
+    fun migrate(
+        dataSource: DataSource,
+        dialect: Dialect,
+    ) = dataSource.withConnection { migrate(it, dialect) }
+
+    /** Applies every migration of [dialect] on [connection], committing each file. */
+    @JvmStatic
+    fun migrate(
+        connection: Connection,
+        dialect: Dialect,
+    ) {
+        val autoCommit = connection.autoCommit
+        try {
+            for (migration in SchemaFiles.migrations(dialect)) {
+                connection.autoCommit = false
+                try {
+                    connection.createStatement().use { statement ->
+                        for (sql in migration.statements) statement.execute(sql)
+                    }
+                    connection.commit()
+                } catch (error: Exception) {
+                    connection.rollback()
+                    throw error
+                }
+            }
+        } finally {
+            connection.autoCommit = autoCommit
+        }
+    }
+
+    /** The versions recorded in `mintid_schema_migrations`, in order. */
+    @JvmStatic
+    fun applied(dataSource: DataSource): List<Long> =
+        dataSource.withConnection { connection ->
+            connection.createStatement().use { statement ->
+                statement.executeQuery("SELECT version FROM mintid_schema_migrations ORDER BY version").use { result ->
+                    buildList { while (result.next()) add(result.getLong(1)) }
+                }
+            }
+        }
+}

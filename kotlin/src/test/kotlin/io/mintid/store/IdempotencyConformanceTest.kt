@@ -1,0 +1,415 @@
+package io.mintid.store
+
+import io.mintid.Fingerprint
+import io.mintid.IdempotencyKey
+import io.mintid.MintidException
+import io.mintid.Outcome
+import io.mintid.RecordPolicy
+import io.mintid.ResponseTooLargeException
+import io.mintid.StoreException
+import io.mintid.bool
+import io.mintid.hexToBytes
+import io.mintid.obj
+import io.mintid.string
+import io.mintid.toHex
+import kotlinx.serialization.json.Json
+import kotlinx.serialization.json.JsonArray
+import kotlinx.serialization.json.JsonElement
+import kotlinx.serialization.json.JsonNull
+import kotlinx.serialization.json.JsonObject
+import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.jsonArray
+import kotlinx.serialization.json.jsonObject
+import kotlinx.serialization.json.jsonPrimitive
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Assumptions.assumeTrue
+import org.junit.jupiter.api.DynamicNode
+import org.junit.jupiter.api.DynamicContainer.dynamicContainer
+import org.junit.jupiter.api.DynamicTest.dynamicTest
+import org.junit.jupiter.api.TestFactory
+import org.junit.jupiter.api.fail
+import java.nio.file.Files
+import java.nio.file.Paths
+import java.sql.Connection
+import java.util.concurrent.CountDownLatch
+import java.util.concurrent.Executors
+import java.util.concurrent.TimeUnit
+import java.util.concurrent.atomic.AtomicInteger
+import javax.sql.DataSource
+
+/**
+ * The storage conformance suite's `tests/conformance/idempotency.json` against [IdempotencyStore]
+ * on SQLite, PostgreSQL and MariaDB: every case on every database, each on a fresh database; an
+ * unknown op, step, field or value fails the case. (Leases, segments and the outbox have no JVM
+ * store yet: their files are not run here.)
+ */
+class IdempotencyConformanceTest {
+    @TestFactory
+    fun idempotencyScenarios(): List<DynamicNode> {
+        val dir = Paths.get(System.getProperty("mintid.conformance") ?: "../tests/conformance").toAbsolutePath().normalize()
+        val file = Json.parseToJsonElement(Files.readString(dir.resolve("idempotency.json"))).jsonObject
+        val cases = file["cases"]!!.jsonArray.map { it.jsonObject }
+        assertTrue(cases.isNotEmpty(), "idempotency.json has no cases")
+        return Dialect.entries.map { dialect ->
+            val skip = skipReason(dialect)
+            dynamicContainer(
+                "idempotency.json on ${dialect.directory}",
+                cases.map { case ->
+                    dynamicTest(case.string("name")) {
+                        assumeTrue(skip == null, skip)
+                        FreshDatabase(dialect).use { db -> CaseRunner(case, db).run() }
+                    }
+                },
+            )
+        }
+    }
+}
+
+/** A manual clock that advances on pause, set to each step's `now`. */
+private class StepClock : StoreClock {
+    @Volatile var current = 0L
+
+    override fun nowMillis(): Long = current
+
+    override fun pause(millis: Long) {
+        current += millis
+    }
+}
+
+private val KNOWN_STEP_FIELDS =
+    setOf("do", "expect", "way", "worker", "fingerprint", "operation", "now", "key", "key_created", "store", "response", "failure", "error", "batch_size", "workers", "keys")
+
+private fun JsonObject.long(field: String): Long = string(field).toLong()
+
+private fun str(value: Any): JsonPrimitive = JsonPrimitive(value.toString())
+
+private fun json(vararg pairs: Pair<String, JsonElement>): JsonObject = JsonObject(mapOf(*pairs))
+
+private fun responseOf(spec: JsonObject): StoredResponse {
+    val type = spec.string("content_type")
+    return when {
+        spec.containsKey("text") -> StoredResponse(type, spec.string("text").toByteArray(Charsets.UTF_8))
+        spec.containsKey("hex") -> StoredResponse(type, hexToBytes(spec.string("hex")))
+        spec.containsKey("fill") -> {
+            val fill = spec.obj("fill")
+            StoredResponse(type, ByteArray(fill.long("length").toInt()) { fill.string("byte").toInt(16).toByte() })
+        }
+        else -> fail("unknown response $spec")
+    }
+}
+
+/** A stored response in the shape of the expected one. */
+private fun responseLike(
+    response: StoredResponse?,
+    expected: JsonElement?,
+): JsonElement {
+    if (response == null) return JsonNull
+    val body = response.body
+    val type = "content_type" to JsonPrimitive(response.contentType)
+    val spec = expected as? JsonObject
+    return when {
+        spec == null -> json(type, "hex" to JsonPrimitive(body.toHex()))
+        spec.containsKey("text") -> json(type, "text" to JsonPrimitive(String(body, Charsets.UTF_8)))
+        spec.containsKey("hex") -> json(type, "hex" to JsonPrimitive(body.toHex()))
+        else -> {
+            val byte = if (body.isNotEmpty() && body.all { it == body[0] }) byteArrayOf(body[0]).toHex() else "mixed"
+            json(type, "fill" to json("byte" to JsonPrimitive(byte), "length" to str(body.size)))
+        }
+    }
+}
+
+/** A request outcome in the vocabulary of the conformance file. */
+private fun outcomeOf(
+    result: RunResult,
+    expected: JsonObject?,
+): JsonElement =
+    when (result) {
+        is Executed -> json("decision" to JsonPrimitive("execute"), "response" to responseLike(result.response, expected?.get("response")))
+        is Replayed ->
+            if (result.outcome == Outcome.SUCCEEDED) {
+                json(
+                    "decision" to JsonPrimitive("replay"),
+                    "outcome" to JsonPrimitive("succeeded"),
+                    "response" to responseLike(result.response, expected?.get("response")),
+                )
+            } else {
+                json("decision" to JsonPrimitive("replay"), "outcome" to JsonPrimitive("failed"), "error" to JsonPrimitive(result.error))
+            }
+        is InProgress ->
+            json(
+                "decision" to JsonPrimitive("in_progress"),
+                "problem" to JsonPrimitive(result.problem!!.problemName),
+                "retry_after_millis" to str(result.retryAfterMillis),
+            )
+        is NotExecuted -> json("decision" to JsonPrimitive(result.decision), "problem" to JsonPrimitive(result.problem!!.problemName))
+    }
+
+private fun errorOutcome(error: Throwable): JsonElement =
+    when (error) {
+        is OperationException -> json("decision" to JsonPrimitive("execute"), "error" to JsonPrimitive(error.message))
+        is ResponseTooLargeException -> json("decision" to JsonPrimitive("execute"), "error" to JsonPrimitive(error.code))
+        is StoreException -> json("error" to JsonPrimitive(error.code), "problem" to JsonPrimitive(error.problem?.problemName))
+        else -> throw error
+    }
+
+private class Worker(
+    val name: String,
+    val dataSource: DataSource,
+    val store: IdempotencyStore,
+) {
+    var lease: RecordLease? = null
+}
+
+/** Runs one case on one fresh database. */
+private class CaseRunner(
+    private val case: JsonObject,
+    private val db: FreshDatabase,
+) {
+    private val policy =
+        case.obj("policy").let {
+            RecordPolicy(
+                it.long("lease_millis"),
+                it.long("retention_millis"),
+                it.bool("store_errors"),
+                it.long("retry_after_millis"),
+                it.long("max_wait_millis"),
+                it.long("poll_millis"),
+            )
+        }
+    private val clock: StoreClock =
+        when (val kind = case.string("clock")) {
+            "manual" -> StepClock()
+            "system" -> StoreClock.SYSTEM
+            else -> fail("unknown clock $kind")
+        }
+    private val admin = db.open()
+    private val adminStore = IdempotencyStore(admin, db.dialect, policy, clock)
+    private val workers = HashMap<String, Worker>()
+
+    private fun workerOf(
+        name: String,
+        store: String?,
+    ): Worker =
+        workers.getOrPut("$name/${store ?: "up"}") {
+            val dataSource =
+                when (store) {
+                    null -> db.open()
+                    "unavailable" -> db.unavailable()
+                    else -> fail("unknown store $store")
+                }
+            Worker(name, dataSource, IdempotencyStore(dataSource, db.dialect, policy, clock))
+        }
+
+    private fun keyOf(step: JsonObject): IdempotencyKey {
+        val key = (step["key"] ?: case["key"])!!.jsonObject
+        return IdempotencyKey.of(key.string("kind"), key.string("scope"), key.string("id"))
+    }
+
+    private fun requestOf(step: JsonObject) =
+        StoreRequest(Fingerprint.ofDigest(hexToBytes(step.string("fingerprint"))), step["key_created"]?.jsonPrimitive?.content?.toLong())
+
+    private fun sideEffect(
+        connection: Connection,
+        key: IdempotencyKey,
+        worker: String,
+    ) {
+        connection.prepareStatement("INSERT INTO conformance_side_effect (scope, kind, key_id, worker) VALUES (?, ?, ?, ?)").use {
+            it.setString(1, key.scope)
+            it.setString(2, key.kind)
+            it.setString(3, key.id)
+            it.setString(4, worker)
+            it.executeUpdate()
+        }
+    }
+
+    private fun operationResult(spec: JsonObject): StoredResponse =
+        when (val outcome = spec.string("outcome")) {
+            "succeed" -> responseOf(spec.obj("response"))
+            "fail" -> {
+                val failure = spec.string("failure")
+                assertTrue(failure == "final" || failure == "retryable", "unknown failure $failure")
+                throw OperationException(spec.string("error"), retryable = failure == "retryable")
+            }
+            else -> fail("unknown operation outcome $outcome")
+        }
+
+    fun request(
+        worker: Worker,
+        way: String,
+        key: IdempotencyKey,
+        request: StoreRequest,
+        spec: JsonObject,
+    ): RunResult =
+        when (way) {
+            "run_once" ->
+                worker.store.runOnce(key, request) {
+                    worker.dataSource.connection.use { sideEffect(it, key, worker.name) }
+                    operationResult(spec)
+                }
+            "same_transaction" ->
+                worker.store.transaction { connection ->
+                    worker.store.inTransaction(connection, key, request) {
+                        sideEffect(it, key, worker.name)
+                        operationResult(spec)
+                    }
+                }
+            else -> fail("unknown way $way")
+        }
+
+    private fun count(
+        sql: String,
+        vararg values: String,
+    ): String =
+        admin.connection.use { connection ->
+            connection.prepareStatement(sql).use { statement ->
+                values.forEachIndexed { index, value -> statement.setString(index + 1, value) }
+                statement.executeQuery().use {
+                    it.next()
+                    it.getLong(1).toString()
+                }
+            }
+        }
+
+    private fun sideEffects(key: IdempotencyKey): String =
+        count("SELECT COUNT(*) FROM conformance_side_effect WHERE scope = ? AND kind = ? AND key_id = ?", key.scope, key.kind, key.id)
+
+    fun run() {
+        assertEquals("scenario", case.string("op"), "unknown op")
+        try {
+            case["steps"]!!.jsonArray.forEachIndexed { index, element ->
+                val step = element.jsonObject
+                step.keys.forEach { assertTrue(it in KNOWN_STEP_FIELDS, "step $index: unknown field $it") }
+                step["now"]?.let { now -> (clock as? StepClock)?.current = now.jsonPrimitive.content.toLong() }
+                runStep(step, "step $index (${step.string("do")})")
+            }
+        } finally {
+            workers.values.forEach { (it.dataSource as WorkerDataSource).closeConnection() }
+        }
+    }
+
+    private fun runStep(
+        step: JsonObject,
+        where: String,
+    ) {
+        val expect = step["expect"]
+        when (step.string("do")) {
+            "migrate" -> {
+                Migrations.migrate(admin, db.dialect)
+                admin.connection.use { c -> c.createStatement().use { it.execute(db.sideEffectTable) } }
+                assertEquals(JsonPrimitive("ok"), expect, where)
+            }
+            "migrations" -> assertEquals(expect, JsonArray(Migrations.applied(admin).map { str(it) }), where)
+            "run" -> {
+                val worker = workerOf(step.string("worker"), step["store"]?.jsonPrimitive?.content)
+                val outcome =
+                    try {
+                        outcomeOf(request(worker, step.string("way"), keyOf(step), requestOf(step), step.obj("operation")), expect as? JsonObject)
+                    } catch (error: MintidException) {
+                        errorOutcome(error)
+                    } catch (error: OperationException) {
+                        errorOutcome(error)
+                    }
+                assertEquals(expect, outcome, where)
+            }
+            "claim" -> {
+                val worker = workerOf(step.string("worker"), null)
+                when (val result = worker.store.claimLease(keyOf(step), requestOf(step))) {
+                    is RecordLease -> {
+                        worker.lease = result
+                        val actual = json("decision" to JsonPrimitive("execute"), "token" to str(result.token), "lease_deadline" to str(result.leaseDeadlineMillis))
+                        assertEquals(expect, actual, where)
+                    }
+                    is NotExecuted -> assertEquals(expect, outcomeOf(result, expect as? JsonObject), where)
+                }
+            }
+            "complete", "fail" -> {
+                val worker = workerOf(step.string("worker"), null)
+                val lease = worker.lease ?: fail("$where: worker ${worker.name} holds no lease")
+                val outcome: JsonElement =
+                    try {
+                        if (step.string("do") == "complete") {
+                            lease.complete(responseOf(step.obj("response")))
+                        } else {
+                            val failure = step.string("failure")
+                            assertTrue(failure == "final" || failure == "retryable", "$where: unknown failure $failure")
+                            lease.fail(step.string("error"), retryable = failure == "retryable")
+                        }
+                        JsonPrimitive("ok")
+                    } catch (error: MintidException) {
+                        json("error" to JsonPrimitive(error.code))
+                    }
+                assertEquals(expect, outcome, where)
+            }
+            "check" -> {
+                val stored = adminStore.load(keyOf(step))
+                val actual =
+                    stored?.let {
+                        val record = it.record
+                        json(
+                            "status" to JsonPrimitive(record.status.text),
+                            "fingerprint" to JsonPrimitive(record.fingerprint.digest().toHex()),
+                            "token" to str(record.token),
+                            "lease_deadline" to str(record.leaseDeadlineMillis),
+                            "created" to str(record.createdMillis),
+                            "expires" to str(record.expiresMillis),
+                            "response" to responseLike(it.response, (expect as? JsonObject)?.get("response")),
+                            "error" to JsonPrimitive(it.error),
+                        )
+                    } ?: JsonNull
+                assertEquals(expect, actual, where)
+            }
+            "side_effects" -> assertEquals(expect, JsonPrimitive(sideEffects(keyOf(step))), where)
+            "records" -> assertEquals(expect, JsonPrimitive(count("SELECT COUNT(*) FROM idempotency_record")), where)
+            "cleanup" -> {
+                val deleted = adminStore.cleanup(step.long("batch_size").toInt())
+                assertEquals(expect, json("deleted" to str(deleted)), where)
+            }
+            "concurrent" -> runConcurrent(step, where)
+            else -> fail("$where: unknown step")
+        }
+    }
+
+    /** `workers` threads, each with its own connection, run every key once, all started together. */
+    private fun runConcurrent(
+        step: JsonObject,
+        where: String,
+    ) {
+        val expect = step.obj("expect")
+        val workerCount = step.long("workers").toInt()
+        val keyBase = case.obj("key")
+        val keys = (0 until step.long("keys").toInt()).map { IdempotencyKey.of(keyBase.string("kind"), keyBase.string("scope"), "${keyBase.string("id")}-$it") }
+        val request = StoreRequest(Fingerprint.ofDigest(hexToBytes(step.string("fingerprint"))))
+        val threadWorkers =
+            (0 until workerCount).map {
+                val dataSource = db.open()
+                Worker("w$it", dataSource, IdempotencyStore(dataSource, db.dialect, policy, StoreClock.SYSTEM))
+            }
+        val executed = AtomicInteger()
+        val others = java.util.concurrent.ConcurrentHashMap.newKeySet<String>()
+        val start = CountDownLatch(1)
+        val pool = Executors.newFixedThreadPool(workerCount)
+        try {
+            val futures =
+                threadWorkers.map { worker ->
+                    pool.submit {
+                        start.await()
+                        for (key in keys) {
+                            val result = request(worker, step.string("way"), key, request, step.obj("operation"))
+                            if (result is Executed) executed.incrementAndGet() else others += result.decision
+                        }
+                    }
+                }
+            start.countDown()
+            futures.forEach { it.get(10, TimeUnit.MINUTES) }
+        } finally {
+            pool.shutdownNow()
+            threadWorkers.forEach { (it.dataSource as WorkerDataSource).closeConnection() }
+        }
+        val perKey = keys.map { sideEffects(it) }.toSet()
+        assertEquals(expect.string("executed"), executed.get().toString(), "$where: executed")
+        assertEquals(setOf(expect.string("side_effects_per_key")), perKey, "$where: side effects per key")
+        val allowed = expect["others"]!!.jsonArray.map { it.jsonPrimitive.content }
+        others.forEach { assertTrue(it in allowed, "$where: unexpected decision $it") }
+    }
+}
