@@ -46,6 +46,8 @@ pub use clock::SystemClock;
 #[cfg(feature = "std")]
 pub use entropy::ThreadEntropy;
 pub use entropy::{Entropy, FixedEntropy};
+pub use record::{Decision, Record, RecordError, RecordPolicy};
+pub use request_id::{Grant, KeyRing, RequestId, RequestIdError};
 pub use rollback::RollbackPolicy;
 #[cfg(target_has_atomic = "64")]
 pub use snowflake::{SequencePolicy, Snowflake, SnowflakeBuilder};

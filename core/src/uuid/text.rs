@@ -26,6 +26,9 @@ pub enum TextForm {
 }
 
 impl TextForm {
+    /// Every form, in declaration order.
+    pub const ALL: [Self; 4] = [Self::Hyphenated, Self::Simple, Self::Urn, Self::Base32];
+
     /// The number of characters of the form: 36, 32, 45 or 26.
     pub const fn text_len(self) -> usize {
         match self {

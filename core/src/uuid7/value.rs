@@ -209,12 +209,7 @@ mod tests {
     }
 
     fn any_form() -> impl Strategy<Value = TextForm> {
-        prop_oneof![
-            Just(TextForm::Hyphenated),
-            Just(TextForm::Simple),
-            Just(TextForm::Urn),
-            Just(TextForm::Base32),
-        ]
+        proptest::sample::select(&TextForm::ALL[..])
     }
 
     prop_compose! {
