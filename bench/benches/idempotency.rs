@@ -7,13 +7,17 @@
 //!   form alone, SHA-256 of the raw bytes, and `serde_json` parsing and
 //!   re-serialising the same body for context.
 //! * `key`: building and parsing idempotency keys and header values.
+//! * `request_id`: minting and verifying signed request IDs, and verifying
+//!   an unsigned one (no peer offers these).
+//! * `record`: one `record::decide` call per kind of decision.
 
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use mintid::IdempotencyKey;
 use mintid::fingerprint::{self, FieldSelection, Fingerprint};
-use mintid::key;
+use mintid::record::{self, Incoming, Record, RecordPolicy, Status};
+use mintid::request_id::{self, Freshness, KeyRing, RequestId, SecretKey};
+use mintid::{IdempotencyKey, Uuid7, key};
 use mintid_bench::quick;
 
 /// The body every fingerprint benchmark hashes.
@@ -114,9 +118,97 @@ fn keys(c: &mut Criterion) {
     group.finish();
 }
 
+/// The server's clock in the request ID and record benchmarks (Unix ms).
+const NOW: u64 = 1_750_000_000_000;
+
+fn request_ids(c: &mut Criterion) {
+    let mut group = c.benchmark_group("request_id");
+    let ring = KeyRing::new(SecretKey::new(7, &[0x5A; 32]).expect("a 32-byte secret"));
+    let scope = "user-123";
+    let grant = ring
+        .issue_grant(scope, NOW + 3_600_000)
+        .expect("a grant for an hour");
+    let uuid = Uuid7::from_fields(NOW - 1_000, 0x0C3, 0x18C4_DC0C_0C07_398F).expect("a UUIDv7");
+    let text = grant.mint(&uuid).to_text();
+    let freshness = Freshness::DEFAULT;
+    assert_eq!(ring.verify(&text, scope, NOW, &freshness), Ok(uuid));
+    group.bench_function("KeyRing::verify (signed, text)", |b| {
+        b.iter(|| black_box(ring.verify(black_box(&text), scope, NOW, &freshness)))
+    });
+    group.bench_function("RequestId::parse", |b| {
+        b.iter(|| black_box(RequestId::parse(black_box(&text))))
+    });
+    group.bench_function("Grant::mint + to_text", |b| {
+        b.iter(|| black_box(grant.mint(black_box(&uuid)).to_text()))
+    });
+    let unsigned = uuid.to_string();
+    group.bench_function("verify_unsigned", |b| {
+        b.iter(|| {
+            black_box(request_id::verify_unsigned(
+                black_box(&unsigned),
+                NOW,
+                &freshness,
+            ))
+        })
+    });
+    group.finish();
+}
+
+fn decisions(c: &mut Criterion) {
+    let mut group = c.benchmark_group("record/decide");
+    let policy = RecordPolicy::DEFAULT;
+    let fingerprint = fingerprint::fingerprint_bytes(ORDER);
+    let incoming = Incoming::new(fingerprint).with_key_created_millis(NOW - 1_000);
+    let stored = |status: Status| Record {
+        status,
+        fingerprint,
+        token: 1,
+        lease_deadline_millis: NOW + 10_000,
+        created_millis: NOW - 1_000,
+        expires_millis: NOW + 86_400_000,
+    };
+    let cases = [
+        ("no record: execute", None),
+        (
+            "pending, leased: in progress",
+            Some(stored(Status::Pending)),
+        ),
+        ("succeeded: replay", Some(stored(Status::Succeeded))),
+        (
+            "retryable failure: reclaim",
+            Some(stored(Status::FailedRetryable)),
+        ),
+    ];
+    for (name, existing) in cases {
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                black_box(record::decide(
+                    black_box(existing.as_ref()),
+                    black_box(&incoming),
+                    NOW,
+                    &policy,
+                ))
+            })
+        });
+    }
+    let other = Incoming::new(fingerprint::fingerprint_bytes(b"other"));
+    let succeeded = stored(Status::Succeeded);
+    group.bench_function("other payload: mismatch", |b| {
+        b.iter(|| {
+            black_box(record::decide(
+                black_box(Some(&succeeded)),
+                black_box(&other),
+                NOW,
+                &policy,
+            ))
+        })
+    });
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = quick();
-    targets = fingerprint_order, keys
+    targets = fingerprint_order, keys, request_ids, decisions
 }
 criterion_main!(benches);
