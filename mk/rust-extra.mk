@@ -13,6 +13,7 @@ setup-fuzz:
 	  $(CARGO) install cargo-fuzz --version $(CARGO_FUZZ_VERSION) --locked
 
 fuzz-smoke: setup-fuzz
+	$(CARGO) fmt --check --manifest-path core/fuzz/Cargo.toml
 	CARGO=$(CARGO) core/fuzz/run.sh $(FUZZ_SMOKE_SECONDS)
 
 fuzz: setup-fuzz

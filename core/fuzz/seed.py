@@ -75,6 +75,11 @@ def seeds(vectors: Path):
         for text in text_fields(case, "base32"):
             yield "codecs", text
 
+    for case in cases(vectors, "request_id.json"):
+        for text in text_fields(case, "grant", "request_id", "text"):
+            yield "request_id_text", text
+            yield "codecs", text
+
 
 def main():
     if len(sys.argv) != 3:

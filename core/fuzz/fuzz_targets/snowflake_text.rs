@@ -76,9 +76,9 @@ fuzz_target!(|data: &[u8]| {
         Err(error) => check_error(error.code(), "snowflake.", &error.to_string()),
     }
     // Every 63-bit value read from the input's bytes.
-    if let Ok(bytes) = <[u8; 8]>::try_from(data.get(..8).unwrap_or_default()) {
-        if let Ok(id) = SnowflakeId::new(u64::from_be_bytes(bytes)) {
-            check_id(id, data);
-        }
+    if let Ok(bytes) = <[u8; 8]>::try_from(data.get(..8).unwrap_or_default())
+        && let Ok(id) = SnowflakeId::new(u64::from_be_bytes(bytes))
+    {
+        check_id(id, data);
     }
 });
