@@ -9,7 +9,8 @@
 //!   started at the beginning of a millisecond (the classic 4096-per-ms
 //!   layouts never wait inside such a burst).
 //! * `snowflake/borrow_ahead`: mintid with borrowing ahead, which never waits
-//!   while IDs run at most `max_ticks` ahead of the clock.
+//!   while IDs run at most `max_ticks` ahead of the clock; each sample is
+//!   one burst from a fresh generator.
 //!
 //! Then `snowflake/sustained` (not criterion): each generator for 200 ms,
 //! three times, median IDs/s and the CPU time of the issuing threads.
