@@ -11,6 +11,7 @@ seconds=${1:?usage: run.sh SECONDS}
 cd "$(dirname "$0")"
 cargo=${CARGO:-cargo}
 triple=$(rustc -vV | sed -n 's/^host: //p')
+binaries=${CARGO_TARGET_DIR:-target}/$triple/release
 lanes=2
 
 python3 seed.py ../../tests/vectors corpus
@@ -23,7 +24,7 @@ trap 'rm -rf "$logs"' EXIT
 run_one() {
     local target=$1 log="$logs/$1.log"
     mkdir -p "corpus/$target" "artifacts/$target"
-    if "target/$triple/release/$target" "corpus/$target" \
+    if "$binaries/$target" "corpus/$target" \
         -artifact_prefix="artifacts/$target/" -max_total_time="$seconds" >"$log" 2>&1; then
         echo "fuzz $target: $(grep -E '^Done' "$log" || echo done)"
     else
