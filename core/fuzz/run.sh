@@ -26,7 +26,7 @@ run_one() {
     mkdir -p "corpus/$target" "artifacts/$target"
     if "$binaries/$target" "corpus/$target" \
         -artifact_prefix="artifacts/$target/" -max_total_time="$seconds" >"$log" 2>&1; then
-        echo "fuzz $target: $(grep -E '^Done' "$log" || echo done)"
+        echo "fuzz $target: $(grep -E '^Done' "$log" || echo 'finished')"
     else
         tail -n 40 "$log"
         echo "fuzz $target: FAILED (the input is under core/fuzz/artifacts/$target/)"
