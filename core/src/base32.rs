@@ -7,6 +7,8 @@
 
 use core::fmt;
 
+use crate::quote::QuotedChar;
+
 /// The Crockford alphabet, in digit order.
 pub const ALPHABET: &[u8; 32] = b"0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 
@@ -45,8 +47,8 @@ impl fmt::Display for Base32Error {
             ),
             Self::Character { byte, position } if byte.is_ascii_graphic() => write!(
                 f,
-                "invalid base32 character {:?} at position {position}",
-                char::from(*byte)
+                "invalid base32 character {} at position {position}",
+                QuotedChar(char::from(*byte))
             ),
             Self::Character { byte, position } => {
                 write!(f, "invalid base32 byte 0x{byte:02x} at position {position}")

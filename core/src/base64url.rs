@@ -13,6 +13,8 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use core::fmt;
 
+use crate::quote::QuotedChar;
+
 /// The base64url alphabet, in digit order.
 pub const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
 
@@ -77,8 +79,8 @@ impl fmt::Display for Base64UrlError {
                 match u8::try_from(byte) {
                     Ok(b) if b.is_ascii_graphic() => write!(
                         f,
-                        "invalid base64url character {:?} at position {}",
-                        char::from(b),
+                        "invalid base64url character {} at position {}",
+                        QuotedChar(char::from(b)),
                         self.at
                     ),
                     _ => write!(

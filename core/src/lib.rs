@@ -12,6 +12,9 @@
 //! * [`request_id`]: request IDs a browser mints offline from a grant and a
 //!   server verifies.
 //! * [`record`]: the idempotency record state machine and its HTTP mapping.
+//! * [`lease`]: worker-id leases (acquire, renew, release, stop in time);
+//!   [`segment`]: Leaf-style segment allocation; [`outbox`]: the outbox's
+//!   relay rules.
 //!
 //! The crate is `#![no_std]` + `alloc` and sans-I/O: time comes in through
 //! [`Clock`] and randomness through [`Entropy`]. The default `std` feature
@@ -31,9 +34,13 @@ pub mod clock;
 pub mod entropy;
 pub mod fingerprint;
 pub mod key;
+pub mod lease;
+pub mod outbox;
+mod quote;
 pub mod record;
 pub mod request_id;
 pub mod rollback;
+pub mod segment;
 pub mod snowflake;
 pub mod uuid;
 pub mod uuid7;
@@ -46,9 +53,14 @@ pub use clock::SystemClock;
 #[cfg(feature = "std")]
 pub use entropy::ThreadEntropy;
 pub use entropy::{Entropy, FixedEntropy};
+#[cfg(target_has_atomic = "64")]
+pub use lease::LeaseGuard;
+pub use lease::{LeaseError, LeasePolicy, WorkerLease};
+pub use outbox::{OutboxError, OutboxStatus, RelayPolicy};
 pub use record::{Decision, Record, RecordError, RecordPolicy};
 pub use request_id::{Grant, KeyRing, RequestId, RequestIdError};
 pub use rollback::RollbackPolicy;
+pub use segment::{SegmentAllocator, SegmentError, SegmentPolicy};
 #[cfg(target_has_atomic = "64")]
 pub use snowflake::{SequencePolicy, Snowflake, SnowflakeBuilder};
 pub use snowflake::{

@@ -95,3 +95,222 @@ FROM (
     LIMIT :batch_size
     FOR UPDATE SKIP LOCKED) AS batch
 STRAIGHT_JOIN idempotency_record AS record ON record.id = batch.id;
+
+-- ===================================================================================
+-- Worker-id leases (table worker_lease). Acquisition is one short transaction:
+-- BEGIN; lease_find; the core's acquire; lease_take; COMMIT. When lease_find finds
+-- nothing: COMMIT, lease_count, and the core's none_found says whether to lease_seed
+-- and start again, to pause and start again, or that no worker id is free. See
+-- docs/spec.md, "Worker-id leases, segments and the outbox".
+-- ===================================================================================
+
+-- name: lease_seed :execrows
+-- Creates the free rows of every worker id 0..:max_worker that has none (owner NULL,
+-- token 0, deadline and high-water mark 0). Returns how many it created (on a
+-- connection without CLIENT_FOUND_ROWS); run it when the core's none_found says so,
+-- then start the acquisition again. Idempotent, safe to run concurrently. The ids
+-- come from a 16^4-row table of digits (MySQL 8 limits recursive CTEs to 1000 rows by
+-- default).
+INSERT INTO worker_lease (
+    worker_id, owner, fencing_token, lease_deadline_millis, high_water_millis,
+    acquired_millis, updated_millis)
+SELECT ids.n, NULL, 0, 0, 0, 0, :now_millis
+FROM (
+    WITH digits (d) AS (
+        SELECT 0 UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 3
+        UNION ALL SELECT 4 UNION ALL SELECT 5 UNION ALL SELECT 6 UNION ALL SELECT 7
+        UNION ALL SELECT 8 UNION ALL SELECT 9 UNION ALL SELECT 10 UNION ALL SELECT 11
+        UNION ALL SELECT 12 UNION ALL SELECT 13 UNION ALL SELECT 14 UNION ALL SELECT 15)
+    SELECT a.d * 4096 + b.d * 256 + c.d * 16 + e.d AS n
+    FROM digits AS a CROSS JOIN digits AS b CROSS JOIN digits AS c CROSS JOIN digits AS e
+) AS ids
+WHERE ids.n <= :max_worker
+ON DUPLICATE KEY UPDATE worker_id = worker_id;
+
+-- name: lease_find :one
+-- Inside the acquisition's transaction: the lowest worker id up to :max_worker that
+-- is free (never held, or released) or whose lease has ended, locked; rows locked by
+-- a concurrent acquisition are skipped, so processes starting at once each find a
+-- different id. No row: see lease_count. InnoDB
+-- keeps its lock on the held rows it passed until the transaction ends, so a renewal
+-- of one of them waits for the acquisition to commit (milliseconds).
+SELECT worker_id, owner, fencing_token, lease_deadline_millis, high_water_millis
+FROM worker_lease
+WHERE worker_id <= :max_worker
+  AND (owner IS NULL OR lease_deadline_millis <= :now_millis)
+ORDER BY worker_id
+LIMIT 1
+FOR UPDATE SKIP LOCKED;
+
+-- name: lease_count :one
+-- After lease_find found nothing (and its transaction ended): how many worker ids up
+-- to :max_worker have a row (present_count) and how many of them are free or ended at
+-- :now_millis (free_count), read without locks. The core's none_found turns it into
+-- "seed", "retry" (free rows were locked by concurrent acquisitions) or
+-- lease.no_worker_free.
+SELECT COUNT(*) AS present_count,
+       CAST(COALESCE(SUM(CASE WHEN owner IS NULL OR lease_deadline_millis <= :now_millis
+                              THEN 1 ELSE 0 END), 0) AS SIGNED) AS free_count
+FROM worker_lease
+WHERE worker_id <= :max_worker;
+
+-- name: lease_take :execrows
+-- Writes the core's Acquisition by compare-and-set on the row as found (its token,
+-- and still free or ended at :now_millis). 1 row: the caller holds the worker id
+-- with :fencing_token; 0 rows: another process took it, start again.
+UPDATE worker_lease
+SET owner = :owner, fencing_token = :fencing_token,
+    lease_deadline_millis = :lease_deadline_millis, high_water_millis = :high_water_millis,
+    acquired_millis = :now_millis, updated_millis = :now_millis
+WHERE worker_id = :worker_id AND fencing_token = :expected_token
+  AND (owner IS NULL OR lease_deadline_millis <= :now_millis);
+
+-- name: lease_renew :execrows
+-- The heartbeat: extends the holder's lease and stores its high-water mark. 1 row
+-- when the holder's token is still the row's and its lease has not ended at
+-- :now_millis; 0 rows: the lease is lost. Never shortens a lease.
+UPDATE worker_lease
+SET lease_deadline_millis = :lease_deadline_millis, high_water_millis = :high_water_millis,
+    updated_millis = :now_millis
+WHERE worker_id = :worker_id AND fencing_token = :fencing_token AND owner IS NOT NULL
+  AND lease_deadline_millis > :now_millis
+  AND lease_deadline_millis < :lease_deadline_millis;
+
+-- name: lease_release :execrows
+-- Clean shutdown, after the holder stopped issuing: frees the worker id at once and
+-- stores the final high-water mark (the next holder starts after it, without the
+-- clock-skew wait of an expired lease). 0 rows: the lease was already lost.
+UPDATE worker_lease
+SET owner = NULL, lease_deadline_millis = :now_millis,
+    high_water_millis = :high_water_millis, updated_millis = :now_millis
+WHERE worker_id = :worker_id AND fencing_token = :fencing_token AND owner IS NOT NULL;
+
+-- name: lease_load :one
+-- One worker id's row, or no row (for operators and tests).
+SELECT worker_id, owner, fencing_token, lease_deadline_millis, high_water_millis,
+       acquired_millis, updated_millis
+FROM worker_lease
+WHERE worker_id = :worker_id;
+
+-- ===================================================================================
+-- Segments (table id_segment). A fetch is one short transaction: BEGIN;
+-- segment_fetch; segment_load; COMMIT (The fetch's row lock makes the load read this
+-- fetch's own result). When segment_fetch finds no row: ROLLBACK, segment_create
+-- outside any transaction (two creators inside transactions deadlock on MySQL's gap
+-- locks), and start again.
+-- ===================================================================================
+
+-- name: segment_create :execrows
+-- Creates a tag on first use, outside any transaction: max_id 0, so its first
+-- segment starts at 1. 0 rows when the tag already exists (a concurrent creator won:
+-- fetch anyway; on a connection without CLIENT_FOUND_ROWS).
+INSERT INTO id_segment (tag, max_id, step, created_millis, updated_millis)
+VALUES (:tag, 0, :step, :now_millis, :now_millis)
+ON DUPLICATE KEY UPDATE tag = tag;
+
+-- name: segment_fetch :execrows
+-- Takes the next :step IDs of the tag: max_id grows by :step atomically, so
+-- concurrent fetches get disjoint segments. 1 row; 0 rows when the tag has no row
+-- yet (end the transaction, segment_create, start again). The row stays locked
+-- until the transaction ends.
+UPDATE id_segment
+SET max_id = max_id + :step, step = :step, updated_millis = :now_millis
+WHERE tag = :tag;
+
+-- name: segment_load :one
+-- The tag's max_id and step: right after segment_fetch in its transaction, the
+-- fetched segment is max_id - step + 1 .. max_id.
+SELECT max_id, step
+FROM id_segment
+WHERE tag = :tag;
+
+-- ===================================================================================
+-- The outbox (table outbox_message). Enqueue runs on the caller's connection inside
+-- its business transaction; a relay claims, sends outside any transaction, and marks
+-- each message under its claim token.
+-- ===================================================================================
+
+-- name: outbox_enqueue :execrows
+-- Inserts a pending message, due at once. 1 row: enqueued (it commits with the
+-- caller's transaction); 0 rows: a message with this kind and business key already
+-- exists (already enqueued, not an error), on a connection without CLIENT_FOUND_ROWS.
+-- A message_id used by another message is an error: the duplicate branch then sets
+-- message_id to NULL, which strict mode refuses (ON DUPLICATE KEY cannot name the
+-- key it handles). Inside a transaction it waits for a concurrent uncommitted enqueue
+-- of the key.
+INSERT INTO outbox_message (
+    message_id, kind, business_key, payload, status, attempts, next_attempt_millis,
+    claim_token, last_error, created_millis, updated_millis)
+VALUES (
+    :message_id, :kind, :business_key, :payload, 'pending', 0, :now_millis,
+    0, NULL, :now_millis, :now_millis)
+ON DUPLICATE KEY UPDATE message_id = IF(
+    kind = VALUES(kind) AND business_key = VALUES(business_key), message_id, NULL);
+
+-- name: outbox_load :one
+-- The message of a kind and business key, or no row.
+SELECT message_id, kind, business_key, payload, status, attempts, next_attempt_millis,
+       claim_token, last_error, created_millis, updated_millis
+FROM outbox_message
+WHERE kind = :kind AND business_key = :business_key;
+
+-- name: outbox_claim :execrows
+-- Claims up to :batch_size pending messages due at :now_millis, oldest due first:
+-- writes :claim_token, counts the attempt, and moves next_attempt_millis to
+-- :claimed_until_millis (a relay that dies leaves them due again then). Rows another
+-- relay is claiming are skipped, not waited for. Returns how many it claimed; read
+-- them with outbox_claimed. No transaction stays open while they are sent.
+-- STRAIGHT_JOIN reads the locked batch first and updates by primary key (as cleanup
+-- in the idempotency queries).
+UPDATE (
+    SELECT message_id FROM outbox_message
+    WHERE status = 'pending' AND next_attempt_millis <= :now_millis
+    ORDER BY next_attempt_millis, message_id
+    LIMIT :batch_size
+    FOR UPDATE SKIP LOCKED) AS batch
+STRAIGHT_JOIN outbox_message AS message ON message.message_id = batch.message_id
+SET message.claim_token = :claim_token, message.next_attempt_millis = :claimed_until_millis,
+    message.attempts = message.attempts + 1, message.updated_millis = :now_millis;
+
+-- name: outbox_claimed :many
+-- The pending messages of a claim, in message_id order.
+SELECT message_id, kind, business_key, payload, attempts, created_millis
+FROM outbox_message
+WHERE claim_token = :claim_token AND status = 'pending'
+ORDER BY message_id;
+
+-- name: outbox_mark_sent :execrows
+-- The message was sent. 1 row while the claim token is still the message's and it
+-- is pending (also after the claim's end, until another relay claims it); 0 rows:
+-- the claim is lost (the core's outbox.claim_lost).
+UPDATE outbox_message
+SET status = 'sent', updated_millis = :now_millis
+WHERE message_id = :message_id AND claim_token = :claim_token AND status = 'pending';
+
+-- name: outbox_mark_retry :execrows
+-- The send failed: the message is due again at :next_attempt_millis (the core's
+-- backoff) and released from the claim. Guarded as outbox_mark_sent.
+UPDATE outbox_message
+SET next_attempt_millis = :next_attempt_millis, claim_token = 0, last_error = :last_error,
+    updated_millis = :now_millis
+WHERE message_id = :message_id AND claim_token = :claim_token AND status = 'pending';
+
+-- name: outbox_mark_dead :execrows
+-- The attempts are used up: the message is dead (kept for an operator). Guarded as
+-- outbox_mark_sent.
+UPDATE outbox_message
+SET status = 'dead', last_error = :last_error, updated_millis = :now_millis
+WHERE message_id = :message_id AND claim_token = :claim_token AND status = 'pending';
+
+-- name: outbox_cleanup :execrows
+-- Deletes at most :batch_size sent messages last updated at or before
+-- :sent_before_millis, oldest first, skipping locked rows. Repeat while it returns
+-- :batch_size. Dead messages are kept.
+DELETE message
+FROM (
+    SELECT message_id FROM outbox_message
+    WHERE status = 'sent' AND updated_millis <= :sent_before_millis
+    ORDER BY updated_millis
+    LIMIT :batch_size
+    FOR UPDATE SKIP LOCKED) AS batch
+STRAIGHT_JOIN outbox_message AS message ON message.message_id = batch.message_id;

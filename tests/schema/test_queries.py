@@ -64,8 +64,9 @@ def cleanup(db: Db, *, now, batch=100) -> int:
 
 
 def test_every_dialect_has_the_same_queries_with_the_same_parameters():
-    expected = {"claim", "load", "complete", "fail", "release", "reclaim", "cleanup"}
     sets = {dialect: load_queries(dialect) for dialect in DIALECTS}
+    expected = set(sets["postgres"])
+    assert {"claim", "load", "complete", "fail", "release", "reclaim", "cleanup"} <= expected
     for dialect, queries in sets.items():
         assert set(queries) == expected, dialect
     for name in expected:
@@ -87,8 +88,8 @@ def test_migrations_applied_twice_change_nothing(dialect, tmp_path):
         before = describe(db)
         db.migrate()
         assert describe(db) == before
-        assert db.execute("SELECT version, name FROM mintid_schema_migrations") == [
-            (1, "idempotency_record")]
+        recorded = db.execute("SELECT version, name FROM mintid_schema_migrations ORDER BY version")
+        assert recorded == [(int(name[:4]), name[5:-4]) for name, _ in migrations(dialect)]
     finally:
         db.close()
 

@@ -3,6 +3,8 @@
 use alloc::string::String;
 use core::fmt;
 
+use crate::quote::QuotedStr;
+
 /// The kinds of [`FingerprintError`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -139,7 +141,7 @@ impl fmt::Display for FingerprintError {
         f.write_str(self.reason)?;
         match &self.subject {
             Subject::Nothing => {}
-            Subject::Text(text) => write!(f, " {text:?}")?,
+            Subject::Text(text) => write!(f, " {}", QuotedStr(text))?,
             Subject::CodeUnit(unit) => write!(f, " U+{unit:04X}")?,
         }
         if let Some(position) = self.position {

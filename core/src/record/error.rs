@@ -3,6 +3,8 @@
 use alloc::string::String;
 use core::fmt;
 
+use crate::quote::QuotedStr;
+
 use super::{Fence, Status};
 
 /// The longest prefix of a rejected status text kept for the message.
@@ -197,13 +199,15 @@ impl fmt::Display for RecordError {
             }
             Detail::UnknownStatus { text, len } if text.len() < *len => write!(
                 f,
-                "unknown record status {text:?}… ({len} bytes): expected pending, succeeded, \
-                 failed or failed_retryable"
+                "unknown record status {}… ({len} bytes): expected pending, succeeded, \
+                 failed or failed_retryable",
+                QuotedStr(text)
             ),
             Detail::UnknownStatus { text, .. } => write!(
                 f,
-                "unknown record status {text:?}: expected pending, succeeded, failed or \
-                 failed_retryable"
+                "unknown record status {}: expected pending, succeeded, failed or \
+                 failed_retryable",
+                QuotedStr(text)
             ),
         }
     }

@@ -5,6 +5,7 @@ use core::fmt;
 
 use super::layout::SnowflakeLayout;
 use crate::base32::Base32Error;
+use crate::quote::{QuotedChar, QuotedStr};
 
 /// What went wrong, as a stable category. Hosts map each kind to an
 /// exception or error class; [`code`](Self::code) names it in the shared
@@ -205,7 +206,11 @@ impl fmt::Display for SnowflakeError {
         match &self.0 {
             Detail::InvalidLayout(problem) => write!(f, "invalid Snowflake layout: {problem}"),
             Detail::UnknownPreset(name) => {
-                write!(f, "unknown Snowflake layout preset {name:?} (known:")?;
+                write!(
+                    f,
+                    "unknown Snowflake layout preset {} (known:",
+                    QuotedStr(name)
+                )?;
                 for (known, _) in SnowflakeLayout::PRESETS {
                     write!(f, " {known}")?;
                 }
@@ -245,8 +250,8 @@ impl fmt::Display for SnowflakeError {
             {
                 write!(
                     f,
-                    "invalid character {:?} at position {position} in a decimal Snowflake ID",
-                    char::from(*byte)
+                    "invalid character {} at position {position} in a decimal Snowflake ID",
+                    QuotedChar(char::from(*byte))
                 )
             }
             Detail::InvalidText(TextProblem::DecimalCharacter { byte, position }) => write!(

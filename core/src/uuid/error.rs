@@ -3,6 +3,8 @@
 use super::TextForm;
 use core::fmt;
 
+use crate::quote::QuotedChar;
+
 /// The lengths [`Uuid::parse`](super::Uuid::parse) accepts, in the order its messages name them.
 const FORMS: [TextForm; 4] = [
     TextForm::Hyphenated,
@@ -144,14 +146,16 @@ impl fmt::Display for UuidParseError {
                 };
                 write!(
                     f,
-                    "invalid character {character:?} at position {position} of UUID text \
-                     (expected {expected})"
+                    "invalid character {} at position {position} of UUID text \
+                     (expected {expected})",
+                    QuotedChar(character)
                 )
             }
             Repr::Base32Overflow { first } => write!(
                 f,
-                "base32 UUID text must start with a digit from 0 to 7, found {first:?} \
-                 (the value would need more than 128 bits)"
+                "base32 UUID text must start with a digit from 0 to 7, found {} \
+                 (the value would need more than 128 bits)",
+                QuotedChar(first)
             ),
         }
     }

@@ -1,0 +1,132 @@
+//! UUIDv7 values and generators.
+//!
+//! Generators hand out IDs in bulk (bytes or text) so a host pays one
+//! boundary crossing per batch, not per ID.
+
+use crate::batch::batch_len;
+use crate::error::{MintidError, fixed_bytes};
+use crate::rollback::RollbackPolicy;
+use crate::sources::{HostClock, HostEntropy, ManualClock};
+use crate::uuid::UuidTextForm;
+use mintid::uuid::TextForm;
+use mintid::{SharedUuid7Generator, Uuid, Uuid7};
+use std::sync::Arc;
+
+/// The fields of a UUIDv7.
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
+pub struct Uuid7Fields {
+    /// The 16 bytes, most significant first.
+    pub bytes: Vec<u8>,
+    /// Milliseconds since the Unix epoch (48 bits).
+    pub unix_ms: u64,
+    /// The 12 bits after the version field.
+    pub rand_a: u16,
+    /// The 62 bits after the variant field.
+    pub rand_b: u64,
+    /// mintid's 16-bit counter: `rand_a` and the top 4 bits of `rand_b`.
+    pub counter: u16,
+}
+
+impl From<Uuid7> for Uuid7Fields {
+    fn from(id: Uuid7) -> Self {
+        Self {
+            bytes: id.as_bytes().to_vec(),
+            unix_ms: id.timestamp_millis(),
+            rand_a: id.rand_a(),
+            rand_b: id.rand_b(),
+            counter: id.counter(),
+        }
+    }
+}
+
+/// A UUIDv7 from its fields.
+///
+/// Fails with `uuid7.timestamp_out_of_range`, `uuid7.rand_a_out_of_range` or
+/// `uuid7.rand_b_out_of_range`.
+#[uniffi::export]
+pub fn uuid7_from_fields(
+    unix_ms: u64,
+    rand_a: u16,
+    rand_b: u64,
+) -> Result<Uuid7Fields, MintidError> {
+    Ok(Uuid7::from_fields(unix_ms, rand_a, rand_b)?.into())
+}
+
+/// Reads 16 bytes as a UUIDv7.
+///
+/// Fails with `argument.byte_length`, `uuid7.wrong_version` or `uuid7.wrong_variant`.
+#[uniffi::export]
+pub fn uuid7_from_bytes(bytes: Vec<u8>) -> Result<Uuid7Fields, MintidError> {
+    let bytes = fixed_bytes::<16>("a UUIDv7", &bytes)?;
+    Ok(Uuid7::from_bytes(bytes)?.into())
+}
+
+/// Reads a UUIDv7 in any of the four text forms.
+///
+/// Fails with `uuid7.invalid_text`, `uuid7.wrong_version` or `uuid7.wrong_variant`.
+#[uniffi::export]
+pub fn uuid7_parse(text: String) -> Result<Uuid7Fields, MintidError> {
+    Ok(Uuid7::parse(&text)?.into())
+}
+
+/// A UUIDv7 generator that many threads may share (the core's
+/// `SharedUuid7Generator`): every ID is unique and greater than every ID it
+/// issued before.
+#[derive(Debug, uniffi::Object)]
+pub struct Uuid7Generator(SharedUuid7Generator<HostClock, HostEntropy>);
+
+#[uniffi::export]
+impl Uuid7Generator {
+    /// A generator reading the system clock and the per-thread random
+    /// generator, unless a test `clock` or fixed `entropy` bytes are given;
+    /// `policy` defaults to the core's UUIDv7 default.
+    #[uniffi::constructor(default(policy = None, clock = None, entropy = None))]
+    pub fn new(
+        policy: Option<RollbackPolicy>,
+        clock: Option<Arc<ManualClock>>,
+        entropy: Option<Vec<u8>>,
+    ) -> Arc<Self> {
+        let generator = SharedUuid7Generator::with_sources(
+            HostClock::from_option(clock),
+            HostEntropy::from_option(entropy),
+        );
+        Arc::new(Self(match policy {
+            Some(policy) => generator.with_policy(policy.into()),
+            None => generator,
+        }))
+    }
+
+    /// The rollback policy in force.
+    pub fn policy(&self) -> RollbackPolicy {
+        self.0.policy().into()
+    }
+
+    /// `count` (at most [`MAX_BATCH`](crate::MAX_BATCH)) new IDs, 16 bytes each (most
+    /// significant first), from one clock reading.
+    ///
+    /// Fails with `argument.batch_too_large`, `uuid7.clock_rollback` or
+    /// `uuid7.timestamp_overflow`; a failed call issues nothing.
+    pub fn next_bytes(&self, count: u32) -> Result<Vec<u8>, MintidError> {
+        let mut bytes = vec![0u8; batch_len(count)? * 16];
+        self.0.fill_bytes(&mut bytes)?;
+        Ok(bytes)
+    }
+
+    /// `count` (at most [`MAX_BATCH`](crate::MAX_BATCH)) new IDs in `form`, separated by single
+    /// spaces, from one clock reading.
+    ///
+    /// Fails as [`next_bytes`](Self::next_bytes) does.
+    pub fn next_text(&self, count: u32, form: UuidTextForm) -> Result<String, MintidError> {
+        let bytes = self.next_bytes(count)?;
+        let form = TextForm::from(form);
+        let mut text = String::with_capacity((bytes.len() / 16) * (form.text_len() + 1));
+        for chunk in bytes.chunks_exact(16) {
+            if !text.is_empty() {
+                text.push(' ');
+            }
+            let id = Uuid::from_bytes(fixed_bytes::<16>("a UUIDv7", chunk)?);
+            text.push_str(id.format(form).as_str());
+        }
+        Ok(text)
+    }
+}

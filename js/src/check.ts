@@ -1,0 +1,69 @@
+/**
+ * Argument checks at the JS edge, before a value crosses into wasm, where
+ * wasm-bindgen would silently wrap an out-of-range `bigint` (`-1n` becomes
+ * 2^64-1), truncate a number or stringify a non-string.
+ */
+
+const U64_LIMIT = 1n << 64n;
+
+/** `value` as an unsigned 64-bit integer, or `TypeError` / `RangeError`. */
+export function checkU64(value: unknown, what: string): bigint {
+  if (typeof value !== "bigint") {
+    throw new TypeError(`${what} must be a bigint, got ${describe(value)}`);
+  }
+  if (value < 0n || value >= U64_LIMIT) {
+    throw new RangeError(`${what} must be in [0, 2^64), got ${value}`);
+  }
+  return value;
+}
+
+/**
+ * An unsigned 64-bit integer given as a `bigint` or as a non-negative safe
+ * integer `number` (a number never carries a value above 2^53 exactly).
+ */
+export function toU64(value: unknown, what: string): bigint {
+  if (typeof value === "number") {
+    if (!Number.isSafeInteger(value) || value < 0) {
+      throw new RangeError(`${what} must be a non-negative safe integer or a bigint, got ${value}`);
+    }
+    return BigInt(value);
+  }
+  return checkU64(value, what);
+}
+
+/** An integer `number` in `[0, limit)`, or `TypeError` / `RangeError`. */
+export function checkIndex(value: unknown, limit: number, what: string): number {
+  if (typeof value !== "number") {
+    throw new TypeError(`${what} must be a number, got ${describe(value)}`);
+  }
+  if (!Number.isInteger(value) || value < 0 || value >= limit) {
+    throw new RangeError(`${what} must be an integer in [0, ${limit}), got ${value}`);
+  }
+  return value;
+}
+
+/** `value` as a string, or `TypeError`. */
+export function checkString(value: unknown, what: string): string {
+  if (typeof value !== "string") {
+    throw new TypeError(`${what} must be a string, got ${describe(value)}`);
+  }
+  return value;
+}
+
+/** `value` as a `Uint8Array` of `length` bytes (any length when omitted). */
+export function checkBytes(value: unknown, what: string, length?: number): Uint8Array {
+  if (!(value instanceof Uint8Array)) {
+    throw new TypeError(`${what} must be a Uint8Array, got ${describe(value)}`);
+  }
+  if (length !== undefined && value.length !== length) {
+    throw new RangeError(`${what} must be ${length} bytes, got ${value.length}`);
+  }
+  return value;
+}
+
+/** A short description of a value's type for error messages. */
+export function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  return typeof value;
+}

@@ -1,0 +1,160 @@
+/**
+ * Errors thrown by mintid.
+ *
+ * Everything the core rejects is thrown as a {@link MintidError} subclass
+ * whose `code` is the core's stable dotted error code (for example
+ * `"snowflake.worker_out_of_range"`), the same code that the Python, Kotlin
+ * and Rust packages report. Arguments of the wrong JS type throw `TypeError`;
+ * a `bigint` outside `[0, 2^64)` throws `RangeError`.
+ */
+
+/** Optional details of a {@link MintidError}. */
+export interface ErrorDetails {
+  /** The zero-based byte offset of the problem in the input. */
+  readonly position?: number;
+  /** The part of an idempotency key at fault. */
+  readonly part?: string;
+  /** The HTTP problem to answer with. */
+  readonly problem?: string;
+}
+
+/** The base class of every error the mintid core reports. */
+export class MintidError extends Error {
+  /** The core's stable dotted error code, identical in every language. */
+  readonly code: string;
+  /** The zero-based byte offset of the problem in the input, when the core reports one. */
+  readonly position: number | undefined;
+  /** The part of an idempotency key at fault (`kind`, `scope` or `id`), when the core reports one. */
+  readonly part: string | undefined;
+  /** The HTTP problem to answer with (see `problemDetails`), when the core names one. */
+  readonly problem: string | undefined;
+
+  /** An error with the core's `code`, a one-line `message` and optional details. */
+  constructor(code: string, message: string, details: ErrorDetails = {}) {
+    super(message);
+    this.code = code;
+    this.position = details.position;
+    this.part = details.part;
+    this.problem = details.problem;
+  }
+
+  override get name(): string {
+    return "MintidError";
+  }
+}
+
+/** A Snowflake layout, ID or generator error (`snowflake.*`). */
+export class SnowflakeError extends MintidError {
+  override get name(): string {
+    return "SnowflakeError";
+  }
+}
+
+/** UUID text that cannot be read (`uuid.*`). */
+export class UuidParseError extends MintidError {
+  override get name(): string {
+    return "UuidParseError";
+  }
+}
+
+/** A UUIDv7 that cannot be read, built or generated (`uuid7.*`). */
+export class Uuid7Error extends MintidError {
+  override get name(): string {
+    return "Uuid7Error";
+  }
+}
+
+/** A payload that cannot be fingerprinted, or a fingerprint text that cannot be read (`fingerprint.*`). */
+export class FingerprintError extends MintidError {
+  override get name(): string {
+    return "FingerprintError";
+  }
+}
+
+/** An invalid idempotency key, key text or `Idempotency-Key` header (`key.*`). */
+export class KeyError extends MintidError {
+  override get name(): string {
+    return "KeyError";
+  }
+}
+
+/** A request ID, grant or key ring error (`request_id.*`); `problem` names the HTTP problem to answer with. */
+export class RequestIdError extends MintidError {
+  override get name(): string {
+    return "RequestIdError";
+  }
+}
+
+/** A record state machine error (`record.*`). */
+export class RecordError extends MintidError {
+  override get name(): string {
+    return "RecordError";
+  }
+}
+
+/** A worker-id lease error (`lease.*`). */
+export class LeaseError extends MintidError {
+  override get name(): string {
+    return "LeaseError";
+  }
+}
+
+/** A segment allocator error (`segment.*`). */
+export class SegmentError extends MintidError {
+  override get name(): string {
+    return "SegmentError";
+  }
+}
+
+/** An outbox error (`outbox.*`). */
+export class OutboxError extends MintidError {
+  override get name(): string {
+    return "OutboxError";
+  }
+}
+
+type ErrorClass = new (code: string, message: string, details?: ErrorDetails) => MintidError;
+
+const CLASS_BY_CONCERN: ReadonlyMap<string, ErrorClass> = new Map<string, ErrorClass>([
+  ["snowflake", SnowflakeError],
+  ["fingerprint", FingerprintError],
+  ["key", KeyError],
+  ["request_id", RequestIdError],
+  ["record", RecordError],
+  ["lease", LeaseError],
+  ["segment", SegmentError],
+  ["outbox", OutboxError],
+  ["uuid", UuidParseError],
+  ["uuid7", Uuid7Error],
+]);
+
+/** The error class for a core error code: its concern is the part before the first dot. */
+function classFor(code: string): ErrorClass {
+  const concern = code.slice(0, code.indexOf("."));
+  return CLASS_BY_CONCERN.get(concern) ?? MintidError;
+}
+
+/** The package's error for a core error code. */
+export function errorOf(code: string, message: string, details: ErrorDetails = {}): MintidError {
+  const ErrorOfCode = classFor(code);
+  return new ErrorOfCode(code, message, details);
+}
+
+/**
+ * Rethrows an error raised inside the wasm module as the package's error
+ * class for its code; anything else (a JS `TypeError`, a wasm trap) is
+ * rethrown unchanged.
+ */
+export function rethrow(error: unknown): never {
+  if (error instanceof Error && !(error instanceof MintidError)) {
+    const { code, position, part, problem } = error as { code?: unknown; position?: unknown; part?: unknown; problem?: unknown };
+    if (typeof code === "string") {
+      throw errorOf(code, error.message, {
+        ...(typeof position === "number" ? { position } : {}),
+        ...(typeof part === "string" ? { part } : {}),
+        ...(typeof problem === "string" ? { problem } : {}),
+      });
+    }
+  }
+  throw error;
+}

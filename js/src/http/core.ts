@@ -1,0 +1,268 @@
+/**
+ * The framework-neutral part of the HTTP integrations: which requests are
+ * covered, reading and verifying the key, fingerprinting the body, running
+ * the handler once through the store and turning every outcome into an
+ * {@link HttpAnswer}. `mintid/http/express` and `mintid/http/fastify` only
+ * move bytes between their framework and this class.
+ */
+
+import { createHash } from "node:crypto";
+import {
+  fingerprintBytes,
+  fingerprintJson,
+  IdempotencyKey,
+  KeyError,
+  KeyRing,
+  MintidError,
+  type ProblemName,
+  RequestIdError,
+  Uuid7,
+  type VerifyOptions,
+} from "../node.js";
+import { StoreError } from "../store/errors.js";
+import { type IdempotencyStore, OperationError, type RunResult, type StoreRequest } from "../store/idempotency.js";
+import { type HttpAnswer, problemAnswer, replayedHeader, retryAfter, statusAnswer } from "./answer.js";
+import { fromStored, toStored } from "./stored.js";
+
+/** The header carrying a signed request ID unless configured otherwise. */
+export const REQUEST_ID_HEADER = "Mintid-Request-Id";
+/** The IETF draft's header. */
+export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
+/** The default body limit: 1 MiB. */
+export const DEFAULT_BODY_LIMIT = 1_048_576;
+/** The methods covered by default. */
+export const DEFAULT_METHODS: readonly string[] = ["POST", "PATCH"];
+/** The response headers stored (besides content-type) by default. */
+export const DEFAULT_STORED_HEADERS: readonly string[] = ["location", "etag", "last-modified", "cache-control", "content-language", "content-location"];
+
+/** What the integrations need of a store: `runOnce` and its policy (an `IdempotencyStore`). */
+export type RunOnceStore = Pick<IdempotencyStore, "runOnce" | "policy">;
+
+/** A request as the neutral core sees it; `raw` is the framework's own request object. */
+export interface HttpRequestView<R> {
+  /** The method, upper case. */
+  readonly method: string;
+  /** The path, without the query. */
+  readonly path: string;
+  /** A header's value (names are case-insensitive), or `undefined`. */
+  header(name: string): string | undefined;
+  /** The framework's request (`req` of Express, `request` of Fastify). */
+  readonly raw: R;
+}
+
+/** The settings of the HTTP integrations; all but `store` and `scope` have defaults. */
+export interface IdempotencyOptions<R> {
+  /** Where records live (`new IdempotencyStore(database, policy)`); its policy decides waiting and `storeErrors`. */
+  readonly store: RunOnceStore;
+  /** Whose keys these are: the authenticated user or tenant, e.g. `user:${req.user.id}` (1–64 bytes). */
+  readonly scope: (request: R) => string | Promise<string>;
+  /** Verifies signed request IDs; without it only `Idempotency-Key` is read. */
+  readonly keyRing?: KeyRing;
+  /** The header carrying signed request IDs (default `Mintid-Request-Id`). */
+  readonly requestIdHeader?: string;
+  /**
+   * Whether plain `Idempotency-Key` values are accepted: default `true`
+   * without a key ring, `false` with one (then only signed IDs count).
+   */
+  readonly acceptIdempotencyKey?: boolean;
+  /** Freshness bounds for signed request IDs (`maxAgeMillis` should not exceed the retention). */
+  readonly verify?: Omit<VerifyOptions, "now">;
+  /** The methods covered (default POST and PATCH); others pass through untouched. */
+  readonly methods?: readonly string[];
+  /** Which covered requests need a key (default: all of them). */
+  readonly routes?: (request: HttpRequestView<R>) => boolean;
+  /** The largest body read, in bytes (default 1 MiB); above it the answer is 413. */
+  readonly bodyLimit?: number;
+  /** Response headers stored and replayed besides content-type (default {@link DEFAULT_STORED_HEADERS}). */
+  readonly storedHeaders?: readonly string[];
+  /** The key's kind (1–32 of `a-z 0-9 . _ -`); default `http.<method>.<10 hex of SHA-256 of the path>`. */
+  readonly kind?: (request: HttpRequestView<R>) => string;
+}
+
+/** A request whose key was read and verified: run it with {@link HttpIdempotency.run}. */
+export interface Admitted {
+  /** The idempotency key. */
+  readonly key: IdempotencyKey;
+  /** When the key was created (a signed request ID's UUIDv7 time), if known. */
+  readonly keyCreatedMillis: number | undefined;
+}
+
+/** The outcome of {@link HttpIdempotency.admit}: go on with the key, or answer now. */
+export type Admission = { readonly admitted: Admitted } | { readonly answer: HttpAnswer };
+
+/** What {@link HttpIdempotency.run} reports besides the answer. */
+export interface RunAnswer {
+  /** The answer to send. */
+  readonly answer: HttpAnswer;
+  /** Whether the handler ran for this request (then `answer` is its response, unchanged). */
+  readonly executed: boolean;
+}
+
+function defaultKind(request: HttpRequestView<unknown>): string {
+  const digest = createHash("sha256").update(request.path).digest("hex").slice(0, 10);
+  return `http.${request.method.toLowerCase()}.${digest}`;
+}
+
+/** Whether a content type is JSON (`application/json` or `…+json`). */
+export function isJsonContentType(contentType: string | undefined): boolean {
+  const essence = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  return essence === "application/json" || (essence.startsWith("application/") && essence.endsWith("+json"));
+}
+
+/**
+ * The fingerprint of a request body: a JSON body (by its content type) through
+ * the core's canonicaliser, so formatting and member order do not count; any
+ * other body, or JSON the core refuses, as raw bytes.
+ */
+export function fingerprintBody(contentType: string | undefined, body: Uint8Array): string {
+  if (isJsonContentType(contentType)) {
+    try {
+      return fingerprintJson(body);
+    } catch (error) {
+      if (!(error instanceof MintidError)) throw error;
+    }
+  }
+  return fingerprintBytes(body);
+}
+
+function problemOf(error: MintidError, fallback: ProblemName): ProblemName {
+  return (error.problem as ProblemName | undefined) ?? fallback;
+}
+
+/** The neutral middleware: one per app (or per group of routes sharing settings). */
+export class HttpIdempotency<R> {
+  readonly #options: IdempotencyOptions<R>;
+  readonly #methods: ReadonlySet<string>;
+  readonly #storedHeaders: ReadonlySet<string>;
+  readonly #acceptIdempotencyKey: boolean;
+  /** The largest body read, in bytes. */
+  readonly bodyLimit: number;
+
+  /** The middleware for `options`. */
+  constructor(options: IdempotencyOptions<R>) {
+    if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
+    if (typeof options.store?.runOnce !== "function") throw new TypeError("options.store must be an IdempotencyStore");
+    if (typeof options.scope !== "function") throw new TypeError("options.scope must be a function of the request");
+    if (options.keyRing !== undefined && !(options.keyRing instanceof KeyRing)) throw new TypeError("options.keyRing must be a KeyRing");
+    const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError("options.bodyLimit must be a non-negative safe integer");
+    this.#options = options;
+    this.#methods = new Set((options.methods ?? DEFAULT_METHODS).map((method) => method.toUpperCase()));
+    this.#storedHeaders = new Set((options.storedHeaders ?? DEFAULT_STORED_HEADERS).map((name) => name.toLowerCase()));
+    this.#acceptIdempotencyKey = options.acceptIdempotencyKey ?? options.keyRing === undefined;
+    this.bodyLimit = limit;
+  }
+
+  /** Whether the request is covered: its method is, and the route predicate accepts it. */
+  covers(request: HttpRequestView<R>): boolean {
+    return this.#methods.has(request.method.toUpperCase()) && (this.#options.routes?.(request) ?? true);
+  }
+
+  /**
+   * Reads the key: a signed request ID (when a key ring is configured) from
+   * its header, else an `Idempotency-Key` (when accepted), verified and
+   * scoped. Refusals: `missing_key`, `malformed_key`, `invalid_request_id`,
+   * `grant_expired`, `key_too_old` (all 400).
+   */
+  async admit(request: HttpRequestView<R>): Promise<Admission> {
+    const ring = this.#options.keyRing;
+    const signed = ring === undefined ? undefined : request.header(this.#options.requestIdHeader ?? REQUEST_ID_HEADER);
+    const plain = this.#acceptIdempotencyKey ? request.header(IDEMPOTENCY_KEY_HEADER) : undefined;
+    if (signed === undefined && plain === undefined) return { answer: problemAnswer("missing_key") };
+    const scope = await this.#options.scope(request.raw);
+    const kind = (this.#options.kind ?? defaultKind)(request);
+    if (ring !== undefined && signed !== undefined) {
+      let uuid: string;
+      try {
+        // Bare, or a Structured Field String as `Idempotency-Key` values are.
+        uuid = ring.verify(IdempotencyKey.parseHeader(signed), scope, this.#options.verify ?? {});
+      } catch (error) {
+        if (error instanceof RequestIdError && error.code !== "request_id.invalid_scope") {
+          return { answer: problemAnswer(problemOf(error, "invalid_request_id"), error.message) };
+        }
+        if (error instanceof KeyError) return { answer: problemAnswer("invalid_request_id", error.message) };
+        throw error;
+      }
+      return { admitted: { key: new IdempotencyKey(kind, scope, uuid), keyCreatedMillis: Uuid7.parse(uuid).unixMs } };
+    }
+    try {
+      return { admitted: { key: IdempotencyKey.fromHeader(kind, scope, plain ?? ""), keyCreatedMillis: undefined } };
+    } catch (error) {
+      // A bad kind or scope is the server's configuration, not the client's key.
+      if (error instanceof KeyError && (error.part === "id" || error.part === undefined)) {
+        return { answer: problemAnswer("malformed_key", error.message) };
+      }
+      throw error;
+    }
+  }
+
+  /** The answer for a body over {@link bodyLimit}: 413. */
+  tooLarge(): HttpAnswer {
+    return statusAnswer(413, `the body exceeds ${this.bodyLimit} bytes`);
+  }
+
+  /**
+   * Runs `handler` once for the admitted key (`handler` runs the framework's
+   * route and resolves with its complete response), and says what to send:
+   * the handler's response, a replay (with `Idempotent-Replayed: true`), 409
+   * with `Retry-After`, 422, 400 (key too old) or 503 (storage unavailable,
+   * nothing run). A 5xx response is a final failure: stored and replayed when
+   * the store's policy stores errors, else the key is released.
+   */
+  async run(admitted: Admitted, contentType: string | undefined, body: Uint8Array, handler: () => Promise<HttpAnswer>): Promise<RunAnswer> {
+    const request: StoreRequest = {
+      fingerprint: fingerprintBody(contentType, body),
+      ...(admitted.keyCreatedMillis === undefined ? {} : { keyCreatedMillis: admitted.keyCreatedMillis }),
+    };
+    let response: HttpAnswer | undefined;
+    const operation = async () => {
+      response = await handler();
+      const stored = toStored(response, this.#storedHeaders);
+      if (response.status >= 500) throw new OperationError(`the handler answered ${response.status}`, { response: stored });
+      return stored;
+    };
+    let result: RunResult;
+    try {
+      result = await this.#options.store.runOnce(admitted.key, request, operation);
+    } catch (error) {
+      // Once the handler answered, its response is sent whatever the store did after.
+      if (response !== undefined) return { answer: response, executed: true };
+      if (error instanceof StoreError && error.code === "store.unavailable") {
+        return { answer: problemAnswer("storage_unavailable", error.message), executed: false };
+      }
+      throw error;
+    }
+    return { answer: this.#answerOf(result, response), executed: result.decision === "execute" };
+  }
+
+  #answerOf(result: RunResult, response: HttpAnswer | undefined): HttpAnswer {
+    switch (result.decision) {
+      case "execute":
+        return response ?? fromStored(result.response);
+      case "replay": {
+        const stored = result.response;
+        const replayed = stored === null ? statusAnswer(500, result.outcome === "failed" ? result.error : undefined) : fromStored(stored);
+        return { ...replayed, headers: [...replayed.headers, replayedHeader()] };
+      }
+      case "in_progress":
+        return problemAnswer(result.problem, undefined, [retryAfter(result.retryAfterSecs)]);
+      case "fingerprint_mismatch":
+      case "key_too_old":
+        return problemAnswer(result.problem);
+    }
+  }
+}
+
+/** Header values of a framework as one string (repeated headers joined with `, `). */
+export function headerText(value: string | readonly string[] | number | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  return Array.isArray(value) ? value.join(", ") : String(value);
+}
+
+/** The bytes of a response payload as frameworks hold it. */
+export function payloadBytes(payload: unknown): Uint8Array {
+  if (payload === null || payload === undefined) return new Uint8Array();
+  if (payload instanceof Uint8Array) return payload;
+  if (typeof payload === "string") return new TextEncoder().encode(payload);
+  throw new TypeError("the response payload must be a string or bytes");
+}

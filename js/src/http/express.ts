@@ -1,0 +1,129 @@
+/**
+ * `mintid/http/express`: the idempotency middleware and the grant endpoint
+ * for Express 4 and 5 (any Connect-style framework over Node's `http`).
+ *
+ * @packageDocumentation
+ */
+
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { HttpAnswer } from "./answer.js";
+import { readLimited } from "./body.js";
+import { type HttpRequestView, headerText, HttpIdempotency, type IdempotencyOptions, isJsonContentType } from "./core.js";
+import { type GrantEndpointOptions, grantIssuer } from "./grant.js";
+import { headerPairs, sendAnswer } from "./node-response.js";
+
+export { DEFAULT_BODY_LIMIT, DEFAULT_METHODS, DEFAULT_STORED_HEADERS, IDEMPOTENCY_KEY_HEADER, type IdempotencyOptions, REQUEST_ID_HEADER } from "./core.js";
+export type { GrantEndpointOptions } from "./grant.js";
+
+/** The request shape the middleware relies on (Express's `req` has it). */
+export type ExpressRequest = IncomingMessage & { body?: unknown; path?: string };
+/** Express's `next`. */
+export type NextFunction = (error?: unknown) => void;
+/** A Connect-style middleware. */
+export type Middleware<R extends ExpressRequest> = (req: R, res: ServerResponse, next: NextFunction) => void;
+
+function viewOf<R extends ExpressRequest>(req: R): HttpRequestView<R> {
+  return {
+    method: (req.method ?? "GET").toUpperCase(),
+    path: req.path ?? new URL(req.url ?? "/", "http://localhost").pathname,
+    header: (name) => headerText(req.headers[name.toLowerCase()]),
+    raw: req,
+  };
+}
+
+/** The body as `express.json()` or `express.raw()` would give it: parsed JSON, or a Buffer. */
+function setBody(req: ExpressRequest, contentType: string | undefined, body: Uint8Array): void {
+  const buffer = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  if (isJsonContentType(contentType) && body.byteLength > 0) {
+    try {
+      req.body = JSON.parse(buffer.toString("utf8"));
+      return;
+    } catch {
+      // Not JSON after all: the handler gets the bytes and decides.
+    }
+  }
+  req.body = buffer;
+}
+
+/**
+ * Holds back what the route writes on `res` until `release`: `response`
+ * resolves with the complete response when the route ends it.
+ */
+function captureResponse(res: ServerResponse): { response: Promise<HttpAnswer>; release: () => void } {
+  const { write, end, writeHead } = res;
+  const chunks: Buffer[] = [];
+  const add = (chunk: unknown, encoding: unknown) => {
+    if (chunk === undefined || chunk === null || typeof chunk === "function") return;
+    chunks.push(typeof chunk === "string" ? Buffer.from(chunk, typeof encoding === "string" ? (encoding as BufferEncoding) : "utf8") : Buffer.from(chunk as Uint8Array));
+  };
+  let resolve: (answer: HttpAnswer) => void = () => undefined;
+  const response = new Promise<HttpAnswer>((done) => {
+    resolve = done;
+  });
+  res.writeHead = function (this: ServerResponse, status: number, ...rest: unknown[]) {
+    res.statusCode = status;
+    const headers = rest.find((item) => typeof item === "object" && item !== null);
+    if (headers !== undefined) for (const [name, value] of headerPairs(headers as Record<string, string>)) res.appendHeader(name, value);
+    return res;
+  } as typeof res.writeHead;
+  res.write = function (chunk: unknown, encoding?: unknown) {
+    add(chunk, encoding);
+    return true;
+  } as typeof res.write;
+  res.end = function (chunk?: unknown, encoding?: unknown) {
+    add(chunk, encoding);
+    resolve({ status: res.statusCode, headers: headerPairs(res.getHeaders()), body: Buffer.concat(chunks) });
+    return res;
+  } as typeof res.end;
+  const release = () => {
+    res.write = write;
+    res.writeHead = writeHead;
+    res.end = end;
+  };
+  return { response, release };
+}
+
+/**
+ * The idempotency middleware: mount it before the routes it covers (and
+ * before `express.json()`: it reads the body itself, up to `bodyLimit`, and
+ * sets `req.body` to the parsed JSON or, for other bodies, a `Buffer`).
+ * Requests it does not cover pass through untouched.
+ */
+export function idempotency<R extends ExpressRequest = ExpressRequest>(options: IdempotencyOptions<R>): Middleware<R> {
+  const core = new HttpIdempotency<R>(options);
+  const handle = async (req: R, res: ServerResponse, next: NextFunction): Promise<void> => {
+    const view = viewOf(req);
+    if (!core.covers(view)) return next();
+    const admission = await core.admit(view);
+    if ("answer" in admission) return sendAnswer(res, admission.answer);
+    const body = await readLimited(req, core.bodyLimit);
+    if (body === undefined) return sendAnswer(res, core.tooLarge());
+    const contentType = req.headers["content-type"];
+    setBody(req, contentType, body);
+    let release: (() => void) | undefined;
+    const { answer, executed } = await core.run(admission.admitted, contentType, body, () => {
+      const capture = captureResponse(res);
+      release = capture.release;
+      next();
+      return capture.response;
+    });
+    release?.();
+    // The route's own response (its status and headers are already on `res`), or another answer.
+    if (executed) res.end(answer.body);
+    else sendAnswer(res, answer);
+  };
+  return (req, res, next) => {
+    handle(req, res, next).catch(next);
+  };
+}
+
+/**
+ * A route handler answering `{ grant, expiresMillis }` (JSON, `Cache-Control:
+ * no-store`) for the logged-in user's scope, or 401 when `scope` gives none.
+ */
+export function grantEndpoint<R extends ExpressRequest = ExpressRequest>(options: GrantEndpointOptions<R>): Middleware<R> {
+  const issue = grantIssuer(options);
+  return (req, res, next) => {
+    issue(req).then((answer) => sendAnswer(res, answer), next);
+  };
+}

@@ -1,0 +1,30 @@
+/** What every `mintid/store/*` entry point exports besides its driver adapter. */
+
+export { type StoreClock, systemClock } from "./clock.js";
+export { appliedMigrations, type Connection, type Database, migrate, type Result, type Row, type SqlValue } from "./database.js";
+export { StoreError } from "./errors.js";
+export {
+  IdempotencyStore,
+  type IdempotencyStoreOptions,
+  type LeaseResult,
+  MAX_RESPONSE_BYTES,
+  type NotExecuted,
+  OperationError,
+  type RecordLease,
+  type RunResult,
+  type StoredRecord,
+  type StoredResponse,
+  type StoreRequest,
+} from "./idempotency.js";
+export { LeasedSnowflake, type WorkerLeaseRow, WorkerLeases } from "./lease.js";
+export {
+  ATTEMPTS_EXHAUSTED,
+  type ClaimedBatch,
+  type ClaimedMessage,
+  Outbox,
+  type OutboxMessageInput,
+  type RelayOutcome,
+  type StoredOutboxMessage,
+} from "./outbox.js";
+export { SegmentIds } from "./segment.js";
+export { type Dialect, type Migration, type NamedQuery, type QueryKind } from "./sql.js";

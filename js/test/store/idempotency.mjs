@@ -1,0 +1,256 @@
+// The runner of tests/conformance/idempotency.json against one database.
+import assert from "node:assert/strict";
+import { formatFingerprint, IdempotencyKey, RecordPolicy } from "../../dist/full/node.js";
+import { appliedMigrations, IdempotencyStore, migrate, OperationError, StoreError } from "../../dist/full/store/pg.js";
+import { sql } from "./databases.mjs";
+
+const decoder = new TextDecoder();
+const hex = (bytes) => Buffer.from(bytes).toString("hex");
+
+/** A manual clock that advances on pause, set to each step's `now`. */
+export class StepClock {
+  constructor(now = 0n) {
+    this.current = now;
+  }
+  now() {
+    return this.current;
+  }
+  async pause(millis) {
+    this.current += millis;
+  }
+}
+
+export const systemClock = { now: () => BigInt(Date.now()), pause: (millis) => new Promise((resolve) => setTimeout(resolve, Number(millis))) };
+
+export function policyOf(policy) {
+  return new RecordPolicy({
+    leaseMillis: BigInt(policy.lease_millis),
+    retentionMillis: BigInt(policy.retention_millis),
+    storeErrors: policy.store_errors,
+    retryAfterMillis: BigInt(policy.retry_after_millis),
+    maxWaitMillis: BigInt(policy.max_wait_millis),
+    pollMillis: BigInt(policy.poll_millis),
+  });
+}
+
+function responseOf(spec) {
+  if ("text" in spec) return { contentType: spec.content_type, body: new TextEncoder().encode(spec.text) };
+  if ("hex" in spec) return { contentType: spec.content_type, body: Buffer.from(spec.hex, "hex") };
+  if ("fill" in spec) return { contentType: spec.content_type, body: Buffer.alloc(Number(spec.fill.length), Number.parseInt(spec.fill.byte, 16)) };
+  throw new Error(`unknown response ${JSON.stringify(spec)}`);
+}
+
+/** A stored response in the shape of the expected one. */
+function responseLike(response, expected) {
+  if (response === null || expected === null || expected === undefined) return response === null ? null : { content_type: response.contentType, hex: hex(response.body) };
+  if ("text" in expected) return { content_type: response.contentType, text: decoder.decode(response.body) };
+  if ("hex" in expected) return { content_type: response.contentType, hex: hex(response.body) };
+  const bytes = Buffer.from(response.body);
+  const byte = bytes.length > 0 && bytes.every((b) => b === bytes[0]) ? hex(bytes.subarray(0, 1)) : "mixed";
+  return { content_type: response.contentType, fill: { byte, length: String(bytes.length) } };
+}
+
+/** A request outcome in the vocabulary of the conformance file. */
+function outcomeOf(result, expected) {
+  switch (result.decision) {
+    case "execute":
+      return { decision: "execute", response: responseLike(result.response, expected?.response) };
+    case "replay":
+      return result.outcome === "succeeded"
+        ? { decision: "replay", outcome: "succeeded", response: responseLike(result.response, expected?.response) }
+        : { decision: "replay", outcome: "failed", error: result.error };
+    case "in_progress":
+      return { decision: "in_progress", problem: result.problem, retry_after_millis: String(result.retryAfterMillis) };
+    default:
+      return { decision: result.decision, problem: result.problem };
+  }
+}
+
+function errorOutcome(error) {
+  if (error instanceof OperationError) return { decision: "execute", error: error.message };
+  if (error instanceof StoreError && error.code === "store.response_too_large") return { decision: "execute", error: error.code };
+  if (error instanceof StoreError) return { error: error.code, problem: error.problem };
+  throw error;
+}
+
+const KNOWN_STEP_FIELDS = new Set(["do", "expect", "way", "worker", "fingerprint", "operation", "now", "key", "key_created", "store", "response", "failure", "error", "batch_size", "workers", "keys"]);
+
+/** Runs one case on a fresh database (`db` from freshDatabase). */
+export async function runIdempotencyCase(testCase, db) {
+  assert.equal(testCase.op, "scenario", `unknown op ${testCase.op}`);
+  const policy = policyOf(testCase.policy);
+  assert.ok(["manual", "system"].includes(testCase.clock), `unknown clock ${testCase.clock}`);
+  const clock = testCase.clock === "manual" ? new StepClock() : systemClock;
+  const admin = db.open();
+  const workers = new Map();
+  const workerOf = (name, storeKind) => {
+    const id = `${name}/${storeKind ?? "up"}`;
+    let worker = workers.get(id);
+    if (worker === undefined) {
+      const database = storeKind === "unavailable" ? db.unavailable() : db.open();
+      worker = { name, database, store: new IdempotencyStore(database, policy, { clock }), lease: undefined };
+      workers.set(id, worker);
+    }
+    return worker;
+  };
+  const keyOf = (step) => {
+    const { scope, kind, id } = step.key ?? testCase.key;
+    return new IdempotencyKey(kind, scope, id);
+  };
+  const requestOf = (step) => ({
+    fingerprint: formatFingerprint(Buffer.from(step.fingerprint, "hex")),
+    ...(step.key_created === undefined ? {} : { keyCreatedMillis: BigInt(step.key_created) }),
+  });
+  const sideEffect = (connection, key, worker) =>
+    connection.run(sql(db.dialect, "side_effect", "INSERT INTO conformance_side_effect (scope, kind, key_id, worker) VALUES (:scope, :kind, :key_id, :worker)", "execrows"),
+      { scope: key.scope, kind: key.kind, key_id: key.id, worker });
+  const operationOf = (spec, key, worker) => async (connection) => {
+    if (connection === undefined) await worker.database.withConnection((c) => sideEffect(c, key, worker.name));
+    else await sideEffect(connection, key, worker.name);
+    if (spec.outcome === "succeed") return responseOf(spec.response);
+    assert.equal(spec.outcome, "fail", `unknown operation outcome ${spec.outcome}`);
+    throw new OperationError(spec.error, { retryable: spec.failure === "retryable" });
+  };
+  const request = async (worker, way, key, incoming, spec) => {
+    const operation = operationOf(spec, key, worker);
+    if (way === "run_once") return worker.store.runOnce(key, incoming, () => operation(undefined));
+    assert.equal(way, "same_transaction", `unknown way ${way}`);
+    return worker.database.transaction((connection) => worker.store.inTransaction(connection, key, incoming, operation));
+  };
+  const count = async (text, params) => {
+    const rows = await admin.withConnection(async (c) => (await c.run(sql(db.dialect, "count", text), params)).rows);
+    return String(Object.values(rows[0])[0]);
+  };
+
+  try {
+    for (const [index, step] of testCase.steps.entries()) {
+      for (const field of Object.keys(step)) assert.ok(KNOWN_STEP_FIELDS.has(field), `step ${index}: unknown field ${field}`);
+      if (step.now !== undefined && clock instanceof StepClock) clock.current = BigInt(step.now);
+      const where = `step ${index} (${step.do})`;
+      switch (step.do) {
+        case "migrate":
+          await migrate(admin);
+          await admin.withConnection((c) => c.execute(db.sideEffectTable));
+          assert.equal(step.expect, "ok", where);
+          break;
+        case "migrations":
+          assert.deepEqual((await appliedMigrations(admin)).map(String), step.expect, where);
+          break;
+        case "run": {
+          const worker = workerOf(step.worker, step.store);
+          const key = keyOf(step);
+          let outcome;
+          try {
+            outcome = outcomeOf(await request(worker, step.way, key, requestOf(step), step.operation), step.expect);
+          } catch (error) {
+            outcome = errorOutcome(error);
+          }
+          assert.deepEqual(outcome, step.expect, where);
+          break;
+        }
+        case "claim": {
+          const worker = workerOf(step.worker);
+          const result = await worker.store.claimLease(keyOf(step), requestOf(step));
+          if (result.decision === "execute") {
+            worker.lease = result.lease;
+            assert.deepEqual({ decision: "execute", token: String(result.lease.token), lease_deadline: String(result.lease.leaseDeadlineMillis) }, step.expect, where);
+          } else {
+            assert.deepEqual(outcomeOf(result, step.expect), step.expect, where);
+          }
+          break;
+        }
+        case "complete":
+        case "fail": {
+          const worker = workerOf(step.worker);
+          assert.ok(worker.lease, `${where}: worker ${step.worker} holds no lease`);
+          let outcome = "ok";
+          try {
+            if (step.do === "complete") await worker.lease.complete(responseOf(step.response));
+            else await worker.lease.fail(step.error, { retryable: step.failure === "retryable" });
+          } catch (error) {
+            if (typeof error?.code !== "string") throw error;
+            outcome = { error: error.code };
+          }
+          assert.deepEqual(outcome, step.expect, where);
+          break;
+        }
+        case "check": {
+          const record = await new IdempotencyStore(admin, policy, { clock }).load(keyOf(step));
+          const actual = record === null ? null : {
+            status: record.status,
+            fingerprint: hex(Buffer.from(record.fingerprint.slice("sha256:".length), "base64url")),
+            token: String(record.token),
+            lease_deadline: String(record.leaseDeadlineMillis),
+            created: String(record.createdMillis),
+            expires: String(record.expiresMillis),
+            response: responseLike(record.response, step.expect?.response),
+            error: record.error,
+          };
+          assert.deepEqual(actual, step.expect, where);
+          break;
+        }
+        case "side_effects": {
+          const key = keyOf(step);
+          assert.equal(await count("SELECT COUNT(*) AS n FROM conformance_side_effect WHERE scope = :scope AND kind = :kind AND key_id = :key_id",
+            { scope: key.scope, kind: key.kind, key_id: key.id }), step.expect, where);
+          break;
+        }
+        case "records":
+          assert.equal(await count("SELECT COUNT(*) AS n FROM idempotency_record", {}), step.expect, where);
+          break;
+        case "cleanup": {
+          const deleted = await new IdempotencyStore(admin, policy, { clock }).cleanup(Number(step.batch_size));
+          assert.deepEqual({ deleted: String(deleted) }, step.expect, where);
+          break;
+        }
+        case "concurrent":
+          await runConcurrent(step, testCase, { db, policy, request, count, where });
+          break;
+        default:
+          assert.fail(`${where}: unknown step`);
+      }
+    }
+  } finally {
+    for (const worker of workers.values()) await worker.database.close();
+  }
+}
+
+async function runConcurrent(step, testCase, { db, policy, request, count, where }) {
+  const workerCount = Number(step.workers);
+  const keyCount = Number(step.keys);
+  const workers = Array.from({ length: workerCount }, (_, index) => {
+    const database = db.open();
+    return { name: `w${index}`, database, store: new IdempotencyStore(database, policy, { clock: systemClock }) };
+  });
+  const keys = Array.from({ length: keyCount }, (_, index) =>
+    new IdempotencyKey(testCase.key.kind, testCase.key.scope, `${testCase.key.id}-${index}`));
+  const incoming = { fingerprint: formatFingerprint(Buffer.from(step.fingerprint, "hex")) };
+  let executed = 0;
+  const others = new Set();
+  let start;
+  const started = new Promise((resolve) => {
+    start = resolve;
+  });
+  const runs = workers.map(async (worker) => {
+    await started;
+    for (const key of keys) {
+      const result = await request(worker, step.way, key, incoming, step.operation);
+      if (result.decision === "execute") executed += 1;
+      else others.add(result.decision);
+    }
+  });
+  start();
+  try {
+    await Promise.all(runs);
+  } finally {
+    for (const worker of workers) await worker.database.close();
+  }
+  const perKey = new Set();
+  for (const key of keys) {
+    perKey.add(await count("SELECT COUNT(*) AS n FROM conformance_side_effect WHERE scope = :scope AND kind = :kind AND key_id = :key_id",
+      { scope: key.scope, kind: key.kind, key_id: key.id }));
+  }
+  assert.equal(String(executed), step.expect.executed, `${where}: executed`);
+  assert.deepEqual([...perKey], [step.expect.side_effects_per_key], `${where}: side effects per key`);
+  for (const decision of others) assert.ok(step.expect.others.includes(decision), `${where}: unexpected decision ${decision}`);
+}

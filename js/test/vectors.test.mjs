@@ -1,0 +1,49 @@
+// Runs every shared vector file in tests/vectors/ against the JS API.
+// A file or an `op` without a JS runner fails: no vector is skipped silently.
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { test } from "node:test";
+import { fingerprintRunners } from "./vectors/fingerprint.mjs";
+import { keysRunners } from "./vectors/keys.mjs";
+import { leaseRunners } from "./vectors/lease.mjs";
+import { outboxRunners } from "./vectors/outbox.mjs";
+import { recordRunners } from "./vectors/record.mjs";
+import { requestIdRunners } from "./vectors/request_id.mjs";
+import { segmentRunners } from "./vectors/segment.mjs";
+import { snowflakeRunners } from "./vectors/snowflake.mjs";
+import { uuid7Runners } from "./vectors/uuid7.mjs";
+
+const VECTOR_DIR = new URL("../../tests/vectors/", import.meta.url);
+
+/** For each vector file, its runners by `op`. */
+const RUNNERS = {
+  "fingerprint.json": fingerprintRunners,
+  "keys.json": keysRunners,
+  "lease.json": leaseRunners,
+  "outbox.json": outboxRunners,
+  "record.json": recordRunners,
+  "request_id.json": requestIdRunners,
+  "segment.json": segmentRunners,
+  "snowflake.json": snowflakeRunners,
+  "uuid7.json": uuid7Runners,
+};
+
+const files = readdirSync(VECTOR_DIR).filter((name) => name.endsWith(".json")).sort();
+
+for (const file of files) {
+  test(`vectors: ${file}`, () => {
+    const runners = RUNNERS[file];
+    assert.ok(runners, `no JS runner for tests/vectors/${file}`);
+    const { cases } = JSON.parse(readFileSync(new URL(file, VECTOR_DIR), "utf8"));
+    assert.ok(Array.isArray(cases) && cases.length > 0, `${file} has no cases`);
+    for (const vector of cases) {
+      const run = runners[vector.op];
+      assert.ok(run, `${file}: case ${vector.name}: no JS runner for op ${vector.op}`);
+      run(vector, `${file}: ${vector.name}`);
+    }
+  });
+}
+
+test("vectors: every file in tests/vectors/ has a runner", () => {
+  assert.deepEqual(files.filter((file) => !(file in RUNNERS)), []);
+});

@@ -1,0 +1,38 @@
+# Kotlin/JVM package (kotlin/), see kotlin/README.md.
+#
+# 1. The native library, in the release profile shared with the Python build.
+# 2. The uniffi Kotlin sources, generated from that very library (never committed). The
+#    bindgen binary is built once and then run directly: `cargo run --features cli` after a
+#    build without `cli` would relink mintid-ffi every time (about a minute here).
+# 3. Maven compiles, tests and installs io.mintid:mintid into the local repository
+#    (Maven's default ~/.m2, so a second run downloads nothing).
+# 4. A separate consumer project uses that jar with no JNA path settings: the packaging proof.
+MVN ?= mvn
+MVN_FLAGS ?= -B --no-transfer-progress -Dstyle.color=never
+FFI_LIB := target/release/libmintid_ffi.so
+UNIFFI_BINDGEN := target/release/uniffi-bindgen
+KOTLIN_GENERATED := kotlin/target/generated-sources/uniffi
+KOTLIN_BENCH_FLAGS ?=
+
+TEST_TARGETS += test-kotlin
+BENCH_TARGETS += bench-kotlin
+
+.PHONY: test-kotlin bench-kotlin kotlin-bindings
+
+kotlin-bindings:
+	@if [ ! -x $(UNIFFI_BINDGEN) ] || [ Cargo.lock -nt $(UNIFFI_BINDGEN) ]; then \
+	  $(CARGO) build --release -p mintid-ffi --features cli --bin uniffi-bindgen; \
+	fi
+	$(CARGO) build --release -p mintid-ffi
+	rm -rf $(KOTLIN_GENERATED)
+	$(UNIFFI_BINDGEN) generate --no-format --library $(FFI_LIB) --language kotlin --out-dir $(KOTLIN_GENERATED)
+
+test-kotlin: kotlin-bindings
+	$(MVN) $(MVN_FLAGS) -f kotlin/pom.xml install
+	$(MVN) $(MVN_FLAGS) -q -f examples/jvm-consumer/pom.xml verify
+
+# JMH beside uuid-creator and tsid-creator in the same run; short runs for a 2-core machine.
+bench-kotlin: kotlin-bindings
+	$(MVN) $(MVN_FLAGS) -q -f kotlin/pom.xml install -DskipTests
+	$(MVN) $(MVN_FLAGS) -q -f kotlin/bench/pom.xml package
+	java -jar kotlin/target/bench/benchmarks.jar $(KOTLIN_BENCH_FLAGS)

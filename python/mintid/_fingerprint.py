@@ -1,0 +1,135 @@
+"""Payload fingerprints: the same SHA-256 in every language."""
+
+from __future__ import annotations
+
+import builtins
+import json
+from collections.abc import Iterable
+
+from mintid._native import call, ffi
+from mintid.errors import FingerprintInvalidJsonError
+
+__all__ = ["Fingerprint", "canonical_json", "fingerprint", "fingerprint_json"]
+
+
+class Fingerprint:
+    """The SHA-256 fingerprint of a request payload; ``str()`` gives its text
+    form ``sha256:`` + 43 base64url characters, which :meth:`parse` reads.
+    """  # noqa: D205
+
+    __slots__ = ("digest",)
+
+    #: The 32 digest bytes.
+    digest: builtins.bytes
+
+    def __init__(self, digest: builtins.bytes) -> None:
+        """Wrap 32 digest bytes."""
+        if not isinstance(digest, builtins.bytes | bytearray | memoryview):
+            raise TypeError(f"digest must be bytes, got {type(digest).__name__}")
+        # Checked by the core, which reports a wrong length.
+        call(ffi.fingerprint_to_text, builtins.bytes(digest))
+        self.digest = builtins.bytes(digest)
+
+    @classmethod
+    def parse(cls, text: str | builtins.bytes) -> Fingerprint:
+        """Read the text form ``sha256:...``."""
+        raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
+        if not isinstance(raw, builtins.bytes | bytearray | memoryview):
+            raise TypeError(f"text must be str or bytes, got {type(text).__name__}")
+        return cls(call(ffi.fingerprint_parse, builtins.bytes(raw)))
+
+    def __str__(self) -> str:
+        """The text form ``sha256:...``."""
+        return call(ffi.fingerprint_to_text, self.digest)
+
+    def __repr__(self) -> str:
+        """Show the text form."""
+        return f"Fingerprint({str(self)!r})"
+
+    def __eq__(self, other: object) -> bool:
+        """Fingerprints are equal when their digests are."""
+        if not isinstance(other, Fingerprint):
+            return NotImplemented
+        return self.digest == other.digest
+
+    def __hash__(self) -> int:
+        """Hash of the digest."""
+        return hash(self.digest)
+
+
+def _pointers(name: str, pointers: Iterable[str]) -> list[str]:
+    if isinstance(pointers, str):
+        raise TypeError(f"{name} must be a list of JSON Pointers, not one str")
+    listed = list(pointers)
+    for pointer in listed:
+        if not isinstance(pointer, str):
+            raise TypeError(f"{name} must hold str JSON Pointers, got {type(pointer).__name__}")
+    return listed
+
+
+def _json_text(payload: object) -> builtins.bytes:
+    """A JSON text as given (str or bytes), or a Python value written as JSON."""
+    if isinstance(payload, str):
+        return payload.encode("utf-8", "surrogatepass")
+    if isinstance(payload, builtins.bytes | bytearray | memoryview):
+        return builtins.bytes(payload)
+    try:
+        text = json.dumps(payload, ensure_ascii=False, allow_nan=False)
+    except ValueError as error:
+        raise FingerprintInvalidJsonError(
+            f"the payload cannot be written as JSON: {error}"
+        ) from None
+    return text.encode("utf-8", "surrogatepass")
+
+
+def fingerprint(
+    payload: object, *, include: Iterable[str] = (), exclude: Iterable[str] = ()
+) -> Fingerprint:
+    """The fingerprint of a payload.
+
+    * ``bytes``: a raw, non-JSON body (SHA-256 of a domain tag and the bytes);
+      use :func:`fingerprint_json` for a JSON body held as bytes.
+    * ``str``: a JSON text.
+    * anything else (``dict``, ``list``, numbers, ...): written with
+      ``json.dumps(..., ensure_ascii=False, allow_nan=False)``.
+
+    JSON is canonicalised by the core (RFC 8785) before hashing, so the same
+    document hashes the same in every language, whatever its key order or
+    spacing. ``include`` and ``exclude`` are JSON Pointers (``/meta/trace_id``)
+    selecting the fields that count.
+    """
+    if isinstance(payload, builtins.bytes | bytearray | memoryview):
+        if list(include) or list(exclude):
+            raise ValueError("include and exclude select JSON fields; a raw body has none")
+        return Fingerprint(call(ffi.fingerprint_bytes, builtins.bytes(payload)))
+    return fingerprint_json(_json_text(payload), include=include, exclude=exclude)
+
+
+def fingerprint_json(
+    text: str | builtins.bytes, *, include: Iterable[str] = (), exclude: Iterable[str] = ()
+) -> Fingerprint:
+    """The fingerprint of a JSON text (str, or UTF-8 bytes such as a request body)."""
+    if not isinstance(text, str | builtins.bytes | bytearray | memoryview):
+        raise TypeError(f"text must be str or bytes, got {type(text).__name__}")
+    digest = call(
+        ffi.fingerprint_json,
+        _json_text(text),
+        _pointers("include", include),
+        _pointers("exclude", exclude),
+    )
+    return Fingerprint(digest)
+
+
+def canonical_json(
+    payload: object, *, include: Iterable[str] = (), exclude: Iterable[str] = ()
+) -> str:
+    """The RFC 8785 canonical JSON that :func:`fingerprint` hashes.
+
+    ``payload`` is a JSON text (str or bytes) or a Python value.
+    """
+    return call(
+        ffi.fingerprint_canonical_json,
+        _json_text(payload),
+        _pointers("include", include),
+        _pointers("exclude", exclude),
+    )

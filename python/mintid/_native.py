@@ -1,0 +1,48 @@
+"""The bridge to the generated bindings: error translation and argument checks.
+
+The generated module (``mintid._ffi``) is private; everything public goes
+through the typed wrappers, which call it with :func:`call` so that a core
+error surfaces as the matching :class:`~mintid.errors.MintidError` subclass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import ParamSpec, TypeVar
+
+from mintid._ffi import mintid_ffi as ffi
+from mintid.errors import ArgumentOutOfRangeError, InternalError, error_class
+
+__all__ = ["call", "check_uint", "ffi"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def call(function: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+    """Call into the native library, translating its errors to mintid's classes."""
+    try:
+        return function(*args, **kwargs)
+    except ffi.MintidError as error:
+        code = str(getattr(error, "code", "internal.panic"))
+        detail = str(getattr(error, "detail", error))
+        part: str | None = getattr(error, "part", None)
+        position: int | None = getattr(error, "position", None)
+        raise error_class(code)(detail, code, part=part, position=position) from None
+    except ffi.InternalError as error:
+        raise InternalError(f"the native library failed: {error}") from None
+
+
+def check_uint(name: str, value: int, bits: int = 64) -> int:
+    """Return ``value`` if it is an int in 0..2^bits-1; else raise.
+
+    A non-integer raises :class:`TypeError`; an integer out of range raises
+    :class:`~mintid.errors.ArgumentOutOfRangeError`.
+    """
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{name} must be an int, got {type(value).__name__}")
+    if not 0 <= value < (1 << bits):
+        raise ArgumentOutOfRangeError(
+            f"{name} must be an integer from 0 to 2^{bits}-1, got {value}"
+        )
+    return value

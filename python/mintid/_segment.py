@@ -1,0 +1,128 @@
+"""Segment allocators: IDs from a database counter, a segment at a time."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mintid._native import call, check_uint, ffi
+
+__all__ = ["SegmentAllocator", "SegmentPolicy"]
+
+
+@dataclass(frozen=True, init=False)
+class SegmentPolicy:
+    """How a segment allocator sizes its fetches; values left out keep the
+    core's defaults (fetch at 10 % used; double below 15 min, halve above 30).
+    """  # noqa: D205
+
+    initial_step: int
+    min_step: int
+    max_step: int
+    fetch_at_percent: int
+    grow_below_ms: int
+    shrink_above_ms: int
+
+    def __init__(
+        self,
+        initial_step: int,
+        min_step: int,
+        max_step: int,
+        *,
+        fetch_at_percent: int | None = None,
+        grow_below_ms: int | None = None,
+        shrink_above_ms: int | None = None,
+    ) -> None:
+        """Check the policy with the core and hold its values."""
+        made = call(
+            ffi.segment_policy_new,
+            check_uint("initial_step", initial_step),
+            check_uint("min_step", min_step),
+            check_uint("max_step", max_step),
+            None
+            if fetch_at_percent is None
+            else check_uint("fetch_at_percent", fetch_at_percent, 8),
+            None if grow_below_ms is None else check_uint("grow_below_ms", grow_below_ms),
+            None if shrink_above_ms is None else check_uint("shrink_above_ms", shrink_above_ms),
+        )
+        for name, value in (
+            ("initial_step", made.initial_step),
+            ("min_step", made.min_step),
+            ("max_step", made.max_step),
+            ("fetch_at_percent", made.fetch_at_percent),
+            ("grow_below_ms", made.grow_below_millis),
+            ("shrink_above_ms", made.shrink_above_millis),
+        ):
+            object.__setattr__(self, name, value)
+
+    def _to_ffi(self) -> ffi.SegmentPolicy:
+        return ffi.SegmentPolicy(
+            initial_step=self.initial_step,
+            min_step=self.min_step,
+            max_step=self.max_step,
+            fetch_at_percent=self.fetch_at_percent,
+            grow_below_millis=self.grow_below_ms,
+            shrink_above_millis=self.shrink_above_ms,
+        )
+
+    def adapt(self, step: int, lasted_ms: int) -> int:
+        """The step after a segment of ``step`` IDs lasted ``lasted_ms``."""
+        return call(
+            ffi.segment_adapt,
+            self._to_ffi(),
+            check_uint("step", step),
+            check_uint("lasted_ms", lasted_ms),
+        )
+
+
+class SegmentAllocator:
+    """IDs for one tag, handed out from segments the host fetches with
+    ``segment_fetch`` when :meth:`fetch_due` says so. Thread-safe.
+    """  # noqa: D205
+
+    __slots__ = ("_core",)
+
+    def __init__(self, policy: SegmentPolicy) -> None:
+        """An allocator with no segment yet."""
+        if not isinstance(policy, SegmentPolicy):
+            raise TypeError(f"policy must be a SegmentPolicy, got {type(policy).__name__}")
+        self._core = call(ffi.SegmentAllocator, policy._to_ffi())
+
+    def next_id(self) -> int | None:
+        """The next ID, or ``None`` when the segments ran out (fetch one)."""
+        return self._core.next_id()
+
+    def fill(self, count: int) -> list[int]:
+        """Up to ``count`` IDs; fewer when the segments run out."""
+        return call(self._core.fill, check_uint("count", count, 32))
+
+    @property
+    def remaining(self) -> int:
+        """How many IDs are left in memory."""
+        return self._core.remaining()
+
+    @property
+    def step(self) -> int:
+        """The step of the next fetch."""
+        return self._core.step()
+
+    @property
+    def fetch_in_flight(self) -> bool:
+        """Whether a fetch is under way."""
+        return self._core.fetch_in_flight()
+
+    def fetch_due(self, now_ms: int) -> int | None:
+        """The step of the fetch due at ``now_ms`` (it is then in flight), if one is."""
+        return self._core.fetch_due(check_uint("now_ms", now_ms))
+
+    def fetched(self, max_id: int, step: int, now_ms: int) -> None:
+        """Report the row ``segment_load`` returned after the fetch."""
+        call(
+            self._core.fetched,
+            check_uint("max_id", max_id),
+            check_uint("step", step),
+            check_uint("now_ms", now_ms),
+        )
+
+    def fetch_failed(self) -> None:
+        """Report a fetch that failed; the next :meth:`fetch_due` asks again."""
+        self._core.fetch_failed()

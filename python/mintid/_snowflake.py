@@ -1,0 +1,509 @@
+"""Snowflake IDs: 64-bit, time-ordered, unique per worker."""
+
+from __future__ import annotations
+
+import bisect
+import sys
+import threading
+import time
+from array import array
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from typing import ClassVar, Final
+
+from mintid._buffer import NEVER_STALE, Buffer, millisecond_end_ns, register_for_fork
+from mintid._native import call, check_uint, ffi
+from mintid._policy import RollbackPolicy, SequencePolicy
+from mintid.errors import SnowflakeForkedError
+from mintid.testing import ManualClock
+
+__all__ = [
+    "Snowflake",
+    "SnowflakeLayout",
+    "SnowflakeParts",
+    "snowflake_from_base32",
+    "snowflake_from_decimal",
+    "snowflake_to_base32",
+]
+
+_UNIX_EPOCH: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)
+_BIG_ENDIAN_HOST: Final = sys.byteorder == "big"
+#: The most IDs one refill asks for.
+_MAX_BATCH: Final = 4096
+_NANOS_PER_MILLI: Final = 1_000_000
+
+_time_ns = time.time_ns
+
+
+def _datetime_of(unix_ms: int) -> datetime:
+    return _UNIX_EPOCH + timedelta(milliseconds=unix_ms)
+
+
+@dataclass(frozen=True)
+class SnowflakeParts:
+    """The fields of a decoded Snowflake ID."""
+
+    #: The start of the ID's tick, in Unix milliseconds.
+    unix_ms: int
+    #: Ticks since the layout's epoch.
+    tick: int
+    #: The whole worker field (datacenter and worker together, if split).
+    worker: int
+    #: The sequence number within the tick.
+    sequence: int
+
+    @property
+    def datetime(self) -> datetime:
+        """The start of the ID's tick, in UTC."""
+        return _datetime_of(self.unix_ms)
+
+
+class SnowflakeLayout:
+    """How the 63 usable bits of an ID are split, its epoch and its tick.
+
+    From the most significant end: a zero sign bit, ``time_bits`` of ticks
+    since the epoch, ``worker_bits`` of worker id (the top
+    ``datacenter_bits`` of which may name a datacenter) and
+    ``sequence_bits`` of sequence within the tick. Take a preset
+    (:attr:`CLASSIC`, :attr:`TWITTER`, :attr:`DATACENTER_WORKER`,
+    :attr:`SONYFLAKE_LIKE`, :attr:`JS_SAFE`, or :meth:`preset` by name) or
+    build one; invalid widths raise
+    :class:`~mintid.SnowflakeInvalidLayoutError`.
+    """
+
+    __slots__ = (
+        "_core",
+        "datacenter_bits",
+        "epoch_ms",
+        "max_id",
+        "max_sequence",
+        "max_worker",
+        "sequence_bits",
+        "tick_ms",
+        "time_bits",
+        "worker_bits",
+    )
+
+    #: The epoch of mintid's presets, 2025-01-01T00:00:00Z, in Unix milliseconds.
+    MINTID_EPOCH_MS: ClassVar[int] = 1_735_689_600_000
+    #: 41 bits of 1 ms, 10 worker bits, 12 sequence bits from the mintid epoch.
+    CLASSIC: ClassVar[SnowflakeLayout]
+    #: Twitter's layout: 41/5+5/12 from Twitter's epoch.
+    TWITTER: ClassVar[SnowflakeLayout]
+    #: Hutool's 41/5+5/12 split from the mintid epoch.
+    DATACENTER_WORKER: ClassVar[SnowflakeLayout]
+    #: 39 bits of 10 ms ticks, 16 worker bits, 8 sequence bits.
+    SONYFLAKE_LIKE: ClassVar[SnowflakeLayout]
+    #: IDs below 2^53: 41 bits of 1 ms, 6 worker bits, 6 sequence bits.
+    JS_SAFE: ClassVar[SnowflakeLayout]
+
+    time_bits: int
+    worker_bits: int
+    sequence_bits: int
+    datacenter_bits: int
+    epoch_ms: int
+    tick_ms: int
+    max_worker: int
+    max_sequence: int
+    max_id: int
+
+    def __init__(
+        self,
+        *,
+        time_bits: int = 41,
+        worker_bits: int = 10,
+        sequence_bits: int = 12,
+        epoch_ms: int = MINTID_EPOCH_MS,
+        tick_ms: int = 1,
+        datacenter_bits: int = 0,
+    ) -> None:
+        """Build a layout (the defaults are the classic one)."""
+        core = call(
+            ffi.SnowflakeLayout,
+            check_uint("time_bits", time_bits, 8),
+            check_uint("worker_bits", worker_bits, 8),
+            check_uint("sequence_bits", sequence_bits, 8),
+            check_uint("epoch_ms", epoch_ms),
+            check_uint("tick_ms", tick_ms),
+        )
+        if datacenter_bits:
+            core = call(
+                core.with_datacenter_bits, check_uint("datacenter_bits", datacenter_bits, 8)
+            )
+        self._load(core)
+
+    def _load(self, core: ffi.SnowflakeLayout) -> None:
+        self._core = core
+        self.time_bits = core.time_bits()
+        self.worker_bits = core.worker_bits()
+        self.sequence_bits = core.sequence_bits()
+        self.datacenter_bits = core.datacenter_bits()
+        self.epoch_ms = core.epoch_ms()
+        self.tick_ms = core.tick_ms()
+        self.max_worker = core.max_worker()
+        self.max_sequence = core.max_sequence()
+        self.max_id = core.max_id()
+
+    @classmethod
+    def _from_core(cls, core: ffi.SnowflakeLayout) -> SnowflakeLayout:
+        layout = cls.__new__(cls)
+        layout._load(core)
+        return layout
+
+    @classmethod
+    def preset(cls, name: str) -> SnowflakeLayout:
+        """The preset called ``name`` (``classic``, ``twitter``, ``datacenter-worker``,
+        ``sonyflake-like``, ``js-safe``; case and ``_`` for ``-`` ignored).
+        """  # noqa: D205
+        if not isinstance(name, str):
+            raise TypeError(f"name must be a str, got {type(name).__name__}")
+        return cls._from_core(call(ffi.SnowflakeLayout.preset, name))
+
+    @staticmethod
+    def preset_names() -> list[str]:
+        """The names of the presets."""
+        return list(call(ffi.snowflake_preset_names))
+
+    def with_datacenter_bits(self, datacenter_bits: int) -> SnowflakeLayout:
+        """The same layout with the top ``datacenter_bits`` of the worker field as a datacenter."""
+        bits = check_uint("datacenter_bits", datacenter_bits, 8)
+        return self._from_core(call(self._core.with_datacenter_bits, bits))
+
+    def with_epoch_ms(self, epoch_ms: int) -> SnowflakeLayout:
+        """The same layout with another epoch (Unix milliseconds)."""
+        return self._from_core(call(self._core.with_epoch_ms, check_uint("epoch_ms", epoch_ms)))
+
+    @property
+    def ids_per_tick(self) -> int:
+        """How many IDs one worker can make per tick."""
+        return self.max_sequence + 1
+
+    @property
+    def is_js_safe(self) -> bool:
+        """Whether every ID is below 2^53 (exact in a JavaScript number)."""
+        return bool(call(self._core.is_js_safe))
+
+    @property
+    def lifetime_ms(self) -> int:
+        """How long the time field lasts from the epoch, in milliseconds."""
+        return call(self._core.lifetime_millis)
+
+    @property
+    def expires_at_unix_ms(self) -> int:
+        """The Unix millisecond at which the time field runs out."""
+        return call(self._core.expires_at_unix_ms)
+
+    @property
+    def expires_at(self) -> datetime:
+        """When the time field runs out, in UTC."""
+        return _datetime_of(self.expires_at_unix_ms)
+
+    def remaining_ms(self, now_unix_ms: int | None = None) -> int:
+        """Milliseconds left (at ``now_unix_ms``, default now) before the time field runs out."""
+        now = time.time_ns() // 1_000_000 if now_unix_ms is None else now_unix_ms
+        return call(self._core.remaining_millis, check_uint("now_unix_ms", now))
+
+    def worker_id(self, datacenter: int, worker: int) -> int:
+        """The whole worker field for ``worker`` within ``datacenter``."""
+        return call(
+            self._core.worker_id,
+            check_uint("datacenter", datacenter),
+            check_uint("worker", worker),
+        )
+
+    def split_worker_id(self, worker_id: int) -> tuple[int, int]:
+        """Split a whole worker field into ``(datacenter, worker)``."""
+        split = call(self._core.split_worker_id, check_uint("worker_id", worker_id))
+        return split.datacenter, split.worker
+
+    def compose(self, unix_ms: int, worker: int, sequence: int) -> int:
+        """The ID of ``sequence`` from ``worker`` in the tick containing ``unix_ms``."""
+        return call(
+            self._core.compose,
+            check_uint("unix_ms", unix_ms),
+            check_uint("worker", worker),
+            check_uint("sequence", sequence),
+        )
+
+    def compose_tick(self, tick: int, worker: int, sequence: int) -> int:
+        """The ID of ``sequence`` from ``worker`` in tick ``tick`` since the epoch."""
+        return call(
+            self._core.compose_tick,
+            check_uint("tick", tick),
+            check_uint("worker", worker),
+            check_uint("sequence", sequence),
+        )
+
+    def decode(self, snowflake_id: int) -> SnowflakeParts:
+        """The fields of an ID."""
+        parts = call(self._core.decode, check_uint("snowflake_id", snowflake_id))
+        return SnowflakeParts(parts.unix_ms, parts.tick, parts.worker, parts.sequence)
+
+    def _fields(self) -> tuple[int, ...]:
+        return (
+            self.time_bits,
+            self.worker_bits,
+            self.sequence_bits,
+            self.datacenter_bits,
+            self.epoch_ms,
+            self.tick_ms,
+        )
+
+    def __eq__(self, other: object) -> bool:
+        """Layouts are equal when all their fields are."""
+        if not isinstance(other, SnowflakeLayout):
+            return NotImplemented
+        return self._fields() == other._fields()
+
+    def __hash__(self) -> int:
+        """Hash of the fields."""
+        return hash(self._fields())
+
+    def __repr__(self) -> str:
+        """Show the fields."""
+        return (
+            f"SnowflakeLayout(time_bits={self.time_bits}, worker_bits={self.worker_bits}, "
+            f"sequence_bits={self.sequence_bits}, epoch_ms={self.epoch_ms}, "
+            f"tick_ms={self.tick_ms}, datacenter_bits={self.datacenter_bits})"
+        )
+
+
+SnowflakeLayout.CLASSIC = SnowflakeLayout.preset("classic")
+SnowflakeLayout.TWITTER = SnowflakeLayout.preset("twitter")
+SnowflakeLayout.DATACENTER_WORKER = SnowflakeLayout.preset("datacenter-worker")
+SnowflakeLayout.SONYFLAKE_LIKE = SnowflakeLayout.preset("sonyflake-like")
+SnowflakeLayout.JS_SAFE = SnowflakeLayout.preset("js-safe")
+
+
+def snowflake_from_decimal(text: str) -> int:
+    """Read an ID written in decimal digits (no sign, no spaces)."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    return call(ffi.snowflake_id_from_decimal, text)
+
+
+def snowflake_from_base32(text: str) -> int:
+    """Read an ID written as 13 Crockford base32 digits."""
+    if not isinstance(text, str):
+        raise TypeError(f"text must be a str, got {type(text).__name__}")
+    return call(ffi.snowflake_id_from_base32, text)
+
+
+def snowflake_to_base32(snowflake_id: int) -> str:
+    """Write an ID as 13 Crockford base32 digits (sortable like the IDs)."""
+    return call(ffi.snowflake_id_to_base32, check_uint("snowflake_id", snowflake_id))
+
+
+def _ids_from_bytes(raw: bytes) -> list[int]:
+    ids = array("Q", raw)
+    if not _BIG_ENDIAN_HOST:
+        ids.byteswap()
+    return ids.tolist()
+
+
+class _IdBuffer(Buffer[int]):
+    __slots__ = (
+        "_core",
+        "_epoch_ms",
+        "_fetched_in_tick",
+        "_ids_per_tick",
+        "_layout",
+        "_tick_ends_ns",
+        "_tick_ms",
+        "_unbuffered",
+    )
+
+    def __init__(self, core: ffi.Snowflake, layout: SnowflakeLayout, unbuffered: bool) -> None:
+        max_batch = 1 if unbuffered else min(_MAX_BATCH, layout.ids_per_tick)
+        super().__init__(threading.Lock(), max_batch)
+        self._core = core
+        self._layout = layout._core
+        self._epoch_ms = layout.epoch_ms
+        self._tick_ms = layout.tick_ms
+        self._unbuffered = unbuffered
+        self._ids_per_tick = layout.ids_per_tick
+        self._tick_ends_ns = 0
+        self._fetched_in_tick = 0
+
+    def _fetch(self, count: int) -> list[int]:
+        return _ids_from_bytes(call(self._core.next_bytes, count))
+
+    def _deadline_ns(self, item: int) -> int:
+        return (call(self._layout.decode, item).unix_ms + self._tick_ms) * _NANOS_PER_MILLI
+
+    def _limit(self, count: int, deadline_ns: int) -> int:
+        # Ask for no more than this buffer has left of the tick: a batch that
+        # must wait for the next tick arrives with its head already stale.
+        if deadline_ns != self._tick_ends_ns:
+            self._tick_ends_ns, self._fetched_in_tick = deadline_ns, 0
+        room = self._ids_per_tick - self._fetched_in_tick
+        if room > 0:
+            count = min(count, room)
+        self._fetched_in_tick += count
+        return count
+
+    def _first_fresh(self, items: list[int], start: int, now_ns: int) -> tuple[int, int]:
+        # A batch that waited for the next tick spans two: keep the later one.
+        fresh = bisect.bisect_right(items, now_ns, lo=start, key=self._deadline_ns)
+        return fresh, (self._deadline_ns(items[fresh]) if fresh < len(items) else 0)
+
+    def _tick_end_ns(self, now_ns: int) -> int:
+        if self._unbuffered:
+            return NEVER_STALE
+        if self._tick_ms == 1:
+            return millisecond_end_ns(now_ns)
+        ticks = (now_ns // _NANOS_PER_MILLI - self._epoch_ms) // self._tick_ms
+        return (self._epoch_ms + (ticks + 1) * self._tick_ms) * _NANOS_PER_MILLI
+
+
+class Snowflake:
+    """A Snowflake ID generator for one worker.
+
+    Every ID it hands out is unique and greater than the one before, also
+    when threads share it, and its tick is the clock's current one (IDs are
+    fetched from the core in batches; a batch whose tick has passed is
+    dropped, not served). After ``os.fork()`` the child's copy refuses to
+    generate (:class:`~mintid.SnowflakeForkedError`) until
+    :meth:`set_worker` gives it a worker id of its own.
+
+    ``layout`` is a :class:`SnowflakeLayout` or a preset name. ``rollback``
+    defaults to waiting out a clock rollback of up to 5 ms, ``sequence`` to
+    waiting for the next tick when one is used up. ``starting_after`` (an ID)
+    and ``starting_after_unix_ms`` make a restarted worker continue above
+    what it issued before. ``clock`` (a :class:`mintid.testing.ManualClock`)
+    makes the generator deterministic and unbuffered, for tests.
+    """
+
+    __slots__ = (
+        "__weakref__",
+        "_buffer",
+        "_core",
+        "_forked",
+        "_layout",
+        "_options",
+    )
+
+    def __init__(
+        self,
+        worker: int,
+        layout: SnowflakeLayout | str = "classic",
+        *,
+        rollback: RollbackPolicy | None = None,
+        sequence: SequencePolicy | None = None,
+        starting_after: int | None = None,
+        starting_after_unix_ms: int | None = None,
+        clock: ManualClock | None = None,
+    ) -> None:
+        """Create a generator for ``worker`` (see the class documentation)."""
+        if isinstance(layout, str):
+            layout = SnowflakeLayout.preset(layout)
+        elif not isinstance(layout, SnowflakeLayout):
+            raise TypeError(f"layout must be a SnowflakeLayout or str, got {type(layout).__name__}")
+        if rollback is not None and not isinstance(rollback, RollbackPolicy):
+            raise TypeError(f"rollback must be a RollbackPolicy, got {type(rollback).__name__}")
+        if sequence is not None and not isinstance(sequence, SequencePolicy):
+            raise TypeError(f"sequence must be a SequencePolicy, got {type(sequence).__name__}")
+        if clock is not None and not isinstance(clock, ManualClock):
+            raise TypeError(f"clock must be a ManualClock, got {type(clock).__name__}")
+        self._layout = layout
+        self._options = (rollback, sequence, clock)
+        self._forked = False
+        self._start(
+            check_uint("worker", worker),
+            None if starting_after is None else check_uint("starting_after", starting_after),
+            None
+            if starting_after_unix_ms is None
+            else check_uint("starting_after_unix_ms", starting_after_unix_ms),
+        )
+        register_for_fork(self)
+
+    def _start(self, worker: int, after_id: int | None, after_unix_ms: int | None) -> None:
+        rollback, sequence, clock = self._options
+        core = call(
+            ffi.Snowflake,
+            self._layout._core,
+            worker,
+            None if rollback is None else rollback._to_ffi(),
+            None if sequence is None else sequence._to_ffi(),
+            after_id,
+            after_unix_ms,
+            None if clock is None else clock._core,
+        )
+        self._core = core
+        self._buffer = _IdBuffer(core, self._layout, unbuffered=clock is not None)
+
+    def next_id(self) -> int:
+        """The next ID."""
+        batch, deadline = self._buffer._batch
+        try:
+            value = next(batch)
+        except StopIteration:
+            return self._next_slow()
+        if _time_ns() < deadline:
+            return value
+        return self._next_slow()
+
+    def _next_slow(self) -> int:
+        self._check_not_forked()
+        return self._buffer.take_slow()
+
+    def _check_not_forked(self) -> None:
+        if self._forked:
+            raise SnowflakeForkedError(
+                f"this generator (worker {self.worker}) was inherited across fork() and the "
+                "parent still uses its worker id; call set_worker() with another one"
+            )
+
+    def next_ids(self, count: int) -> list[int]:
+        """``count`` new consecutive IDs in one call (at most 65536)."""
+        count = check_uint("count", count, 32)
+        self._check_not_forked()
+        with self._buffer._lock:
+            self._buffer.drop()
+            return _ids_from_bytes(call(self._core.next_bytes, count))
+
+    def decode(self, snowflake_id: int) -> SnowflakeParts:
+        """The fields of an ID of this generator's layout."""
+        return self._layout.decode(snowflake_id)
+
+    def set_worker(self, worker: int) -> None:
+        """Continue with another worker id, above every ID issued so far.
+
+        A generator inherited across ``fork()`` must be given one (other than
+        the parent's) before it generates again.
+        """
+        worker = check_uint("worker", worker)
+        if self._forked and worker == self.worker:
+            raise SnowflakeForkedError(
+                f"worker {worker} is the parent process's; give the child another worker id"
+            )
+        with self._buffer._lock:
+            self._buffer.drop()
+            self._start(worker, self._core.high_water(), None)
+            self._forked = False
+
+    @property
+    def worker(self) -> int:
+        """The worker id in every ID."""
+        return self._core.worker()
+
+    @property
+    def layout(self) -> SnowflakeLayout:
+        """The layout of the IDs."""
+        return self._layout
+
+    @property
+    def high_water(self) -> int | None:
+        """The highest ID the core generator issued (including buffered ones), if any.
+
+        Save it and pass it as ``starting_after`` when the worker restarts.
+        """
+        return self._core.high_water()
+
+    def _after_fork_in_child(self) -> None:
+        self._forked = True
+        self._buffer.reset_after_fork(threading.Lock())
+
+    def __repr__(self) -> str:
+        """Show worker and layout."""
+        return f"Snowflake(worker={self.worker}, layout={self._layout!r})"

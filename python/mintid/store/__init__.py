@@ -1,0 +1,59 @@
+"""Storage adapters: idempotency records, worker-id leases, segment IDs and the
+outbox on SQLite (``sqlite3``), PostgreSQL (psycopg 3, ``mintid[postgres]``)
+and MySQL/MariaDB (PyMySQL, ``mintid[mysql]``), running the shared SQL of
+``schema/`` shipped inside the package. Every rule is the core's.
+"""  # noqa: D205
+
+from mintid.store._clock import StoreClock, SystemStoreClock
+from mintid.store._database import Database, MySqlDatabase, PostgresDatabase, SqliteDatabase
+from mintid.store._errors import ResponseTooLargeError, StoreError, StoreUnavailableError
+from mintid.store._idempotency import (
+    MAX_RESPONSE_BYTES,
+    IdempotencyStore,
+    OperationError,
+    RecordLease,
+    RunResult,
+    StoredRecord,
+    StoredResponse,
+    StoreRequest,
+)
+from mintid.store._leases import LeasedSnowflake, WorkerLeaseRow, WorkerLeases
+from mintid.store._outbox import (
+    ClaimedMessage,
+    Outbox,
+    OutboxBatch,
+    OutboxMessage,
+    RelayReport,
+    StoredMessage,
+)
+from mintid.store._segments import SegmentIds
+
+__all__ = [
+    "MAX_RESPONSE_BYTES",
+    "ClaimedMessage",
+    "Database",
+    "IdempotencyStore",
+    "LeasedSnowflake",
+    "MySqlDatabase",
+    "OperationError",
+    "Outbox",
+    "OutboxBatch",
+    "OutboxMessage",
+    "PostgresDatabase",
+    "RecordLease",
+    "RelayReport",
+    "ResponseTooLargeError",
+    "RunResult",
+    "SegmentIds",
+    "SqliteDatabase",
+    "StoreClock",
+    "StoreError",
+    "StoreRequest",
+    "StoreUnavailableError",
+    "StoredMessage",
+    "StoredRecord",
+    "StoredResponse",
+    "SystemStoreClock",
+    "WorkerLeaseRow",
+    "WorkerLeases",
+]

@@ -1,0 +1,1 @@
+../../../../../schema/mysql/0001_idempotency_record.sql

@@ -1,0 +1,1 @@
+../../../../../schema/mysql/0002_worker_lease.sql

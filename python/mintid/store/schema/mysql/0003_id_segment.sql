@@ -1,0 +1,1 @@
+../../../../../schema/mysql/0003_id_segment.sql

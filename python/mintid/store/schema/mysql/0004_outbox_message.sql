@@ -1,0 +1,1 @@
+../../../../../schema/mysql/0004_outbox_message.sql

@@ -1,0 +1,1 @@
+../../../../../schema/postgres/0001_idempotency_record.sql

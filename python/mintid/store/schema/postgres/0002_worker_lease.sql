@@ -1,0 +1,1 @@
+../../../../../schema/postgres/0002_worker_lease.sql

@@ -1,0 +1,1 @@
+../../../../../schema/postgres/0003_id_segment.sql

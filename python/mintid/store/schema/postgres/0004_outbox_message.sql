@@ -1,0 +1,1 @@
+../../../../../schema/postgres/0004_outbox_message.sql

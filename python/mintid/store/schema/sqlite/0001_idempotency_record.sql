@@ -1,0 +1,1 @@
+../../../../../schema/sqlite/0001_idempotency_record.sql

@@ -1,0 +1,1 @@
+../../../../../schema/sqlite/0002_worker_lease.sql

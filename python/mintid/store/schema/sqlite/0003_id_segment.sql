@@ -1,0 +1,1 @@
+../../../../../schema/sqlite/0003_id_segment.sql

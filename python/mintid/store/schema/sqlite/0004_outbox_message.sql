@@ -1,0 +1,1 @@
+../../../../../schema/sqlite/0004_outbox_message.sql

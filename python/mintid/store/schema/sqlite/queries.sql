@@ -1,0 +1,1 @@
+../../../../../schema/sqlite/queries.sql

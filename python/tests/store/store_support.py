@@ -1,0 +1,183 @@
+"""Shared pieces of the storage tests: databases of each dialect, a manual
+clock, and the conformance files (tests/conformance/, read strictly).
+
+PostgreSQL and MariaDB come from scripts/db/with-db.sh (MINTID_PG_URL,
+MINTID_MYSQL_URL); without them the tests of those dialects are skipped,
+except under CI=true, where they fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import threading
+import urllib.parse
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import psycopg
+import pymysql
+import pytest
+
+from mintid.store import Database, MySqlDatabase, PostgresDatabase, SqliteDatabase
+
+CONFORMANCE = pathlib.Path(__file__).resolve().parents[3] / "tests" / "conformance"
+DIALECTS = ("sqlite", "postgres", "mysql")
+DATABASE = "mintid_pystore"
+
+
+def cases(file: str) -> list[dict[str, Any]]:
+    """The cases of one conformance file."""
+    loaded: list[dict[str, Any]] = json.loads((CONFORMANCE / file).read_text())["cases"]
+    return loaded
+
+
+def case_id(case: dict[str, Any]) -> str:
+    return str(case["name"])
+
+
+def unknown(what: str, value: object) -> AssertionError:
+    return AssertionError(f"the runner does not know the {what} {value!r}")
+
+
+def check_fields(step: dict[str, Any], allowed: set[str]) -> None:
+    """Fail on a field the runner does not know."""
+    extra = set(step) - allowed - {"do", "expect"}
+    if extra:
+        raise unknown("fields", sorted(extra))
+
+
+class ManualStoreClock:
+    """A store clock set by the runner; pauses move it forward (advancing on pause)."""
+
+    def __init__(self, now_ms: int = 0) -> None:
+        self._now = now_ms
+        self._lock = threading.Lock()
+
+    def set(self, now_ms: int) -> None:
+        with self._lock:
+            self._now = now_ms
+
+    def now_ms(self) -> int:
+        with self._lock:
+            return self._now
+
+    def pause_ms(self, millis: int) -> None:
+        with self._lock:
+            self._now += millis
+
+
+def _url(variable: str) -> urllib.parse.SplitResult:
+    value = os.environ.get(variable)
+    if not value:
+        message = f"{variable} is not set: run the tests through scripts/db/with-db.sh"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    return urllib.parse.urlsplit(value)
+
+
+def _replace_path(url: urllib.parse.SplitResult, database: str) -> str:
+    return urllib.parse.urlunsplit(url._replace(path=f"/{database}"))
+
+
+class Server:
+    """One dialect's server (or SQLite directory): empties a database for each case."""
+
+    def __init__(self, dialect: str, directory: pathlib.Path) -> None:
+        self.dialect = dialect
+        self._directory = directory
+        self._cases = 0
+        if dialect == "postgres":
+            url = _url("MINTID_PG_URL")
+            with psycopg.connect(urllib.parse.urlunsplit(url), autocommit=True) as admin:
+                admin.execute(f"DROP DATABASE IF EXISTS {DATABASE} WITH (FORCE)")
+                admin.execute(f"CREATE DATABASE {DATABASE}")
+            self._url = _replace_path(url, DATABASE)
+        elif dialect == "mysql":
+            url = _url("MINTID_MYSQL_URL")
+            self._url = _replace_path(url, DATABASE)
+            self._admin_url = url
+
+    def fresh(self) -> Callable[[], Database]:
+        """An empty database (no tables) and a factory of stores on it."""
+        self._cases += 1
+        if self.dialect == "sqlite":
+            path = str(self._directory / f"case-{self._cases}.sqlite3")
+            return lambda: SqliteDatabase(path)
+        if self.dialect == "postgres":
+            with psycopg.connect(self._url, autocommit=True) as conn:
+                conn.execute("DROP SCHEMA IF EXISTS public CASCADE")
+                conn.execute("CREATE SCHEMA public")
+            url = self._url
+            return lambda: PostgresDatabase(url)
+        parts = self._admin_url
+        admin = pymysql.connect(
+            host=parts.hostname,
+            port=parts.port or 3306,
+            user=parts.username,
+            password=parts.password or "",
+            autocommit=True,
+        )
+        try:
+            with admin.cursor() as cursor:
+                cursor.execute(f"DROP DATABASE IF EXISTS {DATABASE}")
+                cursor.execute(f"CREATE DATABASE {DATABASE}")
+        finally:
+            admin.close()
+        url = self._url
+        return lambda: MySqlDatabase(url)
+
+    def unavailable(self) -> Database:
+        """A store of this dialect pointing where no database is."""
+        if self.dialect == "sqlite":
+            return SqliteDatabase(str(self._directory / "missing" / "no.sqlite3"))
+        if self.dialect == "postgres":
+            return PostgresDatabase("postgresql://mintid@127.0.0.1:1/none", connect_timeout=2)
+        return MySqlDatabase("mysql://mintid@127.0.0.1:1/none", connect_timeout=2)
+
+    def business_table(self, database: Database) -> None:
+        """The table that counts side effects (not part of the shared schema)."""
+        column = {"sqlite": "TEXT", "postgres": 'text COLLATE "C"', "mysql": "VARBINARY(64)"}
+        kind = column[self.dialect]
+        with database.connection() as raw:
+            database.execute(
+                raw,
+                f"CREATE TABLE conformance_side_effect (scope {kind} NOT NULL, "
+                f"kind {kind} NOT NULL, key_id {kind} NOT NULL, worker {kind} NOT NULL)",
+            )
+
+
+def placeholder(database: Database) -> str:
+    return "?" if database.dialect == "sqlite" else "%s"
+
+
+@contextmanager
+def databases(factory: Callable[[], Database]) -> Iterator[Callable[[], Database]]:
+    """Hand out stores from ``factory`` and close them all at the end."""
+    made: list[Database] = []
+
+    def make() -> Database:
+        database = factory()
+        made.append(database)
+        return database
+
+    try:
+        yield make
+    finally:
+        for database in made:
+            database.close()
+
+
+def scalar(database: Database, sql: str, params: tuple[Any, ...] = ()) -> Any:
+    """The first column of the first row of ``sql`` (driver placeholders)."""
+    with database.connection() as raw:
+        cursor = raw.cursor()
+        try:
+            cursor.execute(sql, params)
+            row = cursor.fetchone()
+        finally:
+            cursor.close()
+    return None if row is None else row[0]

@@ -1,0 +1,367 @@
+"""Runs every case of tests/conformance/idempotency.json through mintid.store on
+SQLite, PostgreSQL and MariaDB."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import pytest
+
+from mintid import Fingerprint, IdempotencyKey, RecordPolicy
+from mintid.errors import MintidError
+from mintid.store import (
+    Database,
+    IdempotencyStore,
+    OperationError,
+    RecordLease,
+    ResponseTooLargeError,
+    RunResult,
+    StoreClock,
+    StoredResponse,
+    StoreRequest,
+    StoreUnavailableError,
+    SystemStoreClock,
+)
+from store.store_support import (
+    ManualStoreClock,
+    Server,
+    case_id,
+    cases,
+    check_fields,
+    databases,
+    placeholder,
+    scalar,
+    unknown,
+)
+
+Outcome = Any
+
+
+def response_of(spec: dict[str, Any]) -> StoredResponse:
+    if "text" in spec:
+        body = spec["text"].encode()
+    elif "hex" in spec:
+        body = bytes.fromhex(spec["hex"])
+    elif "fill" in spec:
+        body = bytes.fromhex(spec["fill"]["byte"]) * int(spec["fill"]["length"])
+    else:
+        raise unknown("response", spec)
+    return StoredResponse(spec["content_type"], body)
+
+
+def expected(value: Any) -> Any:
+    """The expectation with its responses read (compared as StoredResponse)."""
+    if isinstance(value, dict):
+        return {
+            name: response_of(item) if name == "response" and item is not None else expected(item)
+            for name, item in value.items()
+        }
+    return value
+
+
+def policy_of(spec: dict[str, Any]) -> RecordPolicy:
+    return RecordPolicy(
+        lease_ms=int(spec["lease_millis"]),
+        retention_ms=int(spec["retention_millis"]),
+        store_errors=bool(spec["store_errors"]),
+        retry_after_ms=int(spec["retry_after_millis"]),
+        max_wait_ms=int(spec["max_wait_millis"]),
+        poll_ms=int(spec["poll_millis"]),
+    )
+
+
+def key_of(spec: dict[str, Any]) -> IdempotencyKey:
+    return IdempotencyKey(spec["kind"], spec["scope"], spec["id"])
+
+
+def shown(result: RunResult) -> dict[str, Any]:
+    if result.decision == "execute":
+        return {"decision": "execute", "response": result.response}
+    if result.decision == "replay":
+        assert result.outcome is not None
+        if str(result.outcome) == "succeeded":
+            return {"decision": "replay", "outcome": "succeeded", "response": result.response}
+        return {"decision": "replay", "outcome": "failed", "error": result.error}
+    assert result.problem is not None
+    got: dict[str, Any] = {"decision": result.decision, "problem": result.problem.problem_name}
+    if result.decision == "in_progress":
+        got["retry_after_millis"] = str(result.retry_after_ms)
+    return got
+
+
+def ok(action: Callable[..., None], *args: Any) -> str:
+    action(*args)
+    return "ok"
+
+
+def outcome_of(action: Callable[[], Any]) -> Any:
+    """What a request came to, in the file's terms."""
+    try:
+        return action()
+    except OperationError as error:
+        return {"decision": "execute", "error": error.message}
+    except ResponseTooLargeError as error:
+        return {"decision": "execute", "error": error.code}
+    except StoreUnavailableError as error:
+        assert isinstance(error.__cause__, Exception), "the driver's error is the cause"
+        return {"error": error.code, "problem": error.problem.problem_name}
+    except MintidError as error:
+        return {"error": error.code}
+
+
+@dataclass
+class Worker:
+    database: Database
+    store: IdempotencyStore
+    lease: RecordLease | None = None
+
+
+@dataclass
+class Run:
+    server: Server
+    make: Callable[[], Database]
+    case: dict[str, Any]
+    clock: StoreClock
+    policy: RecordPolicy
+    admin: Database
+    workers: dict[str, Worker] = field(default_factory=dict)
+
+    def worker(self, name: str) -> Worker:
+        if name not in self.workers:
+            database = self.make()
+            self.workers[name] = Worker(
+                database, IdempotencyStore(database, self.policy, clock=self.clock)
+            )
+        return self.workers[name]
+
+    def key(self, step: dict[str, Any]) -> IdempotencyKey:
+        return key_of(step.get("key", self.case["key"]))
+
+    def side_effect(self, database: Database, raw: Any, key: IdempotencyKey, worker: str) -> None:
+        mark = placeholder(database)
+        database.execute(
+            raw,
+            f"INSERT INTO conformance_side_effect (scope, kind, key_id, worker) "
+            f"VALUES ({mark}, {mark}, {mark}, {mark})",
+            (key.scope, key.kind, key.id, worker),
+        )
+
+    def request(
+        self,
+        worker_name: str,
+        way: str,
+        key: IdempotencyKey,
+        request: StoreRequest,
+        operation: dict[str, Any],
+        worker: Worker | None = None,
+    ) -> Any:
+        worker = worker if worker is not None else self.worker(worker_name)
+        database = worker.database
+
+        def run(raw: Any) -> StoredResponse:
+            self.side_effect(database, raw, key, worker_name)
+            if operation["outcome"] == "succeed":
+                return response_of(operation["response"])
+            if operation["outcome"] == "fail":
+                failure = operation["failure"]
+                if failure not in ("final", "retryable"):
+                    raise unknown("failure", failure)
+                raise OperationError(operation["error"], retryable=failure == "retryable")
+            raise unknown("operation", operation)
+
+        def run_once() -> StoredResponse:
+            with database.connection() as raw:
+                return run(raw)
+
+        if way == "run_once":
+            return outcome_of(lambda: shown(worker.store.run_once(key, request, run_once)))
+        if way == "same_transaction":
+
+            def in_transaction() -> dict[str, Any]:
+                with database.transaction(write=True) as raw:
+                    return shown(worker.store.in_transaction(raw, key, request, run))
+
+            return outcome_of(in_transaction)
+        raise unknown("way", way)
+
+    def count(self, sql: str, params: tuple[Any, ...] = ()) -> str:
+        return str(scalar(self.admin, sql, params))
+
+    def check(self, key: IdempotencyKey) -> Any:
+        stored = IdempotencyStore(self.admin, self.policy).load(key)
+        if stored is None:
+            return None
+        record = stored.record
+        return {
+            "status": str(record.status),
+            "fingerprint": record.fingerprint.digest.hex(),
+            "token": str(record.token),
+            "lease_deadline": str(record.lease_deadline_ms),
+            "created": str(record.created_ms),
+            "expires": str(record.expires_ms),
+            "response": stored.response,
+            "error": stored.error,
+        }
+
+    def concurrent(self, step: dict[str, Any]) -> Any:
+        workers, keys = int(step["workers"]), int(step["keys"])
+        base = self.case["key"]
+        request = StoreRequest(Fingerprint(bytes.fromhex(step["fingerprint"])))
+        results: list[Any] = []
+        lock = threading.Lock()
+        barrier = threading.Barrier(workers)
+
+        def work(n: int) -> None:
+            database = self.make()
+            worker = Worker(database, IdempotencyStore(database, self.policy))
+            got = []
+            try:
+                barrier.wait()
+                for k in range(keys):
+                    key = key_of({**base, "id": f"{base['id']}-{k}"})
+                    got.append(
+                        self.request(f"w{n}", step["way"], key, request, step["operation"], worker)
+                    )
+            finally:
+                database.close()
+                with lock:
+                    results.extend(got)
+
+        threads = [threading.Thread(target=work, args=(n,)) for n in range(workers)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        assert len(results) == workers * keys, "a worker failed"
+        executed = [r for r in results if r.get("decision") == "execute" and "response" in r]
+        others = sorted({str(r.get("decision", r)) for r in results if r not in executed})
+        with self.admin.connection() as raw:
+            cursor = raw.cursor()
+            cursor.execute(
+                "SELECT COUNT(*) FROM conformance_side_effect GROUP BY scope, kind, key_id"
+            )
+            per_key = sorted({int(row[0]) for row in cursor.fetchall()})
+            cursor.close()
+        allowed = step["expect"]["others"]
+        assert set(others) <= set(allowed), f"decisions {others}, allowed {allowed}"
+        return {
+            "executed": str(len(executed)),
+            "side_effects_per_key": ",".join(map(str, per_key)),
+            "others": allowed,
+        }
+
+    def step(self, step: dict[str, Any]) -> Any:
+        do = step["do"]
+        if "now" in step and isinstance(self.clock, ManualStoreClock):
+            self.clock.set(int(step["now"]))
+        if do == "migrate":
+            check_fields(step, set())
+            self.admin.migrate()
+            return "ok"
+        if do == "migrations":
+            check_fields(step, set())
+            with self.admin.connection() as raw:
+                cursor = raw.cursor()
+                cursor.execute("SELECT version FROM mintid_schema_migrations ORDER BY version")
+                versions = [str(row[0]) for row in cursor.fetchall()]
+                cursor.close()
+            return versions
+        if do == "run":
+            check_fields(
+                step,
+                {"way", "worker", "fingerprint", "operation", "now", "key", "key_created", "store"},
+            )
+            request = StoreRequest(
+                Fingerprint(bytes.fromhex(step["fingerprint"])),
+                int(step["key_created"]) if "key_created" in step else None,
+            )
+            worker = None
+            if "store" in step:
+                if step["store"] != "unavailable":
+                    raise unknown("store", step["store"])
+                down = self.server.unavailable()
+                worker = Worker(down, IdempotencyStore(down, self.policy, clock=self.clock))
+            return self.request(
+                step["worker"], step["way"], self.key(step), request, step["operation"], worker
+            )
+        if do == "claim":
+            check_fields(step, {"worker", "fingerprint", "now", "key", "key_created"})
+            request = StoreRequest(
+                Fingerprint(bytes.fromhex(step["fingerprint"])),
+                int(step["key_created"]) if "key_created" in step else None,
+            )
+            worker = self.worker(step["worker"])
+
+            def claim() -> Any:
+                made = worker.store.claim_lease(self.key(step), request)
+                if isinstance(made, RunResult):
+                    return shown(made)
+                worker.lease = made
+                return {
+                    "decision": "execute",
+                    "token": str(made.token),
+                    "lease_deadline": str(made.lease_deadline_ms),
+                }
+
+            return outcome_of(claim)
+        if do == "complete":
+            check_fields(step, {"worker", "response", "now"})
+            lease = self.worker(step["worker"]).lease
+            assert lease is not None
+            response = response_of(step["response"])
+            return outcome_of(partial(ok, lease.complete, response))
+        if do == "fail":
+            check_fields(step, {"worker", "failure", "error", "now"})
+            lease = self.worker(step["worker"]).lease
+            assert lease is not None
+            if step["failure"] not in ("final", "retryable"):
+                raise unknown("failure", step["failure"])
+            retryable = step["failure"] == "retryable"
+            return outcome_of(partial(ok, partial(lease.fail, retryable=retryable), step["error"]))
+        if do == "check":
+            check_fields(step, {"key"})
+            return self.check(self.key(step))
+        if do == "side_effects":
+            check_fields(step, {"key"})
+            key = self.key(step)
+            mark = placeholder(self.admin)
+            return self.count(
+                f"SELECT COUNT(*) FROM conformance_side_effect "
+                f"WHERE scope = {mark} AND kind = {mark} AND key_id = {mark}",
+                (key.scope, key.kind, key.id),
+            )
+        if do == "records":
+            check_fields(step, set())
+            return self.count("SELECT COUNT(*) FROM idempotency_record")
+        if do == "cleanup":
+            check_fields(step, {"now", "batch_size"})
+            store = IdempotencyStore(self.admin, self.policy, clock=self.clock)
+            return {"deleted": str(store.cleanup(int(step["batch_size"])))}
+        if do == "concurrent":
+            check_fields(step, {"way", "workers", "keys", "fingerprint", "operation"})
+            return self.concurrent(step)
+        raise unknown("step", do)
+
+
+@pytest.mark.parametrize("case", cases("idempotency.json"), ids=case_id)
+def test_idempotency_scenario(server: Server, case: dict[str, Any]) -> None:
+    if case["op"] != "scenario":
+        raise unknown("op", case["op"])
+    clocks: dict[str, Callable[[], StoreClock]] = {
+        "manual": ManualStoreClock,
+        "system": SystemStoreClock,
+    }
+    if case["clock"] not in clocks:
+        raise unknown("clock", case["clock"])
+    with databases(server.fresh()) as make:
+        admin = make()
+        run = Run(server, make, case, clocks[case["clock"]](), policy_of(case["policy"]), admin)
+        for index, step in enumerate(case["steps"]):
+            got = run.step(step)
+            if index == 0:
+                server.business_table(admin)
+            assert got == expected(step["expect"]), f"step {index}: {step['do']}"

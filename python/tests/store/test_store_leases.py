@@ -1,0 +1,205 @@
+"""Runs every case of tests/conformance/leases.json through mintid.store.WorkerLeases
+on SQLite, PostgreSQL and MariaDB."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import Any
+
+import pytest
+
+from mintid import LeaseGuard, LeasePolicy, Snowflake, SnowflakeLayout
+from mintid.errors import MintidError
+from mintid.store import StoreUnavailableError, WorkerLeases
+from mintid.testing import ManualClock
+from store.store_support import (
+    ManualStoreClock,
+    Server,
+    case_id,
+    cases,
+    check_fields,
+    databases,
+    unknown,
+)
+
+
+def policy_of(spec: dict[str, Any]) -> LeasePolicy:
+    layout = spec["layout"]
+    if not isinstance(layout, str):
+        layout = SnowflakeLayout(
+            time_bits=int(layout["time_bits"]),
+            worker_bits=int(layout["worker_bits"]),
+            sequence_bits=int(layout["sequence_bits"]),
+            epoch_ms=int(layout["epoch_ms"]),
+            tick_ms=int(layout["tick_ms"]),
+        )
+    return LeasePolicy(
+        layout,
+        lease_ms=int(spec["lease_millis"]),
+        renew_interval_ms=int(spec["renew_interval_millis"]),
+        safety_margin_ms=int(spec["safety_margin_millis"]),
+        renew_retry_ms=int(spec["renew_retry_millis"]),
+        max_skew_ms=int(spec["max_skew_millis"]),
+        max_start_wait_ms=int(spec["max_start_wait_millis"]),
+    )
+
+
+def ok(action: Callable[..., None], *args: Any) -> str:
+    action(*args)
+    return "ok"
+
+
+def outcome(action: Callable[[], Any]) -> Any:
+    try:
+        return action()
+    except MintidError as error:
+        return {"error": error.code}
+
+
+@dataclass
+class Host:
+    guard: LeaseGuard
+    clock: ManualClock
+    snowflake: Snowflake
+
+
+def run_case(server: Server, case: dict[str, Any]) -> None:
+    if case["op"] != "scenario" or case["clock"] not in ("manual", "system"):
+        raise unknown("case shape", (case["op"], case["clock"]))
+    policy = policy_of(case["policy"])
+    clock = ManualStoreClock()
+    hosts: dict[str, Host] = {}
+    ids: list[int] = []
+    with databases(server.fresh()) as make:
+        leases = WorkerLeases(make(), policy, clock=clock)
+        for index, step in enumerate(case["steps"]):
+            do = step["do"]
+            now = int(step.get("now", 0))
+            clock.set(now)
+            host = hosts.get(step.get("host", ""))
+            got: Any
+            if do == "migrate":
+                check_fields(step, set())
+                leases.database.migrate()
+                got = "ok"
+            elif do == "acquire":
+                check_fields(step, {"host", "owner", "now"})
+
+                def acquire(
+                    name: str = step["host"], owner: str = step["owner"], now: int = now
+                ) -> Any:
+                    guard = leases.acquire(owner)
+                    generator_clock = ManualClock(now)
+                    hosts[name] = Host(
+                        guard,
+                        generator_clock,
+                        Snowflake(
+                            worker=guard.worker_id,
+                            layout=policy.layout,
+                            starting_after_unix_ms=guard.start_after_ms,
+                            clock=generator_clock,
+                        ),
+                    )
+                    return {
+                        "worker_id": str(guard.worker_id),
+                        "fencing_token": str(guard.fencing_token),
+                        "start_after": str(guard.start_after_ms),
+                        "ready_at": str(guard.ready_at_ms),
+                    }
+
+                got = outcome(acquire)
+            elif do == "check":
+                check_fields(step, {"host", "now"})
+                assert host is not None
+                got = outcome(partial(ok, host.guard.check, now))
+            elif do == "generate":
+                check_fields(step, {"host", "now", "count"})
+                assert host is not None
+
+                def generate(
+                    h: Host = host, count: int = int(step["count"]), now: int = now
+                ) -> Any:
+                    h.clock.set(now)
+                    for _ in range(count):
+                        h.guard.check(now)
+                        snowflake_id = h.snowflake.next_id()
+                        h.guard.admit(snowflake_id)
+                        ids.append(snowflake_id)
+                    return {"admitted": str(count)}
+
+                got = outcome(generate)
+            elif do == "renew":
+                check_fields(step, {"host", "now", "high_water"})
+                assert host is not None
+                high_water = int(step["high_water"])
+                got = outcome(partial(ok, leases.renew, host.guard, high_water))
+            elif do == "renew_unreachable":
+                check_fields(step, {"host", "now"})
+                assert host is not None
+                down = WorkerLeases(server.unavailable(), policy, clock=clock)
+                with pytest.raises(StoreUnavailableError):
+                    down.renew(host.guard, now)
+                got = {"next_renewal_at": str(host.guard.next_renewal_at_ms)}
+            elif do == "release":
+                check_fields(step, {"host", "now", "high_water"})
+                assert host is not None
+                got = {"released": leases.release(host.guard, int(step["high_water"]))}
+            elif do == "row":
+                check_fields(step, {"worker_id"})
+                row = leases.load(int(step["worker_id"]))
+                got = (
+                    None
+                    if row is None
+                    else {
+                        "owner": row.owner,
+                        "fencing_token": str(row.fencing_token),
+                        "lease_deadline": str(row.lease_deadline_ms),
+                        "high_water": str(row.high_water_ms),
+                    }
+                )
+            elif do == "ids_unique":
+                check_fields(step, set())
+                got = (
+                    "ok" if len(ids) == len(set(ids)) else {"duplicates": len(ids) - len(set(ids))}
+                )
+            elif do == "concurrent_acquire":
+                check_fields(step, {"hosts"})
+                got = concurrent_acquire(make, policy, int(step["hosts"]))
+            else:
+                raise unknown("step", do)
+            assert got == step["expect"], f"step {index}: {do}"
+
+
+def concurrent_acquire(make: Callable[..., Any], policy: LeasePolicy, count: int) -> Any:
+    results: list[Any] = []
+    lock = threading.Lock()
+    barrier = threading.Barrier(count)
+
+    def start(n: int) -> None:
+        database = make()
+        try:
+            barrier.wait()
+            got = outcome(lambda: WorkerLeases(database, policy).acquire(f"host-{n}").worker_id)
+        finally:
+            database.close()
+        with lock:
+            results.append(got)
+
+    threads = [threading.Thread(target=start, args=(n,)) for n in range(count)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    workers = [r for r in results if isinstance(r, int)]
+    assert len(workers) == len(set(workers)), "two hosts got one worker id"
+    refused = [r for r in results if not isinstance(r, int)]
+    assert all(r == {"error": "lease.no_worker_free"} for r in refused), refused
+    return {"acquired": str(len(workers)), "no_worker_free": str(len(refused))}
+
+
+@pytest.mark.parametrize("case", cases("leases.json"), ids=case_id)
+def test_lease_scenario(server: Server, case: dict[str, Any]) -> None:
+    run_case(server, case)

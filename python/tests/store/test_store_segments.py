@@ -1,0 +1,125 @@
+"""Runs every case of tests/conformance/segments.json through mintid.store.SegmentIds
+on SQLite, PostgreSQL and MariaDB."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from mintid import SegmentPolicy
+from mintid.store import Database, SegmentIds
+from store.store_support import (
+    ManualStoreClock,
+    Server,
+    case_id,
+    cases,
+    check_fields,
+    databases,
+    unknown,
+)
+
+
+def policy_of(spec: dict[str, Any]) -> SegmentPolicy:
+    return SegmentPolicy(
+        int(spec["initial_step"]),
+        int(spec["min_step"]),
+        int(spec["max_step"]),
+        fetch_at_percent=int(spec["fetch_at_percent"]),
+        grow_below_ms=int(spec["grow_below_millis"]),
+        shrink_above_ms=int(spec["shrink_above_millis"]),
+    )
+
+
+def row(database: Database, tag: str) -> Any:
+    with database.connection() as raw:
+        found = database.one(raw, "segment_load", {"tag": tag})
+    return None if found is None else {"max_id": str(found["max_id"]), "step": str(found["step"])}
+
+
+def concurrent(
+    make: Callable[[], Database], tag: str, policy: SegmentPolicy, processes: int, each: int
+) -> tuple[list[list[int]], int]:
+    drawn: list[list[int]] = []
+    lock = threading.Lock()
+    barrier = threading.Barrier(processes)
+
+    def draw() -> None:
+        database = make()
+        try:
+            ids = SegmentIds(database, tag, policy)
+            barrier.wait()
+            got = [ids.next_id() for _ in range(each)]
+        finally:
+            database.close()
+        with lock:
+            drawn.append(got)
+
+    threads = [threading.Thread(target=draw) for _ in range(processes)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(drawn) == processes, "a process failed"
+    return drawn, sum(len(ids) for ids in drawn)
+
+
+def run_case(server: Server, case: dict[str, Any]) -> None:
+    if case["op"] != "scenario" or case["clock"] not in ("manual", "system"):
+        raise unknown("case shape", (case["op"], case["clock"]))
+    policy = policy_of(case["policy"])
+    clock = ManualStoreClock()
+    processes: dict[tuple[str, str], SegmentIds] = {}
+    with databases(server.fresh()) as make:
+        database = make()
+        for index, step in enumerate(case["steps"]):
+            do = step["do"]
+            clock.set(int(step.get("now", 0)))
+            got: Any
+            if do == "migrate":
+                check_fields(step, set())
+                database.migrate()
+                got = "ok"
+            elif do == "next":
+                check_fields(step, {"process", "now", "count", "tag"})
+                place = (step["process"], step.get("tag", case["tag"]))
+                if place not in processes:
+                    processes[place] = SegmentIds(
+                        database, place[1], policy, clock=clock, background=False, batch=1
+                    )
+                ids = processes[place]
+                got = [str(ids.next_id()) for _ in range(int(step["count"]))]
+            elif do == "restart":
+                check_fields(step, {"process"})
+                for place in [p for p in processes if p[0] == step["process"]]:
+                    del processes[place]
+                got = "ok"
+            elif do == "row":
+                check_fields(step, set())
+                got = row(database, case["tag"])
+            elif do == "concurrent":
+                check_fields(step, {"processes", "ids_per_process"})
+                drawn, total = concurrent(
+                    make, case["tag"], policy, int(step["processes"]), int(step["ids_per_process"])
+                )
+                every = [i for ids in drawn for i in ids]
+                decreasing = sum(1 for ids in drawn for a, b in itertools.pairwise(ids) if b <= a)
+                top = row(database, case["tag"])
+                unused = int(top["max_id"]) - total
+                limit = int(step["expect"]["max_unused"])
+                got = {
+                    "duplicates": str(len(every) - len(set(every))),
+                    "decreasing": str(decreasing),
+                    "max_unused": step["expect"]["max_unused"] if unused <= limit else str(unused),
+                }
+            else:
+                raise unknown("step", do)
+            assert got == step["expect"], f"step {index}: {do}"
+
+
+@pytest.mark.parametrize("case", cases("segments.json"), ids=case_id)
+def test_segment_scenario(server: Server, case: dict[str, Any]) -> None:
+    run_case(server, case)

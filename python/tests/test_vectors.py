@@ -1,0 +1,1021 @@
+"""Every case of every file in tests/vectors/, run through the Python API.
+
+Each file has a runner; each case is dispatched on its ``op``. A file or an
+``op`` without a runner fails its test: no vector is skipped silently.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import mintid
+from mintid.testing import ManualClock
+
+VECTORS = Path(__file__).resolve().parents[2] / "tests" / "vectors"
+
+Case = dict[str, Any]
+
+
+def _cases() -> Iterator[Any]:
+    for path in sorted(VECTORS.glob("*.json")):
+        for case in json.loads(path.read_text(encoding="utf-8"))["cases"]:
+            yield pytest.param(path.name, case, id=f"{path.stem}:{case['name']}")
+
+
+def expect_error(case: Case, action: Callable[[], object]) -> None:
+    """Run ``action`` and check it raises the class of the case's error code."""
+    code = case["error"]
+    with pytest.raises(mintid.MintidError) as raised:
+        action()
+    assert raised.value.code == code, raised.value
+    assert type(raised.value) is mintid.error_class(code), "no leaf class for " + code
+    assert raised.value.message
+
+
+# --- snowflake.json ---------------------------------------------------------
+
+
+def layout_of(spec: str | dict[str, Any]) -> mintid.SnowflakeLayout:
+    if isinstance(spec, str):
+        return mintid.SnowflakeLayout.preset(spec)
+    return mintid.SnowflakeLayout(
+        time_bits=spec["time_bits"],
+        worker_bits=spec["worker_bits"],
+        sequence_bits=spec["sequence_bits"],
+        epoch_ms=int(spec["epoch_ms"]),
+        tick_ms=int(spec["tick_ms"]),
+        datacenter_bits=spec.get("datacenter_bits", 0),
+    )
+
+
+LAYOUT_FIELDS: dict[str, Callable[[mintid.SnowflakeLayout, Case], object]] = {
+    "time_bits": lambda layout, _: layout.time_bits,
+    "worker_bits": lambda layout, _: layout.worker_bits,
+    "sequence_bits": lambda layout, _: layout.sequence_bits,
+    "datacenter_bits": lambda layout, _: layout.datacenter_bits,
+    "epoch_ms": lambda layout, _: str(layout.epoch_ms),
+    "tick_ms": lambda layout, _: str(layout.tick_ms),
+    "max_worker": lambda layout, _: str(layout.max_worker),
+    "max_sequence": lambda layout, _: str(layout.max_sequence),
+    "max_id": lambda layout, _: str(layout.max_id),
+    "js_safe": lambda layout, _: layout.is_js_safe,
+    "lifetime_ms": lambda layout, _: str(layout.lifetime_ms),
+    "expires_at_unix_ms": lambda layout, _: str(layout.expires_at_unix_ms),
+    "remaining_ms": lambda layout, case: str(layout.remaining_ms(int(case["now_unix_ms"]))),
+}
+
+
+def check_id_text(snowflake_id: int, case: Case) -> None:
+    assert str(snowflake_id) == case["id"]
+    assert mintid.snowflake_to_base32(snowflake_id) == case["base32"]
+    assert mintid.snowflake_from_base32(case["base32"]) == snowflake_id
+    assert mintid.snowflake_from_decimal(case["id"]) == snowflake_id
+
+
+def snowflake_layout(case: Case) -> None:
+    layout = layout_of(case["layout"])
+    for field, expected in case["expect"].items():
+        assert LAYOUT_FIELDS[field](layout, case) == expected, field
+
+
+def snowflake_compose(case: Case) -> None:
+    layout = layout_of(case["layout"])
+    worker, sequence = int(case["worker"]), int(case["sequence"])
+
+    def compose() -> int:
+        if "tick" in case:
+            return layout.compose_tick(int(case["tick"]), worker, sequence)
+        return layout.compose(int(case["unix_ms"]), worker, sequence)
+
+    if "error" in case:
+        expect_error(case, compose)
+    else:
+        check_id_text(compose(), case)
+
+
+def snowflake_decode(case: Case) -> None:
+    layout = layout_of(case["layout"])
+    if "error" in case:
+        expect_error(case, lambda: layout.decode(int(case["id"])))
+        return
+    parts = layout.decode(int(case["id"]))
+    assert (str(parts.tick), str(parts.unix_ms)) == (case["tick"], case["unix_ms"])
+    assert (str(parts.worker), str(parts.sequence)) == (case["worker"], case["sequence"])
+
+
+def snowflake_worker_id(case: Case) -> None:
+    layout = layout_of(case["layout"])
+    datacenter, worker = int(case["datacenter"]), int(case["worker"])
+    if "error" in case:
+        expect_error(case, lambda: layout.worker_id(datacenter, worker))
+        return
+    whole = layout.worker_id(datacenter, worker)
+    assert str(whole) == case["worker_id"]
+    assert layout.split_worker_id(whole) == (datacenter, worker)
+
+
+def snowflake_parse(read: Callable[[str], int]) -> Callable[[Case], None]:
+    def run(case: Case) -> None:
+        if "error" in case:
+            expect_error(case, lambda: read(case["text"]))
+        else:
+            check_id_text(read(case["text"]), case)
+
+    return run
+
+
+def policy_of(spec: dict[str, Any] | None) -> mintid.RollbackPolicy | None:
+    if spec is None:
+        return None
+    kind = spec.get("policy", spec.get("kind"))
+    if kind == "fail":
+        return mintid.RollbackPolicy.fail()
+    if kind == "wait":
+        return mintid.RollbackPolicy.wait(int(spec["max_millis"]))
+    assert kind == "logical", spec
+    return mintid.RollbackPolicy.logical(int(spec["max_millis"]))
+
+
+def snowflake_generate(case: Case) -> None:
+    clock = ManualClock(
+        int(case["clock"]["start_ms"]), advance_on_pause=case["clock"]["advance_on_pause"]
+    )
+    sequence = case.get("sequence_policy")
+
+    def build() -> mintid.Snowflake:
+        return mintid.Snowflake(
+            int(case["worker"]),
+            layout_of(case["layout"]),
+            rollback=policy_of(case.get("rollback")),
+            sequence=None
+            if sequence is None
+            else (
+                mintid.SequencePolicy.wait()
+                if sequence["policy"] == "wait"
+                else mintid.SequencePolicy.borrow_ahead(int(sequence["max_ticks"]))
+            ),
+            starting_after=int(case["starting_after_id"]) if "starting_after_id" in case else None,
+            starting_after_unix_ms=int(case["starting_after_unix_ms"])
+            if "starting_after_unix_ms" in case
+            else None,
+            clock=clock,
+        )
+
+    if "error" in case:
+        expect_error(case, build)
+        assert case["steps"] == []
+        return
+    generator = build()
+    for step in case["steps"]:
+        if "clock_ms" in step:
+            clock.set(int(step["clock_ms"]))
+
+        def call(step: Case = step) -> list[int]:
+            if step["call"] == "batch":
+                return generator.next_ids(step["count"])
+            assert step["call"] == "next", step
+            return [generator.next_id() for _ in range(step["count"])]
+
+        if "error" in step:
+            expect_error(step, call)
+        else:
+            ids = call()
+            assert [str(i) for i in ids] == step["ids"]
+            assert [mintid.snowflake_to_base32(i) for i in ids] == step["base32"]
+        if "clock_after_ms" in step:
+            assert str(clock.unix_ms) == step["clock_after_ms"]
+        if "high_water" in step:
+            assert str(generator.high_water) == step["high_water"]
+
+
+def snowflake_layout_invalid(case: Case) -> None:
+    expect_error(case, lambda: layout_of(case["layout"]))
+
+
+# --- uuid7.json -------------------------------------------------------------
+
+
+def check_uuid7_fields(value: mintid.Uuid7, case: Case) -> None:
+    if "bytes" in case:
+        assert value.bytes.hex() == case["bytes"]
+    assert str(value.unix_ms) == case["unix_ms"]
+    assert value.rand_a == case["rand_a"]
+    assert str(value.rand_b) == case["rand_b"]
+    assert value.counter == case["counter"]
+
+
+def uuid7_from_fields(case: Case) -> None:
+    def build() -> mintid.Uuid7:
+        return mintid.Uuid7.from_fields(int(case["unix_ms"]), case["rand_a"], int(case["rand_b"]))
+
+    if "error" in case:
+        expect_error(case, build)
+        return
+    value = build()
+    assert value.bytes.hex() == case["bytes"]
+    assert value.counter == case["counter"]
+    for form in ("hyphenated", "simple", "urn", "base32"):
+        assert value.format(form) == case[form]
+        assert mintid.Uuid7.parse(case[form]).bytes == value.bytes
+    assert str(value) == case["hyphenated"]
+    assert value.uuid == uuid.UUID(case["hyphenated"])
+
+
+def uuid7_parse(case: Case) -> None:
+    if "error" in case:
+        expect_error(case, lambda: mintid.Uuid7.parse(case["text"]))
+    else:
+        check_uuid7_fields(mintid.Uuid7.parse(case["text"]), case)
+
+
+def uuid7_parse_uuid(case: Case) -> None:
+    if "error" in case:
+        expect_error(case, lambda: mintid.parse_uuid(case["text"]))
+        return
+    parsed = mintid.parse_uuid(case["text"])
+    assert parsed.bytes.hex() == case["bytes"]
+    info = mintid.inspect_uuid(parsed)
+    assert (info.version, info.variant) == (case["version"], case["variant"])
+
+
+def uuid7_from_bytes(case: Case) -> None:
+    data = bytes.fromhex(case["bytes"])
+    if "error" in case:
+        expect_error(case, lambda: mintid.Uuid7.from_bytes(data))
+        return
+    value = mintid.Uuid7.from_bytes(data)
+    check_uuid7_fields(value, case)
+    assert str(value) == case["hyphenated"]
+    assert mintid.Uuid7.from_uuid(uuid.UUID(bytes=data)) == value
+
+
+def uuid7_new_v8(case: Case) -> None:
+    made = mintid.uuid_v8(bytes.fromhex(case["custom"]))
+    assert made.bytes.hex() == case["bytes"]
+    assert mintid.format_uuid(made) == case["hyphenated"]
+
+
+def uuid7_generate(case: Case) -> None:
+    first_step = case["steps"][0]
+    clock = ManualClock(int(first_step["clock_ms"]))
+    generator = mintid.Uuid7Generator(
+        rollback=policy_of(case["policy"]), clock=clock, entropy=bytes.fromhex(case["entropy"])
+    )
+    previous = ""
+    for step in case["steps"]:
+        clock.set(int(step["clock_ms"]))
+        if "error" in step:
+            expect_error(step, generator.next_str)
+            continue
+        made = [generator.next_str() for _ in range(step.get("skip", 0) + len(step["expect"]))]
+        for text in made:
+            assert text > previous
+            previous = text
+        assert made[step.get("skip", 0) :] == step["expect"]
+
+
+# --- keys.json --------------------------------------------------------------
+
+
+def expect_key_error(case: Case, action: Callable[[], object]) -> None:
+    expect_error(case, action)
+    with pytest.raises(mintid.IdempotencyKeyError) as raised:
+        action()
+    if "part" in case:
+        assert raised.value.part == case["part"]
+    if "position" in case:
+        assert raised.value.position == case["position"]
+
+
+def check_key(key: mintid.IdempotencyKey, case: Case) -> None:
+    assert str(key) == case["text"]
+    if "id" in case:
+        assert key.id == case["id"]
+    assert mintid.IdempotencyKey.parse(case["text"]) == key
+    assert (key.kind, key.scope) == (case["kind"], case["scope"])
+
+
+def keys_new_key(case: Case) -> None:
+    def build() -> mintid.IdempotencyKey:
+        return mintid.IdempotencyKey(case["kind"], case["scope"], case["id"])
+
+    if "error" in case:
+        expect_key_error(case, build)
+    else:
+        check_key(build(), case)
+
+
+def keys_id_from_fields(case: Case) -> None:
+    def build() -> mintid.IdempotencyKey:
+        return mintid.IdempotencyKey.from_fields(case["kind"], case["scope"], case["fields"])
+
+    if "error" in case:
+        expect_key_error(case, build)
+        return
+    check_key(build(), case)
+    assert mintid.key_id_from_fields(case["fields"]) == case["id"]
+
+
+def keys_derived_key(case: Case) -> None:
+    def build() -> mintid.IdempotencyKey:
+        fingerprint = mintid.Fingerprint.parse(case["fingerprint"])
+        return mintid.IdempotencyKey.derived(case["kind"], case["scope"], fingerprint)
+
+    if "error" in case:
+        expect_key_error(case, build)
+    else:
+        check_key(build(), case)
+
+
+def keys_parse_header(case: Case) -> None:
+    header: str | bytes = case["header"] if "header" in case else bytes.fromhex(case["header_hex"])
+    if "error" in case:
+        expect_key_error(case, lambda: mintid.parse_idempotency_key_header(header))
+        return
+    assert mintid.parse_idempotency_key_header(header) == case["id"]
+    key = mintid.IdempotencyKey.from_header("k", "s", header)
+    assert key.id == case["id"]
+
+
+def keys_parse_key_text(case: Case) -> None:
+    if "error" in case:
+        expect_key_error(case, lambda: mintid.IdempotencyKey.parse(case["text"]))
+        return
+    key = mintid.IdempotencyKey.parse(case["text"])
+    assert (key.kind, key.scope, key.id) == (case["kind"], case["scope"], case["id"])
+    assert str(key) == case["text"]
+
+
+# --- fingerprint.json -------------------------------------------------------
+
+
+def fingerprint_input(case: Case) -> str | bytes:
+    return case["input"] if "input" in case else bytes.fromhex(case["input_hex"])
+
+
+def fingerprint_fingerprint_json(case: Case) -> None:
+    text = fingerprint_input(case)
+    selection = {"include": case.get("include", []), "exclude": case.get("exclude", [])}
+    if "error" in case:
+        expect_error(case, lambda: mintid.fingerprint_json(text, **selection))
+        with pytest.raises(mintid.FingerprintError) as raised:
+            mintid.canonical_json(text, **selection)
+        if "position" in case:
+            assert raised.value.position == case["position"]
+        return
+    assert mintid.canonical_json(text, **selection) == case["canonical"]
+    made = mintid.fingerprint_json(text, **selection)
+    assert str(made) == case["fingerprint"]
+    if isinstance(text, str):
+        assert mintid.fingerprint(text, **selection) == made
+
+
+def fingerprint_fingerprint_bytes(case: Case) -> None:
+    assert str(mintid.fingerprint(bytes.fromhex(case["input_hex"]))) == case["fingerprint"]
+
+
+def fingerprint_parse_fingerprint(case: Case) -> None:
+    if "error" in case:
+        expect_error(case, lambda: mintid.Fingerprint.parse(case["text"]))
+        return
+    parsed = mintid.Fingerprint.parse(case["text"])
+    assert parsed.digest.hex() == case["digest_hex"]
+    assert str(parsed) == case["text"]
+
+
+# --- request_id.json --------------------------------------------------------
+
+
+def ring_of(keys: list[dict[str, str]], current: str) -> mintid.KeyRing:
+    by_id = {key["id"]: bytes.fromhex(key["secret"]) for key in keys}
+    ring = mintid.KeyRing(int(current), by_id.pop(current))
+    for key_id, secret in by_id.items():
+        ring.add(int(key_id), secret)
+    return ring
+
+
+def request_id_issue_grant(case: Case) -> None:
+    def issue() -> mintid.Grant:
+        ring = ring_of([case["key"]], case["key"]["id"])
+        return ring.issue_grant(case["scope"], int(case["expires"]))
+
+    if "error" in case:
+        expect_error(case, issue)
+        return
+    grant = issue()
+    assert grant.grant_key.hex() == case["grant_key"]
+    assert grant.text == str(grant) == case["grant"]
+    assert mintid.Grant.parse(grant.text) == grant
+
+
+def request_id_parse_grant(case: Case) -> None:
+    if "error" in case:
+        expect_error(case, lambda: mintid.Grant.parse(case["text"]))
+        return
+    grant = mintid.Grant.parse(case["text"])
+    assert (str(grant.key_id), str(grant.expires_ms)) == (case["key_id"], case["expires"])
+    assert grant.grant_key.hex() == case["grant_key"]
+
+
+def request_id_mint(case: Case) -> None:
+    grant = mintid.Grant.parse(case["grant"])
+    minted = grant.mint(uuid.UUID(case["uuid"]))
+    assert minted.tag.hex() == case["tag"]
+    assert minted.text == case["request_id"]
+    assert mintid.RequestId.mint(case["grant"], uuid.UUID(case["uuid"])) == minted
+    assert mintid.RequestId.parse(minted.text) == minted
+
+
+def request_id_verify(case: Case) -> None:
+    ring = ring_of(case["keys"], case["current"])
+
+    def verify() -> uuid.UUID:
+        return mintid.RequestId.verify(
+            case["request_id"],
+            ring,
+            case["scope"],
+            now_ms=int(case["now"]),
+            max_age_ms=int(case["max_age"]),
+            max_skew_ms=int(case["max_skew"]),
+        )
+
+    if "error" in case:
+        expect_error(case, verify)
+    else:
+        assert str(verify()) == case["expect"]
+
+
+def request_id_verify_unsigned(case: Case) -> None:
+    def verify() -> uuid.UUID:
+        return mintid.RequestId.verify_unsigned(
+            case["text"],
+            now_ms=int(case["now"]),
+            max_age_ms=int(case["max_age"]),
+            max_skew_ms=int(case["max_skew"]),
+        )
+
+    if "error" in case:
+        expect_error(case, verify)
+    else:
+        assert str(verify()) == case["expect"]
+
+
+def request_id_key_ring(case: Case) -> None:
+    ring: mintid.KeyRing | None = None
+    for step in case["steps"]:
+
+        def act(step: Case = step) -> None:
+            nonlocal ring
+            do = step["do"]
+            if do == "new":
+                key = step["key"]
+                ring = mintid.KeyRing(int(key["id"]), bytes.fromhex(key["secret"]))
+                return
+            assert ring is not None, step
+            if do == "retire":
+                ring.retire(int(step["id"]))
+                return
+            key_id, secret = int(step["key"]["id"]), bytes.fromhex(step["key"]["secret"])
+            assert do in ("add", "rotate"), step
+            (ring.add if do == "add" else ring.rotate)(key_id, secret)
+
+        if "error" in step:
+            expect_error(step, act)
+        else:
+            assert step["expect"] == "ok", step
+            act()
+        if "current" in step:
+            assert ring is not None and str(ring.current_id) == step["current"]
+        else:
+            assert ring is None
+
+
+# --- record.json ------------------------------------------------------------
+
+
+def record_policy_of(spec: dict[str, Any]) -> mintid.RecordPolicy:
+    return mintid.RecordPolicy(
+        lease_ms=int(spec["lease_millis"]),
+        retention_ms=int(spec["retention_millis"]),
+        store_errors=spec["store_errors"],
+        retry_after_ms=int(spec["retry_after_millis"]),
+        max_wait_ms=int(spec["max_wait_millis"]),
+        poll_ms=int(spec["poll_millis"]),
+    )
+
+
+def record_of(spec: dict[str, Any]) -> mintid.Record:
+    return mintid.Record(
+        mintid.RecordStatus.parse(spec["status"]),
+        mintid.Fingerprint(bytes.fromhex(spec["fingerprint"])),
+        int(spec["token"]),
+        int(spec["lease_deadline"]),
+        int(spec["created"]),
+        int(spec["expires"]),
+    )
+
+
+def record_fields(record: mintid.Record) -> dict[str, Any]:
+    return {
+        "status": str(record.status),
+        "fingerprint": record.fingerprint.digest.hex(),
+        "token": str(record.token),
+        "lease_deadline": str(record.lease_deadline_ms),
+        "created": str(record.created_ms),
+        "expires": str(record.expires_ms),
+    }
+
+
+def check_decision(decision: mintid.Decision, expect: dict[str, Any]) -> None:
+    assert expect["decision"] == decision.NAME
+    assert (None if decision.problem is None else decision.problem.problem_name) == expect.get(
+        "problem"
+    )
+    if isinstance(decision, mintid.Execute):
+        claimed = decision.claim.record
+        assert claimed.status is mintid.RecordStatus.PENDING
+        fields = record_fields(claimed)
+        for name in ("token", "lease_deadline", "created", "expires"):
+            assert fields[name] == expect[name], name
+        expected = decision.claim.expected
+        replaces = expect["replaces"]
+        if replaces is None:
+            assert expected is None
+        else:
+            assert expected is not None
+            assert str(expected.fence.token) == replaces["token"]
+            assert str(expected.fence.created_ms) == replaces["created"]
+            assert str(expected.status) == replaces["status"]
+    elif isinstance(decision, mintid.Replay):
+        assert str(decision.outcome) == expect["outcome"]
+    elif isinstance(decision, mintid.InProgress):
+        assert str(decision.retry_after_ms) == expect["retry_after_millis"]
+        assert str(decision.retry_after_secs) == expect["retry_after_secs"]
+    elif isinstance(decision, mintid.Wait):
+        assert str(decision.poll_ms) == expect["poll_millis"]
+
+
+def record_sequence(case: Case) -> None:
+    policy = record_policy_of(case["policy"])
+    store: mintid.Record | None = None
+    claims: dict[str, mintid.Claim] = {}
+    fences: dict[str, mintid.Fence] = {}
+    for step in case["steps"]:
+        do, expect = step["do"], step.get("expect")
+        if do == "decide":
+            incoming = mintid.Incoming(
+                mintid.Fingerprint(bytes.fromhex(step["fingerprint"])),
+                key_created_ms=int(step["key_created"]) if "key_created" in step else None,
+                waited_ms=int(step.get("waited", "0")),
+            )
+
+            def run(
+                incoming: mintid.Incoming = incoming,
+                now: int = int(step["now"]),
+                existing: mintid.Record | None = store,
+            ) -> object:
+                return mintid.decide(existing, incoming, now, policy)
+
+            if "error" in expect:
+                expect_error(expect, run)
+                continue
+            decision = run()
+            assert isinstance(decision, mintid.Decision)
+            check_decision(decision, expect)
+            if isinstance(decision, mintid.Execute):
+                claims[step["worker"]] = decision.claim
+        elif do == "claim":
+            claim = claims[step["worker"]]
+            if expect == "ok":
+                store = claim.apply(store, int(step["now"]))
+                fences[step["worker"]] = claim.fence
+            else:
+
+                def apply(
+                    claim: mintid.Claim = claim,
+                    now: int = int(step["now"]),
+                    current: mintid.Record | None = store,
+                ) -> mintid.Record:
+                    return claim.apply(current, now)
+
+                expect_error(expect, apply)
+        elif do in ("complete", "fail"):
+            assert store is not None
+            fence = fences[step["worker"]]
+
+            def end(
+                step: Case = step, fence: mintid.Fence = fence, current: mintid.Record = store
+            ) -> mintid.Record:
+                if step["do"] == "complete":
+                    return current.complete(fence)
+                failure = mintid.Failure[step["failure"].upper()]
+                return current.fail(fence, failure, policy)
+
+            if expect == "ok":
+                store = end()
+            else:
+                expect_error(expect, end)
+        elif do == "check":
+            assert (None if store is None else record_fields(store)) == expect
+        elif do == "store":
+            store = record_of(step["record"])
+        else:
+            assert do == "cleanup", step
+            assert store is not None
+            removable = store.is_removable(int(step["now"]))
+            assert ("removed" if removable else "kept") == expect
+            if removable:
+                store = None
+
+
+def record_status(case: Case) -> None:
+    if "error" in case:
+        expect_error(case, lambda: mintid.RecordStatus.parse(case["text"]))
+    else:
+        assert str(mintid.RecordStatus.parse(case["text"])) == case["expect"]
+
+
+def record_policy(case: Case) -> None:
+    if "error" in case:
+        expect_error(case, lambda: record_policy_of(case["policy"]))
+    else:
+        assert case["expect"] == "ok"
+        record_policy_of(case["policy"])
+
+
+def record_problem(case: Case) -> None:
+    problem = mintid.Problem[case["problem"].upper()]
+    assert problem.problem_name == case["problem"]
+    assert (problem.status, problem.type_uri, problem.title) == (
+        case["status"],
+        case["type"],
+        case["title"],
+    )
+
+
+def record_retry_after_secs(case: Case) -> None:
+    assert str(mintid.retry_after_secs(int(case["millis"]))) == case["expect"]
+
+
+def record_http_constants(case: Case) -> None:
+    assert case["problem_content_type"] == mintid.PROBLEM_CONTENT_TYPE
+    assert case["replayed_header"] == mintid.REPLAYED_HEADER
+    assert case["replayed_value"] == mintid.REPLAYED_VALUE
+    assert case["retry_after_header"] == mintid.RETRY_AFTER_HEADER
+
+
+# --- lease.json -------------------------------------------------------------
+
+
+def lease_policy_of(spec: dict[str, Any]) -> mintid.LeasePolicy:
+    return mintid.LeasePolicy(
+        layout_of(spec["layout"]),
+        lease_ms=int(spec["lease_millis"]),
+        renew_interval_ms=int(spec["renew_interval_millis"]),
+        safety_margin_ms=int(spec["safety_margin_millis"]),
+        renew_retry_ms=int(spec["renew_retry_millis"]),
+        max_skew_ms=int(spec["max_skew_millis"]),
+        max_start_wait_ms=int(spec["max_start_wait_millis"]),
+    )
+
+
+def lease_row_of(spec: dict[str, Any]) -> mintid.WorkerLease:
+    return mintid.WorkerLease(
+        int(spec["worker_id"]),
+        int(spec["fencing_token"]),
+        int(spec["lease_deadline"]),
+        int(spec["high_water"]),
+        spec["held"],
+    )
+
+
+def lease_row_fields(row: mintid.WorkerLease) -> dict[str, Any]:
+    return {
+        "worker_id": str(row.worker_id),
+        "fencing_token": str(row.fencing_token),
+        "lease_deadline": str(row.lease_deadline_ms),
+        "high_water": str(row.high_water_ms),
+        "held": row.held,
+    }
+
+
+def lease_policy(case: Case) -> None:
+    if "error" in case:
+        expect_error(case, lambda: lease_policy_of(case["policy"]))
+    else:
+        assert str(lease_policy_of(case["policy"]).max_worker) == case["expect"]["max_worker"]
+
+
+def lease_acquire(case: Case) -> None:
+    policy = lease_policy_of(case["policy"])
+
+    def acquire() -> mintid.Acquisition:
+        return mintid.acquire_lease(lease_row_of(case["row"]), int(case["now"]), policy)
+
+    if "error" in case:
+        expect_error(case, acquire)
+        return
+    made, expect = acquire(), case["expect"]
+    assert lease_row_fields(made.lease) == expect["lease"]
+    assert str(made.expected_token) == expect["expected_token"]
+    assert (str(made.start_after_ms), str(made.ready_at_ms)) == (
+        expect["start_after"],
+        expect["ready_at"],
+    )
+    assert made.acquired_ms == int(case["now"])
+
+
+def lease_none_found(case: Case) -> None:
+    policy = lease_policy_of(case["policy"])
+
+    def decide() -> str:
+        return mintid.lease_none_found(int(case["present"]), int(case["free"]), policy)
+
+    if "error" in case:
+        expect_error(case, decide)
+    else:
+        assert decide() == case["expect"]
+
+
+def lease_guard(case: Case) -> None:
+    policy = lease_policy_of(case["policy"])
+    acquisition = mintid.acquire_lease(lease_row_of(case["row"]), int(case["now"]), policy)
+    guard = mintid.LeaseGuard(acquisition, policy)
+    assert (guard.worker_id, guard.fencing_token) == (
+        acquisition.lease.worker_id,
+        acquisition.lease.fencing_token,
+    )
+    assert (guard.start_after_ms, guard.ready_at_ms) == (
+        acquisition.start_after_ms,
+        acquisition.ready_at_ms,
+    )
+    renewal: mintid.LeaseRenewal | None = None
+    for step in case["steps"]:
+        do, expect = step["do"], step.get("expect")
+
+        def act(step: Case = step) -> object:
+            nonlocal renewal
+            if step["do"] == "check":
+                guard.check(int(step["now"]))
+            elif step["do"] == "admit":
+                guard.admit(int(step["id"]))
+            elif step["do"] == "admit_all":
+                guard.admit_all(int(i) for i in step["ids"])
+            elif step["do"] == "renewal":
+                renewal = guard.renewal(int(step["now"]), int(step["high_water"]))
+                return renewal
+            else:
+                assert step["do"] == "renewed", step
+                assert renewal is not None
+                guard.renewed(renewal, int(step["rows"]))
+            return None
+
+        if do in ("check", "admit", "admit_all", "renewal", "renewed"):
+            if isinstance(expect, dict) and "error" in expect:
+                expect_error(expect, act)
+                continue
+            made = act()
+            if do == "renewal":
+                assert isinstance(made, mintid.LeaseRenewal)
+                assert (str(made.lease_deadline_ms), str(made.high_water_ms)) == (
+                    expect["lease_deadline"],
+                    expect["high_water"],
+                )
+                assert (made.worker_id, made.fencing_token, made.now_ms) == (
+                    guard.worker_id,
+                    guard.fencing_token,
+                    int(step["now"]),
+                )
+            else:
+                assert expect == "ok", step
+        elif do == "renew_due":
+            assert guard.renew_due(int(step["now"])) is expect
+        elif do == "renewal_failed":
+            guard.renewal_failed(int(step["now"]))
+        elif do == "release":
+            release = guard.release(int(step["now"]), int(step["high_water"]))
+            assert str(release.high_water_ms) == expect["high_water"]
+        else:
+            assert do == "state", step
+            assert {
+                "lease_deadline": str(guard.lease_deadline_ms),
+                "stop_at": str(guard.stop_at_ms),
+                "next_renewal_at": str(guard.next_renewal_at_ms),
+                "live": guard.is_live,
+            } == expect
+
+
+# --- segment.json -----------------------------------------------------------
+
+
+def segment_policy_of(spec: dict[str, Any]) -> mintid.SegmentPolicy:
+    return mintid.SegmentPolicy(
+        int(spec["initial_step"]),
+        int(spec["min_step"]),
+        int(spec["max_step"]),
+        fetch_at_percent=spec["fetch_at_percent"],
+        grow_below_ms=int(spec["grow_below_millis"]),
+        shrink_above_ms=int(spec["shrink_above_millis"]),
+    )
+
+
+def segment_policy(case: Case) -> None:
+    if "error" in case:
+        expect_error(case, lambda: segment_policy_of(case["policy"]))
+    else:
+        assert case["expect"] == "ok"
+        segment_policy_of(case["policy"])
+
+
+def segment_adapt(case: Case) -> None:
+    policy = segment_policy_of(case["policy"])
+    assert str(policy.adapt(int(case["step"]), int(case["lasted"]))) == case["expect"]
+
+
+def optional_text(value: int | None) -> str | None:
+    return None if value is None else str(value)
+
+
+def segment_allocator(case: Case) -> None:
+    allocator = mintid.SegmentAllocator(segment_policy_of(case["policy"]))
+    for step in case["steps"]:
+        do, expect = step["do"], step.get("expect")
+        if do == "next":
+            assert [optional_text(allocator.next_id()) for _ in expect] == expect
+        elif do == "fill":
+            assert [str(i) for i in allocator.fill(int(step["count"]))] == expect
+        elif do == "fetch_due":
+            assert optional_text(allocator.fetch_due(int(step["now"]))) == expect
+        elif do == "fetched":
+
+            def fetched(step: Case = step) -> None:
+                allocator.fetched(int(step["max_id"]), int(step["step"]), int(step["now"]))
+
+            if expect == "ok":
+                fetched()
+            else:
+                expect_error(expect, fetched)
+        elif do == "fetch_failed":
+            allocator.fetch_failed()
+        else:
+            assert do == "state", step
+            assert {
+                "remaining": str(allocator.remaining),
+                "step": str(allocator.step),
+                "in_flight": allocator.fetch_in_flight,
+            } == expect
+
+
+# --- outbox.json ------------------------------------------------------------
+
+
+def relay_policy_of(spec: dict[str, Any]) -> mintid.RelayPolicy:
+    return mintid.RelayPolicy(
+        int(spec["batch_size"]),
+        int(spec["claim_millis"]),
+        base_backoff_ms=int(spec["base_backoff_millis"]),
+        max_backoff_ms=int(spec["max_backoff_millis"]),
+        jitter_percent=spec["jitter_percent"],
+        max_attempts=int(spec["max_attempts"]),
+    )
+
+
+def outbox_case(run: Callable[[Case], object]) -> Callable[[Case], None]:
+    """A runner comparing ``run(case)`` with ``expect``, or its error with ``error``."""
+
+    def check(case: Case) -> None:
+        if "error" in case:
+            expect_error(case, lambda: run(case))
+        else:
+            assert run(case) == case["expect"]
+
+    return check
+
+
+def outbox_claim(case: Case) -> object:
+    claim = relay_policy_of(case["policy"]).claim(int(case["now"]), int(case["draw"]))
+    assert claim.now_ms == int(case["now"])
+    return {
+        "claim_token": str(claim.claim_token),
+        "claimed_until": str(claim.claimed_until_ms),
+        "batch_size": str(claim.batch_size),
+    }
+
+
+def outbox_after_failure(case: Case) -> object:
+    policy = relay_policy_of(case["policy"])
+    retry = policy.after_failure(int(case["attempts"]), int(case["now"]), int(case["draw"]))
+    return "dead" if retry is None else {"retry": str(retry)}
+
+
+def outbox_marked(case: Case) -> object:
+    mintid.check_outbox_marked(int(case["rows"]), int(case["message_id"]), int(case["claim_token"]))
+    return "ok"
+
+
+def outbox_message(case: Case) -> object:
+    mintid.check_outbox_message(case["kind"], case["business_key"], int(case["payload_len"]))
+    return "ok"
+
+
+def outbox_policy(case: Case) -> object:
+    relay_policy_of(case["policy"])
+    return "ok"
+
+
+RUNNERS: dict[str, dict[str, Callable[[Case], None]]] = {
+    "snowflake.json": {
+        "layout": snowflake_layout,
+        "layout_invalid": snowflake_layout_invalid,
+        "compose": snowflake_compose,
+        "decode": snowflake_decode,
+        "worker_id": snowflake_worker_id,
+        "parse_decimal": snowflake_parse(mintid.snowflake_from_decimal),
+        "parse_base32": snowflake_parse(mintid.snowflake_from_base32),
+        "generate": snowflake_generate,
+    },
+    "uuid7.json": {
+        "from_fields": uuid7_from_fields,
+        "parse": uuid7_parse,
+        "parse_uuid": uuid7_parse_uuid,
+        "from_bytes": uuid7_from_bytes,
+        "new_v8": uuid7_new_v8,
+        "generate": uuid7_generate,
+    },
+    "keys.json": {
+        "new_key": keys_new_key,
+        "id_from_fields": keys_id_from_fields,
+        "derived_key": keys_derived_key,
+        "parse_header": keys_parse_header,
+        "parse_key_text": keys_parse_key_text,
+    },
+    "fingerprint.json": {
+        "fingerprint_json": fingerprint_fingerprint_json,
+        "fingerprint_bytes": fingerprint_fingerprint_bytes,
+        "parse_fingerprint": fingerprint_parse_fingerprint,
+    },
+    "request_id.json": {
+        "issue_grant": request_id_issue_grant,
+        "parse_grant": request_id_parse_grant,
+        "mint": request_id_mint,
+        "verify": request_id_verify,
+        "verify_unsigned": request_id_verify_unsigned,
+        "key_ring": request_id_key_ring,
+    },
+    "record.json": {
+        "sequence": record_sequence,
+        "status": record_status,
+        "policy": record_policy,
+        "problem": record_problem,
+        "retry_after_secs": record_retry_after_secs,
+        "http_constants": record_http_constants,
+    },
+    "lease.json": {
+        "policy": lease_policy,
+        "acquire": lease_acquire,
+        "none_found": lease_none_found,
+        "guard": lease_guard,
+    },
+    "segment.json": {
+        "policy": segment_policy,
+        "adapt": segment_adapt,
+        "allocator": segment_allocator,
+    },
+    "outbox.json": {
+        "status": outbox_case(lambda case: str(mintid.OutboxStatus.parse(case["text"]))),
+        "policy": outbox_case(outbox_policy),
+        "backoff": outbox_case(
+            lambda case: str(
+                relay_policy_of(case["policy"]).backoff_ms(int(case["attempts"]), int(case["draw"]))
+            )
+        ),
+        "claim": outbox_case(outbox_claim),
+        "delivery": outbox_case(
+            lambda case: relay_policy_of(case["policy"]).delivery(int(case["attempts"]))
+        ),
+        "after_failure": outbox_case(outbox_after_failure),
+        "enqueued": outbox_case(lambda case: mintid.outbox_enqueued(int(case["rows"]))),
+        "marked": outbox_case(outbox_marked),
+        "message": outbox_case(outbox_message),
+    },
+}
+
+
+@pytest.mark.parametrize(("file", "case"), list(_cases()))
+def test_vector(file: str, case: Case) -> None:
+    assert file in RUNNERS, f"no runner for vector file {file}"
+    runners = RUNNERS[file]
+    assert case["op"] in runners, f"no runner for op {case['op']!r} in {file}"
+    runners[case["op"]](case)
+
+
+def test_every_vector_file_is_known() -> None:
+    files = {path.name for path in VECTORS.glob("*.json")}
+    assert files, f"no vectors in {VECTORS}"
+    assert files == set(RUNNERS), files ^ set(RUNNERS)

@@ -1,0 +1,472 @@
+"""Runs the conformance scenarios of tests/conformance/{leases,segments,outbox}.json at the
+SQL level on every dialect, with small Python models of the core's rules (docs/spec.md,
+"Worker-id leases, segments and the outbox"). It proves the scenarios consistent with the
+schema; each language's adapter runs the same files through the real core."""
+
+import json
+import pathlib
+import threading
+import time
+
+import pytest
+
+from conftest import Db
+
+CONFORMANCE = pathlib.Path(__file__).resolve().parents[1] / "conformance"
+
+
+def cases(name: str) -> list[dict]:
+    return json.loads((CONFORMANCE / name).read_text())["cases"]
+
+
+def begin(db: Db) -> None:
+    db.execute("BEGIN IMMEDIATE" if db.dialect == "sqlite" else "BEGIN")
+
+
+def text(value) -> str | None:
+    return value.decode() if isinstance(value, (bytes, bytearray)) else value
+
+
+@pytest.fixture
+def fresh(connect):
+    """A connection with the lease, segment and outbox tables emptied."""
+    db = connect()
+    for table in ("worker_lease", "id_segment", "outbox_message"):
+        db.execute(f"DELETE FROM {table}")
+    yield db
+    db.close()
+
+
+def migrate_step(db: Db, step: dict) -> None:
+    db.migrate()
+    assert step["expect"] == "ok"
+
+
+# ---------------------------------------------------------------- worker-id leases
+
+PRESETS = {"classic": (10, 12, 1735689600000, 1), "js-safe": (6, 6, 1735689600000, 1)}
+
+
+class LeaseError(Exception):
+    def __init__(self, code: str):
+        super().__init__(code)
+        self.code = code
+
+
+class Policy:
+    def __init__(self, p: dict):
+        layout = p["layout"]
+        if isinstance(layout, str):
+            self.worker_bits, self.sequence_bits, self.epoch, self.tick = PRESETS[layout]
+        else:
+            self.worker_bits, self.sequence_bits = layout["worker_bits"], layout["sequence_bits"]
+            self.epoch, self.tick = int(layout["epoch_ms"]), int(layout["tick_ms"])
+        self.max_worker = 2**self.worker_bits - 1
+        for field in ("lease_millis", "renew_interval_millis", "safety_margin_millis",
+                      "renew_retry_millis", "max_skew_millis", "max_start_wait_millis"):
+            setattr(self, field.removesuffix("_millis"), int(p[field]))
+
+
+class Holder:
+    """A lease guard and its generator, as the core's LeaseGuard and Snowflake behave."""
+
+    def __init__(self, policy: Policy, row: dict, now: int):
+        held = row["owner"] is not None
+        deadline, hw = row["lease_deadline_millis"], row["high_water_millis"]
+        self.p, self.worker, self.token = policy, row["worker_id"], row["fencing_token"] + 1
+        self.start_after = max(hw, deadline) if held else hw
+        self.ready_at = max(self.start_after + 1, deadline + policy.max_skew if held else 0)
+        if self.ready_at - now > policy.max_start_wait:
+            raise LeaseError("lease.high_water_ahead")
+        self.deadline, self.renew_at, self.hw = now + policy.lease, now + policy.renew_interval, \
+            self.start_after
+        self.state, self.next_slot = "live", ((self.start_after - policy.epoch) // policy.tick + 1) \
+            << policy.sequence_bits
+
+    def live(self):
+        if self.state != "live":
+            raise LeaseError(f"lease.{self.state}")
+
+    def check(self, now: int) -> None:
+        self.live()
+        if now >= self.deadline - self.p.safety_margin:
+            raise LeaseError("lease.expired")
+        if now < self.ready_at:
+            raise LeaseError("lease.not_ready")
+
+    def generate(self, now: int) -> int:
+        self.check(now)
+        p = self.p
+        slot = max(self.next_slot, ((now - p.epoch) // p.tick) << p.sequence_bits)
+        self.next_slot = slot + 1
+        tick, seq = slot >> p.sequence_bits, slot & (2**p.sequence_bits - 1)
+        unix_ms = p.epoch + tick * p.tick
+        assert self.start_after < unix_ms < self.deadline - p.safety_margin  # the guard's admit
+        return tick << (p.worker_bits + p.sequence_bits) | self.worker << p.sequence_bits | seq
+
+    def renewal(self, now: int, high_water: int) -> dict:
+        self.live()
+        if now >= self.deadline:
+            raise LeaseError("lease.expired")
+        if now + self.p.lease <= self.deadline:
+            raise LeaseError("lease.clock_behind")
+        return {"worker_id": self.worker, "fencing_token": self.token,
+                "lease_deadline_millis": now + self.p.lease,
+                "high_water_millis": max(high_water, self.hw), "now_millis": now}
+
+    def renewed(self, renewal: dict, rows: int) -> None:
+        if rows != 1:
+            self.state = "lost"
+            raise LeaseError("lease.lost")
+        self.deadline = max(self.deadline, renewal["lease_deadline_millis"])
+        self.hw = max(self.hw, renewal["high_water_millis"])
+        self.renew_at = max(self.renew_at, renewal["now_millis"] + self.p.renew_interval)
+
+
+def lease_acquire(db: Db, policy: Policy, owner: str, now: int) -> Holder:
+    for _ in range(2000):
+        begin(db)
+        row = db.run("lease_find", max_worker=policy.max_worker, now_millis=now)
+        if row is not None:
+            holder = Holder(policy, row, now)
+            taken = db.run("lease_take", worker_id=holder.worker, owner=owner,
+                           fencing_token=holder.token, lease_deadline_millis=holder.deadline,
+                           high_water_millis=holder.start_after,
+                           expected_token=row["fencing_token"], now_millis=now)
+            db.execute("COMMIT")
+            if taken == 1:
+                return holder
+            continue
+        db.execute("COMMIT")
+        count = db.run("lease_count", max_worker=policy.max_worker, now_millis=now)
+        if count["present_count"] <= policy.max_worker:
+            db.run("lease_seed", max_worker=policy.max_worker, now_millis=now)
+        elif count["free_count"] == 0:
+            raise LeaseError("lease.no_worker_free")
+        else:
+            time.sleep(0.002)
+    raise AssertionError("the acquisition did not settle")
+
+
+def outcome(action, shown=lambda value: "ok"):
+    try:
+        return shown(action())
+    except LeaseError as error:
+        return {"error": error.code}
+
+
+def run_lease_case(connect, db: Db, case: dict) -> None:
+    policy, hosts, ids = Policy(case["policy"]), {}, []
+    for step in case["steps"]:
+        do, expect = step["do"], step["expect"]
+        now = int(step.get("now", 0))
+        host = hosts.get(step.get("host"))
+        if do == "migrate":
+            migrate_step(db, step)
+        elif do == "acquire":
+            def acquired():
+                hosts[step["host"]] = lease_acquire(db, policy, step["owner"], now)
+                held = hosts[step["host"]]
+                return {"worker_id": str(held.worker), "fencing_token": str(held.token),
+                        "start_after": str(held.start_after), "ready_at": str(held.ready_at)}
+            assert outcome(acquired, lambda value: value) == expect, step
+        elif do == "check":
+            assert outcome(lambda: host.check(now)) == expect, step
+        elif do == "generate":
+            def generated():
+                for _ in range(int(step["count"])):
+                    ids.append(host.generate(now))
+                return {"admitted": step["count"]}
+            assert outcome(generated, lambda value: value) == expect, step
+        elif do == "renew":
+            def renewed():
+                renewal = host.renewal(now, int(step["high_water"]))
+                host.renewed(renewal, db.run("lease_renew", **renewal))
+            assert outcome(renewed) == expect, step
+        elif do == "renew_unreachable":
+            host.renew_at = now + policy.renew_retry
+            assert expect == {"next_renewal_at": str(host.renew_at)}
+        elif do == "release":
+            high_water = max(int(step["high_water"]), host.hw)
+            if host.state == "live":
+                host.state = "released"
+            rows = db.run("lease_release", worker_id=host.worker, fencing_token=host.token,
+                          high_water_millis=high_water, now_millis=now)
+            assert {"released": rows == 1} == expect, step
+        elif do == "row":
+            row = db.run("lease_load", worker_id=int(step["worker_id"]))
+            got = None if row is None else {
+                "owner": text(row["owner"]), "fencing_token": str(row["fencing_token"]),
+                "lease_deadline": str(row["lease_deadline_millis"]),
+                "high_water": str(row["high_water_millis"])}
+            assert got == expect, step
+        elif do == "ids_unique":
+            assert len(ids) == len(set(ids)) and expect == "ok"
+        elif do == "concurrent_acquire":
+            results: list = []
+            barrier = threading.Barrier(int(step["hosts"]))
+
+            def start(n: int) -> None:
+                conn = connect()
+                try:
+                    barrier.wait()
+                    now_ms = int(time.time() * 1000)
+                    results.append(outcome(lambda: lease_acquire(conn, policy, f"host-{n}", now_ms),
+                                           lambda held: held.worker))
+                finally:
+                    conn.close()
+
+            threads = [threading.Thread(target=start, args=(n,)) for n in range(int(step["hosts"]))]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            workers = [r for r in results if isinstance(r, int)]
+            assert len(workers) == len(set(workers))
+            assert {"acquired": str(len(workers)),
+                    "no_worker_free": str(results.count({"error": "lease.no_worker_free"}))} == expect
+        else:
+            raise AssertionError(f"unknown step {do!r}")
+
+
+@pytest.mark.parametrize("case", cases("leases.json"), ids=lambda case: case["name"])
+def test_lease_scenario(connect, fresh, case):
+    run_lease_case(connect, fresh, case)
+
+
+# ---------------------------------------------------------------- segments
+
+
+class Allocator:
+    """The core's SegmentAllocator: a current and a next segment, one fetch in flight."""
+
+    def __init__(self, p: dict):
+        self.p, self.cur, self.nxt, self.step = p, None, None, int(p["initial_step"])
+
+    @staticmethod
+    def left(buffer) -> int:
+        return 0 if buffer is None else buffer["last"] - buffer["next"] + 1
+
+    def next_id(self):
+        if self.left(self.cur) == 0:
+            self.cur, self.nxt = self.nxt, None
+        if self.left(self.cur) == 0:
+            return None
+        self.cur["next"] += 1
+        return self.cur["next"] - 1
+
+    def fetch_due(self, now: int):
+        if self.left(self.nxt) > 0:
+            return None
+        cur = self.cur
+        if self.left(cur) > 0:
+            size, used = cur["last"] - cur["first"] + 1, cur["next"] - cur["first"]
+            if used * 100 < size * self.p["fetch_at_percent"]:
+                return None
+        if cur is None:
+            return self.step
+        lasted, step = now - cur["at"], self.step
+        step = step * 2 if lasted < int(self.p["grow_below_millis"]) else \
+            step // 2 if lasted > int(self.p["shrink_above_millis"]) else step
+        return min(max(step, int(self.p["min_step"])), int(self.p["max_step"]))
+
+    def fetched(self, max_id: int, step: int, now: int) -> None:
+        self.step = step
+        buffer = {"first": max_id - step + 1, "next": max_id - step + 1, "last": max_id, "at": now}
+        if self.left(self.cur) > 0:
+            self.nxt = buffer
+        else:
+            self.cur, self.nxt = buffer, None
+
+
+def segment_fetch(db: Db, tag: str, step: int, now: int) -> int:
+    for _ in range(2):
+        begin(db)
+        if db.run("segment_fetch", tag=tag, step=step, now_millis=now) == 1:
+            row = db.run("segment_load", tag=tag)
+            db.execute("COMMIT")
+            return row["max_id"]
+        db.execute("ROLLBACK")
+        db.run("segment_create", tag=tag, step=step, now_millis=now)
+    raise AssertionError("the tag was not created")
+
+
+def draw(db: Db, allocator: Allocator, tag: str, now: int) -> int:
+    """One ID; any due fetch runs at once (standing in for the background fetch)."""
+    for _ in range(2):
+        step = allocator.fetch_due(now)
+        if step is not None:
+            allocator.fetched(segment_fetch(db, tag, step, now), step, now)
+        value = allocator.next_id()
+        if value is not None:
+            step = allocator.fetch_due(now)
+            if step is not None:
+                allocator.fetched(segment_fetch(db, tag, step, now), step, now)
+            return value
+    raise AssertionError("no ID after a fetch")
+
+
+def run_segment_case(connect, db: Db, case: dict) -> None:
+    policy, allocators = case["policy"], {}
+    for step in case["steps"]:
+        do, expect = step["do"], step["expect"]
+        if do == "migrate":
+            migrate_step(db, step)
+        elif do == "next":
+            allocator = allocators.setdefault(step["process"], Allocator(policy))
+            tag = step.get("tag", case["tag"])
+            got = [str(draw(db, allocator, tag, int(step["now"]))) for _ in range(int(step["count"]))]
+            assert got == expect, step
+        elif do == "restart":
+            allocators.pop(step["process"], None)
+            assert expect == "ok"
+        elif do == "row":
+            row = db.run("segment_load", tag=case["tag"])
+            got = None if row is None else {"max_id": str(row["max_id"]), "step": str(row["step"])}
+            assert got == expect, step
+        elif do == "concurrent":
+            drawn: dict[int, list[int]] = {}
+            processes, per = int(step["processes"]), int(step["ids_per_process"])
+            barrier = threading.Barrier(processes)
+
+            def work(n: int) -> None:
+                conn, allocator = connect(), Allocator(policy)
+                try:
+                    barrier.wait()
+                    drawn[n] = [draw(conn, allocator, case["tag"], int(time.time() * 1000))
+                                for _ in range(per)]
+                finally:
+                    conn.close()
+
+            threads = [threading.Thread(target=work, args=(n,)) for n in range(processes)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            every = [value for values in drawn.values() for value in values]
+            assert len(every) == processes * per
+            decreasing = sum(b <= a for values in drawn.values() for a, b in zip(values, values[1:]))
+            unused = db.run("segment_load", tag=case["tag"])["max_id"] - len(every)
+            assert expect["duplicates"] == str(len(every) - len(set(every)))
+            assert expect["decreasing"] == str(decreasing)
+            assert 0 <= unused <= int(expect["max_unused"]), unused
+        else:
+            raise AssertionError(f"unknown step {do!r}")
+
+
+@pytest.mark.parametrize("case", cases("segments.json"), ids=lambda case: case["name"])
+def test_segment_scenario(connect, fresh, case):
+    run_segment_case(connect, fresh, case)
+
+
+# ---------------------------------------------------------------- the outbox
+
+
+def backoff(p: dict, attempts: int, draw_value: int) -> int:
+    full = min(int(p["max_backoff_millis"]),
+               int(p["base_backoff_millis"]) * 2 ** (max(attempts, 1) - 1))
+    return full - draw_value % (full * p["jitter_percent"] // 100 + 1)
+
+
+class Relay:
+    def __init__(self):
+        self.token, self.attempts = None, {}
+
+
+def claim(db: Db, p: dict, relay: Relay, now: int, draw_value: int) -> list[int]:
+    relay.token = max(1, draw_value >> 1)
+    db.run("outbox_claim", claim_token=relay.token,
+           claimed_until_millis=now + int(p["claim_millis"]), now_millis=now,
+           batch_size=int(p["batch_size"]))
+    rows = db.run("outbox_claimed", claim_token=relay.token)
+    relay.attempts = {row["message_id"]: row["attempts"] for row in rows}
+    return [row["message_id"] for row in rows]
+
+
+def send(db: Db, p: dict, relay: Relay, message_id: int, now: int, result):
+    attempts, mark = relay.attempts[message_id], {"message_id": message_id,
+                                                   "claim_token": relay.token, "now_millis": now}
+    if attempts > int(p["max_attempts"]):
+        rows, shown = db.run("outbox_mark_dead", last_error="outbox.attempts_exhausted",
+                             **mark), "given_up"
+    elif result == "delivered":
+        rows, shown = db.run("outbox_mark_sent", **mark), "sent"
+    elif attempts >= int(p["max_attempts"]):
+        rows, shown = db.run("outbox_mark_dead", last_error=result["failed"], **mark), "dead"
+    else:
+        retry = now + backoff(p, attempts, int(result["draw"]))
+        rows = db.run("outbox_mark_retry", next_attempt_millis=retry,
+                      last_error=result["failed"], **mark)
+        shown = {"retry": str(retry)}
+    return shown if rows == 1 else {"error": "outbox.claim_lost"}
+
+
+def run_outbox_case(connect, db: Db, case: dict) -> None:
+    policy, relays = case["policy"], {}
+    for step in case["steps"]:
+        do, expect = step["do"], step["expect"]
+        if do == "migrate":
+            migrate_step(db, step)
+        elif do == "enqueue":
+            db.execute("BEGIN")
+            rows = db.run("outbox_enqueue", message_id=int(step["message_id"]), kind=step["kind"],
+                          business_key=step["business_key"], payload=step["payload"].encode(),
+                          now_millis=int(step["now"]))
+            db.execute("COMMIT" if step["way"] == "commit" else "ROLLBACK")
+            assert {1: "new", 0: "already_enqueued"}[rows] == expect, step
+        elif do == "claim":
+            relay = relays.setdefault(step["relay"], Relay())
+            got = claim(db, policy, relay, int(step["now"]), int(step["draw"]))
+            assert [str(value) for value in got] == expect, step
+        elif do == "send":
+            got = send(db, policy, relays[step["relay"]], int(step["message_id"]),
+                       int(step["now"]), step["outcome"])
+            assert got == expect, step
+        elif do == "message":
+            row = db.run("outbox_load", kind=step["kind"], business_key=step["business_key"])
+            got = None if row is None else {
+                "status": row["status"], "attempts": str(row["attempts"]),
+                "next_attempt": str(row["next_attempt_millis"]), "last_error": row["last_error"]}
+            assert got == expect, step
+        elif do == "cleanup":
+            deleted, batch = 0, int(step["batch_size"])
+            while True:
+                rows = db.run("outbox_cleanup", sent_before_millis=int(step["sent_before"]),
+                              batch_size=batch)
+                deleted += rows
+                if rows < batch:
+                    break
+            assert {"deleted": str(deleted)} == expect, step
+        elif do == "concurrent_relays":
+            messages, count = int(step["messages"]), int(step["relays"])
+            for n in range(messages):
+                db.run("outbox_enqueue", message_id=n + 1, kind="event", business_key=f"e-{n}",
+                       payload=b"{}", now_millis=1)
+            sent: list[int] = []
+            barrier = threading.Barrier(count)
+
+            def work(n: int) -> None:
+                conn, relay = connect(), Relay()
+                try:
+                    barrier.wait()
+                    while batch := claim(conn, policy, relay, int(time.time() * 1000), 2 * (n + 1)):
+                        for message_id in batch:
+                            if send(conn, policy, relay, message_id, 0, "delivered") == "sent":
+                                sent.append(message_id)
+                finally:
+                    conn.close()
+
+            threads = [threading.Thread(target=work, args=(n,)) for n in range(count)]
+            for thread in threads:
+                thread.start()
+            for thread in threads:
+                thread.join()
+            assert {"sent": str(len(set(sent))),
+                    "sent_twice": str(len(sent) - len(set(sent)))} == expect
+        else:
+            raise AssertionError(f"unknown step {do!r}")
+
+
+@pytest.mark.parametrize("case", cases("outbox.json"), ids=lambda case: case["name"])
+def test_outbox_scenario(connect, fresh, case):
+    run_outbox_case(connect, fresh, case)
