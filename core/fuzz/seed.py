@@ -80,6 +80,13 @@ def seeds(vectors: Path):
             yield "request_id_text", text
             yield "codecs", text
 
+    for name in ("record.json", "outbox.json"):
+        for case in cases(vectors, name):
+            for field in ("status", "text"):
+                value = case.get(field)
+                if isinstance(value, str):
+                    yield "status_text", value.encode()
+
 
 def main():
     if len(sys.argv) != 3:
