@@ -28,7 +28,10 @@ def call(function: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
         detail = str(getattr(error, "detail", error))
         part: str | None = getattr(error, "part", None)
         position: int | None = getattr(error, "position", None)
-        raise error_class(code)(detail, code, part=part, position=position) from None
+        problem: str | None = getattr(error, "problem", None)
+        raise error_class(code)(
+            detail, code, part=part, position=position, problem_name=problem
+        ) from None
     except ffi.InternalError as error:
         raise InternalError(f"the native library failed: {error}") from None
 

@@ -138,6 +138,9 @@ class MintidError(Exception):
     part: str | None
     #: The zero-based byte offset of the problem in the input, when the core says.
     position: int | None
+    #: The stable name of the HTTP problem (``"grant_expired"``) the core maps
+    #: this error to, when it names one (see :class:`mintid.Problem`).
+    problem_name: str | None
 
     def __init_subclass__(cls, *, code: str = "", concern: str = "", **kwargs: Any) -> None:
         """Register a leaf class under its ``code`` or a concern class under its prefix."""
@@ -156,6 +159,7 @@ class MintidError(Exception):
         *,
         part: str | None = None,
         position: int | None = None,
+        problem_name: str | None = None,
     ) -> None:
         """Create the error; ``code`` defaults to the class's own code."""
         super().__init__(message)
@@ -163,6 +167,7 @@ class MintidError(Exception):
         self.code = code if code is not None else type(self).CODE
         self.part = part
         self.position = position
+        self.problem_name = problem_name
 
     def __repr__(self) -> str:
         """Show class, code and message."""

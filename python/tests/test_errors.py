@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import time
 import uuid
 from collections.abc import Callable
 
@@ -443,3 +444,28 @@ def test_unknown_codes_map_to_their_concern() -> None:
     assert mintid.error_class("snowflake.something_new") is mintid.SnowflakeError
     assert mintid.error_class("other.thing") is mintid.MintidError
     assert mintid.error_class("uuid7.wrong_version") is mintid.Uuid7WrongVersionError
+
+
+def test_request_id_errors_carry_the_core_problem() -> None:
+    """The HTTP problem of a failed verification comes from the core, not a host table."""
+    now = time.time_ns() // 1_000_000
+    grant = RING.issue_grant("user:1", now + 60_000)
+    text = str(grant.mint())
+    with pytest.raises(mintid.RequestIdError) as foreign:
+        RING.verify(text, "user:2", now_ms=now)
+    assert (foreign.value.code, foreign.value.problem_name) == (
+        "request_id.bad_tag",
+        "invalid_request_id",
+    )
+    with pytest.raises(mintid.RequestIdError) as expired:
+        RING.verify(text, "user:1", now_ms=now + 120_000)
+    assert (expired.value.code, expired.value.problem_name) == (
+        "request_id.grant_expired",
+        "grant_expired",
+    )
+    with pytest.raises(mintid.RequestIdError) as server_fault:
+        RING.issue_grant("", now)
+    assert server_fault.value.problem_name is None
+    with pytest.raises(mintid.MintidError) as other:
+        mintid.IdempotencyKey("", "s", "i")
+    assert other.value.problem_name is None

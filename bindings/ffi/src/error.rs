@@ -10,7 +10,8 @@ use core::fmt;
 /// code (`"uuid7.wrong_version"`) that the shared vectors name; `detail`,
 /// the core's one-line message; `part`, the part of the input at fault
 /// (`"scope"` for a key) and `position`, the zero-based byte offset of the
-/// problem, when the core reports them. Hosts map the code to their own
+/// problem, when the core reports them; `problem`, the HTTP problem the
+/// core maps the error to, when it names one. Hosts map the code to their own
 /// error classes.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Error)]
 pub enum MintidError {
@@ -25,6 +26,9 @@ pub enum MintidError {
         part: Option<String>,
         /// The byte offset of the problem, if any.
         position: Option<u64>,
+        /// The HTTP problem (its stable name, e.g. `grant_expired`) a request
+        /// failing this way answers with, when the core names one.
+        problem: Option<String>,
     },
     /// Snowflake layouts, IDs and generators (`snowflake.*`).
     Snowflake {
@@ -36,6 +40,9 @@ pub enum MintidError {
         part: Option<String>,
         /// The byte offset of the problem, if any.
         position: Option<u64>,
+        /// The HTTP problem (its stable name, e.g. `grant_expired`) a request
+        /// failing this way answers with, when the core names one.
+        problem: Option<String>,
     },
     /// UUID text (`uuid.*`).
     Uuid {
@@ -47,6 +54,9 @@ pub enum MintidError {
         part: Option<String>,
         /// The byte offset of the problem, if any.
         position: Option<u64>,
+        /// The HTTP problem (its stable name, e.g. `grant_expired`) a request
+        /// failing this way answers with, when the core names one.
+        problem: Option<String>,
     },
     /// UUIDv7 values and generators (`uuid7.*`).
     Uuid7 {
@@ -58,6 +68,9 @@ pub enum MintidError {
         part: Option<String>,
         /// The byte offset of the problem, if any.
         position: Option<u64>,
+        /// The HTTP problem (its stable name, e.g. `grant_expired`) a request
+        /// failing this way answers with, when the core names one.
+        problem: Option<String>,
     },
     /// Idempotency keys (`key.*`).
     Key {
@@ -69,6 +82,9 @@ pub enum MintidError {
         part: Option<String>,
         /// The byte offset of the problem, if any.
         position: Option<u64>,
+        /// The HTTP problem (its stable name, e.g. `grant_expired`) a request
+        /// failing this way answers with, when the core names one.
+        problem: Option<String>,
     },
     /// Request IDs, grants and key rings (`request_id.*`).
     RequestId {
@@ -80,6 +96,9 @@ pub enum MintidError {
         part: Option<String>,
         /// The byte offset of the problem, if any.
         position: Option<u64>,
+        /// The HTTP problem (its stable name, e.g. `grant_expired`) a request
+        /// failing this way answers with, when the core names one.
+        problem: Option<String>,
     },
     /// The idempotency record state machine (`record.*`).
     Record {
@@ -91,6 +110,9 @@ pub enum MintidError {
         part: Option<String>,
         /// The byte offset of the problem, if any.
         position: Option<u64>,
+        /// The HTTP problem (its stable name, e.g. `grant_expired`) a request
+        /// failing this way answers with, when the core names one.
+        problem: Option<String>,
     },
     /// Worker-id leases (`lease.*`).
     Lease {
@@ -102,6 +124,9 @@ pub enum MintidError {
         part: Option<String>,
         /// The byte offset of the problem, if any.
         position: Option<u64>,
+        /// The HTTP problem (its stable name, e.g. `grant_expired`) a request
+        /// failing this way answers with, when the core names one.
+        problem: Option<String>,
     },
     /// Segment allocators (`segment.*`).
     Segment {
@@ -113,6 +138,9 @@ pub enum MintidError {
         part: Option<String>,
         /// The byte offset of the problem, if any.
         position: Option<u64>,
+        /// The HTTP problem (its stable name, e.g. `grant_expired`) a request
+        /// failing this way answers with, when the core names one.
+        problem: Option<String>,
     },
     /// The outbox relay (`outbox.*`).
     Outbox {
@@ -124,6 +152,9 @@ pub enum MintidError {
         part: Option<String>,
         /// The byte offset of the problem, if any.
         position: Option<u64>,
+        /// The HTTP problem (its stable name, e.g. `grant_expired`) a request
+        /// failing this way answers with, when the core names one.
+        problem: Option<String>,
     },
     /// Payload fingerprints (`fingerprint.*`).
     Fingerprint {
@@ -135,6 +166,9 @@ pub enum MintidError {
         part: Option<String>,
         /// The byte offset of the problem, if any.
         position: Option<u64>,
+        /// The HTTP problem (its stable name, e.g. `grant_expired`) a request
+        /// failing this way answers with, when the core names one.
+        problem: Option<String>,
     },
 }
 
@@ -144,6 +178,7 @@ struct Fields {
     detail: String,
     part: Option<String>,
     position: Option<u64>,
+    problem: Option<String>,
 }
 
 impl Fields {
@@ -153,7 +188,13 @@ impl Fields {
             detail: detail.to_string(),
             part: None,
             position: None,
+            problem: None,
         }
+    }
+
+    fn answering(mut self, problem: Option<mintid::record::Problem>) -> Self {
+        self.problem = problem.map(|p| p.name().into());
+        self
     }
 
     fn at(mut self, part: Option<&str>, position: Option<usize>) -> Self {
@@ -170,12 +211,14 @@ macro_rules! variant {
             detail,
             part,
             position,
+            problem,
         } = $fields;
         MintidError::$variant {
             code,
             detail,
             part,
             position,
+            problem,
         }
     }};
 }
@@ -277,7 +320,11 @@ impl From<mintid::fingerprint::FingerprintError> for MintidError {
 
 impl From<mintid::request_id::RequestIdError> for MintidError {
     fn from(error: mintid::request_id::RequestIdError) -> Self {
-        variant!(RequestId, Fields::new(error.code(), error))
+        let problem = error.problem();
+        variant!(
+            RequestId,
+            Fields::new(error.code(), error).answering(problem)
+        )
     }
 }
 

@@ -68,13 +68,9 @@ DEFAULT_STORED_HEADERS: Final = (
     "content-location",
 )
 
-# The core's RequestIdError::problem(): which verification failures are not
-# `invalid_request_id`. `request_id.invalid_scope` is the server's own fault.
-_REQUEST_ID_PROBLEMS: Final = {
-    "request_id.grant_expired": Problem.GRANT_EXPIRED,
-    "request_id.too_old": Problem.KEY_TOO_OLD,
-}
-_SERVER_FAULTS: Final = frozenset({"request_id.invalid_scope"})
+# The core names the problem of a failed verification (`RequestIdError::problem()`);
+# an error without one (an invalid scope, a key-ring fault) is the server's own.
+_PROBLEM_BY_NAME: Final = {problem.problem_name: problem for problem in Problem}
 
 
 class RunOnceStore(Protocol):
@@ -225,10 +221,9 @@ class HttpIdempotency:
             except IdempotencyKeyError as error:
                 return problem_answer(Problem.INVALID_REQUEST_ID, error.message)
             except RequestIdError as error:
-                if error.code in _SERVER_FAULTS:
+                if error.problem_name is None:
                     raise
-                problem = _REQUEST_ID_PROBLEMS.get(error.code, Problem.INVALID_REQUEST_ID)
-                return problem_answer(problem, error.message)
+                return problem_answer(_PROBLEM_BY_NAME[error.problem_name], error.message)
             key = IdempotencyKey(kind, scope, str(uuid))
             return Admitted(key, Uuid7.parse(str(uuid)).unix_ms)
         try:
