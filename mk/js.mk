@@ -53,7 +53,7 @@ js-build: setup-js
 	mkdir -p $(JS_DIR)/dist/schema && cp -r schema/postgres schema/mysql schema/sqlite $(JS_DIR)/dist/schema/
 
 test-js: js-build
-	cd $(JS_DIR) && node --test test/*.test.mjs
+	cd $(JS_DIR) && node --test --test-timeout=300000 test/*.test.mjs
 
 bench-js: js-build
 	cd $(JS_DIR) && node bench/ids.mjs

@@ -181,6 +181,44 @@ for (const { dialect, skip } of dialects()) {
       }
     });
 
+    test("a claim in an old MySQL snapshot is store.stale_snapshot, and nothing runs", { skip: dialect !== "mysql" && "only MySQL/MariaDB REPEATABLE READ keeps a snapshot across statements" }, async () => {
+      const db = await freshDatabase(dialect);
+      try {
+        // Two pools of one connection: the caller's transaction, and the store's own.
+        const database = db.open();
+        const pooled = db.open();
+        await migrate(database);
+        const store = new IdempotencyStore(pooled, new RecordPolicy({ leaseMillis: 10_000, retentionMillis: 86_400_000 }));
+        const key = new IdempotencyKey("order.create", "tenant-1", "k1");
+        const request = { fingerprint: fingerprint({ sku: "x" }) };
+        const text = (value) => async () => ({ contentType: "text/plain", body: new TextEncoder().encode(value) });
+        let ran = 0;
+        await assert.rejects(database.transaction(async (connection) => {
+          await connection.execute("SELECT COUNT(*) FROM idempotency_record");
+          await store.runOnce(key, request, text("first"));
+          await store.inTransaction(connection, key, request, async () => {
+            ran += 1;
+            return text("second")();
+          });
+        }), (error) => error instanceof StoreError && error.code === "store.stale_snapshot");
+        assert.equal(ran, 0);
+        assert.equal((await store.runOnce(key, request, text("third"))).decision, "replay");
+      } finally {
+        await db.close();
+      }
+    });
+
+    test("an error that is not the connection's is the driver's own", async () => {
+      const db = await freshDatabase(dialect);
+      try {
+        const store = new IdempotencyStore(db.open(), new RecordPolicy({ leaseMillis: 1000, retentionMillis: 100_000 }));
+        await assert.rejects(store.load(new IdempotencyKey("a", "b", "c")),
+          (error) => !(error instanceof StoreError) && /idempotency_record/.test(error.message));
+      } finally {
+        await db.close();
+      }
+    });
+
     test("an unreachable database is store.unavailable", async () => {
       const db = await freshDatabase(dialect);
       try {

@@ -22,7 +22,7 @@ import {
 } from "../node.js";
 import { type StoreClock, systemClock } from "./clock.js";
 import { bytes, type Connection, type Database, execRows, int, one, type Row, type SqlValue, text } from "./database.js";
-import { StoreError } from "./errors.js";
+import { StoreError, staleSnapshot } from "./errors.js";
 
 /** The largest response stored: 1 MiB (schema/README.md, "Sizes"). */
 export const MAX_RESPONSE_BYTES = 1_048_576;
@@ -276,7 +276,7 @@ export class IdempotencyStore {
       // Each lost race means another request wrote the key in between; endless
       // losses mean a snapshot that cannot see the row (MySQL REPEATABLE READ after
       // an earlier read in the caller's transaction).
-      if (round > MAX_CLAIM_ROUNDS) throw new Error(`the claim of ${key.toString()} neither inserted nor found its record ${MAX_CLAIM_ROUNDS} times: is the transaction reading an old snapshot?`);
+      if (round > MAX_CLAIM_ROUNDS) throw staleSnapshot(key.toString(), MAX_CLAIM_ROUNDS);
       const result = await use(async (connection) => {
         const decision = decide(stored ?? null, { ...incoming, waitedMillis: waited }, this.policy, this.#clock.now());
         if (decision.kind === "execute") {

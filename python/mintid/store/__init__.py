@@ -6,7 +6,12 @@ and MySQL/MariaDB (PyMySQL, ``mintid[mysql]``), running the shared SQL of
 
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, MySqlDatabase, PostgresDatabase, SqliteDatabase
-from mintid.store._errors import ResponseTooLargeError, StoreError, StoreUnavailableError
+from mintid.store._errors import (
+    ResponseTooLargeError,
+    StaleSnapshotError,
+    StoreError,
+    StoreUnavailableError,
+)
 from mintid.store._idempotency import (
     MAX_RESPONSE_BYTES,
     IdempotencyStore,
@@ -46,6 +51,7 @@ __all__ = [
     "RunResult",
     "SegmentIds",
     "SqliteDatabase",
+    "StaleSnapshotError",
     "StoreClock",
     "StoreError",
     "StoreRequest",

@@ -2,9 +2,12 @@
 
 A :class:`Database` hands out the driver's own connections in autocommit
 mode; transactions are explicit (:meth:`Database.transaction`). Errors that
-mean the database is out of reach become
+mean the database is out of reach (no connection can be made, the connection
+broke, the server is shutting down) become
 :class:`~mintid.store.StoreUnavailableError` with the driver's exception as
-``__cause__``.
+``__cause__``; any other driver error (a missing table, a deadlock, a
+constraint) propagates as the driver's own exception, as in the Node and JVM
+adapters.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ class Database:
         dialect: Dialect,
         paramstyle: Literal["named", "pyformat"],
         connect: Callable[[], Any],
-        unavailable: tuple[type[BaseException], ...],
+        is_connection_error: Callable[[BaseException], bool],
         *,
         max_idle: int = 16,
     ) -> None:
@@ -53,16 +56,28 @@ class Database:
         self.dialect = dialect
         self.queries = load_queries(dialect, paramstyle)
         self._connect = connect
-        self._unavailable = unavailable
+        self._is_connection_error = is_connection_error
         self._max_idle = max_idle
         self._idle: list[Any] = []
         self._lock = threading.Lock()
 
+    def _unavailable(self, error: BaseException) -> StoreUnavailableError:
+        return StoreUnavailableError(f"the {self.dialect} database is unavailable: {error}")
+
+    def _open(self) -> Any:
+        try:
+            return self._connect()
+        except Exception as error:
+            # No connection at all: whatever the driver says, the database is out of reach.
+            raise self._unavailable(error) from error
+
     def _guard(self, action: Callable[[], T]) -> T:
         try:
             return action()
-        except self._unavailable as error:
-            raise StoreUnavailableError(f"the {self.dialect} database failed: {error}") from error
+        except Exception as error:
+            if self._is_connection_error(error):
+                raise self._unavailable(error) from error
+            raise
 
     @contextmanager
     def connection(self) -> Iterator[Any]:
@@ -70,7 +85,7 @@ class Database:
         with self._lock:
             raw = self._idle.pop() if self._idle else None
         if raw is None:
-            raw = self._guard(self._connect)
+            raw = self._open()
         healthy = False
         try:
             yield raw
@@ -181,6 +196,18 @@ def _rollback_quietly(database: Database, raw: Any) -> None:
         database.execute(raw, "ROLLBACK")
 
 
+_PG_SHUTDOWN_STATES = frozenset({"57P01", "57P02", "57P03"})
+_SQLITE_UNREACHABLE = ("SQLITE_CANTOPEN", "SQLITE_IOERR")
+
+
+def _sqlite_connection_error(error: BaseException) -> bool:
+    # The file cannot be opened or read (sqlite3 names the result code from Python 3.11).
+    if isinstance(error, sqlite3.ProgrammingError) and "closed" in str(error):
+        return True
+    name = getattr(error, "sqlite_errorname", "")
+    return isinstance(name, str) and name.startswith(_SQLITE_UNREACHABLE)
+
+
 class SqliteDatabase(Database):
     """An SQLite file through the standard library's ``sqlite3`` (3.37+), in WAL mode."""
 
@@ -196,9 +223,7 @@ class SqliteDatabase(Database):
             raw.execute("PRAGMA journal_mode = WAL")
             return raw
 
-        super().__init__(
-            "sqlite", "named", connect, (sqlite3.OperationalError, sqlite3.InterfaceError)
-        )
+        super().__init__("sqlite", "named", connect, _sqlite_connection_error)
 
     def _begin(self, write: bool) -> str:
         return "BEGIN IMMEDIATE" if write else "BEGIN"
@@ -214,9 +239,17 @@ class PostgresDatabase(Database):
         def connect() -> psycopg.Connection[Any]:
             return psycopg.connect(conninfo, autocommit=True, **connect_kwargs)
 
-        super().__init__(
-            "postgres", "pyformat", connect, (psycopg.OperationalError, psycopg.InterfaceError)
-        )
+        def connection_error(error: BaseException) -> bool:
+            if isinstance(error, psycopg.InterfaceError):
+                return True  # the connection is closed or broken
+            if not isinstance(error, psycopg.OperationalError):
+                return False
+            # No SQLSTATE: the client lost the server. 08: connection exception.
+            # 57P01-57P03: the server is shutting down or not accepting connections.
+            state = error.sqlstate
+            return state is None or state.startswith("08") or state in _PG_SHUTDOWN_STATES
+
+        super().__init__("postgres", "pyformat", connect, connection_error)
 
 
 class MySqlDatabase(Database):
@@ -249,9 +282,14 @@ class MySqlDatabase(Database):
         def connect() -> Any:
             return pymysql.connect(autocommit=True, **connect_kwargs)
 
-        super().__init__(
-            "mysql",
-            "pyformat",
-            connect,
-            (pymysql.err.OperationalError, pymysql.err.InterfaceError),
-        )
+        def connection_error(error: BaseException) -> bool:
+            if isinstance(error, pymysql.err.InterfaceError):
+                return True  # the connection is closed
+            if not isinstance(error, pymysql.err.OperationalError) or not error.args:
+                return False
+            code = error.args[0]
+            # 2000-2999: client errors (cannot connect, server gone away, lost
+            # connection); 1040: too many connections; 1053: server shutdown.
+            return isinstance(code, int) and (2000 <= code < 3000 or code in (1040, 1053))
+
+        super().__init__("mysql", "pyformat", connect, connection_error)

@@ -7,7 +7,7 @@ from typing import ClassVar
 from mintid._record import Problem
 from mintid.errors import MintidError
 
-__all__ = ["ResponseTooLargeError", "StoreError", "StoreUnavailableError"]
+__all__ = ["ResponseTooLargeError", "StaleSnapshotError", "StoreError", "StoreUnavailableError"]
 
 
 class StoreError(MintidError, concern="store"):
@@ -26,4 +26,12 @@ class StoreUnavailableError(StoreError, code="store.unavailable"):
 class ResponseTooLargeError(StoreError, code="store.response_too_large"):
     """The operation's response is above the 1 MiB limit: it ran, its response
     is not stored, and its key replays this error.
+    """  # noqa: D205
+
+
+class StaleSnapshotError(StoreError, code="store.stale_snapshot"):
+    """A claim neither inserted its record nor found the one in the way, round
+    after round: the caller's transaction reads an old snapshot (MySQL or
+    MariaDB ``REPEATABLE READ`` after an earlier read of the table). Nothing
+    was run; claim before reading, or use ``READ COMMITTED``.
     """  # noqa: D205

@@ -36,7 +36,7 @@ from mintid._record import (
 from mintid.errors import RecordStaleTokenError
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, Row, text
-from mintid.store._errors import ResponseTooLargeError
+from mintid.store._errors import ResponseTooLargeError, StaleSnapshotError
 
 __all__ = [
     "MAX_RESPONSE_BYTES",
@@ -311,7 +311,10 @@ class IdempotencyStore:
             if rounds > _MAX_CLAIM_ROUNDS:
                 # Endless lost races mean a snapshot that cannot see the row (MySQL
                 # REPEATABLE READ after an earlier read in the caller's transaction).
-                raise RuntimeError(f"the claim of {key} never inserted nor found its record")
+                raise StaleSnapshotError(
+                    f"the claim of {key} neither inserted nor found its record "
+                    f"{_MAX_CLAIM_ROUNDS} times: the transaction reads an old snapshot"
+                )
             incoming = Incoming(request.fingerprint, request.key_created_ms, waited)
             with use() as raw:
                 now = self._clock.now_ms()

@@ -27,6 +27,7 @@ from mintid.store import (
     OutboxMessage,
     RecordLease,
     SegmentIds,
+    StaleSnapshotError,
     StoredResponse,
     StoreRequest,
     StoreUnavailableError,
@@ -142,6 +143,44 @@ def test_a_database_that_is_down_is_store_unavailable_everywhere(tmp_path: pathl
         assert raised.value.code == "store.unavailable"
         assert raised.value.__cause__ is not None
     assert ran == []
+
+
+def test_an_error_that_is_not_the_connection_is_the_drivers_own(server: Server) -> None:
+    # A database that is up but not migrated: not "unavailable" (no 503 to retry),
+    # the driver's error for the missing table, unchanged.
+    with databases(server.fresh()) as make:
+        store = IdempotencyStore(make(), RecordPolicy())
+        with pytest.raises(Exception) as raised:
+            store.load(IdempotencyKey("order.create", "tenant-1", "k-1"))
+        assert not isinstance(raised.value, StoreUnavailableError)
+        assert "idempotency_record" in str(raised.value)
+
+
+def test_a_claim_in_an_old_snapshot_is_a_stale_snapshot_error(server: Server) -> None:
+    if server.dialect != "mysql":
+        pytest.skip("only MySQL/MariaDB REPEATABLE READ keeps a snapshot across statements")
+    key = IdempotencyKey("order.create", "tenant-1", "k-1")
+    request = StoreRequest(Fingerprint(bytes(32)))
+    with databases(server.fresh()) as make:
+        database = make()
+        database.migrate()
+        store = IdempotencyStore(database, RecordPolicy())
+        ran: list[int] = []
+        with database.transaction() as raw:
+            database.execute(raw, "SELECT COUNT(*) FROM idempotency_record")
+            store.run_once(key, request, lambda: StoredResponse("text/plain", b"first"))
+
+            def operation(_raw: object) -> StoredResponse:
+                ran.append(1)
+                return StoredResponse("text/plain", b"second")
+
+            with pytest.raises(StaleSnapshotError) as raised:
+                store.in_transaction(raw, key, request, operation)
+            assert raised.value.code == "store.stale_snapshot"
+        assert ran == []
+        replay = store.run_once(key, request, lambda: operation(None))
+        assert replay.decision == "replay"
+        assert ran == []
 
 
 def test_outbox_enqueue_and_relay(tmp_path: pathlib.Path) -> None:

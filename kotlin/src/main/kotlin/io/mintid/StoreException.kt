@@ -35,3 +35,13 @@ class StoreUnavailableException internal constructor(
 class ResponseTooLargeException internal constructor(
     detail: String,
 ) : StoreException("store.response_too_large", detail, null, null)
+
+/**
+ * A claim neither inserted its record nor found the one in the way, round after round
+ * (`store.stale_snapshot`): the caller's transaction reads an old snapshot (MySQL/MariaDB
+ * `REPEATABLE READ` after an earlier read of the table). Nothing was run; claim before reading,
+ * or use `READ COMMITTED`.
+ */
+class StaleSnapshotException internal constructor(
+    detail: String,
+) : StoreException("store.stale_snapshot", detail, null, null)

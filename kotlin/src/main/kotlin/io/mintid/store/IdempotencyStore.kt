@@ -13,6 +13,7 @@ import io.mintid.RecordException
 import io.mintid.RecordPolicy
 import io.mintid.RecordStatus
 import io.mintid.ResponseTooLargeException
+import io.mintid.StaleSnapshotException
 import java.sql.Connection
 import java.sql.SQLException
 import javax.sql.DataSource
@@ -287,8 +288,10 @@ class IdempotencyStore
                 // mean a snapshot that cannot see the row (MySQL REPEATABLE READ after an earlier
                 // read in the caller's transaction).
                 rounds += 1
-                check(rounds <= MAX_CLAIM_ROUNDS) {
-                    "the claim of $key neither inserted nor found its record $MAX_CLAIM_ROUNDS times: is the transaction reading an old snapshot?"
+                if (rounds > MAX_CLAIM_ROUNDS) {
+                    throw StaleSnapshotException(
+                        "the claim of $key neither inserted nor found its record $MAX_CLAIM_ROUNDS times: the transaction reads an old snapshot",
+                    )
                 }
                 var written: Record? = null
                 var decided: Decision? = null

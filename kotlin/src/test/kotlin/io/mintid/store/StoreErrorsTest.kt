@@ -1,0 +1,65 @@
+package io.mintid.store
+
+import io.mintid.Fingerprint
+import io.mintid.IdempotencyKey
+import io.mintid.RecordPolicy
+import io.mintid.StaleSnapshotException
+import io.mintid.StoreException
+import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertFalse
+import org.junit.jupiter.api.Assertions.assertThrows
+import org.junit.jupiter.api.Assertions.assertTrue
+import org.junit.jupiter.api.Assumptions.assumeTrue
+import org.junit.jupiter.params.ParameterizedTest
+import org.junit.jupiter.params.provider.EnumSource
+import java.sql.SQLException
+
+// The store's errors beyond the conformance files: which driver errors mean "unavailable", and
+// the claim that cannot see its own key's record.
+class StoreErrorsTest {
+    private val key = IdempotencyKey.of("order.create", "tenant-1", "k-1")
+    private val request = StoreRequest(Fingerprint.ofJson("{}"))
+
+    private fun text(value: String) = StoredResponse("text/plain", value.toByteArray())
+
+    @ParameterizedTest
+    @EnumSource(Dialect::class)
+    fun `an error that is not the connection's is the driver's own`(dialect: Dialect) {
+        assumeTrue(skipReason(dialect) == null, skipReason(dialect))
+        FreshDatabase(dialect).use { db ->
+            // Up but never migrated: no 503 to retry, the driver's error for the missing table.
+            val store = IdempotencyStore(db.open(), dialect, RecordPolicy.DEFAULT)
+            val error = assertThrows(SQLException::class.java) { store.load(key) }
+            assertTrue(error.message.orEmpty().contains("idempotency_record"), error.message)
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Dialect::class)
+    fun `a claim in an old snapshot is store stale_snapshot and nothing runs`(dialect: Dialect) {
+        assumeTrue(dialect == Dialect.MYSQL, "only MySQL/MariaDB REPEATABLE READ keeps a snapshot across statements")
+        assumeTrue(skipReason(dialect) == null, skipReason(dialect))
+        FreshDatabase(dialect).use { db ->
+            val pooled = db.open()
+            Migrations.migrate(pooled, dialect)
+            val store = IdempotencyStore(pooled, dialect, RecordPolicy.DEFAULT)
+            var ran = false
+            db.open().connection.use { connection ->
+                connection.autoCommit = false
+                connection.createStatement().use { it.executeQuery("SELECT COUNT(*) FROM idempotency_record").close() }
+                store.runOnce(key, request) { text("first") }
+                val error =
+                    assertThrows(StaleSnapshotException::class.java) {
+                        store.inTransaction(connection, key, request) {
+                            ran = true
+                            text("second")
+                        }
+                    }
+                assertEquals("store.stale_snapshot", (error as StoreException).code)
+                connection.rollback()
+            }
+            assertFalse(ran)
+            assertEquals("replay", store.runOnce(key, request) { text("third") }.decision)
+        }
+    }
+}
