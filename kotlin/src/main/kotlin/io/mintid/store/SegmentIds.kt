@@ -18,9 +18,10 @@ import javax.sql.DataSource
  * waits on the database only when both segments run out (the first ID, or a burst that
  * outruns them). The step adapts to the rate, as the core's [SegmentAllocator] says.
  *
- * IDs cross from the core [batch] at a time and are handed out lock-free; a restart loses at
- * most the unused rest of what was fetched (and of the batch in memory), never reissues an ID.
- * Thread-safe. [close] stops the background thread.
+ * IDs cross from the core up to [batch] at a time (and never more than the current step) and
+ * are handed out lock-free. A restart loses the unused rest of what was fetched and of the batch
+ * in memory, fewer than `2 × maxStep + batch` IDs, and never reissues an ID. Thread-safe.
+ * [close] stops the background thread.
  *
  * ```kotlin
  * SegmentIds(dataSource, Dialect.POSTGRES, "orders", SegmentPolicy.of(1000, 100, 1_000_000)).use { ids ->
@@ -118,7 +119,9 @@ class SegmentIds
             check(!closed) { "the segment IDs of \"$tag\" are closed" }
             var waited = false
             while (true) {
-                val ids = allocator.fill(batch)
+                // At most one step at a time: what a restart loses stays within two segments
+                // and a batch.
+                val ids = allocator.fill(minOf(batch.toLong(), allocator.step).toInt())
                 if (ids.isNotEmpty()) {
                     startFetchIfDue()
                     return ids
