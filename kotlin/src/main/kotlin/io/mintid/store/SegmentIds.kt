@@ -8,6 +8,8 @@ import java.util.concurrent.RejectedExecutionException
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicInteger
 import java.util.concurrent.atomic.AtomicLong
+import java.util.concurrent.locks.ReentrantLock
+import kotlin.concurrent.withLock
 import javax.sql.DataSource
 
 /**
@@ -64,8 +66,9 @@ class SegmentIds
         /** Guards taking a new batch from the allocator. */
         private val refill = Any()
 
-        /** Notified when a fetch ends (installed or failed). */
-        private val fetchEnded = Object()
+        /** Signalled when a fetch ends (installed or failed). */
+        private val fetchLock = ReentrantLock()
+        private val fetchEnded = fetchLock.newCondition()
 
         @Volatile private var ready = Batch(LongArray(0))
 
@@ -157,8 +160,8 @@ class SegmentIds
         }
 
         private fun awaitFetch() {
-            synchronized(fetchEnded) {
-                while (allocator.remaining == 0L && allocator.fetchInFlight) fetchEnded.wait(AWAIT_SLICE_MILLIS)
+            fetchLock.withLock {
+                while (allocator.remaining == 0L && allocator.fetchInFlight) fetchEnded.await(AWAIT_SLICE_MILLIS, TimeUnit.MILLISECONDS)
             }
         }
 
@@ -187,7 +190,7 @@ class SegmentIds
                 allocator.fetchFailed()
                 throw error
             } finally {
-                synchronized(fetchEnded) { fetchEnded.notifyAll() }
+                fetchLock.withLock { fetchEnded.signalAll() }
             }
         }
 
