@@ -74,6 +74,9 @@ class SegmentIds
 
         @Volatile private var closed = false
 
+        /** The step of the latest segment installed: no batch is larger. */
+        @Volatile private var latestStep = 0L
+
         private val waits = AtomicLong()
 
         init {
@@ -124,7 +127,7 @@ class SegmentIds
             while (true) {
                 // At most one step at a time: what a restart loses stays within two segments
                 // and a batch.
-                val ids = allocator.fill(minOf(batch.toLong(), allocator.step).toInt())
+                val ids = allocator.fill(minOf(batch.toLong(), latestStep).toInt())
                 if (ids.isNotEmpty()) {
                     startFetchIfDue()
                     return ids
@@ -181,6 +184,7 @@ class SegmentIds
                         }
                     if (row != null) {
                         allocator.fetched(row.long("max_id"), row.long("step"), now)
+                        latestStep = row.long("step")
                         return
                     }
                     // No row yet: create the tag outside any transaction, then fetch again.
@@ -207,7 +211,8 @@ class SegmentIds
         }
 
         private companion object {
-            const val DEFAULT_BATCH = 256
+            /** As many as a Snowflake generator takes per crossing: a call into the core costs microseconds. */
+            const val DEFAULT_BATCH = 4096
             const val MAX_BATCH = 65_536
 
             /** `id_segment.tag` holds 1 to 64 bytes of ASCII (`docs/spec.md`). */

@@ -102,10 +102,17 @@ public final class StoreBench {
         return rows;
     }
 
-    /** ns per ID over each of {@link #ROUNDS} loops of {@link #IDS_PER_ROUND}, after one to warm up. */
-    private static double[] perId(LongSupplier next) {
+    /** Takes {@link #IDS_PER_ROUND} IDs: the JIT compiles the loop, a segment step grows. */
+    private static void warmUp(LongSupplier next) {
         long sink = 0;
         for (int i = 0; i < IDS_PER_ROUND; i++) sink ^= next.getAsLong();
+        if (sink == 42) System.out.print("");
+    }
+
+    /** ns per ID over each of {@link #ROUNDS} loops of {@link #IDS_PER_ROUND}, after one to warm up. */
+    private static double[] perId(LongSupplier next) {
+        warmUp(next);
+        long sink = 0;
         double[] rounds = new double[ROUNDS];
         for (int round = 0; round < ROUNDS; round++) {
             long started = System.nanoTime();
@@ -125,12 +132,12 @@ public final class StoreBench {
     private static List<String> segments(String name, Dialect dialect, Connect connect) {
         List<String> rows = new ArrayList<>();
         try (SegmentIds ids = new SegmentIds(new OneConnection(connect), dialect, "bench-" + System.nanoTime(), SegmentPolicy.of(1_000, 1_000, 1_000_000))) {
-            ids.nextId();
+            warmUp(ids::nextId);
             long waitsBefore = ids.getDatabaseWaits();
             double[] segment = perId(ids::nextId);
             long waits = ids.getDatabaseWaits() - waitsBefore;
             rows.add(row(name, "`SegmentIds.nextId()`, steady state (`SegmentPolicy.of(1000, 1000, 1000000)`)", figures(segment)));
-            rows.add(row(name, "database waits during those " + (ROUNDS + 1) * IDS_PER_ROUND + " IDs", Long.toString(waits)));
+            rows.add(row(name, "database waits in the steady state (" + (ROUNDS + 1) * IDS_PER_ROUND + " IDs, after as many to warm up)", Long.toString(waits)));
         }
         Snowflake classic = Snowflake.builder(SnowflakeLayout.classic(), 7).build();
         rows.add(row(name, "`Snowflake.nextId()`, classic (4096 IDs/ms cap), same run", figures(perId(classic::nextId))));
