@@ -50,7 +50,7 @@ import org.sqlite.SQLiteConfig;
  * </ul>
  */
 public final class StoreBench {
-    private static final int ROUNDS = 3;
+    private static final int ROUNDS = 5;
     private static final int IDS_PER_ROUND = 2_000_000;
     private static final int LEASE_ROUNDS = 50;
     private static final int MESSAGES = 2_000;
@@ -104,23 +104,17 @@ public final class StoreBench {
 
     /** Takes {@link #IDS_PER_ROUND} IDs: the JIT compiles the loop, a segment step grows. */
     private static void warmUp(LongSupplier next) {
-        long sink = 0;
-        for (int i = 0; i < IDS_PER_ROUND; i++) sink ^= next.getAsLong();
-        if (sink == 42) System.out.print("");
+        timeOne(next);
     }
 
-    /** ns per ID over each of {@link #ROUNDS} loops of {@link #IDS_PER_ROUND}, after one to warm up. */
-    private static double[] perId(LongSupplier next) {
-        warmUp(next);
+    /** ns per ID of one loop of {@link #IDS_PER_ROUND}. */
+    private static double timeOne(LongSupplier next) {
         long sink = 0;
-        double[] rounds = new double[ROUNDS];
-        for (int round = 0; round < ROUNDS; round++) {
-            long started = System.nanoTime();
-            for (int i = 0; i < IDS_PER_ROUND; i++) sink ^= next.getAsLong();
-            rounds[round] = (System.nanoTime() - started) / (double) IDS_PER_ROUND;
-        }
+        long started = System.nanoTime();
+        for (int i = 0; i < IDS_PER_ROUND; i++) sink ^= next.getAsLong();
+        double perId = (System.nanoTime() - started) / (double) IDS_PER_ROUND;
         if (sink == 42) System.out.print("");
-        return rounds;
+        return perId;
     }
 
     private static String figures(double[] rounds) {
@@ -129,20 +123,28 @@ public final class StoreBench {
         return String.format("%.1f ns per ID (median of %d; %.1f to %.1f)", sorted[sorted.length / 2], sorted.length, sorted[0], sorted[sorted.length - 1]);
     }
 
+    /**
+     * Segment IDs and two Snowflake generators, each warmed up, then timed in {@link #ROUNDS}
+     * interleaved rounds so that they share the machine's load.
+     */
     private static List<String> segments(String name, Dialect dialect, Connect connect) {
         List<String> rows = new ArrayList<>();
-        try (SegmentIds ids = new SegmentIds(new OneConnection(connect), dialect, "bench-" + System.nanoTime(), SegmentPolicy.of(1_000, 1_000, 1_000_000))) {
-            warmUp(ids::nextId);
-            long waitsBefore = ids.getDatabaseWaits();
-            double[] segment = perId(ids::nextId);
-            long waits = ids.getDatabaseWaits() - waitsBefore;
-            rows.add(row(name, "`SegmentIds.nextId()`, steady state (`SegmentPolicy.of(1000, 1000, 1000000)`)", figures(segment)));
-            rows.add(row(name, "database waits in the steady state (" + (ROUNDS + 1) * IDS_PER_ROUND + " IDs, after as many to warm up)", Long.toString(waits)));
-        }
         Snowflake classic = Snowflake.builder(SnowflakeLayout.classic(), 7).build();
-        rows.add(row(name, "`Snowflake.nextId()`, classic (4096 IDs/ms cap), same run", figures(perId(classic::nextId))));
         Snowflake wide = Snowflake.builder(SnowflakeLayout.of(41, 6, 16, 1_735_689_600_000L, 1), 7).build();
-        rows.add(row(name, "`Snowflake.nextId()`, 16 sequence bits (below capacity), same run", figures(perId(wide::nextId))));
+        try (SegmentIds ids = new SegmentIds(new OneConnection(connect), dialect, "bench-" + System.nanoTime(), SegmentPolicy.of(1_000, 1_000, 1_000_000))) {
+            LongSupplier[] contenders = {ids::nextId, classic::nextId, wide::nextId};
+            for (LongSupplier contender : contenders) warmUp(contender);
+            long waitsBefore = ids.getDatabaseWaits();
+            double[][] rounds = new double[contenders.length][ROUNDS];
+            for (int round = 0; round < ROUNDS; round++) {
+                for (int c = 0; c < contenders.length; c++) rounds[c][round] = timeOne(contenders[c]);
+            }
+            long waits = ids.getDatabaseWaits() - waitsBefore;
+            rows.add(row(name, "`SegmentIds.nextId()`, steady state (`SegmentPolicy.of(1000, 1000, 1000000)`)", figures(rounds[0])));
+            rows.add(row(name, "`Snowflake.nextId()`, classic (4096 IDs/ms cap), same rounds", figures(rounds[1])));
+            rows.add(row(name, "`Snowflake.nextId()`, 16 sequence bits (below capacity), same rounds", figures(rounds[2])));
+            rows.add(row(name, "segment ID callers that waited for the database in those rounds (" + ROUNDS * IDS_PER_ROUND + " IDs)", Long.toString(waits)));
+        }
         return rows;
     }
 
