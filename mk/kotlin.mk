@@ -36,3 +36,12 @@ bench-kotlin: kotlin-bindings
 	$(MVN) $(MVN_FLAGS) -q -f kotlin/pom.xml install -DskipTests
 	$(MVN) $(MVN_FLAGS) -q -f kotlin/bench/pom.xml package
 	java -jar kotlin/target/bench/benchmarks.jar $(KOTLIN_BENCH_FLAGS)
+
+# Leases, segments and the outbox of io.mintid.store: timed loops on SQLite and PostgreSQL
+# (kotlin/bench/store, a plain main; figures in ms and ns, not JMH).
+BENCH_TARGETS += bench-kotlin-store
+.PHONY: bench-kotlin-store
+bench-kotlin-store: kotlin-bindings
+	$(MVN) $(MVN_FLAGS) -q -f kotlin/pom.xml install -DskipTests
+	$(MVN) $(MVN_FLAGS) -q -f kotlin/bench/store/pom.xml package
+	scripts/db/with-db.sh java -jar kotlin/target/bench-store/store-bench.jar

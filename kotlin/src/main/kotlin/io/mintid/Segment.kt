@@ -112,7 +112,10 @@ class SegmentAllocator(
      *
      * @throws ArgumentException `argument.batch_too_large` above 65536.
      */
-    fun fill(count: Int): LongArray = core { ffi.fill(requireNonNegative(count.toLong(), "the count").toUInt()) }.map { it.toLong() }.toLongArray()
+    fun fill(count: Int): LongArray {
+        val ids = core { ffi.fill(requireNonNegative(count.toLong(), "the count").toUInt()) }
+        return LongArray(ids.size) { ids[it].toLong() }
+    }
 
     /** IDs left in memory. */
     val remaining: Long get() = ffi.remaining().toLong()

@@ -15,7 +15,6 @@ import io.mintid.RecordStatus
 import io.mintid.ResponseTooLargeException
 import io.mintid.StaleSnapshotException
 import java.sql.Connection
-import java.sql.SQLException
 import javax.sql.DataSource
 
 /**
@@ -88,7 +87,7 @@ class IdempotencyStore
         val policy: RecordPolicy = RecordPolicy.DEFAULT,
         val clock: StoreClock = StoreClock.SYSTEM,
     ) {
-        private val queries = SchemaFiles.queries(dialect)
+        private val queries = DialectQueries(dialect)
 
         init {
             policy.check()
@@ -168,24 +167,7 @@ class IdempotencyStore
          * @throws io.mintid.StoreUnavailableException `store.unavailable` when no connection
          *   can be had or it breaks.
          */
-        fun <T> transaction(action: java.util.function.Function<Connection, T>): T =
-            dataSource.withConnection { connection ->
-                connection.autoCommit = false
-                try {
-                    val result = action.apply(connection)
-                    connection.commit()
-                    result
-                } catch (error: Throwable) {
-                    try {
-                        connection.rollback()
-                    } catch (rollbackError: SQLException) {
-                        error.addSuppressed(rollbackError)
-                    }
-                    throw error
-                } finally {
-                    connection.autoCommit = true
-                }
-            }
+        fun <T> transaction(action: java.util.function.Function<Connection, T>): T = dataSource.inTransaction { action.apply(it) }
 
         /**
          * Claims [key] with a lease: a [RecordLease] to complete or fail, or the replay or
@@ -421,7 +403,7 @@ class IdempotencyStore
             )
         }
 
-        private fun query(name: String): NamedQuery = queries[name] ?: error("schema/${dialect.directory}/queries.sql has no query $name")
+        private fun query(name: String): NamedQuery = queries[name]
 
         private companion object {
             const val MAX_CLAIM_ROUNDS = 100

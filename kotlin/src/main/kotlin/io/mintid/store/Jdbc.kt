@@ -71,6 +71,30 @@ internal inline fun <T> DataSource.withConnection(action: (Connection) -> T): T 
     return connection.use { translated { action(it) } }
 }
 
+/**
+ * Runs [action] in one transaction on a connection of this data source: committed when it
+ * returns, rolled back when it throws (SQLite: the write lock is taken at `BEGIN` when the
+ * connection is configured so, see [Dialect.SQLITE]).
+ */
+internal inline fun <T> DataSource.inTransaction(action: (Connection) -> T): T =
+    withConnection { connection ->
+        connection.autoCommit = false
+        val result =
+            try {
+                action(connection).also { connection.commit() }
+            } catch (error: Throwable) {
+                try {
+                    connection.rollback()
+                    connection.autoCommit = true
+                } catch (rollbackError: SQLException) {
+                    error.addSuppressed(rollbackError)
+                }
+                throw error
+            }
+        connection.autoCommit = true
+        result
+    }
+
 private fun PreparedStatement.bind(
     query: NamedQuery,
     values: Map<String, Any?>,

@@ -23,6 +23,15 @@ internal class NamedQuery(
     val params: List<String>,
 )
 
+/** The named queries of one dialect, looked up by name (a missing one is a packaging error). */
+internal class DialectQueries(
+    private val dialect: Dialect,
+) {
+    private val all = SchemaFiles.queries(dialect)
+
+    operator fun get(name: String): NamedQuery = all[name] ?: error("schema/${dialect.directory}/queries.sql has no query $name")
+}
+
 /** The shared SQL as shipped in the jar, under `io/mintid/schema/<dialect>/`. */
 internal object SchemaFiles {
     private const val ROOT = "io/mintid/schema"

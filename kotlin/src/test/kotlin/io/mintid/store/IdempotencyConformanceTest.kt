@@ -12,7 +12,6 @@ import io.mintid.hexToBytes
 import io.mintid.obj
 import io.mintid.string
 import io.mintid.toHex
-import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonNull
@@ -23,14 +22,9 @@ import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertTrue
-import org.junit.jupiter.api.Assumptions.assumeTrue
 import org.junit.jupiter.api.DynamicNode
-import org.junit.jupiter.api.DynamicContainer.dynamicContainer
-import org.junit.jupiter.api.DynamicTest.dynamicTest
 import org.junit.jupiter.api.TestFactory
 import org.junit.jupiter.api.fail
-import java.nio.file.Files
-import java.nio.file.Paths
 import java.sql.Connection
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.Executors
@@ -41,50 +35,15 @@ import javax.sql.DataSource
 /**
  * The storage conformance suite's `tests/conformance/idempotency.json` against [IdempotencyStore]
  * on SQLite, PostgreSQL and MariaDB: every case on every database, each on a fresh database; an
- * unknown op, step, field or value fails the case. (Leases, segments and the outbox have no JVM
- * store yet: their files are not run here.)
+ * unknown op, step, field or value fails the case.
  */
 class IdempotencyConformanceTest {
     @TestFactory
-    fun idempotencyScenarios(): List<DynamicNode> {
-        val dir = Paths.get(System.getProperty("mintid.conformance") ?: "../tests/conformance").toAbsolutePath().normalize()
-        val file = Json.parseToJsonElement(Files.readString(dir.resolve("idempotency.json"))).jsonObject
-        val cases = file["cases"]!!.jsonArray.map { it.jsonObject }
-        assertTrue(cases.isNotEmpty(), "idempotency.json has no cases")
-        return Dialect.entries.map { dialect ->
-            val skip = skipReason(dialect)
-            dynamicContainer(
-                "idempotency.json on ${dialect.directory}",
-                cases.map { case ->
-                    dynamicTest(case.string("name")) {
-                        assumeTrue(skip == null, skip)
-                        FreshDatabase(dialect).use { db -> CaseRunner(case, db).run() }
-                    }
-                },
-            )
-        }
-    }
-}
-
-/** A manual clock that advances on pause, set to each step's `now`. */
-private class StepClock : StoreClock {
-    @Volatile var current = 0L
-
-    override fun nowMillis(): Long = current
-
-    override fun pause(millis: Long) {
-        current += millis
-    }
+    fun idempotencyScenarios(): List<DynamicNode> = scenarioTests("idempotency.json") { case, db -> CaseRunner(case, db).run() }
 }
 
 private val KNOWN_STEP_FIELDS =
     setOf("do", "expect", "way", "worker", "fingerprint", "operation", "now", "key", "key_created", "store", "response", "failure", "error", "batch_size", "workers", "keys")
-
-private fun JsonObject.long(field: String): Long = string(field).toLong()
-
-private fun str(value: Any): JsonPrimitive = JsonPrimitive(value.toString())
-
-private fun json(vararg pairs: Pair<String, JsonElement>): JsonObject = JsonObject(mapOf(*pairs))
 
 private fun responseOf(spec: JsonObject): StoredResponse {
     val type = spec.string("content_type")
@@ -177,12 +136,7 @@ private class CaseRunner(
                 it.long("poll_millis"),
             )
         }
-    private val clock: StoreClock =
-        when (val kind = case.string("clock")) {
-            "manual" -> StepClock()
-            "system" -> StoreClock.SYSTEM
-            else -> fail("unknown clock $kind")
-        }
+    private val clock = clockOf(case)
     private val admin = db.open()
     private val adminStore = IdempotencyStore(admin, db.dialect, policy, clock)
     private val workers = HashMap<String, Worker>()
@@ -275,7 +229,6 @@ private class CaseRunner(
         count("SELECT COUNT(*) FROM conformance_side_effect WHERE scope = ? AND kind = ? AND key_id = ?", key.scope, key.kind, key.id)
 
     fun run() {
-        assertEquals("scenario", case.string("op"), "unknown op")
         try {
             case["steps"]!!.jsonArray.forEachIndexed { index, element ->
                 val step = element.jsonObject
