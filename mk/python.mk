@@ -37,7 +37,7 @@ define py_fresh_venv
 	rm -rf $(1)
 	$(PYTHON) -m venv $(1)
 	$(1)/bin/pip install --quiet --disable-pip-version-check $(PY_WHEELS)/mintid-*.whl -r $(2)
-	cd /tmp && $(CURDIR)/$(1)/bin/python -c "import mintid; print('installed', mintid.__file__)"
+	$(1)/bin/python -I -c "import mintid; print('installed', mintid.__file__)"
 endef
 
 test-python: python-lint python-wheel

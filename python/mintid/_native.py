@@ -7,13 +7,15 @@ error surfaces as the matching :class:`~mintid.errors.MintidError` subclass.
 
 from __future__ import annotations
 
+import sys
+from array import array
 from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
 from mintid._ffi import mintid_ffi as ffi
 from mintid.errors import ArgumentOutOfRangeError, InternalError, error_class
 
-__all__ = ["call", "check_uint", "ffi"]
+__all__ = ["call", "check_uint", "ffi", "ids_from_bytes"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -49,3 +51,11 @@ def check_uint(name: str, value: int, bits: int = 64) -> int:
             f"{name} must be an integer from 0 to 2^{bits}-1, got {value}"
         )
     return value
+
+
+def ids_from_bytes(raw: bytes) -> list[int]:
+    """64-bit IDs from the core's bulk form: 8 big-endian bytes each."""
+    ids = array("Q", raw)
+    if sys.byteorder == "little":
+        ids.byteswap()
+    return ids.tolist()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mintid._native import call, check_uint, ffi
+from mintid._native import call, check_uint, ffi, ids_from_bytes
 
 __all__ = ["SegmentAllocator", "SegmentPolicy"]
 
@@ -93,7 +93,7 @@ class SegmentAllocator:
 
     def fill(self, count: int) -> list[int]:
         """Up to ``count`` IDs; fewer when the segments run out."""
-        return call(self._core.fill, check_uint("count", count, 32))
+        return ids_from_bytes(call(self._core.fill, check_uint("count", count, 32)))
 
     @property
     def remaining(self) -> int:

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import bisect
-import sys
 import threading
 import time
-from array import array
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import ClassVar, Final
 
 from mintid._buffer import NEVER_STALE, Buffer, millisecond_end_ns, register_for_fork
-from mintid._native import call, check_uint, ffi
+from mintid._native import call, check_uint, ffi, ids_from_bytes
 from mintid._policy import RollbackPolicy, SequencePolicy
 from mintid.errors import SnowflakeForkedError
 from mintid.testing import ManualClock
@@ -27,7 +25,6 @@ __all__ = [
 ]
 
 _UNIX_EPOCH: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_BIG_ENDIAN_HOST: Final = sys.byteorder == "big"
 #: The most IDs one refill asks for.
 _MAX_BATCH: Final = 4096
 _NANOS_PER_MILLI: Final = 1_000_000
@@ -294,13 +291,6 @@ def snowflake_to_base32(snowflake_id: int) -> str:
     return call(ffi.snowflake_id_to_base32, check_uint("snowflake_id", snowflake_id))
 
 
-def _ids_from_bytes(raw: bytes) -> list[int]:
-    ids = array("Q", raw)
-    if not _BIG_ENDIAN_HOST:
-        ids.byteswap()
-    return ids.tolist()
-
-
 class _IdBuffer(Buffer[int]):
     __slots__ = (
         "_core",
@@ -326,7 +316,7 @@ class _IdBuffer(Buffer[int]):
         self._fetched_in_tick = 0
 
     def _fetch(self, count: int) -> list[int]:
-        return _ids_from_bytes(call(self._core.next_bytes, count))
+        return ids_from_bytes(call(self._core.next_bytes, count))
 
     def _deadline_ns(self, item: int) -> int:
         return (call(self._layout.decode, item).unix_ms + self._tick_ms) * _NANOS_PER_MILLI
@@ -460,7 +450,7 @@ class Snowflake:
         self._check_not_forked()
         with self._buffer._lock:
             self._buffer.drop()
-            return _ids_from_bytes(call(self._core.next_bytes, count))
+            return ids_from_bytes(call(self._core.next_bytes, count))
 
     def decode(self, snowflake_id: int) -> SnowflakeParts:
         """The fields of an ID of this generator's layout."""

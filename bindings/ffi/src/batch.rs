@@ -22,6 +22,16 @@ pub(crate) fn batch_len(count: u32) -> Result<usize, MintidError> {
     })
 }
 
+/// IDs as 8 big-endian bytes each: one byte string crosses the boundary far
+/// faster than a sequence of numbers read one by one.
+pub(crate) fn to_be_bytes(ids: &[u64]) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(ids.len() * 8);
+    for id in ids {
+        bytes.extend_from_slice(&id.to_be_bytes());
+    }
+    bytes
+}
+
 /// The largest batch, for hosts sizing their requests.
 #[uniffi::export]
 pub fn max_batch() -> u32 {

@@ -114,15 +114,14 @@ impl SegmentAllocator {
         self.allocator().next_id()
     }
 
-    /// Up to `count` IDs (at most [`MAX_BATCH`](crate::MAX_BATCH)); fewer
-    /// when the segments run out.
+    /// Up to `count` IDs (at most [`MAX_BATCH`](crate::MAX_BATCH)), 8
+    /// big-endian bytes each; fewer when the segments run out.
     ///
     /// Fails with `argument.batch_too_large`.
-    pub fn fill(&self, count: u32) -> Result<Vec<u64>, MintidError> {
+    pub fn fill(&self, count: u32) -> Result<Vec<u8>, MintidError> {
         let mut ids = vec![0u64; crate::batch::batch_len(count)?];
         let written = self.allocator().fill(&mut ids);
-        ids.truncate(written);
-        Ok(ids)
+        Ok(crate::batch::to_be_bytes(&ids[..written]))
     }
 
     /// How many IDs are left in the current and the next segment.

@@ -335,11 +335,7 @@ impl Snowflake {
     pub fn next_bytes(&self, count: u32) -> Result<Vec<u8>, MintidError> {
         let mut ids = vec![0u64; batch_len(count)?];
         self.0.fill(&mut ids)?;
-        let mut bytes = Vec::with_capacity(ids.len() * 8);
-        for id in &ids {
-            bytes.extend_from_slice(&id.to_be_bytes());
-        }
-        Ok(bytes)
+        Ok(crate::batch::to_be_bytes(&ids))
     }
 
     /// The highest ID issued (or started after), if any.

@@ -113,8 +113,10 @@ class SegmentAllocator(
      * @throws ArgumentException `argument.batch_too_large` above 65536.
      */
     fun fill(count: Int): LongArray {
-        val ids = core { ffi.fill(requireNonNegative(count.toLong(), "the count").toUInt()) }
-        return LongArray(ids.size) { ids[it].toLong() }
+        val bytes = core { ffi.fill(requireNonNegative(count.toLong(), "the count").toUInt()) }
+        val ids = LongArray(bytes.size / Long.SIZE_BYTES)
+        java.nio.ByteBuffer.wrap(bytes).asLongBuffer().get(ids)
+        return ids
     }
 
     /** IDs left in memory. */
