@@ -1,6 +1,7 @@
 //! Segment allocators: IDs from a database counter, fetched a segment at a
 //! time (Leaf's segment mode), with the step adapting to the rate.
 
+use crate::batch::IdBytes;
 use crate::error::MintidError;
 use mintid::segment as core;
 use std::sync::{Mutex, MutexGuard, PoisonError};
@@ -118,10 +119,10 @@ impl SegmentAllocator {
     /// big-endian bytes each; fewer when the segments run out.
     ///
     /// Fails with `argument.batch_too_large`.
-    pub fn fill(&self, count: u32) -> Result<Vec<u8>, MintidError> {
+    pub fn fill(&self, count: u32) -> Result<IdBytes, MintidError> {
         let mut ids = vec![0u64; crate::batch::batch_len(count)?];
         let written = self.allocator().fill(&mut ids);
-        Ok(crate::batch::to_be_bytes(&ids[..written]))
+        IdBytes::from_u64s(&ids[..written])
     }
 
     /// How many IDs are left in the current and the next segment.

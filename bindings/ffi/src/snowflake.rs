@@ -3,7 +3,7 @@
 //! IDs cross as `u64` (always below 2^63); a generator also hands them out in
 //! bulk as bytes, 8 per ID, most significant first.
 
-use crate::batch::batch_len;
+use crate::batch::{IdBytes, batch_len};
 use crate::error::MintidError;
 use crate::rollback::RollbackPolicy;
 use crate::sources::{HostClock, ManualClock};
@@ -332,10 +332,10 @@ impl Snowflake {
     ///
     /// Fails with `argument.batch_too_large` or as [`next_id`](Self::next_id)
     /// does; the IDs of a failed call are lost, never issued twice.
-    pub fn next_bytes(&self, count: u32) -> Result<Vec<u8>, MintidError> {
+    pub fn next_bytes(&self, count: u32) -> Result<IdBytes, MintidError> {
         let mut ids = vec![0u64; batch_len(count)?];
         self.0.fill(&mut ids)?;
-        Ok(crate::batch::to_be_bytes(&ids))
+        IdBytes::from_u64s(&ids)
     }
 
     /// The highest ID issued (or started after), if any.

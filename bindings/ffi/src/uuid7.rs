@@ -3,7 +3,7 @@
 //! Generators hand out IDs in bulk (bytes or text) so a host pays one
 //! boundary crossing per batch, not per ID.
 
-use crate::batch::batch_len;
+use crate::batch::{IdBytes, batch_len};
 use crate::error::{MintidError, fixed_bytes};
 use crate::rollback::RollbackPolicy;
 use crate::sources::{HostClock, HostEntropy, ManualClock};
@@ -106,10 +106,8 @@ impl Uuid7Generator {
     ///
     /// Fails with `argument.batch_too_large`, `uuid7.clock_rollback` or
     /// `uuid7.timestamp_overflow`; a failed call issues nothing.
-    pub fn next_bytes(&self, count: u32) -> Result<Vec<u8>, MintidError> {
-        let mut bytes = vec![0u8; batch_len(count)? * 16];
-        self.0.fill_bytes(&mut bytes)?;
-        Ok(bytes)
+    pub fn next_bytes(&self, count: u32) -> Result<IdBytes, MintidError> {
+        IdBytes::new(self.fill(count)?)
     }
 
     /// `count` (at most [`MAX_BATCH`](crate::MAX_BATCH)) new IDs in `form`, separated by single
@@ -117,7 +115,7 @@ impl Uuid7Generator {
     ///
     /// Fails as [`next_bytes`](Self::next_bytes) does.
     pub fn next_text(&self, count: u32, form: UuidTextForm) -> Result<String, MintidError> {
-        let bytes = self.next_bytes(count)?;
+        let bytes = self.fill(count)?;
         let form = TextForm::from(form);
         let mut text = String::with_capacity((bytes.len() / 16) * (form.text_len() + 1));
         for chunk in bytes.chunks_exact(16) {
@@ -128,5 +126,14 @@ impl Uuid7Generator {
             text.push_str(id.format(form).as_str());
         }
         Ok(text)
+    }
+}
+
+impl Uuid7Generator {
+    /// `count` new IDs, 16 bytes each, as [`next_bytes`](Self::next_bytes) makes them.
+    fn fill(&self, count: u32) -> Result<Vec<u8>, MintidError> {
+        let mut bytes = vec![0u8; batch_len(count)? * 16];
+        self.0.fill_bytes(&mut bytes)?;
+        Ok(bytes)
     }
 }

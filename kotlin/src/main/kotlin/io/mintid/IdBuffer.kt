@@ -13,8 +13,17 @@ import java.nio.ByteOrder
  *   core never issues an ID twice, so batches never overlap;
  * - increasing for each thread: a thread claims slots of one batch in cursor order and moves
  *   only to later batches, which hold greater IDs;
- * - fresh: an ID is handed out only while the clock reads at most its *deadline*, 1 ms past
- *   the last millisecond its timestamp covers; a stale ID is dropped, never issued.
+ * - fresh: an ID is handed out only if the clock, read after its slot is claimed, reads at
+ *   most its *deadline*, 1 ms past the last millisecond its timestamp covers; a stale ID is
+ *   dropped, never issued.
+ *
+ * The clock read is the one cost of a hand-out that cannot be saved: the bound needs an upper
+ * bound on the time at some moment of the call, and only a clock read taken during the call
+ * gives one (a value another thread published is a lower bound; that thread may have been
+ * descheduled for any time since). Everything around it is kept to one atomic add and a few
+ * plain reads: IDs in a batch only get later, so each batch carries the deadline of its first
+ * ID ([Batch.freshUntil]), which holds for every ID in it; only past it is the claimed ID's own
+ * deadline computed.
  *
  * A batch that is used up doubles the next request (up to `maxBatch`); one that went stale
  * halves it, so the batch size follows the caller's rate. A generator on a test clock gets
@@ -39,6 +48,8 @@ internal abstract class IdBuffer(
         /** The IDs, `8 * wordsPerId` bytes each. */
         @JvmField val bytes: ByteArray,
         @JvmField val count: Int,
+        /** The deadline of the first ID, and so a deadline every ID of the batch meets. */
+        @JvmField val freshUntil: Long,
     ) {
         @Volatile
         @JvmField
@@ -63,7 +74,7 @@ internal abstract class IdBuffer(
         if (slot >= batch.count) return USED_UP
         val first = slot * wordsPerId
         val now = testClock?.nowMillis() ?: System.currentTimeMillis()
-        return if (now <= deadlineOf(word(batch, first))) first else STALE
+        return if (now <= batch.freshUntil || now <= deadlineOf(word(batch, first))) first else STALE
     }
 
     /** Word [index] of [batch]. */
@@ -89,7 +100,8 @@ internal abstract class IdBuffer(
                     else -> minOf(maxBatch, nextSize * 2)
                 }
             val bytes = fetch(nextSize)
-            current = Batch(bytes, bytes.size / (8 * wordsPerId))
+            val count = bytes.size / (8 * wordsPerId)
+            current = Batch(bytes, count, if (count > 0) deadlineOf(WORD.get(bytes, 0) as Long) else Long.MIN_VALUE)
         }
     }
 
@@ -118,7 +130,7 @@ internal abstract class IdBuffer(
         /** [claim]: the claimed ID was too old to hand out. */
         const val STALE = -2
 
-        private val EMPTY = Batch(ByteArray(0), 0)
+        private val EMPTY = Batch(ByteArray(0), 0, Long.MIN_VALUE)
 
         private val CURSOR: VarHandle =
             MethodHandles.lookup().findVarHandle(Batch::class.java, "cursor", Int::class.javaPrimitiveType)

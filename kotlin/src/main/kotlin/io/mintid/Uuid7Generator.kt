@@ -74,7 +74,7 @@ class Uuid7Generator private constructor(
     /** Factories. */
     companion object {
         /** The largest batch one boundary crossing asks the core for. */
-        private const val MAX_BATCH = 4096
+        private const val MAX_BATCH = 16384
 
         /**
          * A deterministic generator for tests: it reads [clock] (one UUID per boundary
