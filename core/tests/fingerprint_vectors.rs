@@ -1,24 +1,13 @@
 //! Runs every case of `tests/vectors/fingerprint.json`.
 
+mod common;
+
+use common::{hex, text};
 use mintid::fingerprint::{
     FieldSelection, Fingerprint, FingerprintError, canonicalize_selection, fingerprint_bytes,
     fingerprint_json,
 };
 use serde_json::Value;
-
-fn text<'a>(case: &'a Value, field: &str) -> &'a str {
-    case[field]
-        .as_str()
-        .unwrap_or_else(|| panic!("{}: missing string field {field}", case["name"]))
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    assert!(s.len() % 2 == 0, "odd hex length");
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
-        .collect()
-}
 
 fn input(case: &Value) -> Vec<u8> {
     match (case.get("input"), case.get("input_hex")) {
@@ -89,12 +78,7 @@ fn run_parse_fingerprint(case: &Value) {
 
 #[test]
 fn fingerprint_vectors() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../tests/vectors/fingerprint.json"
-    );
-    let file: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("read vectors"))
-        .expect("vectors are JSON");
+    let file = common::vectors("fingerprint.json");
     let cases = file["cases"].as_array().expect("cases");
     assert!(!cases.is_empty());
     for case in cases {

@@ -1,21 +1,11 @@
 //! Runs every case of `tests/vectors/keys.json`.
 
+mod common;
+
+use common::{hex, text};
 use mintid::fingerprint::Fingerprint;
 use mintid::key::{IdempotencyKey, KeyError, parse_header};
 use serde_json::Value;
-
-fn text<'a>(case: &'a Value, field: &str) -> &'a str {
-    case[field]
-        .as_str()
-        .unwrap_or_else(|| panic!("{}: missing string field {field}", case["name"]))
-}
-
-fn hex(s: &str) -> Vec<u8> {
-    (0..s.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex"))
-        .collect()
-}
 
 /// Checks an error against the case's `error`, and `part`/`position` when given.
 fn check_error(case: &Value, err: &KeyError) {
@@ -102,9 +92,7 @@ fn run(case: &Value) {
 
 #[test]
 fn key_vectors() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/keys.json");
-    let file: Value = serde_json::from_str(&std::fs::read_to_string(path).expect("read vectors"))
-        .expect("vectors are JSON");
+    let file = common::vectors("keys.json");
     let cases = file["cases"].as_array().expect("cases");
     assert!(!cases.is_empty());
     cases.iter().for_each(run);

@@ -1,25 +1,14 @@
 //! Replays `tests/vectors/lease.json` against the worker-id lease rules.
 
+mod common;
+
+use common::{int, text};
 use mintid::lease::{
     Acquisition, LeaseCount, LeaseGuard, LeasePolicy, NoneFound, Renewal, WorkerLease, acquire,
     none_found,
 };
 use mintid::{SnowflakeId, SnowflakeLayout};
 use serde_json::Value;
-
-const VECTORS: &str = include_str!("../../tests/vectors/lease.json");
-
-fn text<'a>(value: &'a Value, field: &str) -> &'a str {
-    value[field]
-        .as_str()
-        .unwrap_or_else(|| panic!("field {field:?} is not a string in {value}"))
-}
-
-fn int(value: &Value, field: &str) -> u64 {
-    text(value, field)
-        .parse()
-        .unwrap_or_else(|e| panic!("field {field:?} is not a decimal u64 in {value}: {e}"))
-}
 
 fn layout(value: &Value) -> SnowflakeLayout {
     match value {
@@ -250,7 +239,7 @@ fn run(case: &Value) {
 
 #[test]
 fn every_lease_vector_passes() {
-    let file: Value = serde_json::from_str(VECTORS).expect("lease.json");
+    let file: Value = common::vectors("lease.json");
     let cases = file["cases"].as_array().expect("cases");
     assert!(!cases.is_empty());
     for case in cases {

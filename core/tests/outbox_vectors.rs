@@ -1,23 +1,12 @@
 //! Replays `tests/vectors/outbox.json` against the outbox rules.
 
+mod common;
+
+use common::{int, text};
 use mintid::outbox::{
     AfterFailure, Delivery, Enqueued, OutboxStatus, RelayPolicy, check_marked, check_message,
 };
 use serde_json::{Value, json};
-
-const VECTORS: &str = include_str!("../../tests/vectors/outbox.json");
-
-fn text<'a>(value: &'a Value, field: &str) -> &'a str {
-    value[field]
-        .as_str()
-        .unwrap_or_else(|| panic!("field {field:?} is not a string in {value}"))
-}
-
-fn int(value: &Value, field: &str) -> u64 {
-    text(value, field)
-        .parse()
-        .unwrap_or_else(|e| panic!("field {field:?} is not a decimal u64 in {value}: {e}"))
-}
 
 fn policy(value: &Value) -> Result<RelayPolicy, String> {
     let jitter = value["jitter_percent"].as_u64().expect("jitter_percent");
@@ -119,7 +108,7 @@ fn run(case: &Value) {
 
 #[test]
 fn every_outbox_vector_passes() {
-    let file: Value = serde_json::from_str(VECTORS).expect("outbox.json");
+    let file: Value = common::vectors("outbox.json");
     let cases = file["cases"].as_array().expect("cases");
     assert!(!cases.is_empty());
     for case in cases {

@@ -1,5 +1,8 @@
 //! Replays `tests/vectors/record.json` against the record state machine.
 
+mod common;
+
+use common::{int, text};
 use std::collections::HashMap;
 
 use mintid::fingerprint::Fingerprint;
@@ -10,26 +13,8 @@ use mintid::record::{
 };
 use serde_json::Value;
 
-const VECTORS: &str = include_str!("../../tests/vectors/record.json");
-
-fn text<'a>(value: &'a Value, field: &str) -> &'a str {
-    value[field]
-        .as_str()
-        .unwrap_or_else(|| panic!("field {field:?} is not a string in {value}"))
-}
-
-fn int(value: &Value, field: &str) -> u64 {
-    text(value, field)
-        .parse()
-        .unwrap_or_else(|e| panic!("field {field:?} is not a decimal u64 in {value}: {e}"))
-}
-
-fn fingerprint(hex: &str) -> Fingerprint {
-    assert_eq!(hex.len(), 64, "fingerprint hex {hex:?}");
-    let mut digest = [0u8; 32];
-    for (i, byte) in digest.iter_mut().enumerate() {
-        *byte = u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).expect("hex fingerprint");
-    }
+fn fingerprint(text: &str) -> Fingerprint {
+    let digest = common::hex(text).try_into().expect("a 32-byte fingerprint");
     Fingerprint::from_digest(digest)
 }
 
@@ -223,7 +208,7 @@ fn problem_named(name: &str) -> Problem {
 
 #[test]
 fn record_vectors() {
-    let doc: Value = serde_json::from_str(VECTORS).expect("record.json is JSON");
+    let doc: Value = common::vectors("record.json");
     let cases = doc["cases"].as_array().expect("cases");
     assert!(!cases.is_empty());
     for case in cases {

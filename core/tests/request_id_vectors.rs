@@ -1,45 +1,22 @@
 //! Replays `tests/vectors/request_id.json` against grants, request IDs and key rings.
 
+mod common;
+
+use common::{hex, number, text, to_hex};
 use mintid::request_id::{
     Freshness, Grant, KeyRing, RequestId, RequestIdError, SecretKey, verify_unsigned,
 };
 use mintid::uuid7::Uuid7;
 use serde_json::Value;
 
-const VECTORS: &str = include_str!("../../tests/vectors/request_id.json");
-
-fn text<'a>(value: &'a Value, field: &str) -> &'a str {
-    value[field]
-        .as_str()
-        .unwrap_or_else(|| panic!("field {field:?} is not a string in {value}"))
-}
-
-fn int<T: std::str::FromStr>(value: &Value, field: &str) -> T {
-    text(value, field)
-        .parse()
-        .unwrap_or_else(|_| panic!("field {field:?} is not a decimal integer in {value}"))
-}
-
-fn hex(text: &str) -> Vec<u8> {
-    assert!(text.len() % 2 == 0, "odd hex {text:?}");
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).expect("hex"))
-        .collect()
-}
-
-fn to_hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 fn secret_key(value: &Value) -> Result<SecretKey, RequestIdError> {
-    SecretKey::new(int(value, "id"), &hex(text(value, "secret")))
+    SecretKey::new(number(value, "id"), &hex(text(value, "secret")))
 }
 
 fn freshness(case: &Value) -> Freshness {
     Freshness {
-        max_age_millis: int(case, "max_age"),
-        max_skew_millis: int(case, "max_skew"),
+        max_age_millis: number(case, "max_age"),
+        max_skew_millis: number(case, "max_skew"),
     }
 }
 
@@ -64,7 +41,7 @@ fn key_ring_steps(name: &str, steps: &[Value]) {
                 match text(step, "do") {
                     "add" => secret_key(&step["key"]).and_then(|key| ring.add(key)),
                     "rotate" => secret_key(&step["key"]).and_then(|key| ring.rotate(key)),
-                    _ => ring.retire(int(step, "id")),
+                    _ => ring.retire(number(step, "id")),
                 }
             }
             other => panic!("{name}: unknown step {other:?}"),
@@ -87,7 +64,7 @@ fn key_ring_steps(name: &str, steps: &[Value]) {
 
 #[test]
 fn request_id_vectors() {
-    let doc: Value = serde_json::from_str(VECTORS).expect("request_id.json is JSON");
+    let doc: Value = common::vectors("request_id.json");
     let cases = doc["cases"].as_array().expect("cases");
     assert!(!cases.is_empty());
     for case in cases {
@@ -95,19 +72,19 @@ fn request_id_vectors() {
         match text(case, "op") {
             "issue_grant" => {
                 let grant = secret_key(&case["key"]).and_then(|key| {
-                    KeyRing::new(key).issue_grant(text(case, "scope"), int(case, "expires"))
+                    KeyRing::new(key).issue_grant(text(case, "scope"), number(case, "expires"))
                 });
                 check(name, case, grant, |grant| {
                     assert_eq!(to_hex(grant.grant_key()), text(case, "grant_key"), "{name}");
                     assert_eq!(grant.to_text(), text(case, "grant"), "{name}");
-                    assert_eq!(grant.expires_millis(), int::<u64>(case, "expires"));
-                    assert_eq!(grant.key_id(), int::<u32>(&case["key"], "id"));
+                    assert_eq!(grant.expires_millis(), number::<u64>(case, "expires"));
+                    assert_eq!(grant.key_id(), number::<u32>(&case["key"], "id"));
                 });
             }
             "parse_grant" => {
                 check(name, case, Grant::parse(text(case, "text")), |grant| {
-                    assert_eq!(grant.key_id(), int::<u32>(case, "key_id"), "{name}");
-                    assert_eq!(grant.expires_millis(), int::<u64>(case, "expires"));
+                    assert_eq!(grant.key_id(), number::<u32>(case, "key_id"), "{name}");
+                    assert_eq!(grant.expires_millis(), number::<u64>(case, "expires"));
                     assert_eq!(to_hex(grant.grant_key()), text(case, "grant_key"));
                     assert_eq!(grant.to_text(), text(case, "text"), "{name}: round trip");
                 });
@@ -126,7 +103,7 @@ fn request_id_vectors() {
             }
             "verify" => {
                 let keys = case["keys"].as_array().expect("keys");
-                let current: u32 = int(case, "current");
+                let current: u32 = number(case, "current");
                 let mut all = keys.iter().map(|k| secret_key(k).expect("key"));
                 let mut ring = KeyRing::new(
                     all.clone()
@@ -139,7 +116,7 @@ fn request_id_vectors() {
                 let result = ring.verify(
                     text(case, "request_id"),
                     text(case, "scope"),
-                    int(case, "now"),
+                    number(case, "now"),
                     &freshness(case),
                 );
                 check(name, case, result, |uuid| {
@@ -148,7 +125,7 @@ fn request_id_vectors() {
             }
             "verify_unsigned" => {
                 let result =
-                    verify_unsigned(text(case, "text"), int(case, "now"), &freshness(case));
+                    verify_unsigned(text(case, "text"), number(case, "now"), &freshness(case));
                 check(name, case, result, |uuid| {
                     assert_eq!(uuid.to_string(), text(case, "expect"), "{name}");
                 });

@@ -1,21 +1,10 @@
 //! Replays `tests/vectors/segment.json` against the segment allocator.
 
+mod common;
+
+use common::{int, text};
 use mintid::segment::{SegmentAllocator, SegmentPolicy, SegmentRow};
 use serde_json::Value;
-
-const VECTORS: &str = include_str!("../../tests/vectors/segment.json");
-
-fn text<'a>(value: &'a Value, field: &str) -> &'a str {
-    value[field]
-        .as_str()
-        .unwrap_or_else(|| panic!("field {field:?} is not a string in {value}"))
-}
-
-fn int(value: &Value, field: &str) -> u64 {
-    text(value, field)
-        .parse()
-        .unwrap_or_else(|e| panic!("field {field:?} is not a decimal u64 in {value}: {e}"))
-}
 
 fn policy(value: &Value) -> Result<SegmentPolicy, String> {
     let percent = value["fetch_at_percent"]
@@ -52,7 +41,7 @@ fn step(name: &str, step: &Value, allocator: &mut SegmentAllocator) {
             assert_eq!(ids(&got), *expect, "{name}");
         }
         "fill" => {
-            let mut out = vec![0; usize::try_from(int(step, "count")).unwrap()];
+            let mut out = vec![0; common::number::<usize>(step, "count")];
             let written = allocator.fill(&mut out);
             let got: Vec<Option<u64>> = out[..written].iter().map(|&id| Some(id)).collect();
             assert_eq!(ids(&got), *expect, "{name}");
@@ -114,7 +103,7 @@ fn run(case: &Value) {
 
 #[test]
 fn every_segment_vector_passes() {
-    let file: Value = serde_json::from_str(VECTORS).expect("segment.json");
+    let file: Value = common::vectors("segment.json");
     let cases = file["cases"].as_array().expect("cases");
     assert!(!cases.is_empty());
     for case in cases {

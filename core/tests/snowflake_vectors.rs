@@ -12,7 +12,7 @@ use mintid::{
 };
 use serde_json::{Map, Value};
 
-const VECTORS: &str = include_str!("../../tests/vectors/snowflake.json");
+mod common;
 
 /// A JSON object whose fields are marked as they are read.
 struct Fields<'a> {
@@ -329,7 +329,7 @@ fn run_generate(case: &Fields) {
 
 #[test]
 fn shared_vectors() {
-    let file: Value = serde_json::from_str(VECTORS).expect("valid JSON");
+    let file = common::vectors("snowflake.json");
     let top = Fields::new("snowflake.json".into(), &file);
     top.str("description");
     let cases = top.need("cases").as_array().expect("cases is a list");

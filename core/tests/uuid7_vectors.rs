@@ -7,11 +7,8 @@ use mintid::{
 };
 use serde_json::Value;
 
-fn vectors() -> Value {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/vectors/uuid7.json");
-    let text = std::fs::read_to_string(path).expect("tests/vectors/uuid7.json is readable");
-    serde_json::from_str(&text).expect("tests/vectors/uuid7.json is JSON")
-}
+mod common;
+use common::hex;
 
 fn str_field<'a>(case: &'a Value, key: &str) -> &'a str {
     case[key]
@@ -29,14 +26,6 @@ fn small_field(case: &Value, key: &str) -> u64 {
     case[key]
         .as_u64()
         .unwrap_or_else(|| panic!("{}: field {key} is not a number", case["name"]))
-}
-
-fn hex(text: &str) -> Vec<u8> {
-    assert!(text.len() % 2 == 0, "odd hex length: {text}");
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).expect("hex"))
-        .collect()
 }
 
 fn bytes16(text: &str) -> [u8; 16] {
@@ -249,7 +238,7 @@ fn run_generate(case: &Value) {
 
 #[test]
 fn every_vector_passes() {
-    let vectors = vectors();
+    let vectors = common::vectors("uuid7.json");
     let cases = vectors["cases"].as_array().expect("cases");
     let mut names = std::collections::HashSet::new();
     for case in cases {

@@ -249,13 +249,13 @@ pub enum Problem {
     MalformedKey,
     /// 400: a request ID that does not verify.
     InvalidRequestId,
-    /// 401: the request ID's grant expired.
+    /// 400: the request ID's grant expired (the client needs a new grant).
     GrantExpired,
     /// 409: the first request is still running.
     InProgress,
     /// 422: the key was used with another payload.
     FingerprintMismatch,
-    /// 422: the key is older than retention.
+    /// 400: the key is older than retention (never run again).
     KeyTooOld,
     /// 503: storage is unavailable.
     StorageUnavailable,

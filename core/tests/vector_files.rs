@@ -1,0 +1,30 @@
+//! Every file of `tests/vectors/` has a runner here: a new rule's vectors
+//! cannot be added without the Rust side reading them.
+
+use std::path::Path;
+
+#[test]
+fn every_vector_file_is_read_by_a_runner() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let runners: String = std::fs::read_dir(root.join("tests"))
+        .expect("core/tests")
+        .map(|entry| entry.expect("a directory entry").path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "rs"))
+        .map(|path| std::fs::read_to_string(path).expect("a runner"))
+        .collect();
+    let mut files = 0;
+    for entry in std::fs::read_dir(root.join("../tests/vectors")).expect("tests/vectors") {
+        let name = entry.expect("a directory entry").file_name();
+        let name = name.to_str().expect("a UTF-8 name");
+        if !name.ends_with(".json") {
+            continue;
+        }
+        files += 1;
+        let call = format!("common::vectors(\"{name}\")");
+        assert!(
+            runners.contains(&call),
+            "no runner in core/tests reads {name}"
+        );
+    }
+    assert!(files >= 9, "only {files} vector files found");
+}
