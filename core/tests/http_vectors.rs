@@ -1,5 +1,9 @@
 //! Checks every case of `tests/vectors/http.json` against `mintid::http`.
 
+mod common;
+
+use common::{hex, text, to_hex};
+
 use mintid::http::{
     ABOUT_BLANK, DEFAULT_BODY_LIMIT, DEFAULT_GRANT_TTL_MILLIS, DEFAULT_METHODS,
     DEFAULT_STORED_HEADERS, ENVELOPE_MAGIC, GRANT_CONTENT_TYPE, HttpError, HttpResponse,
@@ -8,26 +12,6 @@ use mintid::http::{
 };
 use mintid::record::Problem;
 use serde_json::{Value, json};
-
-const VECTORS: &str = include_str!("../../tests/vectors/http.json");
-
-fn text<'a>(case: &'a Value, field: &str) -> &'a str {
-    case[field]
-        .as_str()
-        .unwrap_or_else(|| panic!("no string {field:?} in {case}"))
-}
-
-fn hex(case: &Value, field: &str) -> Vec<u8> {
-    let text = text(case, field);
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&text[i..i + 2], 16).expect("hex"))
-        .collect()
-}
-
-fn to_hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
 
 fn strings(case: &Value, field: &str) -> Vec<String> {
     case[field]
@@ -108,7 +92,7 @@ fn run(case: &Value) {
             "{name}"
         ),
         "fingerprint_body" => assert_eq!(
-            fingerprint_body(case["content_type"].as_str(), &hex(case, "body")).to_string(),
+            fingerprint_body(case["content_type"].as_str(), &hex(text(case, "body"))).to_string(),
             text(case, "fingerprint"),
             "{name}"
         ),
@@ -132,7 +116,7 @@ fn run(case: &Value) {
             let response = HttpResponse {
                 status: status(case),
                 headers: headers(case, "headers"),
-                body: hex(case, "body"),
+                body: hex(text(case, "body")),
             };
             let kept = strings(case, "stored_headers");
             check(name, case, encode_envelope(&response, &kept), |stored| {
@@ -143,7 +127,7 @@ fn run(case: &Value) {
         "decode_envelope" => check(
             name,
             case,
-            decode_envelope(text(case, "content_type"), &hex(case, "envelope")),
+            decode_envelope(text(case, "content_type"), &hex(text(case, "envelope"))),
             |response| {
                 assert_eq!(response.status, status(case), "{name}");
                 assert_eq!(response.headers, headers(case, "headers"), "{name}");
@@ -172,7 +156,7 @@ fn run(case: &Value) {
 
 #[test]
 fn every_http_vector() {
-    let file: Value = serde_json::from_str(VECTORS).expect("http.json is JSON");
+    let file = common::vectors("http.json");
     let cases = file["cases"].as_array().expect("cases");
     assert!(!cases.is_empty());
     for case in cases {
