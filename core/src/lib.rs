@@ -11,7 +11,9 @@
 //!   same bytes in every language.
 //! * [`request_id`]: request IDs a browser mints offline from a grant and a
 //!   server verifies.
-//! * [`record`]: the idempotency record state machine and its HTTP mapping.
+//! * [`record`]: the idempotency record state machine and its HTTP mapping;
+//!   [`http`]: the rules the HTTP integrations share (default key kind,
+//!   stored response envelope, problem documents, defaults).
 //! * [`lease`]: worker-id leases (acquire, renew, release, stop in time);
 //!   [`segment`]: Leaf-style segment allocation; [`outbox`]: the outbox's
 //!   relay rules.
@@ -33,6 +35,7 @@ pub mod base64url;
 pub mod clock;
 pub mod entropy;
 pub mod fingerprint;
+pub mod http;
 pub mod key;
 pub mod lease;
 pub mod outbox;

@@ -9,7 +9,7 @@
  */
 
 export * from "./api-browser.js";
-export { FingerprintError, KeyError, LeaseError, OutboxError, RecordError, SegmentError, SnowflakeError } from "./errors.js";
+export { FingerprintError, HttpError, KeyError, LeaseError, OutboxError, RecordError, SegmentError, SnowflakeError } from "./errors.js";
 export {
   canonicalJson,
   type FieldSelection,
@@ -19,6 +19,20 @@ export {
   formatFingerprint,
   parseFingerprint,
 } from "./fingerprint.js";
+export {
+  decodeEnvelope,
+  defaultKind,
+  type EnvelopeResponse,
+  encodeEnvelope,
+  fingerprintBody,
+  grantDocument,
+  type HttpDefaults,
+  httpDefaults,
+  isJsonContentType,
+  problemDocument,
+  type StoredEnvelope,
+  statusDocument,
+} from "./http-rules.js";
 export { IdempotencyKey } from "./key.js";
 export {
   type Acquisition,

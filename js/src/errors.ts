@@ -113,6 +113,13 @@ export class OutboxError extends MintidError {
   }
 }
 
+/** A rule of the HTTP integrations refused its input, e.g. a corrupt stored response (`http.*`). */
+export class HttpError extends MintidError {
+  override get name(): string {
+    return "HttpError";
+  }
+}
+
 type ErrorClass = new (code: string, message: string, details?: ErrorDetails) => MintidError;
 
 const CLASS_BY_CONCERN: ReadonlyMap<string, ErrorClass> = new Map<string, ErrorClass>([
@@ -124,6 +131,7 @@ const CLASS_BY_CONCERN: ReadonlyMap<string, ErrorClass> = new Map<string, ErrorC
   ["lease", LeaseError],
   ["segment", SegmentError],
   ["outbox", OutboxError],
+  ["http", HttpError],
   ["uuid", UuidParseError],
   ["uuid7", Uuid7Error],
 ]);

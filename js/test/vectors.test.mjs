@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { test } from "node:test";
 import { fingerprintRunners } from "./vectors/fingerprint.mjs";
+import { httpRunners } from "./vectors/http.mjs";
 import { keysRunners } from "./vectors/keys.mjs";
 import { leaseRunners } from "./vectors/lease.mjs";
 import { outboxRunners } from "./vectors/outbox.mjs";
@@ -18,6 +19,7 @@ const VECTOR_DIR = new URL("../../tests/vectors/", import.meta.url);
 /** For each vector file, its runners by `op`. */
 const RUNNERS = {
   "fingerprint.json": fingerprintRunners,
+  "http.json": httpRunners,
   "keys.json": keysRunners,
   "lease.json": leaseRunners,
   "outbox.json": outboxRunners,

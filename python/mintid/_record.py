@@ -10,6 +10,7 @@ no clock is read and nothing is stored.
 from __future__ import annotations
 
 import enum
+import json
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
@@ -120,10 +121,10 @@ class Problem(enum.Enum):
         return self._details.name
 
     def body(self, detail: str | None = None) -> dict[str, Any]:
-        """The ``application/problem+json`` body, with an optional ``detail``."""
-        body: dict[str, Any] = {"type": self.type_uri, "title": self.title, "status": self.status}
-        if detail is not None:
-            body["detail"] = detail
+        """The ``application/problem+json`` body (the core's, parsed), with a ``detail``."""
+        if detail is not None and not isinstance(detail, str):
+            raise TypeError(f"detail must be a str, got {type(detail).__name__}")
+        body: dict[str, Any] = json.loads(ffi.http_problem_document(self.value, detail))
         return body
 
 

@@ -31,6 +31,11 @@ __all__ = [
     "FingerprintLoneSurrogateError",
     "FingerprintNumberOutOfRangeError",
     "FingerprintTooDeepError",
+    "HttpBadStoredResponseError",
+    "HttpError",
+    "HttpInvalidHeaderError",
+    "HttpInvalidMethodError",
+    "HttpInvalidStatusError",
     "IdempotencyKeyError",
     "InternalError",
     "KeyEmptyError",
@@ -573,3 +578,23 @@ class OutboxUnexpectedRowsError(OutboxError, code="outbox.unexpected_rows"):
 
 class OutboxTimeOverflowError(OutboxError, code="outbox.time_overflow"):
     """A time plus a duration passes 2^64 milliseconds."""
+
+
+class HttpError(MintidError, concern="http"):
+    """The HTTP integrations' shared rules (``http.*``)."""
+
+
+class HttpInvalidMethodError(HttpError, code="http.invalid_method"):
+    """A method that cannot name a default key kind."""
+
+
+class HttpInvalidStatusError(HttpError, code="http.invalid_status"):
+    """A status outside 100-599, or without a plain-status problem."""
+
+
+class HttpInvalidHeaderError(HttpError, code="http.invalid_header"):
+    """A header to store whose name is no token or whose value holds CR, LF or NUL."""
+
+
+class HttpBadStoredResponseError(HttpError, code="http.bad_stored_response"):
+    """Stored bytes that are not a ``mintid-http/1`` envelope; ``position`` says where."""

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 import mintid
+import mintid.http as mintid_http
 from mintid.testing import ManualClock
 
 VECTORS = Path(__file__).resolve().parents[2] / "tests" / "vectors"
@@ -929,6 +930,103 @@ def outbox_policy(case: Case) -> object:
     return "ok"
 
 
+# --- http.json --------------------------------------------------------------
+
+
+def http_outcome(case: Case, action: Callable[[], Any], check: Callable[[Any], None]) -> None:
+    """Check ``action``'s error (code, class, position) or hand its result to ``check``."""
+    if "error" in case:
+        expect_error(case, action)
+        with pytest.raises(mintid.HttpError) as raised:
+            action()
+        if "position" in case:
+            assert raised.value.position == case["position"], raised.value
+    else:
+        check(action())
+
+
+def http_default_kind(case: Case) -> None:
+    http_outcome(
+        case,
+        lambda: mintid_http.default_kind(case["method"], case["path"]),
+        lambda kind: _equal(kind, case["kind"]),
+    )
+
+
+def _equal(actual: object, expected: object) -> None:
+    assert actual == expected
+
+
+def http_is_json_content_type(case: Case) -> None:
+    assert mintid_http.is_json_content_type(case["content_type"]) is case["expect"]
+
+
+def http_fingerprint_body(case: Case) -> None:
+    body = bytes.fromhex(case["body"])
+    assert str(mintid_http.fingerprint_body(case["content_type"], body)) == case["fingerprint"]
+
+
+def http_problem_document(case: Case) -> None:
+    problem = next(p for p in mintid.Problem if p.problem_name == case["problem"])
+    document = mintid_http.problem_document(problem, case.get("detail"))
+    assert document == case["body"].encode()
+
+
+def http_status_document(case: Case) -> None:
+    http_outcome(
+        case,
+        lambda: mintid_http.status_document(case["status"], case.get("detail")),
+        lambda body: _equal(body, case["body"].encode()),
+    )
+
+
+def http_grant_document(case: Case) -> None:
+    document = mintid_http.grant_document(case["grant"], int(case["expires"]))
+    assert document == case["body"].encode()
+
+
+def http_encode_envelope(case: Case) -> None:
+    headers = tuple((name, value) for name, value in case["headers"])
+
+    def check(stored: mintid_http.StoredEnvelope) -> None:
+        assert stored.content_type == case["content_type"]
+        assert stored.body.hex() == case["envelope"]
+
+    http_outcome(
+        case,
+        lambda: mintid_http.encode_envelope(
+            case["status"], headers, bytes.fromhex(case["body"]), tuple(case["stored_headers"])
+        ),
+        check,
+    )
+
+
+def http_decode_envelope(case: Case) -> None:
+    def check(response: mintid_http.EnvelopeResponse) -> None:
+        assert response.status == case["status"]
+        assert [list(pair) for pair in response.headers] == case["headers"]
+        assert response.body.hex() == case["body"]
+
+    http_outcome(
+        case,
+        lambda: mintid_http.decode_envelope(case["content_type"], bytes.fromhex(case["envelope"])),
+        check,
+    )
+
+
+def http_defaults(case: Case) -> None:
+    assert case["idempotency_key_header"] == mintid_http.IDEMPOTENCY_KEY_HEADER
+    assert case["request_id_header"] == mintid_http.REQUEST_ID_HEADER
+    assert str(mintid_http.DEFAULT_BODY_LIMIT) == case["body_limit"]
+    assert list(mintid_http.DEFAULT_METHODS) == case["methods"]
+    assert list(mintid_http.DEFAULT_STORED_HEADERS) == case["stored_headers"]
+    assert str(mintid_http.DEFAULT_GRANT_TTL_MS) == case["grant_ttl_millis"]
+    assert case["grant_content_type"] == mintid_http.GRANT_CONTENT_TYPE
+    empty = mintid_http.encode_envelope(200, (), b"", ())
+    assert empty.body == f"{case['envelope_magic']}200\r\n\r\n".encode()
+    assert json.loads(mintid_http.status_document(413))["type"] == case["about_blank"]
+
+
 RUNNERS: dict[str, dict[str, Callable[[Case], None]]] = {
     "snowflake.json": {
         "layout": snowflake_layout,
@@ -947,6 +1045,17 @@ RUNNERS: dict[str, dict[str, Callable[[Case], None]]] = {
         "from_bytes": uuid7_from_bytes,
         "new_v8": uuid7_new_v8,
         "generate": uuid7_generate,
+    },
+    "http.json": {
+        "default_kind": http_default_kind,
+        "is_json_content_type": http_is_json_content_type,
+        "fingerprint_body": http_fingerprint_body,
+        "problem_document": http_problem_document,
+        "status_document": http_status_document,
+        "grant_document": http_grant_document,
+        "encode_envelope": http_encode_envelope,
+        "decode_envelope": http_decode_envelope,
+        "defaults": http_defaults,
     },
     "keys.json": {
         "new_key": keys_new_key,

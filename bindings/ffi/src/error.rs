@@ -156,6 +156,20 @@ pub enum MintidError {
         /// failing this way answers with, when the core names one.
         problem: Option<String>,
     },
+    /// The HTTP integrations' shared rules (`http.*`).
+    Http {
+        /// The stable dotted code.
+        code: String,
+        /// What was wrong, with the value.
+        detail: String,
+        /// The part of the input at fault, if any.
+        part: Option<String>,
+        /// The byte offset of the problem, if any.
+        position: Option<u64>,
+        /// The HTTP problem (its stable name, e.g. `grant_expired`) a request
+        /// failing this way answers with, when the core names one.
+        problem: Option<String>,
+    },
     /// Payload fingerprints (`fingerprint.*`).
     Fingerprint {
         /// The stable dotted code.
@@ -237,7 +251,8 @@ impl MintidError {
             | Self::Lease { code, .. }
             | Self::Segment { code, .. }
             | Self::Outbox { code, .. }
-            | Self::Fingerprint { code, .. } => code,
+            | Self::Fingerprint { code, .. }
+            | Self::Http { code, .. } => code,
         }
     }
 
@@ -254,7 +269,8 @@ impl MintidError {
             | Self::Lease { detail, .. }
             | Self::Segment { detail, .. }
             | Self::Outbox { detail, .. }
-            | Self::Fingerprint { detail, .. } => detail,
+            | Self::Fingerprint { detail, .. }
+            | Self::Http { detail, .. } => detail,
         }
     }
 
@@ -349,6 +365,13 @@ impl From<mintid::segment::SegmentError> for MintidError {
 impl From<mintid::outbox::OutboxError> for MintidError {
     fn from(error: mintid::outbox::OutboxError) -> Self {
         variant!(Outbox, Fields::new(error.code(), error))
+    }
+}
+
+impl From<mintid::http::HttpError> for MintidError {
+    fn from(error: mintid::http::HttpError) -> Self {
+        let position = error.position();
+        variant!(Http, Fields::new(error.code(), error).at(None, position))
     }
 }
 

@@ -10,6 +10,7 @@ mod base32;
 mod batch;
 mod error;
 mod fingerprint;
+mod http;
 mod key;
 mod lease;
 mod outbox;
@@ -28,6 +29,11 @@ pub use error::MintidError;
 pub use fingerprint::{
     fingerprint_bytes, fingerprint_canonical_json, fingerprint_json, fingerprint_parse,
     fingerprint_to_text,
+};
+pub use http::{
+    HttpDefaults, HttpHeader, HttpResponse, StoredEnvelope, http_decode_envelope,
+    http_default_kind, http_defaults, http_encode_envelope, http_fingerprint_body,
+    http_grant_document, http_is_json_content_type, http_problem_document, http_status_document,
 };
 pub use key::{
     IdempotencyKey, idempotency_key_derived, idempotency_key_from_fields,

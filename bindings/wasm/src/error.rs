@@ -75,6 +75,15 @@ impl CoreError for mintid::request_id::RequestIdError {
     }
 }
 
+impl CoreError for mintid::http::HttpError {
+    fn code(&self) -> &'static str {
+        mintid::http::HttpError::code(self)
+    }
+    fn position(&self) -> Option<usize> {
+        mintid::http::HttpError::position(self)
+    }
+}
+
 /// A JS `Error` with the error's message and the properties `code`, and
 /// `position` and `part` when the core reports them; the TypeScript wrapper
 /// rethrows it as the package's `Error` subclass for that code.

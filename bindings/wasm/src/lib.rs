@@ -17,8 +17,8 @@
 //!
 //! The `snowflake` feature adds Snowflake layouts, IDs and generators; the
 //! `server` feature (on by default) adds them, fingerprints, idempotency
-//! keys, request-ID verification, record decisions, worker-id leases,
-//! segments and the outbox. The browser build (UUIDs and request-ID minting)
+//! keys, request-ID verification, record decisions, the HTTP integrations'
+//! rules, worker-id leases, segments and the outbox. The browser build (UUIDs and request-ID minting)
 //! has neither.
 #![cfg_attr(target_arch = "wasm32", no_std)]
 
@@ -28,6 +28,8 @@ mod clock;
 mod error;
 #[cfg(feature = "server")]
 mod fingerprint;
+#[cfg(feature = "server")]
+mod http;
 #[cfg(feature = "server")]
 mod key;
 #[cfg(feature = "server")]

@@ -26,7 +26,7 @@
 //! ```
 
 mod error;
-mod jcs;
+pub(crate) mod jcs;
 mod json;
 mod pointer;
 

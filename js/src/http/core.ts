@@ -6,14 +6,14 @@
  * move bytes between their framework and this class.
  */
 
-import { createHash } from "node:crypto";
 import {
-  fingerprintBytes,
-  fingerprintJson,
+  defaultKind as coreDefaultKind,
+  fingerprintBody,
+  httpDefaults,
   IdempotencyKey,
   KeyError,
   KeyRing,
-  MintidError,
+  type MintidError,
   type ProblemName,
   RequestIdError,
   Uuid7,
@@ -24,16 +24,19 @@ import { type IdempotencyStore, OperationError, type RunResult, type StoreReques
 import { type HttpAnswer, problemAnswer, replayedHeader, retryAfter, statusAnswer } from "./answer.js";
 import { fromStored, toStored } from "./stored.js";
 
-/** The header carrying a signed request ID unless configured otherwise. */
-export const REQUEST_ID_HEADER = "Mintid-Request-Id";
-/** The IETF draft's header. */
-export const IDEMPOTENCY_KEY_HEADER = "Idempotency-Key";
-/** The default body limit: 1 MiB. */
-export const DEFAULT_BODY_LIMIT = 1_048_576;
-/** The methods covered by default. */
-export const DEFAULT_METHODS: readonly string[] = ["POST", "PATCH"];
-/** The response headers stored (besides content-type) by default. */
-export const DEFAULT_STORED_HEADERS: readonly string[] = ["location", "etag", "last-modified", "cache-control", "content-language", "content-location"];
+export { fingerprintBody, isJsonContentType } from "../node.js";
+
+const DEFAULTS = httpDefaults();
+/** The header carrying a signed request ID unless configured otherwise (from the core). */
+export const REQUEST_ID_HEADER = DEFAULTS.requestIdHeader;
+/** The IETF draft's header (from the core). */
+export const IDEMPOTENCY_KEY_HEADER = DEFAULTS.idempotencyKeyHeader;
+/** The default body limit: 1 MiB (from the core). */
+export const DEFAULT_BODY_LIMIT = DEFAULTS.bodyLimit;
+/** The methods covered by default (from the core). */
+export const DEFAULT_METHODS: readonly string[] = DEFAULTS.methods;
+/** The response headers stored (besides content-type) by default (from the core). */
+export const DEFAULT_STORED_HEADERS: readonly string[] = DEFAULTS.storedHeaders;
 
 /** What the integrations need of a store: `runOnce` and its policy (an `IdempotencyStore`). */
 export type RunOnceStore = Pick<IdempotencyStore, "runOnce" | "policy">;
@@ -75,7 +78,7 @@ export interface IdempotencyOptions<R> {
   readonly bodyLimit?: number;
   /** Response headers stored and replayed besides content-type (default {@link DEFAULT_STORED_HEADERS}). */
   readonly storedHeaders?: readonly string[];
-  /** The key's kind (1–32 of `a-z 0-9 . _ -`); default `http.<method>.<10 hex of SHA-256 of the path>`. */
+  /** The key's kind (1–32 of `a-z 0-9 . _ -`); default the core's `defaultKind` (`http.<method>.<10 hex of SHA-256 of the path>`). */
   readonly kind?: (request: HttpRequestView<R>) => string;
 }
 
@@ -99,30 +102,7 @@ export interface RunAnswer {
 }
 
 function defaultKind(request: HttpRequestView<unknown>): string {
-  const digest = createHash("sha256").update(request.path).digest("hex").slice(0, 10);
-  return `http.${request.method.toLowerCase()}.${digest}`;
-}
-
-/** Whether a content type is JSON (`application/json` or `…+json`). */
-export function isJsonContentType(contentType: string | undefined): boolean {
-  const essence = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
-  return essence === "application/json" || (essence.startsWith("application/") && essence.endsWith("+json"));
-}
-
-/**
- * The fingerprint of a request body: a JSON body (by its content type) through
- * the core's canonicaliser, so formatting and member order do not count; any
- * other body, or JSON the core refuses, as raw bytes.
- */
-export function fingerprintBody(contentType: string | undefined, body: Uint8Array): string {
-  if (isJsonContentType(contentType)) {
-    try {
-      return fingerprintJson(body);
-    } catch (error) {
-      if (!(error instanceof MintidError)) throw error;
-    }
-  }
-  return fingerprintBytes(body);
+  return coreDefaultKind(request.method, request.path);
 }
 
 function problemOf(error: MintidError, fallback: ProblemName): ProblemName {
@@ -133,7 +113,7 @@ function problemOf(error: MintidError, fallback: ProblemName): ProblemName {
 export class HttpIdempotency<R> {
   readonly #options: IdempotencyOptions<R>;
   readonly #methods: ReadonlySet<string>;
-  readonly #storedHeaders: ReadonlySet<string>;
+  readonly #storedHeaders: readonly string[];
   readonly #acceptIdempotencyKey: boolean;
   /** The largest body read, in bytes. */
   readonly bodyLimit: number;
@@ -148,7 +128,7 @@ export class HttpIdempotency<R> {
     if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError("options.bodyLimit must be a non-negative safe integer");
     this.#options = options;
     this.#methods = new Set((options.methods ?? DEFAULT_METHODS).map((method) => method.toUpperCase()));
-    this.#storedHeaders = new Set((options.storedHeaders ?? DEFAULT_STORED_HEADERS).map((name) => name.toLowerCase()));
+    this.#storedHeaders = [...(options.storedHeaders ?? DEFAULT_STORED_HEADERS)];
     this.#acceptIdempotencyKey = options.acceptIdempotencyKey ?? options.keyRing === undefined;
     this.bodyLimit = limit;
   }

@@ -1,6 +1,6 @@
 /** The grant-issuing endpoint: a logged-in browser asks for a grant for its own scope. */
 
-import { KeyRing } from "../node.js";
+import { grantDocument, httpDefaults, KeyRing } from "../node.js";
 import { type HttpAnswer, statusAnswer } from "./answer.js";
 
 /** Settings of a grant endpoint. */
@@ -9,7 +9,7 @@ export interface GrantEndpointOptions<R> {
   readonly keyRing: KeyRing;
   /** The logged-in user's scope (as the idempotency middleware computes it), or `undefined`/`null` when nobody is logged in. */
   readonly scope: (request: R) => string | null | undefined | Promise<string | null | undefined>;
-  /** How long a grant lasts, in milliseconds (default one hour). */
+  /** How long a grant lasts, in milliseconds (default the core's: one hour). */
   readonly ttlMillis?: number;
   /** The time now in Unix ms (default `Date.now`), for tests. */
   readonly now?: () => number;
@@ -21,7 +21,8 @@ const encoder = new TextEncoder();
 export function grantIssuer<R>(options: GrantEndpointOptions<R>): (request: R) => Promise<HttpAnswer> {
   if (!(options.keyRing instanceof KeyRing)) throw new TypeError("options.keyRing must be a KeyRing");
   if (typeof options.scope !== "function") throw new TypeError("options.scope must be a function of the request");
-  const ttl = options.ttlMillis ?? 3_600_000;
+  const defaults = httpDefaults();
+  const ttl = options.ttlMillis ?? defaults.grantTtlMillis;
   if (!Number.isSafeInteger(ttl) || ttl <= 0) throw new RangeError("options.ttlMillis must be a positive safe integer");
   const now = options.now ?? Date.now;
   return async (request) => {
@@ -32,8 +33,8 @@ export function grantIssuer<R>(options: GrantEndpointOptions<R>): (request: R) =
     return {
       status: 200,
       // The grant is a bearer secret of its scope: never cached.
-      headers: [["content-type", "application/json"], ["cache-control", "no-store"]],
-      body: encoder.encode(JSON.stringify({ grant, expiresMillis })),
+      headers: [["content-type", defaults.grantContentType], ["cache-control", "no-store"]],
+      body: encoder.encode(grantDocument(grant, expiresMillis)),
     };
   };
 }

@@ -1,17 +1,16 @@
 """What the HTTP integrations send, and how a response is stored.
 
-Refusals are ``application/problem+json`` documents whose status, type and
-title come from the core (:class:`mintid.Problem`); the only others are the
+Refusals are ``application/problem+json`` documents written by the core
+(:func:`~mintid.http.problem_document`); the only others are the core's
 plain-status ``about:blank`` documents (401, 413, 500). A stored response is
-the envelope of ``tests/http/README.md`` ("Stored responses"), so that any
+the core's envelope (:func:`~mintid.http.encode_envelope`), so that any
 mintid integration, in any language, replays what another stored.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
-from typing import Final, Literal
+from typing import Literal
 
 from mintid._record import (
     PROBLEM_CONTENT_TYPE,
@@ -20,13 +19,10 @@ from mintid._record import (
     RETRY_AFTER_HEADER,
     Problem,
 )
+from mintid.http._rules import decode_envelope, encode_envelope, problem_document, status_document
 from mintid.store import StoredResponse
 
 __all__ = ["HttpAnswer", "from_stored", "problem_answer", "status_answer", "to_stored"]
-
-_MAGIC: Final = b"mintid-http/1 "
-_CRLF: Final = b"\r\n"
-_TITLES: Final = {401: "Unauthorized", 413: "Content Too Large", 500: "Internal Server Error"}
 
 
 @dataclass(frozen=True)
@@ -47,26 +43,18 @@ class HttpAnswer:
         return HttpAnswer(self.status, (*self.headers, (name.lower(), value)), self.body)
 
 
-def _document(
-    status: int, type_uri: str, title: str, detail: str | None, extra: tuple[tuple[str, str], ...]
-) -> HttpAnswer:
-    document: dict[str, object] = {"type": type_uri, "title": title, "status": status}
-    if detail is not None:
-        document["detail"] = detail
-    body = json.dumps(document, separators=(",", ":")).encode()
-    return HttpAnswer(status, (("content-type", PROBLEM_CONTENT_TYPE), *extra), body)
-
-
 def problem_answer(
     problem: Problem, detail: str | None = None, extra: tuple[tuple[str, str], ...] = ()
 ) -> HttpAnswer:
     """The ``application/problem+json`` answer for the core's ``problem``."""
-    return _document(problem.status, problem.type_uri, problem.title, detail, extra)
+    body = problem_document(problem, detail)
+    return HttpAnswer(problem.status, (("content-type", PROBLEM_CONTENT_TYPE), *extra), body)
 
 
 def status_answer(status: Literal[401, 413, 500], detail: str | None = None) -> HttpAnswer:
     """A plain HTTP status as a problem (RFC 9457 §4.2.1: type ``about:blank``)."""
-    return _document(status, "about:blank", _TITLES[status], detail, ())
+    body = status_document(status, detail)
+    return HttpAnswer(status, (("content-type", PROBLEM_CONTENT_TYPE),), body)
 
 
 def retry_after(secs: int) -> tuple[str, str]:
@@ -79,38 +67,20 @@ def replayed_header() -> tuple[str, str]:
     return (REPLAYED_HEADER.lower(), REPLAYED_VALUE)
 
 
-def to_stored(answer: HttpAnswer, keep: frozenset[str]) -> StoredResponse:
-    """The stored form of ``answer``, keeping the headers named in ``keep`` besides content-type."""
-    content_type = ""
-    head = _MAGIC + str(answer.status).encode() + _CRLF
-    for name, value in answer.headers:
-        if name == "content-type":
-            content_type = value
-        elif name in keep:
-            head += f"{name}: {value}".encode("latin-1") + _CRLF
-    return StoredResponse(content_type, head + _CRLF + answer.body)
+def to_stored(answer: HttpAnswer, keep: tuple[str, ...]) -> StoredResponse:
+    """The stored form of ``answer``, keeping the headers named in ``keep`` besides content-type.
+
+    Raises :class:`~mintid.errors.HttpError` when a kept header cannot be stored.
+    """
+    stored = encode_envelope(answer.status, answer.headers, answer.body, keep)
+    return StoredResponse(stored.content_type, stored.body)
 
 
 def from_stored(stored: StoredResponse) -> HttpAnswer:
     """The answer a stored response replays.
 
-    Raises :class:`ValueError` when the stored bytes are not an envelope.
+    Raises :class:`~mintid.errors.HttpBadStoredResponseError` when the stored
+    bytes are not an envelope.
     """
-    head, blank, body = stored.body.partition(_CRLF + _CRLF)
-    lines = head.decode("latin-1").split("\r\n") if blank else []
-    first = lines.pop(0) if lines else ""
-    status_text = first[len(_MAGIC) :]
-    if not first.startswith(_MAGIC.decode()) or not status_text.isdigit():
-        raise ValueError("the stored response is not a mintid-http/1 envelope")
-    status = int(status_text)
-    if not 100 <= status <= 599:
-        raise ValueError(f"the stored response has status {status}")
-    headers: list[tuple[str, str]] = []
-    if stored.content_type:
-        headers.append(("content-type", stored.content_type))
-    for line in lines:
-        name, colon, value = line.partition(": ")
-        if not colon or not name:
-            raise ValueError(f"the stored response has a bad header line: {line!r}")
-        headers.append((name, value))
-    return HttpAnswer(status, tuple(headers), body)
+    response = decode_envelope(stored.content_type, stored.body)
+    return HttpAnswer(response.status, response.headers, response.body)

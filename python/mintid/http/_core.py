@@ -7,17 +7,15 @@ and this class. The behaviour is the one of ``tests/http/README.md``.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
 
-from mintid._fingerprint import Fingerprint, fingerprint, fingerprint_json
 from mintid._key import IdempotencyKey, parse_idempotency_key_header
 from mintid._record import Problem, RecordPolicy, retry_after_secs
 from mintid._request_id import KeyRing
 from mintid._uuid import Uuid7
-from mintid.errors import FingerprintError, IdempotencyKeyError, RequestIdError
+from mintid.errors import IdempotencyKeyError, RequestIdError
 from mintid.http._answer import (
     HttpAnswer,
     from_stored,
@@ -26,6 +24,16 @@ from mintid.http._answer import (
     retry_after,
     status_answer,
     to_stored,
+)
+from mintid.http._rules import (
+    DEFAULT_BODY_LIMIT,
+    DEFAULT_METHODS,
+    DEFAULT_STORED_HEADERS,
+    IDEMPOTENCY_KEY_HEADER,
+    REQUEST_ID_HEADER,
+    default_kind,
+    fingerprint_body,
+    is_json_content_type,
 )
 from mintid.store import (
     OperationError,
@@ -49,24 +57,6 @@ __all__ = [
     "fingerprint_body",
     "is_json_content_type",
 ]
-
-#: The header carrying a signed request ID unless configured otherwise.
-REQUEST_ID_HEADER: Final = "Mintid-Request-Id"
-#: The IETF draft's header.
-IDEMPOTENCY_KEY_HEADER: Final = "Idempotency-Key"
-#: The default body limit: 1 MiB.
-DEFAULT_BODY_LIMIT: Final = 1_048_576
-#: The methods covered by default.
-DEFAULT_METHODS: Final = ("POST", "PATCH")
-#: The response headers stored (besides content-type) by default.
-DEFAULT_STORED_HEADERS: Final = (
-    "location",
-    "etag",
-    "last-modified",
-    "cache-control",
-    "content-language",
-    "content-location",
-)
 
 # The core names the problem of a failed verification (`RequestIdError::problem()`);
 # an error without one (an invalid scope, a key-ring fault) is the server's own.
@@ -120,28 +110,7 @@ class Admitted:
 
 
 def _default_kind(request: HttpRequestView) -> str:
-    digest = hashlib.sha256(request.path.encode()).hexdigest()[:10]
-    return f"http.{request.method.lower()}.{digest}"
-
-
-def is_json_content_type(content_type: str | None) -> bool:
-    """Whether a content type is JSON (``application/json`` or ``application/…+json``)."""
-    essence = (content_type or "").split(";")[0].strip().lower()
-    return essence == "application/json" or (
-        essence.startswith("application/") and essence.endswith("+json")
-    )
-
-
-def fingerprint_body(content_type: str | None, body: bytes) -> Fingerprint:
-    """A body's fingerprint: JSON (by its content type) through the core's
-    canonicaliser; any other body, or JSON the core refuses, as raw bytes.
-    """  # noqa: D205
-    if is_json_content_type(content_type):
-        try:
-            return fingerprint_json(body)
-        except FingerprintError:
-            pass
-    return fingerprint(body)
+    return default_kind(request.method, request.path)
 
 
 class HttpIdempotency:
@@ -189,7 +158,7 @@ class HttpIdempotency:
         self._max_skew_ms = max_skew_ms
         self._methods = frozenset(method.upper() for method in methods)
         self._routes = routes
-        self._stored_headers = frozenset(name.lower() for name in stored_headers)
+        self._stored_headers = tuple(stored_headers)
         self._kind = kind if kind is not None else _default_kind
         #: The largest body read, in bytes.
         self.body_limit = body_limit

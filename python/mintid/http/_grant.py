@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
-import json
 import time
 
 from mintid._request_id import KeyRing
 from mintid.http._answer import HttpAnswer, status_answer
+from mintid.http._rules import DEFAULT_GRANT_TTL_MS, GRANT_CONTENT_TYPE, grant_document
 
 __all__ = ["grant_answer"]
 
 
 def grant_answer(
-    key_ring: KeyRing, scope: str | None, *, ttl_ms: int = 3_600_000, now_ms: int | None = None
+    key_ring: KeyRing,
+    scope: str | None,
+    *,
+    ttl_ms: int = DEFAULT_GRANT_TTL_MS,
+    now_ms: int | None = None,
 ) -> HttpAnswer:
     """The answer of a grant endpoint for the logged-in user's ``scope``: JSON
     ``{"grant", "expiresMillis"}`` with ``Cache-Control: no-store`` (a grant is
@@ -26,6 +30,5 @@ def grant_answer(
         return status_answer(401, "log in to get a grant")
     expires_ms = (time.time_ns() // 1_000_000 if now_ms is None else now_ms) + ttl_ms
     grant = key_ring.issue_grant(scope, expires_ms)
-    body = json.dumps({"grant": grant.text, "expiresMillis": expires_ms}).encode()
-    headers = (("content-type", "application/json"), ("cache-control", "no-store"))
-    return HttpAnswer(200, headers, body)
+    headers = (("content-type", GRANT_CONTENT_TYPE), ("cache-control", "no-store"))
+    return HttpAnswer(200, headers, grant_document(grant.text, expires_ms))

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+import mintid
 from mintid import Grant, IdempotencyKey, KeyRing, Problem, RecordPolicy, RequestId
 from mintid.http import (
     HttpAnswer,
@@ -27,7 +28,7 @@ from mintid.http import (
 from mintid.http.asgi import IdempotencyMiddleware
 from mintid.store import RunResult, StoredResponse, StoreRequest
 
-KEEP = frozenset({"location"})
+KEEP = ("location",)
 
 
 class NoStore:
@@ -81,8 +82,10 @@ def test_an_envelope_without_content_type_or_headers_round_trips() -> None:
     ],
 )
 def test_bytes_that_are_not_an_envelope_are_refused(body: bytes) -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(mintid.HttpBadStoredResponseError) as raised:
         from_stored(StoredResponse("", body))
+    assert raised.value.code == "http.bad_stored_response"
+    assert raised.value.position is not None
 
 
 def test_problem_documents_come_from_the_core() -> None:

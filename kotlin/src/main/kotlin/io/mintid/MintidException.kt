@@ -53,9 +53,20 @@ class KeyException internal constructor(code: String, detail: String, part: Stri
 class FingerprintException internal constructor(code: String, detail: String, part: String?, position: Long?) :
     MintidException(code, detail, part, position)
 
-/** Grants, key rings and request IDs (`request_id.*` codes). */
-class RequestIdException internal constructor(code: String, detail: String, part: String?, position: Long?) :
-    MintidException(code, detail, part, position)
+/**
+ * Grants, key rings and request IDs (`request_id.*` codes).
+ *
+ * @property problem the HTTP problem the core maps this failure to (`invalid_request_id`,
+ *   `grant_expired`, `key_too_old`), or null when it is the server's own fault (an invalid
+ *   scope, a key-ring error): then no client problem applies.
+ */
+class RequestIdException internal constructor(
+    code: String,
+    detail: String,
+    part: String?,
+    position: Long?,
+    val problem: Problem? = null,
+) : MintidException(code, detail, part, position)
 
 /** The idempotency record state machine (`record.*` codes). */
 class RecordException internal constructor(code: String, detail: String, part: String?, position: Long?) :
@@ -67,6 +78,10 @@ class LeaseException internal constructor(code: String, detail: String, part: St
 
 /** Segment allocators (`segment.*` codes). */
 class SegmentException internal constructor(code: String, detail: String, part: String?, position: Long?) :
+    MintidException(code, detail, part, position)
+
+/** The HTTP integrations' shared rules (`http.*` codes), e.g. `http.bad_stored_response` with its [position]. */
+class HttpException internal constructor(code: String, detail: String, part: String?, position: Long?) :
     MintidException(code, detail, part, position)
 
 /** The transactional outbox (`outbox.*` codes). */
@@ -89,11 +104,13 @@ private fun FfiException.toMintid(): MintidException =
         is FfiException.Uuid7 -> Uuid7Exception(code, detail, part, position?.toLong())
         is FfiException.Key -> KeyException(code, detail, part, position?.toLong())
         is FfiException.Fingerprint -> FingerprintException(code, detail, part, position?.toLong())
-        is FfiException.RequestId -> RequestIdException(code, detail, part, position?.toLong())
+        is FfiException.RequestId ->
+            RequestIdException(code, detail, part, position?.toLong(), problem?.let { name -> Problem.entries.firstOrNull { it.problemName == name } })
         is FfiException.Record -> RecordException(code, detail, part, position?.toLong())
         is FfiException.Lease -> LeaseException(code, detail, part, position?.toLong())
         is FfiException.Segment -> SegmentException(code, detail, part, position?.toLong())
         is FfiException.Outbox -> OutboxException(code, detail, part, position?.toLong())
+        is FfiException.Http -> HttpException(code, detail, part, position?.toLong())
     }
 
 /** Checks on the JVM side what the core's unsigned types cannot be told: no negative values. */

@@ -98,7 +98,7 @@ enum class Problem(
     /** 400: a request ID that does not verify. */
     INVALID_REQUEST_ID(FfiProblem.INVALID_REQUEST_ID),
 
-    /** 401: the request ID's grant expired. */
+    /** 400: the request ID's grant expired. */
     GRANT_EXPIRED(FfiProblem.GRANT_EXPIRED),
 
     /** 409: the first request is still running. */
@@ -107,7 +107,7 @@ enum class Problem(
     /** 422: the key was used with another payload. */
     FINGERPRINT_MISMATCH(FfiProblem.FINGERPRINT_MISMATCH),
 
-    /** 422: the key is older than retention. */
+    /** 400: the key is older than retention. */
     KEY_TOO_OLD(FfiProblem.KEY_TOO_OLD),
 
     /** 503: storage is unavailable. */
@@ -381,7 +381,7 @@ sealed class Decision(
         problem: Problem?,
     ) : Decision(name, problem)
 
-    /** The key is older than retention: answer 422 instead of running it again. */
+    /** The key is older than retention: answer 400 instead of running it again. */
     class KeyTooOld internal constructor(
         name: String,
         problem: Problem?,

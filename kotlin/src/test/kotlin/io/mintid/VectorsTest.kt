@@ -33,6 +33,7 @@ class VectorsTest {
     private val runners: Map<String, VectorOps> =
         mapOf(
             "fingerprint.json" to FingerprintVectors.ops,
+            "http.json" to HttpVectors.ops,
             "keys.json" to KeyVectors.ops,
             "lease.json" to LeaseVectors.ops,
             "outbox.json" to OutboxVectors.ops,

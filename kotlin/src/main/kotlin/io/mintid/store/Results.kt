@@ -128,7 +128,7 @@ class InProgress internal constructor(
 /** Refused: the key was first used with another payload (422). */
 class FingerprintMismatch internal constructor() : NotExecuted("fingerprint_mismatch", Problem.FINGERPRINT_MISMATCH)
 
-/** Refused: the key is older than retention (422). */
+/** Refused: the key is older than retention (400). */
 class KeyTooOld internal constructor() : NotExecuted("key_too_old", Problem.KEY_TOO_OLD)
 
 /** The store's clock: the host's time, read before each statement, and how a waiting duplicate pauses. */

@@ -1,0 +1,199 @@
+//! The one error type of the HTTP rules.
+
+use alloc::string::String;
+use core::fmt;
+
+use crate::quote::QuotedStr;
+
+/// The longest prefix of a rejected text kept for the message.
+const QUOTED_TEXT_MAX: usize = 40;
+
+/// Why an HTTP rule refused its input. See [`kind`](HttpError::kind) and
+/// [`code`](HttpError::code).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HttpError {
+    detail: Detail,
+}
+
+/// The kinds of [`HttpError`], each with a stable [`code`](HttpErrorKind::code).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum HttpErrorKind {
+    /// `http.invalid_method`: a method that cannot name a key kind (not 1–16
+    /// ASCII letters, digits, `-`, `_` or `.`).
+    InvalidMethod,
+    /// `http.invalid_status`: a status outside 100–599, or one without a
+    /// plain-status problem title.
+    InvalidStatus,
+    /// `http.invalid_header`: a stored header whose name is not an HTTP token
+    /// or whose value holds CR, LF or NUL.
+    InvalidHeader,
+    /// `http.bad_stored_response`: stored bytes that are not a
+    /// `mintid-http/1` envelope (written by something else, or corrupted).
+    BadStoredResponse,
+}
+
+impl HttpErrorKind {
+    /// The stable dotted code of this kind.
+    pub const fn code(self) -> &'static str {
+        match self {
+            Self::InvalidMethod => "http.invalid_method",
+            Self::InvalidStatus => "http.invalid_status",
+            Self::InvalidHeader => "http.invalid_header",
+            Self::BadStoredResponse => "http.bad_stored_response",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Detail {
+    InvalidMethod {
+        text: String,
+        len: usize,
+    },
+    InvalidStatus {
+        status: u16,
+        reason: &'static str,
+    },
+    InvalidHeader {
+        name: String,
+        len: usize,
+        reason: &'static str,
+    },
+    BadStoredResponse {
+        position: usize,
+        reason: &'static str,
+    },
+}
+
+/// At most [`QUOTED_TEXT_MAX`] bytes of `text`, cut at a character boundary.
+fn prefix(text: &str) -> String {
+    text.char_indices()
+        .take_while(|(at, c)| at + c.len_utf8() <= QUOTED_TEXT_MAX)
+        .map(|(_, c)| c)
+        .collect()
+}
+
+impl HttpError {
+    pub(super) fn invalid_method(method: &str) -> Self {
+        Self {
+            detail: Detail::InvalidMethod {
+                text: prefix(method),
+                len: method.len(),
+            },
+        }
+    }
+
+    pub(super) const fn invalid_status(status: u16, reason: &'static str) -> Self {
+        Self {
+            detail: Detail::InvalidStatus { status, reason },
+        }
+    }
+
+    pub(super) fn invalid_header(name: &str, reason: &'static str) -> Self {
+        Self {
+            detail: Detail::InvalidHeader {
+                name: prefix(name),
+                len: name.len(),
+                reason,
+            },
+        }
+    }
+
+    pub(super) const fn bad_stored_response(position: usize, reason: &'static str) -> Self {
+        Self {
+            detail: Detail::BadStoredResponse { position, reason },
+        }
+    }
+
+    /// What went wrong.
+    pub const fn kind(&self) -> HttpErrorKind {
+        match self.detail {
+            Detail::InvalidMethod { .. } => HttpErrorKind::InvalidMethod,
+            Detail::InvalidStatus { .. } => HttpErrorKind::InvalidStatus,
+            Detail::InvalidHeader { .. } => HttpErrorKind::InvalidHeader,
+            Detail::BadStoredResponse { .. } => HttpErrorKind::BadStoredResponse,
+        }
+    }
+
+    /// The stable dotted code, e.g. `"http.bad_stored_response"`.
+    pub const fn code(&self) -> &'static str {
+        self.kind().code()
+    }
+
+    /// For [`HttpErrorKind::BadStoredResponse`]: the byte offset in the
+    /// stored bytes where reading failed.
+    pub const fn position(&self) -> Option<usize> {
+        match self.detail {
+            Detail::BadStoredResponse { position, .. } => Some(position),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for HttpError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.detail {
+            Detail::InvalidMethod { text, len } => {
+                write!(f, "the method {}", QuotedStr(text))?;
+                if text.len() < *len {
+                    write!(f, " (first {} of {len} bytes)", text.len())?;
+                }
+                f.write_str(
+                    " cannot name a key kind: it must be 1 to 16 ASCII letters, digits, '-', '_' or '.'",
+                )
+            }
+            Detail::InvalidStatus { status, reason } => {
+                write!(f, "the status {status} {reason}")
+            }
+            Detail::InvalidHeader { name, len, reason } => {
+                write!(f, "the header {}", QuotedStr(name))?;
+                if name.len() < *len {
+                    write!(f, " (first {} of {len} bytes)", name.len())?;
+                }
+                write!(f, " cannot be stored: {reason}")
+            }
+            Detail::BadStoredResponse { position, reason } => write!(
+                f,
+                "the stored response is not a mintid-http/1 envelope: {reason} at byte {position}"
+            ),
+        }
+    }
+}
+
+impl core::error::Error for HttpError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use alloc::string::ToString;
+
+    #[test]
+    fn codes_and_messages() {
+        let error = HttpError::invalid_method("GET POST");
+        assert_eq!(error.code(), "http.invalid_method");
+        assert!(
+            error
+                .to_string()
+                .starts_with("the method \"GET POST\" cannot")
+        );
+        let long = "x".repeat(100);
+        assert!(
+            HttpError::invalid_method(&long)
+                .to_string()
+                .contains("(first 40 of 100 bytes)")
+        );
+        let error = HttpError::bad_stored_response(3, "no blank line ends the head");
+        assert_eq!(error.code(), "http.bad_stored_response");
+        assert_eq!(error.position(), Some(3));
+        assert_eq!(
+            HttpError::invalid_status(99, "is not within 100-599").to_string(),
+            "the status 99 is not within 100-599"
+        );
+        assert_eq!(
+            HttpError::invalid_header("x\ny", "the name is not an HTTP token").code(),
+            "http.invalid_header"
+        );
+        assert_eq!(HttpError::invalid_header("a", "b").position(), None);
+    }
+}

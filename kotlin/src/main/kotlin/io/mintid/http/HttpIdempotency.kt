@@ -1,0 +1,375 @@
+package io.mintid.http
+
+import io.mintid.Freshness
+import io.mintid.IdempotencyHttp
+import io.mintid.IdempotencyKey
+import io.mintid.KeyException
+import io.mintid.KeyRing
+import io.mintid.Problem
+import io.mintid.RequestIdException
+import io.mintid.StoreUnavailableException
+import io.mintid.Uuid7
+import io.mintid.store.FingerprintMismatch
+import io.mintid.store.IdempotencyStore
+import io.mintid.store.InProgress
+import io.mintid.store.KeyTooOld
+import io.mintid.store.RecordLease
+import io.mintid.store.Replayed
+import io.mintid.store.StoreRequest
+import java.io.InputStream
+
+/**
+ * A request as the integrations see it; [raw] is the framework's own (a Ktor `ApplicationCall`,
+ * a servlet request, …) for the caller's functions.
+ */
+interface HttpRequestView<out R> {
+    /** The method, upper case. */
+    val method: String
+
+    /** The path, without the query. */
+    val path: String
+
+    /** A header's value (names are case-insensitive; repeated ones joined with `, `), or null. */
+    fun header(name: String): String?
+
+    /** The framework's request. */
+    val raw: R
+}
+
+/** Whose keys a request's are: the authenticated user or tenant, e.g. `user:42` (1–64 bytes). */
+fun interface ScopeFunction<in R> {
+    /** The scope of [request]. */
+    fun scopeOf(request: HttpRequestView<R>): String
+}
+
+/** Which covered requests need a key (a route predicate). */
+fun interface RoutePredicate<in R> {
+    /** Whether [request] is covered. */
+    fun covers(request: HttpRequestView<R>): Boolean
+}
+
+/** A request's key kind (1–32 of `a-z 0-9 . _ -`). */
+fun interface KindFunction<in R> {
+    /** The kind of [request]'s key. */
+    fun kindOf(request: HttpRequestView<R>): String
+}
+
+/** A framework-neutral handler: a request and its body in, a complete answer out. */
+fun interface HttpHandler<in R> {
+    /** Answers [request], whose body is [body]. */
+    fun handle(
+        request: HttpRequestView<R>,
+        body: InputStream,
+    ): HttpAnswer
+}
+
+/** What [HttpIdempotency.admit] decided: go on with the key, or answer at once. */
+sealed interface Admission {
+    /**
+     * A request whose key was read and verified.
+     *
+     * @property key the idempotency key.
+     * @property keyCreatedMillis when the key was created (a signed request ID's UUIDv7 time), if known.
+     */
+    class Admitted internal constructor(
+        val key: IdempotencyKey,
+        val keyCreatedMillis: Long?,
+    ) : Admission
+
+    /** A refusal (400 with the core's problem). */
+    class Refused internal constructor(
+        /** The answer to send. */
+        val answer: HttpAnswer,
+    ) : Admission
+}
+
+/** What [HttpIdempotency.start] decided: run the handler under a claim, or answer at once. */
+sealed interface Start {
+    /** The key was claimed: run the handler, then [HttpIdempotency.finish] (or [HttpIdempotency.abandon]). */
+    class Claimed internal constructor(
+        internal val lease: RecordLease,
+    ) : Start
+
+    /** A replay (with `Idempotent-Replayed: true`), 409 with `Retry-After`, 422, 400 or 503. */
+    class Answered internal constructor(
+        /** The answer to send. */
+        val answer: HttpAnswer,
+    ) : Start
+}
+
+/**
+ * Exactly-once HTTP requests for any JVM framework, with the behaviour every mintid integration
+ * shares (`tests/http/README.md`): covered methods and routes, the key (a signed request ID
+ * verified by the core, or an `Idempotency-Key`), the body fingerprint, running the handler once
+ * through an [IdempotencyStore] (claim with a lease, store the answer through the core's
+ * envelope, replay duplicates with `Idempotent-Replayed: true`) and the core's
+ * `application/problem+json` refusals (400, 409 with `Retry-After`, 422, 503; 413 over the body
+ * limit).
+ *
+ * [wrap] turns a [HttpHandler] into one that does all of it; the steps ([covers], [admit],
+ * [readBody], [start], [finish]) are public for frameworks that run the handler themselves (the
+ * Ktor plugin does). The store is blocking JDBC: call from threads that may block.
+ *
+ * Build one with [builder]: only the store and the scope function are required.
+ */
+class HttpIdempotency<R> private constructor(
+    builder: Builder<R>,
+) {
+    private val store: IdempotencyStore = builder.store
+    private val scope: ScopeFunction<R> = builder.scope
+    private val keyRing: KeyRing? = builder.keyRing
+    private val requestIdHeader: String = builder.requestIdHeader
+    private val acceptIdempotencyKey: Boolean = builder.acceptIdempotencyKey ?: (builder.keyRing == null)
+    private val freshness: Freshness = builder.freshness
+    private val methods: Set<String> = builder.methods.map { it.uppercase() }.toSet()
+    private val routes: RoutePredicate<R>? = builder.routes
+    private val storedHeaders: List<String> = builder.storedHeaders.toList()
+    private val kind: KindFunction<R> = builder.kind ?: KindFunction { HttpRules.defaultKind(it.method, it.path) }
+    private val handlerErrors: (Throwable) -> Unit = builder.handlerErrors
+
+    /** The largest body read, in bytes. */
+    val bodyLimit: Int = builder.bodyLimit
+
+    /** Whether [request] is covered: its method is, and the route predicate (if any) accepts it. */
+    fun covers(request: HttpRequestView<R>): Boolean =
+        request.method.uppercase() in methods && (routes?.covers(request) ?: true)
+
+    /**
+     * Reads the key, before the body: a signed request ID (with a key ring) from its header, else
+     * an accepted `Idempotency-Key`, verified and scoped. Refusals (400): `missing_key`,
+     * `malformed_key`, `invalid_request_id`, `grant_expired`, `key_too_old`.
+     *
+     * @throws io.mintid.MintidException when the scope or kind function gives a value the core
+     *   refuses, or the key ring fails: the server's configuration, not the client's key.
+     */
+    fun admit(request: HttpRequestView<R>): Admission {
+        val signed = keyRing?.let { request.header(requestIdHeader) }
+        val plain = if (acceptIdempotencyKey) request.header(HttpRules.IDEMPOTENCY_KEY_HEADER) else null
+        if (signed == null && plain == null) return Admission.Refused(HttpAnswer.problem(Problem.MISSING_KEY))
+        val scope = scope.scopeOf(request)
+        val kind = kind.kindOf(request)
+        if (keyRing != null && signed != null) {
+            val uuid =
+                try {
+                    keyRing.verify(IdempotencyKey.parseHeader(signed), scope, store.clock.nowMillis(), freshness)
+                } catch (error: KeyException) {
+                    return Admission.Refused(HttpAnswer.problem(Problem.INVALID_REQUEST_ID, error.detail))
+                } catch (error: RequestIdException) {
+                    // The core names the client's problem; without one it is the server's fault.
+                    val problem = error.problem ?: throw error
+                    return Admission.Refused(HttpAnswer.problem(problem, error.detail))
+                }
+            return Admission.Admitted(IdempotencyKey.of(kind, scope, uuid.toString()), Uuid7.timestampMillis(uuid))
+        }
+        return try {
+            Admission.Admitted(IdempotencyKey.fromHeader(kind, scope, plain ?: ""), null)
+        } catch (error: KeyException) {
+            // A bad kind or scope is the server's configuration, not the client's key.
+            if (error.part != null && error.part != "id") throw error
+            Admission.Refused(HttpAnswer.problem(Problem.MALFORMED_KEY, error.detail))
+        }
+    }
+
+    /** The body of [input], or null when it holds more than [bodyLimit] bytes (then answer [tooLarge]). */
+    fun readBody(input: InputStream): ByteArray? {
+        val bytes = input.readNBytes(bodyLimit + 1)
+        return if (bytes.size > bodyLimit) null else bytes
+    }
+
+    /** The answer for a body over [bodyLimit]: 413 `about:blank`, nothing stored. */
+    fun tooLarge(): HttpAnswer = HttpAnswer.status(413, "the body exceeds $bodyLimit bytes")
+
+    /**
+     * Claims the admitted key for a request with [body] of [contentType] (fingerprinted by the
+     * core): [Start.Claimed] when the handler must run now, else [Start.Answered] with the replay
+     * or refusal; 503 `storage_unavailable` when the database cannot be reached (nothing ran).
+     */
+    fun start(
+        admitted: Admission.Admitted,
+        contentType: String?,
+        body: ByteArray,
+    ): Start {
+        val request = StoreRequest(HttpRules.fingerprintBody(contentType, body), admitted.keyCreatedMillis)
+        val result =
+            try {
+                store.claimLease(admitted.key, request)
+            } catch (error: StoreUnavailableException) {
+                return Start.Answered(HttpAnswer.problem(Problem.STORAGE_UNAVAILABLE, error.detail))
+            }
+        val answer =
+            when (result) {
+                is RecordLease -> return Start.Claimed(result)
+                is Replayed -> {
+                    val stored = result.response
+                    val replayed =
+                        if (stored == null) {
+                            HttpAnswer.status(500, result.error)
+                        } else {
+                            HttpRules.decodeEnvelope(stored.contentType, stored.body)
+                        }
+                    replayed.withHeader(IdempotencyHttp.replayedHeader.lowercase(), IdempotencyHttp.replayedValue)
+                }
+                is InProgress ->
+                    HttpAnswer.problem(
+                        Problem.IN_PROGRESS,
+                        null,
+                        listOf(IdempotencyHttp.retryAfterHeader.lowercase() to result.retryAfterSecs.toString()),
+                    )
+                is FingerprintMismatch -> HttpAnswer.problem(Problem.FINGERPRINT_MISMATCH)
+                is KeyTooOld -> HttpAnswer.problem(Problem.KEY_TOO_OLD)
+            }
+        return Start.Answered(answer)
+    }
+
+    /**
+     * Stores the handler's [answer] under the claim and returns it to send: a status below 500
+     * completes the key (replayed to duplicates); 500 and above is a final failure, stored and
+     * replayed when the store's policy stores errors, else the key is released. If storing
+     * fails, [answer] is sent anyway (the record stays pending until its lease passes).
+     */
+    fun finish(
+        claimed: Start.Claimed,
+        answer: HttpAnswer,
+    ): HttpAnswer {
+        try {
+            val stored = HttpRules.encodeEnvelope(answer, storedHeaders)
+            if (answer.status >= 500) {
+                claimed.lease.fail("the handler answered ${answer.status}", false, stored)
+            } else {
+                claimed.lease.complete(stored)
+            }
+        } catch (error: Exception) {
+            // Once the handler answered, its answer is sent whatever the store did after.
+            handlerErrors(error)
+        }
+        return answer
+    }
+
+    /** Releases the claim without an answer (the handler could not run): the next request runs it. */
+    fun abandon(
+        claimed: Start.Claimed,
+        error: Throwable,
+    ) {
+        try {
+            claimed.lease.fail(error.toString(), true, null)
+        } catch (storeError: Exception) {
+            error.addSuppressed(storeError)
+        }
+    }
+
+    /**
+     * Handles one request: an uncovered one goes to [handler] untouched; a covered one is admitted,
+     * its body read up to the limit, and [handler] runs once for its key. A handler that throws
+     * answers 500 (`about:blank`), stored like any 5xx; the exception goes to the builder's
+     * `handlerErrors`.
+     */
+    fun handle(
+        request: HttpRequestView<R>,
+        body: InputStream,
+        handler: HttpHandler<R>,
+    ): HttpAnswer {
+        if (!covers(request)) return handler.handle(request, body)
+        val admitted =
+            when (val admission = admit(request)) {
+                is Admission.Refused -> return admission.answer
+                is Admission.Admitted -> admission
+            }
+        val bytes = readBody(body) ?: return tooLarge()
+        val claimed =
+            when (val started = start(admitted, request.header("content-type"), bytes)) {
+                is Start.Answered -> return started.answer
+                is Start.Claimed -> started
+            }
+        val answer =
+            try {
+                handler.handle(request, bytes.inputStream())
+            } catch (error: Exception) {
+                handlerErrors(error)
+                HttpAnswer.status(500)
+            } catch (error: Throwable) {
+                abandon(claimed, error)
+                throw error
+            }
+        return finish(claimed, answer)
+    }
+
+    /** [handler] behind this middleware: see [handle]. */
+    fun wrap(handler: HttpHandler<R>): HttpHandler<R> = HttpHandler { request, body -> handle(request, body, handler) }
+
+    /**
+     * The settings of an [HttpIdempotency]; all but the store and the scope function have safe
+     * defaults (`tests/http/README.md`).
+     */
+    class Builder<R> internal constructor(
+        internal val store: IdempotencyStore,
+        internal val scope: ScopeFunction<R>,
+    ) {
+        internal var keyRing: KeyRing? = null
+        internal var requestIdHeader: String = HttpRules.REQUEST_ID_HEADER
+        internal var acceptIdempotencyKey: Boolean? = null
+        internal var freshness: Freshness = Freshness.DEFAULT
+        internal var methods: List<String> = HttpRules.DEFAULT_METHODS
+        internal var routes: RoutePredicate<R>? = null
+        internal var bodyLimit: Int = HttpRules.DEFAULT_BODY_LIMIT.toInt()
+        internal var storedHeaders: List<String> = HttpRules.DEFAULT_STORED_HEADERS
+        internal var kind: KindFunction<R>? = null
+        internal var handlerErrors: (Throwable) -> Unit = { error -> LOGGER.log(System.Logger.Level.ERROR, "mintid: a handler failed", error) }
+
+        /** Verifies signed request IDs with [keyRing]; without one only `Idempotency-Key` is read. */
+        fun keyRing(keyRing: KeyRing?) = apply { this.keyRing = keyRing }
+
+        /** The header of signed request IDs (default `Mintid-Request-Id`). */
+        fun requestIdHeader(name: String) =
+            apply {
+                require(name.isNotBlank()) { "the request ID header must be named" }
+                requestIdHeader = name
+            }
+
+        /** Whether plain `Idempotency-Key` values count: default true without a key ring, false with one. */
+        fun acceptIdempotencyKey(accept: Boolean) = apply { acceptIdempotencyKey = accept }
+
+        /** Freshness bounds of signed request IDs (the age should not exceed the store's retention). */
+        fun freshness(freshness: Freshness) = apply { this.freshness = freshness }
+
+        /** The methods covered (default POST and PATCH); others pass through untouched. */
+        fun methods(methods: Collection<String>) =
+            apply {
+                require(methods.all { it.isNotBlank() }) { "a covered method must be named" }
+                this.methods = methods.toList()
+            }
+
+        /** Which covered requests need a key (default: all of them). */
+        fun routes(routes: RoutePredicate<R>?) = apply { this.routes = routes }
+
+        /** The largest body read, in bytes (default 1 MiB); above it the answer is 413. */
+        fun bodyLimit(bytes: Int) =
+            apply {
+                require(bytes in 0 until Int.MAX_VALUE) { "the body limit must be 0 to ${Int.MAX_VALUE - 1} bytes, not $bytes" }
+                bodyLimit = bytes
+            }
+
+        /** Response headers stored and replayed besides content-type (default [HttpRules.DEFAULT_STORED_HEADERS]). */
+        fun storedHeaders(names: Collection<String>) = apply { storedHeaders = names.toList() }
+
+        /** The key kind of a request (default [HttpRules.defaultKind] of its method and path). */
+        fun kind(kind: KindFunction<R>?) = apply { this.kind = kind }
+
+        /** Receives a handler's exception (answered 500) and store failures after a handler ran (default: logged). */
+        fun handlerErrors(receiver: java.util.function.Consumer<Throwable>) = apply { handlerErrors = receiver::accept }
+
+        /** The middleware. */
+        fun build(): HttpIdempotency<R> = HttpIdempotency(this)
+    }
+
+    /** Building one. */
+    companion object {
+        private val LOGGER: System.Logger = System.getLogger("io.mintid.http")
+
+        /** The settings for a middleware over [store] whose keys are scoped by [scope]. */
+        @JvmStatic
+        fun <R> builder(
+            store: IdempotencyStore,
+            scope: ScopeFunction<R>,
+        ): Builder<R> = Builder(store, scope)
+    }
+}

@@ -1,0 +1,151 @@
+package io.mintid.http
+
+import io.mintid.Fingerprint
+import io.mintid.Problem
+import io.mintid.core
+import io.mintid.requireUShort
+import io.mintid.store.StoredResponse
+import uniffi.mintid_ffi.httpDecodeEnvelope
+import uniffi.mintid_ffi.httpDefaultKind
+import uniffi.mintid_ffi.httpDefaults
+import uniffi.mintid_ffi.httpEncodeEnvelope
+import uniffi.mintid_ffi.httpFingerprintBody
+import uniffi.mintid_ffi.httpGrantDocument
+import uniffi.mintid_ffi.httpIsJsonContentType
+import uniffi.mintid_ffi.httpProblemDocument
+import uniffi.mintid_ffi.httpStatusDocument
+import uniffi.mintid_ffi.HttpHeader as FfiHeader
+import uniffi.mintid_ffi.HttpResponse as FfiResponse
+
+/**
+ * The rules every mintid HTTP integration shares, from the core (`mintid::http`, see
+ * `docs/spec.md`, "HTTP integrations"): the default key kind, which bodies are fingerprinted as
+ * JSON, the problem and grant documents, the stored response envelope and the defaults. The
+ * [HttpIdempotency] wrapper and the Ktor plugin build on these and compute none of them again.
+ */
+object HttpRules {
+    private val defaults = httpDefaults()
+
+    /** The IETF draft's header of a plain idempotency key: `Idempotency-Key`. */
+    @JvmField
+    val IDEMPOTENCY_KEY_HEADER: String = defaults.idempotencyKeyHeader
+
+    /** The header of a signed request ID unless configured otherwise: `Mintid-Request-Id`. */
+    @JvmField
+    val REQUEST_ID_HEADER: String = defaults.requestIdHeader
+
+    /** The largest body read by default, in bytes (1 MiB); above it the answer is 413. */
+    @JvmField
+    val DEFAULT_BODY_LIMIT: Long = defaults.bodyLimit.toLong()
+
+    /** The methods covered by default: POST and PATCH. */
+    @JvmField
+    val DEFAULT_METHODS: List<String> = defaults.methods
+
+    /** The response headers stored and replayed by default besides content-type (never `set-cookie`). */
+    @JvmField
+    val DEFAULT_STORED_HEADERS: List<String> = defaults.storedHeaders
+
+    /** How long a grant from a grant endpoint lasts by default: one hour, in milliseconds. */
+    @JvmField
+    val DEFAULT_GRANT_TTL_MILLIS: Long = defaults.grantTtlMillis.toLong()
+
+    /** The content type of a grant endpoint's answer. */
+    @JvmField
+    val GRANT_CONTENT_TYPE: String = defaults.grantContentType
+
+    /**
+     * The default key kind of a request: `http.<method in lower case>.<first 10 hex digits of
+     * SHA-256 of the path>`, so that a key reused on another route is another key.
+     *
+     * @throws io.mintid.HttpException `http.invalid_method` for a method no kind can hold.
+     */
+    @JvmStatic
+    fun defaultKind(
+        method: String,
+        path: String,
+    ): String = core { httpDefaultKind(method, path) }
+
+    /** Whether a content type is JSON (`application/json` or `application/…+json`). */
+    @JvmStatic
+    fun isJsonContentType(contentType: String?): Boolean = httpIsJsonContentType(contentType)
+
+    /**
+     * A request body's fingerprint: a JSON body (by its content type) through the canonicaliser,
+     * so whitespace and member order do not count; any other body, or JSON the core refuses, as
+     * raw bytes.
+     */
+    @JvmStatic
+    fun fingerprintBody(
+        contentType: String?,
+        body: ByteArray,
+    ): Fingerprint = Fingerprint.ofDigest(httpFingerprintBody(contentType, body))
+
+    /** The `application/problem+json` body of the core's [problem], with an optional [detail]. */
+    @JvmStatic
+    @JvmOverloads
+    fun problemDocument(
+        problem: Problem,
+        detail: String? = null,
+    ): String = httpProblemDocument(problem.ffi, detail)
+
+    /**
+     * The `about:blank` problem body of a plain status: 401, 413 or 500.
+     *
+     * @throws io.mintid.HttpException `http.invalid_status` for any other status.
+     */
+    @JvmStatic
+    @JvmOverloads
+    fun statusDocument(
+        status: Int,
+        detail: String? = null,
+    ): String = core { httpStatusDocument(requireUShort(status, "the status"), detail) }
+
+    /**
+     * The body of a grant endpoint's answer: `{"grant":…,"expiresMillis":…}`, the expiry written
+     * as the unsigned value of its bits (as [io.mintid.KeyRing.issueGrant] reads it).
+     */
+    @JvmStatic
+    fun grantDocument(
+        grant: String,
+        expiresMillis: Long,
+    ): String = httpGrantDocument(grant, expiresMillis.toULong())
+
+    /**
+     * The stored form of [answer]: its content type and, as the body, the envelope holding its status, the
+     * headers named in [storedHeaders] (case-insensitive, written in lower case) and its body.
+     *
+     * @throws io.mintid.HttpException `http.invalid_status` (outside 100–599) or
+     *   `http.invalid_header` (a stored header that is no token, or whose value holds CR, LF or NUL).
+     */
+    @JvmStatic
+    fun encodeEnvelope(
+        answer: HttpAnswer,
+        storedHeaders: List<String>,
+    ): StoredResponse {
+        val response =
+            FfiResponse(
+                requireUShort(answer.status, "the status"),
+                answer.headers.map { (name, value) -> FfiHeader(name, value) },
+                answer.bodyBytes(),
+            )
+        val stored = core { httpEncodeEnvelope(response, storedHeaders) }
+        return StoredResponse(stored.contentType, stored.bytes)
+    }
+
+    /**
+     * The answer a stored envelope replays: `content-type` first (when not empty), then the
+     * stored headers, and the body.
+     *
+     * @throws io.mintid.HttpException `http.bad_stored_response` (with its byte position) when
+     *   the bytes are not an envelope (a record written by something else, or corrupted).
+     */
+    @JvmStatic
+    fun decodeEnvelope(
+        contentType: String,
+        bytes: ByteArray,
+    ): HttpAnswer {
+        val response = core { httpDecodeEnvelope(contentType, bytes) }
+        return HttpAnswer(response.status.toInt(), response.headers.map { it.name to it.value }, response.body)
+    }
+}

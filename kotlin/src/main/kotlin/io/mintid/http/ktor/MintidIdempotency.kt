@@ -1,0 +1,236 @@
+package io.mintid.http.ktor
+
+import io.ktor.http.ContentType
+import io.ktor.http.HttpStatusCode
+import io.ktor.http.content.ByteArrayContent
+import io.ktor.http.content.OutgoingContent
+import io.ktor.server.application.ApplicationCall
+import io.ktor.server.application.createApplicationPlugin
+import io.ktor.server.application.hooks.CallFailed
+import io.ktor.server.application.hooks.ReceiveRequestBytes
+import io.ktor.server.application.hooks.ResponseBodyReadyForSend
+import io.ktor.server.application.hooks.ResponseSent
+import io.ktor.server.request.httpMethod
+import io.ktor.server.request.path
+import io.ktor.server.request.receiveChannel
+import io.ktor.server.response.respond
+import io.ktor.server.routing.Route
+import io.ktor.server.routing.post
+import io.ktor.util.AttributeKey
+import io.ktor.utils.io.ByteChannel
+import io.ktor.utils.io.ByteReadChannel
+import io.ktor.utils.io.readRemaining
+import io.ktor.utils.io.toByteArray
+import io.mintid.Freshness
+import io.mintid.KeyRing
+import io.mintid.http.Admission
+import io.mintid.http.GrantEndpoint
+import io.mintid.http.HttpAnswer
+import io.mintid.http.HttpIdempotency
+import io.mintid.http.HttpRequestView
+import io.mintid.http.HttpRules
+import io.mintid.http.Start
+import io.mintid.store.IdempotencyStore
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.coroutineScope
+import kotlinx.coroutines.launch
+import kotlinx.coroutines.withContext
+import kotlinx.io.readByteArray
+
+/**
+ * The settings of [MintidIdempotency]: [store] and [scope] are required, the rest have the
+ * defaults every mintid integration shares (`tests/http/README.md`).
+ */
+class MintidIdempotencyConfig {
+    /** Where records live; its policy decides waiting and whether 5xx answers are stored. */
+    var store: IdempotencyStore? = null
+
+    /** Whose keys these are: the authenticated user or tenant, e.g. `"user:${principal.id}"`. */
+    var scope: ((ApplicationCall) -> String)? = null
+
+    /** Verifies signed request IDs; without it only `Idempotency-Key` is read. */
+    var keyRing: KeyRing? = null
+
+    /** The header of signed request IDs. */
+    var requestIdHeader: String = HttpRules.REQUEST_ID_HEADER
+
+    /** Whether plain `Idempotency-Key` values count (default: only without a key ring). */
+    var acceptIdempotencyKey: Boolean? = null
+
+    /** Freshness bounds of signed request IDs. */
+    var freshness: Freshness = Freshness.DEFAULT
+
+    /** The methods covered; others pass through untouched. */
+    var methods: List<String> = HttpRules.DEFAULT_METHODS
+
+    /** Which covered calls need a key (default: all of them). */
+    var routes: ((ApplicationCall) -> Boolean)? = null
+
+    /** The largest body read, in bytes; above it the answer is 413. */
+    var bodyLimit: Int = HttpRules.DEFAULT_BODY_LIMIT.toInt()
+
+    /** Response headers stored and replayed besides content-type. */
+    var storedHeaders: List<String> = HttpRules.DEFAULT_STORED_HEADERS
+
+    /** The key kind of a call (default [HttpRules.defaultKind] of its method and path). */
+    var kind: ((ApplicationCall) -> String)? = null
+}
+
+private class CallView(
+    override val raw: ApplicationCall,
+) : HttpRequestView<ApplicationCall> {
+    override val method: String get() = raw.request.httpMethod.value
+    override val path: String get() = raw.request.path()
+
+    override fun header(name: String): String? = raw.request.headers.getAll(name)?.joinToString(", ")
+}
+
+/** The claim a call runs under, until its response is stored. */
+private val CLAIM = AttributeKey<Start.Claimed>("io.mintid.claim")
+
+/** The request body the plugin read, handed to the route's `receive`. */
+private val BODY = AttributeKey<ByteArray>("io.mintid.body")
+
+/**
+ * Exactly-once requests for a Ktor server: [HttpIdempotency] as an application plugin.
+ *
+ * A covered call (POST and PATCH by default) needs a key: a signed request ID (with a
+ * [MintidIdempotencyConfig.keyRing]) or an `Idempotency-Key`. The plugin reads the body (the
+ * route still `receive`s it), claims the key in the store, lets the route answer once and stores
+ * that answer; duplicates get it replayed with `Idempotent-Replayed: true`. Refusals are the
+ * core's `application/problem+json` (400, 409 with `Retry-After`, 422, 503; 413 over the body
+ * limit). A route that throws answers 500 (`about:blank`), stored like any 5xx.
+ *
+ * ```kotlin
+ * install(MintidIdempotency) {
+ *     store = IdempotencyStore(dataSource, Dialect.POSTGRES)
+ *     scope = { call -> "user:${call.principal<UserIdPrincipal>()!!.name}" }
+ * }
+ * ```
+ */
+val MintidIdempotency =
+    createApplicationPlugin("MintidIdempotency", ::MintidIdempotencyConfig) {
+        val config = pluginConfig
+        val store = requireNotNull(config.store) { "MintidIdempotency needs a store" }
+        val scope = requireNotNull(config.scope) { "MintidIdempotency needs a scope function" }
+        val routes = config.routes
+        val kind = config.kind
+        val idempotency =
+            HttpIdempotency
+                .builder<ApplicationCall>(store) { scope(it.raw) }
+                .keyRing(config.keyRing)
+                .requestIdHeader(config.requestIdHeader)
+                .apply { config.acceptIdempotencyKey?.let { acceptIdempotencyKey(it) } }
+                .freshness(config.freshness)
+                .methods(config.methods)
+                .routes(routes?.let { predicate -> { predicate(it.raw) } })
+                .bodyLimit(config.bodyLimit)
+                .storedHeaders(config.storedHeaders)
+                .kind(kind?.let { function -> { function(it.raw) } })
+                .handlerErrors { error -> application.environment.log.error("mintid: a route failed", error) }
+                .build()
+
+        onCall { call ->
+            val view = CallView(call)
+            if (!idempotency.covers(view)) return@onCall
+            val admitted =
+                when (val admission = idempotency.admit(view)) {
+                    is Admission.Refused -> return@onCall call.respondAnswer(admission.answer)
+                    is Admission.Admitted -> admission
+                }
+            val body =
+                call.request.receiveChannel().readRemaining(idempotency.bodyLimit + 1L).readByteArray()
+            if (body.size > idempotency.bodyLimit) return@onCall call.respondAnswer(idempotency.tooLarge())
+            call.attributes.put(BODY, body)
+            val contentType = view.header("content-type")
+            when (val started = withContext(Dispatchers.IO) { idempotency.start(admitted, contentType, body) }) {
+                is Start.Answered -> call.respondAnswer(started.answer)
+                is Start.Claimed -> call.attributes.put(CLAIM, started)
+            }
+        }
+
+        on(ReceiveRequestBytes) { call, channel ->
+            call.attributes.getOrNull(BODY)?.let { ByteReadChannel(it) } ?: channel
+        }
+
+        on(CallFailed) { call, cause ->
+            if (call.attributes.contains(CLAIM)) {
+                application.environment.log.error("mintid: a route failed", cause)
+                call.respondAnswer(HttpAnswer.status(500))
+            }
+        }
+
+        on(ResponseBodyReadyForSend) { call, content ->
+            val claimed = call.attributes.getOrNull(CLAIM) ?: return@on
+            call.attributes.remove(CLAIM)
+            val bytes = content.bytesOrNull()
+            if (bytes == null) {
+                withContext(Dispatchers.IO) { idempotency.abandon(claimed, IllegalStateException("a ${content::class.simpleName} response cannot be stored")) }
+                return@on
+            }
+            val status = content.status ?: call.response.status() ?: HttpStatusCode.OK
+            val headers =
+                buildList {
+                    content.contentType?.let { add("content-type" to it.toString()) }
+                    call.response.headers.allValues().forEach { name, values -> values.forEach { add(name to it) } }
+                    content.headers.forEach { name, values -> values.forEach { add(name to it) } }
+                }
+            val answer = HttpAnswer(status.value, headers, bytes)
+            withContext(Dispatchers.IO) { idempotency.finish(claimed, answer) }
+            transformBodyTo(ByteArrayContent(bytes, content.contentType, status))
+        }
+
+        on(ResponseSent) { call ->
+            // A call that ended without a response the plugin saw: release its key.
+            val claimed = call.attributes.getOrNull(CLAIM) ?: return@on
+            call.attributes.remove(CLAIM)
+            idempotency.abandon(claimed, IllegalStateException("the call ended without a stored response"))
+        }
+    }
+
+/** The bytes of a response body, or null for one that is not a plain body (an upgrade). */
+private suspend fun OutgoingContent.bytesOrNull(): ByteArray? =
+    when (this) {
+        is OutgoingContent.ByteArrayContent -> bytes()
+        is OutgoingContent.NoContent -> ByteArray(0)
+        is OutgoingContent.ReadChannelContent -> readFrom().toByteArray()
+        is OutgoingContent.WriteChannelContent ->
+            coroutineScope {
+                val channel = ByteChannel()
+                launch {
+                    try {
+                        writeTo(channel)
+                    } finally {
+                        channel.flushAndClose()
+                    }
+                }
+                channel.toByteArray()
+            }
+        else -> null
+    }
+
+/**
+ * Sends [answer]: its status, headers and body (`content-type` as the body's type; the engine
+ * sets the length).
+ */
+suspend fun ApplicationCall.respondAnswer(answer: HttpAnswer) {
+    var contentType: ContentType? = null
+    for ((name, value) in answer.headers) {
+        when {
+            name.equals("content-type", ignoreCase = true) -> contentType = ContentType.parse(value)
+            name.equals("content-length", ignoreCase = true) -> Unit
+            else -> response.headers.append(name, value, safeOnly = false)
+        }
+    }
+    respond(ByteArrayContent(answer.body, contentType, HttpStatusCode.fromValue(answer.status)))
+}
+
+/**
+ * A grant endpoint at `POST` [path]: the logged-in user's grant as JSON, or 401 when [scope]
+ * gives no user (see [GrantEndpoint.answer]).
+ */
+fun Route.grantEndpoint(
+    path: String,
+    endpoint: GrantEndpoint,
+    scope: (ApplicationCall) -> String?,
+): Route = post(path) { call.respondAnswer(endpoint.answer(scope(call))) }
