@@ -1,14 +1,10 @@
 package io.mintid.http
 
 import io.mintid.store.FreshDatabase
-import java.io.PrintWriter
-import java.lang.reflect.InvocationTargetException
-import java.lang.reflect.Proxy
+import io.mintid.store.TestDataSource
+import io.mintid.store.keepOpen
 import java.sql.Connection
-import java.sql.SQLFeatureNotSupportedException
 import java.util.concurrent.ConcurrentLinkedQueue
-import java.util.logging.Logger
-import javax.sql.DataSource
 
 /**
  * A small pool over a fresh database for the HTTP tests: each connection handed out is one
@@ -17,7 +13,7 @@ import javax.sql.DataSource
  */
 internal class SwitchablePool(
     private val database: FreshDatabase,
-) : DataSource,
+) : TestDataSource(),
     AutoCloseable {
     @Volatile
     var down = false
@@ -28,18 +24,7 @@ internal class SwitchablePool(
     override fun getConnection(): Connection {
         if (down) return database.unavailable().connection
         val real = idle.poll() ?: database.open().connection.also { all += it }
-        return Proxy.newProxyInstance(Connection::class.java.classLoader, arrayOf(Connection::class.java)) { _, method, args ->
-            if (method.name == "close" && method.parameterCount == 0) {
-                idle += real
-                null
-            } else {
-                try {
-                    method.invoke(real, *(args ?: emptyArray()))
-                } catch (error: InvocationTargetException) {
-                    throw error.targetException
-                }
-            }
-        } as Connection
+        return keepOpen(real) { idle += real }
     }
 
     /** The connections themselves are closed by the database's `close()`. */
@@ -47,23 +32,4 @@ internal class SwitchablePool(
         idle.clear()
         all.clear()
     }
-
-    override fun getConnection(
-        username: String?,
-        password: String?,
-    ): Connection = throw SQLFeatureNotSupportedException()
-
-    override fun getLogWriter(): PrintWriter? = null
-
-    override fun setLogWriter(out: PrintWriter?) = Unit
-
-    override fun setLoginTimeout(seconds: Int) = Unit
-
-    override fun getLoginTimeout(): Int = 0
-
-    override fun getParentLogger(): Logger = throw SQLFeatureNotSupportedException()
-
-    override fun <T : Any?> unwrap(iface: Class<T>?): T = throw SQLFeatureNotSupportedException()
-
-    override fun isWrapperFor(iface: Class<*>?): Boolean = false
 }

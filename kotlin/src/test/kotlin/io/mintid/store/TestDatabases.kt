@@ -129,7 +129,7 @@ internal class FreshDatabase(
  */
 internal class WorkerDataSource(
     private val connect: () -> Connection,
-) : DataSource {
+) : TestDataSource() {
     private var connection: Connection? = null
 
     fun closeConnection() {
@@ -137,21 +137,29 @@ internal class WorkerDataSource(
         connection = null
     }
 
-    override fun getConnection(): Connection {
-        val real = connection ?: connect().also { connection = it }
-        return Proxy.newProxyInstance(Connection::class.java.classLoader, arrayOf(Connection::class.java)) { _, method, args ->
-            if (method.name == "close" && method.parameterCount == 0) {
-                null
-            } else {
-                try {
-                    method.invoke(real, *(args ?: emptyArray()))
-                } catch (error: InvocationTargetException) {
-                    throw error.targetException
-                }
-            }
-        } as Connection
-    }
+    override fun getConnection(): Connection = keepOpen(connection ?: connect().also { connection = it }) {}
+}
 
+/** [real] behind a proxy whose `close()` runs [onClose] instead of closing it. */
+internal fun keepOpen(
+    real: Connection,
+    onClose: () -> Unit,
+): Connection =
+    Proxy.newProxyInstance(Connection::class.java.classLoader, arrayOf(Connection::class.java)) { _, method, args ->
+        if (method.name == "close" && method.parameterCount == 0) {
+            onClose()
+            null
+        } else {
+            try {
+                method.invoke(real, *(args ?: emptyArray()))
+            } catch (error: InvocationTargetException) {
+                throw error.targetException
+            }
+        }
+    } as Connection
+
+/** What the tests' data sources leave out: credentials, log writers, wrapping. */
+internal abstract class TestDataSource : DataSource {
     override fun getConnection(
         username: String?,
         password: String?,
