@@ -63,8 +63,12 @@ fn now_ms() -> u64 {
 }
 
 /// A key file in a fresh directory; returns its path.
+/// A key file of its own: tests run in parallel, and one rewriting a shared file
+/// would let another read it half-written.
 fn key_file(name: &str, contents: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("mintid-cli-keys-{}", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("mintid-cli-keys-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, contents).unwrap();
