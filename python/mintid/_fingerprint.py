@@ -31,12 +31,19 @@ class Fingerprint:
         self.digest = builtins.bytes(digest)
 
     @classmethod
+    def _of_core(cls, digest: builtins.bytes) -> Fingerprint:
+        """Wrap a digest the core made or returned, which it already checked."""
+        made = cls.__new__(cls)
+        made.digest = digest
+        return made
+
+    @classmethod
     def parse(cls, text: str | builtins.bytes) -> Fingerprint:
         """Read the text form ``sha256:...``."""
         raw = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
         if not isinstance(raw, builtins.bytes | bytearray | memoryview):
             raise TypeError(f"text must be str or bytes, got {type(text).__name__}")
-        return cls(call(ffi.fingerprint_parse, builtins.bytes(raw)))
+        return cls._of_core(call(ffi.fingerprint_parse, builtins.bytes(raw)))
 
     def __str__(self) -> str:
         """The text form ``sha256:...``."""
@@ -101,7 +108,7 @@ def fingerprint(
     if isinstance(payload, builtins.bytes | bytearray | memoryview):
         if list(include) or list(exclude):
             raise ValueError("include and exclude select JSON fields; a raw body has none")
-        return Fingerprint(call(ffi.fingerprint_bytes, builtins.bytes(payload)))
+        return Fingerprint._of_core(call(ffi.fingerprint_bytes, builtins.bytes(payload)))
     return fingerprint_json(_json_text(payload), include=include, exclude=exclude)
 
 
@@ -117,7 +124,7 @@ def fingerprint_json(
         _pointers("include", include),
         _pointers("exclude", exclude),
     )
-    return Fingerprint(digest)
+    return Fingerprint._of_core(digest)
 
 
 def canonical_json(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import enum
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final
 
 from mintid._fingerprint import Fingerprint
@@ -170,9 +170,12 @@ class RecordPolicy:
     #: How often a waiting duplicate reloads the record (ms).
     poll_ms: int = _DEFAULT_POLICY.poll_millis
 
+    #: The policy as the core checked and holds it: made once, passed to every call.
+    _checked: ffi.CheckedRecordPolicy = field(init=False, repr=False, compare=False)
+
     def __post_init__(self) -> None:
         """Let the core check the values."""
-        call(ffi.record_policy_check, self._to_ffi())
+        object.__setattr__(self, "_checked", call(ffi.CheckedRecordPolicy, self._to_ffi()))
 
     def _to_ffi(self) -> ffi.RecordPolicy:
         return ffi.RecordPolicy(
@@ -219,7 +222,7 @@ class Record:
     def _of(cls, record: ffi.Record) -> Record:
         return cls(
             RecordStatus(record.status),
-            Fingerprint(record.fingerprint),
+            Fingerprint._of_core(record.fingerprint),
             record.token,
             record.lease_deadline_millis,
             record.created_millis,
@@ -268,10 +271,10 @@ def _fence(fence: Fence) -> ffi.Fence:
     return fence._to_ffi()
 
 
-def _policy(policy: RecordPolicy) -> ffi.RecordPolicy:
+def _policy(policy: RecordPolicy) -> ffi.CheckedRecordPolicy:
     if not isinstance(policy, RecordPolicy):
         raise TypeError(f"policy must be a RecordPolicy, got {type(policy).__name__}")
-    return policy._to_ffi()
+    return policy._checked
 
 
 def _record(record: Record | None) -> ffi.Record | None:

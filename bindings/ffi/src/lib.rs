@@ -51,9 +51,9 @@ pub use outbox::{
     outbox_status_parse, outbox_status_text,
 };
 pub use record::{
-    Claim, Decision, Expected, Failure, Fence, HttpConstants, Incoming, Outcome, Problem,
-    ProblemDetails, Record, RecordPolicy, RecordStatus, record_claim_apply, record_complete,
-    record_decide, record_fail, record_http_constants, record_is_removable, record_policy_check,
+    CheckedRecordPolicy, Claim, Decision, Expected, Failure, Fence, HttpConstants, Incoming,
+    Outcome, Problem, ProblemDetails, Record, RecordPolicy, RecordStatus, record_claim_apply,
+    record_complete, record_decide, record_fail, record_http_constants, record_is_removable,
     record_policy_default, record_problem_details, record_problems, record_retry_after_secs,
     record_status_parse, record_status_text,
 };

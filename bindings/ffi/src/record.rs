@@ -6,6 +6,7 @@
 use crate::error::{MintidError, fixed_bytes};
 use mintid::fingerprint::Fingerprint;
 use mintid::record as core;
+use std::sync::Arc;
 
 /// Where a record is in its life (the core's `Status`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
@@ -119,7 +120,7 @@ impl From<Fence> for core::Fence {
 }
 
 /// The rules a host sets for its records (the core's `RecordPolicy`), as
-/// plain values; every call checks them (`record.invalid_policy`).
+/// plain values; [`CheckedRecordPolicy::new`] checks them (`record.invalid_policy`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Record)]
 pub struct RecordPolicy {
     /// How long a claim holds the key before another request may reclaim it.
@@ -168,12 +169,21 @@ pub fn record_policy_default() -> RecordPolicy {
     core::RecordPolicy::DEFAULT.into()
 }
 
-/// Checks a policy.
-///
-/// Fails with `record.invalid_policy`.
+/// A policy the core has checked, held by the core: a host makes one per
+/// policy and passes it to every decision, so no call lowers or checks the
+/// values again.
+#[derive(Debug, uniffi::Object)]
+pub struct CheckedRecordPolicy(core::RecordPolicy);
+
 #[uniffi::export]
-pub fn record_policy_check(policy: RecordPolicy) -> Result<(), MintidError> {
-    core::RecordPolicy::try_from(policy).map(|_| ())
+impl CheckedRecordPolicy {
+    /// Checks `policy` and keeps it.
+    ///
+    /// Fails with `record.invalid_policy`.
+    #[uniffi::constructor]
+    pub fn new(policy: RecordPolicy) -> Result<Arc<Self>, MintidError> {
+        Ok(Arc::new(Self(policy.try_into()?)))
+    }
 }
 
 /// What the core needs to know about an incoming request.
@@ -378,14 +388,14 @@ impl From<core::Decision> for Decision {
 /// Decides what to do with `incoming`, given the stored record of its key
 /// (none when there is no row) and the time `now_millis`.
 ///
-/// Fails with `record.invalid_policy`, `record.time_overflow`,
-/// `record.token_exhausted` or `argument.byte_length`.
+/// Fails with `record.time_overflow`, `record.token_exhausted` or
+/// `argument.byte_length`.
 #[uniffi::export]
 pub fn record_decide(
     existing: Option<Record>,
     incoming: Incoming,
     now_millis: u64,
-    policy: RecordPolicy,
+    policy: Arc<CheckedRecordPolicy>,
 ) -> Result<Decision, MintidError> {
     let existing = existing.as_ref().map(core::Record::try_from).transpose()?;
     let mut core_incoming = core::Incoming::new(fingerprint(&incoming.fingerprint)?)
@@ -393,8 +403,7 @@ pub fn record_decide(
     if let Some(created) = incoming.key_created_millis {
         core_incoming = core_incoming.with_key_created_millis(created);
     }
-    let policy = core::RecordPolicy::try_from(policy)?;
-    Ok(core::decide(existing.as_ref(), &core_incoming, now_millis, &policy)?.into())
+    Ok(core::decide(existing.as_ref(), &core_incoming, now_millis, &policy.0)?.into())
 }
 
 /// Applies a claim at `now_millis` to the record storage holds then, as the
@@ -433,21 +442,20 @@ pub fn record_complete(record: Record, fence: Fence) -> Result<Record, MintidErr
 
 /// The record after its holder (`fence`) failed the operation.
 ///
-/// Fails with `record.stale_token`, `record.not_pending` or `record.invalid_policy`.
+/// Fails with `record.stale_token`, `record.not_pending` or `argument.byte_length`.
 #[uniffi::export]
 pub fn record_fail(
     record: Record,
     fence: Fence,
     failure: Failure,
-    policy: RecordPolicy,
+    policy: Arc<CheckedRecordPolicy>,
 ) -> Result<Record, MintidError> {
     let failure = match failure {
         Failure::Retryable => core::Failure::Retryable,
         Failure::Final => core::Failure::Final,
     };
-    let policy = core::RecordPolicy::try_from(policy)?;
     Ok(core::Record::try_from(&record)?
-        .fail(fence.into(), failure, &policy)?
+        .fail(fence.into(), failure, &policy.0)?
         .into())
 }
 

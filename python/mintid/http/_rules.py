@@ -88,7 +88,7 @@ def fingerprint_body(content_type: str | None, body: bytes) -> Fingerprint:
     digest = ffi.http_fingerprint_body(
         _check_optional_str("content_type", content_type), _check_bytes("body", body)
     )
-    return Fingerprint(digest)
+    return Fingerprint._of_core(digest)
 
 
 def problem_document(problem: Problem, detail: str | None = None) -> bytes:

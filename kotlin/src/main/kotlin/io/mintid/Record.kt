@@ -6,12 +6,12 @@ import uniffi.mintid_ffi.recordDecide
 import uniffi.mintid_ffi.recordFail
 import uniffi.mintid_ffi.recordHttpConstants
 import uniffi.mintid_ffi.recordIsRemovable
-import uniffi.mintid_ffi.recordPolicyCheck
 import uniffi.mintid_ffi.recordPolicyDefault
 import uniffi.mintid_ffi.recordProblemDetails
 import uniffi.mintid_ffi.recordRetryAfterSecs
 import uniffi.mintid_ffi.recordStatusParse
 import uniffi.mintid_ffi.recordStatusText
+import uniffi.mintid_ffi.CheckedRecordPolicy as FfiCheckedPolicy
 import uniffi.mintid_ffi.Claim as FfiClaim
 import uniffi.mintid_ffi.Decision as FfiDecision
 import uniffi.mintid_ffi.Expected as FfiExpected
@@ -156,7 +156,12 @@ data class RecordPolicy(
      *
      * @throws RecordException `record.invalid_policy`.
      */
-    fun check() = core { recordPolicyCheck(toFfi()) }
+    fun check() {
+        checked
+    }
+
+    /** The policy as the core checked and holds it: made once, passed to every call. */
+    internal val checked: FfiCheckedPolicy by lazy { core { FfiCheckedPolicy(toFfi()) } }
 
     internal fun toFfi() =
         FfiPolicy(
@@ -237,7 +242,7 @@ data class Record(
         fence: Fence,
         failure: Failure,
         policy: RecordPolicy,
-    ): Record = of(core { recordFail(toFfi(), fence.toFfi(), failure.ffi, policy.toFfi()) })
+    ): Record = of(core { recordFail(toFfi(), fence.toFfi(), failure.ffi, policy.checked) })
 
     /** Whether cleanup may delete the record at [nowMillis]. */
     fun isRemovable(nowMillis: Long): Boolean = core { recordIsRemovable(toFfi(), nowMillis.toULong()) }
@@ -405,7 +410,7 @@ sealed class Decision(
             nowMillis: Long,
             policy: RecordPolicy,
         ): Decision =
-            of(core { recordDecide(existing?.toFfi(), incoming.toFfi(), nowMillis.toULong(), policy.toFfi()) })
+            of(core { recordDecide(existing?.toFfi(), incoming.toFfi(), nowMillis.toULong(), policy.checked) })
 
         private fun of(decision: FfiDecision): Decision {
             val problem = decision.problem?.let { Problem.of(it) }
