@@ -10,8 +10,9 @@ no clock is read and nothing is stored.
 from __future__ import annotations
 
 import enum
+import functools
 import json
-from dataclasses import dataclass, field
+from dataclasses import astuple, dataclass
 from typing import Any, ClassVar, Final
 
 from mintid._fingerprint import Fingerprint
@@ -170,12 +171,18 @@ class RecordPolicy:
     #: How often a waiting duplicate reloads the record (ms).
     poll_ms: int = _DEFAULT_POLICY.poll_millis
 
-    #: The policy as the core checked and holds it: made once, passed to every call.
-    _checked: ffi.CheckedRecordPolicy = field(init=False, repr=False, compare=False)
-
     def __post_init__(self) -> None:
-        """Let the core check the values."""
-        object.__setattr__(self, "_checked", call(ffi.CheckedRecordPolicy, self._to_ffi()))
+        """Let the core check the values now, not at the first decision."""
+        self._checked  # noqa: B018 (makes and caches the checked policy)
+
+    @functools.cached_property
+    def _checked(self) -> ffi.CheckedRecordPolicy:
+        """The policy as the core checked and holds it: made once, passed to every call."""
+        return call(ffi.CheckedRecordPolicy, self._to_ffi())
+
+    def __reduce__(self) -> tuple[type[RecordPolicy], tuple[Any, ...]]:
+        """Copies and pickles are made anew from the values: the core's handle is never shared."""
+        return (type(self), astuple(self))
 
     def _to_ffi(self) -> ffi.RecordPolicy:
         return ffi.RecordPolicy(

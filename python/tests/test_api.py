@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import datetime
+import pickle
 import time
 import uuid
+
+import pytest
 
 import mintid
 
@@ -86,6 +91,23 @@ def test_a_request_runs_once_and_is_replayed() -> None:
     failed = stored.fail(first.claim.fence, mintid.Failure.RETRYABLE, policy)
     assert str(failed.status) == "failed_retryable"
     assert not finished.is_removable(2_000) and finished.is_removable(61_000)
+
+
+def test_a_policy_copies_pickles_and_replaces_by_its_values() -> None:
+    policy = mintid.RecordPolicy(lease_ms=1_000, retention_ms=60_000)
+    incoming = mintid.Incoming(mintid.fingerprint({"order": 1}))
+    made = [
+        copy.copy(policy),
+        copy.deepcopy(policy),
+        pickle.loads(pickle.dumps(policy)),
+        dataclasses.replace(policy, store_errors=False),
+    ]
+    for other in made:
+        assert isinstance(mintid.decide(None, incoming, 1_000, other), mintid.Execute)
+    assert made[:3] == [policy] * 3 and not made[3].store_errors
+    assert dataclasses.asdict(policy)["lease_ms"] == 1_000
+    with pytest.raises(mintid.RecordInvalidPolicyError):
+        dataclasses.replace(policy, lease_ms=0)
 
 
 def test_signed_request_ids_round_trip() -> None:
