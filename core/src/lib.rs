@@ -17,6 +17,8 @@
 //! * [`lease`]: worker-id leases (acquire, renew, release, stop in time);
 //!   [`segment`]: Leaf-style segment allocation; [`outbox`]: the outbox's
 //!   relay rules.
+//! * [`store`]: the store protocols as sans-I/O drivers (the host runs the
+//!   named queries of `schema/` they ask for) and the shared SQL itself.
 //!
 //! The crate is `#![no_std]` + `alloc` and sans-I/O: time comes in through
 //! [`Clock`] and randomness through [`Entropy`]. The default `std` feature
@@ -45,6 +47,7 @@ pub mod request_id;
 pub mod rollback;
 pub mod segment;
 pub mod snowflake;
+pub mod store;
 pub mod uuid;
 pub mod uuid7;
 

@@ -5,13 +5,16 @@
 
 -- name: claim :execrows
 -- A first claim: inserts a pending record for a key that has none. Affected
--- rows 1: this call inserted it (run the operation); 0: the key already has a
--- record, or the claim's own lease had already ended at :now_millis (the core's
--- claim rule): load the record and decide again. One round trip. The duplicate
--- branch changes nothing, so it reports 0 rows only on a connection WITHOUT the
--- CLIENT_FOUND_ROWS flag (see schema/README.md); never INSERT IGNORE, which
--- would also swallow every other error. Inside a caller's transaction it waits
--- for a concurrent uncommitted claim of the same key.
+-- rows 1: this call inserted it (run the operation); 0: the claim's own lease
+-- had already ended at :now_millis (the core's claim rule); a duplicate-key
+-- error (1062): the key already has a record. For both: load the record and
+-- decide again. One round trip. A plain INSERT reports the rows it inserted
+-- whatever the client's CLIENT_FOUND_ROWS flag (Connector/J and mysql2 set
+-- it; an ON DUPLICATE KEY UPDATE form would then count every duplicate as
+-- new), and never INSERT IGNORE, which would also swallow every other error.
+-- InnoDB rolls back only the failed statement, not the caller's transaction.
+-- Inside a caller's transaction it waits for a concurrent uncommitted claim
+-- of the same key.
 INSERT INTO idempotency_record (
     scope, kind, key_id, fingerprint, status, fencing_token, lease_deadline_millis,
     created_millis, updated_millis, expires_millis)
@@ -19,8 +22,7 @@ SELECT
     :scope, :kind, :key_id, :fingerprint, 'pending', :fencing_token, :lease_deadline_millis,
     :created_millis, :created_millis, :expires_millis
 FROM DUAL
-WHERE CAST(:lease_deadline_millis AS SIGNED) > CAST(:now_millis AS SIGNED)
-ON DUPLICATE KEY UPDATE id = id;
+WHERE CAST(:lease_deadline_millis AS SIGNED) > CAST(:now_millis AS SIGNED);
 
 -- name: load :one
 -- The record of a key with its stored result, or no row.
@@ -62,6 +64,18 @@ SET status = 'failed_retryable', response_body = NULL, response_content_type = N
 WHERE scope = :scope AND kind = :kind AND key_id = :key_id
   AND fencing_token = :fencing_token AND created_millis = :created_millis
   AND status = 'pending';
+
+-- name: renew :execrows
+-- The holder's heartbeat: moves the lease deadline of its pending claim
+-- forward (the core always asks for a later deadline, so the row changes and
+-- the affected-row count reads the same with or without CLIENT_FOUND_ROWS).
+-- 1 row: renewed; 0 rows: the fence is no longer the record's latest claim, or
+-- the record is no longer pending (load it to tell which).
+UPDATE idempotency_record
+SET lease_deadline_millis = :lease_deadline_millis, updated_millis = :now_millis
+WHERE scope = :scope AND kind = :kind AND key_id = :key_id
+  AND fencing_token = :fencing_token AND created_millis = :created_millis
+  AND status = 'pending' AND lease_deadline_millis < :lease_deadline_millis;
 
 -- name: reclaim :execrows
 -- A takeover (a released key, or a pending record whose lease has passed):

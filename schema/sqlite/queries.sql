@@ -59,6 +59,18 @@ WHERE scope = :scope AND kind = :kind AND key_id = :key_id
   AND fencing_token = :fencing_token AND created_millis = :created_millis
   AND status = 'pending';
 
+-- name: renew :execrows
+-- The holder's heartbeat: moves the lease deadline of its pending claim
+-- forward (the core always asks for a later deadline, so the row changes and
+-- the affected-row count reads the same with or without CLIENT_FOUND_ROWS).
+-- 1 row: renewed; 0 rows: the fence is no longer the record's latest claim, or
+-- the record is no longer pending (load it to tell which).
+UPDATE idempotency_record
+SET lease_deadline_millis = :lease_deadline_millis, updated_millis = :now_millis
+WHERE scope = :scope AND kind = :kind AND key_id = :key_id
+  AND fencing_token = :fencing_token AND created_millis = :created_millis
+  AND status = 'pending' AND lease_deadline_millis < :lease_deadline_millis;
+
 -- name: reclaim :execrows
 -- A takeover (a released key, or a pending record whose lease has passed):
 -- compare-and-set on the record as it was loaded (token, creation time,

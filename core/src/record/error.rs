@@ -66,6 +66,9 @@ enum Detail {
         presented: Fence,
         current: Fence,
     },
+    Removed {
+        presented: Fence,
+    },
     NotPending {
         status: Status,
     },
@@ -98,6 +101,14 @@ impl RecordError {
     pub(super) const fn not_pending(status: Status) -> Self {
         Self {
             detail: Detail::NotPending { status },
+        }
+    }
+
+    /// `record.stale_token` for a holder whose record is gone (removed by
+    /// cleanup after retention) when it writes.
+    pub(crate) const fn removed(presented: Fence) -> Self {
+        Self {
+            detail: Detail::Removed { presented },
         }
     }
 
@@ -148,7 +159,7 @@ impl RecordError {
     /// What went wrong.
     pub const fn kind(&self) -> RecordErrorKind {
         match self.detail {
-            Detail::StaleToken { .. } => RecordErrorKind::StaleToken,
+            Detail::StaleToken { .. } | Detail::Removed { .. } => RecordErrorKind::StaleToken,
             Detail::NotPending { .. } => RecordErrorKind::NotPending,
             Detail::ClaimConflict => RecordErrorKind::ClaimConflict,
             Detail::ClaimExpired { .. } => RecordErrorKind::ClaimExpired,
@@ -173,6 +184,12 @@ impl fmt::Display for RecordError {
                 "stale fencing token {} (record created at {} ms): the key was reclaimed, \
                  its current token is {} (record created at {} ms)",
                 presented.token, presented.created_millis, current.token, current.created_millis
+            ),
+            Detail::Removed { presented } => write!(
+                f,
+                "stale fencing token {} (record created at {} ms): the record was removed \
+                 before this write",
+                presented.token, presented.created_millis
             ),
             Detail::NotPending { status } => write!(
                 f,

@@ -1,0 +1,71 @@
+//! The store protocols as sans-I/O drivers: the host pulls a step, runs it
+//! against its database and pushes back what the database said.
+//!
+//! Every loop, retry, pause, limit and error code of a store protocol lives
+//! here, once; a host keeps one *executor* per database library, which runs
+//! the named statement a [`Query`] names (text and parameter order from the
+//! [`Manifest`]), returns rows or the affected-row count as an [`Answer`],
+//! and classifies a database error ([`DbErrorClass`]). The model is
+//! matrix-sdk-crypto's push/pull state machine and quinn-proto's
+//! `poll_transmit`/`handle_event`: nothing here touches a socket or a clock,
+//! so every interleaving can be tested against a scripted database.
+//!
+//! ```text
+//!  host                                   core driver
+//!  ────                                   ───────────
+//!  driver = RecordDriver::new(…)
+//!  step = driver.start(now) ───────────▶  Run(Query claim …)
+//!  rows = execute(manifest[claim], params)
+//!  step = driver.push(Answer::Rows, now) ▶ Yield(Execute(held))  run the operation,
+//!  (renew every held.renew_every_millis)                           heartbeat beside it
+//!  step = driver.finish(Response, now) ─▶ Run(Query complete …)
+//!  step = driver.push(Affected(1), now) ▶ Yield(Done(Executed))
+//! ```
+//!
+//! The drivers:
+//! * [`RecordDriver`]: the idempotency record protocol (run once, same
+//!   transaction, lease and fence), [`RecordRenewal`], its heartbeat, and
+//!   [`RecordCleanup`], batches of expired records deleted.
+//!
+//! The limits every protocol enforces before it writes are in [`limits`].
+//! The full rules are in `docs/spec.md`, section "Store drivers".
+
+mod answer;
+mod error;
+pub mod limits;
+mod manifest;
+mod record_driver;
+mod renewal;
+mod value;
+
+pub use answer::{Answer, DbError, DbErrorClass};
+pub use error::{DriverError, StoreError, StoreErrorKind};
+pub use manifest::{Dialect, Manifest, Migration, Placeholder, ResultKind, Statement};
+pub use record_driver::{
+    Finished, Held, MAX_CLAIM_ROUNDS, OperationOutcome, RecordDriver, RecordStep, RecordYield,
+    SERIALIZATION_PAUSE_MILLIS, SERIALIZATION_RETRIES, StoredRecord, StoredResponse, Way,
+    read_record,
+};
+pub use renewal::{RecordCleanup, RecordRenewal};
+pub use value::{Query, Value};
+
+/// One step a driver asks its host to take.
+///
+/// `Y` is what the driver hands to the host when the protocol reaches a
+/// point only the host can act on (for records, [`RecordYield`]: run the
+/// operation now, or the protocol's end).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Step<Y> {
+    /// Run this named query and push the database's [`Answer`].
+    Run(Query),
+    /// Sleep this many milliseconds (at least 1), then call the driver's
+    /// `resume`.
+    Pause {
+        /// How long to sleep, in milliseconds.
+        millis: u64,
+    },
+    /// The driver's value for the host.
+    Yield(Y),
+    /// The protocol ended with this error; nothing more is to be run.
+    Fail(DriverError),
+}

@@ -1,0 +1,185 @@
+//! The errors of the store drivers (`store.*`), and [`DriverError`], what a
+//! driver's [`Step::Fail`](super::Step::Fail) carries.
+
+use alloc::string::String;
+use core::fmt;
+
+use super::DbErrorClass;
+use crate::record::{Problem, RecordError};
+
+/// The kinds of [`StoreError`], each with a stable [`code`](StoreErrorKind::code).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum StoreErrorKind {
+    /// `store.unavailable`: the database cannot be reached or the connection
+    /// broke. Before a claim was written nothing ran; after the operation
+    /// ran, the record stays pending until its lease passes.
+    Unavailable,
+    /// `store.response_too_large`: the response is over the 1 MiB limit; the
+    /// operation ran, so its key stores this error as a final failure.
+    ResponseTooLarge,
+    /// `store.response_not_storable`: the response's content type is over 255
+    /// bytes or not printable ASCII; stored as a final failure, as above.
+    ResponseNotStorable,
+    /// `store.not_a_response`: the operation returned something that is not a
+    /// response; the claim was released (nothing is stored).
+    NotAResponse,
+    /// `store.stale_snapshot`: a claim neither inserted its record nor found
+    /// the one in its way, round after round: the caller's transaction reads
+    /// an old snapshot (MySQL/MariaDB `REPEATABLE READ`).
+    StaleSnapshot,
+    /// `store.conflict`: the database kept reporting serialization failures
+    /// or deadlocks; nothing was run.
+    Conflict,
+    /// `store.record_lost`: a renewal of the record's lease changed no row:
+    /// the key was taken over (or completed) and the operation no longer
+    /// holds it.
+    RecordLost,
+    /// `store.query_failed`: a query failed for another reason (a missing
+    /// table, a constraint, a permission); its class and message are kept
+    /// for the log.
+    QueryFailed,
+    /// `store.unexpected_row`: a row the driver cannot read (a column missing
+    /// or of the wrong type): the schema is not the one the core expects.
+    UnexpectedRow,
+}
+
+impl StoreErrorKind {
+    /// Every kind, for registries and parity tests.
+    pub const ALL: [StoreErrorKind; 9] = [
+        Self::Unavailable,
+        Self::ResponseTooLarge,
+        Self::ResponseNotStorable,
+        Self::NotAResponse,
+        Self::StaleSnapshot,
+        Self::Conflict,
+        Self::RecordLost,
+        Self::QueryFailed,
+        Self::UnexpectedRow,
+    ];
+
+    /// The stable dotted code of this kind.
+    pub const fn code(self) -> &'static str {
+        match self {
+            Self::Unavailable => "store.unavailable",
+            Self::ResponseTooLarge => "store.response_too_large",
+            Self::ResponseNotStorable => "store.response_not_storable",
+            Self::NotAResponse => "store.not_a_response",
+            Self::StaleSnapshot => "store.stale_snapshot",
+            Self::Conflict => "store.conflict",
+            Self::RecordLost => "store.record_lost",
+            Self::QueryFailed => "store.query_failed",
+            Self::UnexpectedRow => "store.unexpected_row",
+        }
+    }
+
+    /// The HTTP problem a request failing this way answers with.
+    pub const fn problem(self) -> Problem {
+        Problem::StorageUnavailable
+    }
+}
+
+/// A store protocol's failure. The message names no driver text (no host,
+/// user or table of the database): that is in [`db_message`](Self::db_message),
+/// for logs only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoreError {
+    kind: StoreErrorKind,
+    message: String,
+    db: Option<(DbErrorClass, String)>,
+}
+
+impl StoreError {
+    pub(crate) fn new(kind: StoreErrorKind, message: impl Into<String>) -> Self {
+        Self {
+            kind,
+            message: message.into(),
+            db: None,
+        }
+    }
+
+    pub(crate) fn with_db(mut self, class: DbErrorClass, message: &str) -> Self {
+        self.db = Some((class, String::from(message)));
+        self
+    }
+
+    /// What went wrong.
+    pub const fn kind(&self) -> StoreErrorKind {
+        self.kind
+    }
+
+    /// The stable dotted code, e.g. `"store.unavailable"`.
+    pub const fn code(&self) -> &'static str {
+        self.kind.code()
+    }
+
+    /// The class of the database error behind it, if one was.
+    pub fn db_class(&self) -> Option<DbErrorClass> {
+        self.db.as_ref().map(|(class, _)| *class)
+    }
+
+    /// The database driver's message behind it, for logs (never for a
+    /// response: it may name hosts, ports and users).
+    pub fn db_message(&self) -> Option<&str> {
+        self.db.as_ref().map(|(_, message)| message.as_str())
+    }
+}
+
+impl fmt::Display for StoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl core::error::Error for StoreError {}
+
+/// Why a driver failed: a store error, or a record rule (a stale fencing
+/// token, a claim no longer pending, a time overflow).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DriverError {
+    /// A store protocol failure (`store.*`).
+    Store(StoreError),
+    /// A record rule refused the write (`record.*`).
+    Record(RecordError),
+}
+
+impl DriverError {
+    /// The stable dotted code.
+    pub const fn code(&self) -> &'static str {
+        match self {
+            DriverError::Store(error) => error.code(),
+            DriverError::Record(error) => error.code(),
+        }
+    }
+
+    /// The HTTP problem a request failing this way answers with, if any.
+    pub const fn problem(&self) -> Option<Problem> {
+        match self {
+            DriverError::Store(error) => Some(error.kind().problem()),
+            DriverError::Record(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for DriverError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            DriverError::Store(error) => error.fmt(f),
+            DriverError::Record(error) => error.fmt(f),
+        }
+    }
+}
+
+impl core::error::Error for DriverError {}
+
+impl From<StoreError> for DriverError {
+    fn from(error: StoreError) -> Self {
+        DriverError::Store(error)
+    }
+}
+
+impl From<RecordError> for DriverError {
+    fn from(error: RecordError) -> Self {
+        DriverError::Record(error)
+    }
+}

@@ -1,0 +1,93 @@
+//! The schema's limits, once: what the `CHECK` constraints of `schema/`
+//! allow, enforced by the drivers before they write (so a write never fails
+//! on a constraint after an operation ran). `tests/schema/` checks each
+//! value against the constraints of every dialect.
+
+use alloc::string::String;
+
+/// The largest stored response body, in bytes (1 MiB).
+pub const RESPONSE_BODY_MAX_BYTES: usize = 1_048_576;
+/// The longest stored response content type, in bytes (printable ASCII).
+pub const CONTENT_TYPE_MAX_BYTES: usize = 255;
+/// The longest stored error text of a record, in UTF-8 bytes.
+pub const RECORD_ERROR_MAX_BYTES: usize = 1024;
+/// The longest stored error text of an outbox message, in UTF-8 bytes.
+pub const OUTBOX_ERROR_MAX_BYTES: usize = 1024;
+/// What ends an error text cut to its limit.
+pub const TRUNCATION_MARKER: &str = "… [truncated]";
+
+/// Every limit by name, for the tests that compare them with the schema's
+/// constraints and for hosts that document them.
+pub const ALL: [(&str, usize); 7] = [
+    ("key.kind", crate::key::KIND_MAX_LEN),
+    ("key.scope", crate::key::SCOPE_MAX_LEN),
+    ("key.id", crate::key::ID_MAX_LEN),
+    ("record.response_body", RESPONSE_BODY_MAX_BYTES),
+    ("record.response_content_type", CONTENT_TYPE_MAX_BYTES),
+    ("record.error", RECORD_ERROR_MAX_BYTES),
+    ("outbox.last_error", OUTBOX_ERROR_MAX_BYTES),
+];
+
+/// `text` if it has at most `max_bytes` UTF-8 bytes; otherwise its longest
+/// prefix that ends on a character boundary and leaves room for
+/// [`TRUNCATION_MARKER`], followed by the marker. The result never has more
+/// than `max_bytes` bytes (`max_bytes` must be at least the marker's length).
+///
+/// ```
+/// use mintid::store::limits::{truncate_error, TRUNCATION_MARKER};
+/// assert_eq!(truncate_error("short", 1024), "short");
+/// let long = "é".repeat(600); // 1200 bytes
+/// let cut = truncate_error(&long, 1024);
+/// assert!(cut.len() <= 1024 && cut.ends_with(TRUNCATION_MARKER));
+/// ```
+pub fn truncate_error(text: &str, max_bytes: usize) -> String {
+    if text.len() <= max_bytes {
+        return String::from(text);
+    }
+    let mut end = max_bytes.saturating_sub(TRUNCATION_MARKER.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let mut cut = String::with_capacity(end + TRUNCATION_MARKER.len());
+    cut.push_str(&text[..end]);
+    cut.push_str(TRUNCATION_MARKER);
+    cut
+}
+
+/// Whether `content_type` can be stored: at most
+/// [`CONTENT_TYPE_MAX_BYTES`] bytes of printable ASCII (space included).
+pub fn content_type_storable(content_type: &str) -> bool {
+    content_type.len() <= CONTENT_TYPE_MAX_BYTES
+        && content_type.bytes().all(|b| (0x20..=0x7e).contains(&b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncation_is_at_a_boundary_and_within_the_limit() {
+        for len in [1020, 1023, 1024, 1025, 5000] {
+            for fill in ["x", "é", "€", "😀"] {
+                let text = fill.repeat(len / fill.len() + 1);
+                let cut = truncate_error(&text, RECORD_ERROR_MAX_BYTES);
+                assert!(cut.len() <= RECORD_ERROR_MAX_BYTES, "{fill} {len}");
+                if text.len() > RECORD_ERROR_MAX_BYTES {
+                    assert!(cut.ends_with(TRUNCATION_MARKER));
+                    assert!(cut.len() > RECORD_ERROR_MAX_BYTES - 4 - TRUNCATION_MARKER.len());
+                } else {
+                    assert_eq!(cut, text);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn content_types() {
+        assert!(content_type_storable("application/json; charset=utf-8"));
+        assert!(content_type_storable(&"a".repeat(255)));
+        assert!(!content_type_storable(&"a".repeat(256)));
+        assert!(!content_type_storable("text/plain\r\nx: y"));
+        assert!(!content_type_storable("text/é"));
+    }
+}

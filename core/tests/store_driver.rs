@@ -1,0 +1,874 @@
+//! The record driver against a scripted in-memory database that applies each
+//! named query as the schema's SQL does (and refuses what its CHECKs refuse):
+//! every interleaving of concurrent drivers on one key executes exactly once.
+
+use std::collections::HashMap;
+
+use mintid::record::{Incoming, Outcome, RecordPolicy};
+use mintid::store::{
+    Answer, DbError, DbErrorClass, Dialect, DriverError, Finished, Held, Manifest,
+    OperationOutcome, Placeholder, Query, RecordCleanup, RecordDriver, RecordRenewal, RecordStep,
+    RecordYield, Step, StoredResponse, Value, Way, limits,
+};
+use mintid::{Fingerprint, IdempotencyKey};
+
+#[derive(Debug, Clone, PartialEq)]
+struct Row {
+    status: String,
+    fingerprint: Vec<u8>,
+    token: i64,
+    lease: i64,
+    created: i64,
+    expires: i64,
+    body: Option<Vec<u8>>,
+    content_type: Option<String>,
+    error: Option<String>,
+}
+
+/// One database: rows by key, and errors to answer the next queries with.
+#[derive(Debug, Clone)]
+struct FakeDb {
+    manifest: Manifest,
+    rows: HashMap<(String, String, String), Row>,
+    failures: Vec<DbErrorClass>,
+    queries: Vec<&'static str>,
+}
+
+fn int(v: &Value) -> i64 {
+    v.as_int().expect("an integer parameter")
+}
+
+fn text(v: &Value) -> String {
+    v.as_text().expect("a text parameter").to_owned()
+}
+
+fn opt_bytes(v: &Value) -> Option<Vec<u8>> {
+    match v {
+        Value::Null => None,
+        other => Some(other.as_bytes().expect("bytes").to_vec()),
+    }
+}
+
+fn opt_text(v: &Value) -> Option<String> {
+    match v {
+        Value::Null => None,
+        other => Some(text(other)),
+    }
+}
+
+impl FakeDb {
+    fn new(dialect: Dialect) -> Self {
+        Self {
+            manifest: Manifest::new(dialect, Placeholder::Question),
+            rows: HashMap::new(),
+            failures: Vec::new(),
+            queries: Vec::new(),
+        }
+    }
+
+    fn run(&mut self, query: &Query) -> Answer {
+        self.queries.push(query.name);
+        if !self.failures.is_empty() {
+            let class = self.failures.remove(0);
+            return Answer::Failed(DbError {
+                class,
+                message: "server at 10.0.0.7:5432 user app said no".into(),
+            });
+        }
+        let statement = self.manifest.statement(query.name).expect("a named query");
+        assert_eq!(statement.params.len(), query.params.len(), "{}", query.name);
+        let p: HashMap<&str, &Value> = statement
+            .params
+            .iter()
+            .copied()
+            .zip(&query.params)
+            .collect();
+        let key = (text(p["scope"]), text(p["kind"]), text(p["key_id"]));
+        let now = p.get("now_millis").map(|v| int(v));
+        let fenced = |row: &Row| {
+            row.token == int(p["fencing_token"])
+                && row.created == int(p["created_millis"])
+                && row.status == "pending"
+        };
+        match query.name {
+            "claim" => {
+                let live = int(p["lease_deadline_millis"]) > now.unwrap();
+                if self.rows.contains_key(&key) {
+                    return match self.manifest.dialect {
+                        Dialect::Mysql => Answer::Failed(DbError {
+                            class: DbErrorClass::UniqueViolation,
+                            message: "Duplicate entry".into(),
+                        }),
+                        _ => Answer::Rows(vec![]),
+                    };
+                }
+                if !live {
+                    return match self.manifest.dialect {
+                        Dialect::Mysql => Answer::Affected(0),
+                        _ => Answer::Rows(vec![]),
+                    };
+                }
+                self.rows.insert(
+                    key,
+                    Row {
+                        status: "pending".into(),
+                        fingerprint: p["fingerprint"].as_bytes().unwrap().to_vec(),
+                        token: int(p["fencing_token"]),
+                        lease: int(p["lease_deadline_millis"]),
+                        created: int(p["created_millis"]),
+                        expires: int(p["expires_millis"]),
+                        body: None,
+                        content_type: None,
+                        error: None,
+                    },
+                );
+                match self.manifest.dialect {
+                    Dialect::Mysql => Answer::Affected(1),
+                    _ => Answer::Rows(vec![vec![Value::Int(int(p["fencing_token"]))]]),
+                }
+            }
+            "load" => Answer::Rows(
+                self.rows
+                    .get(&key)
+                    .map(|row| {
+                        vec![
+                            Value::Text(row.status.clone()),
+                            Value::Bytes(row.fingerprint.clone()),
+                            Value::Int(row.token),
+                            Value::Int(row.lease),
+                            Value::Int(row.created),
+                            Value::Int(row.created),
+                            Value::Int(row.expires),
+                            row.body.clone().map_or(Value::Null, Value::Bytes),
+                            row.content_type.clone().map_or(Value::Null, Value::Text),
+                            row.error.clone().map_or(Value::Null, Value::Text),
+                        ]
+                    })
+                    .into_iter()
+                    .collect(),
+            ),
+            "reclaim" => {
+                let Some(row) = self.rows.get_mut(&key) else {
+                    return Answer::Affected(0);
+                };
+                let now = now.unwrap();
+                let ok = row.token == int(p["expected_token"])
+                    && row.created == int(p["expected_created_millis"])
+                    && row.status == text(p["expected_status"])
+                    && (row.status != "pending" || row.lease <= now)
+                    && int(p["lease_deadline_millis"]) > now;
+                if ok {
+                    row.status = "pending".into();
+                    row.token = int(p["fencing_token"]);
+                    row.lease = int(p["lease_deadline_millis"]);
+                    row.body = None;
+                    row.content_type = None;
+                    row.error = None;
+                }
+                Answer::Affected(u64::from(ok))
+            }
+            "complete" | "fail" | "release" => {
+                let body = p.get("response_body").and_then(|v| opt_bytes(v));
+                let content_type = p.get("response_content_type").and_then(|v| opt_text(v));
+                let error = p.get("error").and_then(|v| opt_text(v));
+                // The schema's CHECK constraints.
+                let too_long = body.as_ref().is_some_and(|b| b.len() > 1_048_576)
+                    || content_type.as_ref().is_some_and(|c| c.len() > 255)
+                    || error.as_ref().is_some_and(|e| e.len() > 1024);
+                if too_long {
+                    return Answer::Failed(DbError {
+                        class: DbErrorClass::Constraint,
+                        message: "CHECK constraint failed".into(),
+                    });
+                }
+                let Some(row) = self.rows.get_mut(&key) else {
+                    return Answer::Affected(0);
+                };
+                if !fenced(row) {
+                    return Answer::Affected(0);
+                }
+                row.status = match query.name {
+                    "complete" => "succeeded",
+                    "fail" => "failed",
+                    _ => "failed_retryable",
+                }
+                .into();
+                if query.name == "release" {
+                    row.body = None;
+                    row.content_type = None;
+                } else {
+                    row.body = body;
+                    row.content_type = content_type;
+                }
+                row.error = error;
+                Answer::Affected(1)
+            }
+            "renew" => {
+                let Some(row) = self.rows.get_mut(&key) else {
+                    return Answer::Affected(0);
+                };
+                let next = int(p["lease_deadline_millis"]);
+                if fenced(row) && row.lease < next {
+                    row.lease = next;
+                    Answer::Affected(1)
+                } else {
+                    Answer::Affected(0)
+                }
+            }
+            other => panic!("the fake database does not know {other}"),
+        }
+    }
+}
+
+fn key() -> IdempotencyKey {
+    IdempotencyKey::new("order.create", "tenant-1", "o-1").unwrap()
+}
+
+fn policy() -> RecordPolicy {
+    RecordPolicy::new(1_000, 100_000).unwrap()
+}
+
+fn fp(byte: u8) -> Fingerprint {
+    Fingerprint::from_digest([byte; 32])
+}
+
+fn response(text: &str) -> StoredResponse {
+    StoredResponse {
+        content_type: "application/json".into(),
+        body: text.as_bytes().to_vec(),
+    }
+}
+
+/// Runs a driver to its end on `db` at `now`, running the operation with
+/// `outcome` when told to; returns how it ended and whether it executed.
+fn drive(
+    db: &mut FakeDb,
+    mut driver: RecordDriver,
+    now: u64,
+    outcome: OperationOutcome,
+) -> (Result<Finished, DriverError>, bool) {
+    let mut step = driver.start(now);
+    let mut executed = false;
+    loop {
+        step = match step {
+            Step::Run(query) => {
+                let answer = db.run(&query);
+                driver.push(answer, now)
+            }
+            Step::Pause { .. } => driver.resume(),
+            Step::Yield(RecordYield::Execute(_)) => {
+                executed = true;
+                driver.finish(outcome.clone(), now)
+            }
+            Step::Yield(RecordYield::Done(finished)) => return (Ok(finished), executed),
+            Step::Fail(error) => return (Err(error), executed),
+        }
+    }
+}
+
+fn request(
+    db: &mut FakeDb,
+    way: Way,
+    fingerprint: Fingerprint,
+    now: u64,
+    outcome: OperationOutcome,
+) -> (Result<Finished, DriverError>, bool) {
+    let fresh = driver(db, way, fingerprint);
+    drive(db, fresh, now, outcome)
+}
+
+fn driver(db: &FakeDb, way: Way, fingerprint: Fingerprint) -> RecordDriver {
+    RecordDriver::new(
+        db.manifest,
+        policy(),
+        way,
+        &key(),
+        Incoming::new(fingerprint),
+    )
+}
+
+const DIALECTS: [Dialect; 3] = [Dialect::Postgres, Dialect::Mysql, Dialect::Sqlite];
+
+#[test]
+fn a_fresh_key_runs_in_two_queries_and_its_duplicate_replays_in_one() {
+    for dialect in DIALECTS {
+        let mut db = FakeDb::new(dialect);
+        let first = driver(&db, Way::RunOnce, fp(1));
+        let (end, ran) = drive(
+            &mut db,
+            first,
+            1_000,
+            OperationOutcome::Succeeded(response("{}")),
+        );
+        assert_eq!(end, Ok(Finished::Executed));
+        assert!(ran);
+        assert_eq!(db.queries, ["claim", "complete"]);
+        db.queries.clear();
+        let second = driver(&db, Way::RunOnce, fp(1));
+        let (end, ran) = drive(
+            &mut db,
+            second,
+            1_100,
+            OperationOutcome::Succeeded(response("no")),
+        );
+        assert!(!ran);
+        assert_eq!(
+            end,
+            Ok(Finished::Replay {
+                outcome: Outcome::Succeeded,
+                response: Some(response("{}")),
+                error: None
+            })
+        );
+        assert_eq!(db.queries, ["claim", "load"]);
+        let third = driver(&db, Way::RunOnce, fp(2));
+        let (end, _) = drive(
+            &mut db,
+            third,
+            1_100,
+            OperationOutcome::Succeeded(response("no")),
+        );
+        assert_eq!(end, Ok(Finished::FingerprintMismatch));
+    }
+}
+
+/// An actor of the interleaving search: a driver and the step it is at.
+#[derive(Clone)]
+struct Actor {
+    driver: RecordDriver,
+    step: Option<RecordStep>,
+    executed: bool,
+    end: Option<Result<Finished, DriverError>>,
+}
+
+fn advance(actor: &mut Actor, db: &mut FakeDb, now: u64, outcome: &OperationOutcome) {
+    let step = match actor.step.take() {
+        None => actor.driver.start(now),
+        Some(Step::Run(query)) => {
+            let answer = db.run(&query);
+            actor.driver.push(answer, now)
+        }
+        Some(Step::Pause { .. }) => actor.driver.resume(),
+        Some(Step::Yield(RecordYield::Execute(_))) => {
+            actor.executed = true;
+            actor.driver.finish(outcome.clone(), now)
+        }
+        Some(done) => unreachable!("advanced past its end: {done:?}"),
+    };
+    match step {
+        Step::Yield(RecordYield::Done(finished)) => actor.end = Some(Ok(finished)),
+        Step::Fail(error) => actor.end = Some(Err(error)),
+        other => actor.step = Some(other),
+    }
+}
+
+/// Explores every interleaving of `actors` on `db`; calls `check` at each end.
+fn explore(
+    db: &FakeDb,
+    actors: &[Actor],
+    now: u64,
+    outcome: &OperationOutcome,
+    check: &mut dyn FnMut(&FakeDb, &[Actor]),
+    ends: &mut u64,
+) {
+    let mut moved = false;
+    for at in 0..actors.len() {
+        if actors[at].end.is_some() {
+            continue;
+        }
+        moved = true;
+        let mut db = db.clone();
+        let mut actors = actors.to_vec();
+        advance(&mut actors[at], &mut db, now, outcome);
+        explore(&db, &actors, now, outcome, check, ends);
+    }
+    if !moved {
+        *ends += 1;
+        check(db, actors);
+    }
+}
+
+#[test]
+fn every_interleaving_of_three_drivers_on_one_key_executes_exactly_once() {
+    for dialect in DIALECTS {
+        for outcome in [
+            OperationOutcome::Succeeded(response("{\"order\":1}")),
+            OperationOutcome::Failed {
+                message: "card declined".into(),
+                retryable: false,
+                response: None,
+            },
+        ] {
+            let db = FakeDb::new(dialect);
+            let actors: Vec<Actor> = (0..3)
+                .map(|_| Actor {
+                    driver: driver(&db, Way::RunOnce, fp(1)),
+                    step: None,
+                    executed: false,
+                    end: None,
+                })
+                .collect();
+            let mut ends = 0;
+            explore(
+                &db,
+                &actors,
+                1_000,
+                &outcome,
+                &mut |db, actors| {
+                    let executed = actors.iter().filter(|a| a.executed).count();
+                    assert_eq!(executed, 1, "{dialect:?}");
+                    for actor in actors {
+                        let end = actor.end.as_ref().unwrap().as_ref().expect("no failure");
+                        assert!(
+                            matches!(
+                                end,
+                                Finished::Executed
+                                    | Finished::OperationFailed { stored: true }
+                                    | Finished::Replay { .. }
+                                    | Finished::InProgress { .. }
+                            ),
+                            "{end:?}"
+                        );
+                    }
+                    let row = db.rows.values().next().unwrap();
+                    assert_ne!(row.status, "pending");
+                },
+                &mut ends,
+            );
+            assert!(ends > 1000, "{ends} interleavings");
+        }
+    }
+}
+
+#[test]
+fn a_holder_that_dies_is_taken_over_after_its_lease_and_its_late_write_is_refused() {
+    for dialect in DIALECTS {
+        let mut db = FakeDb::new(dialect);
+        let mut dead = driver(&db, Way::Lease, fp(1));
+        let Step::Run(claim) = dead.start(1_000) else {
+            panic!()
+        };
+        let answer = db.run(&claim);
+        let Step::Yield(RecordYield::Execute(held)) = dead.push(answer, 1_000) else {
+            panic!()
+        };
+        assert_eq!(held.lease_deadline_millis, 2_000);
+        assert_eq!(held.renew_every_millis, Some(333));
+        // Inside the lease a duplicate is in progress…
+        let (end, ran) = request(
+            &mut db,
+            Way::RunOnce,
+            fp(1),
+            1_500,
+            OperationOutcome::Succeeded(response("b")),
+        );
+        assert!(!ran);
+        assert!(matches!(end, Ok(Finished::InProgress { .. })));
+        // …after it, it takes over with token 2.
+        let (end, ran) = request(
+            &mut db,
+            Way::RunOnce,
+            fp(1),
+            2_000,
+            OperationOutcome::Succeeded(response("b")),
+        );
+        assert!(ran);
+        assert_eq!(end, Ok(Finished::Executed));
+        // The first holder's late completion is refused by the core's rule.
+        let step = dead.finish(OperationOutcome::Succeeded(response("a")), 2_100);
+        let Step::Run(complete) = step else {
+            panic!("{step:?}")
+        };
+        let answer = db.run(&complete);
+        let Step::Run(load) = dead.push(answer, 2_100) else {
+            panic!()
+        };
+        let answer = db.run(&load);
+        let Step::Fail(error) = dead.push(answer, 2_100) else {
+            panic!()
+        };
+        assert_eq!(error.code(), "record.stale_token");
+        let row = db.rows.values().next().unwrap();
+        assert_eq!(row.body.as_deref(), Some(&b"b"[..]));
+    }
+}
+
+#[test]
+fn renewal_keeps_the_claim_through_a_long_operation() {
+    for dialect in DIALECTS {
+        let mut db = FakeDb::new(dialect);
+        let mut holder = driver(&db, Way::RunOnce, fp(1));
+        let Step::Run(claim) = holder.start(1_000) else {
+            panic!()
+        };
+        let answer = db.run(&claim);
+        let Step::Yield(RecordYield::Execute(held)) = holder.push(answer, 1_000) else {
+            panic!()
+        };
+        let mut renewal = RecordRenewal::new(db.manifest, policy(), &key(), &held);
+        for now in [1_300, 1_600, 1_900, 2_200, 2_500] {
+            let query = renewal.start(now);
+            assert_eq!(renewal.push(db.run(&query)), Step::Yield(now + 1_000));
+        }
+        // Past the first lease, a duplicate still finds it in progress.
+        let (end, ran) = request(
+            &mut db,
+            Way::RunOnce,
+            fp(1),
+            3_000,
+            OperationOutcome::Succeeded(response("b")),
+        );
+        assert!(!ran, "{end:?}");
+        // Renewing twice in one millisecond still moves the deadline forward.
+        let query = renewal.start(2_500);
+        assert_eq!(renewal.push(db.run(&query)), Step::Yield(3_501));
+        let step = holder.finish(OperationOutcome::Succeeded(response("a")), 3_200);
+        let Step::Run(complete) = step else { panic!() };
+        assert_eq!(
+            holder.push(db.run(&complete), 3_200),
+            Step::Yield(RecordYield::Done(Finished::Executed))
+        );
+        // Once completed, a renewal is lost.
+        let query = renewal.start(3_300);
+        let Step::Run(load) = renewal.push(db.run(&query)) else {
+            panic!()
+        };
+        let Step::Fail(error) = renewal.push(db.run(&load)) else {
+            panic!()
+        };
+        assert_eq!(error.code(), "store.record_lost");
+    }
+}
+
+#[test]
+fn a_renewal_whose_answer_was_lost_is_confirmed_by_a_load() {
+    let mut db = FakeDb::new(Dialect::Mysql);
+    let mut holder = driver(&db, Way::RunOnce, fp(1));
+    let Step::Run(claim) = holder.start(1_000) else {
+        panic!()
+    };
+    let answer = db.run(&claim);
+    let Step::Yield(RecordYield::Execute(held)) = holder.push(answer, 1_000) else {
+        panic!()
+    };
+    let mut renewal = RecordRenewal::new(db.manifest, policy(), &key(), &held);
+    let lost = renewal.start(1_500);
+    let _ = db.run(&lost); // committed, but the answer never arrives
+    let query = renewal.start(1_400);
+    let Step::Run(load) = renewal.push(db.run(&query)) else {
+        panic!()
+    };
+    assert_eq!(renewal.push(db.run(&load)), Step::Yield(2_500));
+}
+
+fn held_claim(db: &mut FakeDb, way: Way) -> (RecordDriver, Held) {
+    let mut holder = driver(db, way, fp(1));
+    let Step::Run(claim) = holder.start(1_000) else {
+        panic!()
+    };
+    let answer = db.run(&claim);
+    let Step::Yield(RecordYield::Execute(held)) = holder.push(answer, 1_000) else {
+        panic!()
+    };
+    (holder, held)
+}
+
+fn finish(db: &mut FakeDb, holder: &mut RecordDriver, outcome: OperationOutcome) -> RecordStep {
+    let mut step = holder.finish(outcome, 1_100);
+    while let Step::Run(query) = &step {
+        let answer = db.run(query);
+        step = holder.push(answer, 1_100);
+    }
+    step
+}
+
+#[test]
+fn responses_that_cannot_be_stored_become_stored_final_failures() {
+    let too_large = StoredResponse {
+        content_type: "application/octet-stream".into(),
+        body: vec![b'x'; limits::RESPONSE_BODY_MAX_BYTES + 1],
+    };
+    let bad_type = StoredResponse {
+        content_type: "x".repeat(256),
+        body: b"{}".to_vec(),
+    };
+    for dialect in DIALECTS {
+        for (response, code) in [
+            (too_large.clone(), "store.response_too_large"),
+            (bad_type.clone(), "store.response_not_storable"),
+        ] {
+            let mut db = FakeDb::new(dialect);
+            let (mut holder, _) = held_claim(&mut db, Way::RunOnce);
+            let Step::Fail(error) = finish(
+                &mut db,
+                &mut holder,
+                OperationOutcome::Succeeded(response.clone()),
+            ) else {
+                panic!()
+            };
+            assert_eq!(error.code(), code);
+            let row = db.rows.values().next().unwrap();
+            assert_eq!(row.status, "failed");
+            assert_eq!(row.error.as_deref(), Some(code));
+            let (end, ran) = request(
+                &mut db,
+                Way::RunOnce,
+                fp(1),
+                1_200,
+                OperationOutcome::Succeeded(response.clone()),
+            );
+            assert!(!ran);
+            assert!(matches!(
+                end,
+                Ok(Finished::Replay {
+                    outcome: Outcome::Failed,
+                    ..
+                })
+            ));
+            // Inside a caller's transaction nothing is written: its rollback undoes the claim.
+            let mut db = FakeDb::new(dialect);
+            let (mut holder, held) = held_claim(&mut db, Way::SameTransaction);
+            assert_eq!(held.renew_every_millis, None);
+            let Step::Fail(error) =
+                finish(&mut db, &mut holder, OperationOutcome::Succeeded(response))
+            else {
+                panic!()
+            };
+            assert_eq!(error.code(), code);
+            assert_eq!(db.queries, ["claim"]);
+        }
+        // At the limit, it is stored.
+        let mut db = FakeDb::new(dialect);
+        let (mut holder, _) = held_claim(&mut db, Way::RunOnce);
+        let at_limit = StoredResponse {
+            content_type: "a".repeat(255),
+            body: vec![b'x'; limits::RESPONSE_BODY_MAX_BYTES],
+        };
+        let end = finish(&mut db, &mut holder, OperationOutcome::Succeeded(at_limit));
+        assert_eq!(end, Step::Yield(RecordYield::Done(Finished::Executed)));
+    }
+}
+
+#[test]
+fn long_failure_texts_are_cut_and_stored() {
+    for dialect in DIALECTS {
+        let mut db = FakeDb::new(dialect);
+        let (mut holder, _) = held_claim(&mut db, Way::RunOnce);
+        let message = "é".repeat(3_000);
+        let end = finish(
+            &mut db,
+            &mut holder,
+            OperationOutcome::Failed {
+                message,
+                retryable: false,
+                response: None,
+            },
+        );
+        assert_eq!(
+            end,
+            Step::Yield(RecordYield::Done(Finished::OperationFailed {
+                stored: true
+            }))
+        );
+        let row = db.rows.values().next().unwrap();
+        let error = row.error.as_deref().unwrap();
+        assert!(error.len() <= 1024 && error.ends_with(limits::TRUNCATION_MARKER));
+    }
+}
+
+#[test]
+fn an_operation_that_returns_no_response_releases_its_claim() {
+    let mut db = FakeDb::new(Dialect::Postgres);
+    let (mut holder, _) = held_claim(&mut db, Way::RunOnce);
+    let Step::Fail(error) = finish(
+        &mut db,
+        &mut holder,
+        OperationOutcome::NotAResponse {
+            type_name: "dict".into(),
+        },
+    ) else {
+        panic!()
+    };
+    assert_eq!(error.code(), "store.not_a_response");
+    assert_eq!(db.rows.values().next().unwrap().status, "failed_retryable");
+    let (end, ran) = request(
+        &mut db,
+        Way::RunOnce,
+        fp(1),
+        1_200,
+        OperationOutcome::Succeeded(response("{}")),
+    );
+    assert!(ran);
+    assert_eq!(end, Ok(Finished::Executed));
+}
+
+#[test]
+fn database_errors_are_classified_and_never_leak_driver_text() {
+    // Unavailable before the claim: nothing ran.
+    let mut db = FakeDb::new(Dialect::Postgres);
+    db.failures.push(DbErrorClass::ConnectionLost);
+    let (end, ran) = request(
+        &mut db,
+        Way::RunOnce,
+        fp(1),
+        1_000,
+        OperationOutcome::Succeeded(response("{}")),
+    );
+    assert!(!ran);
+    let Err(DriverError::Store(error)) = end else {
+        panic!()
+    };
+    assert_eq!(error.code(), "store.unavailable");
+    assert!(!error.to_string().contains("10.0.0.7"));
+    assert!(error.db_message().unwrap().contains("10.0.0.7"));
+    // Serialization failures are retried with a growing pause, then reported.
+    let mut db = FakeDb::new(Dialect::Postgres);
+    db.failures = vec![DbErrorClass::Serialization; 2];
+    let (end, ran) = request(
+        &mut db,
+        Way::RunOnce,
+        fp(1),
+        1_000,
+        OperationOutcome::Succeeded(response("{}")),
+    );
+    assert!(ran);
+    assert_eq!(end, Ok(Finished::Executed));
+    let mut db = FakeDb::new(Dialect::Postgres);
+    db.failures = vec![DbErrorClass::Serialization; 4];
+    let (end, _) = request(
+        &mut db,
+        Way::RunOnce,
+        fp(1),
+        1_000,
+        OperationOutcome::Succeeded(response("{}")),
+    );
+    assert_eq!(end.unwrap_err().code(), "store.conflict");
+    // …but never inside the caller's transaction.
+    let mut db = FakeDb::new(Dialect::Postgres);
+    db.failures = vec![DbErrorClass::Serialization];
+    let (end, _) = request(
+        &mut db,
+        Way::SameTransaction,
+        fp(1),
+        1_000,
+        OperationOutcome::Succeeded(response("{}")),
+    );
+    assert_eq!(end.unwrap_err().code(), "store.conflict");
+    // Other errors are query failures, with the class kept.
+    let mut db = FakeDb::new(Dialect::Sqlite);
+    db.failures = vec![DbErrorClass::Other];
+    let (end, _) = request(
+        &mut db,
+        Way::RunOnce,
+        fp(1),
+        1_000,
+        OperationOutcome::Succeeded(response("{}")),
+    );
+    let Err(DriverError::Store(error)) = end else {
+        panic!()
+    };
+    assert_eq!(
+        (error.code(), error.db_class()),
+        ("store.query_failed", Some(DbErrorClass::Other))
+    );
+}
+
+#[test]
+fn the_database_going_away_after_the_operation_says_so() {
+    let mut db = FakeDb::new(Dialect::Mysql);
+    let (mut holder, _) = held_claim(&mut db, Way::RunOnce);
+    db.failures.push(DbErrorClass::ConnectionLost);
+    let Step::Fail(error) = finish(
+        &mut db,
+        &mut holder,
+        OperationOutcome::Succeeded(response("{}")),
+    ) else {
+        panic!()
+    };
+    assert_eq!(error.code(), "store.unavailable");
+    assert!(error.to_string().contains("after the operation ran"));
+}
+
+#[test]
+fn a_snapshot_that_cannot_see_the_row_is_reported() {
+    // The claim meets a row the load cannot see (MySQL REPEATABLE READ).
+    let db = FakeDb::new(Dialect::Mysql);
+    let mut stuck = driver(&db, Way::SameTransaction, fp(1));
+    let mut step = stuck.start(1_000);
+    let mut rounds = 0;
+    loop {
+        step = match step {
+            Step::Run(query) if query.name == "claim" => {
+                rounds += 1;
+                stuck.push(
+                    Answer::Failed(DbError {
+                        class: DbErrorClass::UniqueViolation,
+                        message: String::new(),
+                    }),
+                    1_000,
+                )
+            }
+            Step::Run(_) => stuck.push(Answer::Rows(vec![]), 1_000),
+            Step::Fail(error) => {
+                assert_eq!(error.code(), "store.stale_snapshot");
+                break;
+            }
+            other => panic!("{other:?}"),
+        };
+    }
+    assert_eq!(rounds, mintid::store::MAX_CLAIM_ROUNDS + 1);
+}
+
+#[test]
+fn a_waiting_duplicate_pauses_and_replays() {
+    let policy = RecordPolicy::new(1_000, 100_000)
+        .unwrap()
+        .with_wait(200, 50)
+        .unwrap();
+    let mut db = FakeDb::new(Dialect::Postgres);
+    let (mut holder, _) = held_claim(&mut db, Way::RunOnce);
+    let mut waiter = RecordDriver::new(
+        db.manifest,
+        policy,
+        Way::RunOnce,
+        &key(),
+        Incoming::new(fp(1)),
+    );
+    let Step::Run(claim) = waiter.start(1_010) else {
+        panic!()
+    };
+    let Step::Run(load) = waiter.push(db.run(&claim), 1_010) else {
+        panic!()
+    };
+    assert_eq!(
+        waiter.push(db.run(&load), 1_010),
+        Step::Pause { millis: 50 }
+    );
+    let _ = finish(
+        &mut db,
+        &mut holder,
+        OperationOutcome::Succeeded(response("{}")),
+    );
+    let Step::Run(load) = waiter.resume() else {
+        panic!()
+    };
+    let Step::Yield(RecordYield::Done(Finished::Replay { outcome, .. })) =
+        waiter.push(db.run(&load), 1_060)
+    else {
+        panic!()
+    };
+    assert_eq!(outcome, Outcome::Succeeded);
+}
+
+#[test]
+fn cleanup_runs_batches_until_one_comes_back_short() {
+    let manifest = Manifest::new(Dialect::Postgres, Placeholder::Numbered);
+    let mut cleanup = RecordCleanup::new(manifest, 10);
+    let first = cleanup.next(5_000);
+    assert_eq!(first.name, "cleanup");
+    assert_eq!(
+        cleanup.push(Answer::Affected(10), 5_000),
+        Step::Run(first.clone())
+    );
+    assert_eq!(cleanup.push(Answer::Affected(3), 5_000), Step::Yield(13));
+}
