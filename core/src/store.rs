@@ -44,7 +44,7 @@ pub use manifest::{Dialect, Manifest, Migration, Placeholder, ResultKind, Statem
 pub use record_driver::{
     Finished, Held, MAX_CLAIM_ROUNDS, OperationOutcome, RecordDriver, RecordStep, RecordYield,
     SERIALIZATION_PAUSE_MILLIS, SERIALIZATION_RETRIES, StoredRecord, StoredResponse, Way,
-    read_record,
+    load_query, read_load, read_record,
 };
 pub use renewal::{RecordCleanup, RecordRenewal};
 pub use value::{Query, Value};

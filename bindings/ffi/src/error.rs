@@ -170,6 +170,20 @@ pub enum MintidError {
         /// failing this way answers with, when the core names one.
         problem: Option<String>,
     },
+    /// The store drivers (`store.*`): the database unavailable, a response
+    /// that cannot be stored, a lost record lease, a failed query.
+    Store {
+        /// The stable dotted code.
+        code: String,
+        /// What was wrong (never the database driver's text).
+        detail: String,
+        /// The class of the database error behind it (`connection_lost`, …), if any.
+        part: Option<String>,
+        /// Always `None`.
+        position: Option<u64>,
+        /// The HTTP problem a request failing this way answers with.
+        problem: Option<String>,
+    },
     /// Payload fingerprints (`fingerprint.*`).
     Fingerprint {
         /// The stable dotted code.
@@ -252,7 +266,8 @@ impl MintidError {
             | Self::Segment { code, .. }
             | Self::Outbox { code, .. }
             | Self::Fingerprint { code, .. }
-            | Self::Http { code, .. } => code,
+            | Self::Http { code, .. }
+            | Self::Store { code, .. } => code,
         }
     }
 
@@ -270,7 +285,8 @@ impl MintidError {
             | Self::Segment { detail, .. }
             | Self::Outbox { detail, .. }
             | Self::Fingerprint { detail, .. }
-            | Self::Http { detail, .. } => detail,
+            | Self::Http { detail, .. }
+            | Self::Store { detail, .. } => detail,
         }
     }
 
@@ -372,6 +388,24 @@ impl From<mintid::http::HttpError> for MintidError {
     fn from(error: mintid::http::HttpError) -> Self {
         let position = error.position();
         variant!(Http, Fields::new(error.code(), error).at(None, position))
+    }
+}
+
+impl From<mintid::store::DriverError> for MintidError {
+    fn from(error: mintid::store::DriverError) -> Self {
+        match error {
+            mintid::store::DriverError::Record(error) => error.into(),
+            mintid::store::DriverError::Store(error) => {
+                let class = error.db_class().map(|class| class.as_str());
+                let problem = Some(error.kind().problem());
+                variant!(
+                    Store,
+                    Fields::new(error.code(), &error)
+                        .at(class, None)
+                        .answering(problem)
+                )
+            }
+        }
     }
 }
 

@@ -175,6 +175,13 @@ pub fn record_policy_default() -> RecordPolicy {
 #[derive(Debug, uniffi::Object)]
 pub struct CheckedRecordPolicy(core::RecordPolicy);
 
+impl CheckedRecordPolicy {
+    /// The core's policy.
+    pub(crate) fn core(&self) -> core::RecordPolicy {
+        self.0
+    }
+}
+
 #[uniffi::export]
 impl CheckedRecordPolicy {
     /// Checks `policy` and keeps it.
@@ -248,6 +255,15 @@ pub enum Outcome {
     Succeeded,
     /// The error of a request that failed for good.
     Failed,
+}
+
+impl From<core::Outcome> for Outcome {
+    fn from(outcome: core::Outcome) -> Self {
+        match outcome {
+            core::Outcome::Succeeded => Self::Succeeded,
+            core::Outcome::Failed => Self::Failed,
+        }
+    }
 }
 
 /// The HTTP problems of the idempotency rules (the core's `Problem`).

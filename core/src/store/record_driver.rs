@@ -254,6 +254,47 @@ pub fn read_record(row: &[Value]) -> Result<StoredRecord, DriverError> {
     })
 }
 
+/// The query that loads `key`'s record (for a host's `load`).
+pub fn load_query(manifest: Manifest, key: &IdempotencyKey) -> Query {
+    KeyParams::new(manifest, key).load()
+}
+
+/// Reads the answer to [`load_query`]: the record, or `None` when the key
+/// has none. A failed answer is the store error it means.
+pub fn read_load(answer: &Answer) -> Result<Option<StoredRecord>, DriverError> {
+    match answer {
+        Answer::Rows(rows) => rows.first().map(|row| read_record(row)).transpose(),
+        Answer::Failed(error) => Err(DriverError::Store(db_error(error, false))),
+        Answer::Affected(_) => Err(unexpected_answer("load")),
+    }
+}
+
+/// The store error a database error means (after the operation ran, or not).
+pub(crate) fn db_error(error: &DbError, ran: bool) -> StoreError {
+    let store = match error.class {
+        DbErrorClass::ConnectionLost => StoreError::new(
+            StoreErrorKind::Unavailable,
+            if ran {
+                "the database became unavailable after the operation ran: its record stays \
+                 pending until its lease passes"
+            } else {
+                "the database is unavailable: nothing was run"
+            },
+        ),
+        DbErrorClass::Serialization => StoreError::new(
+            StoreErrorKind::Conflict,
+            "the database kept reporting serialization failures or deadlocks",
+        ),
+        DbErrorClass::UniqueViolation | DbErrorClass::Constraint | DbErrorClass::Other => {
+            StoreError::new(
+                StoreErrorKind::QueryFailed,
+                alloc::format!("a store query failed ({})", error.class.as_str()),
+            )
+        }
+    };
+    store.with_db(error.class, &error.message)
+}
+
 pub(crate) fn int(value: u64) -> Value {
     // Times and tokens are bounded far below 2^63 by the core's checks; a
     // value above saturates and is refused by the schema's BIGINT.
@@ -761,13 +802,7 @@ impl RecordDriver {
     }
 
     fn loaded(&mut self, answer: &Answer) -> Result<(), DriverError> {
-        let Answer::Rows(rows) = answer else {
-            return Err(unexpected_answer("load"));
-        };
-        self.stored = match rows.first() {
-            None => None,
-            Some(row) => Some(read_record(row)?),
-        };
+        self.stored = read_load(answer)?;
         Ok(())
     }
 
@@ -794,30 +829,7 @@ impl RecordDriver {
                 return Step::Pause { millis };
             }
         }
-        let store = match error.class {
-            DbErrorClass::ConnectionLost => StoreError::new(
-                StoreErrorKind::Unavailable,
-                if self.ran {
-                    "the database became unavailable after the operation ran: its record stays \
-                     pending until its lease passes"
-                } else {
-                    "the database is unavailable: nothing was run"
-                },
-            ),
-            DbErrorClass::Serialization => StoreError::new(
-                StoreErrorKind::Conflict,
-                "the database kept reporting serialization failures or deadlocks",
-            ),
-            DbErrorClass::UniqueViolation | DbErrorClass::Constraint | DbErrorClass::Other => {
-                StoreError::new(
-                    StoreErrorKind::QueryFailed,
-                    alloc::format!("a store query failed ({})", error.class.as_str()),
-                )
-            }
-        };
-        self.fail(DriverError::Store(
-            store.with_db(error.class, &error.message),
-        ))
+        self.fail(DriverError::Store(db_error(error, self.ran)))
     }
 
     /// The query to run again after a serialization failure, and the state

@@ -1,10 +1,8 @@
 //! Renewing a held record's lease (the heartbeat of `run once` and of a
 //! held lease), and cleaning up expired records.
 
-use super::record_driver::{KeyParams, int, read_record};
-use super::{
-    Answer, DbErrorClass, DriverError, Held, Manifest, Query, Step, StoreError, StoreErrorKind,
-};
+use super::record_driver::{KeyParams, db_error, int, read_record};
+use super::{Answer, DriverError, Held, Manifest, Query, Step, StoreError, StoreErrorKind};
 use crate::key::IdempotencyKey;
 use crate::record::{Fence, RecordPolicy, Status};
 
@@ -69,16 +67,7 @@ impl RecordRenewal {
     /// `Run(load)` to check a renewal that changed no row, or `Fail`.
     pub fn push(&mut self, answer: Answer) -> Step<u64> {
         match answer {
-            Answer::Failed(error) => {
-                let kind = if error.class == DbErrorClass::ConnectionLost {
-                    StoreErrorKind::Unavailable
-                } else {
-                    StoreErrorKind::QueryFailed
-                };
-                let store = StoreError::new(kind, "the record's lease could not be renewed")
-                    .with_db(error.class, &error.message);
-                Step::Fail(DriverError::Store(store))
-            }
+            Answer::Failed(error) => Step::Fail(DriverError::Store(db_error(&error, true))),
             Answer::Affected(1) if !self.checking => {
                 self.deadline = self.pending;
                 Step::Yield(self.deadline)
@@ -154,17 +143,7 @@ impl RecordCleanup {
                     Step::Run(self.next(now_millis))
                 }
             }
-            Answer::Failed(error) => {
-                let kind = if error.class == DbErrorClass::ConnectionLost {
-                    StoreErrorKind::Unavailable
-                } else {
-                    StoreErrorKind::QueryFailed
-                };
-                Step::Fail(DriverError::Store(
-                    StoreError::new(kind, "the cleanup of expired records failed")
-                        .with_db(error.class, &error.message),
-                ))
-            }
+            Answer::Failed(error) => Step::Fail(DriverError::Store(db_error(&error, false))),
             Answer::Rows(_) => Step::Fail(DriverError::Store(StoreError::new(
                 StoreErrorKind::UnexpectedRow,
                 "the answer to cleanup is not an affected-row count",
