@@ -96,7 +96,21 @@ internal inline fun <T> core(call: () -> T): T =
         throw error.toMintid()
     }
 
-private fun FfiException.toMintid(): MintidException =
+/**
+ * [core] for a store driver's call: a `store.*` error gets [cause] (the database driver's
+ * exception behind the answer last pushed, if any) as its cause.
+ */
+internal inline fun <T> coreStore(
+    cause: () -> Throwable?,
+    call: () -> T,
+): T =
+    try {
+        call()
+    } catch (error: FfiException) {
+        throw error.toMintid(if (error is FfiException.Store && error.part != null) cause() else null)
+    }
+
+private fun FfiException.toMintid(cause: Throwable? = null): MintidException =
     when (this) {
         is FfiException.Argument -> ArgumentException(code, detail, part, position?.toLong())
         is FfiException.Snowflake -> SnowflakeException(code, detail, part, position?.toLong())
@@ -111,6 +125,7 @@ private fun FfiException.toMintid(): MintidException =
         is FfiException.Segment -> SegmentException(code, detail, part, position?.toLong())
         is FfiException.Outbox -> OutboxException(code, detail, part, position?.toLong())
         is FfiException.Http -> HttpException(code, detail, part, position?.toLong())
+        is FfiException.Store -> storeException(code, detail, part, problem, cause)
     }
 
 /** Checks on the JVM side what the core's unsigned types cannot be told: no negative values. */

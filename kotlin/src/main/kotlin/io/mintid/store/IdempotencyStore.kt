@@ -1,54 +1,131 @@
 package io.mintid.store
 
-import io.mintid.Claim
-import io.mintid.Decision
-import io.mintid.Failure
-import io.mintid.Fence
-import io.mintid.Fingerprint
+import io.mintid.IdempotencyHttp
 import io.mintid.IdempotencyKey
-import io.mintid.Incoming
+import io.mintid.MintidException
 import io.mintid.Outcome
 import io.mintid.Record
-import io.mintid.RecordException
+import io.mintid.RecordLostException
 import io.mintid.RecordPolicy
-import io.mintid.RecordStatus
-import io.mintid.ResponseTooLargeException
-import io.mintid.StaleSnapshotException
+import io.mintid.core
+import io.mintid.coreStore
+import io.mintid.requireNonNegative
+import uniffi.mintid_ffi.CleanupStep
+import uniffi.mintid_ffi.Finished
+import uniffi.mintid_ffi.Held
+import uniffi.mintid_ffi.OperationOutcome
+import uniffi.mintid_ffi.RecordCleanup
+import uniffi.mintid_ffi.RecordDriver
+import uniffi.mintid_ffi.RecordRenewal
+import uniffi.mintid_ffi.RecordStep
+import uniffi.mintid_ffi.RenewalStep
+import uniffi.mintid_ffi.StoreAnswer
+import uniffi.mintid_ffi.StoreQuery
+import uniffi.mintid_ffi.Way
+import uniffi.mintid_ffi.storeLoadQuery
+import uniffi.mintid_ffi.storeReadRecord
 import java.sql.Connection
+import java.sql.SQLException
+import java.util.concurrent.Executors
+import java.util.concurrent.Future
+import java.util.concurrent.ScheduledExecutorService
+import java.util.concurrent.TimeUnit
 import javax.sql.DataSource
+import uniffi.mintid_ffi.IdempotencyKey as FfiKey
+import uniffi.mintid_ffi.Outcome as FfiOutcome
 
 /**
- * A claim written with a lease ("lease and fence"): the caller runs the operation and calls
- * [complete] or [fail] before [leaseDeadlineMillis]; after it another request may take the key
- * over, and a late write is refused (`record.stale_token`).
+ * The claim a [runOnce] operation holds while it runs: the store renews its lease in the
+ * background (every [IdempotencyStore.policy]'s lease / 3, on another connection), and a renewal
+ * that finds the key taken over or completed marks it [lost].
+ */
+class HeldRecord internal constructor(
+    /** The fencing token of this claim. */
+    val token: Long,
+    leaseDeadlineMillis: Long,
+) {
+    /** When the lease ends (Unix ms), as last renewed. */
+    @Volatile
+    var leaseDeadlineMillis: Long = leaseDeadlineMillis
+        private set
+
+    /** Why the record was lost (`store.record_lost`), or null while it is held. */
+    @Volatile
+    var lostError: RecordLostException? = null
+        private set
+
+    /** Whether a renewal found the key taken over or completed: the operation's result will not be stored. */
+    val lost: Boolean get() = lostError != null
+
+    /**
+     * Throws [RecordLostException] (`store.record_lost`) once the record was lost: call it
+     * before a side effect that must not happen twice.
+     */
+    fun checkHeld() {
+        lostError?.let { throw it }
+    }
+
+    internal fun renewed(deadline: Long) {
+        leaseDeadlineMillis = deadline
+    }
+
+    internal fun lose(error: RecordLostException) {
+        lostError = error
+    }
+}
+
+/**
+ * A claim written with a lease ("lease and fence"): the caller runs the operation, [renew]s the
+ * lease while it runs long, and calls [complete] or [fail]; once the lease ends another request
+ * may take the key over, and a late write is refused (`record.stale_token`).
  */
 class RecordLease internal constructor(
     private val store: IdempotencyStore,
-    private val key: IdempotencyKey,
-    private val record: Record,
+    private val driver: RecordDriver,
+    private val key: FfiKey,
+    private val held: Held,
 ) : LeaseResult {
     override val decision: String get() = "execute"
 
-    /** The fencing token of this claim. */
-    val token: Long get() = record.token
+    private val renewal by lazy { store.renewal(key, held) }
 
-    /** When the lease ends (Unix ms). */
-    val leaseDeadlineMillis: Long get() = record.leaseDeadlineMillis
+    /** The fencing token of this claim. */
+    val token: Long get() = held.token.toLong()
+
+    /** When the lease ends (Unix ms), as last renewed. */
+    @Volatile
+    var leaseDeadlineMillis: Long = held.leaseDeadlineMillis.toLong()
+        private set
+
+    /** How often the core suggests to [renew] while the operation runs (ms). */
+    val renewEveryMillis: Long? get() = held.renewEveryMillis?.toLong()
+
+    /**
+     * Moves the lease deadline forward (now + the policy's lease) and returns it.
+     *
+     * @throws RecordLostException `store.record_lost`: the key was taken over or completed.
+     * @throws io.mintid.StoreUnavailableException `store.unavailable` (try again while the lease runs).
+     */
+    fun renew(): Long = store.renew(renewal).also { leaseDeadlineMillis = it }
 
     /**
      * Stores the response.
      *
-     * @throws RecordException `record.stale_token` (taken over) or `record.not_pending`.
-     * @throws ResponseTooLargeException `store.response_too_large` (the claim is failed for good).
+     * @throws io.mintid.RecordException `record.stale_token` (taken over) or `record.not_pending`.
+     * @throws io.mintid.ResponseTooLargeException `store.response_too_large`,
+     *   [io.mintid.ResponseNotStorableException] `store.response_not_storable` (the claim is
+     *   failed for good with that code).
      * @throws io.mintid.StoreUnavailableException `store.unavailable`.
      */
-    fun complete(response: StoredResponse) = store.complete(record, key, response)
+    fun complete(response: StoredResponse) {
+        store.finishHeld(driver, OperationOutcome.Succeeded(response.toFfi()))
+    }
 
     /**
      * Stores a failure: final (replayed, or released when the policy stores no errors) or
      * retryable (released), with an optional [response] kept with a final one.
      *
-     * @throws RecordException `record.stale_token` or `record.not_pending`.
+     * @throws io.mintid.RecordException `record.stale_token` or `record.not_pending`.
      * @throws io.mintid.StoreUnavailableException `store.unavailable`.
      */
     @JvmOverloads
@@ -56,23 +133,26 @@ class RecordLease internal constructor(
         error: String,
         retryable: Boolean = false,
         response: StoredResponse? = null,
-    ) = store.fail(record, key, OperationException(error, retryable, response))
+    ) {
+        store.finishHeld(driver, OperationOutcome.Failed(error, retryable, response?.toFfi()))
+    }
 }
 
 /**
- * Idempotency records in one database (any JDBC driver), under one [RecordPolicy]: the shared
- * schema's named queries, run as the core's decisions say.
+ * Idempotency records in one database (any JDBC driver), under one [RecordPolicy]. The record
+ * protocol is the core's driver (`RecordDriver`: every claim, wait, retry, limit, renewal and
+ * error code); this class is its JDBC executor: it runs the statements the driver names,
+ * sleeps the pauses it asks for, runs the operation when told, and renews the lease meanwhile.
  *
  * Three ways in, named alike in every mintid language:
- * - [runOnce]: claim, run, store, replay to duplicates;
+ * - [runOnce]: claim, run, store, replay to duplicates (the lease renewed while it runs);
  * - [inTransaction]: the same inside the caller's transaction, so that the record commits or
  *   rolls back with the business writes;
- * - [claimLease]: a claim with a lease and a fencing token, completed or failed later (long
- *   external calls).
+ * - [claimLease]: a claim with a lease and a fencing token, renewed, completed or failed later
+ *   (long external calls).
  *
  * Apply the schema first ([Migrations.migrate]). Each call takes its connections from
- * [dataSource] (a pool, typically) and returns them; on MySQL/MariaDB the URL must say
- * `useAffectedRows=true`.
+ * [dataSource] (a pool, typically) and returns them. Thread-safe.
  *
  * @property dataSource where connections come from.
  * @property dialect the database's SQL dialect.
@@ -87,7 +167,7 @@ class IdempotencyStore
         val policy: RecordPolicy = RecordPolicy.DEFAULT,
         val clock: StoreClock = StoreClock.SYSTEM,
     ) {
-        private val queries = DialectQueries(dialect)
+        private val manifest = Statements.of(dialect).manifest
 
         init {
             policy.check()
@@ -96,40 +176,45 @@ class IdempotencyStore
         /**
          * Runs [operation] once for [key]: the first request claims the key, runs it and stores its
          * response; a duplicate replays what was stored, waits for a request in flight (the
-         * policy's `maxWaitMillis`) or is answered [InProgress]. An operation that throws is
+         * policy's `maxWaitMillis`) or is answered [InProgress]. While [operation] runs, its
+         * record's lease is renewed in the background; a renewal that finds the key taken over
+         * marks the [HeldRecord] passed to it [HeldRecord.lost]. An operation that throws is
          * failed (see [OperationException]) and its exception rethrown.
          *
          * @throws io.mintid.StoreUnavailableException `store.unavailable`: before the claim was
          *   written nothing ran; when the database fails after the operation ran, the record
          *   stays pending until its lease passes, then the key may be taken over.
-         * @throws ResponseTooLargeException `store.response_too_large` (the operation ran; its
-         *   key replays this error).
-         * @throws RecordException `record.stale_token` when the lease passed and another
-         *   request took the key over before completion.
+         * @throws io.mintid.ResponseTooLargeException `store.response_too_large`,
+         *   [io.mintid.ResponseNotStorableException] `store.response_not_storable` (the
+         *   operation ran; its key replays this error).
+         * @throws io.mintid.NotAResponseException `store.not_a_response` (from Java: the
+         *   operation returned null; the claim was released).
+         * @throws io.mintid.RecordException `record.stale_token` when the lease passed and
+         *   another request took the key over before completion.
+         * @throws io.mintid.StoreException any other `store.*` failure (a serialization
+         *   conflict, a query that failed): the database's exception is its cause.
          */
         fun runOnce(
             key: IdempotencyKey,
             request: StoreRequest,
             operation: Operation,
         ): RunResult {
-            val record =
-                when (val claimed = claim(::usePooled, key, request)) {
-                    is ClaimResult.Written -> claimed.record
-                    is ClaimResult.Refused -> return claimed.result
+            val driver = driver(Way.RUN_ONCE, key, request)
+            val held =
+                when (val step = pooled { it.advance(driver) { driver.start(now()) } }) {
+                    is RecordStep.Execute -> step.held
+                    is RecordStep.Done -> return result(step.finished, null)
+                    else -> error("the driver stopped at $step")
                 }
-            val response =
+            val record = HeldRecord(held.token.toLong(), held.leaseDeadlineMillis.toLong())
+            val heartbeat = held.renewEveryMillis?.let { every -> heartbeat(key.toFfi(), held, record, every.toLong()) }
+            val ran =
                 try {
-                    operation.run()
-                } catch (error: Throwable) {
-                    try {
-                        fail(record, key, error)
-                    } catch (storeError: Exception) {
-                        error.addSuppressed(storeError)
-                    }
-                    throw error
+                    Ran.of { operation.run(record) }
+                } finally {
+                    heartbeat?.cancel(false)
                 }
-            complete(record, key, response)
-            return Executed(response)
+            return finish(driver, ran) { action -> pooled(action) }
         }
 
         /**
@@ -139,8 +224,10 @@ class IdempotencyStore
          * nothing is stored.
          *
          * @throws io.mintid.StoreUnavailableException `store.unavailable`.
-         * @throws ResponseTooLargeException `store.response_too_large` (roll back: nothing
-         *   happened).
+         * @throws io.mintid.ResponseTooLargeException `store.response_too_large` (roll back:
+         *   nothing happened), and the other [io.mintid.StoreException]s of [runOnce].
+         * @throws io.mintid.StaleSnapshotException `store.stale_snapshot`: the transaction reads
+         *   an old snapshot (claim before reading, or use `READ COMMITTED`).
          */
         fun inTransaction(
             connection: Connection,
@@ -148,15 +235,14 @@ class IdempotencyStore
             request: StoreRequest,
             operation: TransactionalOperation,
         ): RunResult {
-            val record =
-                when (val claimed = claim({ action -> translated { action(connection) } }, key, request)) {
-                    is ClaimResult.Written -> claimed.record
-                    is ClaimResult.Refused -> return claimed.result
-                }
-            val response = operation.run(connection)
-            checkSize(response)?.let { throw it }
-            write(connection, "complete", record, key, responseValues(response))
-            return Executed(response)
+            val driver = driver(Way.SAME_TRANSACTION, key, request)
+            val session = Session(pooled = false) { connection }
+            when (val step = session.advance(driver) { driver.start(now()) }) {
+                is RecordStep.Execute -> Unit
+                is RecordStep.Done -> return result(step.finished, null)
+                else -> error("the driver stopped at $step")
+            }
+            return finish(driver, Ran.of { operation.run(connection) }) { action -> action(session) }
         }
 
         /**
@@ -170,26 +256,37 @@ class IdempotencyStore
         fun <T> transaction(action: java.util.function.Function<Connection, T>): T = dataSource.inTransaction { action.apply(it) }
 
         /**
-         * Claims [key] with a lease: a [RecordLease] to complete or fail, or the replay or
+         * Claims [key] with a lease: a [RecordLease] to renew, complete or fail, or the replay or
          * refusal a duplicate gets.
          *
-         * @throws io.mintid.StoreUnavailableException `store.unavailable`.
+         * @throws io.mintid.StoreUnavailableException `store.unavailable`, and the other
+         *   [io.mintid.StoreException]s of a claim.
          */
         fun claimLease(
             key: IdempotencyKey,
             request: StoreRequest,
-        ): LeaseResult =
-            when (val claimed = claim(::usePooled, key, request)) {
-                is ClaimResult.Written -> RecordLease(this, key, claimed.record)
-                is ClaimResult.Refused -> claimed.result
+        ): LeaseResult {
+            val driver = driver(Way.LEASE, key, request)
+            return when (val step = pooled { it.advance(driver) { driver.start(now()) } }) {
+                is RecordStep.Execute -> RecordLease(this, driver, key.toFfi(), step.held)
+                is RecordStep.Done -> result(step.finished, null) as NotExecuted
+                else -> error("the driver stopped at $step")
             }
+        }
 
         /**
          * The stored record of [key], or null.
          *
-         * @throws io.mintid.StoreUnavailableException `store.unavailable`.
+         * @throws io.mintid.StoreUnavailableException `store.unavailable`, and the other
+         *   [io.mintid.StoreException]s of a query.
          */
-        fun load(key: IdempotencyKey): StoredRecord? = dataSource.withConnection { load(it, key) }
+        fun load(key: IdempotencyKey): StoredRecord? {
+            val query = core { storeLoadQuery(manifest, key.toFfi()) }
+            return pooled { session ->
+                val answer = session.answer(query)
+                coreStore({ session.executor.lastError }) { storeReadRecord(answer) }
+            }?.let { StoredRecord(Record.of(it.record), it.response?.let(StoredResponse::of), it.error) }
+        }
 
         /**
          * Deletes expired records (a pending one only once its lease passed too), [batchSize] per
@@ -199,226 +296,219 @@ class IdempotencyStore
          */
         @JvmOverloads
         fun cleanup(batchSize: Int = 1000): Long {
-            require(batchSize > 0) { "the batch size must be positive, not $batchSize" }
-            var total = 0L
-            while (true) {
-                val deleted =
-                    dataSource.withConnection {
-                        it.execRows(query("cleanup"), mapOf("now_millis" to clock.nowMillis(), "batch_size" to batchSize.toLong()))
-                    }
-                total += deleted
-                if (deleted < batchSize) return total
-            }
+            val cleanup = RecordCleanup(manifest, requireNonNegative(batchSize.toLong(), "the batch size"))
+            val done = pooled { it.loop(cleanup.start(now()), { answer -> cleanup.push(answer, now()) }) { step -> (step as? CleanupStep.Run)?.query } }
+            return (done as CleanupStep.Done).deleted.toLong()
         }
 
-        internal fun complete(
-            record: Record,
-            key: IdempotencyKey,
-            response: StoredResponse,
+        internal fun renewal(
+            key: FfiKey,
+            held: Held,
+        ): RecordRenewal = core { RecordRenewal(manifest, policy.checked, key, held) }
+
+        /** One renewal of a held lease, on a connection of its own: the new deadline. */
+        internal fun renew(renewal: RecordRenewal): Long {
+            val renewed = pooled { it.loop(renewal.start(now()), renewal::push) { step -> (step as? RenewalStep.Run)?.query } }
+            return (renewed as RenewalStep.Renewed).leaseDeadlineMillis.toLong()
+        }
+
+        /** A lease's completion or failure: the driver's remaining steps. */
+        internal fun finishHeld(
+            driver: RecordDriver,
+            outcome: OperationOutcome,
         ) {
-            checkSize(response)?.let { tooLarge ->
-                fail(record, key, OperationException(tooLarge.code))
-                throw tooLarge
-            }
-            dataSource.withConnection { write(it, "complete", record, key, responseValues(response)) }
-        }
-
-        internal fun fail(
-            record: Record,
-            key: IdempotencyKey,
-            error: Throwable,
-        ) {
-            val final = error is OperationException && !error.retryable
-            val message = error.message ?: error.toString()
-            val after = record.fail(record.fence, if (final) Failure.FINAL else Failure.RETRYABLE, policy)
-            dataSource.withConnection { connection ->
-                if (after.status == RecordStatus.FAILED) {
-                    val response = (error as? OperationException)?.response
-                    val values = mapOf("error" to message) + (response?.let { responseValues(it) } ?: NO_RESPONSE)
-                    write(connection, "fail", record, key, values)
-                } else {
-                    write(connection, "release", record, key, mapOf("error" to message))
-                }
+            when (val step = pooled { it.advance(driver) { driver.finish(outcome, now()) } }) {
+                is RecordStep.Done -> Unit
+                else -> error("the driver stopped at $step")
             }
         }
 
-        private sealed interface ClaimResult {
-            class Written(
-                val record: Record,
-            ) : ClaimResult
+        private fun now(): ULong = clock.nowMillis().toULong()
 
-            class Refused(
-                val result: NotExecuted,
-            ) : ClaimResult
-        }
-
-        private fun usePooled(action: (Connection) -> Unit) = dataSource.withConnection(action)
-
-        /** Decides and writes claims until one is written or the decision is not to execute. */
-        private fun claim(
-            use: ((Connection) -> Unit) -> Unit,
+        private fun driver(
+            way: Way,
             key: IdempotencyKey,
             request: StoreRequest,
-        ): ClaimResult {
-            var waited = 0L
-            // A fresh key is claimed in one round trip: the insert is tried before any load.
-            var loaded = false
-            var stored: StoredRecord? = null
-            var rounds = 0
-            while (true) {
-                // Each lost race means another request wrote the key in between; endless losses
-                // mean a snapshot that cannot see the row (MySQL REPEATABLE READ after an earlier
-                // read in the caller's transaction).
-                rounds += 1
-                if (rounds > MAX_CLAIM_ROUNDS) {
-                    throw StaleSnapshotException(
-                        "the claim of $key neither inserted nor found its record $MAX_CLAIM_ROUNDS times: the transaction reads an old snapshot",
-                    )
-                }
-                var written: Record? = null
-                var decided: Decision? = null
-                use { connection ->
-                    val incoming = Incoming(request.fingerprint, request.keyCreatedMillis, waited)
-                    val decision = Decision.decide(stored?.record, incoming, clock.nowMillis(), policy)
-                    when {
-                        decision is Decision.Execute -> {
-                            if (writeClaim(connection, key, decision.claim)) {
-                                written = decision.claim.record
-                            } else {
-                                stored = load(connection, key)
-                                loaded = true
-                            }
-                        }
-                        !loaded -> {
-                            stored = load(connection, key)
-                            loaded = true
-                        }
-                        else -> decided = decision
+        ): RecordDriver =
+            core {
+                RecordDriver(manifest, policy.checked, way, key.toFfi(), request.fingerprint.digest(), request.keyCreatedMillis?.toULong())
+            }
+
+        /** Pushes what the operation came to and reads how the protocol ended. */
+        private fun finish(
+            driver: RecordDriver,
+            ran: Ran,
+            use: (action: (Session) -> RecordStep) -> RecordStep,
+        ): RunResult {
+            val step =
+                try {
+                    use { it.advance(driver) { driver.finish(ran.outcome(), now()) } }
+                } catch (storeError: MintidException) {
+                    // The operation's own error comes first; the store's goes with it.
+                    ran.thrown?.let {
+                        it.addSuppressed(storeError)
+                        throw it
                     }
+                    throw storeError
                 }
-                written?.let { return ClaimResult.Written(it) }
-                when (val decision = decided) {
-                    null, is Decision.Execute -> continue
-                    is Decision.Wait -> {
-                        clock.pause(decision.pollMillis)
-                        waited += decision.pollMillis
-                        use { stored = load(it, key) }
-                        rounds = 0
-                    }
-                    is Decision.Replay -> return ClaimResult.Refused(replay(stored, decision.outcome))
-                    is Decision.InProgress -> return ClaimResult.Refused(InProgress(decision.retryAfterMillis, decision.retryAfterSecs))
-                    is Decision.FingerprintMismatch -> return ClaimResult.Refused(FingerprintMismatch())
-                    is Decision.KeyTooOld -> return ClaimResult.Refused(KeyTooOld())
-                }
+            return when (step) {
+                is RecordStep.Done -> result(step.finished, ran)
+                else -> error("the driver stopped at $step")
             }
         }
 
-        private fun replay(
-            stored: StoredRecord?,
-            outcome: Outcome,
-        ): Replayed =
-            if (outcome == Outcome.SUCCEEDED) {
-                Replayed(outcome, stored?.response ?: StoredResponse("", ByteArray(0)), null)
-            } else {
-                Replayed(outcome, stored?.response, stored?.error ?: "")
+        private fun result(
+            finished: Finished,
+            ran: Ran?,
+        ): RunResult =
+            when (finished) {
+                is Finished.Executed -> Executed(ran!!.response!!)
+                is Finished.OperationFailed -> throw ran!!.thrown!!
+                is Finished.Replay ->
+                    Replayed(
+                        if (finished.outcome == FfiOutcome.SUCCEEDED) Outcome.SUCCEEDED else Outcome.FAILED,
+                        finished.response?.let(StoredResponse::of),
+                        finished.error,
+                    )
+                is Finished.InProgress -> {
+                    val millis = finished.retryAfterMillis.toLong()
+                    InProgress(millis, IdempotencyHttp.retryAfterSecs(millis))
+                }
+                is Finished.FingerprintMismatch -> FingerprintMismatch()
+                is Finished.KeyTooOld -> KeyTooOld()
             }
 
-        private fun writeClaim(
-            connection: Connection,
-            key: IdempotencyKey,
-            claim: Claim,
-        ): Boolean {
-            val record = claim.record
-            val common =
-                keyValues(key) +
-                    mapOf(
-                        "fencing_token" to record.token,
-                        "lease_deadline_millis" to record.leaseDeadlineMillis,
-                        "now_millis" to clock.nowMillis(),
-                    )
-            val expected = claim.expected
-            if (expected == null) {
-                val query = query("claim")
-                val values =
-                    common +
-                        mapOf(
-                            "fingerprint" to record.fingerprint.digest(),
-                            "created_millis" to record.createdMillis,
-                            "expires_millis" to record.expiresMillis,
-                        )
-                // `claim` returns a row (PostgreSQL, SQLite) or an affected-row count (MySQL).
-                return if (query.kind == ResultKind.ONE) connection.rows(query, values).size == 1 else connection.execRows(query, values) == 1L
+        /** Renews [held] every [everyMillis] on the shared scheduler until cancelled or lost. */
+        private fun heartbeat(
+            key: FfiKey,
+            held: Held,
+            record: HeldRecord,
+            everyMillis: Long,
+        ): Future<*> {
+            val renewal = renewal(key, held)
+            val beat = {
+                try {
+                    record.renewed(renew(renewal))
+                } catch (lost: RecordLostException) {
+                    record.lose(lost)
+                    // A periodic task that throws runs no more.
+                    throw lost
+                } catch (_: MintidException) {
+                    // store.unavailable and the like: the next beat tries again while the lease runs.
+                }
             }
-            val values =
-                common +
-                    mapOf(
-                        "expected_token" to expected.fence.token,
-                        "expected_created_millis" to expected.fence.createdMillis,
-                        "expected_status" to expected.status.text,
-                    )
-            return connection.execRows(query("reclaim"), values) == 1L
+            return heartbeats.scheduleWithFixedDelay(beat, everyMillis, everyMillis, TimeUnit.MILLISECONDS)
         }
 
-        /** Runs a fenced write; when it changes no row, the core says why (`record.stale_token`, …). */
-        private fun write(
-            connection: Connection,
-            name: String,
-            record: Record,
-            key: IdempotencyKey,
-            values: Map<String, Any?>,
+        /** Runs [action] on a [Session] over pooled connections, returned at the end. */
+        private inline fun <T> pooled(action: (Session) -> T): T {
+            val session = Session(pooled = true) { dataSource.connection }
+            try {
+                return action(session)
+            } finally {
+                session.release()
+            }
+        }
+
+        /**
+         * A driver's database side: its executor, and a connection taken when a statement must
+         * run ([pooled]: from the pool, and returned during a pause; else the caller's).
+         */
+        private inner class Session(
+            private val pooled: Boolean,
+            private val connect: () -> Connection,
         ) {
-            val fence: Fence = record.fence
-            val all =
-                keyValues(key) +
-                    mapOf("fencing_token" to fence.token, "created_millis" to fence.createdMillis, "now_millis" to clock.nowMillis()) +
-                    values
-            if (connection.execRows(query(name), all) == 1L) return
-            val current = load(connection, key)
-            (current?.record ?: record).complete(fence)
-            throw RecordException(
-                "record.stale_token",
-                "the $name of token ${fence.token} changed no row: the record was taken over or removed",
-                null,
-                null,
-            )
-        }
+            val executor = JdbcExecutor(dialect)
+            private var connection: Connection? = null
 
-        private fun load(
-            connection: Connection,
-            key: IdempotencyKey,
-        ): StoredRecord? {
-            val row = connection.rows(query("load"), keyValues(key)).firstOrNull() ?: return null
-            val body = row.bytes("response_body")
-            return StoredRecord(
-                Record(
-                    RecordStatus.parse(row.text("status") ?: ""),
-                    Fingerprint.ofDigest(row.bytes("fingerprint") ?: ByteArray(0)),
-                    row.long("fencing_token"),
-                    row.long("lease_deadline_millis"),
-                    row.long("created_millis"),
-                    row.long("expires_millis"),
-                ),
-                body?.let { StoredResponse(row.text("response_content_type") ?: "", it) },
-                row.text("error"),
-            )
-        }
+            fun answer(query: StoreQuery): StoreAnswer {
+                val open =
+                    connection ?: try {
+                        connect().also { connection = it }
+                    } catch (error: SQLException) {
+                        return executor.notConnected(error)
+                    }
+                return executor.run(open, query)
+            }
 
-        private fun query(name: String): NamedQuery = queries[name]
+            fun release() {
+                if (pooled) connection?.close()
+                connection = null
+            }
+
+            /** Runs [first]'s query, then each one [push] leads to, until [next] gives none: the last step. */
+            fun <S> loop(
+                first: StoreQuery,
+                push: (StoreAnswer) -> S,
+                next: (S) -> StoreQuery?,
+            ): S {
+                var query = first
+                while (true) {
+                    val answer = answer(query)
+                    val step = coreStore({ executor.lastError }) { push(answer) }
+                    query = next(step) ?: return step
+                }
+            }
+
+            /** Runs the driver's steps from [first] until it asks to execute or is done. */
+            fun advance(
+                driver: RecordDriver,
+                first: () -> RecordStep,
+            ): RecordStep {
+                var step = coreStore({ executor.lastError }, first)
+                while (true) {
+                    step =
+                        when (step) {
+                            is RecordStep.Run -> {
+                                val answer = answer(step.query)
+                                coreStore({ executor.lastError }) { driver.push(answer, now()) }
+                            }
+                            is RecordStep.Pause -> {
+                                release()
+                                clock.pause(step.millis.toLong())
+                                coreStore({ executor.lastError }) { driver.resume() }
+                            }
+                            is RecordStep.Execute, is RecordStep.Done -> return step
+                        }
+                }
+            }
+        }
 
         private companion object {
-            const val MAX_CLAIM_ROUNDS = 100
-            val NO_RESPONSE = mapOf("response_body" to SqlNull.BYTES, "response_content_type" to SqlNull.TEXT)
-
-            fun keyValues(key: IdempotencyKey): Map<String, Any?> = mapOf("scope" to key.scope, "kind" to key.kind, "key_id" to key.id)
-
-            fun responseValues(response: StoredResponse): Map<String, Any?> =
-                mapOf("response_body" to response.bodyBytes(), "response_content_type" to response.contentType)
-
-            fun checkSize(response: StoredResponse): ResponseTooLargeException? =
-                if (response.size <= MAX_RESPONSE_BYTES) {
-                    null
-                } else {
-                    ResponseTooLargeException("the response has ${response.size} bytes, more than the $MAX_RESPONSE_BYTES stored")
+            /** The record renewals of every store: two daemon threads, one beat at a time each. */
+            val heartbeats: ScheduledExecutorService =
+                Executors.newScheduledThreadPool(2) { runnable ->
+                    Thread(runnable, "mintid-record-renewal").apply { isDaemon = true }
                 }
         }
     }
+
+/** What the operation came to: its response (or what a Java caller returned instead) or its exception. */
+internal class Ran private constructor(
+    val returned: Any?,
+    val thrown: Throwable?,
+) {
+    val response: StoredResponse? get() = returned as? StoredResponse
+
+    fun outcome(): OperationOutcome {
+        thrown?.let { error ->
+            val failure = error as? OperationException
+            return OperationOutcome.Failed(error.message ?: error.toString(), failure?.retryable ?: true, failure?.response?.toFfi())
+        }
+        return when (returned) {
+            is StoredResponse -> OperationOutcome.Succeeded(returned.toFfi())
+            else -> OperationOutcome.NotAResponse(returned?.javaClass?.name ?: "null")
+        }
+    }
+
+    companion object {
+        fun of(operation: () -> Any?): Ran =
+            try {
+                Ran(operation(), null)
+            } catch (error: Throwable) {
+                Ran(null, error)
+            }
+    }
+}
+
+internal fun IdempotencyKey.toFfi() = FfiKey(kind, scope, id, text)

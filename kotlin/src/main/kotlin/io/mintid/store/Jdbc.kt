@@ -1,6 +1,17 @@
 package io.mintid.store
 
+import io.mintid.Problem
 import io.mintid.StoreUnavailableException
+import org.sqlite.SQLiteException
+import uniffi.mintid_ffi.DbErrorClass
+import uniffi.mintid_ffi.Manifest
+import uniffi.mintid_ffi.Placeholder
+import uniffi.mintid_ffi.ResultKind
+import uniffi.mintid_ffi.SqlValue
+import uniffi.mintid_ffi.Statement
+import uniffi.mintid_ffi.StoreAnswer
+import uniffi.mintid_ffi.StoreQuery
+import uniffi.mintid_ffi.storeStatements
 import java.sql.Connection
 import java.sql.PreparedStatement
 import java.sql.ResultSet
@@ -9,7 +20,168 @@ import java.sql.SQLNonTransientConnectionException
 import java.sql.SQLRecoverableException
 import java.sql.SQLTransientConnectionException
 import java.sql.Types
+import java.util.EnumMap
 import javax.sql.DataSource
+
+/**
+ * The named queries of one dialect as the core renders them for JDBC (`?` placeholders, the
+ * parameter names in binding order), looked up by name.
+ */
+internal class Statements private constructor(
+    dialect: Dialect,
+) {
+    /** The manifest every driver of this dialect is made with. */
+    val manifest = Manifest(dialect.ffi, Placeholder.QUESTION)
+
+    private val byName = storeStatements(manifest).associateBy { it.name }
+
+    operator fun get(name: String): Statement = byName[name] ?: error("the core has no named query $name")
+
+    companion object {
+        private val cache = EnumMap<Dialect, Statements>(Dialect::class.java)
+
+        /** The statements of [dialect], rendered once per process. */
+        fun of(dialect: Dialect): Statements = synchronized(cache) { cache.getOrPut(dialect) { Statements(dialect) } }
+    }
+}
+
+/**
+ * The JDBC executor of the core's store drivers: runs a [StoreQuery] as a prepared statement
+ * (values bound by position) and answers with its rows (columns in `SELECT` order), its
+ * affected-row count, or the classified database error. [lastError] keeps the driver's
+ * exception behind the last failed answer, for the cause of the typed error that follows.
+ */
+internal class JdbcExecutor(
+    private val dialect: Dialect,
+) {
+    private val statements = Statements.of(dialect)
+
+    /** The driver's exception behind the last [StoreAnswer.Failed], or null. */
+    var lastError: Throwable? = null
+        private set
+
+    /** Runs [query] on [connection]. */
+    fun run(
+        connection: Connection,
+        query: StoreQuery,
+    ): StoreAnswer {
+        val statement = statements[query.name]
+        return try {
+            connection.prepareStatement(statement.sql).use { prepared ->
+                query.params.forEachIndexed { index, value -> prepared.bind(index + 1, value) }
+                when (statement.kind) {
+                    ResultKind.ONE, ResultKind.MANY ->
+                        StoreAnswer.Rows(if (prepared.execute()) prepared.resultSet.use { it.values() } else emptyList())
+                    ResultKind.EXEC_ROWS, ResultKind.EXEC -> StoreAnswer.Affected(prepared.executeLargeUpdate().toULong())
+                }
+            }
+        } catch (error: SQLException) {
+            failed(classify(dialect, error), error)
+        }
+    }
+
+    /** The answer for a connection that could not be had at all. */
+    fun notConnected(error: SQLException): StoreAnswer = failed(DbErrorClass.CONNECTION_LOST, error)
+
+    private fun failed(
+        dbClass: DbErrorClass,
+        error: SQLException,
+    ): StoreAnswer {
+        lastError = error
+        return StoreAnswer.Failed(dbClass, error.message ?: error.toString())
+    }
+}
+
+private fun PreparedStatement.bind(
+    index: Int,
+    value: SqlValue,
+) = when (value) {
+    is SqlValue.Null -> setNull(index, Types.NULL)
+    is SqlValue.Int -> setLong(index, value.value)
+    is SqlValue.Text -> setString(index, value.value)
+    is SqlValue.Bytes -> setBytes(index, value.value)
+}
+
+private fun ResultSet.values(): List<List<SqlValue>> {
+    val columns = metaData.columnCount
+    val rows = mutableListOf<List<SqlValue>>()
+    while (next()) rows += (1..columns).map { sqlValue(getObject(it)) }
+    return rows
+}
+
+private fun sqlValue(value: Any?): SqlValue =
+    when (value) {
+        null -> SqlValue.Null
+        is ByteArray -> SqlValue.Bytes(value)
+        is Number -> SqlValue.Int(value.toLong())
+        is Boolean -> SqlValue.Int(if (value) 1 else 0)
+        else -> SqlValue.Text(value.toString())
+    }
+
+private val MYSQL_CONNECTION_CODES = setOf(1040, 1053, 1927)
+private val MYSQL_CONSTRAINT_CODES = setOf(1048, 1264, 1406, 3819, 4025)
+private val POSTGRES_SHUTDOWN_STATES = setOf("57P01", "57P02", "57P03")
+
+// SQLite's result codes: primary (JDBC's error code) and extended (xerial's result code).
+private const val SQLITE_BUSY = 5
+private const val SQLITE_LOCKED = 6
+private const val SQLITE_IOERR = 10
+private const val SQLITE_CANTOPEN = 14
+private const val SQLITE_CONSTRAINT = 19
+private const val SQLITE_CONSTRAINT_PRIMARYKEY = 1555
+private const val SQLITE_CONSTRAINT_UNIQUE = 2067
+
+/**
+ * The class of a database [error] on [dialect]: SQLSTATE (PostgreSQL, and MySQL/MariaDB's
+ * where the vendor code says nothing), MySQL/MariaDB error numbers, SQLite result codes, and
+ * JDBC's connection exception types.
+ */
+internal fun classify(
+    dialect: Dialect,
+    error: SQLException,
+): DbErrorClass {
+    if (error is SQLNonTransientConnectionException || error is SQLTransientConnectionException || error is SQLRecoverableException) {
+        return DbErrorClass.CONNECTION_LOST
+    }
+    when (dialect) {
+        Dialect.SQLITE -> return sqliteClass(error)
+        Dialect.MYSQL -> mysqlClass(error.errorCode)?.let { return it }
+        Dialect.POSTGRES -> Unit
+    }
+    val state = error.sqlState.orEmpty()
+    return when {
+        state == "23505" -> DbErrorClass.UNIQUE_VIOLATION
+        state == "40001" || state == "40P01" -> DbErrorClass.SERIALIZATION
+        state.startsWith("08") || state in POSTGRES_SHUTDOWN_STATES -> DbErrorClass.CONNECTION_LOST
+        state.startsWith("23") || state.startsWith("22") -> DbErrorClass.CONSTRAINT
+        else -> DbErrorClass.OTHER
+    }
+}
+
+private fun mysqlClass(code: Int): DbErrorClass? =
+    when {
+        code == 1062 -> DbErrorClass.UNIQUE_VIOLATION
+        code == 1213 || code == 1205 -> DbErrorClass.SERIALIZATION
+        code in 2000..2999 || code in MYSQL_CONNECTION_CODES -> DbErrorClass.CONNECTION_LOST
+        code in MYSQL_CONSTRAINT_CODES -> DbErrorClass.CONSTRAINT
+        else -> null
+    }
+
+private fun sqliteClass(error: SQLException): DbErrorClass =
+    when (error.errorCode) {
+        SQLITE_BUSY, SQLITE_LOCKED -> DbErrorClass.SERIALIZATION
+        SQLITE_IOERR, SQLITE_CANTOPEN -> DbErrorClass.CONNECTION_LOST
+        SQLITE_CONSTRAINT ->
+            when ((error as? SQLiteException)?.resultCode?.code) {
+                SQLITE_CONSTRAINT_PRIMARYKEY, SQLITE_CONSTRAINT_UNIQUE -> DbErrorClass.UNIQUE_VIOLATION
+                else -> DbErrorClass.CONSTRAINT
+            }
+        else -> DbErrorClass.OTHER
+    }
+
+// What the lease, segment and outbox stores share (their protocols are still the host's): a
+// statement bound by parameter name, rows by column name, connection errors as
+// store.unavailable.
 
 /** A typed SQL NULL: JDBC needs the column's type even for a null. */
 internal enum class SqlNull(
@@ -49,7 +221,7 @@ internal fun isConnectionError(error: SQLException): Boolean =
         error.sqlState?.startsWith("08") == true
 
 internal fun unavailable(error: Throwable): StoreUnavailableException =
-    StoreUnavailableException("the database is unavailable: ${error.message}", error)
+    StoreUnavailableException("the database is unavailable", DbErrorClass.CONNECTION_LOST.name.lowercase(), Problem.STORAGE_UNAVAILABLE, error)
 
 /** Rethrows a connection failure as `store.unavailable`, any other error unchanged. */
 internal inline fun <T> translated(action: () -> T): T =
@@ -96,7 +268,7 @@ internal inline fun <T> DataSource.inTransaction(action: (Connection) -> T): T =
     }
 
 private fun PreparedStatement.bind(
-    query: NamedQuery,
+    query: Statement,
     values: Map<String, Any?>,
 ) {
     query.params.forEachIndexed { index, name ->
@@ -123,7 +295,7 @@ private fun ResultSet.rows(): List<Row> {
 
 /** Runs [query] and returns its rows (`:one` and `:many`). */
 internal fun Connection.rows(
-    query: NamedQuery,
+    query: Statement,
     values: Map<String, Any?>,
 ): List<Row> =
     translated {
@@ -135,7 +307,7 @@ internal fun Connection.rows(
 
 /** Runs [query] and returns the affected-row count (`:execrows`). */
 internal fun Connection.execRows(
-    query: NamedQuery,
+    query: Statement,
     values: Map<String, Any?>,
 ): Long =
     translated {

@@ -1,11 +1,13 @@
 package io.mintid.store
 
+import uniffi.mintid_ffi.storeMigrations
 import java.sql.Connection
 import javax.sql.DataSource
 
 /**
- * Applies the shared schema's numbered migrations (`schema/<dialect>/NNNN_*.sql`, shipped in
- * this jar) in order, each file in one transaction. Idempotent: applied twice, nothing changes.
+ * Applies the shared schema's numbered migrations (`schema/<dialect>/NNNN_*.sql`, compiled into
+ * the core and split into statements there) in order, each file in one transaction.
+ * Idempotent: applied twice, nothing changes.
  */
 object Migrations {
     /**
@@ -27,7 +29,7 @@ object Migrations {
     ) {
         val autoCommit = connection.autoCommit
         try {
-            for (migration in SchemaFiles.migrations(dialect)) {
+            for (migration in storeMigrations(dialect.ffi)) {
                 connection.autoCommit = false
                 try {
                     connection.createStatement().use { statement ->

@@ -178,7 +178,7 @@ class OutboxStore
         val clock: StoreClock = StoreClock.SYSTEM,
         private val draw: LongSupplier = defaultDraw(),
     ) {
-        private val queries = DialectQueries(dialect)
+        private val queries = Statements.of(dialect)
 
         init {
             policy.check()

@@ -4,9 +4,12 @@ import io.mintid.Fingerprint
 import io.mintid.Outcome
 import io.mintid.Problem
 import io.mintid.Record
+import uniffi.mintid_ffi.storeLimits
+import uniffi.mintid_ffi.StoredResponse as FfiResponse
 
-/** The largest response a store keeps: 1 MiB (`schema/README.md`). */
-const val MAX_RESPONSE_BYTES: Int = 1_048_576
+/** The largest response a store keeps: the core's `record.response_body` limit, 1 MiB. */
+@JvmField
+val MAX_RESPONSE_BYTES: Int = storeLimits().first { it.name == "record.response_body" }.maxBytes.toInt()
 
 /**
  * An operation's response, stored and replayed byte for byte.
@@ -23,15 +26,19 @@ class StoredResponse(
     /** A copy of the body. */
     val body: ByteArray get() = bytes.copyOf()
 
-    internal val size: Int get() = bytes.size
-
     internal fun bodyBytes(): ByteArray = bytes
+
+    internal fun toFfi() = FfiResponse(contentType, bytes)
 
     override fun equals(other: Any?): Boolean = other is StoredResponse && contentType == other.contentType && bytes.contentEquals(other.bytes)
 
     override fun hashCode(): Int = 31 * contentType.hashCode() + bytes.contentHashCode()
 
     override fun toString(): String = "StoredResponse($contentType, ${bytes.size} bytes)"
+
+    internal companion object {
+        fun of(response: FfiResponse) = StoredResponse(response.contentType, response.body)
+    }
 }
 
 /**
@@ -131,12 +138,12 @@ class FingerprintMismatch internal constructor() : NotExecuted("fingerprint_mism
 /** Refused: the key is older than retention (400). */
 class KeyTooOld internal constructor() : NotExecuted("key_too_old", Problem.KEY_TOO_OLD)
 
-/** The store's clock: the host's time, read before each statement, and how a waiting duplicate pauses. */
+/** The store's clock: the host's time, read before each statement, and how a driver's pause is slept. */
 interface StoreClock {
     /** The time, in Unix milliseconds. */
     fun nowMillis(): Long
 
-    /** Pauses [millis] milliseconds (a waiting duplicate between reloads). */
+    /** Pauses [millis] milliseconds, as the core's driver asks (a waiting duplicate between reloads, a retry after a deadlock). */
     fun pause(millis: Long) = Thread.sleep(millis)
 
     /** The system clock. */
@@ -150,10 +157,17 @@ interface StoreClock {
     }
 }
 
-/** An operation run once ([IdempotencyStore.runOnce]). */
+/**
+ * An operation run once ([IdempotencyStore.runOnce]). Kotlin: `{ response }` or
+ * `{ held -> … }`; Java: `held -> response`.
+ */
 fun interface Operation {
-    /** Runs the operation; throw [OperationException] to fail it. */
-    fun run(): StoredResponse
+    /**
+     * Runs the operation while the store renews [held]'s lease in the background; throw
+     * [OperationException] to fail it. [HeldRecord.lost] turns true (and [HeldRecord.checkHeld]
+     * throws) once a renewal found the key taken over: stop before writing more.
+     */
+    fun run(held: HeldRecord): StoredResponse
 }
 
 /** An operation run inside the caller's transaction ([IdempotencyStore.inTransaction]). */

@@ -54,7 +54,7 @@ class SegmentIds
         background: Boolean = true,
         private val batch: Int = DEFAULT_BATCH,
     ) : AutoCloseable {
-        private val queries = DialectQueries(dialect)
+        private val queries = Statements.of(dialect)
         private val allocator = SegmentAllocator(policy)
         private val fetcher: ExecutorService? =
             if (background) {

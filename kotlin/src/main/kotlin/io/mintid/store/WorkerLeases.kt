@@ -51,7 +51,7 @@ class WorkerLeases
         val policy: LeasePolicy,
         val clock: StoreClock = StoreClock.SYSTEM,
     ) {
-        private val queries = DialectQueries(dialect)
+        private val queries = Statements.of(dialect)
 
         /**
          * Takes the lowest free or expired worker id for [owner] (host, pod or process: 1 to 255

@@ -39,8 +39,9 @@ internal fun skipReason(dialect: Dialect): String? {
 private fun env(name: String): String = System.getenv(name) ?: error("$name is not set")
 
 /**
- * One fresh database: [open] gives a data source over one connection of its own (a "worker"),
- * [unavailable] one whose server is down; [close] drops everything.
+ * One fresh database: [open] gives a small pool of its own (a "worker"; [foundRows] on
+ * MySQL/MariaDB: the connections report found rows instead of affected rows), [unavailable] one
+ * whose server is down; [close] drops everything.
  */
 internal class FreshDatabase(
     val dialect: Dialect,
@@ -77,7 +78,9 @@ internal class FreshDatabase(
             Dialect.MYSQL -> "CREATE TABLE IF NOT EXISTS conformance_side_effect (scope VARBINARY(64) NOT NULL, kind VARBINARY(32) NOT NULL, key_id VARBINARY(64) NOT NULL, worker VARCHAR(64) NOT NULL)"
         }
 
-    fun open(): DataSource = WorkerDataSource { connect(url) }.also { synchronized(opened) { opened += it } }
+    fun open(foundRows: Boolean = false): DataSource =
+        WorkerDataSource { connect(if (foundRows) url.replace("useAffectedRows=true", "useAffectedRows=false") else url) }
+            .also { synchronized(opened) { opened += it } }
 
     fun unavailable(): DataSource =
         WorkerDataSource {
@@ -120,24 +123,33 @@ internal class FreshDatabase(
         database: String,
     ): String =
         "jdbc:mariadb://${env("MINTID_MYSQL_HOST")}:$port/$database" +
-            "?user=${env("MINTID_MYSQL_USER")}&password=${env("MINTID_MYSQL_PASSWORD")}&useAffectedRows=true&connectTimeout=2000"
+            "?user=${env("MINTID_MYSQL_USER")}&password=${env("MINTID_MYSQL_PASSWORD")}" +
+            "&useAffectedRows=true&useServerPrepStmts=true&connectTimeout=2000"
 }
 
 /**
- * A data source over one connection, opened at first use and kept (a worker's own
- * connection): `close()` on what it hands out does nothing. One thread at a time.
+ * A worker's small pool: a connection handed out goes back on `close()` (unless it broke),
+ * and one is opened when none is idle (the store renews a lease on a second connection while
+ * the operation uses the first).
  */
 internal class WorkerDataSource(
     private val connect: () -> Connection,
 ) : TestDataSource() {
-    private var connection: Connection? = null
+    private val idle = ArrayDeque<Connection>()
+    private val all = mutableListOf<Connection>()
 
-    fun closeConnection() {
-        connection?.close()
-        connection = null
+    /** Closes every connection this pool opened. */
+    fun closeConnection() =
+        synchronized(this) {
+            all.forEach { runCatching { it.close() } }
+            all.clear()
+            idle.clear()
+        }
+
+    override fun getConnection(): Connection {
+        val real = synchronized(this) { idle.removeFirstOrNull() } ?: connect().also { synchronized(this) { all += it } }
+        return keepOpen(real) { synchronized(this) { if (!real.isClosed) idle.addFirst(real) } }
     }
-
-    override fun getConnection(): Connection = keepOpen(connection ?: connect().also { connection = it }) {}
 }
 
 /** [real] behind a proxy whose `close()` runs [onClose] instead of closing it. */

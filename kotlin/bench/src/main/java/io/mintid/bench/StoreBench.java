@@ -135,7 +135,7 @@ public final class StoreBench {
     }
 
     private static void runOnce(IdempotencyStore store) {
-        RunResult result = store.runOnce(freshKey(), REQUEST, () -> RESPONSE);
+        RunResult result = store.runOnce(freshKey(), REQUEST, held -> RESPONSE);
         if (!result.getDecision().equals("execute")) {
             throw new IllegalStateException("a fresh key was not executed: " + result.getDecision());
         }
