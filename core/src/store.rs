@@ -42,9 +42,8 @@ pub use answer::{Answer, DbError, DbErrorClass};
 pub use error::{DriverError, StoreError, StoreErrorKind};
 pub use manifest::{Dialect, Manifest, Migration, Placeholder, ResultKind, Statement};
 pub use record_driver::{
-    Finished, Held, MAX_CLAIM_ROUNDS, OperationOutcome, RecordDriver, RecordStep, RecordYield,
-    SERIALIZATION_PAUSE_MILLIS, SERIALIZATION_RETRIES, StoredRecord, StoredResponse, Way,
-    load_query, read_load, read_record,
+    Finished, Held, MAX_CLAIM_ROUNDS, OperationOutcome, RETRIES, RETRY_PAUSE_MILLIS, RecordDriver,
+    RecordStep, RecordYield, StoredRecord, StoredResponse, Way, load_query, read_load, read_record,
 };
 pub use renewal::{RecordCleanup, RecordRenewal};
 pub use value::{Query, Value};

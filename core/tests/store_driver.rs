@@ -575,11 +575,16 @@ fn held_claim(db: &mut FakeDb, way: Way) -> (RecordDriver, Held) {
 
 fn finish(db: &mut FakeDb, holder: &mut RecordDriver, outcome: OperationOutcome) -> RecordStep {
     let mut step = holder.finish(outcome, 1_100);
-    while let Step::Run(query) = &step {
-        let answer = db.run(query);
-        step = holder.push(answer, 1_100);
+    loop {
+        step = match step {
+            Step::Run(query) => {
+                let answer = db.run(&query);
+                holder.push(answer, 1_100)
+            }
+            Step::Pause { .. } => holder.resume(),
+            end => return end,
+        }
     }
-    step
 }
 
 #[test]
@@ -704,9 +709,9 @@ fn an_operation_that_returns_no_response_releases_its_claim() {
 
 #[test]
 fn database_errors_are_classified_and_never_leak_driver_text() {
-    // Unavailable before the claim: nothing ran.
+    // Unavailable before the claim (and on every retry): nothing ran.
     let mut db = FakeDb::new(Dialect::Postgres);
-    db.failures.push(DbErrorClass::ConnectionLost);
+    db.failures = vec![DbErrorClass::ConnectionLost; 4];
     let (end, ran) = request(
         &mut db,
         Way::RunOnce,
@@ -777,7 +782,7 @@ fn database_errors_are_classified_and_never_leak_driver_text() {
 fn the_database_going_away_after_the_operation_says_so() {
     let mut db = FakeDb::new(Dialect::Mysql);
     let (mut holder, _) = held_claim(&mut db, Way::RunOnce);
-    db.failures.push(DbErrorClass::ConnectionLost);
+    db.failures = vec![DbErrorClass::ConnectionLost; 4];
     let Step::Fail(error) = finish(
         &mut db,
         &mut holder,
@@ -787,6 +792,17 @@ fn the_database_going_away_after_the_operation_says_so() {
     };
     assert_eq!(error.code(), "store.unavailable");
     assert!(error.to_string().contains("after the operation ran"));
+    // A connection that broke once: the completion is written on the next one.
+    let mut db = FakeDb::new(Dialect::Mysql);
+    let (mut holder, _) = held_claim(&mut db, Way::RunOnce);
+    db.failures = vec![DbErrorClass::ConnectionLost];
+    let end = finish(
+        &mut db,
+        &mut holder,
+        OperationOutcome::Succeeded(response("{}")),
+    );
+    assert_eq!(end, Step::Yield(RecordYield::Done(Finished::Executed)));
+    assert_eq!(db.queries, ["claim", "complete", "complete"]);
 }
 
 #[test]

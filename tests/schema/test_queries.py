@@ -20,13 +20,19 @@ RECORD_COLUMNS = {
 
 def claim(db: Db, key=KEY, *, token=1, now=1000, lease=2000, expires=101000, fp=FP_A,
           written_at=None) -> bool:
-    """Runs claim and says whether it inserted the record (row returned, or 1 affected row).
+    """Runs claim and says whether it inserted the record (row returned, or 1 affected row;
+    on MySQL a duplicate is the duplicate-key error 1062, which the core's driver reads as
+    "the key has a record").
 
     The claim is decided at `now` (its creation time) and written at `written_at`
     (default: the same millisecond)."""
-    result = db.run("claim", **key, fingerprint=fp, fencing_token=token,
-                    lease_deadline_millis=lease, created_millis=now, expires_millis=expires,
-                    now_millis=now if written_at is None else written_at)
+    try:
+        result = db.run("claim", **key, fingerprint=fp, fencing_token=token,
+                        lease_deadline_millis=lease, created_millis=now, expires_millis=expires,
+                        now_millis=now if written_at is None else written_at)
+    except pymysql.err.IntegrityError as error:
+        assert db.dialect == "mysql" and error.args[0] == 1062, error
+        return False
     if db.queries["claim"].kind == ":execrows":
         assert result in (0, 1)
         return result == 1
@@ -399,19 +405,57 @@ def test_concurrent_claims_of_one_key_insert_it_exactly_once(connect, db):
         assert load(db, {**KEY, "key_id": key_id})["created_millis"] == won[0]
 
 
-def test_mysql_claim_needs_a_connection_without_client_found_rows(connect, db):
+@pytest.mark.parametrize("found_rows", [False, True], ids=["changed-rows", "found-rows"])
+def test_mysql_claim_reads_alike_with_and_without_client_found_rows(connect, db, found_rows):
     if db.dialect != "mysql":
         pytest.skip("affected rows are read only on MySQL/MariaDB")
-    found_rows = connect(client_flag=pymysql.constants.CLIENT.FOUND_ROWS)
+    flags = pymysql.constants.CLIENT.FOUND_ROWS if found_rows else 0
+    conn = connect(client_flag=flags)
     try:
-        assert claim(db)
+        assert claim(conn)
+        # A duplicate is an error whatever the flag, never "one row affected".
+        assert not claim(conn)
         assert not claim(db)
-        # With CLIENT_FOUND_ROWS a duplicate also reports one row: a claim would look won.
-        assert found_rows.run("claim", **KEY, fingerprint=FP_A, fencing_token=1,
-                              lease_deadline_millis=2000, created_millis=1000,
-                              expires_millis=101000, now_millis=1000) == 1
+        # A claim whose own lease ended changes nothing: 0 rows, not an error.
+        assert not claim(conn, {**KEY, "key_id": "late"}, now=1000, lease=2000, written_at=2000)
+        # Every other write changes its row, so found rows read as changed rows.
+        assert complete(conn) == 1
+        assert complete(conn) == 0
     finally:
-        found_rows.close()
+        conn.close()
+
+
+# --- renew -------------------------------------------------------------------------
+
+
+def renew(db: Db, key=KEY, *, token=1, created=1000, now=1500, lease=2500) -> int:
+    return db.run("renew", **key, fencing_token=token, created_millis=created,
+                  now_millis=now, lease_deadline_millis=lease)
+
+
+def test_renew_moves_a_pending_claims_deadline_forward_only(db):
+    assert claim(db)
+    assert renew(db, lease=2500) == 1
+    assert load(db)["lease_deadline_millis"] == 2500
+    assert renew(db, lease=2500) == 0, "the same deadline again changes no row"
+    assert renew(db, lease=2400) == 0, "a deadline is never moved back"
+    assert load(db)["lease_deadline_millis"] == 2500
+
+
+def test_renew_with_a_stale_fence_or_after_completion_changes_no_row(db):
+    assert claim(db)
+    assert renew(db, token=2) == 0
+    assert renew(db, created=999) == 0
+    assert complete(db) == 1
+    assert renew(db, lease=9000) == 0
+    assert load(db)["lease_deadline_millis"] == 2000
+
+
+def test_a_renewed_lease_is_not_reclaimed(db):
+    assert claim(db)
+    assert renew(db, now=1900, lease=2900) == 1
+    assert reclaim(db, now=2000, lease=3000) == 0
+    assert reclaim(db, now=2900, lease=3900) == 1
 
 
 @pytest.mark.parametrize("first_commits", [True, False], ids=["commit", "rollback"])

@@ -397,7 +397,7 @@ impl From<mintid::store::DriverError> for MintidError {
             mintid::store::DriverError::Record(error) => error.into(),
             mintid::store::DriverError::Store(error) => {
                 let class = error.db_class().map(|class| class.as_str());
-                let problem = Some(error.kind().problem());
+                let problem = error.kind().problem();
                 variant!(
                     Store,
                     Fields::new(error.code(), &error)

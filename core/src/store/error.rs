@@ -73,9 +73,23 @@ impl StoreErrorKind {
         }
     }
 
-    /// The HTTP problem a request failing this way answers with.
-    pub const fn problem(self) -> Problem {
-        Problem::StorageUnavailable
+    /// The HTTP problem a request failing this way answers with: 503
+    /// `storage_unavailable` when the store could not do its part; none for
+    /// the faults of an operation's result (a response that cannot be
+    /// stored, no response, a lost record), which a server answers as its
+    /// own error (500), the stored outcome deciding what a retry gets.
+    pub const fn problem(self) -> Option<Problem> {
+        match self {
+            Self::Unavailable
+            | Self::Conflict
+            | Self::QueryFailed
+            | Self::UnexpectedRow
+            | Self::StaleSnapshot => Some(Problem::StorageUnavailable),
+            Self::ResponseTooLarge
+            | Self::ResponseNotStorable
+            | Self::NotAResponse
+            | Self::RecordLost => None,
+        }
     }
 }
 
@@ -155,7 +169,7 @@ impl DriverError {
     /// The HTTP problem a request failing this way answers with, if any.
     pub const fn problem(&self) -> Option<Problem> {
         match self {
-            DriverError::Store(error) => Some(error.kind().problem()),
+            DriverError::Store(error) => error.kind().problem(),
             DriverError::Record(_) => None,
         }
     }
