@@ -198,8 +198,13 @@ class IdempotencyStore
             key: IdempotencyKey,
             request: StoreRequest,
             operation: Operation,
+        ): RunResult = driver(Way.RUN_ONCE, key, request).use { driver -> runOnce(driver, key, operation) }
+
+        private fun runOnce(
+            driver: RecordDriver,
+            key: IdempotencyKey,
+            operation: Operation,
         ): RunResult {
-            val driver = driver(Way.RUN_ONCE, key, request)
             val held =
                 when (val step = pooled { it.advance(driver) { driver.start(now()) } }) {
                     is RecordStep.Execute -> step.held
@@ -207,12 +212,17 @@ class IdempotencyStore
                     else -> error("the driver stopped at $step")
                 }
             val record = HeldRecord(held.token.toLong(), held.leaseDeadlineMillis.toLong())
-            val heartbeat = held.renewEveryMillis?.let { every -> heartbeat(key.toFfi(), held, record, every.toLong()) }
+            val renewal = held.renewEveryMillis?.let { renewal(key.toFfi(), held) }
             val ran =
                 try {
-                    Ran.of { operation.run(record) }
+                    val heartbeat = renewal?.let { heartbeat(it, record, held.renewEveryMillis!!.toLong()) }
+                    try {
+                        Ran.of { operation.run(record) }
+                    } finally {
+                        heartbeat?.cancel(false)
+                    }
                 } finally {
-                    heartbeat?.cancel(false)
+                    renewal?.close()
                 }
             return finish(driver, ran) { action -> pooled(action) }
         }
@@ -234,8 +244,13 @@ class IdempotencyStore
             key: IdempotencyKey,
             request: StoreRequest,
             operation: TransactionalOperation,
+        ): RunResult = driver(Way.SAME_TRANSACTION, key, request).use { driver -> inTransaction(driver, connection, operation) }
+
+        private fun inTransaction(
+            driver: RecordDriver,
+            connection: Connection,
+            operation: TransactionalOperation,
         ): RunResult {
-            val driver = driver(Way.SAME_TRANSACTION, key, request)
             val session = Session(pooled = false) { connection }
             when (val step = session.advance(driver) { driver.start(now()) }) {
                 is RecordStep.Execute -> Unit
@@ -378,14 +393,12 @@ class IdempotencyStore
                 is Finished.KeyTooOld -> KeyTooOld()
             }
 
-        /** Renews [held] every [everyMillis] on the shared scheduler until cancelled or lost. */
+        /** Runs [renewal] every [everyMillis] on the shared scheduler until cancelled or lost. */
         private fun heartbeat(
-            key: FfiKey,
-            held: Held,
+            renewal: RecordRenewal,
             record: HeldRecord,
             everyMillis: Long,
         ): Future<*> {
-            val renewal = renewal(key, held)
             val beat = {
                 try {
                     record.renewed(renew(renewal))

@@ -5,6 +5,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.mintid.Enqueued;
+import io.mintid.Fingerprint;
+import io.mintid.IdempotencyKey;
 import io.mintid.LeaseException;
 import io.mintid.LeasePolicy;
 import io.mintid.RelayPolicy;
@@ -19,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.sqlite.SQLiteConfig;
 import org.sqlite.SQLiteDataSource;
 
-/** Leases, segments and the outbox from plain Java, on an SQLite file. */
+/** Idempotency records, leases, segments and the outbox from plain Java, on an SQLite file. */
 class JavaStoreApiTest {
     @TempDir Path directory;
 
@@ -31,6 +33,24 @@ class JavaStoreApiTest {
         SQLiteDataSource dataSource = new SQLiteDataSource(config);
         dataSource.setUrl("jdbc:sqlite:" + directory.resolve("db.sqlite"));
         return dataSource;
+    }
+
+    private byte[] placeOrder() {
+        return "{\"placed\":1}".getBytes(StandardCharsets.UTF_8);
+    }
+
+    @Test
+    void runOnceFromJava() {
+        SQLiteDataSource dataSource = sqlite();
+        Migrations.migrate(dataSource, Dialect.SQLITE);
+        IdempotencyStore store = new IdempotencyStore(dataSource, Dialect.SQLITE);
+        IdempotencyKey key = IdempotencyKey.of("order.create", "tenant-1", "o-1");
+        StoreRequest request = new StoreRequest(Fingerprint.ofJson("{}"));
+        RunResult result = store.runOnce(key, request, held -> new StoredResponse("application/json", placeOrder()));
+        assertTrue(result instanceof Executed);
+        RunResult again = store.runOnce(key, request, held -> new StoredResponse("application/json", placeOrder()));
+        assertTrue(again instanceof Replayed);
+        assertEquals(new StoredResponse("application/json", placeOrder()), ((Replayed) again).getResponse());
     }
 
     @Test

@@ -5,7 +5,6 @@ import io.mintid.IdempotencyKey
 import io.mintid.MintidException
 import io.mintid.Outcome
 import io.mintid.RecordPolicy
-import io.mintid.ResponseTooLargeException
 import io.mintid.StoreException
 import io.mintid.bool
 import io.mintid.hexToBytes
@@ -30,7 +29,6 @@ import java.util.concurrent.CountDownLatch
 import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicInteger
-import javax.sql.DataSource
 
 /**
  * The storage conformance suite's `tests/conformance/idempotency.json` against [IdempotencyStore]
@@ -43,7 +41,11 @@ class IdempotencyConformanceTest {
 }
 
 private val KNOWN_STEP_FIELDS =
-    setOf("do", "expect", "way", "worker", "fingerprint", "operation", "now", "key", "key_created", "store", "response", "failure", "error", "batch_size", "workers", "keys")
+    setOf(
+        "do", "expect", "way", "worker", "fingerprint", "operation", "now", "key", "key_created", "store", "response", "failure", "error",
+        "batch_size", "workers", "keys", "in_forked_child", "first", "second_after_millis", "second",
+    )
+private val KNOWN_OPERATION_FIELDS = setOf("outcome", "response", "failure", "error", "sleep_millis", "kill_connections")
 
 private fun responseOf(spec: JsonObject): StoredResponse {
     val type = spec.string("content_type")
@@ -104,17 +106,23 @@ private fun outcomeOf(
         is NotExecuted -> json("decision" to JsonPrimitive(result.decision), "problem" to JsonPrimitive(result.problem!!.problemName))
     }
 
+/**
+ * A request's error in the file's vocabulary: the operation's own, or a store error of the
+ * operation's result (no problem: the operation ran), a store error with its problem, or
+ * another mintid error (a key refused before any query).
+ */
 private fun errorOutcome(error: Throwable): JsonElement =
-    when (error) {
-        is OperationException -> json("decision" to JsonPrimitive("execute"), "error" to JsonPrimitive(error.message))
-        is ResponseTooLargeException -> json("decision" to JsonPrimitive("execute"), "error" to JsonPrimitive(error.code))
-        is StoreException -> json("error" to JsonPrimitive(error.code), "problem" to JsonPrimitive(error.problem?.problemName))
+    when {
+        error is OperationException -> json("decision" to JsonPrimitive("execute"), "error" to JsonPrimitive(error.message))
+        error is StoreException && error.problem == null -> json("decision" to JsonPrimitive("execute"), "error" to JsonPrimitive(error.code))
+        error is StoreException -> json("error" to JsonPrimitive(error.code), "problem" to JsonPrimitive(error.problem!!.problemName))
+        error is MintidException -> json("error" to JsonPrimitive(error.code))
         else -> throw error
     }
 
 private class Worker(
     val name: String,
-    val dataSource: DataSource,
+    val dataSource: WorkerDataSource,
     val store: IdempotencyStore,
 ) {
     var lease: RecordLease? = null
@@ -149,6 +157,7 @@ private class CaseRunner(
             val dataSource =
                 when (store) {
                     null -> db.open()
+                    "found_rows" -> db.open(foundRows = true)
                     "unavailable" -> db.unavailable()
                     else -> fail("unknown store $store")
                 }
@@ -179,7 +188,11 @@ private class CaseRunner(
 
     private fun operationResult(spec: JsonObject): StoredResponse =
         when (val outcome = spec.string("outcome")) {
-            "succeed" -> responseOf(spec.obj("response"))
+            "succeed" -> {
+                spec["sleep_millis"]?.let { Thread.sleep(it.jsonPrimitive.content.toLong()) }
+                if (spec["kill_connections"]?.jsonPrimitive?.content == "true") db.killConnections()
+                responseOf(spec.obj("response"))
+            }
             "fail" -> {
                 val failure = spec.string("failure")
                 assertTrue(failure == "final" || failure == "retryable", "unknown failure $failure")
@@ -194,13 +207,22 @@ private class CaseRunner(
         key: IdempotencyKey,
         request: StoreRequest,
         spec: JsonObject,
-    ): RunResult =
-        when (way) {
-            "run_once" ->
-                worker.store.runOnce(key, request) {
-                    worker.dataSource.connection.use { sideEffect(it, key, worker.name) }
-                    operationResult(spec)
-                }
+    ): RunResult {
+        spec.keys.forEach { assertTrue(it in KNOWN_OPERATION_FIELDS, "unknown operation field $it") }
+        return when (way) {
+            "run_once" -> {
+                val insert = { worker.dataSource.connection.use { sideEffect(it, key, worker.name) } }
+                val operation =
+                    if (spec.string("outcome") == "not_a_response") {
+                        JavaOperations.returningNull(insert)
+                    } else {
+                        Operation {
+                            insert()
+                            operationResult(spec)
+                        }
+                    }
+                worker.store.runOnce(key, request, operation)
+            }
             "same_transaction" ->
                 worker.store.transaction { connection ->
                     worker.store.inTransaction(connection, key, request) {
@@ -210,6 +232,7 @@ private class CaseRunner(
                 }
             else -> fail("unknown way $way")
         }
+    }
 
     private fun count(
         sql: String,
@@ -237,7 +260,7 @@ private class CaseRunner(
                 runStep(step, "step $index (${step.string("do")})")
             }
         } finally {
-            workers.values.forEach { (it.dataSource as WorkerDataSource).closeConnection() }
+            workers.values.forEach { it.dataSource.closeConnection() }
         }
     }
 
@@ -253,18 +276,8 @@ private class CaseRunner(
                 assertEquals(JsonPrimitive("ok"), expect, where)
             }
             "migrations" -> assertEquals(expect, JsonArray(Migrations.applied(admin).map { str(it) }), where)
-            "run" -> {
-                val worker = workerOf(step.string("worker"), step["store"]?.jsonPrimitive?.content)
-                val outcome =
-                    try {
-                        outcomeOf(request(worker, step.string("way"), keyOf(step), requestOf(step), step.obj("operation")), expect as? JsonObject)
-                    } catch (error: MintidException) {
-                        errorOutcome(error)
-                    } catch (error: OperationException) {
-                        errorOutcome(error)
-                    }
-                assertEquals(expect, outcome, where)
-            }
+            // The JVM has no fork(): nothing to inherit, the step runs in this process (README).
+            "run" -> assertEquals(expect, runOutcome(step, expect as? JsonObject), where)
             "claim" -> {
                 val worker = workerOf(step.string("worker"), null)
                 when (val result = worker.store.claimLease(keyOf(step), requestOf(step))) {
@@ -276,6 +289,11 @@ private class CaseRunner(
                     is NotExecuted -> assertEquals(expect, outcomeOf(result, expect as? JsonObject), where)
                 }
             }
+            "renew" -> {
+                val lease = workerOf(step.string("worker"), null).lease ?: fail("$where: no lease")
+                assertEquals(expect, outcome { json("lease_deadline" to str(lease.renew())) }, where)
+            }
+            "overlap" -> runOverlap(step, where)
             "complete", "fail" -> {
                 val worker = workerOf(step.string("worker"), null)
                 val lease = worker.lease ?: fail("$where: worker ${worker.name} holds no lease")
@@ -323,6 +341,50 @@ private class CaseRunner(
         }
     }
 
+    /** One `run` request's outcome (its `expect` shapes how responses are written). */
+    private fun runOutcome(
+        step: JsonObject,
+        expect: JsonObject?,
+    ): JsonElement {
+        val worker = workerOf(step.string("worker"), step["store"]?.jsonPrimitive?.content)
+        return try {
+            outcomeOf(request(worker, step.string("way"), keyOf(step), requestOf(step), step.obj("operation")), expect)
+        } catch (error: MintidException) {
+            errorOutcome(error)
+        } catch (error: OperationException) {
+            errorOutcome(error)
+        }
+    }
+
+    /** The `first` request on a thread, the `second` one `second_after_millis` after its start, on the system clock. */
+    private fun runOverlap(
+        step: JsonObject,
+        where: String,
+    ) {
+        val expect = step.obj("expect")
+        val first = step.obj("first")
+        val second = step.obj("second")
+        listOf(first, second).forEach {
+            assertEquals("run_once", it.string("way"), "$where: only run_once overlaps")
+            workerOf(it.string("worker"), it["store"]?.jsonPrimitive?.content)
+        }
+        val pool = Executors.newSingleThreadExecutor()
+        try {
+            val started = System.nanoTime()
+            val firstOutcome = pool.submit<JsonElement> { runOutcome(first, expect["first"] as? JsonObject) }
+            val wait = step.long("second_after_millis") - (System.nanoTime() - started) / 1_000_000
+            if (wait > 0) Thread.sleep(wait)
+            var secondOutcome = runOutcome(second, expect["second"] as? JsonObject)
+            val expectedSecond = expect.obj("second")
+            if (expectedSecond["decision"]?.jsonPrimitive?.content == "in_progress" && "retry_after_millis" !in expectedSecond) {
+                secondOutcome = JsonObject(secondOutcome.jsonObject - "retry_after_millis")
+            }
+            assertEquals(expect, json("first" to firstOutcome.get(1, TimeUnit.MINUTES), "second" to secondOutcome), where)
+        } finally {
+            pool.shutdownNow()
+        }
+    }
+
     /** `workers` threads, each with its own connection, run every key once, all started together. */
     private fun runConcurrent(
         step: JsonObject,
@@ -357,7 +419,7 @@ private class CaseRunner(
             futures.forEach { it.get(10, TimeUnit.MINUTES) }
         } finally {
             pool.shutdownNow()
-            threadWorkers.forEach { (it.dataSource as WorkerDataSource).closeConnection() }
+            threadWorkers.forEach { it.dataSource.closeConnection() }
         }
         val perKey = keys.map { sideEffects(it) }.toSet()
         assertEquals(expect.string("executed"), executed.get().toString(), "$where: executed")

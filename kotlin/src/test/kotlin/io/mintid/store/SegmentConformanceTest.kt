@@ -47,7 +47,7 @@ internal fun segmentRow(
     dataSource: DataSource,
     dialect: Dialect,
     tag: String,
-): Row? = dataSource.withConnection { it.rows(DialectQueries(dialect)["segment_load"], mapOf("tag" to tag)).firstOrNull() }
+): Row? = dataSource.withConnection { it.rows(Statements.of(dialect)["segment_load"], mapOf("tag" to tag)).firstOrNull() }
 
 private class SegmentCaseRunner(
     private val case: JsonObject,

@@ -2,6 +2,8 @@ package io.mintid.store
 
 import io.mintid.Fingerprint
 import io.mintid.IdempotencyKey
+import io.mintid.Problem
+import io.mintid.QueryFailedException
 import io.mintid.RecordPolicy
 import io.mintid.StaleSnapshotException
 import io.mintid.StoreException
@@ -14,8 +16,8 @@ import org.junit.jupiter.params.ParameterizedTest
 import org.junit.jupiter.params.provider.EnumSource
 import java.sql.SQLException
 
-// The store's errors beyond the conformance files: which driver errors mean "unavailable", and
-// the claim that cannot see its own key's record.
+// The store's errors beyond the conformance files: a driver error behind a typed one, and the
+// claim that cannot see its own key's record.
 class StoreErrorsTest {
     private val key = IdempotencyKey.of("order.create", "tenant-1", "k-1")
     private val request = StoreRequest(Fingerprint.ofJson("{}"))
@@ -24,13 +26,18 @@ class StoreErrorsTest {
 
     @ParameterizedTest
     @EnumSource(Dialect::class)
-    fun `an error that is not the connection's is the driver's own`(dialect: Dialect) {
+    fun `a failed query is store query_failed with the driver's error as its cause, never in its text`(dialect: Dialect) {
         assumeTrue(skipReason(dialect) == null, skipReason(dialect))
         FreshDatabase(dialect).use { db ->
-            // Up but never migrated: no 503 to retry, the driver's error for the missing table.
+            // Up but never migrated: the table is missing.
             val store = IdempotencyStore(db.open(), dialect, RecordPolicy.DEFAULT)
-            val error = assertThrows(SQLException::class.java) { store.load(key) }
-            assertTrue(error.message.orEmpty().contains("idempotency_record"), error.message)
+            val error = assertThrows(QueryFailedException::class.java) { store.load(key) }
+            assertEquals("store.query_failed", error.code)
+            assertEquals("other", error.part)
+            assertEquals(Problem.STORAGE_UNAVAILABLE, error.problem)
+            val cause = error.cause as SQLException
+            assertTrue(cause.message.orEmpty().contains("idempotency_record"), cause.message)
+            assertFalse(error.detail.contains("idempotency_record"), error.detail)
         }
     }
 

@@ -48,8 +48,11 @@ internal class FreshDatabase(
 ) : AutoCloseable {
     private val name = "mintid_kt${runId}_${serial.incrementAndGet()}"
     private val opened = mutableListOf<WorkerDataSource>()
+
+    /** The server session of every connection the workers opened (PostgreSQL and MariaDB). */
+    private val sessions = java.util.concurrent.ConcurrentLinkedQueue<Long>()
     private var directory: Path? = null
-    private val url: String
+    val url: String
 
     init {
         url =
@@ -78,11 +81,11 @@ internal class FreshDatabase(
             Dialect.MYSQL -> "CREATE TABLE IF NOT EXISTS conformance_side_effect (scope VARBINARY(64) NOT NULL, kind VARBINARY(32) NOT NULL, key_id VARBINARY(64) NOT NULL, worker VARCHAR(64) NOT NULL)"
         }
 
-    fun open(foundRows: Boolean = false): DataSource =
+    fun open(foundRows: Boolean = false): WorkerDataSource =
         WorkerDataSource { connect(if (foundRows) url.replace("useAffectedRows=true", "useAffectedRows=false") else url) }
             .also { synchronized(opened) { opened += it } }
 
-    fun unavailable(): DataSource =
+    fun unavailable(): WorkerDataSource =
         WorkerDataSource {
             when (dialect) {
                 Dialect.SQLITE -> connect("jdbc:sqlite:${directory!!.resolve("missing").resolve("db.sqlite")}")
@@ -100,11 +103,42 @@ internal class FreshDatabase(
         }
     }
 
+    /**
+     * Terminates the server session of every connection the workers opened, from an admin
+     * connection (PostgreSQL `pg_terminate_backend`, MariaDB `KILL`); SQLite has none.
+     */
+    fun killConnections() {
+        if (dialect == Dialect.SQLITE) return
+        admin { connection ->
+            for (session in sessions) {
+                if (dialect == Dialect.POSTGRES) {
+                    connection.prepareStatement("SELECT pg_terminate_backend(?)").use {
+                        it.setInt(1, session.toInt())
+                        it.executeQuery().close()
+                    }
+                } else {
+                    // A session that already ended is "unknown thread id": nothing to kill.
+                    runCatching { connection.createStatement().use { it.execute("KILL $session") } }
+                }
+            }
+        }
+    }
+
     private fun admin(action: (Connection) -> Unit) =
-        connect(if (dialect == Dialect.POSTGRES) pgUrl(env("MINTID_PG_PORT")) else mysqlUrl(env("MINTID_MYSQL_PORT"), "")).use(action)
+        DriverManager.getConnection(if (dialect == Dialect.POSTGRES) pgUrl(env("MINTID_PG_PORT")) else mysqlUrl(env("MINTID_MYSQL_PORT"), "")).use(action)
 
     private fun connect(url: String): Connection {
-        if (dialect != Dialect.SQLITE) return DriverManager.getConnection(url)
+        if (dialect != Dialect.SQLITE) {
+            val connection = DriverManager.getConnection(url)
+            val query = if (dialect == Dialect.POSTGRES) "SELECT pg_backend_pid()" else "SELECT CONNECTION_ID()"
+            connection.createStatement().use { statement ->
+                statement.executeQuery(query).use {
+                    it.next()
+                    sessions += it.getLong(1)
+                }
+            }
+            return connection
+        }
         // Concurrent workers on one file: WAL, transactions that take the write lock at BEGIN,
         // and waiting for that lock instead of failing at once.
         val config = SQLiteConfig()
@@ -148,7 +182,8 @@ internal class WorkerDataSource(
 
     override fun getConnection(): Connection {
         val real = synchronized(this) { idle.removeFirstOrNull() } ?: connect().also { synchronized(this) { all += it } }
-        return keepOpen(real) { synchronized(this) { if (!real.isClosed) idle.addFirst(real) } }
+        // A connection whose server session ended (killed, the server restarted) is dropped.
+        return keepOpen(real) { if (real.isValid(2)) synchronized(this) { idle.addFirst(real) } }
     }
 }
 
