@@ -262,6 +262,7 @@ fn drive(
             }
             Step::Yield(RecordYield::Done(finished)) => return (Ok(finished), executed),
             Step::Fail(error) => return (Err(error), executed),
+            other => panic!("the record driver asked for {other:?}"),
         }
     }
 }

@@ -490,6 +490,12 @@ fn record_step(step: core::RecordStep) -> Result<RecordStep, MintidError> {
             finished: finished.into(),
         },
         core::Step::Fail(error) => return Err(error.into()),
+        core::Step::Begin { .. } | core::Step::Commit | core::Step::Rollback => {
+            return Err(MintidError::argument(
+                "argument.internal",
+                "the record driver asked for a transaction step it never asks for",
+            ));
+        }
     })
 }
 
@@ -625,16 +631,16 @@ impl RecordRenewal {
             core::Step::Yield(lease_deadline_millis) => Ok(RenewalStep::Renewed {
                 lease_deadline_millis,
             }),
-            core::Step::Pause { .. } => unreachable_pause(),
             core::Step::Fail(error) => Err(error.into()),
+            _ => never_asked(),
         }
     }
 }
 
-fn unreachable_pause<T>() -> Result<T, MintidError> {
+fn never_asked<T>() -> Result<T, MintidError> {
     Err(MintidError::argument(
         "argument.internal",
-        "the driver asked for a pause it never asks for",
+        "the driver asked for a step it never asks for",
     ))
 }
 
@@ -680,8 +686,8 @@ impl RecordCleanup {
                 query: query.into(),
             }),
             core::Step::Yield(deleted) => Ok(CleanupStep::Done { deleted }),
-            core::Step::Pause { .. } => unreachable_pause(),
             core::Step::Fail(error) => Err(error.into()),
+            _ => never_asked(),
         }
     }
 }
