@@ -44,7 +44,7 @@ mod value;
 pub use answer::{Answer, DbError, DbErrorClass};
 pub use error::{DriverError, StoreError, StoreErrorKind};
 pub use lease_driver::{LeaseAcquisition, LeaseStep};
-pub use manifest::{Dialect, Manifest, Migration, Placeholder, ResultKind, Statement};
+pub use manifest::{Dialect, Manifest, Migration, ParamType, Placeholder, ResultKind, Statement};
 pub use record_driver::{
     Finished, Held, MAX_CLAIM_ROUNDS, OperationOutcome, RETRIES, RETRY_PAUSE_MILLIS, RecordDriver,
     RecordStep, RecordYield, StoredRecord, StoredResponse, Way, load_query, read_load, read_record,

@@ -22,7 +22,13 @@ pub fn run(command: &SchemaCommand, out: &mut Output) -> Result<(), CliError> {
             if out.is_json() {
                 let list: Vec<Value> = statements
                     .iter()
-                    .map(|s| json!({"name": s.name, "kind": s.kind.as_str(), "sql": s.sql, "params": s.params}))
+                    .map(|s| json!({
+                        "name": s.name,
+                        "kind": s.kind.as_str(),
+                        "sql": s.sql,
+                        "params": s.params,
+                        "param_types": s.param_types.iter().map(|t| t.as_str()).collect::<Vec<_>>(),
+                    }))
                     .collect();
                 return out.json_value(&Value::Array(list));
             }
