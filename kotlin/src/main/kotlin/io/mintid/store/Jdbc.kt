@@ -5,6 +5,7 @@ import io.mintid.StoreUnavailableException
 import org.sqlite.SQLiteException
 import uniffi.mintid_ffi.DbErrorClass
 import uniffi.mintid_ffi.Manifest
+import uniffi.mintid_ffi.ParamType
 import uniffi.mintid_ffi.Placeholder
 import uniffi.mintid_ffi.ResultKind
 import uniffi.mintid_ffi.SqlValue
@@ -68,7 +69,7 @@ internal class JdbcExecutor(
         val statement = statements[query.name]
         return try {
             connection.prepareStatement(statement.sql).use { prepared ->
-                query.params.forEachIndexed { index, value -> prepared.bind(index + 1, value) }
+                query.params.forEachIndexed { index, value -> prepared.bind(index + 1, value, statement.paramTypes[index]) }
                 when (statement.kind) {
                     ResultKind.ONE, ResultKind.MANY ->
                         StoreAnswer.Rows(if (prepared.execute()) prepared.resultSet.use { it.values() } else emptyList())
@@ -95,8 +96,17 @@ internal class JdbcExecutor(
 private fun PreparedStatement.bind(
     index: Int,
     value: SqlValue,
+    type: ParamType,
 ) = when (value) {
-    is SqlValue.Null -> setNull(index, Types.NULL)
+    is SqlValue.Null ->
+        setNull(
+            index,
+            when (type) {
+                ParamType.INT -> Types.BIGINT
+                ParamType.TEXT -> Types.VARCHAR
+                ParamType.BYTES -> Types.VARBINARY
+            },
+        )
     is SqlValue.Int -> setLong(index, value.value)
     is SqlValue.Text -> setString(index, value.value)
     is SqlValue.Bytes -> setBytes(index, value.value)

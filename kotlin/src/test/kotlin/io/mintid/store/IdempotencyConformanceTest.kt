@@ -190,7 +190,11 @@ private class CaseRunner(
         when (val outcome = spec.string("outcome")) {
             "succeed" -> {
                 spec["sleep_millis"]?.let { Thread.sleep(it.jsonPrimitive.content.toLong()) }
-                if (spec["kill_connections"]?.jsonPrimitive?.content == "true") db.killConnections()
+                if (spec["kill_connections"]?.jsonPrimitive?.content == "true") {
+                    db.killConnections()
+                    // The runner's own connections went too.
+                    admin.closeConnection()
+                }
                 responseOf(spec.obj("response"))
             }
             "fail" -> {
