@@ -21,7 +21,6 @@ import java.sql.SQLNonTransientConnectionException
 import java.sql.SQLRecoverableException
 import java.sql.SQLTransientConnectionException
 import java.sql.Types
-import java.util.EnumMap
 import javax.sql.DataSource
 
 /**
@@ -39,10 +38,10 @@ internal class Statements private constructor(
     operator fun get(name: String): Statement = byName[name] ?: error("the core has no named query $name")
 
     companion object {
-        private val cache = EnumMap<Dialect, Statements>(Dialect::class.java)
+        private val all = Dialect.entries.associateWith { lazy { Statements(it) } }
 
-        /** The statements of [dialect], rendered once per process. */
-        fun of(dialect: Dialect): Statements = synchronized(cache) { cache.getOrPut(dialect) { Statements(dialect) } }
+        /** The statements of [dialect], rendered once per process (no lock once rendered). */
+        fun of(dialect: Dialect): Statements = all.getValue(dialect).value
     }
 }
 
