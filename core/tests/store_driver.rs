@@ -488,6 +488,27 @@ fn a_holder_that_dies_is_taken_over_after_its_lease_and_its_late_write_is_refuse
             panic!()
         };
         assert_eq!(error.code(), "record.stale_token");
+        // The holder may finish again (after a transient failure it would
+        // succeed); a stale token stays stale.
+        let Step::Run(fail) = dead.finish(
+            OperationOutcome::Failed {
+                message: "late".into(),
+                retryable: false,
+                response: None,
+            },
+            2_200,
+        ) else {
+            panic!()
+        };
+        let answer = db.run(&fail);
+        let Step::Run(load) = dead.push(answer, 2_200) else {
+            panic!()
+        };
+        let answer = db.run(&load);
+        let Step::Fail(error) = dead.push(answer, 2_200) else {
+            panic!()
+        };
+        assert_eq!(error.code(), "record.stale_token");
         let row = db.rows.values().next().unwrap();
         assert_eq!(row.body.as_deref(), Some(&b"b"[..]));
     }

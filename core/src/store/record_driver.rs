@@ -443,6 +443,10 @@ pub struct RecordDriver {
     rounds: u32,
     retries: u32,
     ran: bool,
+    /// In the lease-and-fence way, the claim a failed finish leaves held: its
+    /// holder may finish again (a transient failure passes; a stale token
+    /// stays stale).
+    retained: Option<Claim>,
 }
 
 impl RecordDriver {
@@ -465,6 +469,7 @@ impl RecordDriver {
             rounds: 0,
             retries: 0,
             ran: false,
+            retained: None,
         }
     }
 
@@ -562,6 +567,8 @@ impl RecordDriver {
     /// becomes a stored final failure whose error is its code, reported to
     /// the host as that typed error (inside a caller's transaction nothing is
     /// written and the error is reported: the rollback undoes the claim).
+    /// In the lease-and-fence way a finish that fails leaves the claim held,
+    /// so its holder may finish again.
     pub fn finish(&mut self, outcome: OperationOutcome, now_millis: u64) -> RecordStep {
         let claim = match core::mem::replace(&mut self.state, State::Ended) {
             State::Holding(claim) => claim,
@@ -571,6 +578,9 @@ impl RecordDriver {
             }
         };
         self.ran = true;
+        if self.way == Way::Lease {
+            self.retained = Some(claim);
+        }
         let in_transaction = self.way == Way::SameTransaction;
         match outcome {
             OperationOutcome::Succeeded(response) => match unstorable(&response) {
@@ -856,12 +866,16 @@ impl RecordDriver {
     }
 
     fn done(&mut self, finished: Finished) -> RecordStep {
+        self.retained = None;
         self.state = State::Ended;
         Step::Yield(RecordYield::Done(finished))
     }
 
     fn fail(&mut self, error: DriverError) -> RecordStep {
-        self.state = State::Ended;
+        self.state = match self.retained {
+            Some(claim) => State::Holding(claim),
+            None => State::Ended,
+        };
         Step::Fail(error)
     }
 
