@@ -488,7 +488,7 @@ fn a_holder_that_dies_is_taken_over_after_its_lease_and_its_late_write_is_refuse
             panic!()
         };
         assert_eq!(error.code(), "record.stale_token");
-        // The holder may finish again (after a transient failure it would
+        // The holder may finish again (after a failure that passes it would
         // succeed); a stale token stays stale.
         let Step::Run(fail) = dead.finish(
             OperationOutcome::Failed {
@@ -908,4 +908,36 @@ fn cleanup_runs_batches_until_one_comes_back_short() {
         Step::Run(first.clone())
     );
     assert_eq!(cleanup.push(Answer::Affected(3), 5_000), Step::Yield(13));
+}
+
+#[test]
+fn a_lease_holder_that_writes_twice_is_refused_by_the_fence() {
+    for dialect in DIALECTS {
+        let mut db = FakeDb::new(dialect);
+        let mut holder = driver(&db, Way::Lease, fp(1));
+        let Step::Run(claim) = holder.start(1_000) else {
+            panic!()
+        };
+        let answer = db.run(&claim);
+        let Step::Yield(RecordYield::Execute(_)) = holder.push(answer, 1_000) else {
+            panic!()
+        };
+        let mut finish = |holder: &mut RecordDriver, now| {
+            let mut step = holder.finish(OperationOutcome::Succeeded(response("a")), now);
+            while let Step::Run(query) = step {
+                let answer = db.run(&query);
+                step = holder.push(answer, now);
+            }
+            step
+        };
+        let first = finish(&mut holder, 1_100);
+        assert!(matches!(
+            first,
+            Step::Yield(RecordYield::Done(Finished::Executed))
+        ));
+        let Step::Fail(error) = finish(&mut holder, 1_200) else {
+            panic!()
+        };
+        assert_eq!(error.code(), "record.not_pending");
+    }
 }

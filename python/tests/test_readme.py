@@ -23,4 +23,4 @@ def test_the_storage_section_runs(tmp_path: pathlib.Path, monkeypatch: pytest.Mo
     monkeypatch.chdir(tmp_path)  # the blocks make their SQLite file here
     namespace: dict[str, object] = {"__name__": "readme"}
     for block in blocks:
-        exec(compile(block, str(README), "exec"), namespace)  # noqa: S102
+        exec(compile(block, str(README), "exec"), namespace)

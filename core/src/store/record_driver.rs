@@ -443,9 +443,9 @@ pub struct RecordDriver {
     rounds: u32,
     retries: u32,
     ran: bool,
-    /// In the lease-and-fence way, the claim a failed finish leaves held: its
-    /// holder may finish again (a transient failure passes; a stale token
-    /// stays stale).
+    /// In the lease-and-fence way, the claim a finish leaves held: its holder
+    /// may finish again (after a failure that passes; a second write is
+    /// refused by the fence, `record.not_pending` or `record.stale_token`).
     retained: Option<Claim>,
 }
 
@@ -567,8 +567,9 @@ impl RecordDriver {
     /// becomes a stored final failure whose error is its code, reported to
     /// the host as that typed error (inside a caller's transaction nothing is
     /// written and the error is reported: the rollback undoes the claim).
-    /// In the lease-and-fence way a finish that fails leaves the claim held,
-    /// so its holder may finish again.
+    /// In the lease-and-fence way the claim stays held after a finish, so its
+    /// holder may finish again: after a failure that passes, or late, when
+    /// the fence refuses the second write (`record.not_pending`).
     pub fn finish(&mut self, outcome: OperationOutcome, now_millis: u64) -> RecordStep {
         let claim = match core::mem::replace(&mut self.state, State::Ended) {
             State::Holding(claim) => claim,
@@ -866,17 +867,20 @@ impl RecordDriver {
     }
 
     fn done(&mut self, finished: Finished) -> RecordStep {
-        self.retained = None;
-        self.state = State::Ended;
+        self.end();
         Step::Yield(RecordYield::Done(finished))
     }
 
     fn fail(&mut self, error: DriverError) -> RecordStep {
+        self.end();
+        Step::Fail(error)
+    }
+
+    fn end(&mut self) {
         self.state = match self.retained {
             Some(claim) => State::Holding(claim),
             None => State::Ended,
         };
-        Step::Fail(error)
     }
 
     fn misuse(&mut self, call: &str) -> RecordStep {

@@ -23,13 +23,20 @@ import threading
 import urllib.parse
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from typing import Any, Final, Literal, TypeVar
+from typing import Any, Final, Literal, TypeVar, cast
 
 from mintid._native import ffi
 from mintid._record import Problem
 from mintid.store._errors import StoreUnavailableError
 
-__all__ = ["Database", "Dialect", "MySqlDatabase", "PostgresDatabase", "QueryRunner", "SqliteDatabase"]
+__all__ = [
+    "Database",
+    "Dialect",
+    "MySqlDatabase",
+    "PostgresDatabase",
+    "QueryRunner",
+    "SqliteDatabase",
+]
 
 T = TypeVar("T")
 Row = dict[str, Any]
@@ -45,10 +52,11 @@ _DIALECTS: Final = {
 _ROWS: Final = frozenset({ffi.ResultKind.ONE, ffi.ResultKind.MANY})
 
 Class = ffi.DbErrorClass
-_NULL: Final = ffi.SqlValue.NULL()
-_ROWS_ANSWER: Final = ffi.StoreAnswer.ROWS
-_AFFECTED: Final = ffi.StoreAnswer.AFFECTED
-_FAILED: Final = ffi.StoreAnswer.FAILED
+_NULL: Final = ffi.SqlValue.NULL()  # type: ignore[no-untyped-call]
+# The generated variants subclass their enum at run time only.
+_ROWS_ANSWER: Final = cast(Callable[..., ffi.StoreAnswer], ffi.StoreAnswer.ROWS)
+_AFFECTED: Final = cast(Callable[..., ffi.StoreAnswer], ffi.StoreAnswer.AFFECTED)
+_FAILED: Final = cast(Callable[..., ffi.StoreAnswer], ffi.StoreAnswer.FAILED)
 # A column's SqlValue by the exact type the drivers return.
 _COLUMN: Final[dict[type, Callable[[Any], Any]]] = {
     int: ffi.SqlValue.INT,

@@ -40,9 +40,7 @@ __all__ = [
 
 #: The largest response stored: 1 MiB (the core's limits table).
 MAX_RESPONSE_BYTES: Final = next(
-    int(limit.max_bytes)
-    for limit in ffi.store_limits()
-    if limit.name == "record.response_body"
+    int(limit.max_bytes) for limit in ffi.store_limits() if limit.name == "record.response_body"
 )
 
 _NativeError = (ffi.MintidError, ffi.InternalError)
@@ -50,8 +48,6 @@ _RUN: Final = ffi.RecordStep.RUN
 _PAUSE: Final = ffi.RecordStep.PAUSE
 _EXECUTE: Final = ffi.RecordStep.EXECUTE
 _DONE: Final = ffi.RecordStep.DONE
-_RENEWED: Final = ffi.RenewalStep.RENEWED
-_CLEANUP_DONE: Final = ffi.CleanupStep.DONE
 _FINISHED: Final = ffi.Finished
 _SUCCEEDED: Final = ffi.OperationOutcome.SUCCEEDED
 _FAILED: Final = ffi.OperationOutcome.FAILED
@@ -251,8 +247,9 @@ class RecordLease:
                 )
             try:
                 step = renewal.push(runner.answer(renewal.start(store._clock.now_ms())))
-                while not isinstance(step, _RENEWED):
+                while isinstance(step, ffi.RenewalStep.RUN):
                     step = renewal.push(runner.answer(step.query))
+                assert isinstance(step, ffi.RenewalStep.RENEWED)
             except _NativeError as error:
                 failure = native_error(error)
                 self._lost = self._lost or isinstance(failure, RecordLostError)
@@ -283,7 +280,12 @@ class RecordLease:
             raise TypeError("run_once completes its own lease: return or raise instead")
         store = self._store
         store._drive(
-            QueryRunner(store.database), self._driver, self._driver.finish, outcome, store._clock.now_ms())
+            QueryRunner(store.database),
+            self._driver,
+            self._driver.finish,
+            outcome,
+            store._clock.now_ms(),
+        )
 
 
 class _Heartbeat:
@@ -338,7 +340,7 @@ class _Heartbeat:
                 lease.renew()
             except RecordLostError:
                 continue  # the lease says so (lost); nothing more to renew
-            except Exception:  # noqa: S112 (unavailable: the next beat tries again)
+            except Exception:
                 pass
             entry[0] = time.monotonic() + entry[3] / 1000
             with cond:
@@ -367,7 +369,9 @@ class IdempotencyStore:
         self.policy = policy
         self._clock: StoreClock = clock if clock is not None else SystemStoreClock()
 
-    def _drive(self, runner: QueryRunner, driver: Any, method: Callable[..., Any], *args: Any) -> Any:
+    def _drive(
+        self, runner: QueryRunner, driver: Any, method: Callable[..., Any], *args: Any
+    ) -> Any:
         """Call ``driver``'s ``method``, then run its steps until it hands over:
         ``Execute`` (run the operation) or the ``Finished`` it ended with.
         A failure is raised as the core's typed error, the driver's exception
@@ -438,7 +442,11 @@ class IdempotencyStore:
             return _not_run(step)
         held = step.held
         lease = RecordLease(self, driver, native, held, finishable=False)
-        beat = None if held.renew_every_millis is None else _HEARTBEAT.add(lease, held.renew_every_millis)
+        beat = (
+            None
+            if held.renew_every_millis is None
+            else _HEARTBEAT.add(lease, held.renew_every_millis)
+        )
         current = _CURRENT.set(lease)
         try:
             response = operation()
@@ -516,8 +524,9 @@ class IdempotencyStore:
         try:
             cleanup = ffi.RecordCleanup(self.database.manifest, batch_size)
             step = cleanup.push(runner.answer(cleanup.start(clock.now_ms())), clock.now_ms())
-            while not isinstance(step, _CLEANUP_DONE):
+            while isinstance(step, ffi.CleanupStep.RUN):
                 step = cleanup.push(runner.answer(step.query), clock.now_ms())
+            assert isinstance(step, ffi.CleanupStep.DONE)
         except _NativeError as error:
             raise native_error(error) from runner.cause
         finally:

@@ -109,7 +109,7 @@ class Server:
         """An empty database (no tables) and a factory of stores on it; a store
         made with ``found_rows=True`` reports found rather than changed rows
         (MySQL's ``CLIENT_FOUND_ROWS``; the other dialects have no such option).
-        """  # noqa: D205
+        """
         self._cases += 1
         if self.dialect == "sqlite":
             path = str(self._directory / f"case-{self._cases}.sqlite3")

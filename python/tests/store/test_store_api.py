@@ -14,10 +14,10 @@ import pytest
 
 from mintid import (
     Fingerprint,
-    Problem,
     IdempotencyKey,
     LeaseExpiredError,
     LeasePolicy,
+    Problem,
     RecordPolicy,
     RecordStaleTokenError,
     RelayPolicy,
@@ -257,15 +257,15 @@ def test_a_store_used_before_fork_serves_parent_and_child_each_key_once(server: 
         store = IdempotencyStore(database, RecordPolicy(max_wait_ms=5_000, poll_ms=5))
         warm = IdempotencyKey("order.create", "tenant-1", "before-fork")
         store.run_once(warm, request, lambda: counting(server, database, warm, "parent"))
+        with database.connection() as inherited:  # idle in the pool at the fork
+            pass
         pid = os.fork()
         who = "child" if pid == 0 else "parent"
         failed = None
         try:
             # Both race on the same keys, on the one store object each inherited.
             for key in keys:
-                result = store.run_once(
-                    key, request, partial(counting, server, database, key, who)
-                )
+                result = store.run_once(key, request, partial(counting, server, database, key, who))
                 assert result.decision in ("execute", "replay")
         except BaseException as error:
             failed = error
@@ -274,6 +274,11 @@ def test_a_store_used_before_fork_serves_parent_and_child_each_key_once(server: 
         assert os.waitpid(pid, 0)[1] == 0, "the child failed"
         if failed is not None:
             raise failed
+        # The child forgot the parent's connection without closing its session.
+        cursor = inherited.cursor()
+        cursor.execute("SELECT 1")
+        assert [tuple(row) for row in cursor.fetchall()] == [(1,)]
+        cursor.close()
         counts = side_effects_per_key(server, database)
         assert counts == {key.id: 1 for key in [warm, *keys]}
         after = IdempotencyKey("order.create", "tenant-1", "after-fork")

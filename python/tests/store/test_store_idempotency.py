@@ -385,9 +385,9 @@ class Run:
             return outcome_of(claim)
         if do == "renew":
             check_fields(step, {"worker", "now"})
-            lease = self.worker(step["worker"]).lease
-            assert lease is not None
-            return outcome_of(lambda: {"lease_deadline": str(lease.renew())})
+            held = self.worker(step["worker"]).lease
+            assert held is not None
+            return outcome_of(lambda: {"lease_deadline": str(held.renew())})
         if do == "complete":
             check_fields(step, {"worker", "response", "now"})
             lease = self.worker(step["worker"]).lease
