@@ -6,11 +6,11 @@ import pymysql
 import pytest
 
 from conftest import Db, fresh_database
-from named_queries import DIALECTS, load_queries, migrations
+from named_queries import DIALECTS, limits, load_queries, migrations
 
 FP_A = bytes(range(32))
 FP_B = bytes([0xBB] * 32)
-LIMIT = 1048576  # the documented response size limit, bytes
+LIMIT = limits()["record.response_body"]  # the core's response size limit, bytes
 KEY = {"scope": "tenant-1", "kind": "order.create", "key_id": "k-1"}
 RECORD_COLUMNS = {
     "status", "fingerprint", "fencing_token", "lease_deadline_millis", "created_millis",
@@ -204,6 +204,38 @@ def test_constraints_reject_values_outside_the_schema(db, column, value):
         db.execute(f"UPDATE idempotency_record SET {column} = {placeholder}", {"v": value})
     reset(db)
     assert load(db)["status"] == "pending"
+
+
+def test_the_cores_limits_are_the_schemas_constraints(db):
+    """What the store drivers check before they write is exactly what the CHECKs allow."""
+    assert LIMIT == 1048576
+    content_type, error = limits()["record.response_content_type"], limits()["record.error"]
+    for key_id, ok in (("at", True), ("over", False)):
+        key = {**KEY, "key_id": key_id}
+        extra = 0 if ok else 1
+        assert claim(db, key)
+        if ok:
+            assert complete(db, key, content_type="a" * (content_type + extra)) == 1
+        else:
+            with pytest.raises(Exception):
+                complete(db, key, content_type="a" * (content_type + extra))
+            reset(db)
+        key = {**KEY, "key_id": f"error-{key_id}"}
+        assert claim(db, key)
+        fail = lambda: db.run("fail", **key, fencing_token=1, created_millis=1000,  # noqa: E731
+                              now_millis=1500, error="é" * ((error + extra) // 2) + "x" * (extra % 2),
+                              response_body=None, response_content_type=None)
+        if ok:
+            assert fail() == 1
+        else:
+            with pytest.raises(Exception):
+                fail()
+            reset(db)
+    for part, column in (("key.kind", "kind"), ("key.scope", "scope"), ("key.id", "key_id")):
+        assert claim(db, {**KEY, column: "k" * limits()[part]})
+        with pytest.raises(Exception):
+            claim(db, {**KEY, column: "k" * (limits()[part] + 1)})
+        reset(db)
 
 
 # --- complete, fail, release -------------------------------------------------------

@@ -5,6 +5,7 @@ use alloc::string::String;
 use core::fmt;
 
 use super::DbErrorClass;
+use crate::lease::LeaseError;
 use crate::record::{Problem, RecordError};
 
 /// The kinds of [`StoreError`], each with a stable [`code`](StoreErrorKind::code).
@@ -147,14 +148,16 @@ impl fmt::Display for StoreError {
 
 impl core::error::Error for StoreError {}
 
-/// Why a driver failed: a store error, or a record rule (a stale fencing
-/// token, a claim no longer pending, a time overflow).
+/// Why a driver failed: a store error, a record rule (a stale fencing
+/// token, a claim no longer pending, a time overflow) or a lease rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DriverError {
     /// A store protocol failure (`store.*`).
     Store(StoreError),
     /// A record rule refused the write (`record.*`).
     Record(RecordError),
+    /// A lease rule refused (`lease.*`).
+    Lease(LeaseError),
 }
 
 impl DriverError {
@@ -163,6 +166,7 @@ impl DriverError {
         match self {
             DriverError::Store(error) => error.code(),
             DriverError::Record(error) => error.code(),
+            DriverError::Lease(error) => error.code(),
         }
     }
 
@@ -170,7 +174,7 @@ impl DriverError {
     pub const fn problem(&self) -> Option<Problem> {
         match self {
             DriverError::Store(error) => error.kind().problem(),
-            DriverError::Record(_) => None,
+            DriverError::Record(_) | DriverError::Lease(_) => None,
         }
     }
 }
@@ -180,6 +184,7 @@ impl fmt::Display for DriverError {
         match self {
             DriverError::Store(error) => error.fmt(f),
             DriverError::Record(error) => error.fmt(f),
+            DriverError::Lease(error) => error.fmt(f),
         }
     }
 }
@@ -189,6 +194,12 @@ impl core::error::Error for DriverError {}
 impl From<StoreError> for DriverError {
     fn from(error: StoreError) -> Self {
         DriverError::Store(error)
+    }
+}
+
+impl From<LeaseError> for DriverError {
+    fn from(error: LeaseError) -> Self {
+        DriverError::Lease(error)
     }
 }
 
