@@ -74,8 +74,6 @@ def _column(value: Any) -> Any:
         return make(value)
     if isinstance(value, bytearray | memoryview):
         return ffi.SqlValue.BYTES(bytes(value))
-    if isinstance(value, int):
-        return ffi.SqlValue.INT(int(value))
     return ffi.SqlValue.TEXT(str(value))
 
 
@@ -107,16 +105,13 @@ class Database:
         self.dialect = dialect
         self.manifest = ffi.Manifest(dialect=_DIALECTS[dialect], placeholder=placeholder)
         self.statements = {s.name: s for s in ffi.store_statements(self.manifest)}
+        #: The class of a driver error, as the core's drivers read it.
+        self.classify = classify
         self._connect = connect
-        self._classify = classify
         self._max_idle = max_idle
         self._idle: list[Any] = []
         self._lock = threading.Lock()
         self._pid = os.getpid()
-
-    def classify(self, error: BaseException) -> ffi.DbErrorClass:
-        """The class of a driver error, as the core's drivers read it."""
-        return self._classify(error)
 
     # The pool.
 
@@ -140,7 +135,7 @@ class Database:
                 return
         _close_quietly(raw)
 
-    def _unavailable(self, error: BaseException) -> StoreUnavailableError:
+    def _unavailable(self) -> StoreUnavailableError:
         return StoreUnavailableError(
             f"the {self.dialect} database is unavailable",
             problem_name=Problem.STORAGE_UNAVAILABLE.problem_name,
@@ -156,7 +151,7 @@ class Database:
             raw = self._checkout()
         except Exception as error:
             # No connection at all: whatever the driver says, the database is out of reach.
-            raise self._unavailable(error) from error
+            raise self._unavailable() from error
         try:
             yield raw
         except BaseException:
@@ -189,7 +184,7 @@ class Database:
     def run(self, raw: Any, query: ffi.StoreQuery) -> ffi.StoreAnswer:
         """Run the core's ``query`` on ``raw``: its rows (each a list of
         ``SqlValue``, in ``SELECT`` order) or its affected-row count. A driver
-        error propagates (classify it with :meth:`classify`).
+        error propagates (classify it with :attr:`classify`).
         """  # noqa: D205
         statement = self.statements[query.name]
         cursor = raw.cursor()
@@ -208,10 +203,12 @@ class Database:
             return action()
         except Exception as error:
             if self.classify(error) is Class.CONNECTION_LOST:
-                raise self._unavailable(error) from error
+                raise self._unavailable() from error
             raise
 
-    def execute(self, raw: Any, sql: str, params: Sequence[Any] | None = None) -> None:
+    def execute(
+        self, raw: Any, sql: str, params: Mapping[str, Any] | Sequence[Any] | None = None
+    ) -> None:
         """Run plain SQL on ``raw`` (driver placeholders), discarding any rows."""
 
         def run() -> None:
@@ -307,7 +304,7 @@ class QueryRunner:
                 self.cause = error
                 return _FAILED(Class.CONNECTION_LOST, str(error))
         try:
-            return database.run(raw, query)
+            answer = database.run(raw, query)
         except Exception as error:
             self.cause = error
             kind = database.classify(error)
@@ -318,6 +315,8 @@ class QueryRunner:
                     _close_quietly(raw)
                 database.close()
             return _FAILED(kind, str(error))
+        self.cause = None
+        return answer
 
     def release(self) -> None:
         """Give the pool's connection back (the caller's stays with the caller)."""

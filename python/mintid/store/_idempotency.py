@@ -340,7 +340,7 @@ class _Heartbeat:
                 lease.renew()
             except RecordLostError:
                 continue  # the lease says so (lost); nothing more to renew
-            except Exception:
+            except Exception:  # unavailable (or another failure): the next beat tries again
                 pass
             entry[0] = time.monotonic() + entry[3] / 1000
             with cond:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import pathlib
+import re
 import time
 from collections.abc import Callable
 from functools import partial
@@ -23,6 +24,7 @@ from mintid import (
     RelayPolicy,
     SegmentPolicy,
 )
+from mintid.errors import error_class
 from mintid.store import (
     Database,
     IdempotencyStore,
@@ -36,6 +38,7 @@ from mintid.store import (
     SqliteDatabase,
     StaleSnapshotError,
     StoredResponse,
+    StoreError,
     StoreQueryFailedError,
     StoreRequest,
     StoreUnavailableError,
@@ -324,3 +327,13 @@ def test_run_once_renews_its_lease_and_tells_the_operation_it_lost_it(server: Se
             store.run_once(key, request, slow)
         assert seen and seen[0] > 0
         assert RecordLease.current() is None
+
+
+def test_every_store_code_of_the_core_has_its_class() -> None:
+    source = (pathlib.Path(__file__).resolve().parents[3] / "core/src/store/error.rs").read_text()
+    codes = set(re.findall(r'"(store\.[a-z_]+)"', source))
+    assert len(codes) == 9
+    for code in codes:
+        cls = error_class(code)
+        assert issubclass(cls, StoreError) and cls is not StoreError, code
+        assert code == cls.CODE
