@@ -271,6 +271,14 @@ pub fn read_load(answer: &Answer) -> Result<Option<StoredRecord>, DriverError> {
     }
 }
 
+/// The typed error a database error means outside any driver (a host's
+/// migrations or transaction control): `store.unavailable`,
+/// `store.conflict` or `store.query_failed`, the driver's message kept for
+/// the log.
+pub fn database_failure(error: &DbError) -> DriverError {
+    DriverError::Store(db_error(error, false))
+}
+
 /// The store error a database error means (after the operation ran, or not).
 pub(crate) fn db_error(error: &DbError, ran: bool) -> StoreError {
     let store = match error.class {
