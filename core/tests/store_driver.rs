@@ -570,7 +570,7 @@ fn renewal_keeps_the_claim_through_a_long_operation() {
 #[test]
 fn a_renewal_whose_answer_was_lost_is_confirmed_by_a_load() {
     let mut db = FakeDb::new(Dialect::Mysql);
-    let (mut holder, held) = held_claim(&mut db, Way::RunOnce);
+    let (_holder, held) = held_claim(&mut db, Way::RunOnce);
     let mut renewal = RecordRenewal::new(db.manifest, policy(), &key(), &held);
     let lost = renewal.start(1_500);
     let _ = db.run(&lost); // committed, but the answer never arrives
