@@ -7,13 +7,17 @@ import io.mintid.QueryFailedException
 import io.mintid.RecordPolicy
 import io.mintid.StaleSnapshotException
 import io.mintid.StoreException
+import io.mintid.storeException
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertFalse
 import org.junit.jupiter.api.Assertions.assertThrows
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Assumptions.assumeTrue
+import org.junit.jupiter.api.Test
 import org.junit.jupiter.params.ParameterizedTest
 import org.junit.jupiter.params.provider.EnumSource
+import java.nio.file.Files
+import java.nio.file.Paths
 import java.sql.SQLException
 
 // The store's errors beyond the conformance files: a driver error behind a typed one, and the
@@ -23,6 +27,21 @@ class StoreErrorsTest {
     private val request = StoreRequest(Fingerprint.ofJson("{}"))
 
     private fun text(value: String) = StoredResponse("text/plain", value.toByteArray())
+
+    @Test
+    fun `every store code of the core has its own exception class`() {
+        val conformance = Paths.get(System.getProperty("mintid.conformance") ?: "../tests/conformance")
+        val source = Files.readString(conformance.resolve("../../core/src/store/error.rs"))
+        val codes = Regex(""""(store\.[a-z_]+)"""").findAll(source).map { it.groupValues[1] }.toSet()
+        assertEquals(9, codes.size, "$codes")
+        val classes =
+            codes.map { code ->
+                val error = storeException(code, "detail", null, null, null)
+                assertEquals(code, error.code)
+                error.javaClass
+            }
+        assertEquals(codes.size, classes.toSet().size, "one class per code: $classes")
+    }
 
     @ParameterizedTest
     @EnumSource(Dialect::class)
