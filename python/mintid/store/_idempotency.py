@@ -387,14 +387,14 @@ class IdempotencyStore:
                 kind = type(step)
                 if kind is _RUN:
                     # One entry point per answer kind: no compound argument to pack.
-                    answer = runner.answer(step.query)
+                    answer: Any = runner.answer(step.query)
                     shape = type(answer)
                     if shape is _ANSWER_ROWS:
                         step = driver.push_rows(answer.rows, clock.now_ms())
                     elif shape is _ANSWER_AFFECTED:
                         step = driver.push_affected(answer.count, clock.now_ms())
                     else:
-                        step = driver.push_failed(answer.class_, answer.message, clock.now_ms())
+                        step = driver.push_failed(answer._class, answer.message, clock.now_ms())
                 elif kind is _PAUSE:
                     runner.release()
                     clock.pause_ms(step.millis)
@@ -411,6 +411,7 @@ class IdempotencyStore:
     def _finish(self, runner: QueryRunner, driver: Any, response: object) -> None:
         """Push the operation's result and run the steps that store it."""
         now = self._clock.now_ms()
+        args: tuple[Any, ...]
         if isinstance(response, StoredResponse):
             finish, args = driver.finish_succeeded, (response.content_type, response.body, now)
         else:
