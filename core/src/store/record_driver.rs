@@ -24,12 +24,14 @@ use crate::record::{
 /// a concurrent claim, so endless losses mean the transaction cannot see
 /// the row in its way.
 pub const MAX_CLAIM_ROUNDS: u32 = 100;
-/// How many times a query that hit a serialization failure or deadlock is
-/// run again (outside a caller's transaction) before `store.conflict`.
-pub const SERIALIZATION_RETRIES: u32 = 3;
-/// The pause before the first retry after a serialization failure, in
-/// milliseconds; doubled for each further retry.
-pub const SERIALIZATION_PAUSE_MILLIS: u64 = 5;
+/// How many times a query that hit a serialization failure, a deadlock or a
+/// lost connection is run again (outside a caller's transaction, on a new
+/// connection of the host's pool) before `store.conflict` or
+/// `store.unavailable`.
+pub const RETRIES: u32 = 3;
+/// The pause before the first such retry, in milliseconds; doubled for each
+/// further retry (5, 10, 20).
+pub const RETRY_PAUSE_MILLIS: u64 = 5;
 
 /// Which of the three ways a request comes in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -815,12 +817,18 @@ impl RecordDriver {
                 return self.lost_round();
             }
         }
-        if error.class == DbErrorClass::Serialization
-            && self.way != Way::SameTransaction
-            && self.retries < SERIALIZATION_RETRIES
-        {
+        // A deadlock, or a connection that broke (the pool gives the retry a new
+        // one): run again, never inside the caller's transaction (it is gone).
+        // A claim whose connection broke may have been written: it is decided
+        // again from a load, where an own claim looks like another's, so the
+        // worst case is waiting out its lease, never a second run.
+        let retryable = matches!(
+            error.class,
+            DbErrorClass::Serialization | DbErrorClass::ConnectionLost
+        );
+        if retryable && self.way != Way::SameTransaction && self.retries < RETRIES {
             if let Some((query, then)) = self.retry(state) {
-                let millis = SERIALIZATION_PAUSE_MILLIS << self.retries;
+                let millis = RETRY_PAUSE_MILLIS << self.retries;
                 self.retries += 1;
                 self.state = State::Retrying {
                     query,
@@ -832,7 +840,7 @@ impl RecordDriver {
         self.fail(DriverError::Store(db_error(error, self.ran)))
     }
 
-    /// The query to run again after a serialization failure, and the state
+    /// The query to run again after a retryable failure, and the state
     /// that reads its answer: a lost claim is decided again from a fresh load.
     fn retry(&self, state: State) -> Option<(Query, State)> {
         match state {
