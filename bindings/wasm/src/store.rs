@@ -346,7 +346,14 @@ fn record_step(step: mintid::store::RecordStep) -> Result<JsValue, JsValue> {
             object(&[kind("done"), ("finished", finished_js(&finished))])
         }
         Step::Fail(error) => return Err(to_js(error)),
+        Step::Begin { .. } | Step::Commit | Step::Rollback => return Err(never_asked()),
     })
+}
+
+/// The error for a step a driver never asks for (a bug between the core and
+/// this crate).
+fn never_asked() -> JsValue {
+    type_error("the driver asked for a step it never asks for")
 }
 
 /// Every named query of `manifest`, rendered.
@@ -592,8 +599,10 @@ impl RecordRenewal {
                 kind("renewed"),
                 ("leaseDeadlineMillis", deadline.into()),
             ])),
-            Step::Pause { .. } => Err(type_error("the renewal asked for a pause")),
             Step::Fail(error) => Err(to_js(error)),
+            Step::Pause { .. } | Step::Begin { .. } | Step::Commit | Step::Rollback => {
+                Err(never_asked())
+            }
         }
     }
 }
@@ -633,8 +642,10 @@ impl RecordCleanup {
         match self.0.push(answer_of(&answer)?, now_millis) {
             Step::Run(query) => Ok(object(&[kind("run"), ("query", query_js(&query))])),
             Step::Yield(deleted) => Ok(object(&[kind("done"), ("deleted", deleted.into())])),
-            Step::Pause { .. } => Err(type_error("the cleanup asked for a pause")),
             Step::Fail(error) => Err(to_js(error)),
+            Step::Pause { .. } | Step::Begin { .. } | Step::Commit | Step::Rollback => {
+                Err(never_asked())
+            }
         }
     }
 }

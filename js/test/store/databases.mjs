@@ -63,7 +63,8 @@ export function dialects() {
 /**
  * A fresh empty database of `dialect`: `open()` gives a new Database (its own connections;
  * `open({ foundRows: true })` on MySQL with mysql2's default CLIENT_FOUND_ROWS),
- * `unavailable()` one whose server is down, `close()` drops everything.
+ * `unavailable()` one whose server is down, `killConnections()` terminates the server sessions
+ * of every connection `open()` made (from the admin connection), `close()` drops everything.
  */
 export async function freshDatabase(dialect, { poolSize = 1 } = {}) {
   serial += 1;
@@ -73,6 +74,8 @@ export async function freshDatabase(dialect, { poolSize = 1 } = {}) {
   let open;
   let unavailable;
   let file;
+  // SQLite is embedded: it has no server session to lose.
+  let killConnections = async () => {};
   if (dialect === "sqlite") {
     const dir = mkdtempSync(join(tmpdir(), "mintid-store-"));
     file = join(dir, "db.sqlite");
@@ -86,7 +89,7 @@ export async function freshDatabase(dialect, { poolSize = 1 } = {}) {
     await admin.query(`CREATE SCHEMA ${name}`);
     const pools = [];
     open = () => {
-      const pool = new pg.Pool({ ...config, max: poolSize, options: `-c search_path=${name}` });
+      const pool = new pg.Pool({ ...config, max: poolSize, options: `-c search_path=${name}`, application_name: name });
       pool.on("error", () => {});
       pools.push(pool);
       return pgDatabase(pool);
@@ -96,6 +99,10 @@ export async function freshDatabase(dialect, { poolSize = 1 } = {}) {
       pool.on("error", () => {});
       pools.push(pool);
       return pgDatabase(pool);
+    };
+    killConnections = async () => {
+      const { rows } = await admin.query("SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()", [name]);
+      if (!rows.some((row) => row.killed)) throw new Error("no session of the case to terminate");
     };
     cleanups.push(async () => {
       await Promise.all(pools.map((pool) => pool.end()));
@@ -117,6 +124,11 @@ export async function freshDatabase(dialect, { poolSize = 1 } = {}) {
       pools.push(pool);
       return mysqlDatabase(pool);
     };
+    killConnections = async () => {
+      const [sessions] = await admin.query("SELECT id FROM information_schema.processlist WHERE db = ? AND id <> CONNECTION_ID()", [name]);
+      if (sessions.length === 0) throw new Error("no session of the case to terminate");
+      for (const { id } of sessions) await admin.query(`KILL ${Number(id)}`);
+    };
     cleanups.push(async () => {
       await Promise.all(pools.map((pool) => pool.end()));
       await admin.query(`DROP DATABASE ${name}`);
@@ -132,6 +144,7 @@ export async function freshDatabase(dialect, { poolSize = 1 } = {}) {
       return database;
     },
     unavailable,
+    killConnections: () => killConnections(),
     sideEffectTable: SIDE_EFFECT_TABLE[dialect],
     close: async () => {
       for (const database of opened) await database.close();
