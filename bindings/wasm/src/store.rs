@@ -26,6 +26,8 @@ use crate::record::RecordPolicyHandle;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
+/** An idempotency key's parts (an `IdempotencyKey`). */
+export interface StoreKey { kind: string; scope: string; id: string; }
 /** An SQL value: a parameter or a column. */
 export type SqlValue = null | bigint | string | Uint8Array;
 /** The shared SQL of one dialect for one placeholder style. */
@@ -161,8 +163,13 @@ fn dialect_of(name: &str) -> Result<Dialect, JsValue> {
     Dialect::parse(name).ok_or_else(|| type_error("dialect must be postgres, mysql or sqlite"))
 }
 
-fn key_of(kind: &str, scope: &str, id: &str) -> Result<IdempotencyKey, JsValue> {
-    IdempotencyKey::new(kind, scope, id).map_err(to_js)
+fn key_of(key: &JsValue) -> Result<IdempotencyKey, JsValue> {
+    let (kind, scope, id) = (
+        text_field(key, "kind")?,
+        text_field(key, "scope")?,
+        text_field(key, "id")?,
+    );
+    IdempotencyKey::new(&kind, &scope, &id).map_err(to_js)
 }
 
 fn value_js(value: &Value) -> JsValue {
@@ -415,11 +422,9 @@ pub fn store_limits() -> Array {
 #[wasm_bindgen(js_name = storeLoadQuery, unchecked_return_type = "StoreQuery")]
 pub fn store_load_query(
     #[wasm_bindgen(unchecked_param_type = "StoreManifest")] manifest: JsValue,
-    kind: &str,
-    scope: &str,
-    id: &str,
+    #[wasm_bindgen(unchecked_param_type = "StoreKey")] key: JsValue,
 ) -> Result<JsValue, JsValue> {
-    let query = mintid::store::load_query(manifest_of(&manifest)?, &key_of(kind, scope, id)?);
+    let query = mintid::store::load_query(manifest_of(&manifest)?, &key_of(&key)?);
     Ok(query_js(&query))
 }
 
@@ -476,17 +481,15 @@ pub struct RecordDriver(mintid::store::RecordDriver);
 
 #[wasm_bindgen]
 impl RecordDriver {
-    /// A driver for one request with the key `(kind, scope, id)` and the
-    /// payload's fingerprint (text form), under `policy`, over `manifest`'s
-    /// statements; `way` is `run_once`, `same_transaction` or `lease`.
+    /// A driver for one request with `key` and the payload's fingerprint
+    /// (text form), under `policy`, over `manifest`'s statements; `way` is
+    /// `run_once`, `same_transaction` or `lease`.
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "StoreManifest")] manifest: JsValue,
         policy: &RecordPolicyHandle,
         way: &str,
-        kind: &str,
-        scope: &str,
-        id: &str,
+        #[wasm_bindgen(unchecked_param_type = "StoreKey")] key: JsValue,
         fingerprint: &str,
         key_created_millis: Option<u64>,
     ) -> Result<RecordDriver, JsValue> {
@@ -509,7 +512,7 @@ impl RecordDriver {
             manifest_of(&manifest)?,
             *policy.policy(),
             way,
-            &key_of(kind, scope, id)?,
+            &key_of(&key)?,
             incoming,
         )))
     }
@@ -560,20 +563,18 @@ pub struct RecordRenewal(mintid::store::RecordRenewal);
 
 #[wasm_bindgen]
 impl RecordRenewal {
-    /// The heartbeat of `held`, a claim of the key `(kind, scope, id)` under `policy`.
+    /// The heartbeat of `held`, a claim of `key` under `policy`.
     #[wasm_bindgen(constructor)]
     pub fn new(
         #[wasm_bindgen(unchecked_param_type = "StoreManifest")] manifest: JsValue,
         policy: &RecordPolicyHandle,
-        kind: &str,
-        scope: &str,
-        id: &str,
+        #[wasm_bindgen(unchecked_param_type = "StoreKey")] key: JsValue,
         #[wasm_bindgen(unchecked_param_type = "Held")] held: JsValue,
     ) -> Result<RecordRenewal, JsValue> {
         Ok(Self(mintid::store::RecordRenewal::new(
             manifest_of(&manifest)?,
             *policy.policy(),
-            &key_of(kind, scope, id)?,
+            &key_of(&key)?,
             &held_of(&held)?,
         )))
     }

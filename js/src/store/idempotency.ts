@@ -206,11 +206,11 @@ async function runQueries<S extends { readonly kind: string }>(use: Use, query: 
   }
 }
 
-/** The key and request as the core's driver takes them. */
-function driverArgs(key: IdempotencyKey, request: StoreRequest): [string, string, string, string, bigint | undefined] {
+/** The request as the core's driver takes it: the fingerprint's text and the key's creation time. */
+function requestArgs(request: StoreRequest): [string, bigint | undefined] {
   if (typeof request !== "object" || request === null || typeof request.fingerprint !== "string") throw new TypeError("request must be { fingerprint: string, keyCreatedMillis? }");
   const created = request.keyCreatedMillis === undefined ? undefined : toU64(request.keyCreatedMillis, "request.keyCreatedMillis");
-  return [key.kind, key.scope, key.id, request.fingerprint, created];
+  return [request.fingerprint, created];
 }
 
 /** One request's record driver, with the store's clock; each call one crossing. */
@@ -225,8 +225,8 @@ class RecordRun {
 
   /** The driver of one request with `key` and `request`, the way it comes in. */
   static of(dialect: Dialect, policy: RecordPolicy, way: "run_once" | "same_transaction" | "lease", key: IdempotencyKey, request: StoreRequest, clock: StoreClock): RecordRun {
-    const args = driverArgs(key, request);
-    return new RecordRun(drive(() => new RecordDriver(manifestOf(dialect), policyHandle(policy), way, ...args), undefined), clock);
+    const args = requestArgs(request);
+    return new RecordRun(drive(() => new RecordDriver(manifestOf(dialect), policyHandle(policy), way, key, ...args), undefined), clock);
   }
 
   /** A copy in this state (a held lease finishes a copy at each attempt). */
@@ -322,7 +322,7 @@ class Lease implements HeldLease {
     this.token = held.token;
     this.renewEveryMillis = held.renewEveryMillis ?? 0n;
     this.#deadline = held.leaseDeadlineMillis;
-    this.#renewal = drive(() => new RecordRenewal(manifestOf(store.database.dialect), policyHandle(store.policy), key.kind, key.scope, key.id, held), undefined);
+    this.#renewal = drive(() => new RecordRenewal(manifestOf(store.database.dialect), policyHandle(store.policy), key, held), undefined);
   }
 
   get leaseDeadlineMillis(): bigint {
@@ -511,7 +511,7 @@ export class IdempotencyStore {
    * @throws StoreError `store.unavailable`, `store.query_failed`, `store.unexpected_row`.
    */
   async load(key: IdempotencyKey): Promise<StoredRecord | null> {
-    const query = drive(() => storeLoadQuery(manifestOf(this.database.dialect), key.kind, key.scope, key.id), undefined);
+    const query = drive(() => storeLoadQuery(manifestOf(this.database.dialect), key), undefined);
     const read = ({ answer, failure }: Answered) => ({ kind: "read", record: drive(() => storeReadRecord(answer), failure) }) as const;
     return (await runQueries(this.useConnection, query, read)).record;
   }

@@ -63,7 +63,7 @@ export function dialects() {
 /**
  * A fresh empty database of `dialect`: `open()` gives a new Database (its own connections;
  * `open({ foundRows: true })` on MySQL with mysql2's default CLIENT_FOUND_ROWS),
- * `unavailable()` one whose server is down, `killConnections()` terminates the server sessions
+ * `unavailable()` one whose server is down, `schema` its name (PostgreSQL: the schema), `killConnections()` terminates the server sessions
  * of every connection `open()` made (from the admin connection), `close()` drops everything.
  */
 export async function freshDatabase(dialect, { poolSize = 1 } = {}) {
@@ -144,6 +144,7 @@ export async function freshDatabase(dialect, { poolSize = 1 } = {}) {
       return database;
     },
     unavailable,
+    schema: name,
     killConnections: () => killConnections(),
     sideEffectTable: SIDE_EFFECT_TABLE[dialect],
     close: async () => {
