@@ -39,6 +39,22 @@ describe("the core's manifest", () => {
   });
 });
 
+/**
+ * Runs `body` with a fresh migrated database of `dialect`: the database, a store on it
+ * under `policy`, a key and a request.
+ */
+async function withStore(dialect, policy, body, { poolSize = 1 } = {}) {
+  const db = await freshDatabase(dialect, { poolSize });
+  try {
+    const database = db.open();
+    await migrate(database);
+    const key = new IdempotencyKey("order.create", "tenant-1", "k1");
+    await body({ db, database, store: new IdempotencyStore(database, policy), key, request: { fingerprint: fingerprint({ sku: "x" }) } });
+  } finally {
+    await db.close();
+  }
+}
+
 const LEASE_POLICY = new LeasePolicy({ layout: "classic", leaseMillis: 1500, renewIntervalMillis: 300, safetyMarginMillis: 300, renewRetryMillis: 100, maxSkewMillis: 20, maxStartWaitMillis: 100 });
 
 for (const { dialect, skip } of dialects()) {
@@ -124,14 +140,8 @@ for (const { dialect, skip } of dialects()) {
       }
     });
 
-    test("run once: an unexpected error releases the key and is rethrown; the next request runs", async () => {
-      const db = await freshDatabase(dialect);
-      try {
-        const database = db.open();
-        await migrate(database);
-        const store = new IdempotencyStore(database, new RecordPolicy({ leaseMillis: 10_000, retentionMillis: 86_400_000 }));
-        const key = new IdempotencyKey("order.create", "tenant-1", "k1");
-        const request = { fingerprint: fingerprint({ sku: "x" }) };
+    test("run once: an unexpected error releases the key and is rethrown; the next request runs", () =>
+      withStore(dialect, new RecordPolicy({ leaseMillis: 10_000, retentionMillis: 86_400_000 }), async ({ store, key, request }) => {
         const boom = new Error("network down");
         await assert.rejects(store.runOnce(key, request, async () => {
           throw boom;
@@ -143,10 +153,7 @@ for (const { dialect, skip } of dialects()) {
         const replay = await store.runOnce(key, request, async () => assert.fail("ran twice"));
         assert.equal(replay.decision, "replay");
         assert.deepEqual(Buffer.from(replay.response.body), Buffer.from(body));
-      } finally {
-        await db.close();
-      }
-    });
+      }));
 
     test("a claim in an old MySQL snapshot is store.stale_snapshot, and nothing runs", { skip: dialect !== "mysql" && "only MySQL/MariaDB REPEATABLE READ keeps a snapshot across statements" }, async () => {
       const db = await freshDatabase(dialect);
@@ -208,64 +215,35 @@ for (const { dialect, skip } of dialects()) {
       }
     });
 
-    test("an operation that returns something that is not a response is store.not_a_response, and the claim is released", async () => {
-      const db = await freshDatabase(dialect);
-      try {
-        const database = db.open();
-        await migrate(database);
-        const store = new IdempotencyStore(database, new RecordPolicy({ leaseMillis: 10_000, retentionMillis: 86_400_000 }));
-        const key = new IdempotencyKey("order.create", "tenant-1", "k1");
-        const request = { fingerprint: fingerprint({ sku: "x" }) };
+    test("an operation that returns something that is not a response is store.not_a_response, and the claim is released", () =>
+      withStore(dialect, new RecordPolicy({ leaseMillis: 10_000, retentionMillis: 86_400_000 }), async ({ store, key, request }) => {
         await assert.rejects(store.runOnce(key, request, async () => ({ status: 201, body: "created" })),
           (error) => error instanceof StoreError && error.code === "store.not_a_response" && /Object/.test(error.message));
         assert.equal((await store.load(key)).status, "failed_retryable");
         const body = new TextEncoder().encode("ok");
         assert.equal((await store.runOnce(key, request, async () => ({ contentType: "text/plain", body }))).decision, "execute");
-      } finally {
-        await db.close();
-      }
-    });
+      }));
 
-    test("run once renews the lease while the operation runs: a duplicate after the first lease is still in progress", async () => {
-      const db = await freshDatabase(dialect, { poolSize: 2 });
-      try {
-        const database = db.open();
-        await migrate(database);
-        const policy = new RecordPolicy({ leaseMillis: 1500, retentionMillis: 86_400_000 });
-        const store = new IdempotencyStore(database, policy);
-        const other = new IdempotencyStore(db.open(), policy);
-        const key = new IdempotencyKey("order.create", "tenant-1", "k1");
-        const request = { fingerprint: fingerprint({ sku: "x" }) };
-        let held;
+    test("run once renews the lease while the operation runs: a duplicate after the first lease is still in progress", () =>
+      withStore(dialect, new RecordPolicy({ leaseMillis: 1500, retentionMillis: 86_400_000 }), async ({ db, store, key, request }) => {
+        const other = new IdempotencyStore(db.open(), store.policy);
         let duplicate;
-        const body = new TextEncoder().encode("ok");
         const first = await store.runOnce(key, request, async (lease) => {
-          held = lease;
           assert.equal(lease.renewEveryMillis, 500n);
           const deadline = lease.leaseDeadlineMillis;
           await sleep(2500);
           assert.ok(lease.leaseDeadlineMillis > deadline + 1000n, "renewed in the background");
           duplicate = await other.runOnce(key, request, async () => assert.fail("ran twice"));
           assert.equal(lease.signal.aborted, false);
-          return { contentType: "text/plain", body };
+          return { contentType: "text/plain", body: new TextEncoder().encode("ok") };
         });
         assert.equal(first.decision, "execute");
         assert.equal(duplicate.decision, "in_progress");
         assert.equal((await store.load(key)).status, "succeeded");
-        assert.ok(held.leaseDeadlineMillis > 0n);
-      } finally {
-        await db.close();
-      }
-    });
+      }, { poolSize: 2 }));
 
-    test("a lease taken over is lost: the operation's signal aborts with store.record_lost and its completion is refused", async () => {
-      const db = await freshDatabase(dialect, { poolSize: 2 });
-      try {
-        const database = db.open();
-        await migrate(database);
-        const store = new IdempotencyStore(database, new RecordPolicy({ leaseMillis: 60_000, retentionMillis: 86_400_000 }));
-        const key = new IdempotencyKey("order.create", "tenant-1", "k1");
-        const request = { fingerprint: fingerprint({ sku: "x" }) };
+    test("a lease taken over is lost: the operation's signal aborts with store.record_lost and its completion is refused", () =>
+      withStore(dialect, new RecordPolicy({ leaseMillis: 60_000, retentionMillis: 86_400_000 }), async ({ database, store, key, request }) => {
         await assert.rejects(store.runOnce(key, request, async (lease) => {
           await database.withConnection((c) => c.execute("UPDATE idempotency_record SET fencing_token = fencing_token + 1"));
           await assert.rejects(lease.renew(), (error) => error instanceof StoreError && error.code === "store.record_lost");
@@ -273,28 +251,17 @@ for (const { dialect, skip } of dialects()) {
           assert.equal(lease.signal.reason.code, "store.record_lost");
           return { contentType: "text/plain", body: new Uint8Array() };
         }), (error) => error.code === "record.stale_token");
-      } finally {
-        await db.close();
-      }
-    });
+      }, { poolSize: 2 }));
 
-    test("an operation error with a message over the limit is stored cut to 1024 bytes with a marker", async () => {
-      const db = await freshDatabase(dialect);
-      try {
-        const database = db.open();
-        await migrate(database);
-        const store = new IdempotencyStore(database, new RecordPolicy({ leaseMillis: 10_000, retentionMillis: 86_400_000 }));
-        const key = new IdempotencyKey("order.create", "tenant-1", "k1");
-        await assert.rejects(store.runOnce(key, { fingerprint: fingerprint({}) }, async () => {
+    test("an operation error with a message over the limit is stored cut to 1024 bytes with a marker", () =>
+      withStore(dialect, new RecordPolicy({ leaseMillis: 10_000, retentionMillis: 86_400_000 }), async ({ store, key, request }) => {
+        await assert.rejects(store.runOnce(key, request, async () => {
           throw new OperationError("é".repeat(2000));
         }), OperationError);
         const { status, error } = await store.load(key);
         assert.equal(status, "failed");
         assert.ok(Buffer.byteLength(error) <= 1024 && error.endsWith("… [truncated]"));
-      } finally {
-        await db.close();
-      }
-    });
+      }));
 
     test("an unreachable database is store.unavailable", async () => {
       const db = await freshDatabase(dialect);

@@ -114,6 +114,22 @@ export function dbError(cause: unknown, classify: (error: unknown) => DbError["e
   return cause instanceof DbError ? cause : new DbError(classify(cause), cause);
 }
 
+/**
+ * Runs `action` on `connection` between `begin` (e.g. `BEGIN`) and `COMMIT`,
+ * rolled back when it throws.
+ */
+export async function betweenBeginAndCommit<T>(connection: Connection, begin: string, action: (connection: Connection) => Promise<T>): Promise<T> {
+  await connection.execute(begin);
+  try {
+    const result = await action(connection);
+    await connection.execute("COMMIT");
+    return result;
+  } catch (error) {
+    await connection.execute("ROLLBACK").catch(() => undefined);
+    throw error;
+  }
+}
+
 /** Serialises async actions (a single connection cannot interleave transactions). */
 export class Serial {
   #tail: Promise<unknown> = Promise.resolve();

@@ -302,6 +302,25 @@ function notExecuted(finished: Exclude<Finished, { kind: "executed" | "operation
 }
 
 /**
+ * Runs the operation the driver said to execute, pushes what it came to and
+ * runs the protocol to its end: the response, or the operation's own error.
+ */
+async function execute(run: RecordRun, use: Use, operation: () => Promise<unknown>): Promise<RunResult> {
+  let outcome: OperationOutcome;
+  let failure: { error: unknown } | undefined;
+  try {
+    outcome = returned(await operation());
+  } catch (error) {
+    failure = { error };
+    outcome = thrown(error);
+  }
+  const finished = await run.finish(outcome, use);
+  if (failure !== undefined) throw failure.error;
+  if (finished.kind !== "executed" || outcome.kind !== "succeeded") throw new TypeError(`the record driver ended with ${finished.kind} after the operation returned`);
+  return { decision: "execute", response: outcome.response };
+}
+
+/**
  * A held claim's lease: renewed on demand or, for `runOnce`, every
  * `renewEveryMillis` from a timer (`unref`ed) until the operation ends.
  */
@@ -443,20 +462,13 @@ export class IdempotencyStore {
     if (step.kind === "done") return this.#notExecuted(step.finished);
     const lease = new Lease(this, this.#clock, key, step.held);
     lease.beat();
-    let outcome: OperationOutcome;
-    let failure: { error: unknown } | undefined;
-    try {
-      outcome = returned(await operation(lease));
-    } catch (error) {
-      failure = { error };
-      outcome = thrown(error);
-    } finally {
-      await lease.stop();
-    }
-    const finished = await run.finish(outcome, this.useConnection);
-    if (failure !== undefined) throw failure.error;
-    if (finished.kind !== "executed" || outcome.kind !== "succeeded") throw new TypeError(`the record driver ended with ${finished.kind} after the operation returned`);
-    return { decision: "execute", response: outcome.response };
+    return execute(run, this.useConnection, async () => {
+      try {
+        return await operation(lease);
+      } finally {
+        await lease.stop();
+      }
+    });
   }
 
   /**
@@ -476,18 +488,7 @@ export class IdempotencyStore {
     const use: Use = (action) => action(connection);
     const step = await run.start(use);
     if (step.kind === "done") return this.#notExecuted(step.finished);
-    let outcome: OperationOutcome;
-    let failure: { error: unknown } | undefined;
-    try {
-      outcome = returned(await operation(connection));
-    } catch (error) {
-      failure = { error };
-      outcome = thrown(error);
-    }
-    const finished = await run.finish(outcome, use);
-    if (failure !== undefined) throw failure.error;
-    if (finished.kind !== "executed" || outcome.kind !== "succeeded") throw new TypeError(`the record driver ended with ${finished.kind} after the operation returned`);
-    return { decision: "execute", response: outcome.response };
+    return execute(run, use, () => operation(connection));
   }
 
   /**

@@ -7,7 +7,7 @@
  * default): the claim is a plain `INSERT` and every other write changes its row.
  */
 
-import { type Connection, type Database, dbError, type Result } from "./database.js";
+import { betweenBeginAndCommit, type Connection, type Database, dbError, type Result } from "./database.js";
 import { DbError, type DbErrorClass, type SqlValue, type Statement, statementsOf, storeCall } from "./driver.js";
 
 /** A column of a `mysql2` result. */
@@ -157,17 +157,7 @@ class MysqlDatabase implements Database {
   }
 
   async transaction<T>(action: (connection: Connection) => Promise<T>): Promise<T> {
-    return storeCall(() => this.withConnection(async (session) => {
-      await session.execute("START TRANSACTION");
-      try {
-        const result = await action(session);
-        await session.execute("COMMIT");
-        return result;
-      } catch (error) {
-        await session.execute("ROLLBACK").catch(() => undefined);
-        throw error;
-      }
-    }));
+    return storeCall(() => this.withConnection((session) => betweenBeginAndCommit(session, "START TRANSACTION", action)));
   }
 
   async close(): Promise<void> {}

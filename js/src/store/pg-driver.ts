@@ -4,7 +4,7 @@
  * `bigint`, errors classified by SQLSTATE.
  */
 
-import { type Connection, type Database, dbError, type Result } from "./database.js";
+import { betweenBeginAndCommit, type Connection, type Database, dbError, type Result } from "./database.js";
 import { DbError, type DbErrorClass, type SqlValue, type Statement, statementsOf, storeCall } from "./driver.js";
 
 /** The type parsers of a query (`pg`'s `types` option). */
@@ -128,17 +128,7 @@ class PgDatabase implements Database {
   }
 
   async transaction<T>(action: (connection: Connection) => Promise<T>): Promise<T> {
-    return storeCall(() => this.withConnection(async (session) => {
-      await session.execute("BEGIN");
-      try {
-        const result = await action(session);
-        await session.execute("COMMIT");
-        return result;
-      } catch (error) {
-        await session.execute("ROLLBACK").catch(() => undefined);
-        throw error;
-      }
-    }));
+    return storeCall(() => this.withConnection((session) => betweenBeginAndCommit(session, "BEGIN", action)));
   }
 
   async close(): Promise<void> {}
