@@ -47,7 +47,8 @@ pub use lease_driver::{LeaseAcquisition, LeaseStep};
 pub use manifest::{Dialect, Manifest, Migration, ParamType, Placeholder, ResultKind, Statement};
 pub use record_driver::{
     Finished, Held, MAX_CLAIM_ROUNDS, OperationOutcome, RETRIES, RETRY_PAUSE_MILLIS, RecordDriver,
-    RecordStep, RecordYield, StoredRecord, StoredResponse, Way, load_query, read_load, read_record,
+    RecordStep, RecordYield, StoredRecord, StoredResponse, Way, database_failure, load_query,
+    read_load, read_record,
 };
 pub use renewal::{RecordCleanup, RecordRenewal};
 pub use value::{Query, Value};

@@ -490,6 +490,27 @@ fn a_holder_that_dies_is_taken_over_after_its_lease_and_its_late_write_is_refuse
             panic!()
         };
         assert_eq!(error.code(), "record.stale_token");
+        // The holder may finish again (after a failure that passes it would
+        // succeed); a stale token stays stale.
+        let Step::Run(fail) = dead.finish(
+            OperationOutcome::Failed {
+                message: "late".into(),
+                retryable: false,
+                response: None,
+            },
+            2_200,
+        ) else {
+            panic!()
+        };
+        let answer = db.run(&fail);
+        let Step::Run(load) = dead.push(answer, 2_200) else {
+            panic!()
+        };
+        let answer = db.run(&load);
+        let Step::Fail(error) = dead.push(answer, 2_200) else {
+            panic!()
+        };
+        assert_eq!(error.code(), "record.stale_token");
         let row = db.rows.values().next().unwrap();
         assert_eq!(row.body.as_deref(), Some(&b"b"[..]));
     }
@@ -994,5 +1015,37 @@ proptest! {
             prop_assert_eq!(completed.len(), 1, "one accepted completion");
             prop_assert_eq!(row.body.as_ref(), Some(&completed[0]));
         }
+    }
+}
+
+#[test]
+fn a_lease_holder_that_writes_twice_is_refused_by_the_fence() {
+    for dialect in DIALECTS {
+        let mut db = FakeDb::new(dialect);
+        let mut holder = driver(&db, Way::Lease, fp(1));
+        let Step::Run(claim) = holder.start(1_000) else {
+            panic!()
+        };
+        let answer = db.run(&claim);
+        let Step::Yield(RecordYield::Execute(_)) = holder.push(answer, 1_000) else {
+            panic!()
+        };
+        let mut finish = |holder: &mut RecordDriver, now| {
+            let mut step = holder.finish(OperationOutcome::Succeeded(response("a")), now);
+            while let Step::Run(query) = step {
+                let answer = db.run(&query);
+                step = holder.push(answer, now);
+            }
+            step
+        };
+        let first = finish(&mut holder, 1_100);
+        assert!(matches!(
+            first,
+            Step::Yield(RecordYield::Done(Finished::Executed))
+        ));
+        let Step::Fail(error) = finish(&mut holder, 1_200) else {
+            panic!()
+        };
+        assert_eq!(error.code(), "record.not_pending");
     }
 }

@@ -113,6 +113,15 @@ impl StoreError {
         }
     }
 
+    /// `store.unexpected_row` for a host that met a step its driver never
+    /// asks for (a host bug, reported as a typed error, never a panic).
+    pub fn unexpected_step(step: &str) -> Self {
+        Self::new(
+            StoreErrorKind::UnexpectedRow,
+            alloc::format!("the driver asked for a step this host does not expect: {step}"),
+        )
+    }
+
     pub(crate) fn with_db(mut self, class: DbErrorClass, message: &str) -> Self {
         self.db = Some((class, String::from(message)));
         self

@@ -271,6 +271,14 @@ pub fn read_load(answer: &Answer) -> Result<Option<StoredRecord>, DriverError> {
     }
 }
 
+/// The typed error a database error means outside any driver (a host's
+/// migrations or transaction control): `store.unavailable`,
+/// `store.conflict` or `store.query_failed`, the driver's message kept for
+/// the log.
+pub fn database_failure(error: &DbError) -> DriverError {
+    DriverError::Store(db_error(error, false))
+}
+
 /// The store error a database error means (after the operation ran, or not).
 pub(crate) fn db_error(error: &DbError, ran: bool) -> StoreError {
     let store = match error.class {
@@ -443,6 +451,10 @@ pub struct RecordDriver {
     rounds: u32,
     retries: u32,
     ran: bool,
+    /// In the lease-and-fence way, the claim a finish leaves held: its holder
+    /// may finish again (after a failure that passes; a second write is
+    /// refused by the fence, `record.not_pending` or `record.stale_token`).
+    retained: Option<Claim>,
 }
 
 impl RecordDriver {
@@ -465,6 +477,7 @@ impl RecordDriver {
             rounds: 0,
             retries: 0,
             ran: false,
+            retained: None,
         }
     }
 
@@ -562,6 +575,9 @@ impl RecordDriver {
     /// becomes a stored final failure whose error is its code, reported to
     /// the host as that typed error (inside a caller's transaction nothing is
     /// written and the error is reported: the rollback undoes the claim).
+    /// In the lease-and-fence way the claim stays held after a finish, so its
+    /// holder may finish again: after a failure that passes, or late, when
+    /// the fence refuses the second write (`record.not_pending`).
     pub fn finish(&mut self, outcome: OperationOutcome, now_millis: u64) -> RecordStep {
         let claim = match core::mem::replace(&mut self.state, State::Ended) {
             State::Holding(claim) => claim,
@@ -571,6 +587,9 @@ impl RecordDriver {
             }
         };
         self.ran = true;
+        if self.way == Way::Lease {
+            self.retained = Some(claim);
+        }
         let in_transaction = self.way == Way::SameTransaction;
         match outcome {
             OperationOutcome::Succeeded(response) => match unstorable(&response) {
@@ -856,13 +875,20 @@ impl RecordDriver {
     }
 
     fn done(&mut self, finished: Finished) -> RecordStep {
-        self.state = State::Ended;
+        self.end();
         Step::Yield(RecordYield::Done(finished))
     }
 
     fn fail(&mut self, error: DriverError) -> RecordStep {
-        self.state = State::Ended;
+        self.end();
         Step::Fail(error)
+    }
+
+    fn end(&mut self) {
+        self.state = match self.retained {
+            Some(claim) => State::Holding(claim),
+            None => State::Ended,
+        };
     }
 
     fn misuse(&mut self, call: &str) -> RecordStep {
