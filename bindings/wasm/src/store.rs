@@ -15,8 +15,9 @@ use mintid::IdempotencyKey;
 use mintid::fingerprint::Fingerprint;
 use mintid::record::Incoming;
 use mintid::store::{
-    Answer, DbError, DbErrorClass, Dialect, Finished, Held, Manifest, OperationOutcome,
-    Placeholder, Query, RecordYield, ResultKind, Step, StoredResponse, Value, Way,
+    Answer, DbError, DbErrorClass, Dialect, DriverError, Finished, Held, Manifest,
+    OperationOutcome, Placeholder, Query, RecordYield, ResultKind, Step, StoreError,
+    StoredResponse, Value, Way,
 };
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -353,14 +354,16 @@ fn record_step(step: mintid::store::RecordStep) -> Result<JsValue, JsValue> {
             object(&[kind("done"), ("finished", finished_js(&finished))])
         }
         Step::Fail(error) => return Err(to_js(error)),
-        Step::Begin { .. } | Step::Commit | Step::Rollback => return Err(never_asked()),
+        Step::Begin { .. } | Step::Commit | Step::Rollback => {
+            return Err(never_asked("a transaction step"));
+        }
     })
 }
 
-/// The error for a step a driver never asks for (a bug between the core and
-/// this crate).
-fn never_asked() -> JsValue {
-    type_error("the driver asked for a step it never asks for")
+/// `store.unexpected_row` for a step a driver never asks for (a bug between
+/// the core and this crate).
+fn never_asked(step: &str) -> JsValue {
+    to_js(DriverError::Store(StoreError::unexpected_step(step)))
 }
 
 /// Every named query of `manifest`, rendered.
@@ -459,18 +462,15 @@ pub fn store_read_record(
     ]))
 }
 
-/// The store error a failed answer means outside the record protocol
-/// (leases, segments, the outbox): `store.unavailable` for a lost
-/// connection, `store.conflict` or `store.query_failed` otherwise.
+/// The typed error a database error means outside any driver (leases,
+/// segments, the outbox, migrations, transaction control):
+/// `store.unavailable`, `store.conflict` or `store.query_failed`.
 #[wasm_bindgen(js_name = storeFailure)]
 pub fn store_failure(
     #[wasm_bindgen(unchecked_param_type = "StoreAnswer")] answer: JsValue,
 ) -> Result<JsValue, JsValue> {
     match answer_of(&answer)? {
-        failed @ Answer::Failed(_) => match mintid::store::read_load(&failed) {
-            Err(error) => Ok(to_js(error)),
-            Ok(_) => Err(type_error("a failed answer is always an error")),
-        },
+        Answer::Failed(error) => Ok(to_js(mintid::store::database_failure(&error))),
         _ => Err(type_error("storeFailure takes a failed answer")),
     }
 }
@@ -531,13 +531,6 @@ impl RecordDriver {
         now_millis: u64,
     ) -> Result<JsValue, JsValue> {
         record_step(self.0.push(answer_of(&answer)?, now_millis))
-    }
-
-    /// A copy of this driver in its state now: a held lease is finished
-    /// from a copy each time, so a late `complete` refused by the database
-    /// can still be followed by a `fail` (each attempt is fenced).
-    pub fn fork(&self) -> RecordDriver {
-        Self(self.0.clone())
     }
 
     /// Continue after a `pause`.
@@ -602,7 +595,7 @@ impl RecordRenewal {
             ])),
             Step::Fail(error) => Err(to_js(error)),
             Step::Pause { .. } | Step::Begin { .. } | Step::Commit | Step::Rollback => {
-                Err(never_asked())
+                Err(never_asked("a pause or a transaction step"))
             }
         }
     }
@@ -645,7 +638,7 @@ impl RecordCleanup {
             Step::Yield(deleted) => Ok(object(&[kind("done"), ("deleted", deleted.into())])),
             Step::Fail(error) => Err(to_js(error)),
             Step::Pause { .. } | Step::Begin { .. } | Step::Commit | Step::Rollback => {
-                Err(never_asked())
+                Err(never_asked("a pause or a transaction step"))
             }
         }
     }

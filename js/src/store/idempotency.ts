@@ -11,7 +11,7 @@ import { toU64 } from "../check.js";
 import { policyHandle } from "../handles.js";
 import { type IdempotencyKey, type IdempotencyRecord, type ProblemName, RecordPolicy } from "../node.js";
 import { type StoreClock, systemClock } from "./clock.js";
-import type { Connection, Database, SqlValue } from "./database.js";
+import { type Connection, type Database, Serial, type SqlValue } from "./database.js";
 import {
   DbError,
   drive,
@@ -229,10 +229,6 @@ class RecordRun {
     return new RecordRun(drive(() => new RecordDriver(manifestOf(dialect), policyHandle(policy), way, key, ...args), undefined), clock);
   }
 
-  /** A copy in this state (a held lease finishes a copy at each attempt). */
-  fork(): RecordRun {
-    return new RecordRun(this.#driver.fork(), this.#clock);
-  }
 
   #now(): bigint {
     return toU64(this.#clock.now(), "clock.now()");
@@ -387,10 +383,15 @@ class Lease implements HeldLease {
   }
 }
 
-/** A claim held by the lease-and-fence way, finished by the caller. */
+/**
+ * A claim held by the lease-and-fence way, finished by the caller: the
+ * driver keeps the claim held after a finish, so a failed `complete` may be
+ * followed by a `fail` (each write fenced); finishes run one at a time.
+ */
 class ClaimedLease extends Lease implements RecordLease {
   readonly #run: RecordRun;
   readonly #use: Use;
+  readonly #finishes = new Serial();
 
   constructor(store: IdempotencyStore, clock: StoreClock, key: IdempotencyKey, held: Held, run: RecordRun) {
     super(store, clock, key, held);
@@ -399,12 +400,12 @@ class ClaimedLease extends Lease implements RecordLease {
   }
 
   async complete(response: StoredResponse): Promise<void> {
-    await this.#run.fork().finish(returned(response), this.#use);
+    await this.#finishes.run(() => this.#run.finish(returned(response), this.#use));
   }
 
   async fail(error: string, options: { readonly retryable?: boolean; readonly response?: StoredResponse | null } = {}): Promise<void> {
     const failure = new OperationError(String(error), options);
-    await this.#run.fork().finish(thrown(failure), this.#use);
+    await this.#finishes.run(() => this.#run.finish(thrown(failure), this.#use));
   }
 }
 
