@@ -253,6 +253,23 @@ for (const { dialect, skip } of dialects()) {
         }), (error) => error.code === "record.stale_token");
       }, { poolSize: 2 }));
 
+    test("same transaction on connections that report found rows (mysql2's default): a duplicate replays, a retry reclaims", () =>
+      withStore(dialect, new RecordPolicy({ leaseMillis: 10_000, retentionMillis: 86_400_000 }), async ({ db, key, request }) => {
+        const found = db.open({ foundRows: true });
+        const store = new IdempotencyStore(found, new RecordPolicy({ leaseMillis: 10_000, retentionMillis: 86_400_000 }));
+        let ran = 0;
+        const run = (fail) => found.transaction((connection) => store.inTransaction(connection, key, request, async () => {
+          ran += 1;
+          if (fail) throw new OperationError("declined", { retryable: true });
+          return { contentType: "text/plain", body: new TextEncoder().encode("ok") };
+        }));
+        await assert.rejects(run(true), OperationError);
+        assert.equal(await store.load(key), null, "rolled back with the caller's transaction");
+        assert.equal((await run(false)).decision, "execute");
+        assert.equal((await run(false)).decision, "replay");
+        assert.equal(ran, 2);
+      }));
+
     test("an operation error with a message over the limit is stored cut to 1024 bytes with a marker", () =>
       withStore(dialect, new RecordPolicy({ leaseMillis: 10_000, retentionMillis: 86_400_000 }), async ({ store, key, request }) => {
         await assert.rejects(store.runOnce(key, request, async () => {
