@@ -1,13 +1,15 @@
 //! The idempotency store: `run_once`, `in_transaction` and `claim_lease`,
 //! each driving the core's record driver; `load` and `cleanup`.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use mintid::record::{Incoming, Outcome, Problem, RecordPolicy};
 use mintid::store::{
     Finished, Held, OperationOutcome, RecordCleanup, RecordDriver, RecordRenewal, RecordStep,
-    RecordYield, Step, StoreErrorKind, StoredRecord, StoredResponse, Way, load_query, read_load,
+    RecordYield, Statement, Step, StoreErrorKind, StoredRecord, StoredResponse, Way, load_query,
+    read_load,
 };
 use mintid::{Fingerprint, IdempotencyKey};
 use tokio::sync::Mutex;
@@ -181,36 +183,35 @@ impl<DB: Backend> IdempotencyStore<DB> {
         F: AsyncFnOnce(RecordLease<DB>) -> Result<StoredResponse, OperationError>,
     {
         let mut driver = self.driver(Way::RunOnce, key, &request);
-        let mut session = Session::new(&self.store);
         let clock = &self.store.clock;
-        let mut step = driver.start(clock.now_millis());
-        loop {
-            step = match step {
-                Step::Run(query) => {
-                    let answer = session.run(query).await;
-                    driver.push(answer, clock.now_millis())
-                }
-                Step::Pause { millis } => {
-                    clock.pause(millis).await;
-                    driver.resume()
-                }
-                Step::Yield(RecordYield::Execute(held)) => {
-                    // The connection goes back to the pool while the operation runs.
-                    session = Session::new(&self.store);
-                    let lease = RecordLease::new(self, key, held, None);
-                    let heartbeat = lease.heartbeat();
-                    let result = operation(lease.clone()).await;
-                    if let Some(heartbeat) = heartbeat {
-                        heartbeat.abort();
-                    }
-                    let step = driver.finish(outcome_of(&result), clock.now_millis());
-                    return finish(&mut session, &mut driver, clock, step, result).await;
-                }
-                Step::Yield(RecordYield::Done(finished)) => return done(finished),
-                Step::Fail(error) => return Err(error.into()),
-                other => return Err(unexpected(&other)),
-            }
+        let start = driver.start(clock.now_millis());
+        let held = match drive(
+            &mut On::Pool(Session::new(&self.store)),
+            &mut driver,
+            clock,
+            start,
+        )
+        .await?
+        {
+            RecordYield::Execute(held) => held,
+            RecordYield::Done(finished) => return done(finished),
+        };
+        // No connection is held while the operation runs.
+        let lease = RecordLease::new(self, key, held, None);
+        let heartbeat = lease.heartbeat();
+        let result = operation(lease.clone()).await;
+        if let Some(heartbeat) = heartbeat {
+            heartbeat.abort();
         }
+        let step = driver.finish(outcome_of(&result), clock.now_millis());
+        let end = drive(
+            &mut On::Pool(Session::new(&self.store)),
+            &mut driver,
+            clock,
+            step,
+        )
+        .await?;
+        ended(end, result)
     }
 
     /// [`run_once`](Self::run_once) inside the caller's transaction on
@@ -231,43 +232,28 @@ impl<DB: Backend> IdempotencyStore<DB> {
         let mut driver = self.driver(Way::SameTransaction, key, &request);
         let clock = &self.store.clock;
         let statements = &self.store.statements;
-        let mut step = driver.start(clock.now_millis());
-        let mut operation = Some(operation);
-        let mut result: Option<Result<StoredResponse, OperationError>> = None;
-        loop {
-            step = match step {
-                Step::Run(query) => {
-                    let answer = run_on::<DB>(statements, conn, query).await;
-                    driver.push(answer, clock.now_millis())
-                }
-                Step::Pause { millis } => {
-                    clock.pause(millis).await;
-                    driver.resume()
-                }
-                Step::Yield(RecordYield::Execute(_)) => {
-                    let Some(operation) = operation.take() else {
-                        return Err(unexpected(&Step::<()>::Commit));
-                    };
-                    let ran = operation(conn).await;
-                    let step = driver.finish(outcome_of(&ran), clock.now_millis());
-                    result = Some(ran);
-                    step
-                }
-                Step::Yield(RecordYield::Done(finished)) => {
-                    return match (finished, result) {
-                        (Finished::Executed, Some(Ok(response))) => {
-                            Ok(RunResult::Executed(response))
-                        }
-                        (Finished::OperationFailed { .. }, Some(Err(error))) => {
-                            Err(Error::Operation(error))
-                        }
-                        (finished, _) => done(finished),
-                    };
-                }
-                Step::Fail(error) => return Err(error.into()),
-                other => return Err(unexpected(&other)),
-            }
+        let start = driver.start(clock.now_millis());
+        match drive(
+            &mut On::<DB>::Conn(statements, &mut *conn),
+            &mut driver,
+            clock,
+            start,
+        )
+        .await?
+        {
+            RecordYield::Execute(_) => {}
+            RecordYield::Done(finished) => return done(finished),
         }
+        let result = operation(&mut *conn).await;
+        let step = driver.finish(outcome_of(&result), clock.now_millis());
+        let end = drive(
+            &mut On::<DB>::Conn(statements, conn),
+            &mut driver,
+            clock,
+            step,
+        )
+        .await?;
+        ended(end, result)
     }
 
     /// Claims `key` with a lease ("lease and fence"): a [`RecordLease`] to
@@ -278,33 +264,23 @@ impl<DB: Backend> IdempotencyStore<DB> {
         request: StoreRequest,
     ) -> Result<Claimed<DB>, Error> {
         let mut driver = self.driver(Way::Lease, key, &request);
-        let mut session = Session::new(&self.store);
         let clock = &self.store.clock;
-        let mut step = driver.start(clock.now_millis());
-        loop {
-            step = match step {
-                Step::Run(query) => {
-                    let answer = session.run(query).await;
-                    driver.push(answer, clock.now_millis())
-                }
-                Step::Pause { millis } => {
-                    clock.pause(millis).await;
-                    driver.resume()
-                }
-                Step::Yield(RecordYield::Execute(held)) => {
-                    return Ok(Claimed::Held(RecordLease::new(
-                        self,
-                        key,
-                        held,
-                        Some(driver),
-                    )));
-                }
-                Step::Yield(RecordYield::Done(finished)) => {
-                    return done(finished).map(Claimed::NotRun);
-                }
-                Step::Fail(error) => return Err(error.into()),
-                other => return Err(unexpected(&other)),
-            }
+        let start = driver.start(clock.now_millis());
+        match drive(
+            &mut On::Pool(Session::new(&self.store)),
+            &mut driver,
+            clock,
+            start,
+        )
+        .await?
+        {
+            RecordYield::Execute(held) => Ok(Claimed::Held(RecordLease::new(
+                self,
+                key,
+                held,
+                Some(driver),
+            ))),
+            RecordYield::Done(finished) => done(finished).map(Claimed::NotRun),
         }
     }
 
@@ -334,37 +310,58 @@ impl<DB: Backend> IdempotencyStore<DB> {
     }
 }
 
-/// Drives the steps that follow an operation's outcome to the end.
-async fn finish<DB: Backend>(
-    session: &mut Session<'_, DB>,
+/// Where a request's queries run: a connection of the pool, or the
+/// caller's (inside its transaction).
+enum On<'s, 'c, DB: Backend> {
+    Pool(Session<'s, DB>),
+    Conn(&'s HashMap<&'static str, Statement>, &'c mut DB::Connection),
+}
+
+impl<DB: Backend> On<'_, '_, DB> {
+    async fn run(&mut self, query: mintid::store::Query) -> mintid::store::Answer {
+        match self {
+            On::Pool(session) => session.run(query).await,
+            On::Conn(statements, conn) => run_on::<DB>(statements, conn, query).await,
+        }
+    }
+}
+
+/// Runs the driver's queries and pauses until it yields (or fails).
+async fn drive<DB: Backend>(
+    on: &mut On<'_, '_, DB>,
     driver: &mut RecordDriver,
     clock: &StoreClock,
     mut step: RecordStep,
-    result: Result<StoredResponse, OperationError>,
-) -> Result<RunResult, Error> {
+) -> Result<RecordYield, Error> {
     loop {
         step = match step {
             Step::Run(query) => {
-                let answer = session.run(query).await;
+                let answer = on.run(query).await;
                 driver.push(answer, clock.now_millis())
             }
             Step::Pause { millis } => {
                 clock.pause(millis).await;
                 driver.resume()
             }
-            Step::Yield(RecordYield::Done(Finished::Executed)) => {
-                return result.map(RunResult::Executed).map_err(Error::Operation);
-            }
-            Step::Yield(RecordYield::Done(Finished::OperationFailed { .. })) => {
-                return Err(match result {
-                    Err(error) => Error::Operation(error),
-                    Ok(_) => unexpected(&Step::<()>::Commit),
-                });
-            }
-            Step::Yield(RecordYield::Done(finished)) => return done(finished),
+            Step::Yield(yielded) => return Ok(yielded),
             Step::Fail(error) => return Err(error.into()),
             other => return Err(unexpected(&other)),
         }
+    }
+}
+
+/// The result of a request once the steps after its operation ended.
+fn ended(
+    end: RecordYield,
+    result: Result<StoredResponse, OperationError>,
+) -> Result<RunResult, Error> {
+    match (end, result) {
+        (RecordYield::Done(Finished::Executed), Ok(response)) => Ok(RunResult::Executed(response)),
+        (RecordYield::Done(Finished::OperationFailed { .. }), Err(error)) => {
+            Err(Error::Operation(error))
+        }
+        (RecordYield::Done(finished), _) => done(finished),
+        (RecordYield::Execute(_), _) => Err(unexpected(&Step::<()>::Commit)),
     }
 }
 
@@ -506,8 +503,14 @@ impl<DB: Backend> RecordLease<DB> {
         };
         let clock = &self.inner.store.clock;
         let step = driver.finish(outcome_of(&result), clock.now_millis());
-        let mut session = Session::new(&self.inner.store);
-        finish(&mut session, driver, clock, step, result).await
+        let end = drive(
+            &mut On::Pool(Session::new(&self.inner.store)),
+            driver,
+            clock,
+            step,
+        )
+        .await?;
+        ended(end, result)
     }
 
     /// Starts the background renewal of a `run once` operation's lease (on
