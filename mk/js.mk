@@ -50,7 +50,6 @@ js-build: setup-js
 	$(JS_BIN)/wasm-opt $(WASM_OPT_FLAGS) $(JS_DIR)/build/browser/mintid_wasm_bg.wasm -o $(JS_DIR)/build/browser/mintid_wasm_bg.wasm
 	$(JS_BIN)/tsc -p $(JS_DIR)
 	node $(JS_DIR)/scripts/assemble.mjs
-	mkdir -p $(JS_DIR)/dist/schema && cp -r schema/postgres schema/mysql schema/sqlite $(JS_DIR)/dist/schema/
 
 test-js: js-build
 	cd $(JS_DIR) && node --test --test-timeout=300000 test/*.test.mjs

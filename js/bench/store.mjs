@@ -51,15 +51,16 @@ async function benchDialect(dialect) {
     await measure([single], runOnce); // warm-up
     row("run once, fresh key (claim + complete), 1 client", await measure([single], runOnce));
     // The floor: the same two statements with fixed values, no core decisions, no load.
-    const claimSql = single.database.query("claim");
-    const completeSql = single.database.query("complete");
+    const claim = single.database.statement("claim");
+    const complete = single.database.statement("complete");
     const fp = new Uint8Array(32);
     row("floor: the claim and complete statements alone, 1 client", await measure([single.database], async (database) => {
       const key = freshKey();
       const now = BigInt(Date.now());
-      const base = { scope: key.scope, kind: key.kind, key_id: key.id, fencing_token: 1n, created_millis: now, now_millis: now };
-      await database.withConnection((c) => c.run(claimSql, { ...base, fingerprint: fp, lease_deadline_millis: now + 60_000n, expires_millis: now + 86_400_000n }));
-      await database.withConnection((c) => c.run(completeSql, { ...base, response_body: RESPONSE.body, response_content_type: RESPONSE.contentType }));
+      const values = { scope: key.scope, kind: key.kind, key_id: key.id, fencing_token: 1n, created_millis: now, now_millis: now, fingerprint: fp, lease_deadline_millis: now + 60_000n, expires_millis: now + 86_400_000n, response_body: RESPONSE.body, response_content_type: RESPONSE.contentType };
+      const bind = (statement) => statement.params.map((name) => values[name]);
+      await database.withConnection((c) => c.run(claim, bind(claim)));
+      await database.withConnection((c) => c.run(complete, bind(complete)));
     }));
     row("run once, fresh key, 8 clients", await measure(stores(8), runOnce));
     const replayed = freshKey();

@@ -9,7 +9,7 @@
  */
 
 export * from "./api-browser.js";
-export { FingerprintError, HttpError, KeyError, LeaseError, OutboxError, RecordError, SegmentError, SnowflakeError } from "./errors.js";
+export { FingerprintError, HttpError, KeyError, LeaseError, OutboxError, RecordError, SegmentError, SnowflakeError, StoreError } from "./errors.js";
 export {
   canonicalJson,
   type FieldSelection,

@@ -16,6 +16,8 @@ export interface ErrorDetails {
   readonly part?: string;
   /** The HTTP problem to answer with. */
   readonly problem?: string;
+  /** The error behind this one (for a store error, the database driver's). */
+  readonly cause?: unknown;
 }
 
 /** The base class of every error the mintid core reports. */
@@ -31,7 +33,7 @@ export class MintidError extends Error {
 
   /** An error with the core's `code`, a one-line `message` and optional details. */
   constructor(code: string, message: string, details: ErrorDetails = {}) {
-    super(message);
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
     this.code = code;
     this.position = details.position;
     this.part = details.part;
@@ -120,6 +122,22 @@ export class HttpError extends MintidError {
   }
 }
 
+/**
+ * A store protocol error (`store.*`): `store.unavailable`,
+ * `store.response_too_large`, `store.response_not_storable`,
+ * `store.not_a_response`, `store.stale_snapshot`, `store.conflict`,
+ * `store.record_lost`, `store.query_failed`, `store.unexpected_row`. Its
+ * `problem` is `storage_unavailable`; `part` names the class of the database
+ * error behind it (`connection_lost`, `unique_violation`, `serialization`,
+ * `constraint`, `other`) and `cause` is the driver's own error: log it, never
+ * answer a request with it (it may name hosts, ports and users).
+ */
+export class StoreError extends MintidError {
+  override get name(): string {
+    return "StoreError";
+  }
+}
+
 type ErrorClass = new (code: string, message: string, details?: ErrorDetails) => MintidError;
 
 const CLASS_BY_CONCERN: ReadonlyMap<string, ErrorClass> = new Map<string, ErrorClass>([
@@ -132,6 +150,7 @@ const CLASS_BY_CONCERN: ReadonlyMap<string, ErrorClass> = new Map<string, ErrorC
   ["segment", SegmentError],
   ["outbox", OutboxError],
   ["http", HttpError],
+  ["store", StoreError],
   ["uuid", UuidParseError],
   ["uuid7", Uuid7Error],
 ]);
@@ -150,10 +169,11 @@ export function errorOf(code: string, message: string, details: ErrorDetails = {
 
 /**
  * Rethrows an error raised inside the wasm module as the package's error
- * class for its code; anything else (a JS `TypeError`, a wasm trap) is
+ * class for its code, with `cause` (the error behind it, e.g. a database
+ * driver's) when given; anything else (a JS `TypeError`, a wasm trap) is
  * rethrown unchanged.
  */
-export function rethrow(error: unknown): never {
+export function rethrow(error: unknown, cause?: unknown): never {
   if (error instanceof Error && !(error instanceof MintidError)) {
     const { code, position, part, problem } = error as { code?: unknown; position?: unknown; part?: unknown; problem?: unknown };
     if (typeof code === "string") {
@@ -161,6 +181,7 @@ export function rethrow(error: unknown): never {
         ...(typeof position === "number" ? { position } : {}),
         ...(typeof part === "string" ? { part } : {}),
         ...(typeof problem === "string" ? { problem } : {}),
+        ...(cause === undefined ? {} : { cause }),
       });
     }
   }

@@ -60,3 +60,17 @@ export function layoutHandle(layout: object): wasm.LayoutHandle {
   if (handle === undefined) throw new TypeError("layout must be a SnowflakeLayout or a preset name");
   return handle;
 }
+
+const policyHandles = new WeakMap<object, wasm.RecordPolicyHandle>();
+
+/** Attaches the wasm policy behind a `RecordPolicy`. */
+export function setPolicyHandle(policy: object, handle: wasm.RecordPolicyHandle): void {
+  policyHandles.set(policy, handle);
+}
+
+/** The wasm policy behind `policy`. */
+export function policyHandle(policy: object): wasm.RecordPolicyHandle {
+  const handle = policyHandles.get(policy);
+  if (handle === undefined) throw new TypeError("policy must be a RecordPolicy");
+  return handle;
+}

@@ -8,6 +8,7 @@
 import * as wasm from "./wasm/mintid_wasm.js";
 import { call } from "./call.js";
 import { checkString, toU64 } from "./check.js";
+import { policyHandle as handleOf, setPolicyHandle } from "./handles.js";
 
 /** Where a record is in its life. */
 export type RecordStatus = "pending" | "succeeded" | "failed" | "failed_retryable";
@@ -80,8 +81,6 @@ export interface RecordPolicyOptions {
   readonly pollMillis?: number | bigint;
 }
 
-const policyHandles = new WeakMap<RecordPolicy, wasm.RecordPolicyHandle>();
-
 function optionalU64(value: number | bigint | undefined, what: string): bigint | undefined {
   return value === undefined ? undefined : toU64(value, what);
 }
@@ -98,7 +97,7 @@ export class RecordPolicy {
     const retryAfter = optionalU64(options.retryAfterMillis, "retryAfterMillis");
     const maxWait = optionalU64(options.maxWaitMillis, "maxWaitMillis");
     const poll = optionalU64(options.pollMillis, "pollMillis");
-    policyHandles.set(this, call(() => new wasm.RecordPolicyHandle(lease, retention, options.storeErrors, retryAfter, maxWait, poll)));
+    setPolicyHandle(this, call(() => new wasm.RecordPolicyHandle(lease, retention, options.storeErrors, retryAfter, maxWait, poll)));
   }
 
   /** The lease, in milliseconds. */
@@ -129,12 +128,6 @@ export class RecordPolicy {
   #millis(index: number): bigint {
     return handleOf(this).millis()[index] ?? 0n;
   }
-}
-
-function handleOf(policy: RecordPolicy): wasm.RecordPolicyHandle {
-  const handle = policyHandles.get(policy);
-  if (handle === undefined) throw new TypeError("policy must be a RecordPolicy");
-  return handle;
 }
 
 function toFields(record: IdempotencyRecord): wasm.RecordFields {

@@ -84,6 +84,22 @@ impl CoreError for mintid::http::HttpError {
     }
 }
 
+impl CoreError for mintid::store::DriverError {
+    fn code(&self) -> &'static str {
+        mintid::store::DriverError::code(self)
+    }
+    /// The class of the database error behind a store error, e.g. `connection_lost`.
+    fn part(&self) -> Option<&'static str> {
+        match self {
+            mintid::store::DriverError::Store(error) => error.db_class().map(|c| c.as_str()),
+            mintid::store::DriverError::Record(_) | mintid::store::DriverError::Lease(_) => None,
+        }
+    }
+    fn problem(&self) -> Option<&'static str> {
+        mintid::store::DriverError::problem(self).map(mintid::record::Problem::name)
+    }
+}
+
 /// A JS `Error` with the error's message and the properties `code`, and
 /// `position` and `part` when the core reports them; the TypeScript wrapper
 /// rethrows it as the package's `Error` subclass for that code.

@@ -18,7 +18,8 @@
 //! The `snowflake` feature adds Snowflake layouts, IDs and generators; the
 //! `server` feature (on by default) adds them, fingerprints, idempotency
 //! keys, request-ID verification, record decisions, the HTTP integrations'
-//! rules, worker-id leases, segments and the outbox. The browser build (UUIDs and request-ID minting)
+//! rules, worker-id leases, segments, the outbox and the store drivers
+//! (`mintid::store`). The browser build (UUIDs and request-ID minting)
 //! has neither.
 #![cfg_attr(target_arch = "wasm32", no_std)]
 
@@ -44,6 +45,8 @@ mod segment;
 #[cfg(feature = "snowflake")]
 mod snowflake;
 mod sources;
+#[cfg(feature = "server")]
+mod store;
 mod uuid;
 mod uuid7;
 

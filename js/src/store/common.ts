@@ -2,8 +2,10 @@
 
 export { type StoreClock, systemClock } from "./clock.js";
 export { appliedMigrations, type Connection, type Database, migrate, type Result, type Row, type SqlValue } from "./database.js";
+export { DbError, type DbErrorClass, type Dialect, type Migration, type Statement, type StatementKind, type StoreLimit, storeLimits } from "./driver.js";
 export { StoreError } from "./errors.js";
 export {
+  type HeldLease,
   IdempotencyStore,
   type IdempotencyStoreOptions,
   type LeaseResult,
@@ -27,4 +29,3 @@ export {
   type StoredOutboxMessage,
 } from "./outbox.js";
 export { SegmentIds } from "./segment.js";
-export { type Dialect, type Migration, type NamedQuery, type QueryKind } from "./sql.js";

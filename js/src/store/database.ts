@@ -1,21 +1,22 @@
 /**
- * What every driver adapter offers the stores: run a named query on a
- * connection, in autocommit or inside one transaction.
+ * What every executor (one per database library) offers the stores: run a
+ * statement of the core's manifest with positional values on a connection,
+ * in autocommit or inside one transaction, and classify the driver's errors.
  */
 
-import { type Dialect, loadMigrations, type NamedQuery } from "./sql.js";
-import { unavailable } from "./errors.js";
+import { DbError, type Dialect, migrationsOf, type SqlValue, type Statement, storeCall } from "./driver.js";
 
-/** Parameter values: integers as `bigint` (or safe `number`), text, bytes, or null. */
-export type SqlValue = bigint | number | string | Uint8Array | null;
+export type { SqlValue } from "./driver.js";
 
-/** A row, by column name, as the driver returned it. */
-export type Row = Readonly<Record<string, unknown>>;
+/** A row, by column name (leases, segments, the outbox read their rows this way). */
+export type Row = Readonly<Record<string, SqlValue>>;
 
 /** The result of a statement. */
 export interface Result {
-  /** The rows returned (empty for writes without `RETURNING`). */
-  readonly rows: readonly Row[];
+  /** The column names, in `SELECT`/`RETURNING` order (empty for a write without `RETURNING`). */
+  readonly columns: readonly string[];
+  /** The rows, each with its values in column order: integers as `bigint`, bytes as `Uint8Array`. */
+  readonly rows: readonly (readonly SqlValue[])[];
   /** The affected-row count. */
   readonly rowCount: number;
 }
@@ -24,81 +25,109 @@ export interface Result {
 export interface Connection {
   /** The dialect of its database. */
   readonly dialect: Dialect;
-  /** Runs a named query with its parameters by name. */
-  run(query: NamedQuery, params: Readonly<Record<string, SqlValue>>): Promise<Result>;
-  /** Runs a statement without parameters (migrations). */
+  /**
+   * Runs `statement` binding `values` positionally (as a server-side
+   * prepared statement where the library has them).
+   *
+   * @throws DbError the driver's error, classified.
+   */
+  run(statement: Statement, values: readonly SqlValue[]): Promise<Result>;
+  /**
+   * Runs a statement without parameters (migrations, transaction control).
+   *
+   * @throws DbError the driver's error, classified.
+   */
   execute(sql: string): Promise<void>;
 }
 
-/** A database reached through one driver: a pool of connections or one connection. */
+/** A database reached through one library: a pool of connections or one connection. */
 export interface Database {
   /** The dialect of its SQL. */
   readonly dialect: Dialect;
-  /** The named query `name` of the dialect, rewritten for the driver. */
-  query(name: string): NamedQuery;
-  /** Runs `action` on a connection in autocommit. */
+  /** The named query `name` of the dialect, rendered for the library by the core. */
+  statement(name: string): Statement;
+  /**
+   * Runs `action` on a connection in autocommit.
+   *
+   * @throws DbError `connection_lost` when no connection can be had.
+   */
   withConnection<T>(action: (connection: Connection) => Promise<T>): Promise<T>;
   /**
    * Runs `action` inside one transaction: committed when it returns, rolled
    * back when it throws. `writeLock`: take the write lock at the start
    * (SQLite's `BEGIN IMMEDIATE`; no effect elsewhere).
+   *
+   * @throws StoreError `store.unavailable` (no connection, or it broke),
+   * `store.query_failed`, … for a database error; `action`'s own errors unchanged.
    */
   transaction<T>(action: (connection: Connection) => Promise<T>, options?: { readonly writeLock?: boolean }): Promise<T>;
-  /** Closes what the adapter opened itself (not a pool or connection the caller passed in). */
+  /** Closes what the executor opened itself (not a pool or connection the caller passed in). */
   close(): Promise<void>;
 }
 
-/** An integer column as `bigint` (drivers return int64 as string, number or bigint). */
-export function int(value: unknown): bigint {
+/** An integer column as `bigint`. */
+export function int(value: SqlValue | undefined): bigint {
   if (typeof value === "bigint") return value;
-  if (typeof value === "number" || typeof value === "string") return BigInt(value);
   throw new TypeError(`expected an integer column, got ${typeof value}`);
 }
 
 /** A bytes column. */
-export function bytes(value: unknown): Uint8Array {
+export function bytes(value: SqlValue | undefined): Uint8Array {
   if (value instanceof Uint8Array) return value;
   throw new TypeError(`expected a bytes column, got ${typeof value}`);
 }
 
 /** A text column (MySQL returns `VARBINARY` text as bytes). */
-export function text(value: unknown): string {
+export function text(value: SqlValue | undefined): string {
   if (typeof value === "string") return value;
   if (value instanceof Uint8Array) return new TextDecoder().decode(value);
   throw new TypeError(`expected a text column, got ${typeof value}`);
 }
 
-/** Runs a named query expecting at most one row. */
-export async function one(connection: Connection, query: NamedQuery, params: Readonly<Record<string, SqlValue>>): Promise<Row | undefined> {
-  return (await connection.run(query, params)).rows[0];
-}
-
-/** Runs a named query, giving its affected-row count. */
-export async function execRows(connection: Connection, query: NamedQuery, params: Readonly<Record<string, SqlValue>>): Promise<number> {
-  return (await connection.run(query, params)).rowCount;
-}
-
-/** The parameter values of `query`, in its binding order. */
-export function bindOrder(query: NamedQuery, params: Readonly<Record<string, SqlValue>>): SqlValue[] {
-  return query.params.map((name) => {
+/** `statement`'s values in binding order, from values by parameter name. */
+function bindOrder(statement: Statement, params: Readonly<Record<string, SqlValue>>): SqlValue[] {
+  return statement.params.map((name) => {
     const value = params[name];
-    if (value === undefined) throw new TypeError(`query ${query.name} needs parameter ${name}`);
+    if (value === undefined) throw new TypeError(`query ${statement.name} needs parameter ${name}`);
     return value;
   });
 }
 
-/** Whether a driver error means the server could not be reached or the connection broke. */
-export function isConnectionError(error: unknown): boolean {
-  if (typeof error !== "object" || error === null) return false;
-  const { code } = error as { code?: unknown };
-  if (typeof code !== "string") return false;
-  return /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EPIPE|EAI_AGAIN|PROTOCOL_CONNECTION_LOST|PROTOCOL_SEQUENCE_TIMEOUT|ER_CON_COUNT_ERROR|SQLITE_CANTOPEN|57P0[1-3]|08\w{3})$/.test(code)
-    || (error instanceof Error && /Connection terminated|connection is closed|Can't add new command when connection is in closed state/i.test(error.message));
+/** Runs a statement with values by parameter name; its rows by column name. */
+export async function runNamed(connection: Connection, statement: Statement, params: Readonly<Record<string, SqlValue>>): Promise<Row[]> {
+  const { columns, rows } = await connection.run(statement, bindOrder(statement, params));
+  return rows.map((row) => Object.fromEntries(columns.map((column, index) => [column, row[index] ?? null])));
 }
 
-/** Rethrows a connection error as `store.unavailable`, anything else unchanged. */
-export function translate(error: unknown): never {
-  throw isConnectionError(error) ? unavailable(error) : error;
+/** Runs a statement expecting at most one row. */
+export async function one(connection: Connection, statement: Statement, params: Readonly<Record<string, SqlValue>>): Promise<Row | undefined> {
+  return (await runNamed(connection, statement, params))[0];
+}
+
+/** Runs a statement, giving its affected-row count. */
+export async function execRows(connection: Connection, statement: Statement, params: Readonly<Record<string, SqlValue>>): Promise<number> {
+  return (await connection.run(statement, bindOrder(statement, params))).rowCount;
+}
+
+/** A `DbError` for `cause`: the class `classify` gives it, or `cause` itself when it already is one. */
+export function dbError(cause: unknown, classify: (error: unknown) => DbError["errorClass"]): DbError {
+  return cause instanceof DbError ? cause : new DbError(classify(cause), cause);
+}
+
+/**
+ * Runs `action` on `connection` between `begin` (e.g. `BEGIN`) and `COMMIT`,
+ * rolled back when it throws.
+ */
+export async function betweenBeginAndCommit<T>(connection: Connection, begin: string, action: (connection: Connection) => Promise<T>): Promise<T> {
+  await connection.execute(begin);
+  try {
+    const result = await action(connection);
+    await connection.execute("COMMIT");
+    return result;
+  } catch (error) {
+    await connection.execute("ROLLBACK").catch(() => undefined);
+    throw error;
+  }
 }
 
 /** Serialises async actions (a single connection cannot interleave transactions). */
@@ -114,23 +143,28 @@ export class Serial {
 }
 
 /**
- * Applies the dialect's migrations in order, each file in one transaction
- * (MySQL commits each DDL statement on its own; every statement is
- * idempotent, so a second run completes a partial one).
+ * Applies the dialect's migrations (from the core) in order, each in one
+ * transaction (MySQL commits each DDL statement on its own; every statement
+ * is idempotent, so a second run completes a partial one).
+ *
+ * @throws StoreError `store.unavailable`, `store.query_failed`.
  */
 export async function migrate(database: Database): Promise<void> {
-  for (const migration of loadMigrations(database.dialect)) {
-    await database.transaction(async (connection) => {
-      for (const statement of migration.statements) await connection.execute(statement);
-    }, { writeLock: true });
-  }
+  await storeCall(async () => {
+    for (const migration of migrationsOf(database.dialect)) {
+      await database.transaction(async (connection) => {
+        for (const statement of migration.statements) await connection.execute(statement);
+      }, { writeLock: true });
+    }
+  });
 }
+
+const APPLIED: Statement = { name: "applied_migrations", kind: "many", sql: "SELECT version FROM mintid_schema_migrations ORDER BY version", params: [] };
 
 /** The migration versions recorded in `mintid_schema_migrations`, ascending. */
 export async function appliedMigrations(database: Database): Promise<number[]> {
-  return database.withConnection(async (connection) => {
-    const query: NamedQuery = { name: "applied_migrations", kind: "many", sql: "SELECT version FROM mintid_schema_migrations ORDER BY version", params: [] };
-    const { rows } = await connection.run(query, {});
-    return rows.map((row) => Number(int(row["version"])));
-  });
+  return storeCall(() => database.withConnection(async (connection) => {
+    const { rows } = await connection.run(APPLIED, []);
+    return rows.map((row) => Number(int(row[0])));
+  }));
 }

@@ -1,35 +1,44 @@
 /**
  * The idempotency store: the three ways in (`runOnce`, `inTransaction`,
- * `claimLease`) over the named queries of `schema/`. Every rule is the
- * core's (`decide`, `completeRecord`, `failRecord`); this module only loads
- * rows, runs the SQL a decision names and reports the outcome.
+ * `claimLease`), `load` and `cleanup`, each driven by the core's record
+ * driver (`mintid::store`). The driver names every query, pause and outcome
+ * and does every loop, retry, limit and error code; this module runs the
+ * queries it names on the executor, runs the operation when told, and
+ * renews the lease beside it.
  */
 
-import {
-  type Claim,
-  completeRecord,
-  decide,
-  type Fence,
-  failRecord,
-  formatFingerprint,
-  type IdempotencyKey,
-  type IdempotencyRecord,
-  parseFingerprint,
-  parseRecordStatus,
-  type ProblemName,
-  RecordError,
-  RecordPolicy,
-} from "../node.js";
+import { toU64 } from "../check.js";
+import { policyHandle } from "../handles.js";
+import { type IdempotencyKey, type IdempotencyRecord, type ProblemName, RecordPolicy } from "../node.js";
 import { type StoreClock, systemClock } from "./clock.js";
-import { bytes, type Connection, type Database, execRows, int, one, type Row, type SqlValue, text } from "./database.js";
-import { StoreError, staleSnapshot } from "./errors.js";
+import { type Connection, type Database, Serial, type SqlValue } from "./database.js";
+import {
+  DbError,
+  drive,
+  type Dialect,
+  failedAnswer,
+  type Finished,
+  type Held,
+  manifestOf,
+  type OperationOutcome,
+  RecordCleanup,
+  RecordDriver,
+  RecordRenewal,
+  type RecordStep,
+  statementsOf,
+  type StoreAnswer,
+  storeLimits,
+  storeLoadQuery,
+  type StoreQuery,
+  storeReadRecord,
+} from "./driver.js";
 
-/** The largest response stored: 1 MiB (schema/README.md, "Sizes"). */
-export const MAX_RESPONSE_BYTES = 1_048_576;
+/** The largest response stored: 1 MiB (the core's limit `record.response_body`). */
+export const MAX_RESPONSE_BYTES = storeLimits().find((limit) => limit.name === "record.response_body")?.maxBytes ?? 0;
 
 /** An operation's response, stored and replayed byte for byte. */
 export interface StoredResponse {
-  /** Its content type (at most 255 ASCII bytes). */
+  /** Its content type (at most 255 bytes of printable ASCII). */
   readonly contentType: string;
   /** Its bytes (at most {@link MAX_RESPONSE_BYTES}). */
   readonly body: Uint8Array;
@@ -41,6 +50,12 @@ export interface StoreRequest {
   readonly fingerprint: string;
   /** When the key was created (a verified request ID's time), if known. */
   readonly keyCreatedMillis?: number | bigint;
+}
+
+function isResponse(value: unknown): value is StoredResponse {
+  if (typeof value !== "object" || value === null) return false;
+  const { contentType, body } = value as { contentType?: unknown; body?: unknown };
+  return typeof contentType === "string" && body instanceof Uint8Array;
 }
 
 /**
@@ -55,11 +70,13 @@ export class OperationError extends Error {
   /** A response to store with a final failure (e.g. a problem document), or `null`. */
   readonly response: StoredResponse | null;
 
-  /** An operation failure with its message (stored as the record's error text, ≤ 1024 bytes). */
+  /** An operation failure with its message (stored as the record's error text, cut by the core to 1024 bytes). */
   constructor(message: string, options: { readonly retryable?: boolean; readonly response?: StoredResponse | null } = {}) {
     super(message);
+    const response = options.response ?? null;
+    if (response !== null && !isResponse(response)) throw new TypeError("response must be { contentType: string, body: Uint8Array }");
     this.retryable = options.retryable ?? false;
-    this.response = options.response ?? null;
+    this.response = response;
   }
 
   override get name(): string {
@@ -87,15 +104,39 @@ export interface StoredRecord extends IdempotencyRecord {
   readonly error: string | null;
 }
 
-/** A claim written with a lease ("lease and fence"): complete or fail it with its fence. */
-export interface RecordLease {
+/**
+ * The claim a running operation holds: its fence, its lease (renewed in the
+ * background by `runOnce`) and whether it was lost.
+ */
+export interface HeldLease {
   /** The fencing token of this claim. */
   readonly token: bigint;
-  /** When the lease ends (Unix ms): after it another request may take the key over. */
+  /** When the lease ends (Unix ms), as last renewed: after it another request may take the key over. */
   readonly leaseDeadlineMillis: bigint;
+  /** How often the core says to renew the lease (ms). */
+  readonly renewEveryMillis: bigint;
+  /**
+   * Aborted when a renewal found the record lost (the key was taken over or
+   * completed); its `reason` is that StoreError (`store.record_lost`). Pass
+   * it to `fetch` and the like, or check `signal.aborted` before a write.
+   */
+  readonly signal: AbortSignal;
+  /**
+   * Renews the lease now, on a connection of the store's pool.
+   *
+   * @throws StoreError `store.record_lost` (the claim is gone: stop writing),
+   * `store.unavailable` (the lease still runs until `leaseDeadlineMillis`).
+   */
+  renew(): Promise<void>;
+}
+
+/** A claim written with a lease ("lease and fence"): renew it, then complete or fail it with its fence. */
+export interface RecordLease extends HeldLease {
   /**
    * Stores the response. @throws RecordError `record.stale_token` (taken
-   * over) or `record.not_pending`; StoreError `store.response_too_large`.
+   * over) or `record.not_pending`; StoreError `store.response_too_large`,
+   * `store.response_not_storable` (stored as a final failure),
+   * `store.not_a_response`, `store.unavailable`.
    */
   complete(response: StoredResponse): Promise<void>;
   /** Stores a failure: final (replayed, or released when errors are not stored) or retryable (released). */
@@ -111,44 +152,273 @@ export interface IdempotencyStoreOptions {
   readonly clock?: StoreClock;
 }
 
-type Params = Record<string, SqlValue>;
-
-const MAX_CLAIM_ROUNDS = 100;
-
-function keyParams(key: IdempotencyKey): Params {
-  return { scope: key.scope, kind: key.kind, key_id: key.id };
+/** A database answer, with the driver's error behind a failed one. */
+interface Answered {
+  readonly answer: StoreAnswer;
+  readonly failure: DbError | undefined;
 }
 
-function recordOf(row: Row): StoredRecord {
-  const body = row["response_body"];
-  const contentType = row["response_content_type"];
-  const error = row["error"];
-  return {
-    status: parseRecordStatus(text(row["status"])),
-    fingerprint: formatFingerprint(bytes(row["fingerprint"])),
-    token: int(row["fencing_token"]),
-    leaseDeadlineMillis: int(row["lease_deadline_millis"]),
-    createdMillis: int(row["created_millis"]),
-    expiresMillis: int(row["expires_millis"]),
-    response: body === null || body === undefined ? null : { contentType: contentType === null || contentType === undefined ? "" : text(contentType), body: new Uint8Array(bytes(body)) },
-    error: error === null || error === undefined ? null : text(error),
-  };
+/** Gives `action` a connection: one from the pool, or the caller's. */
+type Use = <T>(action: (connection: Connection) => Promise<T>) => Promise<T>;
+
+type RunStep = { readonly kind: "run"; readonly query: StoreQuery };
+
+function isRun(step: { readonly kind: string }): step is RunStep {
+  return step.kind === "run";
 }
 
-function checkSize(response: StoredResponse | null): StoreError | undefined {
-  if (response === null || response.body.byteLength <= MAX_RESPONSE_BYTES) return undefined;
-  return new StoreError("store.response_too_large", `the response has ${response.body.byteLength} bytes, more than the ${MAX_RESPONSE_BYTES} stored`);
+/** Runs `query` on `connection`, as the answer the core reads: rows or an affected count, or the classified failure. */
+async function answerOf(connection: Connection, query: StoreQuery): Promise<Answered> {
+  const statement = statementsOf(connection.dialect).get(query.name);
+  if (statement === undefined) throw new TypeError(`no query ${query.name} for ${connection.dialect}`);
+  try {
+    const result = await connection.run(statement, query.params);
+    const answer: StoreAnswer = statement.kind === "one" || statement.kind === "many"
+      ? { kind: "rows", rows: result.rows as SqlValue[][] }
+      : { kind: "affected", count: BigInt(result.rowCount) };
+    return { answer, failure: undefined };
+  } catch (error) {
+    if (!(error instanceof DbError)) throw error;
+    return { answer: failedAnswer(error), failure: error };
+  }
 }
 
 /**
- * Idempotency records in one database, under one {@link RecordPolicy}.
+ * Runs `query`, and each query `push` answers with, on one connection from
+ * `use`, until `push` gives a step that is not a query; a connection that
+ * cannot be had is the failed answer to the query in hand.
+ */
+async function runQueries<S extends { readonly kind: string }>(use: Use, query: StoreQuery, push: (answered: Answered) => S): Promise<Exclude<S, RunStep>> {
+  let pending = query;
+  for (;;) {
+    try {
+      return await use(async (connection) => {
+        let step = push(await answerOf(connection, pending));
+        while (isRun(step)) step = push(await answerOf(connection, step.query));
+        return step as Exclude<S, RunStep>;
+      });
+    } catch (error) {
+      if (!(error instanceof DbError)) throw error;
+      const step = push({ answer: failedAnswer(error), failure: error });
+      if (!isRun(step)) return step as Exclude<S, RunStep>;
+      pending = step.query;
+    }
+  }
+}
+
+/** The request as the core's driver takes it: the fingerprint's text and the key's creation time. */
+function requestArgs(request: StoreRequest): [string, bigint | undefined] {
+  if (typeof request !== "object" || request === null || typeof request.fingerprint !== "string") throw new TypeError("request must be { fingerprint: string, keyCreatedMillis? }");
+  const created = request.keyCreatedMillis === undefined ? undefined : toU64(request.keyCreatedMillis, "request.keyCreatedMillis");
+  return [request.fingerprint, created];
+}
+
+/** One request's record driver, with the store's clock; each call one crossing. */
+class RecordRun {
+  readonly #driver: RecordDriver;
+  readonly #clock: StoreClock;
+
+  private constructor(driver: RecordDriver, clock: StoreClock) {
+    this.#driver = driver;
+    this.#clock = clock;
+  }
+
+  /** The driver of one request with `key` and `request`, the way it comes in. */
+  static of(dialect: Dialect, policy: RecordPolicy, way: "run_once" | "same_transaction" | "lease", key: IdempotencyKey, request: StoreRequest, clock: StoreClock): RecordRun {
+    const args = requestArgs(request);
+    return new RecordRun(drive(() => new RecordDriver(manifestOf(dialect), policyHandle(policy), way, key, ...args), undefined), clock);
+  }
+
+
+  #now(): bigint {
+    return toU64(this.#clock.now(), "clock.now()");
+  }
+
+  /** The steps from `step` on, queries run through `use`, pauses slept, up to `execute` or `done`. */
+  async settle(step: RecordStep, use: Use): Promise<Exclude<RecordStep, RunStep | { kind: "pause" }>> {
+    for (;;) {
+      if (step.kind === "pause") {
+        await this.#clock.pause(step.millis);
+        step = drive(() => this.#driver.resume(), undefined);
+      } else if (step.kind === "run") {
+        step = await runQueries(use, step.query, ({ answer, failure }) => drive(() => this.#driver.push(answer, this.#now()), failure));
+      } else {
+        return step;
+      }
+    }
+  }
+
+  /** The protocol from its start up to `execute` or `done`. */
+  start(use: Use): Promise<Exclude<RecordStep, RunStep | { kind: "pause" }>> {
+    return this.settle(drive(() => this.#driver.start(this.#now()), undefined), use);
+  }
+
+  /** Pushes what the operation came to and runs the protocol to its end. */
+  async finish(outcome: OperationOutcome, use: Use): Promise<Finished> {
+    const end = await this.settle(drive(() => this.#driver.finish(outcome, this.#now()), undefined), use);
+    if (end.kind !== "done") throw new TypeError("the record driver asked to execute twice");
+    return end.finished;
+  }
+}
+
+/** The type name of a value that is not a response. */
+function typeName(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "Array";
+  if (typeof value !== "object") return typeof value;
+  const name = (value as { constructor?: { name?: unknown } }).constructor?.name;
+  return typeof name === "string" && name !== "" ? name : "Object";
+}
+
+/** What a value returned by an operation is to the core. */
+function returned(value: unknown): OperationOutcome {
+  if (isResponse(value)) return { kind: "succeeded", response: { contentType: value.contentType, body: value.body } };
+  return { kind: "not_a_response", typeName: typeName(value) };
+}
+
+/** What an error thrown by an operation is to the core: an {@link OperationError}'s failure, or a retryable one. */
+function thrown(error: unknown): OperationOutcome {
+  if (error instanceof OperationError) return { kind: "failed", message: error.message, retryable: error.retryable, response: error.response };
+  return { kind: "failed", message: error instanceof Error ? error.message : String(error), retryable: true, response: null };
+}
+
+/** A replay or a refusal as a {@link RunResult}. */
+function notExecuted(finished: Exclude<Finished, { kind: "executed" | "operation_failed" }>): NotExecuted {
+  switch (finished.kind) {
+    case "replay":
+      return finished.outcome === "succeeded"
+        ? { decision: "replay", outcome: "succeeded", response: finished.response }
+        : { decision: "replay", outcome: "failed", error: finished.error, response: finished.response };
+    case "in_progress":
+      return { decision: "in_progress", problem: finished.problem, retryAfterMillis: finished.retryAfterMillis, retryAfterSecs: finished.retryAfterSecs };
+    case "fingerprint_mismatch":
+    case "key_too_old":
+      return { decision: finished.kind, problem: finished.problem };
+  }
+}
+
+/**
+ * Runs the operation the driver said to execute, pushes what it came to and
+ * runs the protocol to its end: the response, or the operation's own error.
+ */
+async function execute(run: RecordRun, use: Use, operation: () => Promise<unknown>): Promise<RunResult> {
+  let outcome: OperationOutcome;
+  let failure: { error: unknown } | undefined;
+  try {
+    outcome = returned(await operation());
+  } catch (error) {
+    failure = { error };
+    outcome = thrown(error);
+  }
+  const finished = await run.finish(outcome, use);
+  if (failure !== undefined) throw failure.error;
+  if (finished.kind !== "executed" || outcome.kind !== "succeeded") throw new TypeError(`the record driver ended with ${finished.kind} after the operation returned`);
+  return { decision: "execute", response: outcome.response };
+}
+
+/**
+ * A held claim's lease: renewed on demand or, for `runOnce`, every
+ * `renewEveryMillis` from a timer (`unref`ed) until the operation ends.
+ */
+class Lease implements HeldLease {
+  readonly token: bigint;
+  readonly renewEveryMillis: bigint;
+  readonly #renewal: RecordRenewal;
+  readonly #store: IdempotencyStore;
+  readonly #clock: StoreClock;
+  readonly #lost = new AbortController();
+  #deadline: bigint;
+  #renewing: Promise<void> | undefined;
+  #timer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(store: IdempotencyStore, clock: StoreClock, key: IdempotencyKey, held: Held) {
+    this.#store = store;
+    this.#clock = clock;
+    this.token = held.token;
+    this.renewEveryMillis = held.renewEveryMillis ?? 0n;
+    this.#deadline = held.leaseDeadlineMillis;
+    this.#renewal = drive(() => new RecordRenewal(manifestOf(store.database.dialect), policyHandle(store.policy), key, held), undefined);
+  }
+
+  get leaseDeadlineMillis(): bigint {
+    return this.#deadline;
+  }
+
+  get signal(): AbortSignal {
+    return this.#lost.signal;
+  }
+
+  renew(): Promise<void> {
+    if (this.#lost.signal.aborted) return Promise.reject(this.#lost.signal.reason);
+    this.#renewing ??= this.#renewOnce().finally(() => {
+      this.#renewing = undefined;
+    });
+    return this.#renewing;
+  }
+
+  async #renewOnce(): Promise<void> {
+    const query = this.#renewal.start(toU64(this.#clock.now(), "clock.now()"));
+    try {
+      const renewed = await runQueries(this.#store.useConnection, query, ({ answer, failure }) => drive(() => this.#renewal.push(answer), failure));
+      this.#deadline = renewed.leaseDeadlineMillis;
+    } catch (error) {
+      if (error instanceof Error && (error as { code?: unknown }).code === "store.record_lost") this.#lost.abort(error);
+      throw error;
+    }
+  }
+
+  /** Renews every `renewEveryMillis` until {@link stop}; a failed beat is tried again at the next one. */
+  beat(): void {
+    if (this.renewEveryMillis === 0n) return;
+    this.#timer = setInterval(() => {
+      if (this.#renewing === undefined && !this.#lost.signal.aborted) this.renew().catch(() => undefined);
+    }, Number(this.renewEveryMillis));
+    this.#timer.unref();
+  }
+
+  /** Stops the heartbeat and waits for a renewal in flight. */
+  async stop(): Promise<void> {
+    clearInterval(this.#timer);
+    await this.#renewing?.catch(() => undefined);
+  }
+}
+
+/**
+ * A claim held by the lease-and-fence way, finished by the caller: the
+ * driver keeps the claim held after a finish, so a failed `complete` may be
+ * followed by a `fail` (each write fenced); finishes run one at a time.
+ */
+class ClaimedLease extends Lease implements RecordLease {
+  readonly #run: RecordRun;
+  readonly #use: Use;
+  readonly #finishes = new Serial();
+
+  constructor(store: IdempotencyStore, clock: StoreClock, key: IdempotencyKey, held: Held, run: RecordRun) {
+    super(store, clock, key, held);
+    this.#run = run;
+    this.#use = store.useConnection;
+  }
+
+  async complete(response: StoredResponse): Promise<void> {
+    await this.#finishes.run(() => this.#run.finish(returned(response), this.#use));
+  }
+
+  async fail(error: string, options: { readonly retryable?: boolean; readonly response?: StoredResponse | null } = {}): Promise<void> {
+    const failure = new OperationError(String(error), options);
+    await this.#finishes.run(() => this.#run.finish(thrown(failure), this.#use));
+  }
+}
+
+/**
+ * Runs operations once per idempotency key over a {@link Database}
+ * (see the `mintid/store/*` entry points):
  *
- * Three ways in, named alike in every mintid language:
- * - {@link runOnce}: claim, run, store, replay to duplicates;
+ * - {@link runOnce}: claim, run the operation, store its result, replay it
+ *   to duplicates, the lease renewed in the background while it runs.
  * - {@link inTransaction}: the same inside the caller's transaction, so the
- *   record commits or rolls back with the business writes;
- * - {@link claimLease}: a claim with a lease and a fencing token, completed
- *   or failed later (long external calls).
+ *   record commits or rolls back with the operation's own writes.
+ * - {@link claimLease}: a claim with a lease and a fencing token, renewed,
+ *   completed or failed later (long external calls).
  */
 export class IdempotencyStore {
   /** The database. */
@@ -165,199 +435,104 @@ export class IdempotencyStore {
     this.#clock = options.clock ?? systemClock;
   }
 
+  /** Gives `action` a connection of the store's database. */
+  readonly useConnection: Use = (action) => this.database.withConnection(action);
+
   /**
    * Runs `operation` once for `key`: the first request claims the key, runs
    * it and stores its response; a duplicate replays what was stored, waits
    * for a request in flight (policy `maxWaitMillis`) or is answered
-   * `in_progress`. An operation that throws is failed (see
-   * {@link OperationError}) and its error rethrown.
+   * `in_progress`. The operation gets the claim's {@link HeldLease}, renewed
+   * every `renewEveryMillis` on the pool while it runs (its `signal` aborts
+   * when the claim was lost). An operation that throws is failed (see
+   * {@link OperationError}) and its error rethrown; one that returns
+   * something that is not a response releases the claim.
    *
    * @throws StoreError `store.unavailable`: before the claim was written nothing
-   * ran; when the database fails after the operation ran (storing its result or
-   * its failure), the record stays pending until its lease passes, then the key
-   * may be taken over. `store.response_too_large` (the operation ran; its key
-   * replays this error). RecordError `record.stale_token` when the lease passed
-   * and another request took the key over before completion.
+   * ran; when the database fails after the operation ran, the record stays
+   * pending until its lease passes. `store.response_too_large`,
+   * `store.response_not_storable` (the operation ran; its key replays this
+   * error), `store.not_a_response` (released), `store.conflict`,
+   * `store.stale_snapshot`, `store.query_failed`. RecordError
+   * `record.stale_token` when the lease passed and another request took the
+   * key over before completion.
    */
-  async runOnce(key: IdempotencyKey, request: StoreRequest, operation: () => Promise<StoredResponse>): Promise<RunResult> {
-    const claimed = await this.#claim((action) => this.database.withConnection(action), key, request);
-    if (claimed.decision !== "execute") return claimed;
-    const { fence, record } = claimed;
-    let response: StoredResponse;
-    try {
-      response = await operation();
-    } catch (error) {
-      await this.#fail(fence, record, key, error);
-      throw error;
-    }
-    await this.#complete(fence, record, key, response);
-    return { decision: "execute", response };
+  async runOnce(key: IdempotencyKey, request: StoreRequest, operation: (lease: HeldLease) => Promise<StoredResponse>): Promise<RunResult> {
+    const run = RecordRun.of(this.database.dialect, this.policy, "run_once", key, request, this.#clock);
+    const step = await run.start(this.useConnection);
+    if (step.kind === "done") return this.#notExecuted(step.finished);
+    const lease = new Lease(this, this.#clock, key, step.held);
+    lease.beat();
+    return execute(run, this.useConnection, async () => {
+      try {
+        return await operation(lease);
+      } finally {
+        await lease.stop();
+      }
+    });
   }
 
   /**
    * {@link runOnce} inside the caller's transaction on `connection` (from
-   * `database.transaction(…)` or the driver's `…Connection(client)`): the
+   * `database.transaction(…)` or the executor's `…Connection(client)`): the
    * claim, `operation`'s writes on the same connection and the completion
    * commit or roll back together. An operation that throws leaves the
    * failure to the caller's rollback: nothing is stored.
    *
-   * @throws StoreError `store.unavailable`; `store.response_too_large` (roll
-   * back: the claim and the business writes go together, so nothing happened).
+   * @throws StoreError `store.unavailable`; `store.response_too_large`,
+   * `store.response_not_storable`, `store.not_a_response` (roll back: the
+   * claim and the business writes go together, so nothing happened);
+   * `store.stale_snapshot`.
    */
   async inTransaction(connection: Connection, key: IdempotencyKey, request: StoreRequest, operation: (connection: Connection) => Promise<StoredResponse>): Promise<RunResult> {
-    const claimed = await this.#claim((action) => action(connection), key, request);
-    if (claimed.decision !== "execute") return claimed;
-    const response = await operation(connection);
-    const tooLarge = checkSize(response);
-    if (tooLarge !== undefined) throw tooLarge;
-    await this.#write(connection, "complete", claimed.fence, claimed.record, key, { response_body: response.body, response_content_type: response.contentType });
-    return { decision: "execute", response };
+    const run = RecordRun.of(connection.dialect, this.policy, "same_transaction", key, request, this.#clock);
+    const use: Use = (action) => action(connection);
+    const step = await run.start(use);
+    if (step.kind === "done") return this.#notExecuted(step.finished);
+    return execute(run, use, () => operation(connection));
   }
 
   /**
-   * Claims `key` with a lease: on `execute`, the caller runs the operation
-   * and calls the lease's `complete` or `fail` before `leaseDeadlineMillis`;
-   * later, another request may take the key over and the late write is
-   * refused (`record.stale_token`).
+   * Claims `key` with a lease: on `execute`, the caller runs the operation,
+   * renews the lease (`renew()`, every `renewEveryMillis`) and calls its
+   * `complete` or `fail` before `leaseDeadlineMillis`; later, another request
+   * may take the key over and the late write is refused (`record.stale_token`).
    *
-   * @throws StoreError `store.unavailable`.
+   * @throws StoreError `store.unavailable`, `store.conflict`, `store.query_failed`.
    */
   async claimLease(key: IdempotencyKey, request: StoreRequest): Promise<LeaseResult> {
-    const claimed = await this.#claim((action) => this.database.withConnection(action), key, request);
-    if (claimed.decision !== "execute") return claimed;
-    const { fence, record } = claimed;
-    return {
-      decision: "execute",
-      lease: {
-        token: fence.token,
-        leaseDeadlineMillis: record.leaseDeadlineMillis,
-        complete: (response) => this.#complete(fence, record, key, response),
-        fail: (error, options = {}) => this.#fail(fence, record, key, new OperationError(error, options)),
-      },
-    };
+    const run = RecordRun.of(this.database.dialect, this.policy, "lease", key, request, this.#clock);
+    const step = await run.start(this.useConnection);
+    if (step.kind === "done") return this.#notExecuted(step.finished);
+    return { decision: "execute", lease: new ClaimedLease(this, this.#clock, key, step.held, run) };
   }
 
-  /** The stored record of `key`, or `null`. */
+  /**
+   * The stored record of `key`, or `null`.
+   *
+   * @throws StoreError `store.unavailable`, `store.query_failed`, `store.unexpected_row`.
+   */
   async load(key: IdempotencyKey): Promise<StoredRecord | null> {
-    return this.database.withConnection((connection) => this.#load(connection, key));
+    const query = drive(() => storeLoadQuery(manifestOf(this.database.dialect), key), undefined);
+    const read = ({ answer, failure }: Answered) => ({ kind: "read", record: drive(() => storeReadRecord(answer), failure) }) as const;
+    return (await runQueries(this.useConnection, query, read)).record;
   }
 
   /**
    * Deletes expired records (a pending one only once its lease passed too),
    * `batchSize` per statement until a batch comes back short; the total deleted.
+   *
+   * @throws StoreError `store.unavailable`, `store.query_failed`.
    */
   async cleanup(batchSize = 1000): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const deleted = await this.database.withConnection((connection) =>
-        execRows(connection, this.database.query("cleanup"), { now_millis: this.#clock.now(), batch_size: BigInt(batchSize) }));
-      total += deleted;
-      if (deleted < batchSize) return total;
-    }
+    const cleanup = drive(() => new RecordCleanup(manifestOf(this.database.dialect), toU64(batchSize, "batchSize")), undefined);
+    const now = (): bigint => toU64(this.#clock.now(), "clock.now()");
+    const done = await runQueries(this.useConnection, cleanup.start(now()), ({ answer, failure }) => drive(() => cleanup.push(answer, now()), failure));
+    return Number(done.deleted);
   }
 
-  async #load(connection: Connection, key: IdempotencyKey): Promise<StoredRecord | null> {
-    const row = await one(connection, this.database.query("load"), keyParams(key));
-    return row === undefined ? null : recordOf(row);
-  }
-
-  /** Decides and writes claims until one is written or the decision is not to execute. */
-  async #claim(
-    use: <T>(action: (connection: Connection) => Promise<T>) => Promise<T>,
-    key: IdempotencyKey,
-    request: StoreRequest,
-  ): Promise<{ decision: "execute"; fence: Fence; record: IdempotencyRecord } | NotExecuted> {
-    const fingerprint = parseFingerprint(request.fingerprint);
-    const incoming = { fingerprint: request.fingerprint, ...(request.keyCreatedMillis === undefined ? {} : { keyCreatedMillis: request.keyCreatedMillis }) };
-    let waited = 0n;
-    // A fresh key is claimed in one round trip: the insert is tried before any load.
-    let stored: StoredRecord | null | undefined;
-    for (let round = 0; ; round += 1) {
-      // Each lost race means another request wrote the key in between; endless
-      // losses mean a snapshot that cannot see the row (MySQL REPEATABLE READ after
-      // an earlier read in the caller's transaction).
-      if (round > MAX_CLAIM_ROUNDS) throw staleSnapshot(key.toString(), MAX_CLAIM_ROUNDS);
-      const result = await use(async (connection) => {
-        const decision = decide(stored ?? null, { ...incoming, waitedMillis: waited }, this.policy, this.#clock.now());
-        if (decision.kind === "execute") {
-          const written = await this.#writeClaim(connection, key, fingerprint, decision.claim);
-          if (written) return { decision: "execute" as const, fence: { token: decision.claim.record.token, createdMillis: decision.claim.record.createdMillis }, record: decision.claim.record };
-          stored = await this.#load(connection, key);
-          return undefined;
-        }
-        if (stored === undefined) {
-          stored = await this.#load(connection, key);
-          return undefined;
-        }
-        return decision;
-      });
-      if (result === undefined) continue;
-      if ("fence" in result) return result;
-      switch (result.kind) {
-        case "wait":
-          await this.#clock.pause(result.pollMillis);
-          waited += result.pollMillis;
-          stored = await use((connection) => this.#load(connection, key));
-          round = 0;
-          continue;
-        case "replay":
-          return this.#replay(stored ?? null, result.outcome);
-        case "in_progress":
-          return { decision: "in_progress", problem: result.problem, retryAfterMillis: result.retryAfterMillis, retryAfterSecs: result.retryAfterSecs };
-        case "fingerprint_mismatch":
-        case "key_too_old":
-          return { decision: result.kind, problem: result.problem };
-      }
-    }
-  }
-
-  #replay(record: StoredRecord | null, outcome: "succeeded" | "failed"): NotExecuted {
-    if (outcome === "succeeded") return { decision: "replay", outcome, response: record?.response ?? { contentType: "", body: new Uint8Array() } };
-    return { decision: "replay", outcome, error: record?.error ?? "", response: record?.response ?? null };
-  }
-
-  async #writeClaim(connection: Connection, key: IdempotencyKey, fingerprint: Uint8Array, claim: Claim): Promise<boolean> {
-    const { record, replaces } = claim;
-    const now = this.#clock.now();
-    const common: Params = { ...keyParams(key), fencing_token: record.token, lease_deadline_millis: record.leaseDeadlineMillis, now_millis: now };
-    if (replaces === null) {
-      const query = this.database.query("claim");
-      const params = { ...common, fingerprint, created_millis: record.createdMillis, expires_millis: record.expiresMillis };
-      // `claim` returns a row (PostgreSQL, SQLite) or an affected-row count (MySQL).
-      const result = await connection.run(query, params);
-      return query.kind === "one" ? result.rows.length === 1 : result.rowCount === 1;
-    }
-    const params = { ...common, expected_token: replaces.fence.token, expected_created_millis: replaces.fence.createdMillis, expected_status: replaces.status };
-    return (await execRows(connection, this.database.query("reclaim"), params)) === 1;
-  }
-
-  async #complete(fence: Fence, record: IdempotencyRecord, key: IdempotencyKey, response: StoredResponse): Promise<void> {
-    const tooLarge = checkSize(response);
-    if (tooLarge !== undefined) {
-      await this.#fail(fence, record, key, new OperationError(tooLarge.code));
-      throw tooLarge;
-    }
-    await this.database.withConnection((connection) =>
-      this.#write(connection, "complete", fence, record, key, { response_body: response.body, response_content_type: response.contentType }));
-  }
-
-  async #fail(fence: Fence, record: IdempotencyRecord, key: IdempotencyKey, error: unknown): Promise<void> {
-    const failure = error instanceof OperationError && !error.retryable ? "final" : "retryable";
-    const message = error instanceof Error ? error.message : String(error);
-    const response = error instanceof OperationError ? error.response : null;
-    const after = failRecord(record, fence, failure, this.policy);
-    await this.database.withConnection((connection) => after.status === "failed"
-      ? this.#write(connection, "fail", fence, record, key, { error: message, response_body: response?.body ?? null, response_content_type: response?.contentType ?? null })
-      : this.#write(connection, "release", fence, record, key, { error: message }));
-  }
-
-  /** Runs a fenced write; when it changes no row, the core says why (`record.stale_token`, …). */
-  async #write(connection: Connection, name: "complete" | "fail" | "release", fence: Fence, record: IdempotencyRecord, key: IdempotencyKey, values: Params): Promise<void> {
-    const params = { ...keyParams(key), fencing_token: fence.token, created_millis: fence.createdMillis, now_millis: this.#clock.now(), ...values };
-    if ((await execRows(connection, this.database.query(name), params)) === 1) return;
-    const current = await this.#load(connection, key);
-    completeRecord(current ?? record, fence);
-    throw new RecordError("record.stale_token", `the ${name} of token ${fence.token} changed no row: the record was taken over or removed`);
+  #notExecuted(finished: Finished): NotExecuted {
+    if (finished.kind === "executed" || finished.kind === "operation_failed") throw new TypeError(`the record driver ended with ${finished.kind} before the operation ran`);
+    return notExecuted(finished);
   }
 }
-

@@ -8,6 +8,7 @@
 import { acquireLease, LeaseGuard, LeasePolicy, Snowflake, type SnowflakeLayout, type SnowflakePreset, whenNoLeaseFound } from "../node.js";
 import { type StoreClock, systemClock } from "./clock.js";
 import { type Database, execRows, int, one, text } from "./database.js";
+import { storeCall } from "./driver.js";
 
 /** A row of `worker_lease`. */
 export interface WorkerLeaseRow {
@@ -45,10 +46,14 @@ export class WorkerLeases {
    * @throws LeaseError `lease.no_worker_free`; StoreError `store.unavailable`.
    */
   async acquire(owner: string): Promise<LeaseGuard> {
+    return storeCall(() => this.#acquire(owner));
+  }
+
+  async #acquire(owner: string): Promise<LeaseGuard> {
     for (;;) {
       const now = this.#clock.now();
       const guard = await this.database.transaction(async (connection) => {
-        const row = await one(connection, this.database.query("lease_find"), { max_worker: this.policy.maxWorker, now_millis: now });
+        const row = await one(connection, this.database.statement("lease_find"), { max_worker: this.policy.maxWorker, now_millis: now });
         if (row === undefined) return undefined;
         const acquisition = acquireLease({
           workerId: int(row["worker_id"]),
@@ -58,7 +63,7 @@ export class WorkerLeases {
           held: row["owner"] !== null && row["owner"] !== undefined,
         }, this.policy, now);
         const { lease } = acquisition;
-        const taken = await execRows(connection, this.database.query("lease_take"), {
+        const taken = await execRows(connection, this.database.statement("lease_take"), {
           worker_id: lease.workerId,
           owner,
           fencing_token: lease.fencingToken,
@@ -77,9 +82,9 @@ export class WorkerLeases {
 
   async #noneFound(now: bigint): Promise<void> {
     const params = { max_worker: this.policy.maxWorker, now_millis: now };
-    const count = await this.database.withConnection((connection) => one(connection, this.database.query("lease_count"), params));
-    const next = whenNoLeaseFound({ present: int(count?.["present_count"] ?? 0), free: int(count?.["free_count"] ?? 0) }, this.policy);
-    if (next === "seed") await this.database.withConnection((connection) => execRows(connection, this.database.query("lease_seed"), params));
+    const count = await this.database.withConnection((connection) => one(connection, this.database.statement("lease_count"), params));
+    const next = whenNoLeaseFound({ present: int(count?.["present_count"] ?? 0n), free: int(count?.["free_count"] ?? 0n) }, this.policy);
+    if (next === "seed") await this.database.withConnection((connection) => execRows(connection, this.database.statement("lease_seed"), params));
   }
 
   /**
@@ -94,13 +99,13 @@ export class WorkerLeases {
     const renewal = guard.renewal(now, highWaterMillis);
     let rows: number;
     try {
-      rows = await this.database.withConnection((connection) => execRows(connection, this.database.query("lease_renew"), {
+      rows = await storeCall(() => this.database.withConnection((connection) => execRows(connection, this.database.statement("lease_renew"), {
         worker_id: renewal.workerId,
         fencing_token: renewal.fencingToken,
         lease_deadline_millis: renewal.leaseDeadlineMillis,
         high_water_millis: renewal.highWaterMillis,
         now_millis: renewal.nowMillis,
-      }));
+      })));
     } catch (error) {
       guard.renewalFailed(now);
       throw error;
@@ -111,18 +116,18 @@ export class WorkerLeases {
   /** Releases `guard`'s lease with the high-water mark; whether the row was still this holder's. */
   async release(guard: LeaseGuard, highWaterMillis: bigint): Promise<boolean> {
     const release = guard.release(this.#clock.now(), highWaterMillis);
-    const rows = await this.database.withConnection((connection) => execRows(connection, this.database.query("lease_release"), {
+    const rows = await storeCall(() => this.database.withConnection((connection) => execRows(connection, this.database.statement("lease_release"), {
       worker_id: release.workerId,
       fencing_token: release.fencingToken,
       high_water_millis: release.highWaterMillis,
       now_millis: release.nowMillis,
-    }));
+    })));
     return rows === 1;
   }
 
   /** The row of `workerId`, or `null`. */
   async load(workerId: bigint): Promise<WorkerLeaseRow | null> {
-    const row = await this.database.withConnection((connection) => one(connection, this.database.query("lease_load"), { worker_id: workerId }));
+    const row = await storeCall(() => this.database.withConnection((connection) => one(connection, this.database.statement("lease_load"), { worker_id: workerId })));
     if (row === undefined) return null;
     const owner = row["owner"];
     return {

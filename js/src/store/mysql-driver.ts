@@ -1,19 +1,37 @@
 /**
- * The `mysql2` adapter (MySQL 8, MariaDB 10.6+): a promise `Pool` created
- * with `flags: ["-FOUND_ROWS"]` (affected rows, not found rows) and
- * `supportBigNumbers: true, bigNumberStrings: true`.
+ * The `mysql2` executor (MySQL 8, MariaDB 10.6+): a promise `Pool`, one
+ * connection per checkout; every statement a server-side prepared statement
+ * (`execute()`, prepared once per connection), values never spliced into the
+ * SQL; rows as arrays with integers as `bigint`; errors classified by MySQL
+ * error number. Correct with or without `CLIENT_FOUND_ROWS` (mysql2's
+ * default): the claim is a plain `INSERT` and every other write changes its row.
  */
 
-import { bindOrder, type Connection, type Database, isConnectionError, type Result, type SqlValue, translate } from "./database.js";
-import { loadQueries, type NamedQuery } from "./sql.js";
+import { betweenBeginAndCommit, type Connection, type Database, dbError, type Result } from "./database.js";
+import { DbError, type DbErrorClass, type SqlValue, type Statement, statementsOf, storeCall } from "./driver.js";
 
-/** What the adapter uses of a `mysql2/promise` connection. */
-export interface MysqlConnection {
-  /** Runs a statement, values escaped into the text (one round trip). */
-  query(sql: string, values?: unknown[]): Promise<[unknown, unknown]>;
+/** A column of a `mysql2` result. */
+interface MysqlField {
+  readonly name: string;
+  readonly columnType?: number;
+  readonly type?: number;
 }
 
-/** What the adapter uses of a `mysql2/promise` pool connection. */
+/** What the executor uses of a `mysql2/promise` connection. */
+export interface MysqlConnection {
+  /** Runs a server-side prepared statement (prepared once per connection). */
+  execute(options: {
+    sql: string;
+    values?: unknown[];
+    rowsAsArray?: boolean;
+    supportBigNumbers?: boolean;
+    bigNumberStrings?: boolean;
+  }): Promise<[unknown, unknown]>;
+  /** Runs a statement without parameters (migrations, transaction control). */
+  query(sql: string): Promise<[unknown, unknown]>;
+}
+
+/** What the executor uses of a `mysql2/promise` pool connection. */
 export interface MysqlPoolConnection extends MysqlConnection {
   /** Returns it to the pool. */
   release(): void;
@@ -21,35 +39,80 @@ export interface MysqlPoolConnection extends MysqlConnection {
   destroy(): void;
 }
 
-/** What the adapter uses of a `mysql2/promise` `Pool`. */
+/** What the executor uses of a `mysql2/promise` `Pool`. */
 export interface MysqlPool {
   /** Checks a connection out. */
   getConnection(): Promise<MysqlPoolConnection>;
 }
 
-const CLIENT_FOUND_ROWS = 2;
+/** TINY, SHORT, LONG, LONGLONG, INT24, YEAR: read as `bigint`. */
+const INTEGER_TYPES = new Set([1, 2, 3, 8, 9, 13]);
+
+/** mysql2's codes for a connection that is gone. */
+const LOST_CODES = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EPIPE|EAI_AGAIN|PROTOCOL_CONNECTION_LOST|PROTOCOL_SEQUENCE_TIMEOUT)$/;
+
+/**
+ * The class of a `mysql2` error by its MySQL error number (`errno`) or code:
+ * 1062, 1213/1205, the client errors 2000-2999 and 1040/1053/1927 (and a
+ * socket that is gone), 1406/3819/4025/1048/1264, or other.
+ */
+export function classifyMysqlError(error: unknown): DbErrorClass {
+  const { errno, code, fatal } = (typeof error === "object" && error !== null ? error : {}) as { errno?: unknown; code?: unknown; fatal?: unknown };
+  if (typeof errno === "number" && typeof code === "string" && code.startsWith("ER_")) {
+    if (errno === 1062) return "unique_violation";
+    if (errno === 1213 || errno === 1205) return "serialization";
+    if ((errno >= 2000 && errno <= 2999) || errno === 1040 || errno === 1053 || errno === 1927) return "connection_lost";
+    if (errno === 1406 || errno === 3819 || errno === 4025 || errno === 1048 || errno === 1264) return "constraint";
+    return "other";
+  }
+  if ((typeof code === "string" && LOST_CODES.test(code)) || fatal === true) return "connection_lost";
+  if (error instanceof Error && /closed state|connection is closed/i.test(error.message)) return "connection_lost";
+  return "other";
+}
 
 function mysqlValue(value: SqlValue): unknown {
-  if (typeof value === "bigint") return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value.toString();
   if (value instanceof Uint8Array && !Buffer.isBuffer(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   return value;
+}
+
+/** A row's values, integers as `bigint` (mysql2 gives `LONGLONG` as a string, the others as numbers). */
+function rowOf(row: unknown[], integers: readonly boolean[]): SqlValue[] {
+  return row.map((value, index) => (integers[index] === true && value !== null ? BigInt(value as string | number) : value as SqlValue));
 }
 
 class MysqlSession implements Connection {
   readonly dialect = "mysql" as const;
   readonly #connection: MysqlConnection;
+  /** Whether a statement found the connection gone (the pool then destroys it). */
+  broken = false;
 
   constructor(connection: MysqlConnection) {
     this.#connection = connection;
   }
 
-  async run(query: NamedQuery, params: Readonly<Record<string, SqlValue>>): Promise<Result> {
+  #failed(error: unknown): DbError {
+    const failure = dbError(error, classifyMysqlError);
+    if (failure.errorClass === "connection_lost") this.broken = true;
+    return failure;
+  }
+
+  async run(statement: Statement, values: readonly SqlValue[]): Promise<Result> {
     try {
-      const [result] = await this.#connection.query(query.sql, bindOrder(query, params).map(mysqlValue));
-      if (Array.isArray(result)) return { rows: result as Result["rows"], rowCount: result.length };
-      return { rows: [], rowCount: Number((result as { affectedRows?: unknown }).affectedRows ?? 0) };
+      const [result, fields] = await this.#connection.execute({
+        sql: statement.sql,
+        values: values.map(mysqlValue),
+        rowsAsArray: true,
+        supportBigNumbers: true,
+        bigNumberStrings: true,
+      });
+      if (Array.isArray(result)) {
+        const columns = (fields as MysqlField[]) ?? [];
+        const integers = columns.map((field) => INTEGER_TYPES.has(field.columnType ?? field.type ?? -1));
+        return { columns: columns.map((field) => field.name), rows: result.map((row: unknown[]) => rowOf(row, integers)), rowCount: result.length };
+      }
+      return { columns: [], rows: [], rowCount: Number((result as { affectedRows?: unknown }).affectedRows ?? 0) };
     } catch (error) {
-      translate(error);
+      throw this.#failed(error);
     }
   }
 
@@ -57,7 +120,7 @@ class MysqlSession implements Connection {
     try {
       await this.#connection.query(sql);
     } catch (error) {
-      translate(error);
+      throw this.#failed(error);
     }
   }
 }
@@ -65,16 +128,16 @@ class MysqlSession implements Connection {
 class MysqlDatabase implements Database {
   readonly dialect = "mysql" as const;
   readonly #pool: MysqlPool;
-  readonly #queries = loadQueries("mysql", "positional");
+  readonly #statements = statementsOf("mysql");
 
   constructor(pool: MysqlPool) {
     this.#pool = pool;
   }
 
-  query(name: string): NamedQuery {
-    const query = this.#queries.get(name);
-    if (query === undefined) throw new TypeError(`no query ${name} for mysql`);
-    return query;
+  statement(name: string): Statement {
+    const statement = this.#statements.get(name);
+    if (statement === undefined) throw new TypeError(`no query ${name} for mysql`);
+    return statement;
   }
 
   async withConnection<T>(action: (connection: Connection) => Promise<T>): Promise<T> {
@@ -82,32 +145,19 @@ class MysqlDatabase implements Database {
     try {
       connection = await this.#pool.getConnection();
     } catch (error) {
-      translate(error);
+      throw new DbError("connection_lost", error);
     }
-    let broken = false;
+    const session = new MysqlSession(connection);
     try {
-      return await action(new MysqlSession(connection));
-    } catch (error) {
-      broken = isConnectionError(error) || isConnectionError((error as { cause?: unknown }).cause);
-      throw error;
+      return await action(session);
     } finally {
-      if (broken) connection.destroy();
+      if (session.broken) connection.destroy();
       else connection.release();
     }
   }
 
   async transaction<T>(action: (connection: Connection) => Promise<T>): Promise<T> {
-    return this.withConnection(async (session) => {
-      await session.execute("START TRANSACTION");
-      try {
-        const result = await action(session);
-        await session.execute("COMMIT");
-        return result;
-      } catch (error) {
-        await session.execute("ROLLBACK").catch(() => undefined);
-        throw error;
-      }
-    });
+    return storeCall(() => this.withConnection((session) => betweenBeginAndCommit(session, "START TRANSACTION", action)));
   }
 
   async close(): Promise<void> {}
@@ -115,20 +165,10 @@ class MysqlDatabase implements Database {
 
 /**
  * A MySQL or MariaDB database through a `mysql2/promise` `Pool` (the caller
- * creates and ends it). Create the pool with `flags: ["-FOUND_ROWS"]` (`claim`
- * reads the affected-row count, which `CLIENT_FOUND_ROWS` would falsify) and
- * `supportBigNumbers: true, bigNumberStrings: true` (64-bit values exact).
- *
- * @throws TypeError when the pool reports found rows or rounds 64-bit integers.
+ * creates and ends it), with any client flags (`CLIENT_FOUND_ROWS`, mysql2's
+ * default, or `flags: ["-FOUND_ROWS"]`).
  */
 export function mysqlDatabase(pool: MysqlPool): Database {
-  const config = (pool as { pool?: { config?: { connectionConfig?: { clientFlags?: unknown; supportBigNumbers?: unknown; bigNumberStrings?: unknown } } } }).pool?.config?.connectionConfig;
-  if (typeof config?.clientFlags === "number" && (config.clientFlags & CLIENT_FOUND_ROWS) !== 0) {
-    throw new TypeError("the mysql2 pool reports found rows: create it with flags: [\"-FOUND_ROWS\"]");
-  }
-  if (config !== undefined && (config.supportBigNumbers !== true || config.bigNumberStrings !== true)) {
-    throw new TypeError("the mysql2 pool would round 64-bit integers: create it with supportBigNumbers: true, bigNumberStrings: true");
-  }
   return new MysqlDatabase(pool);
 }
 

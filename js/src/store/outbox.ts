@@ -7,7 +7,8 @@
 
 import { checkMarked, checkOutboxMessage, enqueuedFromRows, parseOutboxStatus, RelayPolicy, type OutboxStatus } from "../node.js";
 import { type StoreClock, systemClock } from "./clock.js";
-import { bytes, type Connection, type Database, execRows, int, one, text } from "./database.js";
+import { bytes, type Connection, type Database, execRows, int, one, runNamed, text } from "./database.js";
+import { storeCall } from "./driver.js";
 
 /** A message to enqueue. */
 export interface OutboxMessageInput {
@@ -87,27 +88,27 @@ export class Outbox {
    */
   async enqueue(connection: Connection, message: OutboxMessageInput): Promise<"new" | "already_enqueued"> {
     checkOutboxMessage(message.kind, message.businessKey, message.payload.byteLength);
-    const rows = await execRows(connection, this.database.query("outbox_enqueue"), {
+    const rows = await storeCall(() => execRows(connection, this.database.statement("outbox_enqueue"), {
       message_id: message.messageId,
       kind: message.kind,
       business_key: message.businessKey,
       payload: message.payload,
       now_millis: this.#clock.now(),
-    });
+    }));
     return enqueuedFromRows(rows);
   }
 
   /** Claims a batch of due messages (`draw`: the claim token's randomness, for tests). */
   async claim(draw?: bigint): Promise<ClaimedBatch> {
     const claim = this.policy.claim(this.#clock.now(), ...(draw === undefined ? [] : [draw]));
-    return this.database.withConnection(async (connection) => {
-      await execRows(connection, this.database.query("outbox_claim"), {
+    return storeCall(() => this.database.withConnection(async (connection) => {
+      await execRows(connection, this.database.statement("outbox_claim"), {
         claim_token: claim.claimToken,
         claimed_until_millis: claim.claimedUntilMillis,
         now_millis: claim.nowMillis,
         batch_size: claim.batchSize,
       });
-      const { rows } = await connection.run(this.database.query("outbox_claimed"), { claim_token: claim.claimToken });
+      const rows = await runNamed(connection, this.database.statement("outbox_claimed"), { claim_token: claim.claimToken });
       const messages = rows.map((row) => ({
         messageId: int(row["message_id"]),
         kind: text(row["kind"]),
@@ -117,7 +118,7 @@ export class Outbox {
         createdMillis: int(row["created_millis"]),
       }));
       return { claimToken: claim.claimToken, claimedUntilMillis: claim.claimedUntilMillis, messages };
-    });
+    }));
   }
 
   /**
@@ -161,18 +162,18 @@ export class Outbox {
   }
 
   async #mark(name: string, batch: ClaimedBatch, message: ClaimedMessage, values: Record<string, bigint | string>): Promise<void> {
-    const rows = await this.database.withConnection((connection) => execRows(connection, this.database.query(name), {
+    const rows = await storeCall(() => this.database.withConnection((connection) => execRows(connection, this.database.statement(name), {
       message_id: message.messageId,
       claim_token: batch.claimToken,
       now_millis: this.#clock.now(),
       ...values,
-    }));
+    })));
     checkMarked(rows, message.messageId, batch.claimToken);
   }
 
   /** The message of (`kind`, `businessKey`), or `null`. */
   async load(kind: string, businessKey: string): Promise<StoredOutboxMessage | null> {
-    const row = await this.database.withConnection((connection) => one(connection, this.database.query("outbox_load"), { kind, business_key: businessKey }));
+    const row = await storeCall(() => this.database.withConnection((connection) => one(connection, this.database.statement("outbox_load"), { kind, business_key: businessKey })));
     if (row === undefined) return null;
     const lastError = row["last_error"];
     return {
@@ -192,8 +193,8 @@ export class Outbox {
   async cleanup(sentBeforeMillis: bigint, batchSize = 1000): Promise<number> {
     let total = 0;
     for (;;) {
-      const deleted = await this.database.withConnection((connection) =>
-        execRows(connection, this.database.query("outbox_cleanup"), { sent_before_millis: sentBeforeMillis, batch_size: BigInt(batchSize) }));
+      const deleted = await storeCall(() => this.database.withConnection((connection) =>
+        execRows(connection, this.database.statement("outbox_cleanup"), { sent_before_millis: sentBeforeMillis, batch_size: BigInt(batchSize) })));
       total += deleted;
       if (deleted < batchSize) return total;
     }

@@ -1,27 +1,59 @@
-/** The node-postgres (`pg`) adapter: a `Pool`, one client per operation. */
+/**
+ * The node-postgres (`pg`) executor: a `Pool`, one client per checkout;
+ * values bound by the server (`$1`, …), rows as arrays with integers as
+ * `bigint`, errors classified by SQLSTATE.
+ */
 
-import { bindOrder, type Connection, type Database, isConnectionError, type Result, type SqlValue, translate } from "./database.js";
-import { loadQueries, type NamedQuery } from "./sql.js";
+import { betweenBeginAndCommit, type Connection, type Database, dbError, type Result } from "./database.js";
+import { DbError, type DbErrorClass, type SqlValue, type Statement, statementsOf, storeCall } from "./driver.js";
 
-/** What the adapter uses of a `pg` client. */
-export interface PgClient {
-  /** Runs a statement. */
-  query(config: { text: string; values?: unknown[] }): Promise<{ rows: unknown[]; rowCount: number | null }>;
+/** The type parsers of a query (`pg`'s `types` option). */
+interface PgTypes {
+  getTypeParser(oid: number, format?: string): (value: string) => unknown;
 }
 
-/** What the adapter uses of a `pg` pool client. */
+/** What the executor uses of a `pg` client. */
+export interface PgClient {
+  /** Runs a statement. */
+  query(config: { text: string; values?: unknown[]; rowMode?: "array"; types?: PgTypes }): Promise<{ rows: unknown[]; rowCount: number | null; fields?: readonly { readonly name: string }[] }>;
+  /** The client's parser for a type (`pg.Client#getTypeParser`). */
+  getTypeParser(oid: number, format?: string): (value: string) => unknown;
+}
+
+/** What the executor uses of a `pg` pool client. */
 export interface PgPoolClient extends PgClient {
   /** Returns the client to the pool (destroys it when given an error). */
   release(error?: Error | boolean): void;
 }
 
-/** What the adapter uses of a `pg` `Pool`. */
+/** What the executor uses of a `pg` `Pool`. */
 export interface PgPool {
   /** Checks a client out. */
   connect(): Promise<PgPoolClient>;
 }
 
-const queries = (): Map<string, NamedQuery> => loadQueries("postgres", "numbered");
+/** `int2`, `int4` and `int8`: read as `bigint`. */
+const INTEGER_TYPES = new Set([21, 23, 20]);
+
+/** The node-level errors of a socket that is gone. */
+const NETWORK_CODES = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EPIPE|EAI_AGAIN)$/;
+
+/**
+ * The class of a `pg` error by its SQLSTATE (`code`): 23505, 40001/40P01,
+ * class 08 and 57P01-57P03 (and a socket that is gone), other class 23 and
+ * class 22, or other.
+ */
+export function classifyPgError(error: unknown): DbErrorClass {
+  const { code } = (typeof error === "object" && error !== null ? error : {}) as { code?: unknown };
+  if (typeof code === "string") {
+    if (code === "23505") return "unique_violation";
+    if (code === "40001" || code === "40P01") return "serialization";
+    if (code.startsWith("08") || /^57P0[1-3]$/.test(code) || NETWORK_CODES.test(code)) return "connection_lost";
+    if (code.startsWith("23") || code.startsWith("22")) return "constraint";
+  }
+  if (error instanceof Error && /Connection terminated|not queryable|connection is closed/i.test(error.message)) return "connection_lost";
+  return "other";
+}
 
 function pgValue(value: SqlValue): unknown {
   if (typeof value === "bigint") return value.toString();
@@ -32,17 +64,27 @@ function pgValue(value: SqlValue): unknown {
 class PgSession implements Connection {
   readonly dialect = "postgres" as const;
   readonly #client: PgClient;
+  readonly #types: PgTypes;
+  /** Whether a statement found the connection gone (the pool then destroys the client). */
+  broken = false;
 
   constructor(client: PgClient) {
     this.#client = client;
+    this.#types = { getTypeParser: (oid, format) => (INTEGER_TYPES.has(oid) ? BigInt : client.getTypeParser(oid, format)) };
   }
 
-  async run(query: NamedQuery, params: Readonly<Record<string, SqlValue>>): Promise<Result> {
+  #failed(error: unknown): DbError {
+    const failure = dbError(error, classifyPgError);
+    if (failure.errorClass === "connection_lost") this.broken = true;
+    return failure;
+  }
+
+  async run(statement: Statement, values: readonly SqlValue[]): Promise<Result> {
     try {
-      const result = await this.#client.query({ text: query.sql, values: bindOrder(query, params).map(pgValue) });
-      return { rows: result.rows as Result["rows"], rowCount: result.rowCount ?? 0 };
+      const result = await this.#client.query({ text: statement.sql, values: values.map(pgValue), rowMode: "array", types: this.#types });
+      return { columns: (result.fields ?? []).map((field) => field.name), rows: result.rows as SqlValue[][], rowCount: result.rowCount ?? 0 };
     } catch (error) {
-      translate(error);
+      throw this.#failed(error);
     }
   }
 
@@ -50,7 +92,7 @@ class PgSession implements Connection {
     try {
       await this.#client.query({ text: sql });
     } catch (error) {
-      translate(error);
+      throw this.#failed(error);
     }
   }
 }
@@ -58,51 +100,35 @@ class PgSession implements Connection {
 class PgDatabase implements Database {
   readonly dialect = "postgres" as const;
   readonly #pool: PgPool;
-  readonly #queries = queries();
+  readonly #statements = statementsOf("postgres");
 
   constructor(pool: PgPool) {
     this.#pool = pool;
   }
 
-  query(name: string): NamedQuery {
-    const query = this.#queries.get(name);
-    if (query === undefined) throw new TypeError(`no query ${name} for postgres`);
-    return query;
-  }
-
-  async #checkout(): Promise<PgPoolClient> {
-    try {
-      return await this.#pool.connect();
-    } catch (error) {
-      translate(error);
-    }
+  statement(name: string): Statement {
+    const statement = this.#statements.get(name);
+    if (statement === undefined) throw new TypeError(`no query ${name} for postgres`);
+    return statement;
   }
 
   async withConnection<T>(action: (connection: Connection) => Promise<T>): Promise<T> {
-    const client = await this.#checkout();
-    let broken = false;
+    let client: PgPoolClient;
     try {
-      return await action(new PgSession(client));
+      client = await this.#pool.connect();
     } catch (error) {
-      broken = isConnectionError(error) || isConnectionError((error as { cause?: unknown }).cause);
-      throw error;
+      throw new DbError("connection_lost", error);
+    }
+    const session = new PgSession(client);
+    try {
+      return await action(session);
     } finally {
-      client.release(broken);
+      client.release(session.broken);
     }
   }
 
   async transaction<T>(action: (connection: Connection) => Promise<T>): Promise<T> {
-    return this.withConnection(async (session) => {
-      await session.execute("BEGIN");
-      try {
-        const result = await action(session);
-        await session.execute("COMMIT");
-        return result;
-      } catch (error) {
-        await session.execute("ROLLBACK").catch(() => undefined);
-        throw error;
-      }
-    });
+    return storeCall(() => this.withConnection((session) => betweenBeginAndCommit(session, "BEGIN", action)));
   }
 
   async close(): Promise<void> {}

@@ -7,18 +7,23 @@
 import { SegmentAllocator, SegmentPolicy } from "../node.js";
 import { type StoreClock, systemClock } from "./clock.js";
 import { type Database, execRows, int, one } from "./database.js";
+import { storeCall } from "./driver.js";
 
 /** Fetches a segment: `segment_fetch` + `segment_load` in one transaction, creating the tag on first use. */
 async function fetchSegment(database: Database, tag: string, step: bigint, now: bigint): Promise<{ maxId: bigint; step: bigint }> {
+  return storeCall(() => fetchOrCreate(database, tag, step, now));
+}
+
+async function fetchOrCreate(database: Database, tag: string, step: bigint, now: bigint): Promise<{ maxId: bigint; step: bigint }> {
   for (;;) {
     const params = { tag, step, now_millis: now };
     const row = await database.transaction(async (connection) => {
-      if ((await execRows(connection, database.query("segment_fetch"), params)) !== 1) return undefined;
-      return one(connection, database.query("segment_load"), { tag });
+      if ((await execRows(connection, database.statement("segment_fetch"), params)) !== 1) return undefined;
+      return one(connection, database.statement("segment_load"), { tag });
     });
     if (row !== undefined) return { maxId: int(row["max_id"]), step: int(row["step"]) };
     // Outside any transaction: two creators of one tag would deadlock on MySQL's gap locks.
-    await database.withConnection((connection) => execRows(connection, database.query("segment_create"), params));
+    await database.withConnection((connection) => execRows(connection, database.statement("segment_create"), params));
   }
 }
 

@@ -1,22 +1,28 @@
-/** The better-sqlite3 adapter (12.x): one synchronous connection per file. */
+/**
+ * The better-sqlite3 executor (12.x): one synchronous connection per file,
+ * statements prepared once, errors classified by their SQLite result code.
+ */
 
-import { bindOrder, type Connection, type Database, type Result, Serial, type SqlValue, translate } from "./database.js";
-import { unavailable } from "./errors.js";
-import { loadQueries, type NamedQuery } from "./sql.js";
+import { type Connection, type Database, dbError, type Result, Serial } from "./database.js";
+import { DbError, type DbErrorClass, type SqlValue, type Statement, statementsOf, storeCall } from "./driver.js";
 
-/** What the adapter uses of a better-sqlite3 statement. */
+/** What the executor uses of a better-sqlite3 statement. */
 export interface SqliteStatement {
   /** Whether it returns rows. */
   readonly reader: boolean;
   /** Returns integers as `bigint`. */
   safeIntegers(toggle?: boolean): this;
+  /** Returns rows as arrays of column values. */
+  raw(toggle?: boolean): this;
+  /** The columns of a reader. */
+  columns(): { readonly name: string }[];
   /** Runs a reader. */
   all(...params: unknown[]): unknown[];
   /** Runs a writer. */
   run(...params: unknown[]): { changes: number };
 }
 
-/** What the adapter uses of a better-sqlite3 `Database`. */
+/** What the executor uses of a better-sqlite3 `Database`. */
 export interface SqliteConnection {
   /** The file name (`:memory:` for a private database). */
   readonly name: string;
@@ -54,37 +60,63 @@ function queueFor(connection: SqliteConnection): Serial {
 }
 
 function sqliteValue(value: SqlValue): unknown {
-  if (typeof value === "number") return BigInt(value);
   if (value instanceof Uint8Array && !Buffer.isBuffer(value)) return Buffer.from(value.buffer, value.byteOffset, value.byteLength);
   return value;
+}
+
+/**
+ * The class of a better-sqlite3 error by its extended result code: a
+ * primary-key or unique constraint, `BUSY`/`LOCKED`, `CANTOPEN`/`IOERR` or a
+ * closed connection, any other constraint (`CHECK`, `NOT NULL`), or other.
+ */
+export function classifySqliteError(error: unknown): DbErrorClass {
+  const { code } = (typeof error === "object" && error !== null ? error : {}) as { code?: unknown };
+  if (typeof code !== "string") {
+    return error instanceof TypeError && /database connection is not open/.test(error.message) ? "connection_lost" : "other";
+  }
+  if (code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "SQLITE_CONSTRAINT_UNIQUE") return "unique_violation";
+  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) return "serialization";
+  if (code.startsWith("SQLITE_CANTOPEN") || code.startsWith("SQLITE_IOERR")) return "connection_lost";
+  if (code.startsWith("SQLITE_CONSTRAINT")) return "constraint";
+  return "other";
+}
+
+interface Prepared {
+  readonly statement: SqliteStatement;
+  readonly columns: readonly string[];
 }
 
 class SqliteSession implements Connection {
   readonly dialect = "sqlite" as const;
   readonly #db: SqliteConnection;
-  readonly #statements = new Map<string, SqliteStatement>();
+  readonly #prepared = new Map<string, Prepared>();
 
   constructor(db: SqliteConnection) {
     this.#db = db;
   }
 
-  async run(query: NamedQuery, params: Readonly<Record<string, SqlValue>>): Promise<Result> {
+  #prepare(sql: string): Prepared {
+    let prepared = this.#prepared.get(sql);
+    if (prepared === undefined) {
+      const statement = this.#db.prepare(sql).safeIntegers(true);
+      const columns = statement.reader ? statement.raw(true).columns().map((column) => column.name) : [];
+      prepared = { statement, columns };
+      this.#prepared.set(sql, prepared);
+    }
+    return prepared;
+  }
+
+  async run(statement: Statement, values: readonly SqlValue[]): Promise<Result> {
     try {
-      let statement = this.#statements.get(query.sql);
-      if (statement === undefined) {
-        statement = this.#db.prepare(query.sql).safeIntegers(true);
-        this.#statements.set(query.sql, statement);
+      const { statement: prepared, columns } = this.#prepare(statement.sql);
+      const args = values.map(sqliteValue);
+      if (prepared.reader) {
+        const rows = prepared.all(...args) as SqlValue[][];
+        return { columns, rows, rowCount: rows.length };
       }
-      const values = bindOrder(query, params);
-      const named = Object.fromEntries(query.params.map((name, index) => [name, sqliteValue(values[index] ?? null)]));
-      const args = query.params.length === 0 ? [] : [named];
-      if (statement.reader) {
-        const rows = statement.all(...args) as Result["rows"];
-        return { rows, rowCount: rows.length };
-      }
-      return { rows: [], rowCount: statement.run(...args).changes };
+      return { columns, rows: [], rowCount: prepared.run(...args).changes };
     } catch (error) {
-      translate(error);
+      throw dbError(error, classifySqliteError);
     }
   }
 
@@ -92,7 +124,7 @@ class SqliteSession implements Connection {
     try {
       this.#db.exec(sql);
     } catch (error) {
-      translate(error);
+      throw dbError(error, classifySqliteError);
     }
   }
 }
@@ -101,7 +133,7 @@ class SqliteDatabase implements Database {
   readonly dialect = "sqlite" as const;
   readonly #open: () => Promise<SqliteConnection>;
   readonly #owned: boolean;
-  readonly #queries = loadQueries("sqlite", "named");
+  readonly #statements = statementsOf("sqlite");
   #state: { db: SqliteConnection; session: SqliteSession; queue: Serial } | undefined;
 
   constructor(open: () => Promise<SqliteConnection>, owned: boolean) {
@@ -109,10 +141,10 @@ class SqliteDatabase implements Database {
     this.#owned = owned;
   }
 
-  query(name: string): NamedQuery {
-    const query = this.#queries.get(name);
-    if (query === undefined) throw new TypeError(`no query ${name} for sqlite`);
-    return query;
+  statement(name: string): Statement {
+    const statement = this.#statements.get(name);
+    if (statement === undefined) throw new TypeError(`no query ${name} for sqlite`);
+    return statement;
   }
 
   async #connection(): Promise<{ db: SqliteConnection; session: SqliteSession; queue: Serial }> {
@@ -122,7 +154,7 @@ class SqliteDatabase implements Database {
         db = await this.#open();
       } catch (error) {
         // A file that cannot be opened (missing directory, no permission) is a database that is down.
-        throw unavailable(error);
+        throw new DbError("connection_lost", error);
       }
       this.#state = { db, session: new SqliteSession(db), queue: queueFor(db) };
     }
@@ -135,6 +167,10 @@ class SqliteDatabase implements Database {
   }
 
   async transaction<T>(action: (connection: Connection) => Promise<T>, options: { readonly writeLock?: boolean } = {}): Promise<T> {
+    return storeCall(() => this.#transaction(action, options));
+  }
+
+  async #transaction<T>(action: (connection: Connection) => Promise<T>, options: { readonly writeLock?: boolean }): Promise<T> {
     const { db, session, queue } = await this.#connection();
     return queue.run(async () => {
       await session.execute(options.writeLock === true ? "BEGIN IMMEDIATE" : "BEGIN");
@@ -164,7 +200,7 @@ function configure(db: SqliteConnection, options: SqliteOptions): SqliteConnecti
 /**
  * A SQLite database through better-sqlite3: pass an open `Database` (kept
  * open by `close()`), or a file name, opened on first use (WAL, busy timeout)
- * so that an unreachable file is a `store.unavailable` error, and closed by `close()`.
+ * so that an unreachable file is a lost connection (`store.unavailable`), and closed by `close()`.
  */
 export function sqliteDatabase(database: SqliteConnection | string, options: SqliteOptions = {}): Database {
   if (typeof database === "string") {

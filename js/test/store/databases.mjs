@@ -10,24 +10,23 @@ import mysql from "mysql2/promise";
 import { mysqlDatabase } from "../../dist/full/store/mysql.js";
 import { pgDatabase } from "../../dist/full/store/pg.js";
 import { sqliteDatabase } from "../../dist/full/store/sqlite.js";
-import { rewriteParameters } from "../../dist/full/store/sql.js";
 
 // A loopback port where nothing listens: "the database is down".
 const DEAD_PORT = 9;
 let serial = 0;
 const runId = `${process.pid}_${Date.now() % 1e6}`;
 
-const STYLE = { sqlite: "named", postgres: "numbered", mysql: "positional" };
 const SIDE_EFFECT_TABLE = {
   sqlite: "CREATE TABLE IF NOT EXISTS conformance_side_effect (scope TEXT NOT NULL, kind TEXT NOT NULL, key_id TEXT NOT NULL, worker TEXT NOT NULL)",
   postgres: "CREATE TABLE IF NOT EXISTS conformance_side_effect (scope text NOT NULL, kind text NOT NULL, key_id text NOT NULL, worker text NOT NULL)",
   mysql: "CREATE TABLE IF NOT EXISTS conformance_side_effect (scope VARBINARY(64) NOT NULL, kind VARBINARY(32) NOT NULL, key_id VARBINARY(64) NOT NULL, worker VARCHAR(64) NOT NULL)",
 };
 
-/** A named query for the runner's own SQL, written with `:name` parameters. */
+/** A statement of the runner's own SQL, written with `?` placeholders (`$1`, `$2`, … for PostgreSQL). */
 export function sql(dialect, name, text, kind = "many") {
-  const { sql: rewritten, params } = rewriteParameters(text, STYLE[dialect]);
-  return { name, kind, sql: rewritten, params };
+  let number = 0;
+  const rendered = dialect === "postgres" ? text.replaceAll("?", () => `$${(number += 1)}`) : text;
+  return { name, kind, sql: rendered, params: [] };
 }
 
 function pgConfig() {
@@ -40,7 +39,10 @@ function mysqlConfig() {
   return host ? { host, port: Number(port), user, password } : undefined;
 }
 
-const MYSQL_OPTIONS = { flags: ["-FOUND_ROWS"], supportBigNumbers: true, bigNumberStrings: true };
+// Affected rows (not found rows) unless a case asks for mysql2's default CLIENT_FOUND_ROWS:
+// the outbox's enqueue still reads affected rows (issue 14).
+const MYSQL_OPTIONS = { flags: ["-FOUND_ROWS"] };
+const MYSQL_FOUND_ROWS = {};
 
 /** The dialects to test here, each with `reason` set when it cannot run. */
 export function dialects() {
@@ -59,8 +61,10 @@ export function dialects() {
 }
 
 /**
- * A fresh empty database of `dialect`: `open()` gives a new Database (its own connections),
- * `unavailable()` one whose server is down, `close()` drops everything.
+ * A fresh empty database of `dialect`: `open()` gives a new Database (its own connections;
+ * `open({ foundRows: true })` on MySQL with mysql2's default CLIENT_FOUND_ROWS),
+ * `unavailable()` one whose server is down, `schema` its name (PostgreSQL: the schema), `killConnections()` terminates the server sessions
+ * of every connection `open()` made (from the admin connection), `close()` drops everything.
  */
 export async function freshDatabase(dialect, { poolSize = 1 } = {}) {
   serial += 1;
@@ -70,6 +74,8 @@ export async function freshDatabase(dialect, { poolSize = 1 } = {}) {
   let open;
   let unavailable;
   let file;
+  // SQLite is embedded: it has no server session to lose.
+  let killConnections = async () => {};
   if (dialect === "sqlite") {
     const dir = mkdtempSync(join(tmpdir(), "mintid-store-"));
     file = join(dir, "db.sqlite");
@@ -83,7 +89,7 @@ export async function freshDatabase(dialect, { poolSize = 1 } = {}) {
     await admin.query(`CREATE SCHEMA ${name}`);
     const pools = [];
     open = () => {
-      const pool = new pg.Pool({ ...config, max: poolSize, options: `-c search_path=${name}` });
+      const pool = new pg.Pool({ ...config, max: poolSize, options: `-c search_path=${name}`, application_name: name });
       pool.on("error", () => {});
       pools.push(pool);
       return pgDatabase(pool);
@@ -93,6 +99,10 @@ export async function freshDatabase(dialect, { poolSize = 1 } = {}) {
       pool.on("error", () => {});
       pools.push(pool);
       return pgDatabase(pool);
+    };
+    killConnections = async () => {
+      const { rows } = await admin.query("SELECT pg_terminate_backend(pid) AS killed FROM pg_stat_activity WHERE application_name = $1 AND pid <> pg_backend_pid()", [name]);
+      if (!rows.some((row) => row.killed)) throw new Error("no session of the case to terminate");
     };
     cleanups.push(async () => {
       await Promise.all(pools.map((pool) => pool.end()));
@@ -104,8 +114,8 @@ export async function freshDatabase(dialect, { poolSize = 1 } = {}) {
     const admin = await mysql.createConnection({ ...config, ...MYSQL_OPTIONS });
     await admin.query(`CREATE DATABASE ${name}`);
     const pools = [];
-    open = () => {
-      const pool = mysql.createPool({ ...config, ...MYSQL_OPTIONS, database: name, connectionLimit: poolSize });
+    open = ({ foundRows = false } = {}) => {
+      const pool = mysql.createPool({ ...config, ...(foundRows ? MYSQL_FOUND_ROWS : MYSQL_OPTIONS), database: name, connectionLimit: poolSize });
       pools.push(pool);
       return mysqlDatabase(pool);
     };
@@ -113,6 +123,11 @@ export async function freshDatabase(dialect, { poolSize = 1 } = {}) {
       const pool = mysql.createPool({ ...config, ...MYSQL_OPTIONS, port: DEAD_PORT, connectionLimit: 1, connectTimeout: 2000 });
       pools.push(pool);
       return mysqlDatabase(pool);
+    };
+    killConnections = async () => {
+      const [sessions] = await admin.query("SELECT id FROM information_schema.processlist WHERE db = ? AND id <> CONNECTION_ID()", [name]);
+      if (sessions.length === 0) throw new Error("no session of the case to terminate");
+      for (const { id } of sessions) await admin.query(`KILL ${Number(id)}`);
     };
     cleanups.push(async () => {
       await Promise.all(pools.map((pool) => pool.end()));
@@ -123,12 +138,14 @@ export async function freshDatabase(dialect, { poolSize = 1 } = {}) {
   return {
     dialect,
     file,
-    open: () => {
-      const database = open();
+    open: (options) => {
+      const database = open(options);
       opened.push(database);
       return database;
     },
     unavailable,
+    schema: name,
+    killConnections: () => killConnections(),
     sideEffectTable: SIDE_EFFECT_TABLE[dialect],
     close: async () => {
       for (const database of opened) await database.close();

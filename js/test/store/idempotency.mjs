@@ -1,6 +1,7 @@
 // The runner of tests/conformance/idempotency.json against one database.
 import assert from "node:assert/strict";
-import { formatFingerprint, IdempotencyKey, RecordPolicy } from "../../dist/full/node.js";
+import { setTimeout as sleep } from "node:timers/promises";
+import { formatFingerprint, IdempotencyKey, MintidError, RecordPolicy } from "../../dist/full/node.js";
 import { appliedMigrations, IdempotencyStore, migrate, OperationError, StoreError } from "../../dist/full/store/pg.js";
 import { sql } from "./databases.mjs";
 
@@ -66,14 +67,27 @@ function outcomeOf(result, expected) {
   }
 }
 
+/** The core's errors for an operation that ran but whose result cannot be stored. */
+const RAN_ERRORS = new Set(["store.response_too_large", "store.response_not_storable", "store.not_a_response"]);
+
 function errorOutcome(error) {
   if (error instanceof OperationError) return { decision: "execute", error: error.message };
-  if (error instanceof StoreError && error.code === "store.response_too_large") return { decision: "execute", error: error.code };
-  if (error instanceof StoreError) return { error: error.code, problem: error.problem };
+  if (error instanceof StoreError && RAN_ERRORS.has(error.code)) return { decision: "execute", error: error.code };
+  if (error instanceof MintidError) return { error: error.code, ...(error.problem === undefined ? {} : { problem: error.problem }) };
   throw error;
 }
 
-const KNOWN_STEP_FIELDS = new Set(["do", "expect", "way", "worker", "fingerprint", "operation", "now", "key", "key_created", "store", "response", "failure", "error", "batch_size", "workers", "keys"]);
+/** `actual` without `retry_after_millis` when `expected` leaves it out (an `overlap` on the system clock). */
+function withoutRetryAfter(actual, expected) {
+  if (actual?.decision !== "in_progress" || expected === undefined || "retry_after_millis" in expected) return actual;
+  const { retry_after_millis: _, ...rest } = actual;
+  return rest;
+}
+
+const KNOWN_STEP_FIELDS = new Set(["do", "expect", "way", "worker", "fingerprint", "operation", "now", "key", "key_created", "store", "response", "failure", "error", "batch_size", "workers", "keys",
+  "in_forked_child", "first", "second_after_millis", "second"]);
+const KNOWN_OPERATION_FIELDS = new Set(["outcome", "response", "failure", "error", "sleep_millis", "kill_connections"]);
+const KNOWN_STORES = new Set([undefined, "unavailable", "found_rows"]);
 
 /** Runs one case on a fresh database (`db` from freshDatabase). */
 export async function runIdempotencyCase(testCase, db) {
@@ -87,7 +101,8 @@ export async function runIdempotencyCase(testCase, db) {
     const id = `${name}/${storeKind ?? "up"}`;
     let worker = workers.get(id);
     if (worker === undefined) {
-      const database = storeKind === "unavailable" ? db.unavailable() : db.open();
+      assert.ok(KNOWN_STORES.has(storeKind), `unknown store ${storeKind}`);
+      const database = storeKind === "unavailable" ? db.unavailable() : db.open({ foundRows: storeKind === "found_rows" });
       worker = { name, database, store: new IdempotencyStore(database, policy, { clock }), lease: undefined };
       workers.set(id, worker);
     }
@@ -102,12 +117,18 @@ export async function runIdempotencyCase(testCase, db) {
     ...(step.key_created === undefined ? {} : { keyCreatedMillis: BigInt(step.key_created) }),
   });
   const sideEffect = (connection, key, worker) =>
-    connection.run(sql(db.dialect, "side_effect", "INSERT INTO conformance_side_effect (scope, kind, key_id, worker) VALUES (:scope, :kind, :key_id, :worker)", "execrows"),
-      { scope: key.scope, kind: key.kind, key_id: key.id, worker });
+    connection.run(sql(db.dialect, "side_effect", "INSERT INTO conformance_side_effect (scope, kind, key_id, worker) VALUES (?, ?, ?, ?)", "execrows"),
+      [key.scope, key.kind, key.id, worker]);
   const operationOf = (spec, key, worker) => async (connection) => {
+    for (const field of Object.keys(spec)) assert.ok(KNOWN_OPERATION_FIELDS.has(field), `unknown operation field ${field}`);
     if (connection === undefined) await worker.database.withConnection((c) => sideEffect(c, key, worker.name));
     else await sideEffect(connection, key, worker.name);
-    if (spec.outcome === "succeed") return responseOf(spec.response);
+    if (spec.outcome === "not_a_response") return { status: 201, body: "created" };
+    if (spec.outcome === "succeed") {
+      if (spec.sleep_millis !== undefined) await sleep(Number(spec.sleep_millis));
+      if (spec.kill_connections === true) await db.killConnections();
+      return responseOf(spec.response);
+    }
     assert.equal(spec.outcome, "fail", `unknown operation outcome ${spec.outcome}`);
     throw new OperationError(spec.error, { retryable: spec.failure === "retryable" });
   };
@@ -117,9 +138,19 @@ export async function runIdempotencyCase(testCase, db) {
     assert.equal(way, "same_transaction", `unknown way ${way}`);
     return worker.database.transaction((connection) => worker.store.inTransaction(connection, key, incoming, operation));
   };
+  /** One request (`run` and each side of an `overlap`): its outcome in the file's vocabulary. */
+  const runStep = async (step, expected = step.expect) => {
+    try {
+      const worker = workerOf(step.worker, step.store);
+      const key = keyOf(step);
+      return outcomeOf(await request(worker, step.way, key, requestOf(step), step.operation), expected);
+    } catch (error) {
+      return errorOutcome(error);
+    }
+  };
   const count = async (text, params) => {
     const rows = await admin.withConnection(async (c) => (await c.run(sql(db.dialect, "count", text), params)).rows);
-    return String(Object.values(rows[0])[0]);
+    return String(rows[0][0]);
   };
 
   try {
@@ -136,14 +167,30 @@ export async function runIdempotencyCase(testCase, db) {
         case "migrations":
           assert.deepEqual((await appliedMigrations(admin)).map(String), step.expect, where);
           break;
-        case "run": {
-          const worker = workerOf(step.worker, step.store);
-          const key = keyOf(step);
+        case "run":
+          // `in_forked_child`: Node has no fork(), so nothing is inherited: the step runs here.
+          assert.ok([undefined, true].includes(step.in_forked_child), `${where}: in_forked_child`);
+          assert.deepEqual(await runStep(step), step.expect, where);
+          break;
+        case "overlap": {
+          assert.ok(clock === systemClock, `${where}: an overlap runs on the system clock`);
+          const first = runStep(step.first, step.expect.first);
+          await sleep(Number(step.second_after_millis));
+          const second = await runStep(step.second, step.expect.second);
+          const actual = { first: await first, second: withoutRetryAfter(second, step.expect.second) };
+          assert.deepEqual(actual, { first: step.expect.first, second: step.expect.second }, where);
+          break;
+        }
+        case "renew": {
+          const worker = workerOf(step.worker);
+          assert.ok(worker.lease, `${where}: worker ${step.worker} holds no lease`);
           let outcome;
           try {
-            outcome = outcomeOf(await request(worker, step.way, key, requestOf(step), step.operation), step.expect);
+            await worker.lease.renew();
+            outcome = { lease_deadline: String(worker.lease.leaseDeadlineMillis) };
           } catch (error) {
-            outcome = errorOutcome(error);
+            if (!(error instanceof MintidError)) throw error;
+            outcome = { error: error.code };
           }
           assert.deepEqual(outcome, step.expect, where);
           break;
@@ -191,12 +238,12 @@ export async function runIdempotencyCase(testCase, db) {
         }
         case "side_effects": {
           const key = keyOf(step);
-          assert.equal(await count("SELECT COUNT(*) AS n FROM conformance_side_effect WHERE scope = :scope AND kind = :kind AND key_id = :key_id",
-            { scope: key.scope, kind: key.kind, key_id: key.id }), step.expect, where);
+          assert.equal(await count("SELECT COUNT(*) AS n FROM conformance_side_effect WHERE scope = ? AND kind = ? AND key_id = ?",
+            [key.scope, key.kind, key.id]), step.expect, where);
           break;
         }
         case "records":
-          assert.equal(await count("SELECT COUNT(*) AS n FROM idempotency_record", {}), step.expect, where);
+          assert.equal(await count("SELECT COUNT(*) AS n FROM idempotency_record", []), step.expect, where);
           break;
         case "cleanup": {
           const deleted = await new IdempotencyStore(admin, policy, { clock }).cleanup(Number(step.batch_size));
@@ -247,8 +294,8 @@ async function runConcurrent(step, testCase, { db, policy, request, count, where
   }
   const perKey = new Set();
   for (const key of keys) {
-    perKey.add(await count("SELECT COUNT(*) AS n FROM conformance_side_effect WHERE scope = :scope AND kind = :kind AND key_id = :key_id",
-      { scope: key.scope, kind: key.kind, key_id: key.id }));
+    perKey.add(await count("SELECT COUNT(*) AS n FROM conformance_side_effect WHERE scope = ? AND kind = ? AND key_id = ?",
+      [key.scope, key.kind, key.id]));
   }
   assert.equal(String(executed), step.expect.executed, `${where}: executed`);
   assert.deepEqual([...perKey], [step.expect.side_effects_per_key], `${where}: side effects per key`);

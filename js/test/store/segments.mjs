@@ -2,7 +2,6 @@
 import assert from "node:assert/strict";
 import { SegmentPolicy } from "../../dist/full/node.js";
 import { migrate, SegmentIds } from "../../dist/full/store/pg.js";
-import { int } from "../../dist/full/store/database.js";
 import { StepClock, systemClock } from "./idempotency.mjs";
 
 function policyOf(spec) {
@@ -27,8 +26,8 @@ export async function runSegmentCase(testCase, db) {
   const admin = db.open();
   const processes = new Map();
   const row = async (tag) => {
-    const found = await admin.withConnection(async (c) => (await c.run(admin.query("segment_load"), { tag })).rows[0]);
-    return found === undefined ? null : { max_id: String(int(found.max_id)), step: String(int(found.step)) };
+    const found = await admin.withConnection(async (c) => (await c.run(admin.statement("segment_load"), [tag])).rows[0]);
+    return found === undefined ? null : { max_id: String(found[0]), step: String(found[1]) };
   };
   for (const [index, step] of testCase.steps.entries()) {
     for (const field of Object.keys(step)) assert.ok(KNOWN_STEP_FIELDS.has(field), `step ${index}: unknown field ${field}`);

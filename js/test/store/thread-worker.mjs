@@ -10,12 +10,12 @@ const database = sqliteDatabase(file);
 
 if (task === "run_once") {
   const store = new IdempotencyStore(database, new RecordPolicy({ leaseMillis: 60_000, retentionMillis: 86_400_000, maxWaitMillis: 30_000, pollMillis: 2 }));
-  const insert = sql("sqlite", "side_effect", "INSERT INTO conformance_side_effect (scope, kind, key_id, worker) VALUES (:scope, :kind, :key_id, :worker)", "execrows");
+  const insert = sql("sqlite", "side_effect", "INSERT INTO conformance_side_effect (scope, kind, key_id, worker) VALUES (?, ?, ?, ?)", "execrows");
   const decisions = [];
   for (let n = 0; n < workerData.keys; n += 1) {
     const key = new IdempotencyKey("order.create", "tenant-1", `k-${n}`);
     const result = await store.runOnce(key, { fingerprint: fingerprint({ n }) }, async () => {
-      await database.withConnection((c) => c.run(insert, { scope: key.scope, kind: key.kind, key_id: key.id, worker: name }));
+      await database.withConnection((c) => c.run(insert, [key.scope, key.kind, key.id, name]));
       return { contentType: "text/plain", body: new TextEncoder().encode(name) };
     });
     decisions.push(result.decision);

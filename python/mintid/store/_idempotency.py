@@ -45,6 +45,8 @@ MAX_RESPONSE_BYTES: Final = next(
 
 _NativeError = (ffi.MintidError, ffi.InternalError)
 _RUN: Final = ffi.RecordStep.RUN
+_ANSWER_ROWS: Final = ffi.StoreAnswer.ROWS
+_ANSWER_AFFECTED: Final = ffi.StoreAnswer.AFFECTED
 _PAUSE: Final = ffi.RecordStep.PAUSE
 _EXECUTE: Final = ffi.RecordStep.EXECUTE
 _DONE: Final = ffi.RecordStep.DONE
@@ -368,6 +370,7 @@ class IdempotencyStore:
         self.database = database
         self.policy = policy
         self._clock: StoreClock = clock if clock is not None else SystemStoreClock()
+        self._drivers = ffi.RecordDrivers(database.manifest, policy._checked)
 
     def _drive(
         self, runner: QueryRunner, driver: Any, method: Callable[..., Any], *args: Any
@@ -383,7 +386,15 @@ class IdempotencyStore:
             while True:
                 kind = type(step)
                 if kind is _RUN:
-                    step = driver.push(runner.answer(step.query), clock.now_ms())
+                    # One entry point per answer kind: no compound argument to pack.
+                    answer: Any = runner.answer(step.query)
+                    shape = type(answer)
+                    if shape is _ANSWER_ROWS:
+                        step = driver.push_rows(answer.rows, clock.now_ms())
+                    elif shape is _ANSWER_AFFECTED:
+                        step = driver.push_affected(answer.count, clock.now_ms())
+                    else:
+                        step = driver.push_failed(answer._class, answer.message, clock.now_ms())
                 elif kind is _PAUSE:
                     runner.release()
                     clock.pause_ms(step.millis)
@@ -397,16 +408,22 @@ class IdempotencyStore:
         finally:
             runner.release()
 
+    def _finish(self, runner: QueryRunner, driver: Any, response: object) -> None:
+        """Push the operation's result and run the steps that store it."""
+        now = self._clock.now_ms()
+        args: tuple[Any, ...]
+        if isinstance(response, StoredResponse):
+            finish, args = driver.finish_succeeded, (response.content_type, response.body, now)
+        else:
+            finish, args = driver.finish, (_outcome(response), now)
+        self._drive(runner, driver, finish, *args)
+
     def _driver(self, way: ffi.Way, key: IdempotencyKey, request: StoreRequest) -> Any:
         native = _native_key(key)
+        created = request.key_created_ms
         try:
-            driver = ffi.RecordDriver(
-                self.database.manifest,
-                self.policy._checked,
-                way,
-                native,
-                request.fingerprint.digest,
-                request.key_created_ms,
+            driver = self._drivers.driver(
+                way, key.text, request.fingerprint.digest, -1 if created is None else created
             )
         except _NativeError as error:
             raise native_error(error) from None
@@ -459,7 +476,7 @@ class IdempotencyStore:
         _CURRENT.reset(current)
         if beat is not None:
             _HEARTBEAT.stop(beat)
-        self._drive(runner, driver, driver.finish, _outcome(response), self._clock.now_ms())
+        self._finish(runner, driver, response)
         return RunResult("execute", response)
 
     def in_transaction(
@@ -485,7 +502,7 @@ class IdempotencyStore:
         except BaseException as error:
             self._drive(runner, driver, driver.finish, _outcome_of(error), self._clock.now_ms())
             raise
-        self._drive(runner, driver, driver.finish, _outcome(response), self._clock.now_ms())
+        self._finish(runner, driver, response)
         return RunResult("execute", response)
 
     def claim_lease(self, key: IdempotencyKey, request: StoreRequest) -> RecordLease | RunResult:

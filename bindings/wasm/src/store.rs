@@ -1,0 +1,645 @@
+//! The store drivers of the core (`mintid::store`) for JS: the host pulls a
+//! step, runs the named query it names on its database and pushes the
+//! answer back. Every loop, pause, limit and error code is the core's.
+//!
+//! Steps, answers and outcomes cross as plain JS objects, one crossing per
+//! step: `{ kind: "run", query: { name, params } }`, values as
+//! `null | bigint | string | Uint8Array`, 64-bit integers as `bigint` (read
+//! back with a range check: a `bigint` out of range is a `RangeError`, never
+//! a wrapped value). The TypeScript shapes are in the section below.
+
+use alloc::string::{String, ToString};
+use alloc::vec::Vec;
+use js_sys::{Array, Object, Reflect, Uint8Array};
+use mintid::IdempotencyKey;
+use mintid::fingerprint::Fingerprint;
+use mintid::record::Incoming;
+use mintid::store::{
+    Answer, DbError, DbErrorClass, Dialect, DriverError, Finished, Held, Manifest,
+    OperationOutcome, Placeholder, Query, RecordYield, ResultKind, Step, StoreError,
+    StoredResponse, Value, Way,
+};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+
+use crate::error::{range_error, to_js, type_error};
+use crate::record::RecordPolicyHandle;
+
+#[wasm_bindgen(typescript_custom_section)]
+const TYPES: &str = r#"
+/** An idempotency key's parts (an `IdempotencyKey`). */
+export interface StoreKey { kind: string; scope: string; id: string; }
+/** An SQL value: a parameter or a column. */
+export type SqlValue = null | bigint | string | Uint8Array;
+/** The shared SQL of one dialect for one placeholder style. */
+export interface StoreManifest { dialect: "postgres" | "mysql" | "sqlite"; placeholder: "question" | "numbered" | "format"; }
+/** One named query, rendered for a database library. */
+export interface StoreStatement { name: string; kind: "one" | "many" | "execrows" | "exec"; sql: string; params: string[]; }
+/** One numbered migration, split into statements. */
+export interface StoreMigration { version: number; name: string; statements: string[]; }
+/** One limit of the schema. */
+export interface StoreLimit { name: string; maxBytes: number; }
+/** A named query to run, its values in the statement's binding order. */
+export interface StoreQuery { name: string; params: SqlValue[]; }
+/** How an executor classifies a database error. */
+export type DbErrorClass = "unique_violation" | "serialization" | "connection_lost" | "constraint" | "other";
+/** The database's answer to a StoreQuery. */
+export type StoreAnswer =
+  | { kind: "rows"; rows: SqlValue[][] }
+  | { kind: "affected"; count: bigint }
+  | { kind: "failed"; class: DbErrorClass; message: string };
+/** A response as stored and replayed. */
+export interface StoreResponse { contentType: string; body: Uint8Array; }
+/** What the operation came to. */
+export type OperationOutcome =
+  | { kind: "succeeded"; response: StoreResponse }
+  | { kind: "failed"; message: string; retryable: boolean; response: StoreResponse | null }
+  | { kind: "not_a_response"; typeName: string };
+/** A claim the driver holds. */
+export interface Held { token: bigint; createdMillis: bigint; leaseDeadlineMillis: bigint; renewEveryMillis: bigint | null; }
+/** How a record protocol ended. */
+export type Finished =
+  | { kind: "executed" }
+  | { kind: "operation_failed"; stored: boolean }
+  | { kind: "replay"; outcome: "succeeded"; response: StoreResponse; error: null }
+  | { kind: "replay"; outcome: "failed"; response: StoreResponse | null; error: string }
+  | { kind: "in_progress"; problem: "in_progress"; retryAfterMillis: bigint; retryAfterSecs: bigint }
+  | { kind: "fingerprint_mismatch"; problem: "fingerprint_mismatch" }
+  | { kind: "key_too_old"; problem: "key_too_old" };
+/** A step of the record protocol; a failure is the call's error. */
+export type RecordStep =
+  | { kind: "run"; query: StoreQuery }
+  | { kind: "pause"; millis: bigint }
+  | { kind: "execute"; held: Held }
+  | { kind: "done"; finished: Finished };
+/** A step of a renewal. */
+export type RenewalStep = { kind: "run"; query: StoreQuery } | { kind: "renewed"; leaseDeadlineMillis: bigint };
+/** A step of a cleanup. */
+export type CleanupStep = { kind: "run"; query: StoreQuery } | { kind: "done"; deleted: bigint };
+/** A record as stored, with what it replays. */
+export interface StoreRecord {
+  status: "pending" | "succeeded" | "failed" | "failed_retryable";
+  fingerprint: string;
+  token: bigint;
+  leaseDeadlineMillis: bigint;
+  createdMillis: bigint;
+  expiresMillis: bigint;
+  response: StoreResponse | null;
+  error: string | null;
+}
+"#;
+
+/// A fresh object with `fields` set.
+fn object(fields: &[(&str, JsValue)]) -> JsValue {
+    let object = Object::new();
+    for (name, value) in fields {
+        // Setting a property on a fresh plain object cannot fail.
+        let _ = Reflect::set(&object, &JsValue::from_str(name), value);
+    }
+    object.into()
+}
+
+fn field(object: &JsValue, name: &str) -> Result<JsValue, JsValue> {
+    if !object.is_object() {
+        return Err(type_error("expected an object"));
+    }
+    Reflect::get(object, &JsValue::from_str(name))
+}
+
+fn text_field(object: &JsValue, name: &str) -> Result<String, JsValue> {
+    field(object, name)?
+        .as_string()
+        .ok_or_else(|| type_error(&alloc::format!("{name} must be a string")))
+}
+
+fn bool_field(object: &JsValue, name: &str) -> Result<bool, JsValue> {
+    field(object, name)?
+        .as_bool()
+        .ok_or_else(|| type_error(&alloc::format!("{name} must be a boolean")))
+}
+
+fn u64_of(value: JsValue, name: &str) -> Result<u64, JsValue> {
+    if !value.is_bigint() {
+        return Err(type_error(&alloc::format!("{name} must be a bigint")));
+    }
+    u64::try_from(value).map_err(|_| range_error(&alloc::format!("{name} must be in [0, 2^64)")))
+}
+
+fn u64_field(object: &JsValue, name: &str) -> Result<u64, JsValue> {
+    u64_of(field(object, name)?, name)
+}
+
+fn bytes_of(value: &JsValue, name: &str) -> Result<Vec<u8>, JsValue> {
+    value
+        .dyn_ref::<Uint8Array>()
+        .map(Uint8Array::to_vec)
+        .ok_or_else(|| type_error(&alloc::format!("{name} must be a Uint8Array")))
+}
+
+fn bytes(value: &[u8]) -> JsValue {
+    Uint8Array::from(value).into()
+}
+
+fn optional(value: Option<JsValue>) -> JsValue {
+    value.unwrap_or(JsValue::NULL)
+}
+
+fn strings(values: impl IntoIterator<Item = impl AsRef<str>>) -> JsValue {
+    values
+        .into_iter()
+        .map(|value| JsValue::from_str(value.as_ref()))
+        .collect::<Array>()
+        .into()
+}
+
+fn manifest_of(value: &JsValue) -> Result<Manifest, JsValue> {
+    let dialect = dialect_of(&text_field(value, "dialect")?)?;
+    let placeholder = text_field(value, "placeholder")?;
+    let placeholder = Placeholder::parse(&placeholder)
+        .ok_or_else(|| type_error("placeholder must be question, numbered or format"))?;
+    Ok(Manifest::new(dialect, placeholder))
+}
+
+fn dialect_of(name: &str) -> Result<Dialect, JsValue> {
+    Dialect::parse(name).ok_or_else(|| type_error("dialect must be postgres, mysql or sqlite"))
+}
+
+fn key_of(key: &JsValue) -> Result<IdempotencyKey, JsValue> {
+    let (kind, scope, id) = (
+        text_field(key, "kind")?,
+        text_field(key, "scope")?,
+        text_field(key, "id")?,
+    );
+    IdempotencyKey::new(&kind, &scope, &id).map_err(to_js)
+}
+
+fn value_js(value: &Value) -> JsValue {
+    match value {
+        Value::Null => JsValue::NULL,
+        Value::Int(value) => JsValue::from(*value),
+        Value::Text(value) => JsValue::from_str(value),
+        Value::Bytes(value) => bytes(value),
+    }
+}
+
+fn value_of(value: JsValue) -> Result<Value, JsValue> {
+    if value.is_null() || value.is_undefined() {
+        return Ok(Value::Null);
+    }
+    if value.is_bigint() {
+        return i64::try_from(value)
+            .map(Value::Int)
+            .map_err(|_| range_error("an integer value must be in [-2^63, 2^63)"));
+    }
+    if let Some(text) = value.as_string() {
+        return Ok(Value::Text(text));
+    }
+    bytes_of(&value, "a value that is not null, a bigint or a string").map(Value::Bytes)
+}
+
+fn query_js(query: &Query) -> JsValue {
+    let params: Array = query.params.iter().map(value_js).collect();
+    object(&[
+        ("name", JsValue::from_str(query.name)),
+        ("params", params.into()),
+    ])
+}
+
+fn array_of(value: JsValue, name: &str) -> Result<Array, JsValue> {
+    value
+        .dyn_into::<Array>()
+        .map_err(|_| type_error(&alloc::format!("{name} must be an array")))
+}
+
+fn answer_of(value: &JsValue) -> Result<Answer, JsValue> {
+    match text_field(value, "kind")?.as_str() {
+        "rows" => {
+            let rows = array_of(field(value, "rows")?, "rows")?;
+            let mut read = Vec::with_capacity(rows.length() as usize);
+            for row in rows.iter() {
+                let row = array_of(row, "a row")?;
+                read.push(row.iter().map(value_of).collect::<Result<Vec<_>, _>>()?);
+            }
+            Ok(Answer::Rows(read))
+        }
+        "affected" => Ok(Answer::Affected(u64_field(value, "count")?)),
+        "failed" => {
+            let class = DbErrorClass::parse(&text_field(value, "class")?)
+                .ok_or_else(|| type_error("class must be a DbErrorClass name"))?;
+            Ok(Answer::Failed(DbError {
+                class,
+                message: text_field(value, "message")?,
+            }))
+        }
+        _ => Err(type_error(
+            "an answer's kind must be rows, affected or failed",
+        )),
+    }
+}
+
+fn response_js(response: &StoredResponse) -> JsValue {
+    object(&[
+        ("contentType", JsValue::from_str(&response.content_type)),
+        ("body", bytes(&response.body)),
+    ])
+}
+
+fn response_of(value: &JsValue) -> Result<StoredResponse, JsValue> {
+    Ok(StoredResponse {
+        content_type: text_field(value, "contentType")?,
+        body: bytes_of(&field(value, "body")?, "body")?,
+    })
+}
+
+fn outcome_of(value: &JsValue) -> Result<OperationOutcome, JsValue> {
+    match text_field(value, "kind")?.as_str() {
+        "succeeded" => Ok(OperationOutcome::Succeeded(response_of(&field(
+            value, "response",
+        )?)?)),
+        "failed" => {
+            let response = field(value, "response")?;
+            Ok(OperationOutcome::Failed {
+                message: text_field(value, "message")?,
+                retryable: bool_field(value, "retryable")?,
+                response: if response.is_null() || response.is_undefined() {
+                    None
+                } else {
+                    Some(response_of(&response)?)
+                },
+            })
+        }
+        "not_a_response" => Ok(OperationOutcome::NotAResponse {
+            type_name: text_field(value, "typeName")?,
+        }),
+        _ => Err(type_error(
+            "an outcome's kind must be succeeded, failed or not_a_response",
+        )),
+    }
+}
+
+fn held_js(held: &Held) -> JsValue {
+    object(&[
+        ("token", held.token.into()),
+        ("createdMillis", held.created_millis.into()),
+        ("leaseDeadlineMillis", held.lease_deadline_millis.into()),
+        (
+            "renewEveryMillis",
+            optional(held.renew_every_millis.map(JsValue::from)),
+        ),
+    ])
+}
+
+fn held_of(value: &JsValue) -> Result<Held, JsValue> {
+    let every = field(value, "renewEveryMillis")?;
+    Ok(Held {
+        token: u64_field(value, "token")?,
+        created_millis: u64_field(value, "createdMillis")?,
+        lease_deadline_millis: u64_field(value, "leaseDeadlineMillis")?,
+        renew_every_millis: if every.is_null() || every.is_undefined() {
+            None
+        } else {
+            Some(u64_of(every, "renewEveryMillis")?)
+        },
+    })
+}
+
+fn finished_js(finished: &Finished) -> JsValue {
+    let kind = |name: &str| ("kind", JsValue::from_str(name));
+    let problem = (
+        "problem",
+        optional(
+            finished
+                .problem()
+                .map(|problem| JsValue::from_str(problem.name())),
+        ),
+    );
+    match finished {
+        Finished::Executed => object(&[kind("executed")]),
+        Finished::OperationFailed { stored } => {
+            object(&[kind("operation_failed"), ("stored", (*stored).into())])
+        }
+        Finished::Replay {
+            outcome,
+            response,
+            error,
+        } => object(&[
+            kind("replay"),
+            ("outcome", JsValue::from_str(outcome.as_str())),
+            ("response", optional(response.as_ref().map(response_js))),
+            ("error", optional(error.as_deref().map(JsValue::from_str))),
+        ]),
+        Finished::InProgress { retry_after_millis } => object(&[
+            kind("in_progress"),
+            problem,
+            ("retryAfterMillis", (*retry_after_millis).into()),
+            (
+                "retryAfterSecs",
+                mintid::record::retry_after_secs(*retry_after_millis).into(),
+            ),
+        ]),
+        Finished::FingerprintMismatch => object(&[kind("fingerprint_mismatch"), problem]),
+        Finished::KeyTooOld => object(&[kind("key_too_old"), problem]),
+    }
+}
+
+fn record_step(step: mintid::store::RecordStep) -> Result<JsValue, JsValue> {
+    let kind = |name: &str| ("kind", JsValue::from_str(name));
+    Ok(match step {
+        Step::Run(query) => object(&[kind("run"), ("query", query_js(&query))]),
+        Step::Pause { millis } => object(&[kind("pause"), ("millis", millis.into())]),
+        Step::Yield(RecordYield::Execute(held)) => {
+            object(&[kind("execute"), ("held", held_js(&held))])
+        }
+        Step::Yield(RecordYield::Done(finished)) => {
+            object(&[kind("done"), ("finished", finished_js(&finished))])
+        }
+        Step::Fail(error) => return Err(to_js(error)),
+        Step::Begin { .. } | Step::Commit | Step::Rollback => {
+            return Err(never_asked("a transaction step"));
+        }
+    })
+}
+
+/// `store.unexpected_row` for a step a driver never asks for (a bug between
+/// the core and this crate).
+fn never_asked(step: &str) -> JsValue {
+    to_js(DriverError::Store(StoreError::unexpected_step(step)))
+}
+
+/// Every named query of `manifest`, rendered.
+#[wasm_bindgen(js_name = storeStatements, unchecked_return_type = "StoreStatement[]")]
+pub fn store_statements(
+    #[wasm_bindgen(unchecked_param_type = "StoreManifest")] manifest: JsValue,
+) -> Result<Array, JsValue> {
+    Ok(manifest_of(&manifest)?
+        .statements()
+        .iter()
+        .map(|statement| {
+            let kind = match statement.kind {
+                ResultKind::One => "one",
+                ResultKind::Many => "many",
+                ResultKind::ExecRows => "execrows",
+                ResultKind::Exec => "exec",
+            };
+            object(&[
+                ("name", JsValue::from_str(statement.name)),
+                ("kind", JsValue::from_str(kind)),
+                ("sql", JsValue::from_str(&statement.sql)),
+                ("params", strings(&statement.params)),
+            ])
+        })
+        .collect())
+}
+
+/// The numbered migrations of `dialect`, in order.
+#[wasm_bindgen(js_name = storeMigrations, unchecked_return_type = "StoreMigration[]")]
+pub fn store_migrations(dialect: &str) -> Result<Array, JsValue> {
+    Ok(Manifest::new(dialect_of(dialect)?, Placeholder::Question)
+        .migrations()
+        .iter()
+        .map(|migration| {
+            object(&[
+                ("version", migration.version.into()),
+                ("name", JsValue::from_str(migration.name)),
+                ("statements", strings(&migration.statements)),
+            ])
+        })
+        .collect())
+}
+
+/// Every limit of the schema (`mintid::store::limits::ALL`).
+#[wasm_bindgen(js_name = storeLimits, unchecked_return_type = "StoreLimit[]")]
+pub fn store_limits() -> Array {
+    mintid::store::limits::ALL
+        .iter()
+        .map(|(name, max)| {
+            object(&[
+                ("name", JsValue::from_str(name)),
+                ("maxBytes", (*max as f64).into()),
+            ])
+        })
+        .collect()
+}
+
+/// The query that loads a key's record (for `load`).
+#[wasm_bindgen(js_name = storeLoadQuery, unchecked_return_type = "StoreQuery")]
+pub fn store_load_query(
+    #[wasm_bindgen(unchecked_param_type = "StoreManifest")] manifest: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "StoreKey")] key: JsValue,
+) -> Result<JsValue, JsValue> {
+    let query = mintid::store::load_query(manifest_of(&manifest)?, &key_of(&key)?);
+    Ok(query_js(&query))
+}
+
+/// Reads the answer to [`store_load_query`]: the record, or `null`. A
+/// failed answer is the store error it means.
+#[wasm_bindgen(js_name = storeReadRecord, unchecked_return_type = "StoreRecord | null")]
+pub fn store_read_record(
+    #[wasm_bindgen(unchecked_param_type = "StoreAnswer")] answer: JsValue,
+) -> Result<JsValue, JsValue> {
+    let Some(stored) = mintid::store::read_load(&answer_of(&answer)?).map_err(to_js)? else {
+        return Ok(JsValue::NULL);
+    };
+    let record = stored.record;
+    Ok(object(&[
+        ("status", JsValue::from_str(record.status.as_str())),
+        (
+            "fingerprint",
+            JsValue::from_str(&record.fingerprint.to_string()),
+        ),
+        ("token", record.token.into()),
+        ("leaseDeadlineMillis", record.lease_deadline_millis.into()),
+        ("createdMillis", record.created_millis.into()),
+        ("expiresMillis", record.expires_millis.into()),
+        (
+            "response",
+            optional(stored.response.as_ref().map(response_js)),
+        ),
+        (
+            "error",
+            optional(stored.error.as_deref().map(JsValue::from_str)),
+        ),
+    ]))
+}
+
+/// The typed error a database error means outside any driver (leases,
+/// segments, the outbox, migrations, transaction control):
+/// `store.unavailable`, `store.conflict` or `store.query_failed`.
+#[wasm_bindgen(js_name = storeFailure)]
+pub fn store_failure(
+    #[wasm_bindgen(unchecked_param_type = "StoreAnswer")] answer: JsValue,
+) -> Result<JsValue, JsValue> {
+    match answer_of(&answer)? {
+        Answer::Failed(error) => Ok(to_js(mintid::store::database_failure(&error))),
+        _ => Err(type_error("storeFailure takes a failed answer")),
+    }
+}
+
+/// The record protocol of one request (`mintid::store::RecordDriver`).
+#[wasm_bindgen]
+pub struct RecordDriver(mintid::store::RecordDriver);
+
+#[wasm_bindgen]
+impl RecordDriver {
+    /// A driver for one request with `key` and the payload's fingerprint
+    /// (text form), under `policy`, over `manifest`'s statements; `way` is
+    /// `run_once`, `same_transaction` or `lease`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "StoreManifest")] manifest: JsValue,
+        policy: &RecordPolicyHandle,
+        way: &str,
+        #[wasm_bindgen(unchecked_param_type = "StoreKey")] key: JsValue,
+        fingerprint: &str,
+        key_created_millis: Option<u64>,
+    ) -> Result<RecordDriver, JsValue> {
+        let way = match way {
+            "run_once" => Way::RunOnce,
+            "same_transaction" => Way::SameTransaction,
+            "lease" => Way::Lease,
+            _ => {
+                return Err(type_error(
+                    "way must be run_once, same_transaction or lease",
+                ));
+            }
+        };
+        let fingerprint = Fingerprint::parse(fingerprint.as_bytes()).map_err(to_js)?;
+        let mut incoming = Incoming::new(fingerprint);
+        if let Some(created) = key_created_millis {
+            incoming = incoming.with_key_created_millis(created);
+        }
+        Ok(Self(mintid::store::RecordDriver::new(
+            manifest_of(&manifest)?,
+            *policy.policy(),
+            way,
+            &key_of(&key)?,
+            incoming,
+        )))
+    }
+
+    /// The first step, at `now_millis`.
+    #[wasm_bindgen(unchecked_return_type = "RecordStep")]
+    pub fn start(&mut self, now_millis: u64) -> Result<JsValue, JsValue> {
+        record_step(self.0.start(now_millis))
+    }
+
+    /// Push the database's answer to the last `run`.
+    #[wasm_bindgen(unchecked_return_type = "RecordStep")]
+    pub fn push(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "StoreAnswer")] answer: JsValue,
+        now_millis: u64,
+    ) -> Result<JsValue, JsValue> {
+        record_step(self.0.push(answer_of(&answer)?, now_millis))
+    }
+
+    /// Continue after a `pause`.
+    #[wasm_bindgen(unchecked_return_type = "RecordStep")]
+    pub fn resume(&mut self) -> Result<JsValue, JsValue> {
+        record_step(self.0.resume())
+    }
+
+    /// Push what the operation came to, after `execute`.
+    #[wasm_bindgen(unchecked_return_type = "RecordStep")]
+    pub fn finish(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "OperationOutcome")] outcome: JsValue,
+        now_millis: u64,
+    ) -> Result<JsValue, JsValue> {
+        record_step(self.0.finish(outcome_of(&outcome)?, now_millis))
+    }
+}
+
+/// The heartbeat of one held claim (`mintid::store::RecordRenewal`).
+#[wasm_bindgen]
+pub struct RecordRenewal(mintid::store::RecordRenewal);
+
+#[wasm_bindgen]
+impl RecordRenewal {
+    /// The heartbeat of `held`, a claim of `key` under `policy`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "StoreManifest")] manifest: JsValue,
+        policy: &RecordPolicyHandle,
+        #[wasm_bindgen(unchecked_param_type = "StoreKey")] key: JsValue,
+        #[wasm_bindgen(unchecked_param_type = "Held")] held: JsValue,
+    ) -> Result<RecordRenewal, JsValue> {
+        Ok(Self(mintid::store::RecordRenewal::new(
+            manifest_of(&manifest)?,
+            *policy.policy(),
+            &key_of(&key)?,
+            &held_of(&held)?,
+        )))
+    }
+
+    /// Start a renewal at `now_millis`: the query to run.
+    #[wasm_bindgen(unchecked_return_type = "StoreQuery")]
+    pub fn start(&mut self, now_millis: u64) -> JsValue {
+        query_js(&self.0.start(now_millis))
+    }
+
+    /// Push the answer. Fails with `store.record_lost` (the key was taken
+    /// over or completed: the operation no longer holds it),
+    /// `store.unavailable` (try again at the next beat) or `store.query_failed`.
+    #[wasm_bindgen(unchecked_return_type = "RenewalStep")]
+    pub fn push(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "StoreAnswer")] answer: JsValue,
+    ) -> Result<JsValue, JsValue> {
+        let kind = |name: &str| ("kind", JsValue::from_str(name));
+        match self.0.push(answer_of(&answer)?) {
+            Step::Run(query) => Ok(object(&[kind("run"), ("query", query_js(&query))])),
+            Step::Yield(deadline) => Ok(object(&[
+                kind("renewed"),
+                ("leaseDeadlineMillis", deadline.into()),
+            ])),
+            Step::Fail(error) => Err(to_js(error)),
+            Step::Pause { .. } | Step::Begin { .. } | Step::Commit | Step::Rollback => {
+                Err(never_asked("a pause or a transaction step"))
+            }
+        }
+    }
+}
+
+/// Expired records deleted in batches (`mintid::store::RecordCleanup`).
+#[wasm_bindgen]
+pub struct RecordCleanup(mintid::store::RecordCleanup);
+
+#[wasm_bindgen]
+impl RecordCleanup {
+    /// A cleanup of `batch_size` records per statement.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "StoreManifest")] manifest: JsValue,
+        batch_size: u64,
+    ) -> Result<RecordCleanup, JsValue> {
+        Ok(Self(mintid::store::RecordCleanup::new(
+            manifest_of(&manifest)?,
+            batch_size,
+        )))
+    }
+
+    /// The first batch's query, at `now_millis`.
+    #[wasm_bindgen(unchecked_return_type = "StoreQuery")]
+    pub fn start(&self, now_millis: u64) -> JsValue {
+        query_js(&self.0.next(now_millis))
+    }
+
+    /// Push a batch's answer.
+    #[wasm_bindgen(unchecked_return_type = "CleanupStep")]
+    pub fn push(
+        &mut self,
+        #[wasm_bindgen(unchecked_param_type = "StoreAnswer")] answer: JsValue,
+        now_millis: u64,
+    ) -> Result<JsValue, JsValue> {
+        let kind = |name: &str| ("kind", JsValue::from_str(name));
+        match self.0.push(answer_of(&answer)?, now_millis) {
+            Step::Run(query) => Ok(object(&[kind("run"), ("query", query_js(&query))])),
+            Step::Yield(deleted) => Ok(object(&[kind("done"), ("deleted", deleted.into())])),
+            Step::Fail(error) => Err(to_js(error)),
+            Step::Pause { .. } | Step::Begin { .. } | Step::Commit | Step::Rollback => {
+                Err(never_asked("a pause or a transaction step"))
+            }
+        }
+    }
+}
