@@ -16,6 +16,7 @@ import uniffi.mintid_ffi.Held
 import uniffi.mintid_ffi.OperationOutcome
 import uniffi.mintid_ffi.RecordCleanup
 import uniffi.mintid_ffi.RecordDriver
+import uniffi.mintid_ffi.RecordDrivers
 import uniffi.mintid_ffi.RecordRenewal
 import uniffi.mintid_ffi.RecordStep
 import uniffi.mintid_ffi.RenewalStep
@@ -169,9 +170,8 @@ class IdempotencyStore
     ) {
         private val manifest = Statements.of(dialect).manifest
 
-        init {
-            policy.check()
-        }
+        /** The manifest and the checked policy, lowered into the core once. */
+        private val drivers = RecordDrivers(manifest, policy.checked)
 
         /**
          * Runs [operation] once for [key]: the first request claims the key, runs it and stores its
@@ -344,10 +344,11 @@ class IdempotencyStore
             way: Way,
             key: IdempotencyKey,
             request: StoreRequest,
-        ): RecordDriver =
-            core {
-                RecordDriver(manifest, policy.checked, way, key.toFfi(), request.fingerprint.digest(), request.keyCreatedMillis?.toULong())
-            }
+        ): RecordDriver {
+            // The core reads a negative creation time as "not known".
+            val created = request.keyCreatedMillis?.let { requireNonNegative(it, "keyCreatedMillis").toLong() } ?: -1
+            return core { drivers.driver(way, key.text, request.fingerprint.digest(), created) }
+        }
 
         /** Pushes what the operation came to and reads how the protocol ended. */
         private fun finish(
@@ -472,10 +473,12 @@ class IdempotencyStore
                 while (true) {
                     step =
                         when (step) {
-                            is RecordStep.Run -> {
-                                val answer = answer(step.query)
-                                coreStore({ executor.lastError }) { driver.push(answer, now()) }
-                            }
+                            is RecordStep.Run ->
+                                when (val answer = answer(step.query)) {
+                                    // The common answer crosses as plain arguments.
+                                    is StoreAnswer.Affected -> coreStore({ null }) { driver.pushAffected(answer.count, now()) }
+                                    else -> coreStore({ executor.lastError }) { driver.push(answer, now()) }
+                                }
                             is RecordStep.Pause -> {
                                 release()
                                 clock.pause(step.millis.toLong())
