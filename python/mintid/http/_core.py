@@ -194,14 +194,21 @@ class HttpIdempotency:
         #: The largest body read, in bytes.
         self.body_limit = body_limit
 
+    def grants(self, request: HttpRequestView) -> bool:
+        """Whether ``request`` is a ``POST`` to the grant endpoint's path."""
+        return (
+            self._grant is not None
+            and request.path == self._grant.path
+            and request.method.upper() == "POST"
+        )
+
     def grant(self, request: HttpRequestView) -> HttpAnswer | None:
-        """The grant endpoint's answer when ``request`` is a ``POST`` to its
-        path (a grant for ``grant.scope(request)``, or 401), else ``None``.
+        """The grant endpoint's answer when ``request`` is for it
+        (:meth:`grants`): a grant for ``grant.scope(request)``, or 401; else
+        ``None``.
         """  # noqa: D205
         route = self._grant
-        if route is None or self._ring is None or request.path != route.path:
-            return None
-        if request.method.upper() != "POST":
+        if route is None or self._ring is None or not self.grants(request):
             return None
         return grant_answer(self._ring, route.scope(request), ttl_ms=route.ttl_ms)
 

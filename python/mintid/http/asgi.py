@@ -144,10 +144,12 @@ class IdempotencyMiddleware:
             await self.app(scope, receive, send)
             return
         view = request_view(scope)
-        grant = await asyncio.to_thread(self.http.grant, view)
-        if grant is not None:
-            await send_answer(send, grant)
-            return
+        if self.http.grants(view):
+            # The scope function may block (a session lookup): off the event loop.
+            grant = await asyncio.to_thread(self.http.grant, view)
+            if grant is not None:
+                await send_answer(send, grant)
+                return
         if not self.http.covers(view):
             await self.app(scope, receive, send)
             return
