@@ -8,7 +8,11 @@
 //! The file rules are those of `schema/README.md`: a block starts with
 //! `-- name: NAME :KIND`, lines whose first non-blank characters are `--` are
 //! comments, parameters are `:name` not preceded by `:` or a word character,
-//! a statement ends with `;` at the end of a line.
+//! a statement ends with `;` at the end of a line. A file that breaks them
+//! (a `;`, `%`, `?` or `::` inside a query, a `:` inside a string literal, a
+//! query defined twice, an unknown result kind, text after the last
+//! statement of a migration) fails the build, so every host's placeholder
+//! rewrite is exact.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -94,6 +98,8 @@ fn write_queries(out: &mut String, dialect: &str, text: &str) {
             let name = parts.next().expect("a query name").to_owned();
             let kind = parts.next().expect("a result kind").to_owned();
             blocks.push((name, kind, Vec::new()));
+        } else if line.starts_with("-- name:") {
+            panic!("{dialect}: malformed header {line:?}");
         } else if let Some(block) = blocks.last_mut() {
             if !is_comment(line) {
                 block.2.push(line);
@@ -107,9 +113,32 @@ fn write_queries(out: &mut String, dialect: &str, text: &str) {
     )
     .unwrap();
     writeln!(out, "pub(crate) static {upper}_QUERIES: &[QueryDef] = &[").unwrap();
+    let mut seen: Vec<String> = Vec::new();
     for (name, kind, body) in blocks {
         let sql = body.join("\n");
-        let sql = sql.trim().trim_end_matches(';').trim_end();
+        let sql = sql.trim();
+        let Some(sql) = sql.strip_suffix(';') else {
+            panic!("{dialect}: query {name} must end with ';'");
+        };
+        let sql = sql.trim_end();
+        for forbidden in [";", "%", "?", "::"] {
+            assert!(
+                !sql.contains(forbidden),
+                "{dialect}: query {name}: {forbidden:?} is not allowed"
+            );
+        }
+        let literals = sql.split('\'').skip(1).step_by(2);
+        for literal in literals {
+            assert!(
+                !literal.contains(':'),
+                "{dialect}: query {name}: ':' inside a string literal"
+            );
+        }
+        assert!(
+            !seen.contains(&name),
+            "{dialect}: query {name} is defined twice"
+        );
+        seen.push(name.clone());
         let kind = match kind.as_str() {
             ":one" => "ResultKind::One",
             ":many" => "ResultKind::Many",
@@ -169,6 +198,10 @@ fn write_migrations(out: &mut String, dialect: &str, dir: &Path) {
                 current.clear();
             }
         }
+        assert!(
+            current.iter().all(|line| line.trim().is_empty()),
+            "{file}: text after the last statement"
+        );
         writeln!(
             out,
             "    MigrationDef {{ version: {version}, name: {name:?}, file: {file:?}, statements: &{statements:?} }},"

@@ -21,7 +21,8 @@ $(SCHEMA_VENV)/installed: tests/schema/requirements.txt
 	$(SCHEMA_VENV)/bin/pip install --quiet --disable-pip-version-check -r tests/schema/requirements.txt
 	touch $@
 
-test-schema: $(SCHEMA_VENV)/installed
+# The SQL comes from the core, through the `mintid schema` command (cross-cli).
+test-schema: $(SCHEMA_VENV)/installed cross-cli
 	$(WITH_DB) $(SCHEMA_VENV)/bin/python -m pytest -q tests/schema
 
 TEST_TARGETS += test-schema

@@ -10,6 +10,9 @@
 //! * `request_id`: minting and verifying signed request IDs, and verifying
 //!   an unsigned one (no peer offers these).
 //! * `record`: one `record::decide` call per kind of decision.
+//! * `store_driver`: the record driver's own share of one request (no
+//!   database: the answers are given): a fresh key's claim and completion,
+//!   and a replay's claim and load, on each dialect's statements.
 
 use std::hint::black_box;
 
@@ -206,9 +209,81 @@ fn decisions(c: &mut Criterion) {
     group.finish();
 }
 
+fn store_driver(c: &mut Criterion) {
+    use mintid::store::{
+        Answer, Dialect, Manifest, OperationOutcome, Placeholder, RecordDriver, StoredResponse,
+        Value, Way,
+    };
+    let mut group = c.benchmark_group("store_driver");
+    let key = IdempotencyKey::new("order.create", "tenant-1", "order-1001").expect("a valid key");
+    let policy = RecordPolicy::new(30_000, 86_400_000).expect("a valid policy");
+    let incoming = Incoming::new(Fingerprint::from_digest([7; 32]));
+    let response = StoredResponse {
+        content_type: "application/json".into(),
+        body: br#"{"order":1001,"state":"created"}"#.to_vec(),
+    };
+    let stored = vec![
+        Value::Text("succeeded".into()),
+        Value::Bytes(vec![7; 32]),
+        Value::Int(1),
+        Value::Int(31_000),
+        Value::Int(1_000),
+        Value::Int(1_500),
+        Value::Int(86_401_000),
+        Value::Bytes(response.body.clone()),
+        Value::Text(response.content_type.clone()),
+        Value::Null,
+    ];
+    for (dialect, placeholder, inserted, duplicate) in [
+        (
+            Dialect::Postgres,
+            Placeholder::Format,
+            Answer::Rows(vec![vec![Value::Int(1)]]),
+            Answer::Rows(vec![]),
+        ),
+        (
+            Dialect::Mysql,
+            Placeholder::Question,
+            Answer::Affected(1),
+            Answer::Affected(0),
+        ),
+        (
+            Dialect::Sqlite,
+            Placeholder::Question,
+            Answer::Rows(vec![vec![Value::Int(1)]]),
+            Answer::Rows(vec![]),
+        ),
+    ] {
+        let manifest = Manifest::new(dialect, placeholder);
+        let name = dialect.as_str();
+        group.bench_function(
+            format!("{name}: fresh key (start, push, finish, push)"),
+            |b| {
+                b.iter(|| {
+                    let mut driver =
+                        RecordDriver::new(manifest, policy, Way::RunOnce, &key, incoming);
+                    black_box(driver.start(1_000));
+                    black_box(driver.push(inserted.clone(), 1_000));
+                    black_box(driver.finish(OperationOutcome::Succeeded(response.clone()), 1_500));
+                    black_box(driver.push(Answer::Affected(1), 1_500))
+                })
+            },
+        );
+        group.bench_function(format!("{name}: replay (start, push, push)"), |b| {
+            b.iter(|| {
+                let mut driver = RecordDriver::new(manifest, policy, Way::RunOnce, &key, incoming);
+                black_box(driver.start(2_000));
+                black_box(driver.push(duplicate.clone(), 2_000));
+                black_box(driver.push(Answer::Rows(vec![stored.clone()]), 2_000))
+            })
+        });
+    }
+    group.finish();
+}
+
 criterion_group! {
     name = benches;
     config = quick();
-    targets = fingerprint_order, keys, request_ids, decisions
+    targets = fingerprint_order, keys, request_ids, decisions, store_driver
 }
 criterion_main!(benches);

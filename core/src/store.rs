@@ -26,12 +26,15 @@
 //! * [`RecordDriver`]: the idempotency record protocol (run once, same
 //!   transaction, lease and fence), [`RecordRenewal`], its heartbeat, and
 //!   [`RecordCleanup`], batches of expired records deleted.
+//! * [`LeaseAcquisition`]: taking a worker id (find, skip a row that cannot
+//!   be used now, take; seed, retry, wait, or fail; a caller's deadline).
 //!
 //! The limits every protocol enforces before it writes are in [`limits`].
 //! The full rules are in `docs/spec.md`, section "Store drivers".
 
 mod answer;
 mod error;
+mod lease_driver;
 pub mod limits;
 mod manifest;
 mod record_driver;
@@ -40,11 +43,12 @@ mod value;
 
 pub use answer::{Answer, DbError, DbErrorClass};
 pub use error::{DriverError, StoreError, StoreErrorKind};
-pub use manifest::{Dialect, Manifest, Migration, Placeholder, ResultKind, Statement};
+pub use lease_driver::{LeaseAcquisition, LeaseStep};
+pub use manifest::{Dialect, Manifest, Migration, ParamType, Placeholder, ResultKind, Statement};
 pub use record_driver::{
-    Finished, Held, MAX_CLAIM_ROUNDS, OperationOutcome, RecordDriver, RecordStep, RecordYield,
-    SERIALIZATION_PAUSE_MILLIS, SERIALIZATION_RETRIES, StoredRecord, StoredResponse, Way,
-    load_query, read_load, read_record,
+    Finished, Held, MAX_CLAIM_ROUNDS, OperationOutcome, RETRIES, RETRY_PAUSE_MILLIS, RecordDriver,
+    RecordStep, RecordYield, StoredRecord, StoredResponse, Way, database_failure, load_query,
+    read_load, read_record,
 };
 pub use renewal::{RecordCleanup, RecordRenewal};
 pub use value::{Query, Value};
@@ -64,6 +68,18 @@ pub enum Step<Y> {
         /// How long to sleep, in milliseconds.
         millis: u64,
     },
+    /// Begin a transaction on the connection the following queries run on
+    /// (`write`: take the write lock at once, SQLite's `BEGIN IMMEDIATE`),
+    /// then push `Answer::Affected(0)` (or the failure).
+    Begin {
+        /// Whether the transaction writes.
+        write: bool,
+    },
+    /// Commit the transaction, then push `Answer::Affected(0)` (or the failure).
+    Commit,
+    /// Roll the transaction back, then push `Answer::Affected(0)` (whatever
+    /// happened: the driver already knows why).
+    Rollback,
     /// The driver's value for the host.
     Yield(Y),
     /// The protocol ended with this error; nothing more is to be run.

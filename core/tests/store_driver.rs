@@ -11,6 +11,7 @@ use mintid::store::{
     RecordYield, Step, StoredResponse, Value, Way, limits,
 };
 use mintid::{Fingerprint, IdempotencyKey};
+use proptest::prelude::*;
 
 #[derive(Debug, Clone, PartialEq)]
 struct Row {
@@ -262,6 +263,7 @@ fn drive(
             }
             Step::Yield(RecordYield::Done(finished)) => return (Ok(finished), executed),
             Step::Fail(error) => return (Err(error), executed),
+            other => panic!("the record driver asked for {other:?}"),
         }
     }
 }
@@ -488,6 +490,27 @@ fn a_holder_that_dies_is_taken_over_after_its_lease_and_its_late_write_is_refuse
             panic!()
         };
         assert_eq!(error.code(), "record.stale_token");
+        // The holder may finish again (after a failure that passes it would
+        // succeed); a stale token stays stale.
+        let Step::Run(fail) = dead.finish(
+            OperationOutcome::Failed {
+                message: "late".into(),
+                retryable: false,
+                response: None,
+            },
+            2_200,
+        ) else {
+            panic!()
+        };
+        let answer = db.run(&fail);
+        let Step::Run(load) = dead.push(answer, 2_200) else {
+            panic!()
+        };
+        let answer = db.run(&load);
+        let Step::Fail(error) = dead.push(answer, 2_200) else {
+            panic!()
+        };
+        assert_eq!(error.code(), "record.stale_token");
         let row = db.rows.values().next().unwrap();
         assert_eq!(row.body.as_deref(), Some(&b"b"[..]));
     }
@@ -575,11 +598,16 @@ fn held_claim(db: &mut FakeDb, way: Way) -> (RecordDriver, Held) {
 
 fn finish(db: &mut FakeDb, holder: &mut RecordDriver, outcome: OperationOutcome) -> RecordStep {
     let mut step = holder.finish(outcome, 1_100);
-    while let Step::Run(query) = &step {
-        let answer = db.run(query);
-        step = holder.push(answer, 1_100);
+    loop {
+        step = match step {
+            Step::Run(query) => {
+                let answer = db.run(&query);
+                holder.push(answer, 1_100)
+            }
+            Step::Pause { .. } => holder.resume(),
+            end => return end,
+        }
     }
-    step
 }
 
 #[test]
@@ -704,9 +732,9 @@ fn an_operation_that_returns_no_response_releases_its_claim() {
 
 #[test]
 fn database_errors_are_classified_and_never_leak_driver_text() {
-    // Unavailable before the claim: nothing ran.
+    // Unavailable before the claim (and on every retry): nothing ran.
     let mut db = FakeDb::new(Dialect::Postgres);
-    db.failures.push(DbErrorClass::ConnectionLost);
+    db.failures = vec![DbErrorClass::ConnectionLost; 4];
     let (end, ran) = request(
         &mut db,
         Way::RunOnce,
@@ -777,7 +805,7 @@ fn database_errors_are_classified_and_never_leak_driver_text() {
 fn the_database_going_away_after_the_operation_says_so() {
     let mut db = FakeDb::new(Dialect::Mysql);
     let (mut holder, _) = held_claim(&mut db, Way::RunOnce);
-    db.failures.push(DbErrorClass::ConnectionLost);
+    db.failures = vec![DbErrorClass::ConnectionLost; 4];
     let Step::Fail(error) = finish(
         &mut db,
         &mut holder,
@@ -787,6 +815,17 @@ fn the_database_going_away_after_the_operation_says_so() {
     };
     assert_eq!(error.code(), "store.unavailable");
     assert!(error.to_string().contains("after the operation ran"));
+    // A connection that broke once: the completion is written on the next one.
+    let mut db = FakeDb::new(Dialect::Mysql);
+    let (mut holder, _) = held_claim(&mut db, Way::RunOnce);
+    db.failures = vec![DbErrorClass::ConnectionLost];
+    let end = finish(
+        &mut db,
+        &mut holder,
+        OperationOutcome::Succeeded(response("{}")),
+    );
+    assert_eq!(end, Step::Yield(RecordYield::Done(Finished::Executed)));
+    assert_eq!(db.queries, ["claim", "complete", "complete"]);
 }
 
 #[test]
@@ -871,4 +910,142 @@ fn cleanup_runs_batches_until_one_comes_back_short() {
         Step::Run(first.clone())
     );
     assert_eq!(cleanup.push(Answer::Affected(3), 5_000), Step::Yield(13));
+}
+
+/// What a random schedule does next: which actor moves, how far the clock
+/// moves first, and whether a holder dies instead of finishing.
+#[derive(Debug, Clone)]
+struct Move {
+    actor: usize,
+    advance_millis: u64,
+    crash: bool,
+}
+
+fn moves() -> impl Strategy<Value = Vec<Move>> {
+    prop::collection::vec(
+        (
+            0usize..4,
+            prop_oneof![Just(0u64), 1u64..400, 900u64..1_300],
+            prop::bool::weighted(0.15),
+        )
+            .prop_map(|(actor, advance_millis, crash)| Move {
+                actor,
+                advance_millis,
+                crash,
+            }),
+        1..60,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// Under any schedule, with the clock moving, holders dying and leases
+    /// running out: two holders never hold the key with live leases at once,
+    /// a holder's write after a takeover is refused, and every duplicate that
+    /// replays gets the one stored response.
+    #[test]
+    fn live_holders_exclude_each_other_under_any_schedule(
+        dialect in prop_oneof![Just(Dialect::Postgres), Just(Dialect::Mysql), Just(Dialect::Sqlite)],
+        schedule in moves(),
+    ) {
+        let mut db = FakeDb::new(dialect);
+        let mut now = 1_000u64;
+        let mut actors: Vec<Actor> = (0..4)
+            .map(|_| Actor { driver: driver(&db, Way::RunOnce, fp(1)), step: None, executed: false, end: None })
+            .collect();
+        // The lease each actor holds while between Execute and its finish.
+        let mut holding: Vec<Option<Held>> = vec![None; 4];
+        let mut crashed = [false; 4];
+        let outcome = |at: usize| OperationOutcome::Succeeded(response(&format!("{{\"by\":{at}}}")));
+        for step in schedule {
+            now += step.advance_millis;
+            let at = step.actor;
+            if actors[at].end.is_some() || crashed[at] {
+                continue;
+            }
+            if step.crash && holding[at].is_some() {
+                crashed[at] = true;
+                holding[at] = None;
+                continue;
+            }
+            advance(&mut actors[at], &mut db, now, &outcome(at));
+            if let Some(Step::Yield(RecordYield::Execute(held))) = &actors[at].step {
+                for (other, lease) in holding.iter().enumerate() {
+                    if let Some(lease) = lease {
+                        prop_assert!(
+                            other == at || lease.lease_deadline_millis <= now,
+                            "{at} took over at {now} while {other} holds until {}",
+                            lease.lease_deadline_millis
+                        );
+                    }
+                }
+                holding[at] = Some(*held);
+            } else {
+                holding[at] = None;
+            }
+        }
+        let stored = db.rows.values().next().cloned();
+        for actor in &actors {
+            match &actor.end {
+                Some(Ok(Finished::Replay { outcome: Outcome::Succeeded, response, .. })) => {
+                    let row = stored.as_ref().expect("a replay has a record");
+                    prop_assert_eq!(response.as_ref().map(|r| &r.body), row.body.as_ref());
+                }
+                Some(Ok(Finished::Executed)) => {
+                    prop_assert!(stored.is_some(), "an execution has a record");
+                }
+                Some(Err(error)) => {
+                    prop_assert!(
+                        matches!(error.code(), "record.stale_token" | "record.not_pending"),
+                        "{}", error
+                    );
+                }
+                _ => {}
+            }
+        }
+        // A stored success is the response of an actor whose completion was accepted.
+        if let Some(row) = stored.filter(|row| row.status == "succeeded") {
+            let completed: Vec<Vec<u8>> = actors
+                .iter()
+                .enumerate()
+                .filter(|(_, actor)| matches!(actor.end, Some(Ok(Finished::Executed))))
+                .map(|(at, _)| format!("{{\"by\":{at}}}").into_bytes())
+                .collect();
+            prop_assert_eq!(completed.len(), 1, "one accepted completion");
+            prop_assert_eq!(row.body.as_ref(), Some(&completed[0]));
+        }
+    }
+}
+
+#[test]
+fn a_lease_holder_that_writes_twice_is_refused_by_the_fence() {
+    for dialect in DIALECTS {
+        let mut db = FakeDb::new(dialect);
+        let mut holder = driver(&db, Way::Lease, fp(1));
+        let Step::Run(claim) = holder.start(1_000) else {
+            panic!()
+        };
+        let answer = db.run(&claim);
+        let Step::Yield(RecordYield::Execute(_)) = holder.push(answer, 1_000) else {
+            panic!()
+        };
+        let mut finish = |holder: &mut RecordDriver, now| {
+            let mut step = holder.finish(OperationOutcome::Succeeded(response("a")), now);
+            while let Step::Run(query) = step {
+                let answer = db.run(&query);
+                step = holder.push(answer, now);
+            }
+            step
+        };
+        let first = finish(&mut holder, 1_100);
+        assert!(matches!(
+            first,
+            Step::Yield(RecordYield::Done(Finished::Executed))
+        ));
+        let Step::Fail(error) = finish(&mut holder, 1_200) else {
+            panic!()
+        };
+        assert_eq!(error.code(), "record.not_pending");
+    }
 }

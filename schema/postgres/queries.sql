@@ -135,6 +135,18 @@ ORDER BY worker_id
 LIMIT 1
 FOR UPDATE SKIP LOCKED;
 
+-- name: lease_find_after :one
+-- lease_find for the worker ids above :after_worker: the next candidate after a row the
+-- core's acquire could not use now (its high-water mark too far ahead of this clock),
+-- inside the same transaction.
+SELECT worker_id, owner, fencing_token, lease_deadline_millis, high_water_millis
+FROM worker_lease
+WHERE worker_id <= :max_worker AND worker_id > :after_worker
+  AND (owner IS NULL OR lease_deadline_millis <= :now_millis)
+ORDER BY worker_id
+LIMIT 1
+FOR UPDATE SKIP LOCKED;
+
 -- name: lease_count :one
 -- After lease_find found nothing (and its transaction ended): how many worker ids up
 -- to :max_worker have a row (present_count) and how many of them are free or ended at

@@ -24,7 +24,6 @@ class Db:
         self.dialect = dialect
         self.conn = conn
         self.queries = queries
-        self.style = "named" if dialect == "sqlite" else "pyformat"
 
     def run(self, name: str, **params):
         """Runs a named query: a dict or None (:one), dicts (:many), a row count (:execrows)."""
@@ -34,7 +33,7 @@ class Db:
         assert not missing and not unused, f"{name}: missing {missing}, unused {unused}"
         cur = self.conn.cursor()
         try:
-            cur.execute(query.rewrite(self.style), params)
+            cur.execute(query.sql, [params[name] for name in query.params])
             if query.kind == ":execrows":
                 return cur.rowcount
             if query.kind == ":exec":

@@ -21,7 +21,7 @@ STEP_FIELDS = {
     "migrate": ({"expect"}, set()),
     "migrations": ({"expect"}, set()),
     "run": ({"way", "worker", "fingerprint", "operation", "expect"},
-            {"now", "key", "key_created", "store"}),
+            {"now", "key", "key_created", "store", "in_forked_child"}),
     "claim": ({"worker", "fingerprint", "expect"}, {"now", "key", "key_created"}),
     "complete": ({"worker", "response", "expect"}, {"now"}),
     "fail": ({"worker", "failure", "error", "expect"}, {"now"}),
@@ -30,7 +30,10 @@ STEP_FIELDS = {
     "records": ({"expect"}, set()),
     "cleanup": ({"now", "batch_size", "expect"}, set()),
     "concurrent": ({"way", "workers", "keys", "fingerprint", "operation", "expect"}, set()),
+    "renew": ({"worker", "expect"}, {"now"}),
+    "overlap": ({"first", "second_after_millis", "second", "expect"}, set()),
 }
+OVERLAP_REQUEST = {"way", "worker", "fingerprint", "operation"}
 
 
 def check_key(key):
@@ -49,17 +52,24 @@ def check_response(response):
 
 def check_operation(operation):
     if operation["outcome"] == "succeed":
-        assert set(operation) == {"outcome", "response"}
+        assert {"outcome", "response"} <= set(operation) <= {
+            "outcome", "response", "sleep_millis", "kill_connections"}
         check_response(operation["response"])
+        if "sleep_millis" in operation:
+            assert DECIMAL.match(operation["sleep_millis"])
+        if "kill_connections" in operation:
+            assert operation["kill_connections"] is True
+    elif operation["outcome"] == "not_a_response":
+        assert set(operation) == {"outcome"}
     else:
         assert operation["outcome"] == "fail"
         assert set(operation) == {"outcome", "failure", "error"}
         assert operation["failure"] in {"final", "retryable"}
 
 
-def check_decision(expect):
+def check_decision(expect, *, timed=False):
     if "decision" not in expect:
-        assert set(expect) == {"error", "problem"}
+        assert set(expect) in ({"error", "problem"}, {"error"})
         return
     decision = expect["decision"]
     assert decision in DECISIONS
@@ -67,7 +77,8 @@ def check_decision(expect):
         "execute": [{"decision", "response"}, {"decision", "error"},
                     {"decision", "token", "lease_deadline"}],
         "replay": [{"decision", "outcome", "response"}, {"decision", "outcome", "error"}],
-        "in_progress": [{"decision", "problem", "retry_after_millis"}],
+        "in_progress": [{"decision", "problem", "retry_after_millis"}]
+        + ([{"decision", "problem"}] if timed else []),
         "fingerprint_mismatch": [{"decision", "problem"}],
         "key_too_old": [{"decision", "problem"}],
     }[decision]
@@ -104,6 +115,21 @@ def test_case_uses_the_documented_vocabulary(case):
             check_decision(step["expect"])
         if step["do"] in {"run", "concurrent"}:
             assert step["way"] in {"run_once", "same_transaction"}
+        if "store" in step:
+            assert step["store"] in {"unavailable", "found_rows"}
+        if "in_forked_child" in step:
+            assert step["in_forked_child"] is True
+        if step["do"] == "renew":
+            assert set(step["expect"]) in ({"lease_deadline"}, {"error"})
+        if step["do"] == "overlap":
+            assert case["clock"] == "system"
+            assert DECIMAL.match(step["second_after_millis"])
+            assert set(step["expect"]) == {"first", "second"}
+            for part in ("first", "second"):
+                assert set(step[part]) == OVERLAP_REQUEST
+                assert step[part]["way"] == "run_once"
+                check_operation(step[part]["operation"])
+                check_decision(step["expect"][part], timed=True)
         if step["do"] in {"complete", "fail"}:
             assert step["expect"] == "ok" or set(step["expect"]) == {"error"}
         if step["do"] == "check" and step["expect"] is not None:

@@ -144,6 +144,18 @@ def test_find_takes_the_lowest_free_or_ended_lease(db):
     assert find(db, now=2000, max_worker=1) is None, "ids above max_worker are never found"
 
 
+def test_find_after_skips_the_rows_up_to_a_worker_id(db):
+    assert acquire(db, "a") == (0, 1)
+    assert release(db, 0, 1, now=2000, high_water=1999) == 1
+    assert find(db, now=2000)["worker_id"] == 0
+    columns = {"worker_id", "owner", "fencing_token", "lease_deadline_millis", "high_water_millis"}
+    row = db.run("lease_find_after", max_worker=63, now_millis=2000, after_worker=-1)
+    assert set(row) == columns and row["worker_id"] == 0
+    row = db.run("lease_find_after", max_worker=63, now_millis=2000, after_worker=0)
+    assert row["worker_id"] == 1
+    assert db.run("lease_find_after", max_worker=1, now_millis=2000, after_worker=1) is None
+
+
 def test_take_is_a_compare_and_set(db):
     db.run("lease_seed", max_worker=3, now_millis=0)
     row = find(db, now=1000)

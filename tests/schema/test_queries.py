@@ -6,11 +6,11 @@ import pymysql
 import pytest
 
 from conftest import Db, fresh_database
-from named_queries import DIALECTS, load_queries, migrations
+from named_queries import DIALECTS, limits, load_queries, migrations
 
 FP_A = bytes(range(32))
 FP_B = bytes([0xBB] * 32)
-LIMIT = 1048576  # the documented response size limit, bytes
+LIMIT = limits()["record.response_body"]  # the core's response size limit, bytes
 KEY = {"scope": "tenant-1", "kind": "order.create", "key_id": "k-1"}
 RECORD_COLUMNS = {
     "status", "fingerprint", "fencing_token", "lease_deadline_millis", "created_millis",
@@ -20,13 +20,19 @@ RECORD_COLUMNS = {
 
 def claim(db: Db, key=KEY, *, token=1, now=1000, lease=2000, expires=101000, fp=FP_A,
           written_at=None) -> bool:
-    """Runs claim and says whether it inserted the record (row returned, or 1 affected row).
+    """Runs claim and says whether it inserted the record (row returned, or 1 affected row;
+    on MySQL a duplicate is the duplicate-key error 1062, which the core's driver reads as
+    "the key has a record").
 
     The claim is decided at `now` (its creation time) and written at `written_at`
     (default: the same millisecond)."""
-    result = db.run("claim", **key, fingerprint=fp, fencing_token=token,
-                    lease_deadline_millis=lease, created_millis=now, expires_millis=expires,
-                    now_millis=now if written_at is None else written_at)
+    try:
+        result = db.run("claim", **key, fingerprint=fp, fencing_token=token,
+                        lease_deadline_millis=lease, created_millis=now, expires_millis=expires,
+                        now_millis=now if written_at is None else written_at)
+    except pymysql.err.IntegrityError as error:
+        assert db.dialect == "mysql" and error.args[0] == 1062, error
+        return False
     if db.queries["claim"].kind == ":execrows":
         assert result in (0, 1)
         return result == 1
@@ -198,6 +204,38 @@ def test_constraints_reject_values_outside_the_schema(db, column, value):
         db.execute(f"UPDATE idempotency_record SET {column} = {placeholder}", {"v": value})
     reset(db)
     assert load(db)["status"] == "pending"
+
+
+def test_the_cores_limits_are_the_schemas_constraints(db):
+    """What the store drivers check before they write is exactly what the CHECKs allow."""
+    assert LIMIT == 1048576
+    content_type, error = limits()["record.response_content_type"], limits()["record.error"]
+    for key_id, ok in (("at", True), ("over", False)):
+        key = {**KEY, "key_id": key_id}
+        extra = 0 if ok else 1
+        assert claim(db, key)
+        if ok:
+            assert complete(db, key, content_type="a" * (content_type + extra)) == 1
+        else:
+            with pytest.raises(Exception):
+                complete(db, key, content_type="a" * (content_type + extra))
+            reset(db)
+        key = {**KEY, "key_id": f"error-{key_id}"}
+        assert claim(db, key)
+        fail = lambda: db.run("fail", **key, fencing_token=1, created_millis=1000,  # noqa: E731
+                              now_millis=1500, error="é" * ((error + extra) // 2) + "x" * (extra % 2),
+                              response_body=None, response_content_type=None)
+        if ok:
+            assert fail() == 1
+        else:
+            with pytest.raises(Exception):
+                fail()
+            reset(db)
+    for part, column in (("key.kind", "kind"), ("key.scope", "scope"), ("key.id", "key_id")):
+        assert claim(db, {**KEY, column: "k" * limits()[part]})
+        with pytest.raises(Exception):
+            claim(db, {**KEY, column: "k" * (limits()[part] + 1)})
+        reset(db)
 
 
 # --- complete, fail, release -------------------------------------------------------
@@ -399,19 +437,57 @@ def test_concurrent_claims_of_one_key_insert_it_exactly_once(connect, db):
         assert load(db, {**KEY, "key_id": key_id})["created_millis"] == won[0]
 
 
-def test_mysql_claim_needs_a_connection_without_client_found_rows(connect, db):
+@pytest.mark.parametrize("found_rows", [False, True], ids=["changed-rows", "found-rows"])
+def test_mysql_claim_reads_alike_with_and_without_client_found_rows(connect, db, found_rows):
     if db.dialect != "mysql":
         pytest.skip("affected rows are read only on MySQL/MariaDB")
-    found_rows = connect(client_flag=pymysql.constants.CLIENT.FOUND_ROWS)
+    flags = pymysql.constants.CLIENT.FOUND_ROWS if found_rows else 0
+    conn = connect(client_flag=flags)
     try:
-        assert claim(db)
+        assert claim(conn)
+        # A duplicate is an error whatever the flag, never "one row affected".
+        assert not claim(conn)
         assert not claim(db)
-        # With CLIENT_FOUND_ROWS a duplicate also reports one row: a claim would look won.
-        assert found_rows.run("claim", **KEY, fingerprint=FP_A, fencing_token=1,
-                              lease_deadline_millis=2000, created_millis=1000,
-                              expires_millis=101000, now_millis=1000) == 1
+        # A claim whose own lease ended changes nothing: 0 rows, not an error.
+        assert not claim(conn, {**KEY, "key_id": "late"}, now=1000, lease=2000, written_at=2000)
+        # Every other write changes its row, so found rows read as changed rows.
+        assert complete(conn) == 1
+        assert complete(conn) == 0
     finally:
-        found_rows.close()
+        conn.close()
+
+
+# --- renew -------------------------------------------------------------------------
+
+
+def renew(db: Db, key=KEY, *, token=1, created=1000, now=1500, lease=2500) -> int:
+    return db.run("renew", **key, fencing_token=token, created_millis=created,
+                  now_millis=now, lease_deadline_millis=lease)
+
+
+def test_renew_moves_a_pending_claims_deadline_forward_only(db):
+    assert claim(db)
+    assert renew(db, lease=2500) == 1
+    assert load(db)["lease_deadline_millis"] == 2500
+    assert renew(db, lease=2500) == 0, "the same deadline again changes no row"
+    assert renew(db, lease=2400) == 0, "a deadline is never moved back"
+    assert load(db)["lease_deadline_millis"] == 2500
+
+
+def test_renew_with_a_stale_fence_or_after_completion_changes_no_row(db):
+    assert claim(db)
+    assert renew(db, token=2) == 0
+    assert renew(db, created=999) == 0
+    assert complete(db) == 1
+    assert renew(db, lease=9000) == 0
+    assert load(db)["lease_deadline_millis"] == 2000
+
+
+def test_a_renewed_lease_is_not_reclaimed(db):
+    assert claim(db)
+    assert renew(db, now=1900, lease=2900) == 1
+    assert reclaim(db, now=2000, lease=3000) == 0
+    assert reclaim(db, now=2900, lease=3900) == 1
 
 
 @pytest.mark.parametrize("first_commits", [True, False], ids=["commit", "rollback"])

@@ -49,6 +49,42 @@ pub enum Command {
     /// unsigned ones.
     #[command(subcommand, name = "request-id")]
     RequestId(RequestIdCommand),
+    /// The shared SQL as the core holds it: named queries rendered for a
+    /// database library's placeholders, migrations, and the schema's limits.
+    #[command(subcommand)]
+    Schema(SchemaCommand),
+}
+
+/// What `mintid schema` prints.
+#[derive(Debug, Subcommand)]
+pub enum SchemaCommand {
+    /// Every named query of a dialect, rendered for a placeholder style:
+    /// `-- name: NAME :KIND` blocks, or with --json each query's name,
+    /// kind, SQL and parameter names in binding order.
+    Queries(SchemaQueriesArgs),
+    /// The numbered migrations of a dialect, split into statements.
+    Migrations(SchemaDialectArgs),
+    /// The limits the store drivers enforce before they write.
+    Limits,
+}
+
+/// The dialect and placeholder style of `mintid schema queries`.
+#[derive(Debug, Args)]
+pub struct SchemaQueriesArgs {
+    #[command(flatten)]
+    pub dialect: SchemaDialectArgs,
+
+    /// question (`?`), numbered (`$1`) or format (`%s`).
+    #[arg(long, value_name = "STYLE", default_value = "question")]
+    pub placeholder: String,
+}
+
+/// The dialect of a `mintid schema` command.
+#[derive(Debug, Args)]
+pub struct SchemaDialectArgs {
+    /// postgres, mysql or sqlite.
+    #[arg(long, value_name = "DIALECT")]
+    pub dialect: String,
 }
 
 /// Which Snowflake layout: a preset, or field widths; the epoch and tick

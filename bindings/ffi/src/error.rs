@@ -400,9 +400,10 @@ impl From<mintid::store::DriverError> for MintidError {
     fn from(error: mintid::store::DriverError) -> Self {
         match error {
             mintid::store::DriverError::Record(error) => error.into(),
+            mintid::store::DriverError::Lease(error) => error.into(),
             mintid::store::DriverError::Store(error) => {
                 let class = error.db_class().map(|class| class.as_str());
-                let problem = Some(error.kind().problem());
+                let problem = error.kind().problem();
                 variant!(
                     Store,
                     Fields::new(error.code(), &error)

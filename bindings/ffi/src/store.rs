@@ -70,6 +70,17 @@ pub enum ResultKind {
     Exec,
 }
 
+/// The SQL type of a parameter (for binding a typed `NULL`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum ParamType {
+    /// A 64-bit integer.
+    Int,
+    /// A text.
+    Text,
+    /// A byte string.
+    Bytes,
+}
+
 /// One named query, rendered for a database library.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Record)]
 pub struct Statement {
@@ -82,6 +93,8 @@ pub struct Statement {
     /// The parameter names in binding order (for reading; a [`StoreQuery`]
     /// holds the values in this order).
     pub params: Vec<String>,
+    /// The parameters' SQL types, in the same order.
+    pub param_types: Vec<ParamType>,
 }
 
 /// One numbered migration, split into statements.
@@ -111,6 +124,15 @@ pub fn store_statements(manifest: Manifest) -> Vec<Statement> {
             },
             sql: statement.sql,
             params: statement.params.into_iter().map(Into::into).collect(),
+            param_types: statement
+                .param_types
+                .into_iter()
+                .map(|t| match t {
+                    core::ParamType::Int => ParamType::Int,
+                    core::ParamType::Text => ParamType::Text,
+                    core::ParamType::Bytes => ParamType::Bytes,
+                })
+                .collect(),
         })
         .collect()
 }
@@ -490,6 +512,12 @@ fn record_step(step: core::RecordStep) -> Result<RecordStep, MintidError> {
             finished: finished.into(),
         },
         core::Step::Fail(error) => return Err(error.into()),
+        core::Step::Begin { .. } | core::Step::Commit | core::Step::Rollback => {
+            return Err(MintidError::argument(
+                "argument.internal",
+                "the record driver asked for a transaction step it never asks for",
+            ));
+        }
     })
 }
 
@@ -625,16 +653,16 @@ impl RecordRenewal {
             core::Step::Yield(lease_deadline_millis) => Ok(RenewalStep::Renewed {
                 lease_deadline_millis,
             }),
-            core::Step::Pause { .. } => unreachable_pause(),
             core::Step::Fail(error) => Err(error.into()),
+            _ => never_asked(),
         }
     }
 }
 
-fn unreachable_pause<T>() -> Result<T, MintidError> {
+fn never_asked<T>() -> Result<T, MintidError> {
     Err(MintidError::argument(
         "argument.internal",
-        "the driver asked for a pause it never asks for",
+        "the driver asked for a step it never asks for",
     ))
 }
 
@@ -680,8 +708,8 @@ impl RecordCleanup {
                 query: query.into(),
             }),
             core::Step::Yield(deleted) => Ok(CleanupStep::Done { deleted }),
-            core::Step::Pause { .. } => unreachable_pause(),
             core::Step::Fail(error) => Err(error.into()),
+            _ => never_asked(),
         }
     }
 }

@@ -50,6 +50,9 @@ pub enum LeaseErrorKind {
     /// layout, carries another worker id, or lies before the lease's start
     /// point.
     ForeignId,
+    /// `lease.acquire_timeout`: no worker id could be taken before the
+    /// caller's deadline.
+    AcquireTimeout,
 }
 
 impl LeaseErrorKind {
@@ -69,12 +72,17 @@ impl LeaseErrorKind {
             Self::Lost => "lease.lost",
             Self::Released => "lease.released",
             Self::ForeignId => "lease.foreign_id",
+            Self::AcquireTimeout => "lease.acquire_timeout",
         }
     }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Detail {
+    AcquireTimeout {
+        deadline: u64,
+        usable_at: Option<u64>,
+    },
     InvalidPolicy {
         field: &'static str,
         reason: &'static str,
@@ -139,6 +147,15 @@ enum Detail {
 impl LeaseError {
     pub(super) const fn invalid_policy(field: &'static str, reason: &'static str) -> Self {
         Self::new(Detail::InvalidPolicy { field, reason })
+    }
+
+    /// `lease.acquire_timeout`: nothing could be taken by `deadline`; a
+    /// skipped worker id becomes usable at `usable_at`, when one was seen.
+    pub(crate) const fn acquire_timeout(deadline: u64, usable_at: Option<u64>) -> Self {
+        Self::new(Detail::AcquireTimeout {
+            deadline,
+            usable_at,
+        })
     }
 
     pub(super) const fn no_worker_free(max_worker: u64) -> Self {
@@ -240,6 +257,7 @@ impl LeaseError {
         match self.detail {
             Detail::InvalidPolicy { .. } => LeaseErrorKind::InvalidPolicy,
             Detail::NoWorkerFree { .. } => LeaseErrorKind::NoWorkerFree,
+            Detail::AcquireTimeout { .. } => LeaseErrorKind::AcquireTimeout,
             Detail::WorkerOutOfRange { .. } => LeaseErrorKind::WorkerOutOfRange,
             Detail::StillHeld { .. } => LeaseErrorKind::StillHeld,
             Detail::HighWaterAhead { .. } => LeaseErrorKind::HighWaterAhead,
@@ -256,6 +274,18 @@ impl LeaseError {
         }
     }
 
+    /// When the worker id refused as [`HighWaterAhead`](LeaseErrorKind::HighWaterAhead)
+    /// (or a lease [`NotReady`](LeaseErrorKind::NotReady)) may first issue, in
+    /// Unix milliseconds.
+    pub const fn ready_at_millis(&self) -> Option<u64> {
+        match self.detail {
+            Detail::HighWaterAhead { ready_at, .. } | Detail::NotReady { ready_at, .. } => {
+                Some(ready_at)
+            }
+            _ => None,
+        }
+    }
+
     /// The stable dotted code, e.g. `"lease.no_worker_free"`.
     pub const fn code(&self) -> &'static str {
         self.kind().code()
@@ -268,6 +298,18 @@ impl fmt::Display for LeaseError {
             Detail::InvalidPolicy { field, reason } => {
                 write!(f, "invalid lease policy: {field} {reason}")
             }
+            Detail::AcquireTimeout {
+                deadline,
+                usable_at: Some(usable_at),
+            } => write!(
+                f,
+                "no worker id could be taken by the deadline {deadline} ms: the soonest a \
+                 skipped one becomes usable is {usable_at} ms"
+            ),
+            Detail::AcquireTimeout { deadline, .. } => write!(
+                f,
+                "no worker id could be taken by the deadline {deadline} ms: all are held"
+            ),
             Detail::NoWorkerFree { max_worker } => write!(
                 f,
                 "no worker id is free: all of 0..={max_worker} are held by live leases"

@@ -5,6 +5,7 @@ use alloc::string::String;
 use core::fmt;
 
 use super::DbErrorClass;
+use crate::lease::LeaseError;
 use crate::record::{Problem, RecordError};
 
 /// The kinds of [`StoreError`], each with a stable [`code`](StoreErrorKind::code).
@@ -73,9 +74,23 @@ impl StoreErrorKind {
         }
     }
 
-    /// The HTTP problem a request failing this way answers with.
-    pub const fn problem(self) -> Problem {
-        Problem::StorageUnavailable
+    /// The HTTP problem a request failing this way answers with: 503
+    /// `storage_unavailable` when the store could not do its part; none for
+    /// the faults of an operation's result (a response that cannot be
+    /// stored, no response, a lost record), which a server answers as its
+    /// own error (500), the stored outcome deciding what a retry gets.
+    pub const fn problem(self) -> Option<Problem> {
+        match self {
+            Self::Unavailable
+            | Self::Conflict
+            | Self::QueryFailed
+            | Self::UnexpectedRow
+            | Self::StaleSnapshot => Some(Problem::StorageUnavailable),
+            Self::ResponseTooLarge
+            | Self::ResponseNotStorable
+            | Self::NotAResponse
+            | Self::RecordLost => None,
+        }
     }
 }
 
@@ -96,6 +111,15 @@ impl StoreError {
             message: message.into(),
             db: None,
         }
+    }
+
+    /// `store.unexpected_row` for a host that met a step its driver never
+    /// asks for (a host bug, reported as a typed error, never a panic).
+    pub fn unexpected_step(step: &str) -> Self {
+        Self::new(
+            StoreErrorKind::UnexpectedRow,
+            alloc::format!("the driver asked for a step this host does not expect: {step}"),
+        )
     }
 
     pub(crate) fn with_db(mut self, class: DbErrorClass, message: &str) -> Self {
@@ -133,14 +157,16 @@ impl fmt::Display for StoreError {
 
 impl core::error::Error for StoreError {}
 
-/// Why a driver failed: a store error, or a record rule (a stale fencing
-/// token, a claim no longer pending, a time overflow).
+/// Why a driver failed: a store error, a record rule (a stale fencing
+/// token, a claim no longer pending, a time overflow) or a lease rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DriverError {
     /// A store protocol failure (`store.*`).
     Store(StoreError),
     /// A record rule refused the write (`record.*`).
     Record(RecordError),
+    /// A lease rule refused (`lease.*`).
+    Lease(LeaseError),
 }
 
 impl DriverError {
@@ -149,14 +175,15 @@ impl DriverError {
         match self {
             DriverError::Store(error) => error.code(),
             DriverError::Record(error) => error.code(),
+            DriverError::Lease(error) => error.code(),
         }
     }
 
     /// The HTTP problem a request failing this way answers with, if any.
     pub const fn problem(&self) -> Option<Problem> {
         match self {
-            DriverError::Store(error) => Some(error.kind().problem()),
-            DriverError::Record(_) => None,
+            DriverError::Store(error) => error.kind().problem(),
+            DriverError::Record(_) | DriverError::Lease(_) => None,
         }
     }
 }
@@ -166,6 +193,7 @@ impl fmt::Display for DriverError {
         match self {
             DriverError::Store(error) => error.fmt(f),
             DriverError::Record(error) => error.fmt(f),
+            DriverError::Lease(error) => error.fmt(f),
         }
     }
 }
@@ -175,6 +203,12 @@ impl core::error::Error for DriverError {}
 impl From<StoreError> for DriverError {
     fn from(error: StoreError) -> Self {
         DriverError::Store(error)
+    }
+}
+
+impl From<LeaseError> for DriverError {
+    fn from(error: LeaseError) -> Self {
+        DriverError::Lease(error)
     }
 }
 

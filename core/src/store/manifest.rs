@@ -120,6 +120,67 @@ impl ResultKind {
     }
 }
 
+/// The SQL type of a parameter, for libraries that bind a typed `NULL`
+/// (sqlx on PostgreSQL, JDBC's `setNull`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ParamType {
+    /// A 64-bit integer (`BIGINT`).
+    Int,
+    /// A text.
+    Text,
+    /// A byte string (`bytea`, `VARBINARY`, `BLOB`).
+    Bytes,
+}
+
+impl ParamType {
+    /// `int`, `text` or `bytes`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            ParamType::Int => "int",
+            ParamType::Text => "text",
+            ParamType::Bytes => "bytes",
+        }
+    }
+
+    /// The type of the parameter `name` of `schema/` (schema/README.md,
+    /// "Parameter values"); `None` for a name no query uses.
+    pub fn of(name: &str) -> Option<Self> {
+        Some(match name {
+            "scope"
+            | "kind"
+            | "key_id"
+            | "status"
+            | "expected_status"
+            | "error"
+            | "response_content_type"
+            | "owner"
+            | "tag"
+            | "business_key"
+            | "last_error" => ParamType::Text,
+            "fingerprint" | "response_body" | "payload" => ParamType::Bytes,
+            "after_worker"
+            | "batch_size"
+            | "claim_token"
+            | "claimed_until_millis"
+            | "created_millis"
+            | "expected_created_millis"
+            | "expected_token"
+            | "expires_millis"
+            | "fencing_token"
+            | "high_water_millis"
+            | "lease_deadline_millis"
+            | "max_worker"
+            | "message_id"
+            | "next_attempt_millis"
+            | "now_millis"
+            | "sent_before_millis"
+            | "step"
+            | "worker_id" => ParamType::Int,
+            _ => return None,
+        })
+    }
+}
+
 /// A named query as the build script compiled it.
 #[derive(Debug)]
 pub(crate) struct QueryDef {
@@ -154,6 +215,8 @@ pub struct Statement {
     /// The parameter names in the order their values are bound (what a
     /// [`Query`]'s `params` hold, for reading).
     pub params: Vec<&'static str>,
+    /// The parameters' SQL types, in the same order.
+    pub param_types: Vec<ParamType>,
 }
 
 /// One numbered migration, split into statements (no parameters).
@@ -260,11 +323,16 @@ impl Manifest {
                 }
             }
         }
+        let param_types = params
+            .iter()
+            .map(|name| ParamType::of(name).unwrap_or(ParamType::Text))
+            .collect();
         Statement {
             name: def.name,
             kind: def.kind,
             sql,
             params,
+            param_types,
         }
     }
 
@@ -343,6 +411,20 @@ mod tests {
         assert_eq!(numbered.params.len(), 9);
         assert_eq!(numbered.sql.matches("$6").count(), 2);
         assert!(!numbered.sql.contains(':'));
+    }
+
+    #[test]
+    fn every_parameter_has_a_type() {
+        for dialect in [Dialect::Postgres, Dialect::Mysql, Dialect::Sqlite] {
+            for def in dialect.queries() {
+                for param in def.params {
+                    assert!(ParamType::of(param).is_some(), "{}: :{param}", def.name);
+                }
+            }
+        }
+        assert_eq!(ParamType::of("response_body"), Some(ParamType::Bytes));
+        assert_eq!(ParamType::of("error"), Some(ParamType::Text));
+        assert_eq!(ParamType::of("now_millis"), Some(ParamType::Int));
     }
 
     #[test]

@@ -24,12 +24,14 @@ use crate::record::{
 /// a concurrent claim, so endless losses mean the transaction cannot see
 /// the row in its way.
 pub const MAX_CLAIM_ROUNDS: u32 = 100;
-/// How many times a query that hit a serialization failure or deadlock is
-/// run again (outside a caller's transaction) before `store.conflict`.
-pub const SERIALIZATION_RETRIES: u32 = 3;
-/// The pause before the first retry after a serialization failure, in
-/// milliseconds; doubled for each further retry.
-pub const SERIALIZATION_PAUSE_MILLIS: u64 = 5;
+/// How many times a query that hit a serialization failure, a deadlock or a
+/// lost connection is run again (outside a caller's transaction, on a new
+/// connection of the host's pool) before `store.conflict` or
+/// `store.unavailable`.
+pub const RETRIES: u32 = 3;
+/// The pause before the first such retry, in milliseconds; doubled for each
+/// further retry (5, 10, 20).
+pub const RETRY_PAUSE_MILLIS: u64 = 5;
 
 /// Which of the three ways a request comes in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -269,6 +271,14 @@ pub fn read_load(answer: &Answer) -> Result<Option<StoredRecord>, DriverError> {
     }
 }
 
+/// The typed error a database error means outside any driver (a host's
+/// migrations or transaction control): `store.unavailable`,
+/// `store.conflict` or `store.query_failed`, the driver's message kept for
+/// the log.
+pub fn database_failure(error: &DbError) -> DriverError {
+    DriverError::Store(db_error(error, false))
+}
+
 /// The store error a database error means (after the operation ran, or not).
 pub(crate) fn db_error(error: &DbError, ran: bool) -> StoreError {
     let store = match error.class {
@@ -441,6 +451,10 @@ pub struct RecordDriver {
     rounds: u32,
     retries: u32,
     ran: bool,
+    /// In the lease-and-fence way, the claim a finish leaves held: its holder
+    /// may finish again (after a failure that passes; a second write is
+    /// refused by the fence, `record.not_pending` or `record.stale_token`).
+    retained: Option<Claim>,
 }
 
 impl RecordDriver {
@@ -463,6 +477,7 @@ impl RecordDriver {
             rounds: 0,
             retries: 0,
             ran: false,
+            retained: None,
         }
     }
 
@@ -560,6 +575,9 @@ impl RecordDriver {
     /// becomes a stored final failure whose error is its code, reported to
     /// the host as that typed error (inside a caller's transaction nothing is
     /// written and the error is reported: the rollback undoes the claim).
+    /// In the lease-and-fence way the claim stays held after a finish, so its
+    /// holder may finish again: after a failure that passes, or late, when
+    /// the fence refuses the second write (`record.not_pending`).
     pub fn finish(&mut self, outcome: OperationOutcome, now_millis: u64) -> RecordStep {
         let claim = match core::mem::replace(&mut self.state, State::Ended) {
             State::Holding(claim) => claim,
@@ -569,6 +587,9 @@ impl RecordDriver {
             }
         };
         self.ran = true;
+        if self.way == Way::Lease {
+            self.retained = Some(claim);
+        }
         let in_transaction = self.way == Way::SameTransaction;
         match outcome {
             OperationOutcome::Succeeded(response) => match unstorable(&response) {
@@ -815,12 +836,18 @@ impl RecordDriver {
                 return self.lost_round();
             }
         }
-        if error.class == DbErrorClass::Serialization
-            && self.way != Way::SameTransaction
-            && self.retries < SERIALIZATION_RETRIES
-        {
+        // A deadlock, or a connection that broke (the pool gives the retry a new
+        // one): run again, never inside the caller's transaction (it is gone).
+        // A claim whose connection broke may have been written: it is decided
+        // again from a load, where an own claim looks like another's, so the
+        // worst case is waiting out its lease, never a second run.
+        let retryable = matches!(
+            error.class,
+            DbErrorClass::Serialization | DbErrorClass::ConnectionLost
+        );
+        if retryable && self.way != Way::SameTransaction && self.retries < RETRIES {
             if let Some((query, then)) = self.retry(state) {
-                let millis = SERIALIZATION_PAUSE_MILLIS << self.retries;
+                let millis = RETRY_PAUSE_MILLIS << self.retries;
                 self.retries += 1;
                 self.state = State::Retrying {
                     query,
@@ -832,7 +859,7 @@ impl RecordDriver {
         self.fail(DriverError::Store(db_error(error, self.ran)))
     }
 
-    /// The query to run again after a serialization failure, and the state
+    /// The query to run again after a retryable failure, and the state
     /// that reads its answer: a lost claim is decided again from a fresh load.
     fn retry(&self, state: State) -> Option<(Query, State)> {
         match state {
@@ -848,13 +875,20 @@ impl RecordDriver {
     }
 
     fn done(&mut self, finished: Finished) -> RecordStep {
-        self.state = State::Ended;
+        self.end();
         Step::Yield(RecordYield::Done(finished))
     }
 
     fn fail(&mut self, error: DriverError) -> RecordStep {
-        self.state = State::Ended;
+        self.end();
         Step::Fail(error)
+    }
+
+    fn end(&mut self) {
+        self.state = match self.retained {
+            Some(claim) => State::Holding(claim),
+            None => State::Ended,
+        };
     }
 
     fn misuse(&mut self, call: &str) -> RecordStep {

@@ -7,6 +7,7 @@ mod key;
 mod layout_info;
 mod payload;
 mod request_id;
+mod schema;
 
 use crate::cli::Command;
 use crate::error::CliError;
@@ -23,5 +24,6 @@ pub fn run(command: &Command, out: &mut Output) -> Result<(), CliError> {
         Command::Fingerprint(args) => fingerprint::run(args, out),
         Command::Grant(command) => request_id::grant(command, out),
         Command::RequestId(command) => request_id::request_id(command, out),
+        Command::Schema(command) => schema::run(command, out),
     }
 }
