@@ -279,6 +279,24 @@ fn request(
     drive(db, fresh, now, outcome)
 }
 
+/// A fresh key run once (or in a transaction) on a database of `dialect`
+/// that first answers with `failures`.
+fn failing(
+    dialect: Dialect,
+    way: Way,
+    failures: Vec<DbErrorClass>,
+) -> (Result<Finished, DriverError>, bool) {
+    let mut db = FakeDb::new(dialect);
+    db.failures = failures;
+    request(
+        &mut db,
+        way,
+        fp(1),
+        1_000,
+        OperationOutcome::Succeeded(response("{}")),
+    )
+}
+
 fn driver(db: &FakeDb, way: Way, fingerprint: Fingerprint) -> RecordDriver {
     RecordDriver::new(
         db.manifest,
@@ -446,14 +464,7 @@ fn every_interleaving_of_three_drivers_on_one_key_executes_exactly_once() {
 fn a_holder_that_dies_is_taken_over_after_its_lease_and_its_late_write_is_refused() {
     for dialect in DIALECTS {
         let mut db = FakeDb::new(dialect);
-        let mut dead = driver(&db, Way::Lease, fp(1));
-        let Step::Run(claim) = dead.start(1_000) else {
-            panic!()
-        };
-        let answer = db.run(&claim);
-        let Step::Yield(RecordYield::Execute(held)) = dead.push(answer, 1_000) else {
-            panic!()
-        };
+        let (mut dead, held) = held_claim(&mut db, Way::Lease);
         assert_eq!(held.lease_deadline_millis, 2_000);
         assert_eq!(held.renew_every_millis, Some(333));
         // Inside the lease a duplicate is in progress…
@@ -520,14 +531,7 @@ fn a_holder_that_dies_is_taken_over_after_its_lease_and_its_late_write_is_refuse
 fn renewal_keeps_the_claim_through_a_long_operation() {
     for dialect in DIALECTS {
         let mut db = FakeDb::new(dialect);
-        let mut holder = driver(&db, Way::RunOnce, fp(1));
-        let Step::Run(claim) = holder.start(1_000) else {
-            panic!()
-        };
-        let answer = db.run(&claim);
-        let Step::Yield(RecordYield::Execute(held)) = holder.push(answer, 1_000) else {
-            panic!()
-        };
+        let (mut holder, held) = held_claim(&mut db, Way::RunOnce);
         let mut renewal = RecordRenewal::new(db.manifest, policy(), &key(), &held);
         for now in [1_300, 1_600, 1_900, 2_200, 2_500] {
             let query = renewal.start(now);
@@ -566,14 +570,7 @@ fn renewal_keeps_the_claim_through_a_long_operation() {
 #[test]
 fn a_renewal_whose_answer_was_lost_is_confirmed_by_a_load() {
     let mut db = FakeDb::new(Dialect::Mysql);
-    let mut holder = driver(&db, Way::RunOnce, fp(1));
-    let Step::Run(claim) = holder.start(1_000) else {
-        panic!()
-    };
-    let answer = db.run(&claim);
-    let Step::Yield(RecordYield::Execute(held)) = holder.push(answer, 1_000) else {
-        panic!()
-    };
+    let (_holder, held) = held_claim(&mut db, Way::RunOnce);
     let mut renewal = RecordRenewal::new(db.manifest, policy(), &key(), &held);
     let lost = renewal.start(1_500);
     let _ = db.run(&lost); // committed, but the answer never arrives
@@ -733,14 +730,10 @@ fn an_operation_that_returns_no_response_releases_its_claim() {
 #[test]
 fn database_errors_are_classified_and_never_leak_driver_text() {
     // Unavailable before the claim (and on every retry): nothing ran.
-    let mut db = FakeDb::new(Dialect::Postgres);
-    db.failures = vec![DbErrorClass::ConnectionLost; 4];
-    let (end, ran) = request(
-        &mut db,
+    let (end, ran) = failing(
+        Dialect::Postgres,
         Way::RunOnce,
-        fp(1),
-        1_000,
-        OperationOutcome::Succeeded(response("{}")),
+        vec![DbErrorClass::ConnectionLost; 4],
     );
     assert!(!ran);
     let Err(DriverError::Store(error)) = end else {
@@ -750,48 +743,28 @@ fn database_errors_are_classified_and_never_leak_driver_text() {
     assert!(!error.to_string().contains("10.0.0.7"));
     assert!(error.db_message().unwrap().contains("10.0.0.7"));
     // Serialization failures are retried with a growing pause, then reported.
-    let mut db = FakeDb::new(Dialect::Postgres);
-    db.failures = vec![DbErrorClass::Serialization; 2];
-    let (end, ran) = request(
-        &mut db,
+    let (end, ran) = failing(
+        Dialect::Postgres,
         Way::RunOnce,
-        fp(1),
-        1_000,
-        OperationOutcome::Succeeded(response("{}")),
+        vec![DbErrorClass::Serialization; 2],
     );
     assert!(ran);
     assert_eq!(end, Ok(Finished::Executed));
-    let mut db = FakeDb::new(Dialect::Postgres);
-    db.failures = vec![DbErrorClass::Serialization; 4];
-    let (end, _) = request(
-        &mut db,
+    let (end, _) = failing(
+        Dialect::Postgres,
         Way::RunOnce,
-        fp(1),
-        1_000,
-        OperationOutcome::Succeeded(response("{}")),
+        vec![DbErrorClass::Serialization; 4],
     );
     assert_eq!(end.unwrap_err().code(), "store.conflict");
     // …but never inside the caller's transaction.
-    let mut db = FakeDb::new(Dialect::Postgres);
-    db.failures = vec![DbErrorClass::Serialization];
-    let (end, _) = request(
-        &mut db,
+    let (end, _) = failing(
+        Dialect::Postgres,
         Way::SameTransaction,
-        fp(1),
-        1_000,
-        OperationOutcome::Succeeded(response("{}")),
+        vec![DbErrorClass::Serialization],
     );
     assert_eq!(end.unwrap_err().code(), "store.conflict");
     // Other errors are query failures, with the class kept.
-    let mut db = FakeDb::new(Dialect::Sqlite);
-    db.failures = vec![DbErrorClass::Other];
-    let (end, _) = request(
-        &mut db,
-        Way::RunOnce,
-        fp(1),
-        1_000,
-        OperationOutcome::Succeeded(response("{}")),
-    );
+    let (end, _) = failing(Dialect::Sqlite, Way::RunOnce, vec![DbErrorClass::Other]);
     let Err(DriverError::Store(error)) = end else {
         panic!()
     };

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
 from mintid._ffi import mintid_ffi as ffi
-from mintid.errors import ArgumentOutOfRangeError, InternalError, error_class
+from mintid.errors import ArgumentOutOfRangeError, InternalError, MintidError, error_class
 
-__all__ = ["call", "check_uint", "ffi", "ids_from_bytes"]
+__all__ = ["call", "check_uint", "ffi", "ids_from_bytes", "native_error"]
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -25,17 +25,22 @@ def call(function: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
     """Call into the native library, translating its errors to mintid's classes."""
     try:
         return function(*args, **kwargs)
-    except ffi.MintidError as error:
-        code = str(getattr(error, "code", "internal.panic"))
-        detail = str(getattr(error, "detail", error))
-        part: str | None = getattr(error, "part", None)
-        position: int | None = getattr(error, "position", None)
-        problem: str | None = getattr(error, "problem", None)
-        raise error_class(code)(
-            detail, code, part=part, position=position, problem_name=problem
-        ) from None
-    except ffi.InternalError as error:
-        raise InternalError(f"the native library failed: {error}") from None
+    except (ffi.MintidError, ffi.InternalError) as error:
+        raise native_error(error) from None
+
+
+def native_error(error: Exception) -> MintidError:
+    """The mintid error for an error of the generated bindings (``ffi.MintidError``
+    or ``ffi.InternalError``), of the class its code names.
+    """  # noqa: D205
+    if not isinstance(error, ffi.MintidError):
+        return InternalError(f"the native library failed: {error}")
+    code = str(getattr(error, "code", "internal.panic"))
+    detail = str(getattr(error, "detail", error))
+    part: str | None = getattr(error, "part", None)
+    position: int | None = getattr(error, "position", None)
+    problem: str | None = getattr(error, "problem", None)
+    return error_class(code)(detail, code, part=part, position=position, problem_name=problem)
 
 
 def check_uint(name: str, value: int, bits: int = 64) -> int:

@@ -73,10 +73,10 @@ pub use snowflake::{
 pub use sources::{ManualClock, reseed_thread_entropy};
 pub use store::{
     CleanupStep, DbErrorClass, Dialect, Finished, Held, Manifest, Migration, OperationOutcome,
-    ParamType, Placeholder, RecordCleanup, RecordDriver, RecordRenewal, RecordStep, RenewalStep,
-    ResultKind, SqlValue, Statement, StoreAnswer, StoreLimit, StoreQuery, StoredRecord,
-    StoredResponse, Way, store_limits, store_load_query, store_migrations, store_read_record,
-    store_statements,
+    ParamType, Placeholder, RecordCleanup, RecordDriver, RecordDrivers, RecordRenewal, RecordStep,
+    RenewalStep, ResultKind, SqlValue, Statement, StoreAnswer, StoreLimit, StoreQuery,
+    StoredRecord, StoredResponse, Way, store_limits, store_load_query, store_migrations,
+    store_read_record, store_statements,
 };
 pub use uuid::{
     UuidInfo, UuidTextForm, UuidVariant, uuid_format, uuid_inspect, uuid_new_v8, uuid_parse,

@@ -561,15 +561,10 @@ impl RecordDriver {
         if let Some(created) = key_created_millis {
             incoming = incoming.with_key_created_millis(created);
         }
-        let way = match way {
-            Way::RunOnce => core::Way::RunOnce,
-            Way::SameTransaction => core::Way::SameTransaction,
-            Way::Lease => core::Way::Lease,
-        };
         Ok(Arc::new(Self(Mutex::new(core::RecordDriver::new(
             manifest.into(),
             policy.core(),
-            way,
+            core_way(way),
             &core_key(&key)?,
             incoming,
         )))))
@@ -597,6 +592,103 @@ impl RecordDriver {
         now_millis: u64,
     ) -> Result<RecordStep, MintidError> {
         record_step(lock(&self.0).finish(outcome.into(), now_millis))
+    }
+}
+
+/// The drivers of one database and one policy, for hosts that make many:
+/// each driver is made with plain arguments (a key's text, the digest, the
+/// way by method), and every answer and outcome has an entry point of its
+/// own ([`RecordDriver::push_affected`], …), so a step costs one call with
+/// no compound argument to pack (each costs buffer allocations in uniffi's
+/// Python) and one step record back.
+#[derive(Debug, uniffi::Object)]
+pub struct RecordDrivers {
+    manifest: core::Manifest,
+    policy: mintid::record::RecordPolicy,
+}
+
+#[uniffi::export]
+impl RecordDrivers {
+    /// Drivers over `manifest`'s statements under `policy`.
+    #[uniffi::constructor]
+    pub fn new(manifest: Manifest, policy: Arc<CheckedRecordPolicy>) -> Arc<Self> {
+        Arc::new(Self {
+            manifest: manifest.into(),
+            policy: policy.core(),
+        })
+    }
+
+    /// A driver for one request in `way`, with the key's canonical text
+    /// (`kind:scope:id`), the payload digest and, when `key_created_millis`
+    /// is not negative, the key's creation time. Fails with `key.*` or
+    /// `argument.byte_length`.
+    pub fn driver(
+        &self,
+        way: Way,
+        key_text: String,
+        fingerprint: Vec<u8>,
+        key_created_millis: i64,
+    ) -> Result<Arc<RecordDriver>, MintidError> {
+        let key = mintid::key::IdempotencyKey::parse(key_text.as_bytes())?;
+        let digest = crate::error::fixed_bytes::<32>("a fingerprint", &fingerprint)?;
+        let mut incoming =
+            mintid::record::Incoming::new(mintid::fingerprint::Fingerprint::from_digest(digest));
+        if let Ok(created) = u64::try_from(key_created_millis) {
+            incoming = incoming.with_key_created_millis(created);
+        }
+        Ok(Arc::new(RecordDriver(Mutex::new(core::RecordDriver::new(
+            self.manifest,
+            self.policy,
+            core_way(way),
+            &key,
+            incoming,
+        )))))
+    }
+}
+
+fn core_way(way: Way) -> core::Way {
+    match way {
+        Way::RunOnce => core::Way::RunOnce,
+        Way::SameTransaction => core::Way::SameTransaction,
+        Way::Lease => core::Way::Lease,
+    }
+}
+
+#[uniffi::export]
+impl RecordDriver {
+    /// [`push`](Self::push) of an affected-row count.
+    pub fn push_affected(&self, count: u64, now_millis: u64) -> Result<RecordStep, MintidError> {
+        record_step(lock(&self.0).push(core::Answer::Affected(count), now_millis))
+    }
+
+    /// [`push`](Self::push) of rows.
+    pub fn push_rows(
+        &self,
+        rows: Vec<Vec<SqlValue>>,
+        now_millis: u64,
+    ) -> Result<RecordStep, MintidError> {
+        self.push(StoreAnswer::Rows { rows }, now_millis)
+    }
+
+    /// [`push`](Self::push) of a failed query.
+    pub fn push_failed(
+        &self,
+        class: DbErrorClass,
+        message: String,
+        now_millis: u64,
+    ) -> Result<RecordStep, MintidError> {
+        self.push(StoreAnswer::Failed { class, message }, now_millis)
+    }
+
+    /// [`finish`](Self::finish) of a response.
+    pub fn finish_succeeded(
+        &self,
+        content_type: String,
+        body: Vec<u8>,
+        now_millis: u64,
+    ) -> Result<RecordStep, MintidError> {
+        let response = core::StoredResponse { content_type, body };
+        record_step(lock(&self.0).finish(core::OperationOutcome::Succeeded(response), now_millis))
     }
 }
 

@@ -1,16 +1,23 @@
-"""Storage adapters: idempotency records, worker-id leases, segment IDs and the
-outbox on SQLite (``sqlite3``), PostgreSQL (psycopg 3, ``mintid[postgres]``)
-and MySQL/MariaDB (PyMySQL, ``mintid[mysql]``), running the shared SQL of
-``schema/`` shipped inside the package. Every rule is the core's.
+"""Storage: idempotency records, worker-id leases, segment IDs and the outbox
+on SQLite (``sqlite3``), PostgreSQL (psycopg 3, ``mintid[postgres]``) and
+MySQL/MariaDB (PyMySQL, ``mintid[mysql]``). The SQL of ``schema/`` comes from
+the core's manifest; the record protocol is the core's driver, which this
+package only executes. Every rule is the core's.
 """  # noqa: D205
 
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, MySqlDatabase, PostgresDatabase, SqliteDatabase
 from mintid.store._errors import (
+    NotAResponseError,
+    RecordLostError,
+    ResponseNotStorableError,
     ResponseTooLargeError,
     StaleSnapshotError,
+    StoreConflictError,
     StoreError,
+    StoreQueryFailedError,
     StoreUnavailableError,
+    UnexpectedRowError,
 )
 from mintid.store._idempotency import (
     MAX_RESPONSE_BYTES,
@@ -40,26 +47,32 @@ __all__ = [
     "IdempotencyStore",
     "LeasedSnowflake",
     "MySqlDatabase",
+    "NotAResponseError",
     "OperationError",
     "Outbox",
     "OutboxBatch",
     "OutboxMessage",
     "PostgresDatabase",
     "RecordLease",
+    "RecordLostError",
     "RelayReport",
+    "ResponseNotStorableError",
     "ResponseTooLargeError",
     "RunResult",
     "SegmentIds",
     "SqliteDatabase",
     "StaleSnapshotError",
     "StoreClock",
+    "StoreConflictError",
     "StoreError",
+    "StoreQueryFailedError",
     "StoreRequest",
     "StoreUnavailableError",
     "StoredMessage",
     "StoredRecord",
     "StoredResponse",
     "SystemStoreClock",
+    "UnexpectedRowError",
     "WorkerLeaseRow",
     "WorkerLeases",
 ]

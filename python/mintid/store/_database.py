@@ -1,33 +1,80 @@
-"""Databases: a driver's connections (pooled), named queries and migrations.
+"""Databases: a pool of a driver's connections, and its executor for the core.
 
 A :class:`Database` hands out the driver's own connections in autocommit
-mode; transactions are explicit (:meth:`Database.transaction`). Errors that
-mean the database is out of reach (no connection can be made, the connection
-broke, the server is shutting down) become
-:class:`~mintid.store.StoreUnavailableError` with the driver's exception as
-``__cause__``; any other driver error (a missing table, a deadlock, a
-constraint) propagates as the driver's own exception, as in the Node and JVM
-adapters.
+mode (transactions are explicit: :meth:`Database.transaction`) and is the
+*executor* of the core's store drivers: it runs a named statement of the
+core's manifest (``store_statements``: the SQL of ``schema/`` in the driver's
+placeholder style) with positional values, answers with the rows or the
+affected-row count, and classifies a driver error (unique violation,
+serialization, connection lost, constraint, other). Every loop, retry, limit
+and error code is the core's.
+
+Connections belong to one process: a pool that finds itself in a new process
+(after ``os.fork()``) forgets what it inherited, without closing it (closing
+would end the parent's sessions), and connects anew.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import sqlite3
 import threading
 import urllib.parse
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
-from typing import Any, Literal, TypeVar
+from contextlib import contextmanager
+from typing import Any, Final, Literal, TypeVar, cast
 
+from mintid._native import ffi
+from mintid._record import Problem
 from mintid.store._errors import StoreUnavailableError
-from mintid.store._sql import Dialect, Query, load_migrations, load_queries
 
-__all__ = ["Database", "MySqlDatabase", "PostgresDatabase", "SqliteDatabase", "text"]
+__all__ = [
+    "Database",
+    "Dialect",
+    "MySqlDatabase",
+    "PostgresDatabase",
+    "QueryRunner",
+    "SqliteDatabase",
+]
 
 T = TypeVar("T")
 Row = dict[str, Any]
-Params = Mapping[str, Any]
+
+#: The SQL dialects of ``schema/``.
+Dialect = Literal["postgres", "mysql", "sqlite"]
+
+_DIALECTS: Final = {
+    "postgres": ffi.Dialect.POSTGRES,
+    "mysql": ffi.Dialect.MYSQL,
+    "sqlite": ffi.Dialect.SQLITE,
+}
+_ROWS: Final = frozenset({ffi.ResultKind.ONE, ffi.ResultKind.MANY})
+
+Class = ffi.DbErrorClass
+_NULL: Final = ffi.SqlValue.NULL()  # type: ignore[no-untyped-call]
+# The generated variants subclass their enum at run time only.
+_ROWS_ANSWER: Final = cast(Callable[..., ffi.StoreAnswer], ffi.StoreAnswer.ROWS)
+_AFFECTED: Final = cast(Callable[..., ffi.StoreAnswer], ffi.StoreAnswer.AFFECTED)
+_FAILED: Final = cast(Callable[..., ffi.StoreAnswer], ffi.StoreAnswer.FAILED)
+# A column's SqlValue by the exact type the drivers return.
+_COLUMN: Final[dict[type, Callable[[Any], Any]]] = {
+    int: ffi.SqlValue.INT,
+    str: ffi.SqlValue.TEXT,
+    bytes: ffi.SqlValue.BYTES,
+}
+
+
+def _column(value: Any) -> Any:
+    """A column as an ``SqlValue`` (the core reads a text from UTF-8 bytes and back)."""
+    if value is None:
+        return _NULL
+    make = _COLUMN.get(type(value))
+    if make is not None:
+        return make(value)
+    if isinstance(value, bytearray | memoryview):
+        return ffi.SqlValue.BYTES(bytes(value))
+    return ffi.SqlValue.TEXT(str(value))
 
 
 def text(value: Any) -> Any:
@@ -36,67 +83,82 @@ def text(value: Any) -> Any:
 
 
 class Database:
-    """One database of one dialect: a small pool of driver connections and
-    the dialect's named queries. Thread-safe; use a subclass.
+    """One database of one dialect: a small pool of driver connections, the
+    core's statements for its driver, and the executor that runs them.
+    Thread-safe; use a subclass.
     """  # noqa: D205
 
     dialect: Dialect
-    queries: dict[str, Query]
+    #: The core's statements for this driver, by name.
+    statements: dict[str, ffi.Statement]
 
     def __init__(
         self,
         dialect: Dialect,
-        paramstyle: Literal["named", "pyformat"],
+        placeholder: ffi.Placeholder,
         connect: Callable[[], Any],
-        is_connection_error: Callable[[BaseException], bool],
+        classify: Callable[[BaseException], ffi.DbErrorClass],
         *,
         max_idle: int = 16,
     ) -> None:
         """Set up the pool; nothing connects until first used."""
         self.dialect = dialect
-        self.queries = load_queries(dialect, paramstyle)
+        self.manifest = ffi.Manifest(dialect=_DIALECTS[dialect], placeholder=placeholder)
+        self.statements = {s.name: s for s in ffi.store_statements(self.manifest)}
+        #: The class of a driver error, as the core's drivers read it.
+        self.classify = classify
         self._connect = connect
-        self._is_connection_error = is_connection_error
         self._max_idle = max_idle
         self._idle: list[Any] = []
         self._lock = threading.Lock()
+        self._pid = os.getpid()
 
-    def _unavailable(self, error: BaseException) -> StoreUnavailableError:
-        return StoreUnavailableError(f"the {self.dialect} database is unavailable: {error}")
+    # The pool.
 
-    def _open(self) -> Any:
-        try:
-            return self._connect()
-        except Exception as error:
-            # No connection at all: whatever the driver says, the database is out of reach.
-            raise self._unavailable(error) from error
+    def _checkout(self) -> Any:
+        """A connection of this process: an idle one, or a new one (the driver's error)."""
+        if self._pid != os.getpid():
+            # A forked child: forget (never close) what the parent's pool held.
+            self._idle, self._lock, self._pid = [], threading.Lock(), os.getpid()
+        with self._lock:
+            if self._idle:
+                return self._idle.pop()
+        return self._connect()
 
-    def _guard(self, action: Callable[[], T]) -> T:
-        try:
-            return action()
-        except Exception as error:
-            if self._is_connection_error(error):
-                raise self._unavailable(error) from error
-            raise
+    def _checkin(self, raw: Any, pid: int) -> None:
+        """Give back a connection taken in process ``pid`` (one from a parent is forgotten)."""
+        if pid != os.getpid() or pid != self._pid:
+            return
+        with self._lock:
+            if len(self._idle) < self._max_idle:
+                self._idle.append(raw)
+                return
+        _close_quietly(raw)
+
+    def _unavailable(self) -> StoreUnavailableError:
+        return StoreUnavailableError(
+            f"the {self.dialect} database is unavailable",
+            problem_name=Problem.STORAGE_UNAVAILABLE.problem_name,
+        )
 
     @contextmanager
     def connection(self) -> Iterator[Any]:
-        """A driver connection in autocommit mode, back to the pool afterwards."""
-        with self._lock:
-            raw = self._idle.pop() if self._idle else None
-        if raw is None:
-            raw = self._open()
-        healthy = False
+        """A driver connection in autocommit mode, back to the pool afterwards
+        (closed instead when the block raised).
+        """  # noqa: D205
+        pid = os.getpid()
+        try:
+            raw = self._checkout()
+        except Exception as error:
+            # No connection at all: whatever the driver says, the database is out of reach.
+            raise self._unavailable() from error
         try:
             yield raw
-            healthy = True
-        finally:
-            with self._lock:
-                keep = healthy and len(self._idle) < self._max_idle
-                if keep:
-                    self._idle.append(raw)
-            if not keep:
+        except BaseException:
+            if pid == os.getpid():
                 _close_quietly(raw)
+            raise
+        self._checkin(raw, pid)
 
     def _begin(self, write: bool) -> str:
         return "BEGIN"
@@ -112,11 +174,41 @@ class Database:
             try:
                 yield raw
             except BaseException:
-                _rollback_quietly(self, raw)
+                with contextlib.suppress(StoreUnavailableError):
+                    self.execute(raw, "ROLLBACK")
                 raise
             self.execute(raw, "COMMIT")
 
-    def execute(self, raw: Any, sql: str, params: Params | Sequence[Any] | None = None) -> None:
+    # The executor of the core's drivers.
+
+    def run(self, raw: Any, query: ffi.StoreQuery) -> ffi.StoreAnswer:
+        """Run the core's ``query`` on ``raw``: its rows (each a list of
+        ``SqlValue``, in ``SELECT`` order) or its affected-row count. A driver
+        error propagates (classify it with :attr:`classify`).
+        """  # noqa: D205
+        statement = self.statements[query.name]
+        cursor = raw.cursor()
+        try:
+            cursor.execute(statement.sql, [getattr(p, "value", None) for p in query.params])
+            if statement.kind in _ROWS:
+                return _ROWS_ANSWER([[_column(v) for v in row] for row in cursor.fetchall()])
+            return _AFFECTED(max(cursor.rowcount, 0))
+        finally:
+            cursor.close()
+
+    # Plain SQL, and named queries with named values (leases, segments, the outbox).
+
+    def _guard(self, action: Callable[[], T]) -> T:
+        try:
+            return action()
+        except Exception as error:
+            if self.classify(error) is Class.CONNECTION_LOST:
+                raise self._unavailable() from error
+            raise
+
+    def execute(
+        self, raw: Any, sql: str, params: Mapping[str, Any] | Sequence[Any] | None = None
+    ) -> None:
         """Run plain SQL on ``raw`` (driver placeholders), discarding any rows."""
 
         def run() -> None:
@@ -128,13 +220,13 @@ class Database:
 
         self._guard(run)
 
-    def _run(self, raw: Any, name: str, params: Params) -> tuple[list[Row], int]:
-        query = self.queries[name]
+    def _named(self, raw: Any, name: str, params: Mapping[str, Any]) -> tuple[list[Row], int]:
+        statement = self.statements[name]
 
         def run() -> tuple[list[Row], int]:
             cursor = raw.cursor()
             try:
-                cursor.execute(query.sql, params)
+                cursor.execute(statement.sql, [params[param] for param in statement.params])
                 rows: list[Row] = []
                 if cursor.description is not None:
                     names = [column[0] for column in cursor.description]
@@ -145,34 +237,32 @@ class Database:
 
         return self._guard(run)
 
-    def kind(self, name: str) -> str:
-        """The result kind of the named query ``name`` in this dialect."""
-        return self.queries[name].kind
-
-    def one(self, raw: Any, name: str, params: Params) -> Row | None:
-        """Run a ``:one`` query: its row or ``None``."""
-        rows, _count = self._run(raw, name, params)
+    def one(self, raw: Any, name: str, params: Mapping[str, Any]) -> Row | None:
+        """Run the named ``:one`` query: its row (by column name) or ``None``."""
+        rows, _count = self._named(raw, name, params)
         return rows[0] if rows else None
 
-    def many(self, raw: Any, name: str, params: Params) -> list[Row]:
-        """Run a ``:many`` query: its rows."""
-        return self._run(raw, name, params)[0]
+    def many(self, raw: Any, name: str, params: Mapping[str, Any]) -> list[Row]:
+        """Run the named ``:many`` query: its rows (by column name)."""
+        return self._named(raw, name, params)[0]
 
-    def execrows(self, raw: Any, name: str, params: Params) -> int:
-        """Run an ``:execrows`` query: the affected-row count."""
-        return self._run(raw, name, params)[1]
+    def execrows(self, raw: Any, name: str, params: Mapping[str, Any]) -> int:
+        """Run the named ``:execrows`` query: the affected-row count."""
+        return self._named(raw, name, params)[1]
 
     def migrate(self) -> None:
-        """Apply every migration, each file in one transaction (idempotent)."""
-        for _name, statements in load_migrations(self.dialect):
+        """Apply every migration of the core's manifest, each in one transaction (idempotent)."""
+        for migration in ffi.store_migrations(self.manifest.dialect):
             with self.transaction(write=True) as raw:
-                for statement in statements:
+                for statement in migration.statements:
                     self.execute(raw, statement)
 
     def close(self) -> None:
-        """Close the idle connections."""
-        with self._lock:
-            idle, self._idle = self._idle, []
+        """Close the idle connections (in a forked child: forget the parent's)."""
+        idle: list[Any] = []
+        if self._pid == os.getpid():
+            with self._lock:
+                idle, self._idle = self._idle, []
         for raw in idle:
             _close_quietly(raw)
 
@@ -185,27 +275,85 @@ class Database:
         self.close()
 
 
+class QueryRunner:
+    """Runs a driver's queries and keeps what went wrong: on a connection of
+    the pool (taken at the first query, given back by :meth:`release`, closed
+    when it broke) or on the caller's own connection.
+    """  # noqa: D205
+
+    __slots__ = ("_database", "_pid", "_pooled", "_raw", "cause")
+
+    def __init__(self, database: Database, raw: Any = None) -> None:
+        """A runner over ``database``'s pool, or over the caller's ``raw`` connection."""
+        self._database = database
+        self._raw = raw
+        self._pooled = raw is None
+        self._pid = 0
+        #: The driver's exception behind the last failed answer.
+        self.cause: BaseException | None = None
+
+    def answer(self, query: ffi.StoreQuery) -> ffi.StoreAnswer:
+        """The database's answer to ``query`` (a failure classified, never raised)."""
+        database = self._database
+        raw = self._raw
+        if raw is None:
+            try:
+                self._pid = os.getpid()
+                raw = self._raw = database._checkout()
+            except Exception as error:
+                self.cause = error
+                return _FAILED(Class.CONNECTION_LOST, str(error))
+        try:
+            answer = database.run(raw, query)
+        except Exception as error:
+            self.cause = error
+            kind = database.classify(error)
+            if kind is Class.CONNECTION_LOST and self._pooled:
+                # The server may have restarted: the idle connections are likely gone too.
+                self._raw = None
+                if self._pid == os.getpid():
+                    _close_quietly(raw)
+                database.close()
+            return _FAILED(kind, str(error))
+        self.cause = None
+        return answer
+
+    def release(self) -> None:
+        """Give the pool's connection back (the caller's stays with the caller)."""
+        raw = self._raw
+        if raw is not None and self._pooled:
+            self._raw = None
+            self._database._checkin(raw, self._pid)
+
+
 def _close_quietly(raw: Any) -> None:
     # A broken connection may fail to close; it is gone anyway.
     with contextlib.suppress(Exception):
         raw.close()
 
 
-def _rollback_quietly(database: Database, raw: Any) -> None:
-    with suppress(StoreUnavailableError):
-        database.execute(raw, "ROLLBACK")
+# SQLite result codes (sqlite3.h): primary codes and the extended constraint codes.
+_SQLITE_PRIMARY: Final = {
+    5: Class.SERIALIZATION,  # SQLITE_BUSY
+    6: Class.SERIALIZATION,  # SQLITE_LOCKED
+    10: Class.CONNECTION_LOST,  # SQLITE_IOERR
+    14: Class.CONNECTION_LOST,  # SQLITE_CANTOPEN
+}
+_SQLITE_EXTENDED: Final = {
+    1555: Class.UNIQUE_VIOLATION,  # SQLITE_CONSTRAINT_PRIMARYKEY
+    2067: Class.UNIQUE_VIOLATION,  # SQLITE_CONSTRAINT_UNIQUE
+    275: Class.CONSTRAINT,  # SQLITE_CONSTRAINT_CHECK
+    1299: Class.CONSTRAINT,  # SQLITE_CONSTRAINT_NOTNULL
+}
 
 
-_PG_SHUTDOWN_STATES = frozenset({"57P01", "57P02", "57P03"})
-_SQLITE_UNREACHABLE = ("SQLITE_CANTOPEN", "SQLITE_IOERR")
-
-
-def _sqlite_connection_error(error: BaseException) -> bool:
-    # The file cannot be opened or read (sqlite3 names the result code from Python 3.11).
+def _sqlite_class(error: BaseException) -> ffi.DbErrorClass:
     if isinstance(error, sqlite3.ProgrammingError) and "closed" in str(error):
-        return True
-    name = getattr(error, "sqlite_errorname", "")
-    return isinstance(name, str) and name.startswith(_SQLITE_UNREACHABLE)
+        return Class.CONNECTION_LOST
+    code = getattr(error, "sqlite_errorcode", None)  # Python 3.11+
+    if not isinstance(error, sqlite3.Error) or not isinstance(code, int):
+        return Class.CONSTRAINT if isinstance(error, sqlite3.IntegrityError) else Class.OTHER
+    return _SQLITE_EXTENDED.get(code) or _SQLITE_PRIMARY.get(code & 0xFF, Class.OTHER)
 
 
 class SqliteDatabase(Database):
@@ -223,10 +371,14 @@ class SqliteDatabase(Database):
             raw.execute("PRAGMA journal_mode = WAL")
             return raw
 
-        super().__init__("sqlite", "named", connect, _sqlite_connection_error)
+        super().__init__("sqlite", ffi.Placeholder.QUESTION, connect, _sqlite_class)
 
     def _begin(self, write: bool) -> str:
         return "BEGIN IMMEDIATE" if write else "BEGIN"
+
+
+_PG_SHUTDOWN: Final = frozenset({"57P01", "57P02", "57P03"})
+_PG_SERIALIZATION: Final = frozenset({"40001", "40P01"})
 
 
 class PostgresDatabase(Database):
@@ -239,24 +391,48 @@ class PostgresDatabase(Database):
         def connect() -> psycopg.Connection[Any]:
             return psycopg.connect(conninfo, autocommit=True, **connect_kwargs)
 
-        def connection_error(error: BaseException) -> bool:
-            if isinstance(error, psycopg.InterfaceError):
-                return True  # the connection is closed or broken
-            if not isinstance(error, psycopg.OperationalError):
-                return False
-            # No SQLSTATE: the client lost the server. 08: connection exception.
-            # 57P01-57P03: the server is shutting down or not accepting connections.
+        def classify(error: BaseException) -> ffi.DbErrorClass:
+            if not isinstance(error, psycopg.Error):
+                return Class.OTHER
             state = error.sqlstate
-            return state is None or state.startswith("08") or state in _PG_SHUTDOWN_STATES
+            if state is None:
+                # No SQLSTATE: the client lost the server, or the connection is closed.
+                lost = isinstance(error, psycopg.OperationalError | psycopg.InterfaceError)
+                return Class.CONNECTION_LOST if lost else Class.OTHER
+            if state == "23505":
+                return Class.UNIQUE_VIOLATION
+            if state in _PG_SERIALIZATION:
+                return Class.SERIALIZATION
+            if state.startswith("08") or state in _PG_SHUTDOWN:
+                return Class.CONNECTION_LOST
+            if state.startswith(("23", "22")):
+                return Class.CONSTRAINT
+            return Class.OTHER
 
-        super().__init__("postgres", "pyformat", connect, connection_error)
+        super().__init__("postgres", ffi.Placeholder.FORMAT, connect, classify)
+
+
+# MySQL/MariaDB server error numbers.
+_MY_CLASSES: Final = {
+    1062: Class.UNIQUE_VIOLATION,  # ER_DUP_ENTRY
+    1213: Class.SERIALIZATION,  # ER_LOCK_DEADLOCK
+    1205: Class.SERIALIZATION,  # ER_LOCK_WAIT_TIMEOUT
+    1040: Class.CONNECTION_LOST,  # ER_CON_COUNT_ERROR
+    1053: Class.CONNECTION_LOST,  # ER_SERVER_SHUTDOWN
+    1927: Class.CONNECTION_LOST,  # ER_CONNECTION_KILLED (MariaDB)
+    1406: Class.CONSTRAINT,  # ER_DATA_TOO_LONG
+    3819: Class.CONSTRAINT,  # ER_CHECK_CONSTRAINT_VIOLATED (MySQL)
+    4025: Class.CONSTRAINT,  # ER_CONSTRAINT_FAILED (MariaDB)
+    1048: Class.CONSTRAINT,  # ER_BAD_NULL_ERROR
+    1264: Class.CONSTRAINT,  # ER_WARN_DATA_OUT_OF_RANGE
+}
 
 
 class MySqlDatabase(Database):
     """A MySQL 8 or MariaDB 10.6+ database through PyMySQL (``pip install mintid[mysql]``).
 
-    Connections never set ``CLIENT_FOUND_ROWS`` (``claim`` reads the
-    affected-row count) and keep the server's strict SQL mode.
+    Correct with or without ``CLIENT_FOUND_ROWS`` in ``client_flag`` (the
+    claim is a plain ``INSERT``; every other write changes its row).
     """
 
     def __init__(self, url: str | None = None, **connect_kwargs: Any) -> None:
@@ -264,10 +440,7 @@ class MySqlDatabase(Database):
         PyMySQL's own keyword arguments.
         """  # noqa: D205
         import pymysql  # an optional dependency
-        from pymysql.constants import CLIENT
 
-        if int(connect_kwargs.get("client_flag", 0)) & CLIENT.FOUND_ROWS:
-            raise ValueError("CLIENT_FOUND_ROWS would make every duplicate claim look new")
         if url is not None:
             parts = urllib.parse.urlsplit(url)
             connect_kwargs = {
@@ -282,14 +455,16 @@ class MySqlDatabase(Database):
         def connect() -> Any:
             return pymysql.connect(autocommit=True, **connect_kwargs)
 
-        def connection_error(error: BaseException) -> bool:
+        def classify(error: BaseException) -> ffi.DbErrorClass:
             if isinstance(error, pymysql.err.InterfaceError):
-                return True  # the connection is closed
-            if not isinstance(error, pymysql.err.OperationalError) or not error.args:
-                return False
+                return Class.CONNECTION_LOST  # the connection is closed
+            if not isinstance(error, pymysql.err.MySQLError) or not error.args:
+                return Class.OTHER
             code = error.args[0]
-            # 2000-2999: client errors (cannot connect, server gone away, lost
-            # connection); 1040: too many connections; 1053: server shutdown.
-            return isinstance(code, int) and (2000 <= code < 3000 or code in (1040, 1053))
+            if not isinstance(code, int):
+                return Class.OTHER
+            if 2000 <= code < 3000:  # client errors: cannot connect, server gone, lost
+                return Class.CONNECTION_LOST
+            return _MY_CLASSES.get(code, Class.OTHER)
 
-        super().__init__("mysql", "pyformat", connect, connection_error)
+        super().__init__("mysql", ffi.Placeholder.FORMAT, connect, classify)

@@ -1,31 +1,64 @@
-"""The errors the storage adapters add to the core's (codes ``store.*``)."""
+"""The errors of the store drivers (codes ``store.*``, made by the core).
+
+Each class is the Python side of one ``store.*`` code of the core's
+``StoreErrorKind``; the core writes the message (never the database driver's
+text, which stays on the ``__cause__``: the driver's own exception, for logs).
+``part`` names the class of the database error behind it (``connection_lost``,
+``serialization``, ``unique_violation``, ``constraint``, ``other``), when one was.
+"""
 
 from __future__ import annotations
-
-from typing import ClassVar
 
 from mintid._record import Problem
 from mintid.errors import MintidError
 
-__all__ = ["ResponseTooLargeError", "StaleSnapshotError", "StoreError", "StoreUnavailableError"]
+__all__ = [
+    "NotAResponseError",
+    "RecordLostError",
+    "ResponseNotStorableError",
+    "ResponseTooLargeError",
+    "StaleSnapshotError",
+    "StoreConflictError",
+    "StoreError",
+    "StoreQueryFailedError",
+    "StoreUnavailableError",
+    "UnexpectedRowError",
+]
+
+_PROBLEMS = {problem.problem_name: problem for problem in Problem}
 
 
 class StoreError(MintidError, concern="store"):
-    """An error of a storage adapter."""
+    """An error of a store driver (``store.*``)."""
+
+    @property
+    def problem(self) -> Problem | None:
+        """The HTTP problem a request failing this way answers with (the core's)."""
+        return None if self.problem_name is None else _PROBLEMS.get(self.problem_name)
 
 
 class StoreUnavailableError(StoreError, code="store.unavailable"):
-    """The database cannot be reached or the connection broke (the driver's
-    exception is ``__cause__``); nothing was run and nothing half-written.
+    """The database cannot be reached or the connection broke: before the claim
+    was written nothing ran; after the operation ran, its record stays pending
+    until its lease passes.
     """  # noqa: D205
-
-    #: The HTTP problem to answer with (503).
-    problem: ClassVar[Problem] = Problem.STORAGE_UNAVAILABLE
 
 
 class ResponseTooLargeError(StoreError, code="store.response_too_large"):
-    """The operation's response is above the 1 MiB limit: it ran, its response
-    is not stored, and its key replays this error.
+    """The operation's response is over the 1 MiB limit: it ran, the response
+    is not stored, and its key replays this error (a stored final failure).
+    """  # noqa: D205
+
+
+class ResponseNotStorableError(StoreError, code="store.response_not_storable"):
+    """The response's content type is over 255 bytes or not printable ASCII:
+    stored as a final failure, as for :class:`ResponseTooLargeError`.
+    """  # noqa: D205
+
+
+class NotAResponseError(StoreError, code="store.not_a_response"):
+    """The operation returned something that is not a
+    :class:`~mintid.store.StoredResponse`: the claim was released, nothing stored.
     """  # noqa: D205
 
 
@@ -35,3 +68,21 @@ class StaleSnapshotError(StoreError, code="store.stale_snapshot"):
     MariaDB ``REPEATABLE READ`` after an earlier read of the table). Nothing
     was run; claim before reading, or use ``READ COMMITTED``.
     """  # noqa: D205
+
+
+class StoreConflictError(StoreError, code="store.conflict"):
+    """The database kept reporting serialization failures or deadlocks; nothing was run."""
+
+
+class RecordLostError(StoreError, code="store.record_lost"):
+    """A renewal of the record's lease found the key taken over or completed:
+    the operation no longer holds its record.
+    """  # noqa: D205
+
+
+class StoreQueryFailedError(StoreError, code="store.query_failed"):
+    """A store query failed for another reason (a missing table, a constraint, a permission)."""
+
+
+class UnexpectedRowError(StoreError, code="store.unexpected_row"):
+    """A row the core cannot read: the schema is not the one it expects."""

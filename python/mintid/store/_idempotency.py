@@ -1,42 +1,31 @@
-"""The idempotency store: ``run_once``, ``in_transaction`` and ``claim_lease``
-over the named queries of ``schema/``.
+"""The idempotency store: ``run_once``, ``in_transaction`` and ``claim_lease``,
+each driving the core's record driver (``mintid::store::RecordDriver``).
 
-Every rule is the core's (:func:`mintid.decide`, :meth:`mintid.Record.complete`,
-:meth:`mintid.Record.fail`); this module loads rows, runs the SQL a decision
-names and reports what happened.
+The core does every loop, retry, pause, limit and error code: this module
+pulls its steps, runs each query on a connection (:class:`QueryRunner`),
+pushes the answer back, runs the operation when told, and renews a held
+record's lease in the background (:class:`_Heartbeat`) while it runs.
 """  # noqa: D205
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+import contextvars
+import heapq
+import itertools
+import os
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
 from mintid._fingerprint import Fingerprint
 from mintid._key import IdempotencyKey
-from mintid._record import (
-    Claim,
-    Execute,
-    Failure,
-    Fence,
-    FingerprintMismatch,
-    Incoming,
-    InProgress,
-    KeyTooOld,
-    Outcome,
-    Problem,
-    Record,
-    RecordPolicy,
-    RecordStatus,
-    Replay,
-    Wait,
-    decide,
-)
-from mintid.errors import RecordStaleTokenError
+from mintid._native import ffi, native_error
+from mintid._record import Outcome, Problem, Record, RecordPolicy
 from mintid.store._clock import StoreClock, SystemStoreClock
-from mintid.store._database import Database, Row, text
-from mintid.store._errors import ResponseTooLargeError, StaleSnapshotError
+from mintid.store._database import Database, QueryRunner
+from mintid.store._errors import RecordLostError
 
 __all__ = [
     "MAX_RESPONSE_BYTES",
@@ -49,19 +38,47 @@ __all__ = [
     "StoredResponse",
 ]
 
-#: The largest response stored: 1 MiB (schema/README.md, "Sizes").
-MAX_RESPONSE_BYTES: Final = 1_048_576
-_MAX_CLAIM_ROUNDS: Final = 100
+#: The largest response stored: 1 MiB (the core's limits table).
+MAX_RESPONSE_BYTES: Final = next(
+    int(limit.max_bytes) for limit in ffi.store_limits() if limit.name == "record.response_body"
+)
+
+_NativeError = (ffi.MintidError, ffi.InternalError)
+_RUN: Final = ffi.RecordStep.RUN
+_ANSWER_ROWS: Final = ffi.StoreAnswer.ROWS
+_ANSWER_AFFECTED: Final = ffi.StoreAnswer.AFFECTED
+_PAUSE: Final = ffi.RecordStep.PAUSE
+_EXECUTE: Final = ffi.RecordStep.EXECUTE
+_DONE: Final = ffi.RecordStep.DONE
+_FINISHED: Final = ffi.Finished
+_SUCCEEDED: Final = ffi.OperationOutcome.SUCCEEDED
+_FAILED: Final = ffi.OperationOutcome.FAILED
+_NOT_A_RESPONSE: Final = ffi.OperationOutcome.NOT_A_RESPONSE
+_NATIVE_RESPONSE: Final = ffi.StoredResponse
+#: The lease of the ``run_once`` operation running in this context.
+_CURRENT: Final[contextvars.ContextVar[RecordLease | None]] = contextvars.ContextVar(
+    "mintid_record_lease", default=None
+)
 
 
 @dataclass(frozen=True)
 class StoredResponse:
     """An operation's response, stored and replayed byte for byte."""
 
-    #: Its content type (at most 255 ASCII bytes).
+    #: Its content type (at most 255 bytes of printable ASCII).
     content_type: str
     #: Its bytes (at most :data:`MAX_RESPONSE_BYTES`).
     body: bytes
+
+    @classmethod
+    def _of(cls, response: ffi.StoredResponse | None) -> StoredResponse | None:
+        return None if response is None else cls(response.content_type, response.body)
+
+
+def _native_response(response: StoredResponse | None) -> ffi.StoredResponse | None:
+    if response is None:
+        return None
+    return _NATIVE_RESPONSE(content_type=response.content_type, body=response.body)
 
 
 @dataclass(frozen=True)
@@ -84,11 +101,25 @@ class OperationError(Exception):
     def __init__(
         self, message: str, *, retryable: bool = False, response: StoredResponse | None = None
     ) -> None:
-        """A failure with its message (stored as the record's error, at most 1024 bytes)."""
+        """A failure with its message (stored as the record's error, cut to 1024 bytes)."""
         super().__init__(message)
         self.message = message
         self.retryable = retryable
         self.response = response
+
+
+def _outcome_of(error: BaseException) -> Any:
+    """What an exception of the operation tells the core."""
+    if isinstance(error, OperationError):
+        return _FAILED(error.message, error.retryable, _native_response(error.response))
+    return _FAILED(str(error) or type(error).__name__, True, None)
+
+
+def _outcome(response: object) -> Any:
+    """What an operation's return value tells the core."""
+    if isinstance(response, StoredResponse):
+        return _SUCCEEDED(_NATIVE_RESPONSE(content_type=response.content_type, body=response.body))
+    return _NOT_A_RESPONSE(type(response).__name__)
 
 
 @dataclass(frozen=True)
@@ -109,6 +140,28 @@ class RunResult:
     retry_after_ms: int | None = None
 
 
+def _not_run(finished: Any) -> RunResult:
+    """The result of a request the core did not run."""
+    if isinstance(finished, _FINISHED.REPLAY):
+        return RunResult(
+            "replay",
+            StoredResponse._of(finished.response),
+            Outcome(finished.outcome),
+            error=finished.error,
+        )
+    if isinstance(finished, _FINISHED.IN_PROGRESS):
+        return RunResult(
+            "in_progress",
+            problem=Problem.IN_PROGRESS,
+            retry_after_ms=finished.retry_after_millis,
+        )
+    if isinstance(finished, _FINISHED.FINGERPRINT_MISMATCH):
+        return RunResult("fingerprint_mismatch", problem=Problem.FINGERPRINT_MISMATCH)
+    if isinstance(finished, _FINISHED.KEY_TOO_OLD):
+        return RunResult("key_too_old", problem=Problem.KEY_TOO_OLD)
+    raise AssertionError(f"the core ended a request it did not run with {finished!r}")
+
+
 @dataclass(frozen=True)
 class StoredRecord:
     """A record as stored: the core's :class:`~mintid.Record` and what it replays."""
@@ -118,71 +171,103 @@ class StoredRecord:
     error: str | None
 
 
-@dataclass(frozen=True)
-class _Claimed:
-    fence: Fence
-    record: Record
-
-
-_Use = Callable[[], AbstractContextManager[Any]]
-
-
-def _key_params(key: IdempotencyKey) -> dict[str, Any]:
-    return {"scope": key.scope, "kind": key.kind, "key_id": key.id}
-
-
-def _stored(row: Row) -> StoredRecord:
-    body = row["response_body"]
-    return StoredRecord(
-        Record(
-            RecordStatus.parse(text(row["status"])),
-            Fingerprint(bytes(row["fingerprint"])),
-            int(row["fencing_token"]),
-            int(row["lease_deadline_millis"]),
-            int(row["created_millis"]),
-            int(row["expires_millis"]),
-        ),
-        None
-        if body is None
-        else StoredResponse(text(row["response_content_type"]) or "", bytes(body)),
-        text(row["error"]),
-    )
-
-
-def _too_large(response: StoredResponse) -> ResponseTooLargeError | None:
-    size = len(response.body)
-    if size <= MAX_RESPONSE_BYTES:
-        return None
-    return ResponseTooLargeError(
-        f"the response has {size} bytes, more than the {MAX_RESPONSE_BYTES} stored"
-    )
+def _native_key(key: IdempotencyKey) -> ffi.IdempotencyKey:
+    if not isinstance(key, IdempotencyKey):
+        raise TypeError(f"key must be an IdempotencyKey, got {type(key).__name__}")
+    return ffi.IdempotencyKey(kind=key.kind, scope=key.scope, id=key.id, text=key.text)
 
 
 class RecordLease:
-    """A claim written with a lease ("lease and fence"): complete or fail it
-    before :attr:`lease_deadline_ms`; after it, another request may take the
-    key over and a late write raises :class:`~mintid.RecordStaleTokenError`.
-    """  # noqa: D205
+    """A claim the store holds on a key, with its lease.
 
-    def __init__(self, store: IdempotencyStore, key: IdempotencyKey, claimed: _Claimed) -> None:
-        """Held by :meth:`IdempotencyStore.claim_lease`."""
+    From :meth:`IdempotencyStore.claim_lease` ("lease and fence"): complete or
+    fail it before :attr:`lease_deadline_ms` (:meth:`renew` moves it on);
+    after it, another request may take the key over and a late write raises
+    :class:`~mintid.RecordStaleTokenError`.
+
+    Inside a :meth:`IdempotencyStore.run_once` operation,
+    :meth:`RecordLease.current` is the lease the store renews in the
+    background; :attr:`lost` turns true when a renewal found the key taken
+    over (check it before a write that must happen once). ``run_once``
+    completes that lease itself.
+    """
+
+    def __init__(
+        self,
+        store: IdempotencyStore,
+        driver: ffi.RecordDriver,
+        key: ffi.IdempotencyKey,
+        held: ffi.Held,
+        *,
+        finishable: bool = True,
+    ) -> None:
+        """Made by the store, never by hand."""
         self._store = store
+        self._driver = driver
         self._key = key
-        self._claimed = claimed
+        self._held = held
+        self._finishable = finishable
+        self._deadline = held.lease_deadline_millis
+        self._renewal: ffi.RecordRenewal | None = None
+        self._lock = threading.Lock()
+        self._lost = False
+
+    @staticmethod
+    def current() -> RecordLease | None:
+        """The lease of the ``run_once`` operation running in this context, if any."""
+        return _CURRENT.get()
 
     @property
     def token(self) -> int:
         """The fencing token of this claim."""
-        return self._claimed.fence.token
+        return int(self._held.token)
 
     @property
     def lease_deadline_ms(self) -> int:
-        """When the lease ends (Unix ms)."""
-        return self._claimed.record.lease_deadline_ms
+        """When the lease ends (Unix ms), as last renewed."""
+        return int(self._deadline)
+
+    @property
+    def lost(self) -> bool:
+        """Whether a renewal found the key taken over or completed (``store.record_lost``)."""
+        return self._lost
+
+    def renew(self) -> int:
+        """Move the lease deadline on (to now plus the policy's lease); the new deadline.
+
+        Raises :class:`~mintid.store.RecordLostError` once the key was taken
+        over or completed (and :attr:`lost` turns true), or
+        :class:`~mintid.store.StoreUnavailableError`.
+        """
+        store = self._store
+        runner = QueryRunner(store.database)
+        with self._lock:
+            renewal = self._renewal
+            if renewal is None:
+                renewal = self._renewal = ffi.RecordRenewal(
+                    store.database.manifest, store.policy._checked, self._key, self._held
+                )
+            try:
+                step = renewal.push(runner.answer(renewal.start(store._clock.now_ms())))
+                while isinstance(step, ffi.RenewalStep.RUN):
+                    step = renewal.push(runner.answer(step.query))
+                assert isinstance(step, ffi.RenewalStep.RENEWED)
+            except _NativeError as error:
+                failure = native_error(error)
+                self._lost = self._lost or isinstance(failure, RecordLostError)
+                raise failure from runner.cause
+            finally:
+                runner.release()
+            self._deadline = step.lease_deadline_millis
+            return int(self._deadline)
 
     def complete(self, response: StoredResponse) -> None:
-        """Store the response (:class:`~mintid.store.ResponseTooLargeError` above 1 MiB)."""
-        self._store._complete(self._key, self._claimed, response)
+        """Store the response. A response that cannot be stored (over 1 MiB:
+        :class:`~mintid.store.ResponseTooLargeError`; a content type over 255
+        bytes or not printable ASCII: :class:`~mintid.store.ResponseNotStorableError`)
+        is stored as a final failure and raised.
+        """  # noqa: D205
+        self._finish(_outcome(response))
 
     def fail(
         self, error: str, *, retryable: bool = False, response: StoredResponse | None = None
@@ -190,9 +275,83 @@ class RecordLease:
         """Store a failure: final (replayed, or released when errors are not stored)
         or retryable (released).
         """  # noqa: D205
-        self._store._fail(
-            self._key, self._claimed, OperationError(error, retryable=retryable, response=response)
+        self._finish(_FAILED(error, retryable, _native_response(response)))
+
+    def _finish(self, outcome: Any) -> None:
+        if not self._finishable:
+            raise TypeError("run_once completes its own lease: return or raise instead")
+        store = self._store
+        store._drive(
+            QueryRunner(store.database),
+            self._driver,
+            self._driver.finish,
+            outcome,
+            store._clock.now_ms(),
         )
+
+
+class _Heartbeat:
+    """One daemon thread per process that renews the held leases when due."""
+
+    def __init__(self) -> None:
+        self._pid = -1
+        self._starting = threading.Lock()
+        self._cond = threading.Condition()
+        self._queue: list[list[Any]] = []
+        self._order = itertools.count()
+
+    def forked(self) -> None:
+        """In a forked child: the parent's thread is gone, its locks may be held."""
+        self._starting = threading.Lock()
+
+    def _start(self) -> None:
+        with self._starting:
+            if self._pid != os.getpid():
+                self._cond, self._queue = threading.Condition(), []
+                name = "mintid-record-heartbeat"
+                threading.Thread(target=self._beat, name=name, daemon=True).start()
+                self._pid = os.getpid()
+
+    def add(self, lease: RecordLease, every_ms: int) -> list[Any]:
+        """Renew ``lease`` every ``every_ms`` until :meth:`stop`; the handle to stop it."""
+        if self._pid != os.getpid():
+            self._start()  # first in this process (or a forked child)
+        entry = [time.monotonic() + every_ms / 1000, next(self._order), lease, every_ms]
+        with self._cond:
+            heapq.heappush(self._queue, entry)
+            if self._queue[0] is entry:
+                self._cond.notify()
+        return entry
+
+    @staticmethod
+    def stop(entry: list[Any]) -> None:
+        """Stop renewing (a renewal in flight still ends)."""
+        entry[2] = None
+
+    def _beat(self) -> None:
+        cond, queue = self._cond, self._queue
+        while True:
+            with cond:
+                while not queue or queue[0][0] > time.monotonic():
+                    cond.wait(queue[0][0] - time.monotonic() if queue else None)
+                entry = heapq.heappop(queue)
+            lease = entry[2]
+            if lease is None:
+                continue
+            try:
+                lease.renew()
+            except RecordLostError:
+                continue  # the lease says so (lost); nothing more to renew
+            except Exception:  # unavailable (or another failure): the next beat tries again
+                pass
+            entry[0] = time.monotonic() + entry[3] / 1000
+            with cond:
+                heapq.heappush(queue, entry)
+
+
+_HEARTBEAT: Final = _Heartbeat()
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_HEARTBEAT.forked)
 
 
 class IdempotencyStore:
@@ -211,6 +370,63 @@ class IdempotencyStore:
         self.database = database
         self.policy = policy
         self._clock: StoreClock = clock if clock is not None else SystemStoreClock()
+        self._drivers = ffi.RecordDrivers(database.manifest, policy._checked)
+
+    def _drive(
+        self, runner: QueryRunner, driver: Any, method: Callable[..., Any], *args: Any
+    ) -> Any:
+        """Call ``driver``'s ``method``, then run its steps until it hands over:
+        ``Execute`` (run the operation) or the ``Finished`` it ended with.
+        A failure is raised as the core's typed error, the driver's exception
+        behind it as ``__cause__``.
+        """  # noqa: D205
+        clock = self._clock
+        try:
+            step = method(*args)
+            while True:
+                kind = type(step)
+                if kind is _RUN:
+                    # One entry point per answer kind: no compound argument to pack.
+                    answer = runner.answer(step.query)
+                    shape = type(answer)
+                    if shape is _ANSWER_ROWS:
+                        step = driver.push_rows(answer.rows, clock.now_ms())
+                    elif shape is _ANSWER_AFFECTED:
+                        step = driver.push_affected(answer.count, clock.now_ms())
+                    else:
+                        step = driver.push_failed(answer.class_, answer.message, clock.now_ms())
+                elif kind is _PAUSE:
+                    runner.release()
+                    clock.pause_ms(step.millis)
+                    step = driver.resume()
+                elif kind is _DONE:
+                    return step.finished
+                else:
+                    return step
+        except _NativeError as error:
+            raise native_error(error) from runner.cause
+        finally:
+            runner.release()
+
+    def _finish(self, runner: QueryRunner, driver: Any, response: object) -> None:
+        """Push the operation's result and run the steps that store it."""
+        now = self._clock.now_ms()
+        if isinstance(response, StoredResponse):
+            finish, args = driver.finish_succeeded, (response.content_type, response.body, now)
+        else:
+            finish, args = driver.finish, (_outcome(response), now)
+        self._drive(runner, driver, finish, *args)
+
+    def _driver(self, way: ffi.Way, key: IdempotencyKey, request: StoreRequest) -> Any:
+        native = _native_key(key)
+        created = request.key_created_ms
+        try:
+            driver = self._drivers.driver(
+                way, key.text, request.fingerprint.digest, -1 if created is None else created
+            )
+        except _NativeError as error:
+            raise native_error(error) from None
+        return driver, native
 
     def run_once(
         self,
@@ -221,24 +437,45 @@ class IdempotencyStore:
         """Run ``operation`` once for ``key``: the first request claims the key,
         runs it and stores its response; a duplicate replays what was stored,
         waits for a request in flight (the policy's ``max_wait_ms``) or is
-        answered ``in_progress``. An operation that raises is failed (see
-        :class:`OperationError`) and its exception propagates.
+        answered ``in_progress``. While it runs, its lease is renewed in the
+        background (:meth:`RecordLease.current` tells the operation whether it
+        lost the record). An operation that raises is failed (see
+        :class:`OperationError`) and its exception propagates; one that
+        returns something that is not a :class:`StoredResponse` releases the
+        key and raises :class:`~mintid.store.NotAResponseError`.
 
-        Raises :class:`~mintid.store.StoreUnavailableError` (before the claim
-        was written nothing ran; after the operation ran, the record stays
-        pending until its lease passes), :class:`~mintid.store.ResponseTooLargeError`
-        and :class:`~mintid.RecordStaleTokenError` (the lease passed and the
-        key was taken over before completion).
+        Raises the store's errors (:class:`~mintid.store.StoreUnavailableError`:
+        before the claim was written nothing ran; after the operation ran, the
+        record stays pending until its lease passes;
+        :class:`~mintid.store.ResponseTooLargeError`, …) and
+        :class:`~mintid.RecordStaleTokenError` (the lease passed and the key
+        was taken over before completion).
         """  # noqa: D205
-        claimed = self._claim(self.database.connection, key, request)
-        if isinstance(claimed, RunResult):
-            return claimed
+        driver, native = self._driver(ffi.Way.RUN_ONCE, key, request)
+        runner = QueryRunner(self.database)
+        step = self._drive(runner, driver, driver.start, self._clock.now_ms())
+        if type(step) is not _EXECUTE:
+            return _not_run(step)
+        held = step.held
+        lease = RecordLease(self, driver, native, held, finishable=False)
+        beat = (
+            None
+            if held.renew_every_millis is None
+            else _HEARTBEAT.add(lease, held.renew_every_millis)
+        )
+        current = _CURRENT.set(lease)
         try:
             response = operation()
         except BaseException as error:
-            self._fail(key, claimed, error)
+            _CURRENT.reset(current)
+            if beat is not None:
+                _HEARTBEAT.stop(beat)
+            self._drive(runner, driver, driver.finish, _outcome_of(error), self._clock.now_ms())
             raise
-        self._complete(key, claimed, response)
+        _CURRENT.reset(current)
+        if beat is not None:
+            _HEARTBEAT.stop(beat)
+        self._finish(runner, driver, response)
         return RunResult("execute", response)
 
     def in_transaction(
@@ -254,182 +491,60 @@ class IdempotencyStore:
         or roll back together. An operation that raises leaves the failure to
         the caller's rollback: nothing is stored.
         """  # noqa: D205
-
-        @contextmanager
-        def use() -> Iterator[Any]:
-            yield connection
-
-        claimed = self._claim(use, key, request)
-        if isinstance(claimed, RunResult):
-            return claimed
-        response = operation(connection)
-        too_large = _too_large(response)
-        if too_large is not None:
-            raise too_large
-        self._write(connection, "complete", key, claimed, _response_params(response))
+        driver, _native = self._driver(ffi.Way.SAME_TRANSACTION, key, request)
+        runner = QueryRunner(self.database, connection)
+        step = self._drive(runner, driver, driver.start, self._clock.now_ms())
+        if type(step) is not _EXECUTE:
+            return _not_run(step)
+        try:
+            response = operation(connection)
+        except BaseException as error:
+            self._drive(runner, driver, driver.finish, _outcome_of(error), self._clock.now_ms())
+            raise
+        self._finish(runner, driver, response)
         return RunResult("execute", response)
 
     def claim_lease(self, key: IdempotencyKey, request: StoreRequest) -> RecordLease | RunResult:
-        """Claim ``key`` with a lease: a :class:`RecordLease` to complete or fail,
-        or the :class:`RunResult` of a request that does not run.
+        """Claim ``key`` with a lease: a :class:`RecordLease` to complete or fail
+        (and renew while it runs), or the :class:`RunResult` of a request that
+        does not run.
         """  # noqa: D205
-        claimed = self._claim(self.database.connection, key, request)
-        if isinstance(claimed, RunResult):
-            return claimed
-        return RecordLease(self, key, claimed)
+        driver, native = self._driver(ffi.Way.LEASE, key, request)
+        step = self._drive(QueryRunner(self.database), driver, driver.start, self._clock.now_ms())
+        if type(step) is not _EXECUTE:
+            return _not_run(step)
+        return RecordLease(self, driver, native, step.held)
 
     def load(self, key: IdempotencyKey) -> StoredRecord | None:
         """The stored record of ``key``, or ``None``."""
-        with self.database.connection() as raw:
-            return self._load(raw, key)
+        runner = QueryRunner(self.database)
+        try:
+            query = ffi.store_load_query(self.database.manifest, _native_key(key))
+            stored = ffi.store_read_record(runner.answer(query))
+        except _NativeError as error:
+            raise native_error(error) from runner.cause
+        finally:
+            runner.release()
+        if stored is None:
+            return None
+        return StoredRecord(
+            Record._of(stored.record), StoredResponse._of(stored.response), stored.error
+        )
 
     def cleanup(self, batch_size: int = 1000) -> int:
         """Delete expired records (a pending one only once its lease passed too),
         ``batch_size`` per statement until a batch comes back short; the total.
         """  # noqa: D205
-        total = 0
-        while True:
-            with self.database.connection() as raw:
-                params = {"now_millis": self._clock.now_ms(), "batch_size": batch_size}
-                deleted = self.database.execrows(raw, "cleanup", params)
-            total += deleted
-            if deleted < batch_size:
-                return total
-
-    def _load(self, raw: Any, key: IdempotencyKey) -> StoredRecord | None:
-        row = self.database.one(raw, "load", _key_params(key))
-        return None if row is None else _stored(row)
-
-    def _claim(self, use: _Use, key: IdempotencyKey, request: StoreRequest) -> _Claimed | RunResult:
-        """Decide and write claims until one is written or the decision is not to run."""
-        waited = 0
-        loaded = False
-        stored: StoredRecord | None = None
-        rounds = 0
-        while True:
-            rounds += 1
-            if rounds > _MAX_CLAIM_ROUNDS:
-                # Endless lost races mean a snapshot that cannot see the row (MySQL
-                # REPEATABLE READ after an earlier read in the caller's transaction).
-                raise StaleSnapshotError(
-                    f"the claim of {key} neither inserted nor found its record "
-                    f"{_MAX_CLAIM_ROUNDS} times: the transaction reads an old snapshot"
-                )
-            incoming = Incoming(request.fingerprint, request.key_created_ms, waited)
-            with use() as raw:
-                now = self._clock.now_ms()
-                decision = decide(
-                    None if stored is None else stored.record, incoming, now, self.policy
-                )
-                if isinstance(decision, Execute):
-                    if self._write_claim(raw, key, decision.claim, now):
-                        return _Claimed(decision.claim.fence, decision.claim.record)
-                    stored, loaded = self._load(raw, key), True
-                    continue
-                if not loaded:
-                    # A fresh key is claimed in one round trip: the insert goes first.
-                    stored, loaded = self._load(raw, key), True
-                    continue
-            if isinstance(decision, Wait):
-                self._clock.pause_ms(decision.poll_ms)
-                waited += decision.poll_ms
-                with use() as raw:
-                    stored = self._load(raw, key)
-                rounds = 0
-                continue
-            return _refusal(decision, stored)
-
-    def _write_claim(self, raw: Any, key: IdempotencyKey, claim: Claim, now: int) -> bool:
-        record = claim.record
-        params: dict[str, Any] = {
-            **_key_params(key),
-            "fencing_token": record.token,
-            "lease_deadline_millis": record.lease_deadline_ms,
-            "now_millis": now,
-        }
-        expected = claim.expected
-        if expected is None:
-            params.update(
-                fingerprint=record.fingerprint.digest,
-                created_millis=record.created_ms,
-                expires_millis=record.expires_ms,
-            )
-            # `claim` returns a row (PostgreSQL, SQLite) or an affected-row count (MySQL).
-            if self.database.kind("claim") == ":one":
-                return self.database.one(raw, "claim", params) is not None
-            return self.database.execrows(raw, "claim", params) == 1
-        params.update(
-            expected_token=expected.fence.token,
-            expected_created_millis=expected.fence.created_ms,
-            expected_status=str(expected.status),
-        )
-        return self.database.execrows(raw, "reclaim", params) == 1
-
-    def _complete(self, key: IdempotencyKey, claimed: _Claimed, response: StoredResponse) -> None:
-        too_large = _too_large(response)
-        if too_large is not None:
-            self._fail(key, claimed, OperationError(too_large.code))
-            raise too_large
-        with self.database.connection() as raw:
-            self._write(raw, "complete", key, claimed, _response_params(response))
-
-    def _fail(self, key: IdempotencyKey, claimed: _Claimed, error: BaseException) -> None:
-        final = isinstance(error, OperationError) and not error.retryable
-        message = error.message if isinstance(error, OperationError) else str(error)
-        after = claimed.record.fail(
-            claimed.fence, Failure.FINAL if final else Failure.RETRYABLE, self.policy
-        )
-        with self.database.connection() as raw:
-            if after.status is RecordStatus.FAILED:
-                response = error.response if isinstance(error, OperationError) else None
-                values = _response_params(response)
-                values["error"] = message
-                self._write(raw, "fail", key, claimed, values)
-            else:
-                self._write(raw, "release", key, claimed, {"error": message})
-
-    def _write(
-        self, raw: Any, name: str, key: IdempotencyKey, claimed: _Claimed, values: dict[str, Any]
-    ) -> None:
-        """Run a fenced write; when it changes no row, the core says why."""
-        params = {
-            **_key_params(key),
-            "fencing_token": claimed.fence.token,
-            "created_millis": claimed.fence.created_ms,
-            "now_millis": self._clock.now_ms(),
-            **values,
-        }
-        if self.database.execrows(raw, name, params) == 1:
-            return
-        current = self._load(raw, key)
-        (claimed.record if current is None else current.record).complete(claimed.fence)
-        raise RecordStaleTokenError(
-            f"the {name} of token {claimed.fence.token} changed no row: "
-            "the record was taken over or removed"
-        )
-
-
-def _response_params(response: StoredResponse | None) -> dict[str, Any]:
-    if response is None:
-        return {"response_body": None, "response_content_type": None}
-    return {"response_body": response.body, "response_content_type": response.content_type}
-
-
-def _refusal(decision: object, stored: StoredRecord | None) -> RunResult:
-    if isinstance(decision, Replay):
-        if decision.outcome is Outcome.SUCCEEDED:
-            response = stored.response if stored is not None else None
-            return RunResult("replay", response or StoredResponse("", b""), decision.outcome)
-        return RunResult(
-            "replay",
-            None if stored is None else stored.response,
-            decision.outcome,
-            error="" if stored is None or stored.error is None else stored.error,
-        )
-    if isinstance(decision, InProgress):
-        return RunResult(
-            "in_progress", problem=decision.problem, retry_after_ms=decision.retry_after_ms
-        )
-    if isinstance(decision, FingerprintMismatch | KeyTooOld):
-        return RunResult(decision.NAME, problem=decision.problem)  # type: ignore[arg-type]
-    raise AssertionError(f"unexpected decision {decision!r}")
+        runner = QueryRunner(self.database)
+        clock = self._clock
+        try:
+            cleanup = ffi.RecordCleanup(self.database.manifest, batch_size)
+            step = cleanup.push(runner.answer(cleanup.start(clock.now_ms())), clock.now_ms())
+            while isinstance(step, ffi.CleanupStep.RUN):
+                step = cleanup.push(runner.answer(step.query), clock.now_ms())
+            assert isinstance(step, ffi.CleanupStep.DONE)
+        except _NativeError as error:
+            raise native_error(error) from runner.cause
+        finally:
+            runner.release()
+        return int(step.deleted)

@@ -8,6 +8,7 @@ except under CI=true, where they fail.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pathlib
@@ -20,12 +21,15 @@ from typing import Any
 import psycopg
 import pymysql
 import pytest
+from pymysql.constants import CLIENT
 
 from mintid.store import Database, MySqlDatabase, PostgresDatabase, SqliteDatabase
 
 CONFORMANCE = pathlib.Path(__file__).resolve().parents[3] / "tests" / "conformance"
 DIALECTS = ("sqlite", "postgres", "mysql")
 DATABASE = "mintid_pystore"
+#: Makes a store on a case's database (``found_rows``: MySQL's ``CLIENT_FOUND_ROWS``).
+Factory = Callable[..., Database]
 
 
 def cases(file: str) -> list[dict[str, Any]]:
@@ -101,18 +105,31 @@ class Server:
             self._url = _replace_path(url, DATABASE)
             self._admin_url = url
 
-    def fresh(self) -> Callable[[], Database]:
-        """An empty database (no tables) and a factory of stores on it."""
+    def fresh(self) -> Factory:
+        """An empty database (no tables) and a factory of stores on it; a store
+        made with ``found_rows=True`` reports found rather than changed rows
+        (MySQL's ``CLIENT_FOUND_ROWS``; the other dialects have no such option).
+        """
         self._cases += 1
         if self.dialect == "sqlite":
             path = str(self._directory / f"case-{self._cases}.sqlite3")
-            return lambda: SqliteDatabase(path)
+            return lambda found_rows=False: SqliteDatabase(path)
         if self.dialect == "postgres":
             with psycopg.connect(self._url, autocommit=True) as conn:
                 conn.execute("DROP SCHEMA IF EXISTS public CASCADE")
                 conn.execute("CREATE SCHEMA public")
             url = self._url
-            return lambda: PostgresDatabase(url)
+            return lambda found_rows=False: PostgresDatabase(url)
+        with self._mysql_admin() as cursor:
+            cursor.execute(f"DROP DATABASE IF EXISTS {DATABASE}")
+            cursor.execute(f"CREATE DATABASE {DATABASE}")
+        url = self._url
+        return lambda found_rows=False: MySqlDatabase(
+            url, client_flag=CLIENT.FOUND_ROWS if found_rows else 0
+        )
+
+    @contextmanager
+    def _mysql_admin(self) -> Iterator[Any]:
         parts = self._admin_url
         admin = pymysql.connect(
             host=parts.hostname,
@@ -123,12 +140,26 @@ class Server:
         )
         try:
             with admin.cursor() as cursor:
-                cursor.execute(f"DROP DATABASE IF EXISTS {DATABASE}")
-                cursor.execute(f"CREATE DATABASE {DATABASE}")
+                yield cursor
         finally:
             admin.close()
-        url = self._url
-        return lambda: MySqlDatabase(url)
+
+    def kill_connections(self) -> None:
+        """End the server session of every connection to the case's database (none on SQLite)."""
+        if self.dialect == "postgres":
+            with psycopg.connect(self._url, autocommit=True) as conn:
+                conn.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE datname = current_database() AND pid <> pg_backend_pid()"
+                )
+        elif self.dialect == "mysql":
+            with self._mysql_admin() as cursor:
+                cursor.execute(
+                    "SELECT id FROM information_schema.processlist WHERE db = %s", (DATABASE,)
+                )
+                for (session,) in cursor.fetchall():
+                    with contextlib.suppress(pymysql.err.OperationalError):  # ended meanwhile
+                        cursor.execute(f"KILL {int(session)}")
 
     def unavailable(self) -> Database:
         """A store of this dialect pointing where no database is."""
@@ -155,12 +186,12 @@ def placeholder(database: Database) -> str:
 
 
 @contextmanager
-def databases(factory: Callable[[], Database]) -> Iterator[Callable[[], Database]]:
+def databases(factory: Factory) -> Iterator[Factory]:
     """Hand out stores from ``factory`` and close them all at the end."""
     made: list[Database] = []
 
-    def make() -> Database:
-        database = factory()
+    def make(found_rows: bool = False) -> Database:
+        database = factory(found_rows=found_rows)
         made.append(database)
         return database
 

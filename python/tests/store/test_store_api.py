@@ -1,61 +1,72 @@
-"""The adapters' own API beyond the conformance files: the shipped SQL, the
-background threads (lease heartbeat, segment prefetch), the ways a database
-that is down shows, and the driver options refused."""
+"""The adapters' own API beyond the conformance files: the core's statements,
+the background threads (lease heartbeat, segment prefetch, record renewal),
+the ways a database that is down shows, and fork safety."""
 
 from __future__ import annotations
 
+import os
 import pathlib
+import re
 import time
+from collections.abc import Callable
+from functools import partial
 
 import pytest
-from pymysql.constants import CLIENT
 
 from mintid import (
     Fingerprint,
     IdempotencyKey,
     LeaseExpiredError,
     LeasePolicy,
+    Problem,
     RecordPolicy,
+    RecordStaleTokenError,
     RelayPolicy,
     SegmentPolicy,
 )
+from mintid.errors import error_class
 from mintid.store import (
+    Database,
     IdempotencyStore,
     LeasedSnowflake,
     MySqlDatabase,
     Outbox,
     OutboxMessage,
+    PostgresDatabase,
     RecordLease,
     SegmentIds,
+    SqliteDatabase,
     StaleSnapshotError,
     StoredResponse,
+    StoreError,
+    StoreQueryFailedError,
     StoreRequest,
     StoreUnavailableError,
     WorkerLeases,
 )
-from mintid.store._sql import load_migrations, load_queries
+from mintid.store._database import text
 from store.store_support import Server, databases
 
-SCHEMA = pathlib.Path(__file__).resolve().parents[3] / "schema"
 
-
-@pytest.mark.parametrize("dialect", ["postgres", "mysql", "sqlite"])
-def test_the_package_ships_every_file_of_schema(dialect: str) -> None:
-    # The wheel holds schema/ through links: a new file there needs its link.
-    files = sorted(path.name for path in (SCHEMA / dialect).glob("*.sql"))
-    shipped = [name for name, _ in load_migrations(dialect)] + ["queries.sql"]  # type: ignore[arg-type]
-    assert sorted(shipped) == files
-    queries = load_queries(dialect, "named")  # type: ignore[arg-type]
-    assert {"claim", "load", "complete", "lease_find", "segment_fetch", "outbox_claim"} <= set(
-        queries
+@pytest.mark.parametrize(
+    ("database", "placeholder"),
+    [
+        (lambda: SqliteDatabase(":memory:"), "?"),
+        (lambda: PostgresDatabase("postgresql://u@127.0.0.1:1/x"), "%s"),
+        (lambda: MySqlDatabase("mysql://u@127.0.0.1:1/x"), "%s"),
+    ],
+)
+def test_statements_come_from_the_core_in_the_drivers_style(
+    database: Callable[[], Database], placeholder: str
+) -> None:
+    # Nothing connects: the statements and migrations are the core's manifest.
+    statements = database().statements
+    claim = statements["claim"]
+    assert claim.params[:3] == ["scope", "kind", "key_id"]
+    assert claim.sql.count(placeholder) == len(claim.params)
+    assert {"claim", "load", "renew", "lease_find", "segment_fetch", "outbox_claim"} <= set(
+        statements
     )
-    assert all(":" not in q.sql.replace(":", "") for q in queries.values())
-    assert "%(scope)s" in load_queries(dialect, "pyformat")["claim"].sql  # type: ignore[arg-type]
-
-
-def test_mysql_refuses_client_found_rows() -> None:
-    with pytest.raises(ValueError, match="FOUND_ROWS"):
-        MySqlDatabase("mysql://u@127.0.0.1:1/x", client_flag=CLIENT.FOUND_ROWS)
 
 
 def test_leased_snowflake_renews_in_the_background_and_releases_on_close(server: Server) -> None:
@@ -145,15 +156,19 @@ def test_a_database_that_is_down_is_store_unavailable_everywhere(tmp_path: pathl
     assert ran == []
 
 
-def test_an_error_that_is_not_the_connection_is_the_drivers_own(server: Server) -> None:
-    # A database that is up but not migrated: not "unavailable" (no 503 to retry),
-    # the driver's error for the missing table, unchanged.
+def test_another_database_error_is_query_failed_with_the_drivers_error_as_cause(
+    server: Server,
+) -> None:
+    # A database that is up but not migrated: not "unavailable", and the driver's
+    # text (which names the table) is the cause, never the message.
     with databases(server.fresh()) as make:
         store = IdempotencyStore(make(), RecordPolicy())
-        with pytest.raises(Exception) as raised:
+        with pytest.raises(StoreQueryFailedError) as raised:
             store.load(IdempotencyKey("order.create", "tenant-1", "k-1"))
-        assert not isinstance(raised.value, StoreUnavailableError)
-        assert "idempotency_record" in str(raised.value)
+        assert raised.value.part == "other"
+        assert raised.value.problem is Problem.STORAGE_UNAVAILABLE
+        assert "idempotency_record" not in raised.value.message
+        assert "idempotency_record" in str(raised.value.__cause__)
 
 
 def test_a_claim_in_an_old_snapshot_is_a_stale_snapshot_error(server: Server) -> None:
@@ -211,3 +226,114 @@ def test_lease_and_fence(tmp_path: pathlib.Path) -> None:
         assert not isinstance(replay, RecordLease)
         assert replay.decision == "replay"
         assert replay.response == StoredResponse("application/json", b'{"ok":true}')
+
+
+def side_effects_per_key(server: Server, database: Database) -> dict[str, int]:
+    with database.connection() as raw:
+        cursor = raw.cursor()
+        cursor.execute("SELECT key_id, COUNT(*) FROM conformance_side_effect GROUP BY key_id")
+        counts = {text(key): int(count) for key, count in cursor.fetchall()}
+        cursor.close()
+    return counts
+
+
+def counting(server: Server, database: Database, key: IdempotencyKey, who: str) -> StoredResponse:
+    """An operation's side effect: one row per run."""
+    mark = "?" if server.dialect == "sqlite" else "%s"
+    with database.connection() as raw:
+        database.execute(
+            raw,
+            f"INSERT INTO conformance_side_effect (scope, kind, key_id, worker) "
+            f"VALUES ({mark}, {mark}, {mark}, {mark})",
+            (key.scope, key.kind, key.id, who),
+        )
+    return StoredResponse("text/plain", who.encode())
+
+
+def test_a_store_used_before_fork_serves_parent_and_child_each_key_once(server: Server) -> None:
+    keys = [IdempotencyKey("order.create", "tenant-1", f"k-{n}") for n in range(40)]
+    request = StoreRequest(Fingerprint(bytes(32)))
+    with databases(server.fresh()) as make:
+        database = make()
+        database.migrate()
+        server.business_table(database)
+        store = IdempotencyStore(database, RecordPolicy(max_wait_ms=5_000, poll_ms=5))
+        warm = IdempotencyKey("order.create", "tenant-1", "before-fork")
+        store.run_once(warm, request, lambda: counting(server, database, warm, "parent"))
+        with database.connection() as inherited:  # idle in the pool at the fork
+            pass
+        pid = os.fork()
+        who = "child" if pid == 0 else "parent"
+        failed = None
+        try:
+            # Both race on the same keys, on the one store object each inherited.
+            for key in keys:
+                result = store.run_once(key, request, partial(counting, server, database, key, who))
+                assert result.decision in ("execute", "replay")
+        except BaseException as error:
+            failed = error
+        if pid == 0:
+            os._exit(0 if failed is None else 1)
+        assert os.waitpid(pid, 0)[1] == 0, "the child failed"
+        if failed is not None:
+            raise failed
+        # The child forgot the parent's connection without closing its session.
+        cursor = inherited.cursor()
+        cursor.execute("SELECT 1")
+        assert [tuple(row) for row in cursor.fetchall()] == [(1,)]
+        cursor.close()
+        counts = side_effects_per_key(server, database)
+        assert counts == {key.id: 1 for key in [warm, *keys]}
+        after = IdempotencyKey("order.create", "tenant-1", "after-fork")
+        ran = store.run_once(after, request, lambda: counting(server, database, after, "parent"))
+        assert ran.decision == "execute"
+        assert store.run_once(warm, request, lambda: StoredResponse("", b"")).decision == "replay"
+
+
+def test_run_once_renews_its_lease_and_tells_the_operation_it_lost_it(server: Server) -> None:
+    key = IdempotencyKey("order.create", "tenant-1", "k-1")
+    request = StoreRequest(Fingerprint(bytes(32)))
+    with databases(server.fresh()) as make:
+        database = make()
+        database.migrate()
+        store = IdempotencyStore(database, RecordPolicy(lease_ms=300))
+        seen: list[int] = []
+
+        def slow() -> StoredResponse:
+            lease = RecordLease.current()
+            assert lease is not None and not lease.lost
+            first = lease.lease_deadline_ms
+            deadline = time.monotonic() + 10
+            while lease.lease_deadline_ms == first and time.monotonic() < deadline:
+                time.sleep(0.02)
+            seen.append(lease.lease_deadline_ms - first)
+            # Another holder takes the key over (a newer token), as after a lost lease.
+            mark = "?" if server.dialect == "sqlite" else "%s"
+            with database.connection() as raw:
+                database.execute(
+                    raw,
+                    "UPDATE idempotency_record SET fencing_token = fencing_token + 1 "
+                    f"WHERE key_id = {mark}",
+                    (key.id,),
+                )
+            while not lease.lost and time.monotonic() < deadline:
+                time.sleep(0.02)
+            assert lease.lost
+            with pytest.raises(TypeError):
+                lease.complete(StoredResponse("text/plain", b"x"))  # run_once completes it
+            return StoredResponse("text/plain", b"late")
+
+        with pytest.raises(RecordStaleTokenError):
+            store.run_once(key, request, slow)
+        assert seen and seen[0] > 0
+        assert RecordLease.current() is None
+
+
+def test_every_store_code_of_the_core_has_its_class() -> None:
+    source = (pathlib.Path(__file__).resolve().parents[3] / "core/src/store/error.rs").read_text()
+    codes = set(re.findall(r'"(store\.[a-z_]+)"', source))
+    assert len(codes) == 9
+    for code in codes:
+        cls = error_class(code)
+        assert issubclass(cls, StoreError) and cls is not StoreError, code
+        assert code == cls.CODE

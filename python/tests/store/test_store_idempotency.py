@@ -3,7 +3,10 @@ SQLite, PostgreSQL and MariaDB."""
 
 from __future__ import annotations
 
+import os
+import pickle
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -18,15 +21,16 @@ from mintid.store import (
     IdempotencyStore,
     OperationError,
     RecordLease,
-    ResponseTooLargeError,
     RunResult,
     StoreClock,
     StoredResponse,
+    StoreError,
     StoreRequest,
     StoreUnavailableError,
     SystemStoreClock,
 )
 from store.store_support import (
+    Factory,
     ManualStoreClock,
     Server,
     case_id,
@@ -98,17 +102,22 @@ def ok(action: Callable[..., None], *args: Any) -> str:
     return "ok"
 
 
-def outcome_of(action: Callable[[], Any]) -> Any:
-    """What a request came to, in the file's terms."""
+def outcome_of(action: Callable[[], Any], ran: list[str] | None = None) -> Any:
+    """What a request came to, in the file's terms; ``ran`` tells whether the
+    operation ran (a store error after it is ``execute`` with the error's code).
+    """
     try:
         return action()
     except OperationError as error:
         return {"decision": "execute", "error": error.message}
-    except ResponseTooLargeError as error:
-        return {"decision": "execute", "error": error.code}
-    except StoreUnavailableError as error:
-        assert isinstance(error.__cause__, Exception), "the driver's error is the cause"
-        return {"error": error.code, "problem": error.problem.problem_name}
+    except StoreError as error:
+        if isinstance(error, StoreUnavailableError):
+            assert isinstance(error.__cause__, Exception), "the driver's error is the cause"
+        if error.problem is not None:
+            return {"error": error.code, "problem": error.problem.problem_name}
+        if ran:
+            return {"decision": "execute", "error": error.code}
+        return {"error": error.code}
     except MintidError as error:
         return {"error": error.code}
 
@@ -120,23 +129,51 @@ class Worker:
     lease: RecordLease | None = None
 
 
+def in_forked_child(action: Callable[[], Any]) -> Any:
+    """``action``'s result, computed in a forked child process."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report and leave without running any cleanup
+        os.close(read)
+        try:
+            got: Any = action()
+        except BaseException as error:
+            got = AssertionError(f"the child failed: {error!r}")
+        with os.fdopen(write, "wb") as pipe:
+            pickle.dump(got, pipe)
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        got = pickle.load(pipe)
+    assert os.waitpid(pid, 0)[1] == 0, "the child exited with an error"
+    if isinstance(got, AssertionError):
+        raise got
+    return got
+
+
 @dataclass
 class Run:
     server: Server
-    make: Callable[[], Database]
+    make: Factory
     case: dict[str, Any]
     clock: StoreClock
     policy: RecordPolicy
     admin: Database
     workers: dict[str, Worker] = field(default_factory=dict)
 
-    def worker(self, name: str) -> Worker:
-        if name not in self.workers:
-            database = self.make()
-            self.workers[name] = Worker(
+    def worker(self, name: str, store: str | None = None) -> Worker:
+        if store is not None and store not in ("found_rows", "unavailable"):
+            raise unknown("store", store)
+        if store == "unavailable":
+            down = self.server.unavailable()
+            return Worker(down, IdempotencyStore(down, self.policy, clock=self.clock))
+        made = f"{name}/{store}" if store else name
+        if made not in self.workers:
+            database = self.make(found_rows=store == "found_rows")
+            self.workers[made] = Worker(
                 database, IdempotencyStore(database, self.policy, clock=self.clock)
             )
-        return self.workers[name]
+        return self.workers[made]
 
     def key(self, step: dict[str, Any]) -> IdempotencyKey:
         return key_of(step.get("key", self.case["key"]))
@@ -151,42 +188,57 @@ class Run:
         )
 
     def request(
-        self,
-        worker_name: str,
-        way: str,
-        key: IdempotencyKey,
-        request: StoreRequest,
-        operation: dict[str, Any],
-        worker: Worker | None = None,
+        self, worker_name: str, way: str, step: dict[str, Any], worker: Worker | None = None
     ) -> Any:
-        worker = worker if worker is not None else self.worker(worker_name)
+        """One request of a ``run`` step (its ``key``, ``fingerprint``, ``operation``…)."""
+        worker = worker if worker is not None else self.worker(worker_name, step.get("store"))
         database = worker.database
+        operation = step["operation"]
+        ran: list[str] = []
 
-        def run(raw: Any) -> StoredResponse:
+        def run(raw: Any, key: IdempotencyKey) -> Any:
+            ran.append(worker_name)
             self.side_effect(database, raw, key, worker_name)
-            if operation["outcome"] == "succeed":
+            outcome = operation["outcome"]
+            if outcome == "succeed":
+                check_fields(operation, {"outcome", "response", "sleep_millis", "kill_connections"})
+                if operation.get("kill_connections"):
+                    self.server.kill_connections()
+                    self.admin.close()  # the runner's own connections went too
+                time.sleep(int(operation.get("sleep_millis", "0")) / 1000)
                 return response_of(operation["response"])
-            if operation["outcome"] == "fail":
+            if outcome == "not_a_response":
+                check_fields(operation, {"outcome"})
+                return {"not": "a response"}
+            if outcome == "fail":
+                check_fields(operation, {"outcome", "failure", "error"})
                 failure = operation["failure"]
                 if failure not in ("final", "retryable"):
                     raise unknown("failure", failure)
                 raise OperationError(operation["error"], retryable=failure == "retryable")
             raise unknown("operation", operation)
 
-        def run_once() -> StoredResponse:
-            with database.connection() as raw:
-                return run(raw)
+        def request() -> Any:
+            key = self.key(step)
+            request = StoreRequest(
+                Fingerprint(bytes.fromhex(step["fingerprint"])),
+                int(step["key_created"]) if "key_created" in step else None,
+            )
+            if way == "run_once":
 
-        if way == "run_once":
-            return outcome_of(lambda: shown(worker.store.run_once(key, request, run_once)))
-        if way == "same_transaction":
+                def run_once() -> StoredResponse:
+                    with database.connection() as raw:
+                        return run(raw, key)  # type: ignore[no-any-return]
 
-            def in_transaction() -> dict[str, Any]:
+                return shown(worker.store.run_once(key, request, run_once))
+            if way == "same_transaction":
                 with database.transaction(write=True) as raw:
-                    return shown(worker.store.in_transaction(raw, key, request, run))
+                    return shown(
+                        worker.store.in_transaction(raw, key, request, lambda c: run(c, key))
+                    )
+            raise unknown("way", way)
 
-            return outcome_of(in_transaction)
-        raise unknown("way", way)
+        return outcome_of(request, ran)
 
     def count(self, sql: str, params: tuple[Any, ...] = ()) -> str:
         return str(scalar(self.admin, sql, params))
@@ -210,7 +262,6 @@ class Run:
     def concurrent(self, step: dict[str, Any]) -> Any:
         workers, keys = int(step["workers"]), int(step["keys"])
         base = self.case["key"]
-        request = StoreRequest(Fingerprint(bytes.fromhex(step["fingerprint"])))
         results: list[Any] = []
         lock = threading.Lock()
         barrier = threading.Barrier(workers)
@@ -222,10 +273,8 @@ class Run:
             try:
                 barrier.wait()
                 for k in range(keys):
-                    key = key_of({**base, "id": f"{base['id']}-{k}"})
-                    got.append(
-                        self.request(f"w{n}", step["way"], key, request, step["operation"], worker)
-                    )
+                    key = {**base, "id": f"{base['id']}-{k}"}
+                    got.append(self.request(f"w{n}", step["way"], {**step, "key": key}, worker))
             finally:
                 database.close()
                 with lock:
@@ -254,6 +303,31 @@ class Run:
             "others": allowed,
         }
 
+    def overlap(self, step: dict[str, Any]) -> Any:
+        """A slow first request, a second one during it; both outcomes."""
+        first, second = step["first"], step["second"]
+        for request in (first, second):
+            check_fields(request, {"way", "worker", "fingerprint", "operation"})
+        got: dict[str, Any] = {}
+        started = threading.Event()
+
+        def run_first() -> None:
+            started.set()
+            got["first"] = self.request(first["worker"], first["way"], first)
+
+        self.worker(first["worker"])  # made before the clock starts
+        thread = threading.Thread(target=run_first)
+        thread.start()
+        started.wait()
+        time.sleep(int(step["second_after_millis"]) / 1000)
+        got["second"] = self.request(second["worker"], second["way"], second)
+        thread.join()
+        for name in ("first", "second"):
+            # An in-progress answer's retry delay depends on the clock: compared when named.
+            if "retry_after_millis" not in step["expect"][name]:
+                got[name].pop("retry_after_millis", None)
+        return got
+
     def step(self, step: dict[str, Any]) -> Any:
         do = step["do"]
         if "now" in step and isinstance(self.clock, ManualStoreClock):
@@ -273,30 +347,31 @@ class Run:
         if do == "run":
             check_fields(
                 step,
-                {"way", "worker", "fingerprint", "operation", "now", "key", "key_created", "store"},
+                {
+                    "way",
+                    "worker",
+                    "fingerprint",
+                    "operation",
+                    "now",
+                    "key",
+                    "key_created",
+                    "store",
+                    "in_forked_child",
+                },
             )
-            request = StoreRequest(
-                Fingerprint(bytes.fromhex(step["fingerprint"])),
-                int(step["key_created"]) if "key_created" in step else None,
-            )
-            worker = None
-            if "store" in step:
-                if step["store"] != "unavailable":
-                    raise unknown("store", step["store"])
-                down = self.server.unavailable()
-                worker = Worker(down, IdempotencyStore(down, self.policy, clock=self.clock))
-            return self.request(
-                step["worker"], step["way"], self.key(step), request, step["operation"], worker
-            )
+            if step.get("in_forked_child"):
+                self.worker(step["worker"], step.get("store"))  # used before the fork
+                return in_forked_child(partial(self.request, step["worker"], step["way"], step))
+            return self.request(step["worker"], step["way"], step)
         if do == "claim":
             check_fields(step, {"worker", "fingerprint", "now", "key", "key_created"})
-            request = StoreRequest(
-                Fingerprint(bytes.fromhex(step["fingerprint"])),
-                int(step["key_created"]) if "key_created" in step else None,
-            )
             worker = self.worker(step["worker"])
 
             def claim() -> Any:
+                request = StoreRequest(
+                    Fingerprint(bytes.fromhex(step["fingerprint"])),
+                    int(step["key_created"]) if "key_created" in step else None,
+                )
                 made = worker.store.claim_lease(self.key(step), request)
                 if isinstance(made, RunResult):
                     return shown(made)
@@ -308,6 +383,11 @@ class Run:
                 }
 
             return outcome_of(claim)
+        if do == "renew":
+            check_fields(step, {"worker", "now"})
+            held = self.worker(step["worker"]).lease
+            assert held is not None
+            return outcome_of(lambda: {"lease_deadline": str(held.renew())})
         if do == "complete":
             check_fields(step, {"worker", "response", "now"})
             lease = self.worker(step["worker"]).lease
@@ -344,6 +424,9 @@ class Run:
         if do == "concurrent":
             check_fields(step, {"way", "workers", "keys", "fingerprint", "operation"})
             return self.concurrent(step)
+        if do == "overlap":
+            check_fields(step, {"first", "second_after_millis", "second"})
+            return self.overlap(step)
         raise unknown("step", do)
 
 

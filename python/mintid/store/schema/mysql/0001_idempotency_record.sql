@@ -1,1 +1,0 @@
-../../../../../schema/mysql/0001_idempotency_record.sql

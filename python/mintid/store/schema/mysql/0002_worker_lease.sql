@@ -1,1 +1,0 @@
-../../../../../schema/mysql/0002_worker_lease.sql

@@ -1,1 +1,0 @@
-../../../../../schema/mysql/0003_id_segment.sql

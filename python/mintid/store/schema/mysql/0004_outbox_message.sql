@@ -1,1 +1,0 @@
-../../../../../schema/mysql/0004_outbox_message.sql

@@ -1,1 +1,0 @@
-../../../../../schema/postgres/0001_idempotency_record.sql

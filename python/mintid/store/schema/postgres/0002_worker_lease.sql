@@ -1,1 +1,0 @@
-../../../../../schema/postgres/0002_worker_lease.sql

@@ -1,1 +1,0 @@
-../../../../../schema/postgres/0003_id_segment.sql

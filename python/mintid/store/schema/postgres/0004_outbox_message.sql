@@ -1,1 +1,0 @@
-../../../../../schema/postgres/0004_outbox_message.sql

@@ -1,1 +1,0 @@
-../../../../../schema/postgres/queries.sql

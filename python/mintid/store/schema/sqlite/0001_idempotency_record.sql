@@ -1,1 +1,0 @@
-../../../../../schema/sqlite/0001_idempotency_record.sql

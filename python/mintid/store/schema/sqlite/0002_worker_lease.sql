@@ -1,1 +1,0 @@
-../../../../../schema/sqlite/0002_worker_lease.sql

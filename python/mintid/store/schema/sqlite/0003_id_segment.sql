@@ -1,1 +1,0 @@
-../../../../../schema/sqlite/0003_id_segment.sql

@@ -1,1 +1,0 @@
-../../../../../schema/sqlite/0004_outbox_message.sql

@@ -1,0 +1,222 @@
+//! `mintid-store` beside raw sqlx running the same two statements, in one run
+//! (a plain timed loop, as the other languages' store benchmarks; run it with
+//! `make bench-rust-store`, which starts the throwaway servers).
+//!
+//! One operation is a fresh key run once: `run_once` claims (one round
+//! trip), runs a trivial operation and stores its response (one round trip).
+//! The floor binds the same two statements from the core's manifest on raw
+//! sqlx, no decisions. 1 and 8 concurrent tasks share one pool; each row is
+//! the median of `--rounds` rounds of `--seconds` seconds, the rows
+//! interleaved.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+
+use mintid::record::RecordPolicy;
+use mintid::store::{Manifest, Statement};
+use mintid::{Fingerprint, IdempotencyKey};
+use mintid_store::{Backend, IdempotencyStore, Store, StoreRequest, StoredResponse};
+use sqlx::{Executor, Pool};
+
+static NEXT: AtomicU64 = AtomicU64::new(0);
+
+fn fresh_key() -> IdempotencyKey {
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    IdempotencyKey::new(
+        "bench.run",
+        "tenant-1",
+        &format!("k-{n}-{}", std::process::id()),
+    )
+    .unwrap()
+}
+
+fn response() -> StoredResponse {
+    StoredResponse {
+        content_type: "application/json".into(),
+        body: br#"{"ok":true}"#.to_vec(),
+    }
+}
+
+async fn store_op<DB: Backend>(records: &IdempotencyStore<DB>) {
+    let request = StoreRequest::new(Fingerprint::from_digest([7; 32]));
+    records
+        .run_once(&fresh_key(), request, async |_lease| Ok(response()))
+        .await
+        .expect("runs");
+}
+
+/// The floor: the claim and the completion, bound by hand on raw sqlx.
+async fn raw_op<DB>(pool: &Pool<DB>, claim: &Statement, complete: &Statement)
+where
+    DB: Backend,
+    for<'c> &'c Pool<DB>: Executor<'c, Database = DB>,
+    for<'q> i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> String: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> Vec<u8>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> <DB as sqlx::Database>::Arguments: sqlx::IntoArguments<DB>,
+{
+    let key = fresh_key();
+    let now = mintid::Clock::now_millis(&mintid::SystemClock) as i64;
+    let value = |name: &str| -> Param {
+        match name {
+            "scope" => Param::Text(key.scope().into()),
+            "kind" => Param::Text(key.kind().into()),
+            "key_id" => Param::Text(key.id().into()),
+            "fingerprint" | "response_body" => Param::Bytes(vec![7; 32]),
+            "response_content_type" => Param::Text("application/json".into()),
+            "fencing_token" => Param::Int(1),
+            "lease_deadline_millis" => Param::Int(now + 30_000),
+            "expires_millis" => Param::Int(now + 86_400_000),
+            _ => Param::Int(now),
+        }
+    };
+    for statement in [claim, complete] {
+        let mut query = sqlx::query::<DB>(sqlx::AssertSqlSafe(statement.sql.as_str()));
+        for name in &statement.params {
+            query = match value(name) {
+                Param::Int(v) => query.bind(v),
+                Param::Text(v) => query.bind(v),
+                Param::Bytes(v) => query.bind(v),
+            };
+        }
+        query
+            .execute(pool)
+            .await
+            .expect("the floor's statement runs");
+    }
+}
+
+enum Param {
+    Int(i64),
+    Text(String),
+    Bytes(Vec<u8>),
+}
+
+/// Operations per second of `op` on `tasks` concurrent tasks for `seconds`.
+async fn measure<F, Fut>(tasks: usize, seconds: f64, op: F) -> f64
+where
+    F: Fn() -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = ()> + Send,
+{
+    let op = Arc::new(op);
+    let done = Arc::new(AtomicU64::new(0));
+    let until = Instant::now() + Duration::from_secs_f64(seconds);
+    let started = Instant::now();
+    let mut handles = Vec::new();
+    for _ in 0..tasks {
+        let op = Arc::clone(&op);
+        let done = Arc::clone(&done);
+        handles.push(tokio::spawn(async move {
+            while Instant::now() < until {
+                op().await;
+                done.fetch_add(1, Ordering::Relaxed);
+            }
+        }));
+    }
+    for handle in handles {
+        handle.await.expect("a task");
+    }
+    done.load(Ordering::Relaxed) as f64 / started.elapsed().as_secs_f64()
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+async fn bench<DB>(name: &str, pool: Pool<DB>, seconds: f64, rounds: usize)
+where
+    DB: Backend,
+    for<'c> &'c Pool<DB>: Executor<'c, Database = DB>,
+    for<'q> i64: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> String: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> Vec<u8>: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> <DB as sqlx::Database>::Arguments: sqlx::IntoArguments<DB>,
+{
+    let store = Store::new(pool.clone());
+    store.migrate().await.expect("migrations");
+    let records = Arc::new(IdempotencyStore::new(
+        store,
+        RecordPolicy::new(30_000, 86_400_000).unwrap(),
+    ));
+    let manifest = Manifest::new(DB::DIALECT, DB::PLACEHOLDER);
+    let claim = Arc::new(manifest.statement("claim").unwrap());
+    let complete = Arc::new(manifest.statement("complete").unwrap());
+    for tasks in [1, 8] {
+        let mut ours = Vec::new();
+        let mut floor = Vec::new();
+        for _ in 0..rounds {
+            let records = Arc::clone(&records);
+            ours.push(
+                measure(tasks, seconds, move || {
+                    let records = Arc::clone(&records);
+                    async move { store_op(&records).await }
+                })
+                .await,
+            );
+            let (pool, claim, complete) = (pool.clone(), Arc::clone(&claim), Arc::clone(&complete));
+            floor.push(
+                measure(tasks, seconds, move || {
+                    let (pool, claim, complete) =
+                        (pool.clone(), Arc::clone(&claim), Arc::clone(&complete));
+                    async move { raw_op(&pool, &claim, &complete).await }
+                })
+                .await,
+            );
+        }
+        let (ours, floor) = (median(ours), median(floor));
+        println!(
+            "| {name} | {tasks} | {ours:.0} | {floor:.0} | {:.2} |",
+            ours / floor
+        );
+    }
+}
+
+#[tokio::main(flavor = "multi_thread", worker_threads = 2)]
+async fn main() {
+    let mut args = std::env::args().skip(1);
+    let (mut seconds, mut rounds) = (2.0, 3);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--seconds" => {
+                seconds = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .expect("--seconds N")
+            }
+            "--rounds" => {
+                rounds = args
+                    .next()
+                    .and_then(|v| v.parse().ok())
+                    .expect("--rounds N")
+            }
+            "--bench" => {}
+            other => panic!("unknown argument {other}"),
+        }
+    }
+    println!("| database | tasks | mintid-store ops/s | raw sqlx ops/s | ratio |");
+    println!("|---|---:|---:|---:|---:|");
+    if let Ok(url) = std::env::var("MINTID_PG_URL") {
+        let pool = sqlx::pool::PoolOptions::new()
+            .max_connections(8)
+            .connect(&url)
+            .await
+            .unwrap();
+        bench::<sqlx::Postgres>("PostgreSQL", pool, seconds, rounds).await;
+    }
+    let dir = std::env::temp_dir().join(format!("mintid-store-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let options = sqlx::sqlite::SqliteConnectOptions::new()
+        .filename(dir.join("bench.sqlite3"))
+        .create_if_missing(true)
+        .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal)
+        .busy_timeout(Duration::from_secs(60));
+    let pool = sqlx::pool::PoolOptions::new()
+        .max_connections(8)
+        .connect_with(options)
+        .await
+        .unwrap();
+    bench::<sqlx::Sqlite>("SQLite", pool, seconds, rounds).await;
+    let _ = std::fs::remove_dir_all(dir);
+}

@@ -1,0 +1,93 @@
+//! The errors of the store: the core's typed driver errors, and an
+//! operation's own failure handed back after it was recorded.
+
+use core::fmt;
+
+use mintid::store::{DriverError, StoredResponse};
+
+/// How an operation fails: a final failure (the default) is stored and
+/// replayed to duplicates when the policy stores errors; a retryable one
+/// releases the key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OperationError {
+    /// The error text (stored cut to 1024 bytes by the core).
+    pub message: String,
+    /// Whether it is worth retrying.
+    pub retryable: bool,
+    /// An optional error response to replay with it.
+    pub response: Option<StoredResponse>,
+}
+
+impl OperationError {
+    /// A final failure with `message`.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            retryable: false,
+            response: None,
+        }
+    }
+
+    /// A retryable failure with `message`: the key is released.
+    pub fn retryable(message: impl Into<String>) -> Self {
+        Self {
+            retryable: true,
+            ..Self::new(message)
+        }
+    }
+
+    /// The same failure with an error response to replay.
+    pub fn with_response(mut self, response: StoredResponse) -> Self {
+        self.response = Some(response);
+        self
+    }
+}
+
+impl fmt::Display for OperationError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for OperationError {}
+
+/// What a store call can fail with.
+#[derive(Debug)]
+pub enum Error {
+    /// The core's typed error (`store.*`, `record.*`, `lease.*`), with its
+    /// stable [`code`](Error::code); the database driver's message, if any,
+    /// is in [`StoreError::db_message`](mintid::store::StoreError::db_message),
+    /// for logs only.
+    Driver(DriverError),
+    /// The operation failed: its own error, after the store recorded the
+    /// failure as the core decided (stored, released, or in a caller's
+    /// transaction left to its rollback).
+    Operation(OperationError),
+}
+
+impl Error {
+    /// The stable dotted code of a driver error, `None` for an operation's.
+    pub fn code(&self) -> Option<&'static str> {
+        match self {
+            Error::Driver(error) => Some(error.code()),
+            Error::Operation(_) => None,
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Driver(error) => write!(f, "{}: {error}", error.code()),
+            Error::Operation(error) => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<DriverError> for Error {
+    fn from(error: DriverError) -> Self {
+        Error::Driver(error)
+    }
+}

@@ -1,0 +1,533 @@
+//! The idempotency store: `run_once`, `in_transaction` and `claim_lease`,
+//! each driving the core's record driver; `load` and `cleanup`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+use mintid::record::{Incoming, Outcome, Problem, RecordPolicy};
+use mintid::store::{
+    Finished, Held, OperationOutcome, RecordCleanup, RecordDriver, RecordRenewal, RecordStep,
+    RecordYield, Statement, Step, StoreErrorKind, StoredRecord, StoredResponse, Way, load_query,
+    read_load,
+};
+use mintid::{Fingerprint, IdempotencyKey};
+use tokio::sync::Mutex;
+
+use crate::backend::Backend;
+use crate::error::{Error, OperationError};
+use crate::store::{Session, Store, StoreClock, run_on};
+
+/// What the store needs about a request besides its key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StoreRequest {
+    /// The payload's fingerprint.
+    pub fingerprint: Fingerprint,
+    /// When the key was created (a verified request ID's time), if known.
+    pub key_created_millis: Option<u64>,
+}
+
+impl StoreRequest {
+    /// A request with this fingerprint and no key time.
+    pub const fn new(fingerprint: Fingerprint) -> Self {
+        Self {
+            fingerprint,
+            key_created_millis: None,
+        }
+    }
+
+    /// The same request with the key's creation time.
+    pub const fn with_key_created_millis(mut self, millis: u64) -> Self {
+        self.key_created_millis = Some(millis);
+        self
+    }
+
+    fn incoming(&self) -> Incoming {
+        let incoming = Incoming::new(self.fingerprint);
+        match self.key_created_millis {
+            Some(created) => incoming.with_key_created_millis(created),
+            None => incoming,
+        }
+    }
+}
+
+/// The outcome of a request: run, replayed, or refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RunResult {
+    /// The operation ran; its response (stored).
+    Executed(StoredResponse),
+    /// Not run: the stored result, to answer with as a replay.
+    Replayed {
+        /// Which result was stored.
+        outcome: Outcome,
+        /// The stored response (a success always has one; a failure its
+        /// optional error response).
+        response: Option<StoredResponse>,
+        /// For a failure, the stored error text.
+        error: Option<String>,
+    },
+    /// Not run: another request holds the key.
+    InProgress {
+        /// The suggested delay before a retry, in milliseconds.
+        retry_after_millis: u64,
+    },
+    /// Not run: the key was first used with another payload.
+    FingerprintMismatch,
+    /// Not run: the key is older than retention.
+    KeyTooOld,
+}
+
+impl RunResult {
+    /// `execute`, `replay`, `in_progress`, `fingerprint_mismatch` or `key_too_old`.
+    pub const fn decision(&self) -> &'static str {
+        match self {
+            RunResult::Executed(_) => "execute",
+            RunResult::Replayed { .. } => "replay",
+            RunResult::InProgress { .. } => "in_progress",
+            RunResult::FingerprintMismatch => "fingerprint_mismatch",
+            RunResult::KeyTooOld => "key_too_old",
+        }
+    }
+
+    /// The problem to answer a refusal with.
+    pub const fn problem(&self) -> Option<Problem> {
+        match self {
+            RunResult::InProgress { .. } => Some(Problem::InProgress),
+            RunResult::FingerprintMismatch => Some(Problem::FingerprintMismatch),
+            RunResult::KeyTooOld => Some(Problem::KeyTooOld),
+            RunResult::Executed(_) | RunResult::Replayed { .. } => None,
+        }
+    }
+
+    fn not_run(finished: Finished) -> Option<Self> {
+        Some(match finished {
+            Finished::Replay {
+                outcome,
+                response,
+                error,
+            } => RunResult::Replayed {
+                outcome,
+                response,
+                error,
+            },
+            Finished::InProgress { retry_after_millis } => {
+                RunResult::InProgress { retry_after_millis }
+            }
+            Finished::FingerprintMismatch => RunResult::FingerprintMismatch,
+            Finished::KeyTooOld => RunResult::KeyTooOld,
+            Finished::Executed | Finished::OperationFailed { .. } => return None,
+        })
+    }
+}
+
+/// The claim of [`IdempotencyStore::claim_lease`]: held, or not run.
+#[derive(Debug)]
+pub enum Claimed<DB: Backend> {
+    /// The key is held: complete or fail the lease.
+    Held(RecordLease<DB>),
+    /// The request does not run.
+    NotRun(RunResult),
+}
+
+/// Idempotency records in one database under one [`RecordPolicy`].
+#[derive(Debug)]
+pub struct IdempotencyStore<DB: Backend> {
+    store: Store<DB>,
+    policy: RecordPolicy,
+}
+
+impl<DB: Backend> Clone for IdempotencyStore<DB> {
+    fn clone(&self) -> Self {
+        Self {
+            store: self.store.clone(),
+            policy: self.policy,
+        }
+    }
+}
+
+impl<DB: Backend> IdempotencyStore<DB> {
+    /// Records in `store` under `policy`.
+    pub fn new(store: Store<DB>, policy: RecordPolicy) -> Self {
+        Self { store, policy }
+    }
+
+    /// The store.
+    pub fn store(&self) -> &Store<DB> {
+        &self.store
+    }
+
+    fn driver(&self, way: Way, key: &IdempotencyKey, request: &StoreRequest) -> RecordDriver {
+        RecordDriver::new(
+            Store::<DB>::manifest(),
+            self.policy,
+            way,
+            key,
+            request.incoming(),
+        )
+    }
+
+    /// Runs `operation` once for `key`: the first request claims the key,
+    /// runs it (its lease renewed in the background meanwhile; the
+    /// [`RecordLease`] it is given says whether the key was lost) and stores
+    /// its response; a duplicate replays what was stored, waits for a request
+    /// in flight, or is answered in progress. An operation that fails is
+    /// recorded as the core says and its error comes back as
+    /// [`Error::Operation`].
+    pub async fn run_once<F>(
+        &self,
+        key: &IdempotencyKey,
+        request: StoreRequest,
+        operation: F,
+    ) -> Result<RunResult, Error>
+    where
+        F: AsyncFnOnce(RecordLease<DB>) -> Result<StoredResponse, OperationError>,
+    {
+        let mut driver = self.driver(Way::RunOnce, key, &request);
+        let clock = &self.store.clock;
+        let start = driver.start(clock.now_millis());
+        let held = match drive(
+            &mut On::Pool(Session::new(&self.store)),
+            &mut driver,
+            clock,
+            start,
+        )
+        .await?
+        {
+            RecordYield::Execute(held) => held,
+            RecordYield::Done(finished) => return done(finished),
+        };
+        // No connection is held while the operation runs.
+        let lease = RecordLease::new(self, key, held, None);
+        let heartbeat = lease.heartbeat();
+        let result = operation(lease.clone()).await;
+        if let Some(heartbeat) = heartbeat {
+            heartbeat.abort();
+        }
+        let step = driver.finish(outcome_of(&result), clock.now_millis());
+        let end = drive(
+            &mut On::Pool(Session::new(&self.store)),
+            &mut driver,
+            clock,
+            step,
+        )
+        .await?;
+        ended(end, result)
+    }
+
+    /// [`run_once`](Self::run_once) inside the caller's transaction on
+    /// `conn` (e.g. `&mut *tx` of a `sqlx::Transaction`): the claim, the
+    /// operation's writes on `conn` and the completion commit or roll back
+    /// together. An operation that fails writes nothing: its error comes back
+    /// and the caller's rollback undoes the claim.
+    pub async fn in_transaction<F>(
+        &self,
+        conn: &mut DB::Connection,
+        key: &IdempotencyKey,
+        request: StoreRequest,
+        operation: F,
+    ) -> Result<RunResult, Error>
+    where
+        F: AsyncFnOnce(&mut DB::Connection) -> Result<StoredResponse, OperationError>,
+    {
+        let mut driver = self.driver(Way::SameTransaction, key, &request);
+        let clock = &self.store.clock;
+        let statements = &self.store.statements;
+        let start = driver.start(clock.now_millis());
+        match drive(
+            &mut On::<DB>::Conn(statements, &mut *conn),
+            &mut driver,
+            clock,
+            start,
+        )
+        .await?
+        {
+            RecordYield::Execute(_) => {}
+            RecordYield::Done(finished) => return done(finished),
+        }
+        let result = operation(&mut *conn).await;
+        let step = driver.finish(outcome_of(&result), clock.now_millis());
+        let end = drive(
+            &mut On::<DB>::Conn(statements, conn),
+            &mut driver,
+            clock,
+            step,
+        )
+        .await?;
+        ended(end, result)
+    }
+
+    /// Claims `key` with a lease ("lease and fence"): a [`RecordLease`] to
+    /// complete or fail, or the result of a request that does not run.
+    pub async fn claim_lease(
+        &self,
+        key: &IdempotencyKey,
+        request: StoreRequest,
+    ) -> Result<Claimed<DB>, Error> {
+        let mut driver = self.driver(Way::Lease, key, &request);
+        let clock = &self.store.clock;
+        let start = driver.start(clock.now_millis());
+        match drive(
+            &mut On::Pool(Session::new(&self.store)),
+            &mut driver,
+            clock,
+            start,
+        )
+        .await?
+        {
+            RecordYield::Execute(held) => Ok(Claimed::Held(RecordLease::new(
+                self,
+                key,
+                held,
+                Some(driver),
+            ))),
+            RecordYield::Done(finished) => done(finished).map(Claimed::NotRun),
+        }
+    }
+
+    /// The stored record of `key`, or `None`.
+    pub async fn load(&self, key: &IdempotencyKey) -> Result<Option<StoredRecord>, Error> {
+        let mut session = Session::new(&self.store);
+        let answer = session.run(load_query(Store::<DB>::manifest(), key)).await;
+        Ok(read_load(&answer)?)
+    }
+
+    /// Deletes expired records (a pending one only once its lease passed
+    /// too), `batch_size` per statement; the total.
+    pub async fn cleanup(&self, batch_size: u64) -> Result<u64, Error> {
+        let mut cleanup = RecordCleanup::new(Store::<DB>::manifest(), batch_size);
+        let mut session = Session::new(&self.store);
+        let clock = &self.store.clock;
+        let mut query = cleanup.next(clock.now_millis());
+        loop {
+            let answer = session.run(query).await;
+            match cleanup.push(answer, clock.now_millis()) {
+                Step::Run(next) => query = next,
+                Step::Yield(deleted) => return Ok(deleted),
+                Step::Fail(error) => return Err(error.into()),
+                other => return Err(unexpected(&other)),
+            }
+        }
+    }
+}
+
+/// Where a request's queries run: a connection of the pool, or the
+/// caller's (inside its transaction).
+enum On<'s, 'c, DB: Backend> {
+    Pool(Session<'s, DB>),
+    Conn(&'s HashMap<&'static str, Statement>, &'c mut DB::Connection),
+}
+
+impl<DB: Backend> On<'_, '_, DB> {
+    async fn run(&mut self, query: mintid::store::Query) -> mintid::store::Answer {
+        match self {
+            On::Pool(session) => session.run(query).await,
+            On::Conn(statements, conn) => run_on::<DB>(statements, conn, query).await,
+        }
+    }
+}
+
+/// Runs the driver's queries and pauses until it yields (or fails).
+async fn drive<DB: Backend>(
+    on: &mut On<'_, '_, DB>,
+    driver: &mut RecordDriver,
+    clock: &StoreClock,
+    mut step: RecordStep,
+) -> Result<RecordYield, Error> {
+    loop {
+        step = match step {
+            Step::Run(query) => {
+                let answer = on.run(query).await;
+                driver.push(answer, clock.now_millis())
+            }
+            Step::Pause { millis } => {
+                clock.pause(millis).await;
+                driver.resume()
+            }
+            Step::Yield(yielded) => return Ok(yielded),
+            Step::Fail(error) => return Err(error.into()),
+            other => return Err(unexpected(&other)),
+        }
+    }
+}
+
+/// The result of a request once the steps after its operation ended.
+fn ended(
+    end: RecordYield,
+    result: Result<StoredResponse, OperationError>,
+) -> Result<RunResult, Error> {
+    match (end, result) {
+        (RecordYield::Done(Finished::Executed), Ok(response)) => Ok(RunResult::Executed(response)),
+        (RecordYield::Done(Finished::OperationFailed { .. }), Err(error)) => {
+            Err(Error::Operation(error))
+        }
+        (RecordYield::Done(finished), _) => done(finished),
+        (RecordYield::Execute(_), _) => Err(unexpected(&Step::<()>::Commit)),
+    }
+}
+
+fn outcome_of(result: &Result<StoredResponse, OperationError>) -> OperationOutcome {
+    match result {
+        Ok(response) => OperationOutcome::Succeeded(response.clone()),
+        Err(error) => OperationOutcome::Failed {
+            message: error.message.clone(),
+            retryable: error.retryable,
+            response: error.response.clone(),
+        },
+    }
+}
+
+fn done(finished: Finished) -> Result<RunResult, Error> {
+    RunResult::not_run(finished.clone()).ok_or_else(|| unexpected(&Step::<()>::Yield(())))
+}
+
+fn unexpected<Y: core::fmt::Debug>(step: &Step<Y>) -> Error {
+    Error::Driver(mintid::store::DriverError::Store(
+        mintid::store::StoreError::unexpected_step(&format!("{step:?}")),
+    ))
+}
+
+/// A claim this store holds on a key, with its lease: from
+/// [`IdempotencyStore::claim_lease`] (complete or fail it; renew it while
+/// it runs long), or the one a [`run_once`](IdempotencyStore::run_once)
+/// operation is given (renewed in the background; check
+/// [`is_lost`](Self::is_lost) before a write that must happen once).
+#[derive(Debug)]
+pub struct RecordLease<DB: Backend> {
+    inner: Arc<LeaseInner<DB>>,
+}
+
+impl<DB: Backend> Clone for RecordLease<DB> {
+    fn clone(&self) -> Self {
+        Self {
+            inner: Arc::clone(&self.inner),
+        }
+    }
+}
+
+#[derive(Debug)]
+struct LeaseInner<DB: Backend> {
+    store: Store<DB>,
+    held: Held,
+    deadline: AtomicU64,
+    lost: AtomicBool,
+    renewal: Mutex<RecordRenewal>,
+    driver: Mutex<Option<RecordDriver>>,
+}
+
+impl<DB: Backend> RecordLease<DB> {
+    fn new(
+        records: &IdempotencyStore<DB>,
+        key: &IdempotencyKey,
+        held: Held,
+        driver: Option<RecordDriver>,
+    ) -> Self {
+        let renewal = RecordRenewal::new(Store::<DB>::manifest(), records.policy, key, &held);
+        Self {
+            inner: Arc::new(LeaseInner {
+                store: records.store.clone(),
+                held,
+                deadline: AtomicU64::new(held.lease_deadline_millis),
+                lost: AtomicBool::new(false),
+                renewal: Mutex::new(renewal),
+                driver: Mutex::new(driver),
+            }),
+        }
+    }
+
+    /// The claim's fencing token.
+    pub fn token(&self) -> u64 {
+        self.inner.held.token
+    }
+
+    /// When the lease ends, as last renewed (Unix ms).
+    pub fn lease_deadline_millis(&self) -> u64 {
+        self.inner.deadline.load(Ordering::Acquire)
+    }
+
+    /// Whether a renewal found the key taken over or completed
+    /// (`store.record_lost`).
+    pub fn is_lost(&self) -> bool {
+        self.inner.lost.load(Ordering::Acquire)
+    }
+
+    /// Moves the lease deadline on (to now plus the policy's lease); the new
+    /// deadline. Fails with `store.record_lost` once the key was taken over
+    /// (and [`is_lost`](Self::is_lost) turns true), or `store.unavailable`.
+    pub async fn renew(&self) -> Result<u64, Error> {
+        let inner = &self.inner;
+        let mut renewal = inner.renewal.lock().await;
+        let mut session = Session::new(&inner.store);
+        let mut query = renewal.start(inner.store.clock.now_millis());
+        loop {
+            let answer = session.run(query).await;
+            match renewal.push(answer) {
+                Step::Run(next) => query = next,
+                Step::Yield(deadline) => {
+                    inner.deadline.store(deadline, Ordering::Release);
+                    return Ok(deadline);
+                }
+                Step::Fail(error) => {
+                    if let mintid::store::DriverError::Store(store) = &error
+                        && store.kind() == StoreErrorKind::RecordLost
+                    {
+                        inner.lost.store(true, Ordering::Release);
+                    }
+                    return Err(error.into());
+                }
+                other => return Err(unexpected(&other)),
+            }
+        }
+    }
+
+    /// Stores `response` as the result (lease and fence).
+    pub async fn complete(&self, response: StoredResponse) -> Result<(), Error> {
+        self.finish(Ok(response)).await.map(|_| ())
+    }
+
+    /// Stores a failure (lease and fence): final (replayed, or released when
+    /// the policy does not store errors) or retryable (released).
+    pub async fn fail(&self, error: OperationError) -> Result<(), Error> {
+        match self.finish(Err(error)).await {
+            Err(Error::Operation(_)) => Ok(()),
+            other => other.map(|_| ()),
+        }
+    }
+
+    async fn finish(
+        &self,
+        result: Result<StoredResponse, OperationError>,
+    ) -> Result<RunResult, Error> {
+        let mut guard = self.inner.driver.lock().await;
+        let Some(driver) = guard.as_mut() else {
+            return Err(unexpected(&Step::<()>::Commit));
+        };
+        let clock = &self.inner.store.clock;
+        let step = driver.finish(outcome_of(&result), clock.now_millis());
+        let end = drive(
+            &mut On::Pool(Session::new(&self.inner.store)),
+            driver,
+            clock,
+            step,
+        )
+        .await?;
+        ended(end, result)
+    }
+
+    /// Starts the background renewal of a `run once` operation's lease (on
+    /// the system clock: a manual clock does not move by itself).
+    fn heartbeat(&self) -> Option<tokio::task::JoinHandle<()>> {
+        let every = self.inner.held.renew_every_millis?;
+        if !matches!(self.inner.store.clock, StoreClock::System) {
+            return None;
+        }
+        let lease = self.clone();
+        Some(tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(std::time::Duration::from_millis(every)).await;
+                if lease.renew().await.is_err() && lease.is_lost() {
+                    return;
+                }
+            }
+        }))
+    }
+}

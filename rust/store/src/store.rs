@@ -1,0 +1,197 @@
+//! A pool of one database with the core's statements for it, the clock the
+//! drivers read, and migrations.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use mintid::store::{
+    Answer, DbErrorClass, DriverError, Manifest, Query, ResultKind, Statement, database_failure,
+};
+use mintid::{Clock, ManualClock, SystemClock};
+use sqlx::pool::PoolConnection;
+
+use crate::backend::{Backend, classify};
+
+/// The clock the drivers read: the system clock (pauses sleep on tokio), or
+/// a manual one for tests (pauses move it on at once).
+#[derive(Debug, Clone, Default)]
+pub enum StoreClock {
+    /// The system clock.
+    #[default]
+    System,
+    /// A manual clock; a pause advances it.
+    Manual(Arc<ManualClock>),
+}
+
+impl StoreClock {
+    /// Now, in Unix milliseconds.
+    pub fn now_millis(&self) -> u64 {
+        match self {
+            StoreClock::System => SystemClock.now_millis(),
+            StoreClock::Manual(clock) => clock.now_millis(),
+        }
+    }
+
+    /// Waits `millis` milliseconds (a manual clock moves on instead).
+    pub async fn pause(&self, millis: u64) {
+        match self {
+            StoreClock::System => tokio::time::sleep(Duration::from_millis(millis)).await,
+            StoreClock::Manual(clock) => clock.advance_millis(millis),
+        }
+    }
+}
+
+/// One database: a sqlx pool, the core's statements for its dialect, and
+/// the clock. Cheap to clone (the pool and statements are shared).
+#[derive(Debug)]
+pub struct Store<DB: Backend> {
+    pub(crate) pool: sqlx::Pool<DB>,
+    pub(crate) statements: Arc<HashMap<&'static str, Statement>>,
+    pub(crate) clock: StoreClock,
+}
+
+impl<DB: Backend> Clone for Store<DB> {
+    fn clone(&self) -> Self {
+        Self {
+            pool: self.pool.clone(),
+            statements: Arc::clone(&self.statements),
+            clock: self.clock.clone(),
+        }
+    }
+}
+
+impl<DB: Backend> Store<DB> {
+    /// A store over `pool`, on the system clock.
+    pub fn new(pool: sqlx::Pool<DB>) -> Self {
+        let statements = Self::manifest()
+            .statements()
+            .into_iter()
+            .map(|statement| (statement.name, statement))
+            .collect();
+        Self {
+            pool,
+            statements: Arc::new(statements),
+            clock: StoreClock::System,
+        }
+    }
+
+    /// The same store on another clock.
+    pub fn with_clock(mut self, clock: StoreClock) -> Self {
+        self.clock = clock;
+        self
+    }
+
+    /// The manifest of this database's dialect and placeholder style.
+    pub fn manifest() -> Manifest {
+        Manifest::new(DB::DIALECT, DB::PLACEHOLDER)
+    }
+
+    /// The pool.
+    pub fn pool(&self) -> &sqlx::Pool<DB> {
+        &self.pool
+    }
+
+    /// Applies the schema's migrations, each file in one transaction where the
+    /// dialect allows (MySQL commits each DDL statement on its own); applied
+    /// twice they change nothing.
+    pub async fn migrate(&self) -> Result<(), DriverError> {
+        let mut session = Session::new(self);
+        for migration in Self::manifest().migrations() {
+            let transactional = DB::DIALECT != mintid::store::Dialect::Mysql;
+            if transactional {
+                session.plain(DB::begin(true)).await?;
+            }
+            for sql in migration.statements {
+                if let Err(error) = session.plain(sql).await {
+                    if transactional {
+                        let _ = session.plain("ROLLBACK").await;
+                    }
+                    return Err(error);
+                }
+            }
+            if transactional {
+                session.plain("COMMIT").await?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The connection one request's steps run on, taken from the pool at the
+/// first query and given back (or closed, if it broke) at the end.
+pub(crate) struct Session<'s, DB: Backend> {
+    store: &'s Store<DB>,
+    conn: Option<PoolConnection<DB>>,
+}
+
+impl<'s, DB: Backend> Session<'s, DB> {
+    pub(crate) fn new(store: &'s Store<DB>) -> Self {
+        Self { store, conn: None }
+    }
+
+    /// Runs a driver's query; a broken connection is closed, so a retry gets
+    /// a new one.
+    pub(crate) async fn run(&mut self, query: Query) -> Answer {
+        if self.conn.is_none() {
+            match self.store.pool.acquire().await {
+                Ok(conn) => self.conn = Some(conn),
+                Err(error) => {
+                    let mut failed = classify(&error);
+                    failed.class = DbErrorClass::ConnectionLost;
+                    return Answer::Failed(failed);
+                }
+            }
+        }
+        let conn = self.conn.as_mut().expect("acquired above");
+        let answer = run_on::<DB>(&self.store.statements, conn, query).await;
+        if let Answer::Failed(error) = &answer
+            && error.class == DbErrorClass::ConnectionLost
+            && let Some(mut conn) = self.conn.take()
+        {
+            conn.close_on_drop();
+        }
+        answer
+    }
+
+    /// Runs SQL with no parameters (transaction control, migrations).
+    pub(crate) async fn plain(&mut self, sql: &'static str) -> Result<(), DriverError> {
+        let statement = Statement {
+            name: "plain",
+            kind: ResultKind::Exec,
+            sql: sql.into(),
+            params: Vec::new(),
+            param_types: Vec::new(),
+        };
+        let conn = match &mut self.conn {
+            Some(conn) => conn,
+            None => {
+                let conn = self.store.pool.acquire().await.map_err(|error| {
+                    let mut failed = classify(&error);
+                    failed.class = DbErrorClass::ConnectionLost;
+                    database_failure(&failed)
+                })?;
+                self.conn.insert(conn)
+            }
+        };
+        match DB::run(conn, &statement, Vec::new()).await {
+            Answer::Failed(error) => Err(database_failure(&error)),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Runs `query` on `conn` with the statement the manifest gives for it.
+pub(crate) async fn run_on<DB: Backend>(
+    statements: &HashMap<&'static str, Statement>,
+    conn: &mut DB::Connection,
+    query: Query,
+) -> Answer {
+    match statements.get(query.name) {
+        Some(statement) => DB::run(conn, statement, query.params).await,
+        None => Answer::Failed(mintid::store::DbError {
+            class: DbErrorClass::Other,
+            message: format!("the manifest has no statement {}", query.name),
+        }),
+    }
+}
