@@ -8,7 +8,8 @@ use mintid::http::{
     ABOUT_BLANK, DEFAULT_BODY_LIMIT, DEFAULT_GRANT_TTL_MILLIS, DEFAULT_METHODS,
     DEFAULT_STORED_HEADERS, ENVELOPE_MAGIC, GRANT_CONTENT_TYPE, HttpError, HttpResponse,
     IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, decode_envelope, default_kind, encode_envelope,
-    fingerprint_body, grant_document, is_json_content_type, problem_document, status_document,
+    fingerprint_body, fingerprint_request, grant_document, is_json_content_type, problem_document,
+    status_document,
 };
 use mintid::record::Problem;
 use serde_json::{Value, json};
@@ -91,10 +92,21 @@ fn run(case: &Value) {
             case["expect"].as_bool().expect("expect"),
             "{name}"
         ),
-        "fingerprint_body" => assert_eq!(
-            fingerprint_body(case["content_type"].as_str(), &hex(text(case, "body"))).to_string(),
-            text(case, "fingerprint"),
-            "{name}"
+        "fingerprint_body" => check(
+            name,
+            case,
+            fingerprint_body(case["content_type"].as_str(), &hex(text(case, "body"))),
+            |fingerprint| assert_eq!(fingerprint.to_string(), text(case, "fingerprint"), "{name}"),
+        ),
+        "fingerprint_request" => check(
+            name,
+            case,
+            fingerprint_request(
+                case["content_type"].as_str(),
+                text(case, "query"),
+                &hex(text(case, "body")),
+            ),
+            |fingerprint| assert_eq!(fingerprint.to_string(), text(case, "fingerprint"), "{name}"),
         ),
         "problem_document" => assert_eq!(
             problem_document(problem(text(case, "problem")), detail),

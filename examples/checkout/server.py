@@ -28,16 +28,14 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from mintid import KeyRing, Problem, RecordPolicy
+from mintid import KeyRing, RecordPolicy
 from mintid.http import (
     DEFAULT_STORED_HEADERS,
     HttpAnswer,
     HttpIdempotency,
     HttpRequestView,
     answer_of,
-    fingerprint_body,
     grant_answer,
-    problem_answer,
     status_answer,
     to_stored,
 )
@@ -47,8 +45,7 @@ from mintid.store import (
     PostgresDatabase,
     SqliteDatabase,
     StoredResponse,
-    StoreRequest,
-    StoreUnavailableError,
+    StoreError,
 )
 
 HERE = Path(__file__).resolve().parent
@@ -154,9 +151,9 @@ class Shop:
         admission = self.http.admit(request)
         if isinstance(admission, HttpAnswer):
             return admission
-        incoming = StoreRequest(
-            fingerprint_body(request.header("content-type"), body), admission.key_created_ms
-        )
+        incoming = self.http.store_request(admission, request.header("content-type"), body)
+        if isinstance(incoming, HttpAnswer):
+            return incoming
         placed: list[HttpAnswer] = []
 
         def place_order(raw: Any) -> StoredResponse:
@@ -168,8 +165,8 @@ class Shop:
             # The claim, the order row and the stored response commit together.
             with self.database.transaction(write=True) as raw:
                 result = self.store.in_transaction(raw, admission.key, incoming, place_order)
-        except StoreUnavailableError as error:
-            return problem_answer(Problem.STORAGE_UNAVAILABLE, str(error))
+        except StoreError as error:
+            return self.http.failure_answer(error, ran=bool(placed))
         return answer_of(result, placed[0] if placed else None)
 
     def insert(self, raw: Any, user: str, request_id: str, body: bytes) -> HttpAnswer:

@@ -25,6 +25,7 @@ export {
   type EnvelopeResponse,
   encodeEnvelope,
   fingerprintBody,
+  fingerprintRequest,
   grantDocument,
   type HttpDefaults,
   httpDefaults,

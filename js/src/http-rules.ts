@@ -45,7 +45,9 @@ export function httpDefaults(): HttpDefaults {
 
 /**
  * The default key kind of a request: `http.<method in lower case>.<first 10
- * hex digits of SHA-256 of the path>`.
+ * hex digits of SHA-256 of the path>`. `path` is the full path as the
+ * application sees it, mount prefix included (Express `baseUrl` + `path`,
+ * Fastify's raw URL); the core cuts off a query and decodes `%XX` escapes.
  *
  * @throws HttpError `http.invalid_method`.
  */
@@ -62,13 +64,31 @@ export function isJsonContentType(contentType: string | undefined): boolean {
 }
 
 /**
- * The fingerprint (`sha256:…`) of a request body: a JSON body (by its content
- * type) through the canonicaliser, so formatting and member order do not
- * count; any other body, or JSON the core refuses, as raw bytes.
+ * The fingerprint (`sha256:…`) of a request body: a non-empty JSON body (by
+ * its content type) through the canonicaliser, so formatting and member
+ * order do not count; any other body as raw bytes.
+ *
+ * @throws HttpError `http.malformed_body` (problem `malformed_body`) for a
+ *   JSON content type whose body is not JSON.
  */
 export function fingerprintBody(contentType: string | undefined, body: Uint8Array): string {
   if (contentType !== undefined) checkString(contentType, "contentType");
-  return wasm.httpFingerprintBody(contentType, checkBytes(body, "body"));
+  const bytes = checkBytes(body, "body");
+  return call(() => wasm.httpFingerprintBody(contentType, bytes));
+}
+
+/**
+ * The fingerprint (`sha256:…`) of a request, compared when its key comes
+ * again: its body's ({@link fingerprintBody}) and its raw `query` string
+ * (without `?`), so that another query under the same key is a mismatch.
+ *
+ * @throws HttpError `http.malformed_body`, as {@link fingerprintBody}.
+ */
+export function fingerprintRequest(contentType: string | undefined, query: string, body: Uint8Array): string {
+  if (contentType !== undefined) checkString(contentType, "contentType");
+  checkString(query, "query");
+  const bytes = checkBytes(body, "body");
+  return call(() => wasm.httpFingerprintRequest(contentType, query, bytes));
 }
 
 /** The `application/problem+json` body of the core's problem `name`, with an optional `detail`. */

@@ -54,7 +54,8 @@ export type ProblemName =
   | "in_progress"
   | "fingerprint_mismatch"
   | "key_too_old"
-  | "storage_unavailable";
+  | "storage_unavailable"
+  | "malformed_body";
 
 /** What to do with an incoming request. */
 export type Decision =

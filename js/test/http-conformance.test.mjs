@@ -13,7 +13,7 @@ import { FRAMEWORKS, handlerState } from "./http/apps.mjs";
 import { dialects, freshDatabase } from "./store/databases.mjs";
 
 const { scenarios } = JSON.parse(readFileSync(new URL("../../tests/http/scenarios.json", import.meta.url), "utf8"));
-const CONFIG_KEYS = new Set(["signed", "storeErrors", "maxWaitMillis", "bodyLimit"]);
+const CONFIG_KEYS = new Set(["signed", "storeErrors", "maxWaitMillis", "bodyLimit", "mounts", "grant"]);
 const DIALECTS = dialects().filter(({ dialect }) => dialect !== "mysql");
 
 function only(object, allowed, what) {
@@ -66,7 +66,7 @@ function send(port, spec, resolveHeader) {
   const headers = { "x-test-user": spec.user };
   for (const [name, value] of Object.entries(spec.headers ?? {})) headers[name] = resolveHeader(value, spec.user);
   if (spec.handler !== undefined) {
-    only(spec.handler, ["status", "throw", "gate"], "handler directive");
+    only(spec.handler, ["status", "throw", "gate", "contentType"], "handler directive");
     headers["x-test-handler"] = JSON.stringify(spec.handler);
   }
   const body = bodyOf(spec.body ?? { none: true });
@@ -85,7 +85,7 @@ function send(port, spec, resolveHeader) {
 }
 
 function checkResponse(response, expect, responses, where) {
-  only(expect, ["status", "problem", "replayed", "retryAfter", "headers", "json", "sameBodyAs"], "expectation");
+  only(expect, ["status", "problem", "replayed", "retryAfter", "headers", "json", "sameBodyAs", "bare", "members"], "expectation");
   const text = response.body.toString("utf8");
   assert.equal(response.status, expect.status, `${where}: status (body ${text})`);
   if (expect.problem !== undefined) {
@@ -100,6 +100,11 @@ function checkResponse(response, expect, responses, where) {
     }
     assert.equal(problem.status, expect.status, `${where}: problem status`);
   }
+  if (expect.bare !== undefined) {
+    assert.equal(expect.bare, true, "bare can only be true");
+    assert.deepEqual(Object.keys(JSON.parse(text)).sort(), ["status", "title", "type"], `${where}: a bare problem`);
+  }
+  for (const member of expect.members ?? []) assert.ok(member in JSON.parse(text), `${where}: body member ${member} (${text})`);
   if (expect.replayed !== undefined) {
     assert.equal(response.headers["idempotent-replayed"], expect.replayed ? "true" : undefined, `${where}: replay marker`);
   }
@@ -145,6 +150,9 @@ async function runScenario(scenario, framework, db) {
     store,
     ...(ring ? { keyRing: ring } : {}),
     ...(config.bodyLimit === undefined ? {} : { bodyLimit: config.bodyLimit }),
+    ...(config.mounts === undefined ? {} : { mounts: config.mounts }),
+    ...(config.grant === undefined ? {} : { grant: config.grant }),
+    onError: () => undefined,
   });
   const resolveHeader = headerValues(ring);
   const responses = new Map();

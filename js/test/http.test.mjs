@@ -159,6 +159,34 @@ for (const [name, framework] of Object.entries(FRAMEWORKS)) {
       }
     });
 
+    test("the grant option serves the endpoint, never covered; a store failure goes to onError, not into the answer", async () => {
+      const ring = new KeyRing({ id: 4, secret: randomBytes(32) });
+      const failures = [];
+      const down = new IdempotencyStore(sqliteDatabase(join(dir, "missing", "db.sqlite")), new RecordPolicy({ leaseMillis: 30_000, retentionMillis: 86_400_000 }));
+      const middleware = framework.module.idempotency({
+        store: down,
+        scope: (request) => `user:${request.headers["x-user"]}`,
+        keyRing: ring,
+        acceptIdempotencyKey: true,
+        grant: { path: "/grant", scope },
+        onError: (message, error) => failures.push([message, error]),
+      });
+      const app = await framework.listen(withMiddleware(middleware, (instance, route) => instance.post("/orders", route(async () => ({ status: 201, json: {} })))));
+      try {
+        const granted = await send(app.port, { path: "/grant", headers: { "x-user": "ann" } });
+        assert.equal(granted.status, 200);
+        assert.equal(grantFields(JSON.parse(granted.text).grant).expiresMillis > 0n, true);
+        const refused = await send(app.port, { path: "/orders", headers: { "x-user": "ann", "idempotency-key": randomUUID() }, body: "" });
+        assert.equal(refused.status, 503);
+        assert.deepEqual(Object.keys(JSON.parse(refused.text)).sort(), ["status", "title", "type"]);
+        assert.equal(failures.length, 1);
+        assert.match(failures[0][0], /before the handler ran/);
+        assert.equal(failures[0][1].code, "store.unavailable");
+      } finally {
+        await app.close();
+      }
+    });
+
     test("a kind the core refuses is the server's fault (500), not the client's", async () => {
       const middleware = framework.module.idempotency({ store: await freshStore(), scope: () => "user:ann", kind: () => "Not A Kind" });
       const app = await framework.listen(withMiddleware(middleware, (instance, route) => instance.post("/", route(async () => ({ status: 200, json: {} })))));

@@ -96,6 +96,7 @@ class Problem(enum.Enum):
     FINGERPRINT_MISMATCH = ffi.Problem.FINGERPRINT_MISMATCH
     KEY_TOO_OLD = ffi.Problem.KEY_TOO_OLD
     STORAGE_UNAVAILABLE = ffi.Problem.STORAGE_UNAVAILABLE
+    MALFORMED_BODY = ffi.Problem.MALFORMED_BODY
 
     @property
     def _details(self) -> ffi.ProblemDetails:

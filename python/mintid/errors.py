@@ -36,6 +36,7 @@ __all__ = [
     "HttpInvalidHeaderError",
     "HttpInvalidMethodError",
     "HttpInvalidStatusError",
+    "HttpMalformedBodyError",
     "IdempotencyKeyError",
     "InternalError",
     "KeyEmptyError",
@@ -598,3 +599,9 @@ class HttpInvalidHeaderError(HttpError, code="http.invalid_header"):
 
 class HttpBadStoredResponseError(HttpError, code="http.bad_stored_response"):
     """Stored bytes that are not a ``mintid-http/1`` envelope; ``position`` says where."""
+
+
+class HttpMalformedBodyError(HttpError, code="http.malformed_body"):
+    """A JSON content type with a body that is not JSON (``problem_name``
+    ``malformed_body``, 400); ``position`` says where it stops being JSON.
+    """  # noqa: D205

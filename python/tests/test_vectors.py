@@ -963,7 +963,20 @@ def http_is_json_content_type(case: Case) -> None:
 
 def http_fingerprint_body(case: Case) -> None:
     body = bytes.fromhex(case["body"])
-    assert str(mintid_http.fingerprint_body(case["content_type"], body)) == case["fingerprint"]
+    http_outcome(
+        case,
+        lambda: mintid_http.fingerprint_body(case["content_type"], body),
+        lambda fingerprint: _equal(str(fingerprint), case["fingerprint"]),
+    )
+
+
+def http_fingerprint_request(case: Case) -> None:
+    body = bytes.fromhex(case["body"])
+    http_outcome(
+        case,
+        lambda: mintid_http.fingerprint_request(case["content_type"], case["query"], body),
+        lambda fingerprint: _equal(str(fingerprint), case["fingerprint"]),
+    )
 
 
 def http_problem_document(case: Case) -> None:
@@ -1050,6 +1063,7 @@ RUNNERS: dict[str, dict[str, Callable[[Case], None]]] = {
         "default_kind": http_default_kind,
         "is_json_content_type": http_is_json_content_type,
         "fingerprint_body": http_fingerprint_body,
+        "fingerprint_request": http_fingerprint_request,
         "problem_document": http_problem_document,
         "status_document": http_status_document,
         "grant_document": http_grant_document,

@@ -386,8 +386,13 @@ impl From<mintid::outbox::OutboxError> for MintidError {
 
 impl From<mintid::http::HttpError> for MintidError {
     fn from(error: mintid::http::HttpError) -> Self {
-        let position = error.position();
-        variant!(Http, Fields::new(error.code(), error).at(None, position))
+        let (position, problem) = (error.position(), error.problem());
+        variant!(
+            Http,
+            Fields::new(error.code(), error)
+                .at(None, position)
+                .answering(problem)
+        )
     }
 }
 

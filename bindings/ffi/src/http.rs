@@ -69,7 +69,8 @@ pub fn http_defaults() -> HttpDefaults {
     }
 }
 
-/// The default key kind of a request: `http.<method>.<10 hex of SHA-256(path)>`.
+/// The default key kind of a request: `http.<method>.<10 hex of SHA-256(path)>`,
+/// of its full path (mount prefix included; a query is cut off, escapes decoded).
 ///
 /// Fails with `http.invalid_method`.
 #[uniffi::export]
@@ -85,11 +86,33 @@ pub fn http_is_json_content_type(content_type: Option<String>) -> bool {
 
 /// The fingerprint (32 digest bytes) of a request body: JSON by its content
 /// type through the canonicaliser, anything else as raw bytes.
+///
+/// Fails with `http.malformed_body` (problem `malformed_body`).
 #[uniffi::export]
-pub fn http_fingerprint_body(content_type: Option<String>, body: Vec<u8>) -> Vec<u8> {
-    core::fingerprint_body(content_type.as_deref(), &body)
+pub fn http_fingerprint_body(
+    content_type: Option<String>,
+    body: Vec<u8>,
+) -> Result<Vec<u8>, MintidError> {
+    Ok(core::fingerprint_body(content_type.as_deref(), &body)?
         .as_bytes()
-        .to_vec()
+        .to_vec())
+}
+
+/// The fingerprint (32 digest bytes) of a request: its body and its raw
+/// query string (without the `?`).
+///
+/// Fails with `http.malformed_body` (problem `malformed_body`).
+#[uniffi::export]
+pub fn http_fingerprint_request(
+    content_type: Option<String>,
+    query: String,
+    body: Vec<u8>,
+) -> Result<Vec<u8>, MintidError> {
+    Ok(
+        core::fingerprint_request(content_type.as_deref(), &query, &body)?
+            .as_bytes()
+            .to_vec(),
+    )
 }
 
 /// The `application/problem+json` body of a problem, with an optional detail.

@@ -34,7 +34,8 @@ pub use fingerprint::{
 pub use http::{
     HttpDefaults, HttpHeader, HttpResponse, StoredEnvelope, http_decode_envelope,
     http_default_kind, http_defaults, http_encode_envelope, http_fingerprint_body,
-    http_grant_document, http_is_json_content_type, http_problem_document, http_status_document,
+    http_fingerprint_request, http_grant_document, http_is_json_content_type,
+    http_problem_document, http_status_document,
 };
 pub use key::{
     IdempotencyKey, idempotency_key_derived, idempotency_key_from_fields,

@@ -285,6 +285,8 @@ pub enum Problem {
     KeyTooOld,
     /// 503: storage is unavailable.
     StorageUnavailable,
+    /// 400: a JSON content type with a body that is not JSON.
+    MalformedBody,
 }
 
 impl From<core::Problem> for Problem {
@@ -298,6 +300,7 @@ impl From<core::Problem> for Problem {
             core::Problem::FingerprintMismatch => Self::FingerprintMismatch,
             core::Problem::KeyTooOld => Self::KeyTooOld,
             core::Problem::StorageUnavailable => Self::StorageUnavailable,
+            core::Problem::MalformedBody => Self::MalformedBody,
         }
     }
 }
@@ -313,6 +316,7 @@ impl From<Problem> for core::Problem {
             Problem::FingerprintMismatch => Self::FingerprintMismatch,
             Problem::KeyTooOld => Self::KeyTooOld,
             Problem::StorageUnavailable => Self::StorageUnavailable,
+            Problem::MalformedBody => Self::MalformedBody,
         }
     }
 }

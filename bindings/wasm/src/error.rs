@@ -82,6 +82,9 @@ impl CoreError for mintid::http::HttpError {
     fn position(&self) -> Option<usize> {
         mintid::http::HttpError::position(self)
     }
+    fn problem(&self) -> Option<&'static str> {
+        mintid::http::HttpError::problem(self).map(mintid::record::Problem::name)
+    }
 }
 
 impl CoreError for mintid::store::DriverError {

@@ -62,7 +62,8 @@ pub fn http_default_stored_headers() -> Vec<String> {
         .collect()
 }
 
-/// The default key kind of a request (`http.invalid_method`).
+/// The default key kind of a request, of its full path (mount prefix
+/// included; a query is cut off, escapes decoded) (`http.invalid_method`).
 #[wasm_bindgen(js_name = httpDefaultKind)]
 pub fn http_default_kind(method: &str, path: &str) -> Result<String, JsValue> {
     core::default_kind(method, path).map_err(to_js)
@@ -74,10 +75,25 @@ pub fn http_is_json_content_type(content_type: Option<String>) -> bool {
     core::is_json_content_type(content_type.as_deref())
 }
 
-/// The text form of a request body's fingerprint.
+/// The text form of a request body's fingerprint (`http.malformed_body`).
 #[wasm_bindgen(js_name = httpFingerprintBody)]
-pub fn http_fingerprint_body(content_type: Option<String>, body: &[u8]) -> String {
-    core::fingerprint_body(content_type.as_deref(), body).to_string()
+pub fn http_fingerprint_body(content_type: Option<String>, body: &[u8]) -> Result<String, JsValue> {
+    core::fingerprint_body(content_type.as_deref(), body)
+        .map(|fingerprint| fingerprint.to_string())
+        .map_err(to_js)
+}
+
+/// The text form of a request's fingerprint: its body and its raw query
+/// string (`http.malformed_body`).
+#[wasm_bindgen(js_name = httpFingerprintRequest)]
+pub fn http_fingerprint_request(
+    content_type: Option<String>,
+    query: &str,
+    body: &[u8],
+) -> Result<String, JsValue> {
+    core::fingerprint_request(content_type.as_deref(), query, body)
+        .map(|fingerprint| fingerprint.to_string())
+        .map_err(to_js)
 }
 
 /// The `application/problem+json` body of the problem named `name`.

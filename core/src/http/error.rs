@@ -3,7 +3,9 @@
 use alloc::string::String;
 use core::fmt;
 
+use crate::fingerprint::FingerprintError;
 use crate::quote::QuotedStr;
+use crate::record::Problem;
 
 /// The longest prefix of a rejected text kept for the message.
 const QUOTED_TEXT_MAX: usize = 40;
@@ -31,6 +33,9 @@ pub enum HttpErrorKind {
     /// `http.bad_stored_response`: stored bytes that are not a
     /// `mintid-http/1` envelope (written by something else, or corrupted).
     BadStoredResponse,
+    /// `http.malformed_body`: a request whose content type is JSON and
+    /// whose body is not JSON; answered 400 `malformed_body`.
+    MalformedBody,
 }
 
 impl HttpErrorKind {
@@ -41,6 +46,7 @@ impl HttpErrorKind {
             Self::InvalidStatus => "http.invalid_status",
             Self::InvalidHeader => "http.invalid_header",
             Self::BadStoredResponse => "http.bad_stored_response",
+            Self::MalformedBody => "http.malformed_body",
         }
     }
 }
@@ -63,6 +69,9 @@ enum Detail {
     BadStoredResponse {
         position: usize,
         reason: &'static str,
+    },
+    MalformedBody {
+        cause: FingerprintError,
     },
 }
 
@@ -106,6 +115,12 @@ impl HttpError {
         }
     }
 
+    pub(super) const fn malformed_body(cause: FingerprintError) -> Self {
+        Self {
+            detail: Detail::MalformedBody { cause },
+        }
+    }
+
     /// What went wrong.
     pub const fn kind(&self) -> HttpErrorKind {
         match self.detail {
@@ -113,6 +128,17 @@ impl HttpError {
             Detail::InvalidStatus { .. } => HttpErrorKind::InvalidStatus,
             Detail::InvalidHeader { .. } => HttpErrorKind::InvalidHeader,
             Detail::BadStoredResponse { .. } => HttpErrorKind::BadStoredResponse,
+            Detail::MalformedBody { .. } => HttpErrorKind::MalformedBody,
+        }
+    }
+
+    /// The problem a request failing this way is answered with: for
+    /// [`HttpErrorKind::MalformedBody`], the client's [`Problem::MalformedBody`];
+    /// `None` for the others, which are the server's own faults.
+    pub const fn problem(&self) -> Option<Problem> {
+        match self.detail {
+            Detail::MalformedBody { .. } => Some(Problem::MalformedBody),
+            _ => None,
         }
     }
 
@@ -122,10 +148,13 @@ impl HttpError {
     }
 
     /// For [`HttpErrorKind::BadStoredResponse`]: the byte offset in the
-    /// stored bytes where reading failed.
-    pub const fn position(&self) -> Option<usize> {
-        match self.detail {
-            Detail::BadStoredResponse { position, .. } => Some(position),
+    /// stored bytes where reading failed; for
+    /// [`HttpErrorKind::MalformedBody`]: the byte offset in the body where
+    /// it stops being JSON.
+    pub fn position(&self) -> Option<usize> {
+        match &self.detail {
+            Detail::BadStoredResponse { position, .. } => Some(*position),
+            Detail::MalformedBody { cause } => cause.position(),
             _ => None,
         }
     }
@@ -157,6 +186,9 @@ impl fmt::Display for HttpError {
                 f,
                 "the stored response is not a mintid-http/1 envelope: {reason} at byte {position}"
             ),
+            Detail::MalformedBody { cause } => {
+                write!(f, "the content type is JSON but the body is not: {cause}")
+            }
         }
     }
 }

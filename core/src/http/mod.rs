@@ -1,7 +1,8 @@
 //! The rules of the HTTP integrations that every language must compute
-//! alike: the default key kind of a request, which bodies are fingerprinted
-//! as JSON, the stored response envelope, the problem and grant documents,
-//! and the integrations' defaults.
+//! alike: the default key kind of a request (of its full path), which
+//! bodies are fingerprinted as JSON and which are refused, the request
+//! fingerprint (body and query string), the stored response envelope, the
+//! problem and grant documents, and the integrations' defaults.
 //!
 //! The integrations themselves (reading headers and bodies, running the
 //! handler through a store, writing the answer) are host work; they take
@@ -30,7 +31,7 @@ mod envelope;
 mod error;
 mod kind;
 
-pub use body::{fingerprint_body, is_json_content_type};
+pub use body::{QUERY_DOMAIN_TAG, fingerprint_body, fingerprint_request, is_json_content_type};
 pub use document::{
     ABOUT_BLANK, GRANT_CONTENT_TYPE, grant_document, plain_status_title, problem_document,
     status_document,
@@ -39,7 +40,7 @@ pub use envelope::{
     ENVELOPE_MAGIC, HttpResponse, StoredEnvelope, decode_envelope, encode_envelope,
 };
 pub use error::{HttpError, HttpErrorKind};
-pub use kind::{MAX_METHOD_LEN, default_kind};
+pub use kind::{MAX_METHOD_LEN, default_kind, normalise_path};
 
 /// The IETF draft's header carrying a plain idempotency key.
 pub const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";

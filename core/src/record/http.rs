@@ -33,11 +33,14 @@ pub enum Problem {
     KeyTooOld,
     /// 503: the idempotency storage cannot be reached; nothing was run.
     StorageUnavailable,
+    /// 400: the request's content type is JSON and its body is not JSON;
+    /// nothing was run or stored.
+    MalformedBody,
 }
 
 impl Problem {
     /// Every problem, in declaration order.
-    pub const ALL: [Problem; 8] = [
+    pub const ALL: [Problem; 9] = [
         Problem::MissingKey,
         Problem::MalformedKey,
         Problem::InvalidRequestId,
@@ -46,6 +49,7 @@ impl Problem {
         Problem::FingerprintMismatch,
         Problem::KeyTooOld,
         Problem::StorageUnavailable,
+        Problem::MalformedBody,
     ];
 
     /// The stable name, e.g. `in_progress` (also the end of the type URI,
@@ -60,6 +64,7 @@ impl Problem {
             Problem::FingerprintMismatch => "fingerprint_mismatch",
             Problem::KeyTooOld => "key_too_old",
             Problem::StorageUnavailable => "storage_unavailable",
+            Problem::MalformedBody => "malformed_body",
         }
     }
 
@@ -70,7 +75,8 @@ impl Problem {
             | Problem::MalformedKey
             | Problem::InvalidRequestId
             | Problem::GrantExpired
-            | Problem::KeyTooOld => 400,
+            | Problem::KeyTooOld
+            | Problem::MalformedBody => 400,
             Problem::InProgress => 409,
             Problem::FingerprintMismatch => 422,
             Problem::StorageUnavailable => 503,
@@ -88,6 +94,7 @@ impl Problem {
             Problem::FingerprintMismatch => "https://mintid.dev/problems/fingerprint-mismatch",
             Problem::KeyTooOld => "https://mintid.dev/problems/key-too-old",
             Problem::StorageUnavailable => "https://mintid.dev/problems/storage-unavailable",
+            Problem::MalformedBody => "https://mintid.dev/problems/malformed-body",
         }
     }
 
@@ -102,6 +109,7 @@ impl Problem {
             Problem::FingerprintMismatch => "Idempotency key reused with a different payload",
             Problem::KeyTooOld => "Idempotency key older than retention",
             Problem::StorageUnavailable => "Idempotency storage unavailable",
+            Problem::MalformedBody => "Request body malformed",
         }
     }
 }

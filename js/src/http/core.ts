@@ -8,12 +8,13 @@
 
 import {
   defaultKind as coreDefaultKind,
-  fingerprintBody,
+  fingerprintRequest,
+  HttpError,
   httpDefaults,
   IdempotencyKey,
   KeyError,
   KeyRing,
-  type MintidError,
+  MintidError,
   type ProblemName,
   RequestIdError,
   Uuid7,
@@ -22,9 +23,10 @@ import {
 import { StoreError } from "../store/errors.js";
 import { type IdempotencyStore, OperationError, type RunResult, type StoreRequest } from "../store/idempotency.js";
 import { type HttpAnswer, problemAnswer, replayedHeader, retryAfter, statusAnswer } from "./answer.js";
+import { type GrantEndpointOptions, grantIssuer } from "./grant.js";
 import { fromStored, toStored } from "./stored.js";
 
-export { fingerprintBody, isJsonContentType } from "../node.js";
+export { fingerprintBody, fingerprintRequest, isJsonContentType } from "../node.js";
 
 const DEFAULTS = httpDefaults();
 /** The header carrying a signed request ID unless configured otherwise (from the core). */
@@ -45,8 +47,10 @@ export type RunOnceStore = Pick<IdempotencyStore, "runOnce" | "policy">;
 export interface HttpRequestView<R> {
   /** The method, upper case. */
   readonly method: string;
-  /** The path, without the query. */
+  /** The full path as the application sees it (mount prefix included), without the query. */
   readonly path: string;
+  /** The raw query string, without the `?` (empty without one). */
+  readonly query: string;
   /** A header's value (names are case-insensitive), or `undefined`. */
   header(name: string): string | undefined;
   /** The framework's request (`req` of Express, `request` of Fastify). */
@@ -78,8 +82,26 @@ export interface IdempotencyOptions<R> {
   readonly bodyLimit?: number;
   /** Response headers stored and replayed besides content-type (default {@link DEFAULT_STORED_HEADERS}). */
   readonly storedHeaders?: readonly string[];
-  /** The key's kind (1–32 of `a-z 0-9 . _ -`); default the core's `defaultKind` (`http.<method>.<10 hex of SHA-256 of the path>`). */
+  /** The key's kind (1–32 of `a-z 0-9 . _ -`); default the core's `defaultKind` (`http.<method>.<10 hex of SHA-256 of the full path>`). */
   readonly kind?: (request: HttpRequestView<R>) => string;
+  /**
+   * The grant endpoint, served by the middleware itself so that it is never
+   * covered: a `POST` to `path` (the full path) answers the grant of
+   * `scope(request)` from `keyRing` (which must be set), or 401.
+   */
+  readonly grant?: GrantRoute<R>;
+  /**
+   * Receives what goes wrong out of the client's sight: a store failure
+   * (with the driver's error as its `cause`), before or after the handler
+   * ran. Default: `console.error`. The answer never carries its text.
+   */
+  readonly onError?: (message: string, error: unknown) => void;
+}
+
+/** The grant endpoint of {@link IdempotencyOptions.grant}. */
+export interface GrantRoute<R> extends Omit<GrantEndpointOptions<R>, "keyRing"> {
+  /** The full path of the endpoint, e.g. `/api/grant`. */
+  readonly path: string;
 }
 
 /** A request whose key was read and verified: run it with {@link HttpIdempotency.run}. */
@@ -88,6 +110,8 @@ export interface Admitted {
   readonly key: IdempotencyKey;
   /** When the key was created (a signed request ID's UUIDv7 time), if known. */
   readonly keyCreatedMillis: number | undefined;
+  /** The request's raw query string, which takes part in its fingerprint. */
+  readonly query: string;
 }
 
 /** The outcome of {@link HttpIdempotency.admit}: go on with the key, or answer now. */
@@ -97,8 +121,14 @@ export type Admission = { readonly admitted: Admitted } | { readonly answer: Htt
 export interface RunAnswer {
   /** The answer to send. */
   readonly answer: HttpAnswer;
-  /** Whether the handler ran for this request (then `answer` is its response, unchanged). */
+  /** Whether the handler ran for this request and `answer` is its response, unchanged. */
   readonly executed: boolean;
+  /**
+   * Whether the handler ran for this request: also when the store failed
+   * after it, and `answer` is then a 500 instead of its response (drop what
+   * the handler set on the framework's response).
+   */
+  readonly ran: boolean;
 }
 
 function defaultKind(request: HttpRequestView<unknown>): string {
@@ -109,12 +139,20 @@ function problemOf(error: MintidError, fallback: ProblemName): ProblemName {
   return (error.problem as ProblemName | undefined) ?? fallback;
 }
 
+/** The problem the core attaches to a store's failure; every store error's is `storage_unavailable`. */
+function problemOfFailure(error: unknown): ProblemName | undefined {
+  if (error instanceof MintidError && error.problem !== undefined) return error.problem as ProblemName;
+  return error instanceof StoreError ? "storage_unavailable" : undefined;
+}
+
 /** The neutral middleware: one per app (or per group of routes sharing settings). */
 export class HttpIdempotency<R> {
   readonly #options: IdempotencyOptions<R>;
   readonly #methods: ReadonlySet<string>;
   readonly #storedHeaders: readonly string[];
   readonly #acceptIdempotencyKey: boolean;
+  readonly #grant: ((request: R) => Promise<HttpAnswer>) | undefined;
+  readonly #onError: (message: string, error: unknown) => void;
   /** The largest body read, in bytes. */
   readonly bodyLimit: number;
 
@@ -131,10 +169,27 @@ export class HttpIdempotency<R> {
     this.#storedHeaders = [...(options.storedHeaders ?? DEFAULT_STORED_HEADERS)];
     this.#acceptIdempotencyKey = options.acceptIdempotencyKey ?? options.keyRing === undefined;
     this.bodyLimit = limit;
+    const grant = options.grant;
+    if (grant !== undefined) {
+      if (typeof grant.path !== "string" || !grant.path.startsWith("/")) throw new TypeError("options.grant.path must be a path starting with '/'");
+      if (options.keyRing === undefined) throw new TypeError("options.grant needs options.keyRing, which verifies the request IDs it lets clients mint");
+      this.#grant = grantIssuer({ ...grant, keyRing: options.keyRing });
+    }
+    this.#onError = options.onError ?? ((message, error) => console.error(message, error));
   }
 
-  /** Whether the request is covered: its method is, and the route predicate accepts it. */
+  /**
+   * The grant endpoint's answer when `request` is a `POST` to its path (see
+   * {@link IdempotencyOptions.grant}), else `undefined`.
+   */
+  async grant(request: HttpRequestView<R>): Promise<HttpAnswer | undefined> {
+    if (this.#grant === undefined || request.path !== this.#options.grant?.path || request.method.toUpperCase() !== "POST") return undefined;
+    return this.#grant(request.raw);
+  }
+
+  /** Whether the request is covered: its method is, it is not for the grant endpoint, and the route predicate accepts it. */
   covers(request: HttpRequestView<R>): boolean {
+    if (this.#options.grant !== undefined && request.path === this.#options.grant.path) return false;
     return this.#methods.has(request.method.toUpperCase()) && (this.#options.routes?.(request) ?? true);
   }
 
@@ -163,10 +218,10 @@ export class HttpIdempotency<R> {
         if (error instanceof KeyError) return { answer: problemAnswer("invalid_request_id", error.message) };
         throw error;
       }
-      return { admitted: { key: new IdempotencyKey(kind, scope, uuid), keyCreatedMillis: Uuid7.parse(uuid).unixMs } };
+      return { admitted: { key: new IdempotencyKey(kind, scope, uuid), keyCreatedMillis: Uuid7.parse(uuid).unixMs, query: request.query } };
     }
     try {
-      return { admitted: { key: IdempotencyKey.fromHeader(kind, scope, plain ?? ""), keyCreatedMillis: undefined } };
+      return { admitted: { key: IdempotencyKey.fromHeader(kind, scope, plain ?? ""), keyCreatedMillis: undefined, query: request.query } };
     } catch (error) {
       // A bad kind or scope is the server's configuration, not the client's key.
       if (error instanceof KeyError && (error.part === "id" || error.part === undefined)) {
@@ -182,18 +237,59 @@ export class HttpIdempotency<R> {
   }
 
   /**
+   * What the store compares when the key comes again: the request's
+   * fingerprint (its body and query string) and the key's creation time; or
+   * the 400 `malformed_body` answer for a JSON content type whose body is not
+   * JSON (nothing runs, nothing is stored).
+   */
+  storeRequest(admitted: Admitted, contentType: string | undefined, body: Uint8Array): StoreRequest | HttpAnswer {
+    let fingerprint: string;
+    try {
+      fingerprint = fingerprintRequest(contentType, admitted.query, body);
+    } catch (error) {
+      if (error instanceof HttpError && error.problem === "malformed_body") return problemAnswer("malformed_body", error.message);
+      throw error;
+    }
+    return { fingerprint, ...(admitted.keyCreatedMillis === undefined ? {} : { keyCreatedMillis: admitted.keyCreatedMillis }) };
+  }
+
+  /**
+   * The answer when the store (or the record rules) failed with `error`:
+   * before the handler ran, the problem the core attaches to the error (503
+   * `storage_unavailable` for every store error); after it ran (`ran`), 500,
+   * since its outcome is the record's to tell (a retry gets what the record
+   * holds). Never a detail: the error and its `cause` go to `onError`.
+   *
+   * @throws `error` again when the handler did not run and the error names
+   *   no problem: a fault of the server, answered by its framework.
+   */
+  failureAnswer(error: unknown, ran: boolean): HttpAnswer {
+    const problem = ran ? undefined : problemOfFailure(error);
+    if (problem === undefined && !ran) throw error;
+    const answer = problem === undefined ? statusAnswer(500) : problemAnswer(problem);
+    this.#onError(`mintid: the store failed ${ran ? "after" : "before"} the handler ran; answering ${answer.status}`, error);
+    return answer;
+  }
+
+  /**
    * Runs `handler` once for the admitted key (`handler` runs the framework's
    * route and resolves with its complete response), and says what to send:
    * the handler's response, a replay (with `Idempotent-Replayed: true`), 409
-   * with `Retry-After`, 422, 400 (key too old) or 503 (storage unavailable,
-   * nothing run). A 5xx response is a final failure: stored and replayed when
-   * the store's policy stores errors, else the key is released.
+   * with `Retry-After`, 422, 400 (key too old, or a body that is not JSON
+   * under a JSON content type) or 503 (storage unavailable, nothing run). A
+   * 5xx response is a final failure: stored and replayed when the store's
+   * policy stores errors, else the key is released. A store failure is
+   * answered by {@link failureAnswer}, also after the handler ran (its
+   * response is then not sent).
    */
   async run(admitted: Admitted, contentType: string | undefined, body: Uint8Array, handler: () => Promise<HttpAnswer>): Promise<RunAnswer> {
-    const request: StoreRequest = {
-      fingerprint: fingerprintBody(contentType, body),
-      ...(admitted.keyCreatedMillis === undefined ? {} : { keyCreatedMillis: admitted.keyCreatedMillis }),
-    };
+    const request = this.storeRequest(admitted, contentType, body);
+    if ("status" in request) return { answer: request, executed: false, ran: false };
+    return this.runRequest(admitted, request, handler);
+  }
+
+  /** {@link run} for a request whose {@link storeRequest} was taken already (a framework that must refuse a body early). */
+  async runRequest(admitted: Admitted, request: StoreRequest, handler: () => Promise<HttpAnswer>): Promise<RunAnswer> {
     let response: HttpAnswer | undefined;
     const operation = async () => {
       response = await handler();
@@ -205,14 +301,13 @@ export class HttpIdempotency<R> {
     try {
       result = await this.#options.store.runOnce(admitted.key, request, operation);
     } catch (error) {
-      // Once the handler answered, its response is sent whatever the store did after.
-      if (response !== undefined) return { answer: response, executed: true };
-      if (error instanceof StoreError && error.code === "store.unavailable") {
-        return { answer: problemAnswer("storage_unavailable", error.message), executed: false };
-      }
-      throw error;
+      // The handler's own 5xx, stored as its final failure (or released).
+      const ran = response !== undefined;
+      if (error instanceof OperationError && response !== undefined) return { answer: response, executed: true, ran };
+      return { answer: this.failureAnswer(error, ran), executed: false, ran };
     }
-    return { answer: this.#answerOf(result, response), executed: result.decision === "execute" };
+    const executed = result.decision === "execute";
+    return { answer: this.#answerOf(result, response), executed, ran: executed };
   }
 
   #answerOf(result: RunResult, response: HttpAnswer | undefined): HttpAnswer {

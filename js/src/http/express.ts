@@ -16,16 +16,25 @@ export { DEFAULT_BODY_LIMIT, DEFAULT_METHODS, DEFAULT_STORED_HEADERS, IDEMPOTENC
 export type { GrantEndpointOptions } from "./grant.js";
 
 /** The request shape the middleware relies on (Express's `req` has it). */
-export type ExpressRequest = IncomingMessage & { body?: unknown; path?: string };
+export type ExpressRequest = IncomingMessage & { body?: unknown; path?: string; baseUrl?: string; originalUrl?: string };
 /** Express's `next`. */
 export type NextFunction = (error?: unknown) => void;
 /** A Connect-style middleware. */
 export type Middleware<R extends ExpressRequest> = (req: R, res: ServerResponse, next: NextFunction) => void;
 
+/** The raw query string of a request target, without the `?`. */
+function queryOf(target: string): string {
+  const at = target.indexOf("?");
+  return at < 0 ? "" : target.slice(at + 1);
+}
+
 function viewOf<R extends ExpressRequest>(req: R): HttpRequestView<R> {
+  const target = req.originalUrl ?? req.url ?? "/";
   return {
     method: (req.method ?? "GET").toUpperCase(),
-    path: req.path ?? new URL(req.url ?? "/", "http://localhost").pathname,
+    // The full path: the sub-app's or router's mount prefix, then the path within it.
+    path: req.path === undefined ? new URL(target, "http://localhost").pathname : (req.baseUrl ?? "") + req.path,
+    query: queryOf(target),
     header: (name) => headerText(req.headers[name.toLowerCase()]),
     raw: req,
   };
@@ -93,6 +102,8 @@ export function idempotency<R extends ExpressRequest = ExpressRequest>(options: 
   const core = new HttpIdempotency<R>(options);
   const handle = async (req: R, res: ServerResponse, next: NextFunction): Promise<void> => {
     const view = viewOf(req);
+    const grant = await core.grant(view);
+    if (grant !== undefined) return sendAnswer(res, grant);
     if (!core.covers(view)) return next();
     const admission = await core.admit(view);
     if ("answer" in admission) return sendAnswer(res, admission.answer);
@@ -101,13 +112,19 @@ export function idempotency<R extends ExpressRequest = ExpressRequest>(options: 
     const contentType = req.headers["content-type"];
     setBody(req, contentType, body);
     let release: (() => void) | undefined;
-    const { answer, executed } = await core.run(admission.admitted, contentType, body, () => {
+    const before = res.getHeaders();
+    const { answer, executed, ran } = await core.run(admission.admitted, contentType, body, () => {
       const capture = captureResponse(res);
       release = capture.release;
       next();
       return capture.response;
     });
     release?.();
+    if (ran && !executed) {
+      // The store failed after the route answered: drop what the route set.
+      for (const name of res.getHeaderNames()) res.removeHeader(name);
+      for (const [name, value] of Object.entries(before)) if (value !== undefined) res.setHeader(name, value);
+    }
     // The route's own response (its status and headers are already on `res`), or another answer.
     if (executed) res.end(answer.body);
     else sendAnswer(res, answer);

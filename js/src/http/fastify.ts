@@ -9,6 +9,7 @@ import type { IncomingHttpHeaders, OutgoingHttpHeaders } from "node:http";
 import { Readable } from "node:stream";
 import type { HttpAnswer } from "./answer.js";
 import { readLimited } from "./body.js";
+import type { StoreRequest } from "../store/idempotency.js";
 import { type Admitted, type HttpRequestView, headerText, HttpIdempotency, type IdempotencyOptions, payloadBytes, type RunAnswer } from "./core.js";
 import { type GrantEndpointOptions, grantIssuer } from "./grant.js";
 import { groupedHeaders, headerPairs } from "./node-response.js";
@@ -20,8 +21,10 @@ export type { GrantEndpointOptions } from "./grant.js";
 export interface FastifyRequestLike {
   /** The method. */
   readonly method: string;
-  /** The URL (path and query). */
+  /** The URL (path and query), as received: the full path, any prefix included. */
   readonly url: string;
+  /** The matched route's options (Fastify 4.10 and later): its handler. */
+  readonly routeOptions?: { readonly handler?: unknown };
   /** The headers. */
   readonly headers: IncomingHttpHeaders;
 }
@@ -38,30 +41,46 @@ export interface FastifyReplyLike {
   getHeaders(): OutgoingHttpHeaders;
   /** Sends a payload. */
   send(payload?: unknown): FastifyReplyLike;
+  /** Removes a header. */
+  removeHeader(name: string): FastifyReplyLike;
 }
 
 type Hook = (request: FastifyRequestLike, reply: FastifyReplyLike, payload?: unknown) => Promise<unknown>;
 interface FastifyHooks {
   addHook(name: "preParsing" | "preHandler" | "onSend", hook: Hook): unknown;
+  post(path: string, handler: (request: never, reply: FastifyReplyLike) => Promise<FastifyReplyLike>): unknown;
 }
 
 /** A request on its way through the hooks. */
 interface InFlight {
   readonly admitted: Admitted;
-  readonly contentType: string | undefined;
-  readonly body: Uint8Array;
+  /** What the store compares (taken before Fastify's parsers, which refuse bad JSON their own way). */
+  readonly request: StoreRequest;
+  /** The reply's headers before the route handler ran (set by earlier hooks). */
+  before?: OutgoingHttpHeaders;
   /** Set once the route handler was let through: resolves its response. */
   respond?: (answer: HttpAnswer) => void;
   running?: Promise<RunAnswer>;
 }
 
+/** Route handlers made by {@link grantEndpoint}: the plugin never covers their routes. */
+const GRANT_HANDLERS = new WeakSet<object>();
+
 function viewOf<R extends FastifyRequestLike>(request: R): HttpRequestView<R> {
+  const at = request.url.indexOf("?");
   return {
     method: request.method.toUpperCase(),
-    path: new URL(request.url, "http://localhost").pathname,
+    // The raw path (the core cuts any query and decodes escapes): prefixes included.
+    path: at < 0 ? request.url : request.url.slice(0, at),
+    query: at < 0 ? "" : request.url.slice(at + 1),
     header: (name) => headerText(request.headers[name.toLowerCase()]),
     raw: request,
   };
+}
+
+function isGrantRoute(request: FastifyRequestLike): boolean {
+  const handler = request.routeOptions?.handler;
+  return typeof handler === "function" && GRANT_HANDLERS.has(handler);
 }
 
 /**
@@ -91,18 +110,21 @@ export function idempotency<R extends FastifyRequestLike = FastifyRequestLike>(o
 
   const preParsing: Hook = async (request, reply, payload) => {
     const view = viewOf(request as R);
-    if (!core.covers(view)) return payload;
+    if (isGrantRoute(request) || !core.covers(view)) return payload;
     const admission = await core.admit(view);
     if ("answer" in admission) return send(reply, admission.answer);
     const body = await readLimited(payload as AsyncIterable<Uint8Array>, core.bodyLimit);
     if (body === undefined) return send(reply, core.tooLarge());
-    inFlight.set(request, { admitted: admission.admitted, contentType: headerText(request.headers["content-type"]), body });
+    const stored = core.storeRequest(admission.admitted, headerText(request.headers["content-type"]), body);
+    if ("status" in stored) return send(reply, stored);
+    inFlight.set(request, { admitted: admission.admitted, request: stored });
     return Readable.from([Buffer.from(body)]);
   };
 
   const preHandler: Hook = async (request, reply) => {
     const flight = inFlight.get(request);
     if (flight === undefined) return undefined;
+    flight.before = { ...reply.getHeaders() };
     let started: () => void = () => undefined;
     const handlerStarted = new Promise<undefined>((resolve) => {
       started = () => resolve(undefined);
@@ -110,7 +132,7 @@ export function idempotency<R extends FastifyRequestLike = FastifyRequestLike>(o
     const response = new Promise<HttpAnswer>((resolve) => {
       flight.respond = resolve;
     });
-    const running = core.run(flight.admitted, flight.contentType, flight.body, () => {
+    const running = core.runRequest(flight.admitted, flight.request, () => {
       started();
       return response;
     });
@@ -127,9 +149,15 @@ export function idempotency<R extends FastifyRequestLike = FastifyRequestLike>(o
     inFlight.delete(request);
     const body = await payloadOf(payload);
     flight.respond({ status: reply.statusCode, headers: headerPairs(reply.getHeaders()), body });
-    // The handler's response goes out once the store has it (or failed to keep it).
-    await flight.running;
-    return Buffer.from(body);
+    // The handler's response goes out once the store has it.
+    const { answer, executed } = await flight.running;
+    if (executed) return Buffer.from(body);
+    // The store failed after the handler answered: its answer instead, without what the route set.
+    for (const name of Object.keys(reply.getHeaders())) reply.removeHeader(name);
+    const headers: Record<string, string | string[]> = {};
+    for (const [name, value] of Object.entries(flight.before ?? {})) if (value !== undefined) headers[name] = Array.isArray(value) ? value : String(value);
+    reply.code(answer.status).headers({ ...headers, ...groupedHeaders(answer.headers) });
+    return Buffer.from(answer.body);
   };
 
   const plugin = async (instance: unknown) => {
@@ -137,6 +165,10 @@ export function idempotency<R extends FastifyRequestLike = FastifyRequestLike>(o
     hooks.addHook("preParsing", preParsing);
     hooks.addHook("preHandler", preHandler);
     hooks.addHook("onSend", onSend);
+    // The grant endpoint's route, never covered (its handler is a grant endpoint's).
+    if (options.grant !== undefined && options.keyRing !== undefined) {
+      hooks.post(options.grant.path, grantEndpoint<R>({ ...options.grant, keyRing: options.keyRing }));
+    }
   };
   return Object.assign(plugin, { [Symbol.for("skip-override")]: true, [Symbol.for("fastify.display-name")]: "mintid-idempotency" });
 }
@@ -147,5 +179,7 @@ export function idempotency<R extends FastifyRequestLike = FastifyRequestLike>(o
  */
 export function grantEndpoint<R extends FastifyRequestLike = FastifyRequestLike>(options: GrantEndpointOptions<R>): (request: R, reply: FastifyReplyLike) => Promise<FastifyReplyLike> {
   const issue = grantIssuer(options);
-  return async (request, reply) => send(reply, await issue(request));
+  const handler = async (request: R, reply: FastifyReplyLike) => send(reply, await issue(request));
+  GRANT_HANDLERS.add(handler);
+  return handler;
 }

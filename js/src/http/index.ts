@@ -14,6 +14,8 @@ export {
   DEFAULT_METHODS,
   DEFAULT_STORED_HEADERS,
   fingerprintBody,
+  fingerprintRequest,
+  type GrantRoute,
   headerText,
   HttpIdempotency,
   type HttpRequestView,

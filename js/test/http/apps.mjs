@@ -1,6 +1,7 @@
 // The test app of tests/http/README.md on Express and on Fastify: POST, PATCH and GET
 // /orders behind the mintid middleware, the user taken from `x-test-user`, the
-// handler's directive (status, throw, gate) from `x-test-handler`.
+// handler's directive (status, throw, gate, contentType) from `x-test-handler`; with
+// `mounts`, the app with the middleware inside it is mounted at each prefix.
 import express from "express";
 import Fastify from "fastify";
 import { idempotency as expressIdempotency } from "mintid/http/express";
@@ -32,29 +33,34 @@ async function handle(state, method, directiveText, received) {
   const directive = directiveText === undefined ? {} : JSON.parse(directiveText);
   if (directive.gate !== undefined) await state.gate(directive.gate).opened;
   if (directive.throw) throw new Error("the handler failed");
-  if (directive.status !== undefined) return { status: directive.status, headers: {}, json: { error: `status ${directive.status}` } };
-  if (method === "GET") return { status: 200, headers: {}, json: { orders: order } };
-  if (method === "PATCH") return { status: 200, headers: {}, json: { order, received } };
-  return { status: 201, headers: { location: `/orders/${order}` }, json: { order, received } };
+  const type = directive.contentType === undefined ? {} : { "content-type": directive.contentType };
+  if (directive.status !== undefined) return { status: directive.status, headers: type, json: { error: `status ${directive.status}` } };
+  if (method === "GET") return { status: 200, headers: type, json: { orders: order } };
+  if (method === "PATCH") return { status: 200, headers: type, json: { order, received } };
+  return { status: 201, headers: { location: `/orders/${order}`, ...type }, json: { order, received } };
 }
 
-function middlewareOptions(options) {
-  return { ...options, scope: (request) => `user:${request.headers["x-test-user"] ?? "anonymous"}` };
+function middlewareOptions({ grant, ...options }) {
+  const scope = (request) => `user:${request.headers["x-test-user"] ?? "anonymous"}`;
+  return { ...options, scope, ...(grant === undefined ? {} : { grant: { path: grant, scope } }) };
 }
 
 /** An Express app listening on 127.0.0.1; `close()` stops it. */
-export async function expressApp(state, options) {
+export async function expressApp(state, { mounts = [], ...options }) {
   const app = express();
   app.set("env", "test");
-  app.use(expressIdempotency(middlewareOptions(options)));
+  const orders = express.Router();
+  orders.use(expressIdempotency(middlewareOptions(options)));
   const route = async (req, res) => {
     const received = req.body === undefined || Buffer.isBuffer(req.body) ? null : req.body;
     const answer = await handle(state, req.method, req.get("x-test-handler"), received);
     res.status(answer.status).set(answer.headers).json(answer.json);
   };
-  app.get("/orders", route);
-  app.post("/orders", route);
-  app.patch("/orders", route);
+  orders.get("/orders", route);
+  orders.post("/orders", route);
+  orders.patch("/orders", route);
+  if (mounts.length === 0) app.use(orders);
+  for (const prefix of mounts) app.use(prefix, orders);
   const server = await new Promise((resolve) => {
     const listening = app.listen(0, "127.0.0.1", () => resolve(listening));
   });
@@ -68,17 +74,23 @@ export async function expressApp(state, options) {
 }
 
 /** A Fastify app listening on 127.0.0.1; `close()` stops it. */
-export async function fastifyApp(state, options) {
+export async function fastifyApp(state, { mounts = [], ...options }) {
   const app = Fastify({ logger: false });
-  await app.register(fastifyIdempotency(middlewareOptions(options)));
   const route = async (request, reply) => {
     const received = request.body === undefined || typeof request.body === "string" ? null : request.body;
     const answer = await handle(state, request.method, request.headers["x-test-handler"], received);
-    return reply.code(answer.status).headers(answer.headers).send(answer.json);
+    // A body of another content type than JSON is sent as its text.
+    const payload = "content-type" in answer.headers ? JSON.stringify(answer.json) : answer.json;
+    return reply.code(answer.status).headers(answer.headers).send(payload);
   };
-  app.get("/orders", route);
-  app.post("/orders", route);
-  app.patch("/orders", route);
+  const orders = async (instance) => {
+    await instance.register(fastifyIdempotency(middlewareOptions(options)));
+    instance.get("/orders", route);
+    instance.post("/orders", route);
+    instance.patch("/orders", route);
+  };
+  if (mounts.length === 0) await app.register(orders);
+  for (const prefix of mounts) await app.register(orders, { prefix });
   await app.listen({ port: 0, host: "127.0.0.1" });
   return { port: app.server.address().port, close: () => app.close() };
 }

@@ -5,6 +5,7 @@ import {
   defaultKind,
   encodeEnvelope,
   fingerprintBody,
+  fingerprintRequest,
   grantDocument,
   HttpError,
   httpDefaults,
@@ -34,7 +35,15 @@ export const httpRunners = {
     assert.equal(isJsonContentType(nullable(vector.content_type)), vector.expect, where);
   },
   fingerprint_body(vector, where) {
-    assert.equal(fingerprintBody(nullable(vector.content_type), fromHex(vector.body)), vector.fingerprint, where);
+    outcome(vector, where, () => fingerprintBody(nullable(vector.content_type), fromHex(vector.body)), (fingerprint) => assert.equal(fingerprint, vector.fingerprint, where));
+  },
+  fingerprint_request(vector, where) {
+    outcome(
+      vector,
+      where,
+      () => fingerprintRequest(nullable(vector.content_type), vector.query, fromHex(vector.body)),
+      (fingerprint) => assert.equal(fingerprint, vector.fingerprint, where),
+    );
   },
   problem_document(vector, where) {
     assert.equal(problemDocument(vector.problem, vector.detail), vector.body, where);

@@ -7,6 +7,7 @@ and this class. The behaviour is the one of ``tests/http/README.md``.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Final, Protocol
@@ -15,7 +16,7 @@ from mintid._key import IdempotencyKey, parse_idempotency_key_header
 from mintid._record import Problem, RecordPolicy, retry_after_secs
 from mintid._request_id import KeyRing
 from mintid._uuid import Uuid7
-from mintid.errors import IdempotencyKeyError, RequestIdError
+from mintid.errors import HttpMalformedBodyError, IdempotencyKeyError, MintidError, RequestIdError
 from mintid.http._answer import (
     HttpAnswer,
     from_stored,
@@ -25,6 +26,7 @@ from mintid.http._answer import (
     status_answer,
     to_stored,
 )
+from mintid.http._grant import GrantRoute, grant_answer
 from mintid.http._rules import (
     DEFAULT_BODY_LIMIT,
     DEFAULT_METHODS,
@@ -33,14 +35,15 @@ from mintid.http._rules import (
     REQUEST_ID_HEADER,
     default_kind,
     fingerprint_body,
+    fingerprint_request,
     is_json_content_type,
 )
 from mintid.store import (
     OperationError,
     RunResult,
     StoredResponse,
+    StoreError,
     StoreRequest,
-    StoreUnavailableError,
 )
 
 __all__ = [
@@ -50,17 +53,32 @@ __all__ = [
     "IDEMPOTENCY_KEY_HEADER",
     "REQUEST_ID_HEADER",
     "Admitted",
+    "GrantRoute",
     "HttpIdempotency",
     "HttpRequestView",
     "RunOnceStore",
     "answer_of",
     "fingerprint_body",
+    "fingerprint_request",
     "is_json_content_type",
 ]
 
 # The core names the problem of a failed verification (`RequestIdError::problem()`);
 # an error without one (an invalid scope, a key-ring fault) is the server's own.
 _PROBLEM_BY_NAME: Final = {problem.problem_name: problem for problem in Problem}
+
+_log = logging.getLogger("mintid.http")
+
+
+def _problem_of(error: Exception) -> Problem | None:
+    """The problem the core attaches to ``error``, if any."""
+    if isinstance(error, MintidError) and error.problem_name is not None:
+        return _PROBLEM_BY_NAME.get(error.problem_name)
+    # Every store.* error answers storage_unavailable (the core's rule), also
+    # one raised by the host's executor without a problem attached.
+    if isinstance(error, StoreError):
+        return Problem.STORAGE_UNAVAILABLE
+    return None
 
 
 class RunOnceStore(Protocol):
@@ -86,12 +104,15 @@ class HttpRequestView:
 
     #: The method, upper case.
     method: str
-    #: The path, without the query.
+    #: The full path as the application sees it, mount prefix included
+    #: (ASGI ``root_path``, WSGI ``SCRIPT_NAME``), without the query.
     path: str
     #: Header names (lower case) and values.
     headers: tuple[tuple[str, str], ...]
     #: The framework's request.
     raw: Any = field(repr=False)
+    #: The raw query string, without the ``?`` (empty without one).
+    query: str = ""
 
     def header(self, name: str) -> str | None:
         """A header's value (repeated ones joined with ``, ``), or ``None``."""
@@ -107,6 +128,8 @@ class Admitted:
     key: IdempotencyKey
     #: When the key was created (a signed request ID's UUIDv7 time), if known.
     key_created_ms: int | None
+    #: The request's raw query string, which takes part in its fingerprint.
+    query: str = ""
 
 
 def _default_kind(request: HttpRequestView) -> str:
@@ -131,6 +154,7 @@ class HttpIdempotency:
         body_limit: int = DEFAULT_BODY_LIMIT,
         stored_headers: Iterable[str] = DEFAULT_STORED_HEADERS,
         kind: Callable[[HttpRequestView], str] | None = None,
+        grant: GrantRoute | None = None,
     ) -> None:
         """The settings; all but ``store`` and ``scope`` have safe defaults.
 
@@ -138,6 +162,8 @@ class HttpIdempotency:
         ``key_ring``, signed request IDs are read from ``request_id_header``
         and plain ``Idempotency-Key`` values only when
         ``accept_idempotency_key`` says so (default: only without a ring).
+        With ``grant`` (it needs the ``key_ring``), the middleware itself
+        serves the grant endpoint at ``grant.path``: never covered.
         """
         if not callable(getattr(store, "run_once", None)):
             raise TypeError("store must be an IdempotencyStore")
@@ -147,6 +173,11 @@ class HttpIdempotency:
             raise TypeError("key_ring must be a KeyRing")
         if isinstance(body_limit, bool) or not isinstance(body_limit, int) or body_limit < 0:
             raise ValueError("body_limit must be a non-negative integer")
+        if grant is not None and not isinstance(grant, GrantRoute):
+            raise TypeError("grant must be a GrantRoute")
+        if grant is not None and key_ring is None:
+            raise ValueError("a grant endpoint needs the key_ring that verifies its request IDs")
+        self._grant = grant
         self._store = store
         self._scope = scope
         self._ring = key_ring
@@ -163,8 +194,30 @@ class HttpIdempotency:
         #: The largest body read, in bytes.
         self.body_limit = body_limit
 
+    def grants(self, request: HttpRequestView) -> bool:
+        """Whether ``request`` is a ``POST`` to the grant endpoint's path."""
+        return (
+            self._grant is not None
+            and request.path == self._grant.path
+            and request.method.upper() == "POST"
+        )
+
+    def grant(self, request: HttpRequestView) -> HttpAnswer | None:
+        """The grant endpoint's answer when ``request`` is for it
+        (:meth:`grants`): a grant for ``grant.scope(request)``, or 401; else
+        ``None``.
+        """  # noqa: D205
+        route = self._grant
+        if route is None or self._ring is None or not self.grants(request):
+            return None
+        return grant_answer(self._ring, route.scope(request), ttl_ms=route.ttl_ms)
+
     def covers(self, request: HttpRequestView) -> bool:
-        """Whether the request is covered: its method is, and the route predicate accepts it."""
+        """Whether the request is covered: its method is, it is not for the
+        grant endpoint, and the route predicate accepts it.
+        """  # noqa: D205
+        if self._grant is not None and request.path == self._grant.path:
+            return False
         return request.method.upper() in self._methods and (
             self._routes is None or self._routes(request)
         )
@@ -194,9 +247,10 @@ class HttpIdempotency:
                     raise
                 return problem_answer(_PROBLEM_BY_NAME[error.problem_name], error.message)
             key = IdempotencyKey(kind, scope, str(uuid))
-            return Admitted(key, Uuid7.parse(str(uuid)).unix_ms)
+            return Admitted(key, Uuid7.parse(str(uuid)).unix_ms, request.query)
         try:
-            return Admitted(IdempotencyKey.from_header(kind, scope, plain or ""), None)
+            key = IdempotencyKey.from_header(kind, scope, plain or "")
+            return Admitted(key, None, request.query)
         except IdempotencyKeyError as error:
             # A bad kind or scope is the server's configuration, not the client's key.
             if error.part not in (None, "id"):
@@ -206,6 +260,39 @@ class HttpIdempotency:
     def too_large(self) -> HttpAnswer:
         """The answer for a body over :attr:`body_limit`: 413."""
         return status_answer(413, f"the body exceeds {self.body_limit} bytes")
+
+    def store_request(
+        self, admitted: Admitted, content_type: str | None, body: bytes
+    ) -> StoreRequest | HttpAnswer:
+        """What the store compares when the key comes again: the request's
+        fingerprint (its body and query string) and the key's creation time;
+        or 400 ``malformed_body`` for a JSON content type whose body is not
+        JSON (nothing runs, nothing is stored).
+        """  # noqa: D205
+        try:
+            fingerprint = fingerprint_request(content_type, admitted.query, body)
+        except HttpMalformedBodyError as error:
+            return problem_answer(Problem.MALFORMED_BODY, error.message)
+        return StoreRequest(fingerprint, admitted.key_created_ms)
+
+    def failure_answer(self, error: Exception, *, ran: bool) -> HttpAnswer:
+        """The answer when the store (or the record rules) failed with
+        ``error``: before the handler ran, the problem the core attaches to
+        the error (503 ``storage_unavailable`` for every store error); after
+        it ran (``ran``), 500, since its outcome is the record's to tell (a
+        retry gets what the record holds). Never a detail: the error and its
+        cause (the driver's exception) go to the log.
+
+        Raises ``error`` again when the handler did not run and the error
+        names no problem: a fault of the server, answered by its framework.
+        """  # noqa: D205
+        problem = None if ran else _problem_of(error)
+        if problem is None and not ran:
+            raise error
+        answer = status_answer(500) if problem is None else problem_answer(problem)
+        when = "after the handler ran" if ran else "before the handler ran"
+        _log.error("mintid: the store failed %s; answering %d", when, answer.status, exc_info=error)
+        return answer
 
     def run(
         self,
@@ -219,9 +306,14 @@ class HttpIdempotency:
 
         Blocks (the store is synchronous): call it from a worker thread in
         async servers. A 5xx answer is a final failure: stored and replayed
-        when the store's policy stores errors, else the key is released.
+        when the store's policy stores errors, else the key is released. A
+        store failure is logged and answered by :meth:`failure_answer`, also
+        after the handler ran (its response is then not sent: what a retry
+        gets is what the record holds).
         """  # noqa: D205
-        request = StoreRequest(fingerprint_body(content_type, body), admitted.key_created_ms)
+        request = self.store_request(admitted, content_type, body)
+        if isinstance(request, HttpAnswer):
+            return request, False
         ran: list[HttpAnswer] = []
 
         def operation() -> StoredResponse:
@@ -235,16 +327,10 @@ class HttpIdempotency:
         try:
             result = self._store.run_once(admitted.key, request, operation)
         except OperationError:
+            # The handler's own 5xx, stored as its final failure (or released).
             return ran[0], True
-        except StoreUnavailableError as error:
-            if ran:
-                return ran[0], True
-            return problem_answer(Problem.STORAGE_UNAVAILABLE, str(error)), False
-        except Exception:
-            # Once the handler answered, its response is sent whatever the store did after.
-            if ran:
-                return ran[0], True
-            raise
+        except Exception as error:
+            return self.failure_answer(error, ran=bool(ran)), bool(ran)
         return answer_of(result, ran[0] if ran else None), result.decision == "execute"
 
 

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from mintid._request_id import KeyRing
 from mintid.http._answer import HttpAnswer, status_answer
 from mintid.http._rules import DEFAULT_GRANT_TTL_MS, GRANT_CONTENT_TYPE, grant_document
 
-__all__ = ["grant_answer"]
+if TYPE_CHECKING:
+    from mintid.http._core import HttpRequestView
+
+__all__ = ["GrantRoute", "grant_answer"]
 
 
 def grant_answer(
@@ -24,11 +30,39 @@ def grant_answer(
     """  # noqa: D205
     if not isinstance(key_ring, KeyRing):
         raise TypeError("key_ring must be a KeyRing")
-    if isinstance(ttl_ms, bool) or not isinstance(ttl_ms, int) or ttl_ms <= 0:
-        raise ValueError("ttl_ms must be a positive integer")
+    _check_ttl(ttl_ms)
     if scope is None:
         return status_answer(401, "log in to get a grant")
     expires_ms = (time.time_ns() // 1_000_000 if now_ms is None else now_ms) + ttl_ms
     grant = key_ring.issue_grant(scope, expires_ms)
     headers = (("content-type", GRANT_CONTENT_TYPE), ("cache-control", "no-store"))
     return HttpAnswer(200, headers, grant_document(grant.text, expires_ms))
+
+
+def _check_ttl(ttl_ms: int) -> None:
+    if isinstance(ttl_ms, bool) or not isinstance(ttl_ms, int) or ttl_ms <= 0:
+        raise ValueError("ttl_ms must be a positive integer")
+
+
+@dataclass(frozen=True)
+class GrantRoute:
+    """The grant endpoint served by the idempotency middleware itself
+    (``HttpIdempotency(grant=GrantRoute(...))``), so that it is never covered:
+    a ``POST`` to ``path`` (the full path, mount prefix included) answers
+    :func:`grant_answer` for ``scope(request)`` with the middleware's key ring.
+    """  # noqa: D205
+
+    #: The full path of the endpoint, e.g. ``/api/grant``.
+    path: str
+    #: The logged-in user's scope (as the middleware's ``scope``), or ``None``: 401.
+    scope: Callable[[HttpRequestView], str | None]
+    #: How long a grant lasts, in milliseconds.
+    ttl_ms: int = DEFAULT_GRANT_TTL_MS
+
+    def __post_init__(self) -> None:
+        """Check the settings."""
+        if not isinstance(self.path, str) or not self.path.startswith("/"):
+            raise ValueError("the grant path must be a path starting with '/'")
+        if not callable(self.scope):
+            raise TypeError("scope must be a function of the request")
+        _check_ttl(self.ttl_ms)

@@ -27,6 +27,7 @@ __all__ = [
     "default_kind",
     "encode_envelope",
     "fingerprint_body",
+    "fingerprint_request",
     "grant_document",
     "is_json_content_type",
     "problem_document",
@@ -70,6 +71,9 @@ def default_kind(method: str, path: str) -> str:
     """The default key kind of a request: ``http.<method in lower case>.<first
     10 hex digits of SHA-256 of the path>``.
 
+    ``path`` is the full path as the application sees it, mount prefix
+    included (ASGI ``root_path`` and ``path``, WSGI ``SCRIPT_NAME`` +
+    ``PATH_INFO``); the core cuts off a query and decodes ``%XX`` escapes.
     Raises :class:`~mintid.errors.HttpInvalidMethodError` for a method no
     kind can hold.
     """  # noqa: D205
@@ -82,11 +86,32 @@ def is_json_content_type(content_type: str | None) -> bool:
 
 
 def fingerprint_body(content_type: str | None, body: bytes) -> Fingerprint:
-    """A body's fingerprint: JSON (by its content type) through the core's
-    canonicaliser; any other body, or JSON the core refuses, as raw bytes.
+    """A body's fingerprint: a non-empty JSON body (by its content type)
+    through the core's canonicaliser; any other body as raw bytes.
+
+    Raises :class:`~mintid.errors.HttpMalformedBodyError` (problem
+    ``malformed_body``) for a JSON content type whose body is not JSON.
     """  # noqa: D205
-    digest = ffi.http_fingerprint_body(
-        _check_optional_str("content_type", content_type), _check_bytes("body", body)
+    digest = call(
+        ffi.http_fingerprint_body,
+        _check_optional_str("content_type", content_type),
+        _check_bytes("body", body),
+    )
+    return Fingerprint._of_core(digest)
+
+
+def fingerprint_request(content_type: str | None, query: str, body: bytes) -> Fingerprint:
+    """A request's fingerprint, compared when its key comes again: the body's
+    (:func:`fingerprint_body`) and the raw ``query`` string (without ``?``),
+    so that another query under the same key is a mismatch.
+
+    Raises :class:`~mintid.errors.HttpMalformedBodyError` as :func:`fingerprint_body`.
+    """  # noqa: D205
+    digest = call(
+        ffi.http_fingerprint_request,
+        _check_optional_str("content_type", content_type),
+        _check_str("query", query),
+        _check_bytes("body", body),
     )
     return Fingerprint._of_core(digest)
 

@@ -24,7 +24,7 @@ from typing import Any
 from mintid.http._answer import HttpAnswer, status_answer
 from mintid.http._core import Admitted, HttpIdempotency, HttpRequestView
 
-__all__ = ["IdempotencyMiddleware", "request_view", "send_answer"]
+__all__ = ["IdempotencyMiddleware", "full_path", "request_view", "send_answer"]
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -39,13 +39,30 @@ class _BodyTooLargeError(Exception):
     pass
 
 
+def full_path(scope: Scope) -> str:
+    """The request's path as the application sees it, mount prefix included.
+
+    ASGI servers and routers that follow the spec keep ``root_path`` inside
+    ``path`` (uvicorn 0.26 and later, Starlette 0.33 and later); older ones
+    strip it, and then it is put back in front.
+    """
+    root = str(scope.get("root_path") or "")
+    path = str(scope["path"])
+    if not root or path == root or path.startswith(root.rstrip("/") + "/"):
+        return path
+    return root + path
+
+
 def request_view(scope: Scope) -> HttpRequestView:
     """The neutral view of an ASGI HTTP request (``raw`` is the ASGI scope)."""
     headers = tuple(
         (bytes(name).decode("latin-1").lower(), bytes(value).decode("latin-1"))
         for name, value in scope.get("headers", [])
     )
-    return HttpRequestView(str(scope["method"]).upper(), str(scope["path"]), headers, scope)
+    query = bytes(scope.get("query_string") or b"").decode("latin-1")
+    return HttpRequestView(
+        str(scope["method"]).upper(), full_path(scope), headers, scope, query=query
+    )
 
 
 async def send_answer(send: Send, answer: HttpAnswer) -> None:
@@ -127,6 +144,12 @@ class IdempotencyMiddleware:
             await self.app(scope, receive, send)
             return
         view = request_view(scope)
+        if self.http.grants(view):
+            # The scope function may block (a session lookup): off the event loop.
+            grant = await asyncio.to_thread(self.http.grant, view)
+            if grant is not None:
+                await send_answer(send, grant)
+                return
         if not self.http.covers(view):
             await self.app(scope, receive, send)
             return

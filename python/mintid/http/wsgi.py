@@ -32,8 +32,15 @@ __all__ = ["IdempotencyMiddleware", "request_view"]
 _log = logging.getLogger("mintid.http")
 
 
+def _text(environ: WSGIEnvironment, name: str) -> str:
+    """A path variable as text: WSGI carries its bytes as latin-1 (PEP 3333)."""
+    return str(environ.get(name) or "").encode("latin-1").decode("utf-8", "replace")
+
+
 def request_view(environ: WSGIEnvironment) -> HttpRequestView:
-    """The neutral view of a WSGI request (``raw`` is the environ)."""
+    """The neutral view of a WSGI request (``raw`` is the environ); its path
+    is ``SCRIPT_NAME`` + ``PATH_INFO``, the full path with the mount prefix.
+    """  # noqa: D205
     headers: list[tuple[str, str]] = []
     for name, value in environ.items():
         if name.startswith("HTTP_"):
@@ -41,7 +48,9 @@ def request_view(environ: WSGIEnvironment) -> HttpRequestView:
         elif name in ("CONTENT_TYPE", "CONTENT_LENGTH") and value:
             headers.append((name.replace("_", "-").lower(), str(value)))
     method = str(environ.get("REQUEST_METHOD", "GET")).upper()
-    return HttpRequestView(method, str(environ.get("PATH_INFO", "")), tuple(headers), environ)
+    path = _text(environ, "SCRIPT_NAME") + _text(environ, "PATH_INFO")
+    query = str(environ.get("QUERY_STRING") or "")
+    return HttpRequestView(method, path, tuple(headers), environ, query=query)
 
 
 def _reason(status: int) -> str:
@@ -122,6 +131,9 @@ class IdempotencyMiddleware:
     def __call__(self, environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
         """Handle one request."""
         view = request_view(environ)
+        grant = self.http.grant(view)
+        if grant is not None:
+            return _respond(start_response, grant)
         if not self.http.covers(view):
             return self.app(environ, start_response)
         admission = self.http.admit(view)

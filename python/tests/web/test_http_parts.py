@@ -15,18 +15,28 @@ import pytest
 import mintid
 from mintid import Grant, IdempotencyKey, KeyRing, Problem, RecordPolicy, RequestId
 from mintid.http import (
+    GrantRoute,
     HttpAnswer,
     HttpIdempotency,
     HttpRequestView,
+    default_kind,
     fingerprint_body,
+    fingerprint_request,
     from_stored,
     grant_answer,
     problem_answer,
     status_answer,
     to_stored,
 )
-from mintid.http.asgi import IdempotencyMiddleware
-from mintid.store import RunResult, StoredResponse, StoreRequest
+from mintid.http.asgi import IdempotencyMiddleware, full_path
+from mintid.http.wsgi import request_view as wsgi_view
+from mintid.store import (
+    IdempotencyStore,
+    PostgresDatabase,
+    RunResult,
+    StoredResponse,
+    StoreRequest,
+)
 
 KEEP = ("location",)
 
@@ -176,8 +186,80 @@ def test_json_bodies_fingerprint_canonically_others_as_bytes() -> None:
     spaced = fingerprint_body("application/json; charset=utf-8", b'{ "b": 1, "a": 2 }')
     assert spaced == fingerprint_body("application/problem+json", b'{"a":2,"b":1}')
     assert spaced != fingerprint_body("text/plain", b'{"a":2,"b":1}')
-    # JSON the core refuses counts as bytes, not as an error.
-    assert fingerprint_body("application/json", b"{") == fingerprint_body(None, b"{")
+    # JSON the canonicaliser refuses counts as bytes; what is not JSON is an error.
+    assert fingerprint_body("application/json", b'{"a":1,"a":2}') == fingerprint_body(
+        None, b'{"a":1,"a":2}'
+    )
+    with pytest.raises(mintid.HttpMalformedBodyError) as raised:
+        fingerprint_body("application/json", b"{")
+    assert raised.value.problem_name == "malformed_body"
+    assert raised.value.position == 1
+
+
+def test_the_query_takes_part_in_the_fingerprint() -> None:
+    body = b'{"sku":"tea"}'
+    plain = fingerprint_request("application/json", "", body)
+    assert plain == fingerprint_body("application/json", body)
+    one = fingerprint_request("application/json", "amount=1", body)
+    assert one not in (plain, fingerprint_request("application/json", "amount=9999", body))
+
+
+def test_a_body_that_is_not_json_is_refused_before_the_store() -> None:
+    admitted = http().admit(view(idempotency_key="abc"))
+    assert not isinstance(admitted, HttpAnswer)
+    answer, ran = http().run(admitted, "application/json", b"{bad", lambda: status_answer(500))
+    assert (answer.status, ran) == (400, False)
+    assert json.loads(answer.body)["type"] == Problem.MALFORMED_BODY.type_uri
+
+
+def test_the_kind_is_of_the_full_path() -> None:
+    assert full_path({"path": "/api/orders", "root_path": "/api"}) == "/api/orders"
+    assert full_path({"path": "/orders", "root_path": "/api"}) == "/api/orders"
+    assert full_path({"path": "/orders", "root_path": ""}) == "/orders"
+    assert full_path({"path": "/apix", "root_path": "/api"}) == "/api/apix"
+    environ = {"REQUEST_METHOD": "POST", "SCRIPT_NAME": "/shop", "PATH_INFO": "/caf\xc3\xa9"}
+    mounted = wsgi_view(environ)
+    assert mounted.path == "/shop/caf\u00e9"
+    assert mounted.query == ""
+    kinds = {default_kind("POST", path) for path in ("/shop/caf%C3%A9", mounted.path)}
+    assert len(kinds) == 1
+    assert default_kind("POST", "/orders") != default_kind("POST", "/shop/orders")
+
+
+def test_the_grant_endpoint_is_served_never_covered() -> None:
+    ring = KeyRing(1, os.urandom(32))
+    served = http(key_ring=ring, grant=GrantRoute("/api/grant", lambda _request: "user:ann"))
+    grant = served.grant(view("POST", "/api/grant"))
+    assert grant is not None
+    assert grant.status == 200
+    Grant.parse(json.loads(grant.body)["grant"])
+    assert not served.covers(view("POST", "/api/grant"))
+    assert served.grant(view("GET", "/api/grant")) is None
+    assert served.grant(view("POST", "/orders")) is None
+    assert served.covers(view("POST", "/orders"))
+    with pytest.raises(ValueError):
+        http(grant=GrantRoute("/api/grant", lambda _request: "user:ann"))
+    with pytest.raises(ValueError):
+        GrantRoute("api/grant", lambda _request: None)
+
+
+def test_store_failures_are_logged_not_sent(caplog: pytest.LogCaptureFixture) -> None:
+    # Nothing listens on port 1: the driver's error names the host, port and user.
+    down = IdempotencyStore(
+        PostgresDatabase("postgresql://secretuser@127.0.0.1:1/db"), RecordPolicy()
+    )
+    middleware = HttpIdempotency(store=down, scope=lambda _request: "user:ann")
+    admitted = middleware.admit(view(idempotency_key="abc"))
+    assert not isinstance(admitted, HttpAnswer)
+    with caplog.at_level("ERROR", logger="mintid.http"):
+        answer, ran = middleware.run(admitted, None, b"", lambda: status_answer(500))
+    assert (answer.status, ran) == (503, False)
+    assert sorted(json.loads(answer.body)) == ["status", "title", "type"]
+    assert b"127.0.0.1" not in answer.body
+    assert b"secretuser" not in answer.body
+    [record] = caplog.records
+    assert record.exc_info is not None
+    assert isinstance(record.exc_info[1], mintid.MintidError)
 
 
 def test_the_asgi_middleware_passes_other_scopes_through() -> None:

@@ -17,7 +17,7 @@ import threading
 import time
 import urllib.parse
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -31,10 +31,10 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 
 from mintid import IdempotencyKey, KeyRing, Problem, RecordPolicy, RequestId, Uuid7
-from mintid.http import DEFAULT_BODY_LIMIT, HttpIdempotency, HttpRequestView
+from mintid.http import DEFAULT_BODY_LIMIT, GrantRoute, HttpIdempotency, HttpRequestView
 from mintid.http.asgi import IdempotencyMiddleware as AsgiIdempotency
 from mintid.http.wsgi import IdempotencyMiddleware as WsgiIdempotency
 from mintid.store import (
@@ -52,7 +52,7 @@ if TYPE_CHECKING:
 
 SCENARIOS = pathlib.Path(__file__).resolve().parents[3] / "tests" / "http" / "scenarios.json"
 LOADED: list[dict[str, Any]] = json.loads(SCENARIOS.read_text())["scenarios"]
-CONFIG_KEYS = {"signed", "storeErrors", "maxWaitMillis", "bodyLimit"}
+CONFIG_KEYS = {"signed", "storeErrors", "maxWaitMillis", "bodyLimit", "mounts", "grant"}
 DATABASE = "mintid_pyhttp"
 # Nothing listens on port 1: connection refused.
 UNREACHABLE = "postgresql://mintid@127.0.0.1:1/mintid?connect_timeout=2"
@@ -137,7 +137,7 @@ class HandlerState:
 
 def directive_of(text: str | None) -> dict[str, Any]:
     directive: dict[str, Any] = json.loads(text or "{}")
-    only(directive, {"status", "throw", "gate"}, "handler directive")
+    only(directive, {"status", "throw", "gate", "contentType"}, "handler directive")
     return directive
 
 
@@ -145,8 +145,10 @@ def received_of(content_type: str | None, body: bytes) -> object:
     return json.loads(body) if content_type == "application/json" else None
 
 
-def make_asgi_app(state: HandlerState, http: HttpIdempotency) -> Starlette:
-    """The test app of tests/http/README.md behind the ASGI middleware."""
+def make_asgi_app(state: HandlerState, http: HttpIdempotency, mounts: list[str]) -> Starlette:
+    """The test app of tests/http/README.md behind the ASGI middleware (mounted
+    with the middleware inside at each of ``mounts``, when there are any).
+    """
 
     async def orders(request: Request) -> Response:
         n = state.call()
@@ -161,27 +163,35 @@ def make_asgi_app(state: HandlerState, http: HttpIdempotency) -> Starlette:
         if request.method == "GET":
             return JSONResponse({"orders": n})
         received = received_of(request.headers.get("content-type"), await request.body())
+        media_type = str(directive.get("contentType", "application/json"))
         if request.method == "POST":
             return JSONResponse(
                 {"order": n, "received": received},
                 status_code=201,
                 headers={"location": f"/orders/{n}"},
+                media_type=media_type,
             )
-        return JSONResponse({"order": n, "received": received})
+        return JSONResponse({"order": n, "received": received}, media_type=media_type)
 
     routes = [Route("/orders", orders, methods=["GET", "POST", "PATCH"])]
-    return Starlette(routes=routes, middleware=[Middleware(AsgiIdempotency, http=http)])
+    app = Starlette(routes=routes, middleware=[Middleware(AsgiIdempotency, http=http)])
+    if not mounts:
+        return app
+    return Starlette(routes=[Mount(prefix, app=app) for prefix in mounts])
 
 
-def make_wsgi_app(state: HandlerState, http: HttpIdempotency) -> WSGIApplication:
-    """The test app of tests/http/README.md behind the WSGI middleware."""
+def make_wsgi_app(state: HandlerState, http: HttpIdempotency, mounts: list[str]) -> WSGIApplication:
+    """The test app of tests/http/README.md behind the WSGI middleware (mounted
+    with the middleware inside at each of ``mounts``, when there are any).
+    """
 
     def orders(environ: WSGIEnvironment, start_response: StartResponse) -> list[bytes]:
         n = state.call()
         directive = directive_of(environ.get("HTTP_X_TEST_HANDLER"))
         if "gate" in directive:
             state.gate(str(directive["gate"])).wait()
-        status, headers = 200, [("content-type", "application/json")]
+        status = 200
+        headers = [("content-type", str(directive.get("contentType", "application/json")))]
         document: dict[str, object] = {}
         if "status" in directive:
             status = int(directive["status"])
@@ -200,7 +210,23 @@ def make_wsgi_app(state: HandlerState, http: HttpIdempotency) -> WSGIApplication
         start_response(f"{status} {HTTPStatus(status).phrase}", headers)
         return [json.dumps(document).encode()]
 
-    return WsgiIdempotency(orders, http=http)
+    app = WsgiIdempotency(orders, http=http)
+    if not mounts:
+        return app
+
+    def dispatch(environ: WSGIEnvironment, start_response: StartResponse) -> Iterable[bytes]:
+        # A mount as WSGI routers do it: the prefix moves from PATH_INFO to SCRIPT_NAME.
+        path = str(environ.get("PATH_INFO", ""))
+        for prefix in mounts:
+            if path.startswith(prefix + "/"):
+                inner = dict(environ)
+                inner["SCRIPT_NAME"] = str(environ.get("SCRIPT_NAME", "")) + prefix
+                inner["PATH_INFO"] = path[len(prefix) :]
+                return app(inner, start_response)
+        start_response("404 Not Found", [("content-type", "text/plain")])
+        return [b"no such mount"]
+
+    return dispatch
 
 
 class _QuietHandler(WSGIRequestHandler):
@@ -214,21 +240,21 @@ class _ThreadingWSGIServer(socketserver.ThreadingMixIn, WSGIServer):
 
 @asynccontextmanager
 async def asgi_client(
-    state: HandlerState, http: HttpIdempotency
+    state: HandlerState, http: HttpIdempotency, mounts: list[str]
 ) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=make_asgi_app(state, http))
+    transport = httpx.ASGITransport(app=make_asgi_app(state, http, mounts))
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
         yield client
 
 
 @asynccontextmanager
 async def wsgi_client(
-    state: HandlerState, http: HttpIdempotency
+    state: HandlerState, http: HttpIdempotency, mounts: list[str]
 ) -> AsyncIterator[httpx.AsyncClient]:
     server = make_server(
         "127.0.0.1",
         0,
-        make_wsgi_app(state, http),
+        make_wsgi_app(state, http, mounts),
         server_class=_ThreadingWSGIServer,
         handler_class=_QuietHandler,
     )
@@ -244,7 +270,9 @@ async def wsgi_client(
         thread.join()
 
 
-ClientOf = Callable[[HandlerState, HttpIdempotency], AbstractAsyncContextManager[httpx.AsyncClient]]
+ClientOf = Callable[
+    [HandlerState, HttpIdempotency, list[str]], AbstractAsyncContextManager[httpx.AsyncClient]
+]
 FRAMEWORKS: dict[str, ClientOf] = {
     "asgi": asgi_client,
     "wsgi": wsgi_client,
@@ -321,7 +349,17 @@ def check_response(
 ) -> None:
     only(
         expect,
-        {"status", "problem", "replayed", "retryAfter", "headers", "json", "sameBodyAs"},
+        {
+            "status",
+            "problem",
+            "replayed",
+            "retryAfter",
+            "headers",
+            "json",
+            "sameBodyAs",
+            "bare",
+            "members",
+        },
         "expectation",
     )
     assert response.status_code == expect["status"], f"{where}: status (body {response.text})"
@@ -339,6 +377,11 @@ def check_response(
             got = {name: problem.get(name) for name in wanted}
             assert got == wanted, f"{where}: problem"
         assert problem["status"] == expect["status"], f"{where}: problem status"
+    if "bare" in expect:
+        assert expect["bare"] is True, "bare can only be true"
+        assert sorted(response.json()) == ["status", "title", "type"], f"{where}: {response.text}"
+    for member in expect.get("members", []):
+        assert member in response.json(), f"{where}: body member {member} ({response.text})"
     if "replayed" in expect:
         marker = response.headers.get("idempotent-replayed")
         assert marker == ("true" if expect["replayed"] else None), f"{where}: replay marker"
@@ -392,12 +435,16 @@ async def run_scenario(scenario: dict[str, Any], database: Database, framework: 
     )
     ring = KeyRing(7, os.urandom(32)) if config.get("signed") else None
     limit = int(config.get("bodyLimit", DEFAULT_BODY_LIMIT))
-    http = HttpIdempotency(store=store, scope=user_scope, key_ring=ring, body_limit=limit)
+    grant = GrantRoute(str(config["grant"]), user_scope) if "grant" in config else None
+    http = HttpIdempotency(
+        store=store, scope=user_scope, key_ring=ring, body_limit=limit, grant=grant
+    )
+    mounts = [str(prefix) for prefix in config.get("mounts", [])]
     state = HandlerState()
     values = HeaderValues(ring)
     responses: dict[str, httpx.Response] = {}
     background: dict[str, asyncio.Task[None]] = {}
-    async with FRAMEWORKS[framework](state, http) as client:
+    async with FRAMEWORKS[framework](state, http, mounts) as client:
         try:
             for index, step in enumerate(scenario["steps"]):
                 where = f"{scenario['name']} step {index}"

@@ -1,18 +1,32 @@
 """Independent model of docs/spec.md's "HTTP integrations" section (hashlib, base64, json); writes tests/vectors/http.json."""
-import base64, hashlib, json
+import base64, hashlib, json, re
 
 CASES = []
 
 def case(name, op, **fields):
     CASES.append({"name": name, "op": op, **fields})
 
-# --- default key kind: http.<method lower>.<10 hex of SHA-256(path)> -------
+# --- default key kind: http.<method lower>.<10 hex of SHA-256(normalised full path)> -------
+def normalise(path):
+    # Cut at the first '?' or '#', then decode %XX (two hex digits, either case); other bytes stay.
+    raw = re.split(r"[?#]", path, maxsplit=1)[0].encode()
+    return re.sub(rb"%([0-9A-Fa-f]{2})", lambda m: bytes([int(m.group(1), 16)]), raw)
+
 def kind(method, path):
-    return f"http.{method.lower()}.{hashlib.sha256(path.encode()).hexdigest()[:10]}"
+    return f"http.{method.lower()}.{hashlib.sha256(normalise(path)).hexdigest()[:10]}"
 
 for method, path in [("POST", "/orders"), ("PATCH", "/orders"), ("post", "/orders"), ("POST", "/orders/"),
                      ("POST", "/"), ("POST", ""), ("PUT", "/caf\u00e9/\u2603"), ("M-SEARCH", "/x"),
-                     ("ABCDEFGHIJKLMNOP", "/long-method")]:
+                     ("ABCDEFGHIJKLMNOP", "/long-method"),
+                     # The full path: a mount prefix is part of it.
+                     ("POST", "/shop/orders"), ("POST", "/api/v1/orders"),
+                     # A query or fragment is cut off.
+                     ("POST", "/orders?amount=1"), ("POST", "/orders?"), ("POST", "/orders#x"), ("POST", "?a=1"),
+                     # Escapes are decoded, so raw and decoded paths agree.
+                     ("PUT", "/caf%C3%A9/%E2%98%83"), ("PUT", "/caf%c3%a9/%e2%98%83"), ("POST", "/%6Frders"),
+                     ("POST", "/a%20b"), ("POST", "/a b"),
+                     # Not escapes: kept as they are.
+                     ("POST", "/100%"), ("POST", "/a%2"), ("POST", "/a%zz%41"), ("POST", "/a%ff")]:
     case(f"kind {method} {path!r}", "default_kind", method=method, path=path, kind=kind(method, path))
 for method in ["", "GET POST", "ABCDEFGHIJKLMNOPQ", "P\u00d6ST", "PO/ST", "POST\n"]:
     case(f"kind refuses method {method!r}", "default_kind", method=method, path="/orders", error="http.invalid_method")
@@ -50,12 +64,48 @@ for ct, body, fp in [
     ("application/merge-patch+json", b'{"item":"book","qty":2}', fp_json(order)),
     ("Application/JSON; charset=utf-8", b'{"qty":2,\n"item":"book"}', fp_json(order)),
     ("text/plain", b'{"item":"book","qty":2}', fp_bytes(b'{"item":"book","qty":2}')),
-    ("application/json", b'{"item":', fp_bytes(b'{"item":')),
+    ("text/plain", b'{"item":', fp_bytes(b'{"item":')),
+    # JSON the canonicaliser refuses (I-JSON), though it is JSON: raw bytes.
     ("application/json", b'{"a":1,"a":2}', fp_bytes(b'{"a":1,"a":2}')),
+    ("application/json", b'[9007199254740993]', fp_bytes(b'[9007199254740993]')),
+    ("application/json", b'"\\ud800"', fp_bytes(b'"\\ud800"')),
+    # An empty body is no body, whatever its content type.
+    ("application/json", b"", fp_bytes(b"")),
     (None, b"", fp_bytes(b"")),
     ("application/octet-stream", bytes(range(256)), fp_bytes(bytes(range(256)))),
 ]:
     case(f"fingerprint {ct!r} {body[:24]!r}", "fingerprint_body", content_type=ct, body=body.hex(), fingerprint=fp)
+
+# A JSON content type with a body that is not JSON (not UTF-8, or not JSON text): refused.
+NOT_JSON = [b'{"item":', b"{bad}", b"[1] [2]", b"'x'", b'{"a":\xff}', b"\xef\xbb\xbf{}", b" "]
+for body in NOT_JSON:
+    case(f"fingerprint refuses {body!r}", "fingerprint_body", content_type="application/json", body=body.hex(),
+         error="http.malformed_body")
+
+# --- request fingerprints: the body's, and the raw query string --------------
+def fp_request(body_fp, query):
+    if query == "":
+        return body_fp
+    digest = base64.urlsafe_b64decode(body_fp[len("sha256:"):] + "=")
+    return fp_text(hashlib.sha256(b"\x01" + digest + query.encode()).digest())
+
+order_json = b'{"item":"book","qty":2}'
+for ct, query, body, body_fp in [
+    ("application/json", "", order_json, fp_json(order)),
+    ("application/json", "amount=1", order_json, fp_json(order)),
+    ("application/json", "amount=9999", order_json, fp_json(order)),
+    ("application/json", "amount=1", b'{ "qty": 2, "item": "book" }', fp_json(order)),
+    ("application/json", "b=2&a=1", order_json, fp_json(order)),
+    ("application/json", "a=1&b=2", order_json, fp_json(order)),
+    ("text/plain", "amount=1", b"hi", fp_bytes(b"hi")),
+    (None, "amount=1", b"", fp_bytes(b"")),
+    (None, "q=caf%C3%A9", b"", fp_bytes(b"")),
+    (None, "caf\u00e9", b"", fp_bytes(b"")),
+]:
+    case(f"request {ct!r} {query!r} {body[:16]!r}", "fingerprint_request", content_type=ct, query=query,
+         body=body.hex(), fingerprint=fp_request(body_fp, query))
+case("request refuses a body that is not JSON", "fingerprint_request", content_type="application/json",
+     query="amount=1", body=b"{bad}".hex(), error="http.malformed_body")
 
 # --- problem documents (titles and types from the spec's table) -------------
 PROBLEMS = {
@@ -67,6 +117,7 @@ PROBLEMS = {
     "fingerprint_mismatch": (422, "Idempotency key reused with a different payload"),
     "key_too_old": (400, "Idempotency key older than retention"),
     "storage_unavailable": (503, "Idempotency storage unavailable"),
+    "malformed_body": (400, "Request body malformed"),
 }
 
 def doc(type_uri, title, status, detail):
@@ -170,6 +221,6 @@ case("defaults", "defaults", idempotency_key_header="Idempotency-Key", request_i
      envelope_magic="mintid-http/1 ", about_blank="about:blank", grant_content_type="application/json")
 
 print(json.dumps({"description": "The HTTP integrations' shared rules: default key kind, JSON content types, body "
-                  "fingerprints, problem and grant documents, the stored response envelope, defaults "
+                  "and request fingerprints, problem and grant documents, the stored response envelope, defaults "
                   "(docs/spec.md, \"HTTP integrations\"). Generated by generators/http.py.",
                   "cases": CASES}, indent=1, ensure_ascii=False))

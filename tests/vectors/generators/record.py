@@ -304,6 +304,7 @@ PROBLEMS = [
     ("fingerprint_mismatch", 422, "Idempotency key reused with a different payload"),
     ("key_too_old", 400, "Idempotency key older than retention"),
     ("storage_unavailable", 503, "Idempotency storage unavailable"),
+    ("malformed_body", 400, "Request body malformed"),
 ]
 for name, status, title in PROBLEMS:
     cases.append({"name": f"problem {name}", "op": "problem", "problem": name, "status": status,

@@ -80,8 +80,14 @@ class LeaseException internal constructor(code: String, detail: String, part: St
 class SegmentException internal constructor(code: String, detail: String, part: String?, position: Long?) :
     MintidException(code, detail, part, position)
 
-/** The HTTP integrations' shared rules (`http.*` codes), e.g. `http.bad_stored_response` with its [position]. */
-class HttpException internal constructor(code: String, detail: String, part: String?, position: Long?) :
+/**
+ * The HTTP integrations' shared rules (`http.*` codes), e.g. `http.bad_stored_response` with its
+ * [position].
+ *
+ * @property problem the HTTP problem the core maps this failure to (`malformed_body` for a JSON
+ *   content type whose body is not JSON), or null for the server's own faults.
+ */
+class HttpException internal constructor(code: String, detail: String, part: String?, position: Long?, val problem: Problem? = null) :
     MintidException(code, detail, part, position)
 
 /** The transactional outbox (`outbox.*` codes). */
@@ -119,14 +125,16 @@ private fun FfiException.toMintid(cause: Throwable? = null): MintidException =
         is FfiException.Key -> KeyException(code, detail, part, position?.toLong())
         is FfiException.Fingerprint -> FingerprintException(code, detail, part, position?.toLong())
         is FfiException.RequestId ->
-            RequestIdException(code, detail, part, position?.toLong(), problem?.let { name -> Problem.entries.firstOrNull { it.problemName == name } })
+            RequestIdException(code, detail, part, position?.toLong(), problemNamed(problem))
         is FfiException.Record -> RecordException(code, detail, part, position?.toLong())
         is FfiException.Lease -> LeaseException(code, detail, part, position?.toLong())
         is FfiException.Segment -> SegmentException(code, detail, part, position?.toLong())
         is FfiException.Outbox -> OutboxException(code, detail, part, position?.toLong())
-        is FfiException.Http -> HttpException(code, detail, part, position?.toLong())
+        is FfiException.Http -> HttpException(code, detail, part, position?.toLong(), problemNamed(problem))
         is FfiException.Store -> storeException(code, detail, part, problem, cause)
     }
+
+internal fun problemNamed(name: String?): Problem? = name?.let { Problem.entries.firstOrNull { it.problemName == name } }
 
 /** Checks on the JVM side what the core's unsigned types cannot be told: no negative values. */
 internal fun requireNonNegative(value: Long, what: String): ULong {

@@ -112,6 +112,9 @@ enum class Problem(
 
     /** 503: storage is unavailable. */
     STORAGE_UNAVAILABLE(FfiProblem.STORAGE_UNAVAILABLE),
+
+    /** 400: a JSON content type with a body that is not JSON. */
+    MALFORMED_BODY(FfiProblem.MALFORMED_BODY),
     ;
 
     private val details by lazy { recordProblemDetails(ffi) }

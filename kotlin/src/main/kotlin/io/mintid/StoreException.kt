@@ -123,7 +123,7 @@ internal fun storeException(
     problem: String?,
     cause: Throwable?,
 ): MintidException {
-    val answer = problem?.let { name -> Problem.entries.firstOrNull { it.problemName == name } }
+    val answer = problemNamed(problem)
     return when (code) {
         "store.unavailable" -> StoreUnavailableException(detail, part, answer, cause)
         "store.response_too_large" -> ResponseTooLargeException(detail, part, answer, cause)

@@ -17,6 +17,7 @@ internal object HttpVectors {
             "default_kind" to ::defaultKind,
             "is_json_content_type" to ::isJsonContentType,
             "fingerprint_body" to ::fingerprintBody,
+            "fingerprint_request" to ::fingerprintRequest,
             "problem_document" to ::problemDocument,
             "status_document" to ::statusDocument,
             "grant_document" to ::grantDocument,
@@ -49,7 +50,14 @@ internal object HttpVectors {
         assertEquals(case.bool("expect"), HttpRules.isJsonContentType(case.optionalString("content_type")))
 
     private fun fingerprintBody(case: JsonObject) =
-        assertEquals(case.string("fingerprint"), HttpRules.fingerprintBody(case.optionalString("content_type"), case.hex("body")).text)
+        case.expectHttp({ HttpRules.fingerprintBody(case.optionalString("content_type"), case.hex("body")) }) {
+            assertEquals(case.string("fingerprint"), it.text)
+        }
+
+    private fun fingerprintRequest(case: JsonObject) =
+        case.expectHttp({ HttpRules.fingerprintRequest(case.optionalString("content_type"), case.string("query"), case.hex("body")) }) {
+            assertEquals(case.string("fingerprint"), it.text)
+        }
 
     private fun problemDocument(case: JsonObject) {
         val problem = Problem.entries.firstOrNull { it.problemName == case.string("problem") } ?: fail("no problem ${case.string("problem")}")

@@ -1,13 +1,14 @@
 package io.mintid.http
 
 import io.mintid.Freshness
+import io.mintid.HttpException
 import io.mintid.IdempotencyHttp
 import io.mintid.IdempotencyKey
 import io.mintid.KeyException
 import io.mintid.KeyRing
 import io.mintid.Problem
 import io.mintid.RequestIdException
-import io.mintid.StoreUnavailableException
+import io.mintid.StoreException
 import io.mintid.Uuid7
 import io.mintid.store.FingerprintMismatch
 import io.mintid.store.IdempotencyStore
@@ -26,8 +27,11 @@ interface HttpRequestView<out R> {
     /** The method, upper case. */
     val method: String
 
-    /** The path, without the query. */
+    /** The full path as the application sees it (mount prefix included), without the query. */
     val path: String
+
+    /** The raw query string, without the `?` (empty without one). */
+    val query: String get() = ""
 
     /** A header's value (names are case-insensitive; repeated ones joined with `, `), or null. */
     fun header(name: String): String?
@@ -46,6 +50,12 @@ fun interface ScopeFunction<in R> {
 fun interface RoutePredicate<in R> {
     /** Whether [request] is covered. */
     fun covers(request: HttpRequestView<R>): Boolean
+}
+
+/** The logged-in user's scope for a grant, or null when nobody is logged in (401). */
+fun interface GrantScopeFunction<in R> {
+    /** The scope of [request]'s user, or null. */
+    fun scopeOf(request: HttpRequestView<R>): String?
 }
 
 /** A request's key kind (1–32 of `a-z 0-9 . _ -`). */
@@ -70,10 +80,12 @@ sealed interface Admission {
      *
      * @property key the idempotency key.
      * @property keyCreatedMillis when the key was created (a signed request ID's UUIDv7 time), if known.
+     * @property query the request's raw query string, which takes part in its fingerprint.
      */
     class Admitted internal constructor(
         val key: IdempotencyKey,
         val keyCreatedMillis: Long?,
+        val query: String,
     ) : Admission
 
     /** A refusal (400 with the core's problem). */
@@ -126,13 +138,29 @@ class HttpIdempotency<R> private constructor(
     private val storedHeaders: List<String> = builder.storedHeaders.toList()
     private val kind: KindFunction<R> = builder.kind ?: KindFunction { HttpRules.defaultKind(it.method, it.path) }
     private val handlerErrors: (Throwable) -> Unit = builder.handlerErrors
+    private val grantPath: String? = builder.grantPath
+    private val grantEndpoint: GrantEndpoint? = builder.grantEndpoint
+    private val grantScope: GrantScopeFunction<R>? = builder.grantScope
 
     /** The largest body read, in bytes. */
     val bodyLimit: Int = builder.bodyLimit
 
-    /** Whether [request] is covered: its method is, and the route predicate (if any) accepts it. */
+    /**
+     * The grant endpoint's answer when [request] is a `POST` to its path (see [Builder.grant]),
+     * else null.
+     */
+    fun grant(request: HttpRequestView<R>): HttpAnswer? {
+        if (grantEndpoint == null || grantScope == null || request.path != grantPath) return null
+        if (request.method.uppercase() != "POST") return null
+        return grantEndpoint.answer(grantScope.scopeOf(request))
+    }
+
+    /**
+     * Whether [request] is covered: its method is, it is not for the grant endpoint, and the
+     * route predicate (if any) accepts it.
+     */
     fun covers(request: HttpRequestView<R>): Boolean =
-        request.method.uppercase() in methods && (routes?.covers(request) ?: true)
+        request.path != grantPath && request.method.uppercase() in methods && (routes?.covers(request) ?: true)
 
     /**
      * Reads the key, before the body: a signed request ID (with a key ring) from its header, else
@@ -159,10 +187,10 @@ class HttpIdempotency<R> private constructor(
                     val problem = error.problem ?: throw error
                     return Admission.Refused(HttpAnswer.problem(problem, error.detail))
                 }
-            return Admission.Admitted(IdempotencyKey.of(kind, scope, uuid.toString()), Uuid7.timestampMillis(uuid))
+            return Admission.Admitted(IdempotencyKey.of(kind, scope, uuid.toString()), Uuid7.timestampMillis(uuid), request.query)
         }
         return try {
-            Admission.Admitted(IdempotencyKey.fromHeader(kind, scope, plain ?: ""), null)
+            Admission.Admitted(IdempotencyKey.fromHeader(kind, scope, plain ?: ""), null, request.query)
         } catch (error: KeyException) {
             // A bad kind or scope is the server's configuration, not the client's key.
             if (error.part != null && error.part != "id") throw error
@@ -181,20 +209,31 @@ class HttpIdempotency<R> private constructor(
 
     /**
      * Claims the admitted key for a request with [body] of [contentType] (fingerprinted by the
-     * core): [Start.Claimed] when the handler must run now, else [Start.Answered] with the replay
-     * or refusal; 503 `storage_unavailable` when the database cannot be reached (nothing ran).
+     * core with the request's query string): [Start.Claimed] when the handler must run now, else
+     * [Start.Answered] with the replay or refusal; 400 `malformed_body` for a JSON content type
+     * whose body is not JSON; 503 `storage_unavailable` when the store fails (nothing ran; the
+     * failure goes to `handlerErrors`, never into the answer).
      */
     fun start(
         admitted: Admission.Admitted,
         contentType: String?,
         body: ByteArray,
     ): Start {
-        val request = StoreRequest(HttpRules.fingerprintBody(contentType, body), admitted.keyCreatedMillis)
+        val fingerprint =
+            try {
+                HttpRules.fingerprintRequest(contentType, admitted.query, body)
+            } catch (error: HttpException) {
+                val problem = error.problem ?: throw error
+                return Start.Answered(HttpAnswer.problem(problem, error.detail))
+            }
+        val request = StoreRequest(fingerprint, admitted.keyCreatedMillis)
         val result =
             try {
                 store.claimLease(admitted.key, request)
-            } catch (error: StoreUnavailableException) {
-                return Start.Answered(HttpAnswer.problem(Problem.STORAGE_UNAVAILABLE, error.detail))
+            } catch (error: StoreException) {
+                // Every store failure's problem is storage_unavailable (the core's rule).
+                handlerErrors(error)
+                return Start.Answered(HttpAnswer.problem(error.problem ?: Problem.STORAGE_UNAVAILABLE))
             }
         val answer =
             when (result) {
@@ -222,10 +261,12 @@ class HttpIdempotency<R> private constructor(
     }
 
     /**
-     * Stores the handler's [answer] under the claim and returns it to send: a status below 500
-     * completes the key (replayed to duplicates); 500 and above is a final failure, stored and
-     * replayed when the store's policy stores errors, else the key is released. If storing
-     * fails, [answer] is sent anyway (the record stays pending until its lease passes).
+     * Stores the handler's [answer] under the claim and returns what to send: [answer] itself
+     * once stored. A status below 500 completes the key (replayed to duplicates); 500 and above is
+     * a final failure, stored and replayed when the store's policy stores errors, else the key is
+     * released. If storing fails (the database went away, a response the store cannot keep), the
+     * failure goes to `handlerErrors` and the answer is 500 (`about:blank`, no detail): a retry
+     * gets what the record holds.
      */
     fun finish(
         claimed: Start.Claimed,
@@ -239,8 +280,8 @@ class HttpIdempotency<R> private constructor(
                 claimed.lease.complete(stored)
             }
         } catch (error: Exception) {
-            // Once the handler answered, its answer is sent whatever the store did after.
             handlerErrors(error)
+            return HttpAnswer.status(500)
         }
         return answer
     }
@@ -268,6 +309,7 @@ class HttpIdempotency<R> private constructor(
         body: InputStream,
         handler: HttpHandler<R>,
     ): HttpAnswer {
+        grant(request)?.let { return it }
         if (!covers(request)) return handler.handle(request, body)
         val admitted =
             when (val admission = admit(request)) {
@@ -313,7 +355,10 @@ class HttpIdempotency<R> private constructor(
         internal var bodyLimit: Int = HttpRules.DEFAULT_BODY_LIMIT.toInt()
         internal var storedHeaders: List<String> = HttpRules.DEFAULT_STORED_HEADERS
         internal var kind: KindFunction<R>? = null
-        internal var handlerErrors: (Throwable) -> Unit = { error -> LOGGER.log(System.Logger.Level.ERROR, "mintid: a handler failed", error) }
+        internal var handlerErrors: (Throwable) -> Unit = { error -> LOGGER.log(System.Logger.Level.ERROR, "mintid: a handler or the store failed", error) }
+        internal var grantPath: String? = null
+        internal var grantEndpoint: GrantEndpoint? = null
+        internal var grantScope: GrantScopeFunction<R>? = null
 
         /** Verifies signed request IDs with [keyRing]; without one only `Idempotency-Key` is read. */
         fun keyRing(keyRing: KeyRing?) = apply { this.keyRing = keyRing }
@@ -354,8 +399,24 @@ class HttpIdempotency<R> private constructor(
         /** The key kind of a request (default [HttpRules.defaultKind] of its method and path). */
         fun kind(kind: KindFunction<R>?) = apply { this.kind = kind }
 
-        /** Receives a handler's exception (answered 500) and store failures after a handler ran (default: logged). */
+        /** Receives a handler's exception (answered 500) and every store failure, with its cause (default: logged). */
         fun handlerErrors(receiver: java.util.function.Consumer<Throwable>) = apply { handlerErrors = receiver::accept }
+
+        /**
+         * Serves the grant endpoint at [path] (the full path) from the middleware itself, so that
+         * it is never covered: a `POST` there answers [endpoint]'s grant for [scope] of the
+         * request, or 401 when it gives none.
+         */
+        fun grant(
+            path: String,
+            endpoint: GrantEndpoint,
+            scope: GrantScopeFunction<R>,
+        ) = apply {
+            require(path.startsWith("/")) { "the grant path must start with '/', not $path" }
+            grantPath = path
+            grantEndpoint = endpoint
+            grantScope = scope
+        }
 
         /** The middleware. */
         fun build(): HttpIdempotency<R> = HttpIdempotency(this)

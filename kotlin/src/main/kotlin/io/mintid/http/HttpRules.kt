@@ -10,6 +10,7 @@ import uniffi.mintid_ffi.httpDefaultKind
 import uniffi.mintid_ffi.httpDefaults
 import uniffi.mintid_ffi.httpEncodeEnvelope
 import uniffi.mintid_ffi.httpFingerprintBody
+import uniffi.mintid_ffi.httpFingerprintRequest
 import uniffi.mintid_ffi.httpGrantDocument
 import uniffi.mintid_ffi.httpIsJsonContentType
 import uniffi.mintid_ffi.httpProblemDocument
@@ -56,7 +57,9 @@ object HttpRules {
 
     /**
      * The default key kind of a request: `http.<method in lower case>.<first 10 hex digits of
-     * SHA-256 of the path>`, so that a key reused on another route is another key.
+     * SHA-256 of the path>`, so that a key reused on another route is another key. [path] is the
+     * full path as the application sees it, mount prefix included; the core cuts off a query and
+     * decodes `%XX` escapes.
      *
      * @throws io.mintid.HttpException `http.invalid_method` for a method no kind can hold.
      */
@@ -71,15 +74,31 @@ object HttpRules {
     fun isJsonContentType(contentType: String?): Boolean = httpIsJsonContentType(contentType)
 
     /**
-     * A request body's fingerprint: a JSON body (by its content type) through the canonicaliser,
-     * so whitespace and member order do not count; any other body, or JSON the core refuses, as
-     * raw bytes.
+     * A request body's fingerprint: a non-empty JSON body (by its content type) through the
+     * canonicaliser, so whitespace and member order do not count; any other body as raw bytes.
+     *
+     * @throws io.mintid.HttpException `http.malformed_body` (problem `malformed_body`) for a JSON
+     *   content type whose body is not JSON.
      */
     @JvmStatic
     fun fingerprintBody(
         contentType: String?,
         body: ByteArray,
-    ): Fingerprint = Fingerprint.ofDigest(httpFingerprintBody(contentType, body))
+    ): Fingerprint = Fingerprint.ofDigest(core { httpFingerprintBody(contentType, body) })
+
+    /**
+     * A request's fingerprint, compared when its key comes again: its body's ([fingerprintBody])
+     * and its raw [query] string (without `?`), so that another query under the same key is a
+     * mismatch.
+     *
+     * @throws io.mintid.HttpException `http.malformed_body`, as [fingerprintBody].
+     */
+    @JvmStatic
+    fun fingerprintRequest(
+        contentType: String?,
+        query: String,
+        body: ByteArray,
+    ): Fingerprint = Fingerprint.ofDigest(core { httpFingerprintRequest(contentType, query, body) })
 
     /** The `application/problem+json` body of the core's [problem], with an optional [detail]. */
     @JvmStatic

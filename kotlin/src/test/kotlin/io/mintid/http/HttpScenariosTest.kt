@@ -95,7 +95,7 @@ private class ScenarioRun(
 
     fun run() {
         val config = scenario["config"]?.jsonObject ?: JsonObject(emptyMap())
-        config.only(setOf("signed", "storeErrors", "maxWaitMillis", "bodyLimit"), "config key")
+        config.only(setOf("signed", "storeErrors", "maxWaitMillis", "bodyLimit", "mounts", "grant"), "config key")
         val storeErrors = config["storeErrors"]?.jsonPrimitive?.boolean ?: true
         val maxWait = config["maxWaitMillis"]?.jsonPrimitive?.long ?: 0
         val policy = RecordPolicy(30_000, 86_400_000, storeErrors, RecordPolicy.DEFAULT.retryAfterMillis, maxWait, 20)
@@ -105,7 +105,9 @@ private class ScenarioRun(
         FreshDatabase(dialect).use { database ->
             val pool = SwitchablePool(database)
             Migrations.migrate(pool, dialect)
-            make(IdempotencyStore(pool, dialect, policy), ScenarioConfig(ring, bodyLimit)).use { app ->
+            val mounts = config["mounts"]?.jsonArray?.map { it.jsonPrimitive.content } ?: emptyList()
+            val grant = config["grant"]?.jsonPrimitive?.content
+            make(IdempotencyStore(pool, dialect, policy), ScenarioConfig(ring, bodyLimit, mounts, grant)).use { app ->
                 try {
                     for (step in scenario.getValue("steps").jsonArray.map { it.jsonObject }) step(step, app, pool, executor)
                     check(background.isEmpty()) { "background requests never awaited: ${background.keys}" }
@@ -227,7 +229,7 @@ private class ScenarioRun(
         response: TestResponse,
         expect: JsonObject,
     ) {
-        expect.only(setOf("status", "problem", "replayed", "retryAfter", "headers", "json", "sameBodyAs"), "expectation")
+        expect.only(setOf("status", "problem", "replayed", "retryAfter", "headers", "json", "sameBodyAs", "bare", "members"), "expectation")
         val what = "${scenario.text("name")}: ${response.status} ${response.body.decodeToString()}"
         assertEquals(expect.getValue("status").jsonPrimitive.int, response.status, what)
         expect["problem"]?.jsonPrimitive?.content?.let { name ->
@@ -242,6 +244,14 @@ private class ScenarioRun(
                 assertEquals(problem.title, document.text("title"), what)
                 assertEquals(problem.status, document.getValue("status").jsonPrimitive.int, what)
             }
+        }
+        if (expect["bare"]?.jsonPrimitive?.boolean == true) {
+            val document = Json.parseToJsonElement(response.body.decodeToString()).jsonObject
+            assertEquals(setOf("type", "title", "status"), document.keys, what)
+        }
+        expect["members"]?.jsonArray?.forEach { member ->
+            val document = Json.parseToJsonElement(response.body.decodeToString()).jsonObject
+            assertTrue(member.jsonPrimitive.content in document, "$what: member $member")
         }
         expect["replayed"]?.jsonPrimitive?.boolean?.let { replayed ->
             if (replayed) assertEquals("true", response.header("idempotent-replayed"), what) else assertNull(response.header("idempotent-replayed"), what)

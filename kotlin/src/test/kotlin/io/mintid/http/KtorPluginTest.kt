@@ -7,7 +7,11 @@ import io.ktor.client.request.setBody
 import io.ktor.client.statement.HttpResponse
 import io.ktor.client.statement.bodyAsText
 import io.ktor.server.application.install
-import io.ktor.server.request.path
+import io.ktor.server.auth.Authentication
+import io.ktor.server.auth.UserIdPrincipal
+import io.ktor.server.auth.authenticate
+import io.ktor.server.auth.basic
+import io.ktor.server.auth.principal
 import io.ktor.server.request.receiveText
 import io.ktor.server.routing.get
 import io.ktor.server.routing.post
@@ -64,15 +68,13 @@ class KtorPluginTest {
 
     private fun ApplicationTestBuilder.orders(configure: MintidIdempotencyConfig.() -> Unit = {}) {
         application {
-            install(MintidIdempotency) {
-                store = this@KtorPluginTest.store
-                scope = { call -> "user:${call.request.headers["x-user"] ?: "anon"}" }
-                bodyLimit = 32
-                // The grant route is a POST that needs no key.
-                routes = { call -> call.request.path() != "/grant" }
-                configure()
-            }
             routing {
+                install(MintidIdempotency) {
+                    store = this@KtorPluginTest.store
+                    scope = { call -> "user:${call.request.headers["x-user"] ?: "anon"}" }
+                    bodyLimit = 32
+                    configure()
+                }
                 post("/orders") {
                     val body = call.receiveText()
                     call.response.headers.append("location", "/orders/1")
@@ -195,23 +197,63 @@ class KtorPluginTest {
     @Test
     fun `bad settings fail at install`() {
         assertThrows<IllegalArgumentException> {
-            testApplication { application { install(MintidIdempotency) { scope = { "s" } } } }
+            testApplication { application { routing { install(MintidIdempotency) { scope = { "s" } } } } }
         }
         assertThrows<IllegalArgumentException> {
-            testApplication { application { install(MintidIdempotency) { store = this@KtorPluginTest.store } } }
+            testApplication { application { routing { install(MintidIdempotency) { store = this@KtorPluginTest.store } } } }
         }
         assertThrows<IllegalArgumentException> {
             testApplication {
                 application {
-                    install(MintidIdempotency) {
-                        store = this@KtorPluginTest.store
-                        scope = { "s" }
-                        bodyLimit = -1
+                    routing {
+                        install(MintidIdempotency) {
+                            store = this@KtorPluginTest.store
+                            scope = { "s" }
+                            bodyLimit = -1
+                        }
                     }
                 }
             }
         }
+        // Outside a route the principal and the route are unknown: refused at install.
+        assertThrows<IllegalArgumentException> {
+            testApplication { application { install(MintidIdempotency) { store = this@KtorPluginTest.store; scope = { "s" } } } }
+        }
     }
+
+    @Test
+    fun `the scope reads the principal where authenticate has run`() =
+        testApplication {
+            application {
+                install(Authentication) {
+                    basic("users") {
+                        validate { credentials -> if (credentials.password == "secret") UserIdPrincipal(credentials.name) else null }
+                    }
+                }
+                routing {
+                    authenticate("users") {
+                        install(MintidIdempotency) {
+                            store = this@KtorPluginTest.store
+                            scope = { call -> "user:${call.principal<UserIdPrincipal>()!!.name}" }
+                            keyRing = ring
+                        }
+                        post("/orders") { call.respondAnswer(HttpAnswer.of(201, "text/plain", "placed")) }
+                        grantEndpoint("/grant", GrantEndpoint(ring)) { call -> call.principal<UserIdPrincipal>()?.let { "user:${it.name}" } }
+                    }
+                }
+            }
+            val login = "Basic " + java.util.Base64.getEncoder().encodeToString("ann:secret".toByteArray())
+            assertEquals(401, client.post("/orders").status.value)
+            val granted = client.post("/grant") { header("Authorization", login) }
+            assertEquals(200, granted.status.value)
+            val grant = Json.parseToJsonElement(granted.bodyAsText()).jsonObject["grant"]!!.jsonPrimitive.content
+            val requestId = RequestId.mint(Grant.parse(grant)).text
+            val first = client.post("/orders") { header("Authorization", login); header("Mintid-Request-Id", requestId) }
+            assertEquals(201, first.status.value)
+            val again = client.post("/orders") { header("Authorization", login); header("Mintid-Request-Id", requestId) }
+            assertEquals("true", again.headers["Idempotent-Replayed"])
+            assertEquals(400, client.post("/orders") { header("Authorization", login) }.status.value)
+        }
 
     @Test
     fun `a stored record that is not an envelope is a typed error`() {

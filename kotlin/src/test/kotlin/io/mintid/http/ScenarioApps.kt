@@ -9,11 +9,13 @@ import io.ktor.server.application.install
 import io.ktor.server.request.httpMethod
 import io.ktor.server.request.path
 import io.ktor.server.request.receive
+import io.ktor.server.routing.Route
 import io.ktor.server.routing.route
 import io.ktor.server.routing.routing
 import io.ktor.server.testing.TestApplication
 import io.mintid.KeyRing
 import io.mintid.http.ktor.MintidIdempotency
+import io.mintid.http.ktor.grantEndpoint
 import io.mintid.http.ktor.respondAnswer
 import io.mintid.store.IdempotencyStore
 import kotlinx.coroutines.Dispatchers
@@ -58,6 +60,10 @@ internal class TestResponse(
 internal class ScenarioConfig(
     val keyRing: KeyRing?,
     val bodyLimit: Int,
+    /** The prefixes the test app (with the middleware inside) is mounted at; none: at the root. */
+    val mounts: List<String>,
+    /** The path of the grant endpoint the middleware serves, if any. */
+    val grant: String?,
 )
 
 /**
@@ -84,19 +90,20 @@ internal class TestHandler {
         directive: JsonObject?,
         received: JsonElement,
     ): HttpAnswer {
-        directive?.keys?.forEach { require(it in setOf("status", "throw", "gate")) { "unknown handler directive $it" } }
+        directive?.keys?.forEach { require(it in setOf("status", "throw", "gate", "contentType")) { "unknown handler directive $it" } }
+        val contentType = directive?.get("contentType")?.jsonPrimitive?.content ?: "application/json"
         if (directive?.get("throw")?.jsonPrimitive?.content == "true") throw IllegalStateException("the handler throws, as told")
         directive?.get("status")?.let {
             val status = it.jsonPrimitive.int
             return json(status, buildJsonObject { put("error", JsonPrimitive("status $status")) })
         }
-        check(path == "/orders") { "no route $method $path" }
+        check(path.endsWith("/orders")) { "no route $method $path" }
         return when (method) {
             "POST" ->
-                json(201, buildJsonObject { put("order", JsonPrimitive(n)); put("received", received) })
+                json(201, buildJsonObject { put("order", JsonPrimitive(n)); put("received", received) }, contentType)
                     .withHeader("location", "/orders/$n")
-            "PATCH" -> json(200, buildJsonObject { put("order", JsonPrimitive(n)); put("received", received) })
-            "GET" -> json(200, buildJsonObject { put("orders", JsonPrimitive(n)) })
+            "PATCH" -> json(200, buildJsonObject { put("order", JsonPrimitive(n)); put("received", received) }, contentType)
+            "GET" -> json(200, buildJsonObject { put("orders", JsonPrimitive(n)) }, contentType)
             else -> error("no route $method $path")
         }
     }
@@ -104,7 +111,8 @@ internal class TestHandler {
     private fun json(
         status: Int,
         body: JsonObject,
-    ) = HttpAnswer.of(status, "application/json", body.toString())
+        contentType: String = "application/json",
+    ) = HttpAnswer.of(status, contentType, body.toString())
 
     companion object {
         fun received(
@@ -130,7 +138,8 @@ private class RequestView(
     val request: TestRequest,
 ) : HttpRequestView<TestRequest> {
     override val method: String get() = request.method
-    override val path: String get() = request.path
+    override val path: String get() = request.path.substringBefore('?')
+    override val query: String get() = request.path.substringAfter('?', "")
 
     override fun header(name: String): String? =
         request.headers.filter { it.first.equals(name, ignoreCase = true) }.map { it.second }.takeIf { it.isNotEmpty() }?.joinToString(", ")
@@ -155,14 +164,17 @@ internal class NeutralApp(
                 .keyRing(config.keyRing)
                 .bodyLimit(config.bodyLimit)
                 .handlerErrors { }
-                .build()
+                .apply {
+                    val ring = config.keyRing
+                    if (config.grant != null && ring != null) grant(config.grant, GrantEndpoint(ring)) { scopeOf(it.header(USER_HEADER)) }
+                }.build()
         wrapped =
             idempotency.wrap { request, body ->
                 val bytes = body.readAllBytes()
                 val directive = TestHandler.directive(request.header(DIRECTIVE_HEADER))
                 val n = handler.call()
                 handler.gateOf(directive)?.let(TestHandler::await)
-                handler.answer(n, request.method, request.path, directive, TestHandler.received(request.header("content-type"), bytes))
+                handler.answer(n, request.method, request.path.substringBefore('?'), directive, TestHandler.received(request.header("content-type"), bytes))
             }
     }
 
@@ -183,16 +195,24 @@ internal class KtorApp(
     private val app =
         TestApplication {
             application {
-                install(MintidIdempotency) {
-                    this.store = store
-                    scope = { call -> scopeOf(call.request.headers[USER_HEADER]) }
-                    keyRing = config.keyRing
-                    bodyLimit = config.bodyLimit
-                }
                 routing {
-                    route("/orders") {
-                        handle { respondOrders(call) }
+                    val orders: Route.() -> Unit = {
+                        install(MintidIdempotency) {
+                            this.store = store
+                            scope = { call -> scopeOf(call.request.headers[USER_HEADER]) }
+                            keyRing = config.keyRing
+                            bodyLimit = config.bodyLimit
+                        }
+                        route("/orders") {
+                            handle { respondOrders(call) }
+                        }
+                        val ring = config.keyRing
+                        if (config.grant != null && ring != null) {
+                            grantEndpoint(config.grant, GrantEndpoint(ring)) { call -> scopeOf(call.request.headers[USER_HEADER]) }
+                        }
                     }
+                    if (config.mounts.isEmpty()) orders()
+                    config.mounts.forEach { prefix -> route(prefix, orders) }
                 }
             }
         }

@@ -5,18 +5,23 @@ import io.ktor.http.HttpStatusCode
 import io.ktor.http.content.ByteArrayContent
 import io.ktor.http.content.OutgoingContent
 import io.ktor.server.application.ApplicationCall
-import io.ktor.server.application.createApplicationPlugin
+import io.ktor.server.application.ApplicationCallPipeline
+import io.ktor.server.application.Hook
+import io.ktor.server.application.createRouteScopedPlugin
 import io.ktor.server.application.hooks.CallFailed
 import io.ktor.server.application.hooks.ReceiveRequestBytes
 import io.ktor.server.application.hooks.ResponseBodyReadyForSend
 import io.ktor.server.application.hooks.ResponseSent
 import io.ktor.server.request.httpMethod
 import io.ktor.server.request.path
+import io.ktor.server.request.queryString
 import io.ktor.server.request.receiveChannel
 import io.ktor.server.response.respond
 import io.ktor.server.routing.Route
+import io.ktor.server.routing.RoutingPipelineCall
 import io.ktor.server.routing.post
 import io.ktor.util.AttributeKey
+import io.ktor.util.pipeline.PipelinePhase
 import io.ktor.utils.io.ByteChannel
 import io.ktor.utils.io.ByteReadChannel
 import io.ktor.utils.io.readRemaining
@@ -80,7 +85,10 @@ private class CallView(
     override val raw: ApplicationCall,
 ) : HttpRequestView<ApplicationCall> {
     override val method: String get() = raw.request.httpMethod.value
+
+    // The raw path (the core decodes escapes): under every route prefix, as the client sent it.
     override val path: String get() = raw.request.path()
+    override val query: String get() = raw.request.queryString()
 
     override fun header(name: String): String? = raw.request.headers.getAll(name)?.joinToString(", ")
 }
@@ -91,8 +99,35 @@ private val CLAIM = AttributeKey<Start.Claimed>("io.mintid.claim")
 /** The request body the plugin read, handed to the route's `receive`. */
 private val BODY = AttributeKey<ByteArray>("io.mintid.body")
 
+/** Marks the route of a [grantEndpoint]: the plugin never covers it. */
+private val GRANT_ROUTE = AttributeKey<Unit>("io.mintid.grant")
+
 /**
- * Exactly-once requests for a Ktor server: [HttpIdempotency] as an application plugin.
+ * Runs just before the route's handler: after every plugin of the call, Ktor's authentication
+ * included (`authenticate {}` checks the principal before this phase), so the scope function
+ * can read `call.principal()`.
+ */
+private object BeforeHandler : Hook<suspend (ApplicationCall) -> Unit> {
+    private val phase = PipelinePhase("MintidIdempotency")
+
+    override fun install(
+        pipeline: ApplicationCallPipeline,
+        handler: suspend (ApplicationCall) -> Unit,
+    ) {
+        pipeline.insertPhaseBefore(ApplicationCallPipeline.Call, phase)
+        pipeline.intercept(phase) {
+            handler(context)
+            // An answer of the plugin's own (a replay, a refusal): the route does not run.
+            if (context.response.isCommitted) finish()
+        }
+    }
+}
+
+/**
+ * Exactly-once requests for a Ktor server: [HttpIdempotency] as a route-scoped plugin, installed
+ * in the routes it covers, inside `authenticate {}` when the scope needs the principal (it runs
+ * after authentication, just before the route's handler). A [grantEndpoint] route is never
+ * covered.
  *
  * A covered call (POST and PATCH by default) needs a key: a signed request ID (with a
  * [MintidIdempotencyConfig.keyRing]) or an `Idempotency-Key`. The plugin reads the body (the
@@ -102,14 +137,23 @@ private val BODY = AttributeKey<ByteArray>("io.mintid.body")
  * limit). A route that throws answers 500 (`about:blank`), stored like any 5xx.
  *
  * ```kotlin
- * install(MintidIdempotency) {
- *     store = IdempotencyStore(dataSource, Dialect.POSTGRES)
- *     scope = { call -> "user:${call.principal<UserIdPrincipal>()!!.name}" }
+ * routing {
+ *     authenticate {
+ *         install(MintidIdempotency) {
+ *             store = IdempotencyStore(dataSource, Dialect.POSTGRES)
+ *             scope = { call -> "user:${call.principal<UserIdPrincipal>()!!.name}" }
+ *         }
+ *         post("/orders") { … }
+ *     }
  * }
  * ```
  */
 val MintidIdempotency =
-    createApplicationPlugin("MintidIdempotency", ::MintidIdempotencyConfig) {
+    createRouteScopedPlugin("MintidIdempotency", ::MintidIdempotencyConfig) {
+        requireNotNull(route) {
+            "install MintidIdempotency in a route (routing { install(MintidIdempotency) … }, or inside authenticate {}), " +
+                "where the route and the principal are known"
+        }
         val config = pluginConfig
         val store = requireNotNull(config.store) { "MintidIdempotency needs a store" }
         val scope = requireNotNull(config.scope) { "MintidIdempotency needs a scope function" }
@@ -127,20 +171,21 @@ val MintidIdempotency =
                 .bodyLimit(config.bodyLimit)
                 .storedHeaders(config.storedHeaders)
                 .kind(kind?.let { function -> { function(it.raw) } })
-                .handlerErrors { error -> application.environment.log.error("mintid: a route failed", error) }
+                .handlerErrors { error -> application.environment.log.error("mintid: a route or the store failed", error) }
                 .build()
 
-        onCall { call ->
+        on(BeforeHandler) { call ->
+            if ((call as? RoutingPipelineCall)?.route?.attributes?.contains(GRANT_ROUTE) == true) return@on
             val view = CallView(call)
-            if (!idempotency.covers(view)) return@onCall
+            if (!idempotency.covers(view)) return@on
             val admitted =
                 when (val admission = idempotency.admit(view)) {
-                    is Admission.Refused -> return@onCall call.respondAnswer(admission.answer)
+                    is Admission.Refused -> return@on call.respondAnswer(admission.answer)
                     is Admission.Admitted -> admission
                 }
             val body =
                 call.request.receiveChannel().readRemaining(idempotency.bodyLimit + 1L).readByteArray()
-            if (body.size > idempotency.bodyLimit) return@onCall call.respondAnswer(idempotency.tooLarge())
+            if (body.size > idempotency.bodyLimit) return@on call.respondAnswer(idempotency.tooLarge())
             call.attributes.put(BODY, body)
             val contentType = view.header("content-type")
             when (val started = withContext(Dispatchers.IO) { idempotency.start(admitted, contentType, body) }) {
@@ -176,8 +221,13 @@ val MintidIdempotency =
                     content.headers.forEach { name, values -> values.forEach { add(name to it) } }
                 }
             val answer = HttpAnswer(status.value, headers, bytes)
-            withContext(Dispatchers.IO) { idempotency.finish(claimed, answer) }
-            transformBodyTo(ByteArrayContent(bytes, content.contentType, status))
+            val sent = withContext(Dispatchers.IO) { idempotency.finish(claimed, answer) }
+            if (sent === answer) {
+                transformBodyTo(ByteArrayContent(bytes, content.contentType, status))
+            } else {
+                // The store failed after the route answered: the failure's answer instead.
+                transformBodyTo(ByteArrayContent(sent.body, ContentType.parse(sent.header("content-type") ?: "application/octet-stream"), HttpStatusCode.fromValue(sent.status)))
+            }
         }
 
         on(ResponseSent) { call ->
@@ -227,10 +277,11 @@ suspend fun ApplicationCall.respondAnswer(answer: HttpAnswer) {
 
 /**
  * A grant endpoint at `POST` [path]: the logged-in user's grant as JSON, or 401 when [scope]
- * gives no user (see [GrantEndpoint.answer]).
+ * gives no user (see [GrantEndpoint.answer]). [MintidIdempotency] never covers it, wherever it
+ * is installed.
  */
 fun Route.grantEndpoint(
     path: String,
     endpoint: GrantEndpoint,
     scope: (ApplicationCall) -> String?,
-): Route = post(path) { call.respondAnswer(endpoint.answer(scope(call))) }
+): Route = post(path) { call.respondAnswer(endpoint.answer(scope(call))) }.apply { attributes.put(GRANT_ROUTE, Unit) }
