@@ -92,10 +92,17 @@ from mintid._uuid import (
     uuid7_str,
     uuid_v8,
 )
+from mintid._native import ffi as _ffi
 from mintid.errors import *  # noqa: F403
 from mintid.errors import __all__ as _error_names
 
 __version__ = importlib.metadata.version("mintid")
+
+
+def core_version() -> str:
+    """The version of the Rust core (crate ``mintid``) inside this package's native library."""
+    return _ffi.core_version()
+
 
 __all__ = [
     "Acquisition",
@@ -158,6 +165,7 @@ __all__ = [
     "Uuid7Generator",
     "UuidInfo",
     "__version__",
+    "core_version",
     "format_uuid",
     "inspect_uuid",
     "parse_uuid",

@@ -46,6 +46,7 @@ mod snowflake;
 mod sources;
 mod uuid;
 mod uuid7;
+mod version;
 
 pub use clock::DateClock;
 
