@@ -77,8 +77,9 @@ dist-python: dist-setup
 	PATH=$(CURDIR)/$(DIST_VENV)/bin:$$PATH scripts/dist/check-python.sh $(DIST)/python $(DIST_WORK)/python
 
 # The jar carries the very libraries of the wheels (taken out of them), and its Kotlin
-# sources are generated from the x86_64 one; deployed with its sources, Javadoc and pom
-# to a file repository.
+# sources are generated from the x86_64 one. Its tests of the shared vectors run on that
+# library (the whole suite is `make test-kotlin`); then it is deployed with its sources,
+# Javadoc and pom to a file repository.
 dist-jvm: dist-python
 	rm -rf $(KOTLIN_GENERATED) $(DIST)/maven $(DIST_NATIVE)
 	for arch in x86_64 aarch64; do \
@@ -86,7 +87,7 @@ dist-jvm: dist-python
 	  unzip -q -j $(DIST)/python/mintid-*_$$arch.whl 'mintid/_ffi/libmintid_ffi*.so' -d $(DIST_NATIVE)/$$arch || exit 1; \
 	done
 	$(DIST_BINDGEN) generate --no-format --library $(DIST_NATIVE)/x86_64/libmintid_ffi.so --language kotlin --out-dir $(KOTLIN_GENERATED)
-	$(MVN) $(MVN_FLAGS) -q -f kotlin/pom.xml -Prelease -DskipTests \
+	$(MVN) $(MVN_FLAGS) -q -f kotlin/pom.xml -Prelease -Dtest='VersionTest,VectorsTest' \
 	  -Dmintid.native.dir=$(CURDIR)/$(DIST_NATIVE)/x86_64 -Dmintid.native.aarch64.dir=$(CURDIR)/$(DIST_NATIVE)/aarch64 \
 	  -DaltDeploymentRepository=dist::file://$(CURDIR)/$(DIST)/maven deploy
 	MVN="$(MVN)" scripts/dist/check-jvm.sh $(DIST)/maven $(DIST_WORK)/jvm

@@ -35,6 +35,7 @@ from mintid._lease import (
     acquire_lease,
     lease_none_found,
 )
+from mintid._native import ffi as _ffi
 from mintid._outbox import (
     OUTBOX_ATTEMPTS_EXHAUSTED,
     BatchClaim,
@@ -92,7 +93,6 @@ from mintid._uuid import (
     uuid7_str,
     uuid_v8,
 )
-from mintid._native import ffi as _ffi
 from mintid.errors import *  # noqa: F403
 from mintid.errors import __all__ as _error_names
 
@@ -101,7 +101,7 @@ __version__ = importlib.metadata.version("mintid")
 
 def core_version() -> str:
     """The version of the Rust core (crate ``mintid``) inside this package's native library."""
-    return _ffi.core_version()
+    return str(_ffi.core_version())
 
 
 __all__ = [

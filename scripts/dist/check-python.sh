@@ -8,7 +8,8 @@
 #    `twine check --strict` passes for all three.
 # 3. ELF checks of each wheel's library: machine, the exported uniffi symbols, no glibc
 #    symbol newer than 2.17.
-# 4. The x86_64 wheel installs into a fresh venv and reports its version and its core's.
+# 4. The x86_64 wheel installs into a fresh venv, reports its version and its core's, and
+#    passes the package's tests of the shared vectors.
 # 5. The aarch64 library loads in an aarch64 process: a C program built by `zig cc`,
 #    run under qemu-aarch64 with Debian's aarch64 glibc, calls core_version().
 # 6. The sdist builds a wheel (pip, build isolation: maturin from PyPI) that imports.
@@ -26,7 +27,9 @@ for arch in x86_64 aarch64; do
   [ -f "$wheel" ] || { echo "no manylinux2014 $arch wheel in $dist:"; ls "$dist"; exit 1; }
   echo "== $(basename "$wheel") ($(stat -c %s "$wheel") B)"
   auditwheel show "$wheel" | tee "$work/auditwheel-$arch.txt"
-  grep -q "consistent with the following platform tag: \"manylinux_2_17_$arch\"" "$work/auditwheel-$arch.txt"
+  tr -s ' \n' ' ' < "$work/auditwheel-$arch.txt" \
+    | grep -q "consistent with the following platform tag: \"manylinux_2_17_$arch\"" \
+    || { echo "auditwheel does not confirm manylinux_2_17_$arch"; exit 1; }
 
   unzip -q -o "$wheel" -d "$work/$arch"
   library=$(find "$work/$arch/mintid" -name 'libmintid_ffi*.so' | head -n 1)
@@ -55,6 +58,11 @@ assert mintid.__version__ == mintid.core_version() == '$version', (mintid.__vers
 assert mintid.uuid7().version == 7
 print('   mintid', mintid.__version__, 'core', mintid.core_version(), 'from', mintid.__file__)
 ")
+
+# The package's own tests of the vectors shared by every language, on the manylinux library.
+"$work/venv/bin/pip" install --quiet --disable-pip-version-check -r python/requirements/test.txt
+"$work/venv/bin/pytest" -q -c python/pyproject.toml --rootdir python -p no:cacheprovider \
+  python/tests/test_package.py python/tests/test_vectors.py
 
 echo "== the aarch64 library in an aarch64 process (zig cc, qemu-aarch64)"
 python3 -m ziglang cc -target aarch64-linux-gnu.2.17 -O2 -o "$work/load-library-aarch64" \
