@@ -22,17 +22,18 @@ for file in "$base.jar" "$base-sources.jar" "$base-javadoc.jar" "$base.pom"; do
   [ -s "$file" ] || { echo "missing: $file"; exit 1; }
   echo "   $(basename "$file") $(stat -c %s "$file") B"
 done
-unzip -l "$base-sources.jar" | grep -q 'io/mintid/Snowflake.kt' || { echo "-sources.jar lacks io/mintid/Snowflake.kt"; exit 1; }
-unzip -l "$base-sources.jar" | grep -q 'uniffi/mintid_ffi/mintid_ffi.kt' || { echo "-sources.jar lacks the uniffi sources"; exit 1; }
-unzip -l "$base-javadoc.jar" | grep -q 'index.html' || { echo "-javadoc.jar has no index.html"; exit 1; }
+grep -q 'io/mintid/Snowflake.kt' <(unzip -l "$base-sources.jar") || { echo "-sources.jar lacks io/mintid/Snowflake.kt"; exit 1; }
+grep -q 'uniffi/mintid_ffi/mintid_ffi.kt' <(unzip -l "$base-sources.jar") || { echo "-sources.jar lacks the uniffi sources"; exit 1; }
+grep -q 'index.html' <(unzip -l "$base-javadoc.jar") || { echo "-javadoc.jar has no index.html"; exit 1; }
 
 unzip -q "$base.jar" -d "$work/jar"
 declare -A machine=([linux-x86-64]="Advanced Micro Devices X86-64" [linux-aarch64]="AArch64")
 for platform in linux-x86-64 linux-aarch64; do
   library=$work/jar/$platform/libmintid_ffi.so
   [ -f "$library" ] || { echo "the jar has no $platform/libmintid_ffi.so"; exit 1; }
-  readelf -h "$library" | grep -q "Machine: *${machine[$platform]}" || { echo "$platform/libmintid_ffi.so: wrong machine"; exit 1; }
-  nm -D --defined-only "$library" | grep -qw uniffi_mintid_ffi_fn_func_core_version
+  grep -q "Machine: *${machine[$platform]}" <(readelf -h "$library") || { echo "$platform/libmintid_ffi.so: wrong machine"; exit 1; }
+  nm -D --defined-only "$library" > "$work/symbols-$platform.txt"
+  grep -qw uniffi_mintid_ffi_fn_func_core_version "$work/symbols-$platform.txt"
   echo "   jar: $platform/libmintid_ffi.so (${machine[$platform]}, $(stat -c %s "$library") B)"
 done
 for file in META-INF/LICENSE-MIT META-INF/LICENSE-APACHE io/mintid/version.properties; do

@@ -27,17 +27,20 @@ for arch in x86_64 aarch64; do
   [ -f "$wheel" ] || { echo "no manylinux2014 $arch wheel in $dist:"; ls "$dist"; exit 1; }
   echo "== $(basename "$wheel") ($(stat -c %s "$wheel") B)"
   auditwheel show "$wheel" | tee "$work/auditwheel-$arch.txt"
-  tr -s ' \n' ' ' < "$work/auditwheel-$arch.txt" \
-    | grep -q "consistent with the following platform tag: \"manylinux_2_17_$arch\"" \
+  # (no `cmd | grep -q` in these scripts: grep stops early, cmd dies of SIGPIPE, and under
+  # pipefail the check fails although it matched)
+  grep -q "consistent with the following platform tag: \"manylinux_2_17_$arch\"" \
+    <(tr -s ' \n' ' ' < "$work/auditwheel-$arch.txt") \
     || { echo "auditwheel does not confirm manylinux_2_17_$arch"; exit 1; }
 
   unzip -q -o "$wheel" -d "$work/$arch"
   library=$(find "$work/$arch/mintid" -name 'libmintid_ffi*.so' | head -n 1)
-  readelf -h "$library" | grep -q "Machine: *${machine[$arch]}" \
+  grep -q "Machine: *${machine[$arch]}" <(readelf -h "$library") \
     || { echo "$library is not an ${machine[$arch]} ELF file"; readelf -h "$library"; exit 1; }
+  nm -D --defined-only "$library" > "$work/symbols-$arch.txt"
   for symbol in ffi_mintid_ffi_uniffi_contract_version uniffi_mintid_ffi_fn_func_core_version \
       uniffi_mintid_ffi_fn_func_uuid7_parse; do
-    nm -D --defined-only "$library" | grep -qw "$symbol" || { echo "$library does not export $symbol"; exit 1; }
+    grep -qw "$symbol" "$work/symbols-$arch.txt" || { echo "$library does not export $symbol"; exit 1; }
   done
   newest=$(nm -D "$library" | grep -o 'GLIBC_[0-9.]*' | sort -uV | tail -n 1)
   [ "$(printf '%s\nGLIBC_2.17\n' "$newest" | sort -V | tail -n 1)" = GLIBC_2.17 ] \
@@ -67,7 +70,7 @@ print('   mintid', mintid.__version__, 'core', mintid.core_version(), 'from', mi
 echo "== the aarch64 library in an aarch64 process (zig cc, qemu-aarch64)"
 python3 -m ziglang cc -target aarch64-linux-gnu.2.17 -O2 -o "$work/load-library-aarch64" \
   "$(dirname "$0")/load-library.c" -ldl
-readelf -h "$work/load-library-aarch64" | grep -q "Machine: *AArch64"
+grep -q "Machine: *AArch64" <(readelf -h "$work/load-library-aarch64")
 aarch64_library=$(find "$work/aarch64/mintid" -name 'libmintid_ffi*.so' | head -n 1)
 answer=$(qemu-aarch64-static -L /usr/aarch64-linux-gnu "$work/load-library-aarch64" "$aarch64_library")
 echo "   $answer"
