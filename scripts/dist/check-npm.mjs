@@ -59,7 +59,7 @@ console.log(`== ${basename(tarball)}`);
 console.log(run(join(BIN, "publint"), ["run", "--strict", tarball]).trim());
 // ESM only: node10 and CommonJS `require` are not supported (package.json "type": "module",
 // no "require" condition), so attw's esm-only profile checks node16 (ESM) and bundler.
-console.log(run(join(BIN, "attw"), [tarball, "--profile", "esm-only", "--format", "table-flipped"]).trim());
+console.log(run(join(BIN, "attw"), [tarball, "--profile", "esm-only", "--format", "table-flipped", "--no-color"]).trim());
 
 const consumer = join(ROOT, "target/dist/npm-consumer");
 rmSync(consumer, { recursive: true, force: true });
