@@ -100,11 +100,13 @@ dist-npm: dist-setup js-build
 	node scripts/dist/check-npm.mjs $(DIST)/npm/mintid-*.tgz
 	npm publish --dry-run --loglevel=warn $(DIST)/npm/mintid-*.tgz
 
-# The core and the CLI, packaged and verified together (the CLI builds against the
-# packaged core, as it would against crates.io), then a publish dry run of both.
+# The core and the CLI: a publish dry run of both, which packages them and verifies them
+# together (the CLI builds against the packaged core, as it would against crates.io); then
+# the .crate files themselves (`cargo package`, verified already).
 dist-rust:
 	rm -rf $(DIST)/crates && mkdir -p $(DIST)/crates
 	$(CARGO) publish --dry-run -p mintid -p mintid-cli $(DIST_CARGO_FLAGS)
+	$(CARGO) package --no-verify --quiet -p mintid -p mintid-cli $(DIST_CARGO_FLAGS)
 	cp target/package/mintid-$$($(PYTHON) scripts/dist/version.py show).crate \
 	   target/package/mintid-cli-$$($(PYTHON) scripts/dist/version.py show).crate $(DIST)/crates/
 	tar -tzf $(DIST)/crates/mintid-[0-9]*.crate | grep -qx 'mintid-[0-9.]*/LICENSE-APACHE'
