@@ -109,4 +109,10 @@ dist-rust:
 	$(CARGO) package --no-verify --quiet -p mintid -p mintid-cli $(DIST_CARGO_FLAGS)
 	cp target/package/mintid-$$($(PYTHON) scripts/dist/version.py show).crate \
 	   target/package/mintid-cli-$$($(PYTHON) scripts/dist/version.py show).crate $(DIST)/crates/
-	tar -tzf $(DIST)/crates/mintid-[0-9]*.crate | grep -qx 'mintid-[0-9.]*/LICENSE-APACHE'
+	@for crate in $(DIST)/crates/*.crate; do \
+	  for file in README.md LICENSE-MIT LICENSE-APACHE; do \
+	    tar -tzf $$crate | grep -x "$$(basename $$crate .crate)/$$file" > /dev/null \
+	      || { echo "$$crate lacks $$file"; exit 1; }; \
+	  done; \
+	  echo "$$crate: README.md and both licenses inside"; \
+	done
