@@ -19,6 +19,7 @@ help:
 	@echo "make test   every test in every language (installs what it needs)"
 	@echo "make bench  benchmarks beside the peers (writes nothing; copy figures to docs/benchmarks.md)"
 	@echo "make fmt    format the code"
+	@echo "make dist   release artifacts in dist/ (wheels, jar, npm tarball, crates), each checked (docs/release.md)"
 
 setup-rust:
 	@rustup component add rustfmt clippy >/dev/null 2>&1 || true

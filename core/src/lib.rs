@@ -24,6 +24,16 @@
 //! [`Clock`] and randomness through [`Entropy`]. The default `std` feature
 //! supplies [`SystemClock`] and [`ThreadEntropy`] and the convenience calls
 //! that read them.
+//!
+//! ## Features
+//!
+//! * `std` (default): [`SystemClock`], [`ThreadEntropy`] (a per-thread
+//!   ChaCha generator seeded from the OS) and the calls that read them, such
+//!   as [`uuid7::now`] and [`Snowflake::new`].
+//!
+//! Without it (`default-features = false`) the rest of the crate is the
+//! same: pass your own [`Clock`] and [`Entropy`]. The shared lock-free
+//! generators need 64-bit atomics (`target_has_atomic = "64"`).
 #![no_std]
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
@@ -50,6 +60,16 @@ pub mod snowflake;
 pub mod store;
 pub mod uuid;
 pub mod uuid7;
+
+/// The version of this crate, which every mintid package reports as its
+/// core's version (Python `mintid.core_version()`, Kotlin `Mintid.coreVersion()`,
+/// JS `coreVersion()`, `mintid --version`).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The crate README's examples run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
 
 pub use clock::Clock;
 #[cfg(target_has_atomic = "64")]

@@ -20,3 +20,4 @@ export {
   type UuidVariant,
   uuid7,
 } from "./uuid.js";
+export { coreVersion, version } from "./version.js";

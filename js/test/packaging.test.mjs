@@ -17,6 +17,7 @@ const NPM_QUIET = ["--no-audit", "--no-fund", "--ignore-scripts", "--loglevel=er
 
 let project;
 let packedFiles;
+let tarball;
 
 function run(command, args, cwd) {
   try {
@@ -30,6 +31,7 @@ before(() => {
   project = mkdtempSync(join(tmpdir(), "mintid-pack-"));
   const [packed] = JSON.parse(run("npm", ["pack", "--json", "--pack-destination", project, ...NPM_QUIET], PACKAGE_DIR));
   packedFiles = packed.files.map((file) => file.path);
+  tarball = join(project, packed.filename);
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
   run("npm", ["install", join(project, packed.filename), ...NPM_QUIET], project);
 });
@@ -51,6 +53,11 @@ test("packaging: the tarball holds the build and nothing else", () => {
     assert.ok(packedFiles.includes(file), `${file} missing from the tarball`);
   }
   assert.deepEqual(packedFiles.filter((file) => /^(src|test|test-support|bench|scripts|node_modules)\//.test(file)), []);
+});
+
+test("packaging: publint finds nothing to fix in the tarball", () => {
+  // The full registry checks (attw, a bundler, fresh consumers) are `make dist`'s.
+  run(join(PACKAGE_DIR, "node_modules", ".bin", "publint"), ["run", "--strict", tarball], PACKAGE_DIR);
 });
 
 test("packaging: the installed package imports from Node ESM", () => {

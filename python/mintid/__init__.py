@@ -35,6 +35,7 @@ from mintid._lease import (
     acquire_lease,
     lease_none_found,
 )
+from mintid._native import ffi as _ffi
 from mintid._outbox import (
     OUTBOX_ATTEMPTS_EXHAUSTED,
     BatchClaim,
@@ -97,6 +98,12 @@ from mintid.errors import __all__ as _error_names
 
 __version__ = importlib.metadata.version("mintid")
 
+
+def core_version() -> str:
+    """The version of the Rust core (crate ``mintid``) inside this package's native library."""
+    return str(_ffi.core_version())
+
+
 __all__ = [
     "Acquisition",
     "LeaseGuard",
@@ -158,6 +165,7 @@ __all__ = [
     "Uuid7Generator",
     "UuidInfo",
     "__version__",
+    "core_version",
     "format_uuid",
     "inspect_uuid",
     "parse_uuid",

@@ -16,3 +16,8 @@ def test_every_public_name_exists() -> None:
 def test_the_native_library_answers() -> None:
     assert isinstance(mintid.uuid7(), uuid.UUID)
     assert mintid.Snowflake(worker=1).next_id() > 0
+
+
+def test_the_core_version_is_the_package_version() -> None:
+    # One version for every mintid package (Cargo.toml's [workspace.package]).
+    assert mintid.core_version() == mintid.__version__

@@ -4,14 +4,14 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-/// Generate, inspect and verify IDs: Snowflakes, UUIDv7s, idempotency keys,
-/// payload fingerprints and request IDs.
-///
-/// Errors go to stderr as one line, `mintid: <code>: <message>`; the exit
-/// status is 1 for invalid input or a failed verification, 2 for a usage
-/// error.
+/// `mintid --version`: this tool's version and that of the core it was built with.
+fn version() -> &'static str {
+    static VERSION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    VERSION.get_or_init(|| format!("{} (core {})", env!("CARGO_PKG_VERSION"), mintid::VERSION))
+}
+
 #[derive(Debug, Parser)]
-#[command(name = "mintid", version, propagate_version = true)]
+#[command(name = "mintid", version = version(), propagate_version = true)]
 pub struct Cli {
     /// Write JSON to stdout (64-bit IDs as strings).
     #[arg(long, global = true)]

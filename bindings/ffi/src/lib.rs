@@ -23,6 +23,7 @@ mod sources;
 mod store;
 mod uuid;
 mod uuid7;
+mod version;
 
 pub use base32::base32_encode_u64;
 pub use batch::{MAX_BATCH, max_batch};
@@ -82,5 +83,6 @@ pub use uuid::{
     UuidInfo, UuidTextForm, UuidVariant, uuid_format, uuid_inspect, uuid_new_v8, uuid_parse,
 };
 pub use uuid7::{Uuid7Fields, Uuid7Generator, uuid7_from_bytes, uuid7_from_fields, uuid7_parse};
+pub use version::core_version;
 
 uniffi::setup_scaffolding!();

@@ -49,6 +49,7 @@ mod sources;
 mod store;
 mod uuid;
 mod uuid7;
+mod version;
 
 pub use clock::DateClock;
 

@@ -20,8 +20,11 @@ public final class Consumer {
         if (!(b > a) || uuid.version() != 7) {
             throw new IllegalStateException("unexpected IDs: " + a + ", " + b + ", " + uuid);
         }
+        if (!Mintid.version().equals(Mintid.coreVersion())) {
+            throw new IllegalStateException("package " + Mintid.version() + ", core " + Mintid.coreVersion());
+        }
         String fingerprint = Mintid.fingerprint("{\"b\":2,\"a\":1}").toString();
         System.out.println("jvm-consumer: io.mintid:mintid from the local repository: snowflake " + b
-                + ", uuid7 " + uuid + ", " + fingerprint);
+                + ", uuid7 " + uuid + ", " + fingerprint + ", version " + Mintid.version());
     }
 }

@@ -20,3 +20,17 @@ fun fingerprint(json: String): Fingerprint = Fingerprint.ofJson(json)
  * @throws FingerprintException for invalid JSON or UTF-8, with the byte position.
  */
 fun fingerprint(json: ByteArray): Fingerprint = Fingerprint.ofJson(json)
+
+/** This package's version (Java: `Mintid.version()`); every mintid package has the same one. */
+fun version(): String = PackageVersion.value
+
+/** The version of the Rust core inside the native library (Java: `Mintid.coreVersion()`). */
+fun coreVersion(): String = core { uniffi.mintid_ffi.coreVersion() }
+
+/** Read once from the jar: `version.properties` is written by the Maven build. */
+private object PackageVersion {
+    val value: String =
+        PackageVersion::class.java.getResourceAsStream("/io/mintid/version.properties")
+            .let { checkNotNull(it) { "io/mintid/version.properties is missing from the jar" } }
+            .use { stream -> java.util.Properties().apply { load(stream) }.getProperty("version") }
+}

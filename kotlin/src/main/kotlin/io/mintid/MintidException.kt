@@ -94,12 +94,17 @@ class HttpException internal constructor(code: String, detail: String, part: Str
 class OutboxException internal constructor(code: String, detail: String, part: String?, position: Long?) :
     MintidException(code, detail, part, position)
 
-/** Runs a call into the core, turning its error into the matching [MintidException]. */
+/**
+ * Runs a call into the core, turning its error into the matching [MintidException] (and a
+ * missing native library into an [UnsupportedPlatformException] naming the platform).
+ */
 internal inline fun <T> core(call: () -> T): T =
     try {
         call()
     } catch (error: FfiException) {
         throw error.toMintid()
+    } catch (error: LinkageError) {
+        throw NativeLibrary.explain(error)
     }
 
 /**
