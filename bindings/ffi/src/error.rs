@@ -271,6 +271,90 @@ impl MintidError {
         }
     }
 
+    /// Where the problem is and what it answers: `part`, `position`, `problem`.
+    pub fn place(&self) -> (Option<&str>, Option<u64>, Option<&str>) {
+        match self {
+            Self::Argument {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::Snowflake {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::Uuid {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::Uuid7 {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::Key {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::RequestId {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::Record {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::Lease {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::Segment {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::Outbox {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::Fingerprint {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::Http {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::Store {
+                part,
+                position,
+                problem,
+                ..
+            } => (part.as_deref(), *position, problem.as_deref()),
+        }
+    }
+
     /// The core's message.
     pub fn detail(&self) -> &str {
         match self {

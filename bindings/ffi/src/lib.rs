@@ -21,6 +21,7 @@ mod segment;
 mod snowflake;
 mod sources;
 mod store;
+mod store_lane;
 mod uuid;
 mod uuid7;
 mod version;
