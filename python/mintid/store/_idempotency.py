@@ -21,12 +21,12 @@ from typing import Any, Final, Literal
 
 from mintid._fingerprint import Fingerprint
 from mintid._key import IdempotencyKey
+from mintid._lane import Finished, Lane, LaneDriver, drive
 from mintid._native import ffi, native_error
 from mintid._record import Outcome, Problem, Record, RecordPolicy
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
 from mintid.store._errors import RecordLostError
-from mintid.store._lane import Finished, Lane, LaneDriver, drive
 
 __all__ = [
     "MAX_RESPONSE_BYTES",

@@ -1,5 +1,6 @@
-"""The record lane: the core's record driver through its plain C entry
-points (``mintid_lane_*``), one :mod:`ctypes` call per step.
+"""The lane: the core's plain C entry points (``mintid_lane_*``) for the hot
+path of a request, a key's text and the record driver, one :mod:`ctypes`
+call per step.
 
 uniffi's Python pays for every buffer it allocates or frees and lifts every
 value of an enum through interpreted code; the lane passes the key, digest
@@ -18,7 +19,7 @@ from mintid._ffi import mintid_ffi as _generated
 from mintid._native import ffi
 from mintid.errors import error_class
 
-__all__ = ["Finished", "Lane", "LaneDriver", "drive"]
+__all__ = ["Finished", "Lane", "LaneDriver", "drive", "key_text"]
 
 RUN: Final = 1
 PAUSE: Final = 2
@@ -177,46 +178,57 @@ def _error(step: bytes) -> Exception:
 
 _LIB: Final = _generated._UniffiLib
 _P = ctypes.c_void_p
-_PP = ctypes.POINTER(ctypes.c_void_p)
 _SIZE = ctypes.c_size_t
 _BYTES_P = ctypes.c_char_p
+_C_U64 = ctypes.c_uint64
+#: A buffer a step usually fits in (a longer one is copied again, whole).
+_CAP: Final = 1024
 
 
-def _entry(name: str, *argtypes: Any) -> Any:
+def _entry(name: str, restype: Any, *argtypes: Any) -> Any:
     function = getattr(_LIB, name)
     function.argtypes = argtypes
-    function.restype = _SIZE
+    function.restype = restype
     return function
 
 
-_START: Final = _entry(
-    "mintid_lane_record_start",
+_NEW: Final = _entry(
+    "mintid_lane_record_new",
     _P,
+    _C_U64,
     ctypes.c_uint8,
     _BYTES_P,
     _SIZE,
     _BYTES_P,
     _SIZE,
     ctypes.c_int64,
-    ctypes.c_uint64,
-    _PP,
-    _PP,
 )
+_START: Final = _entry("mintid_lane_record_start", _SIZE, _P, _C_U64, _P, _SIZE)
+_STEP: Final = _entry("mintid_lane_record_step", _SIZE, _P, _P, _SIZE)
 _PUSH_AFFECTED: Final = _entry(
-    "mintid_lane_record_push_affected", _P, ctypes.c_uint64, ctypes.c_uint64, _PP
+    "mintid_lane_record_push_affected", _SIZE, _P, _C_U64, _C_U64, _P, _SIZE
 )
 _PUSH_ROWS: Final = _entry(
-    "mintid_lane_record_push_rows", _P, _BYTES_P, _SIZE, ctypes.c_uint64, _PP
+    "mintid_lane_record_push_rows", _SIZE, _P, _BYTES_P, _SIZE, _C_U64, _P, _SIZE
 )
 _PUSH_FAILED: Final = _entry(
-    "mintid_lane_record_push_failed", _P, ctypes.c_uint8, _BYTES_P, _SIZE, ctypes.c_uint64, _PP
+    "mintid_lane_record_push_failed",
+    _SIZE,
+    _P,
+    ctypes.c_uint8,
+    _BYTES_P,
+    _SIZE,
+    _C_U64,
+    _P,
+    _SIZE,
 )
-_RESUME: Final = _entry("mintid_lane_record_resume", _P, _PP)
-_FINISH: Final = _entry("mintid_lane_record_finish", _P, _BYTES_P, _SIZE, ctypes.c_uint64, _PP)
-_FREE: Final = _LIB.mintid_lane_record_free
-_FREE.argtypes, _FREE.restype = (_P,), None
-_LANE_FREE: Final = _LIB.mintid_lane_free
-_LANE_FREE.argtypes, _LANE_FREE.restype = (ctypes.c_uint64,), None
+_RESUME: Final = _entry("mintid_lane_record_resume", _SIZE, _P, _P, _SIZE)
+_FINISH: Final = _entry("mintid_lane_record_finish", _SIZE, _P, _BYTES_P, _SIZE, _C_U64, _P, _SIZE)
+_FREE: Final = _entry("mintid_lane_record_free", None, _P)
+_LANE_FREE: Final = _entry("mintid_lane_free", None, _C_U64)
+_KEY_TEXT: Final = _entry(
+    "mintid_lane_key_text", _SIZE, _BYTES_P, _SIZE, _BYTES_P, _SIZE, _BYTES_P, _SIZE, _P, _SIZE
+)
 _CLASSES: Final = {
     ffi.DbErrorClass.UNIQUE_VIOLATION: 0,
     ffi.DbErrorClass.SERIALIZATION: 1,
@@ -226,6 +238,25 @@ _CLASSES: Final = {
 }
 _WAYS: Final = {ffi.Way.RUN_ONCE: 0, ffi.Way.SAME_TRANSACTION: 1, ffi.Way.LEASE: 2}
 _string_at = ctypes.string_at
+_buffer = ctypes.create_string_buffer
+
+
+def key_text(kind: str, scope: str, id: str) -> str:
+    """The canonical text of a key (the core's rule), or its ``key.*`` error."""
+    parts = [part.encode("utf-8", "surrogatepass") for part in (kind, scope, id)]
+    cap = _CAP
+    while True:
+        out = _buffer(cap)
+        length = _KEY_TEXT(
+            parts[0], len(parts[0]), parts[1], len(parts[1]), parts[2], len(parts[2]), out, cap
+        )
+        if length <= cap:
+            break
+        cap = length
+    packed = _string_at(out, length)
+    if packed[0]:
+        raise _error(packed)
+    return packed[1:].decode()
 
 
 class Lane:
@@ -243,21 +274,11 @@ class Lane:
         """A driver for one request and its first step."""
         key = key_text.encode()
         created = -1 if key_created_ms is None else key_created_ms
-        handle = _P()
-        step = _P()
-        length = _START(
-            self._handle,
-            _WAYS[way],
-            key,
-            len(key),
-            digest,
-            len(digest),
-            created,
-            now_ms,
-            ctypes.byref(handle),
-            ctypes.byref(step),
+        driver = LaneDriver(
+            _NEW(self._handle, _WAYS[way], key, len(key), digest, len(digest), created)
         )
-        return LaneDriver(handle), _string_at(step, length)
+        out = driver._out
+        return driver, driver._read(_START(driver._handle, now_ms, out, _CAP))
 
     def __del__(self) -> None:
         """Free the core's handle."""
@@ -270,38 +291,40 @@ class LaneDriver:
     Used by one thread at a time (its store serialises the calls).
     """
 
-    __slots__ = ("_handle", "_step")
+    __slots__ = ("_handle", "_out")
 
     def __init__(self, handle: Any) -> None:
         """Own ``handle``."""
         self._handle = handle
-        self._step = _P()
+        self._out = _buffer(_CAP)
+
+    def _read(self, length: int) -> bytes:
+        """The step just packed: from the buffer, or copied again when longer."""
+        if length > _CAP:
+            out = _buffer(length)
+            _STEP(self._handle, out, length)
+            return _string_at(out, length)
+        return _string_at(self._out, length)
 
     def push_affected(self, count: int, now_ms: int) -> bytes:
         """Push an affected-row count; the next step."""
-        step = self._step
-        return _string_at(step, _PUSH_AFFECTED(self._handle, count, now_ms, ctypes.byref(step)))
+        return self._read(_PUSH_AFFECTED(self._handle, count, now_ms, self._out, _CAP))
 
     def push_rows(self, rows: list[tuple[Any, ...]], now_ms: int) -> bytes:
         """Push rows (tuples in ``SELECT`` order); the next step."""
         packed = _pack_rows(rows)
-        step = self._step
-        length = _PUSH_ROWS(self._handle, packed, len(packed), now_ms, ctypes.byref(step))
-        return _string_at(step, length)
+        return self._read(_PUSH_ROWS(self._handle, packed, len(packed), now_ms, self._out, _CAP))
 
     def push_failed(self, kind: Any, message: str, now_ms: int) -> bytes:
         """Push a failed query (the executor's class, the driver's message); the next step."""
         raw = message.encode(errors="replace")
-        step = self._step
-        length = _PUSH_FAILED(
-            self._handle, _CLASSES[kind], raw, len(raw), now_ms, ctypes.byref(step)
+        return self._read(
+            _PUSH_FAILED(self._handle, _CLASSES[kind], raw, len(raw), now_ms, self._out, _CAP)
         )
-        return _string_at(step, length)
 
     def resume(self) -> bytes:
         """Continue after a pause; the next step."""
-        step = self._step
-        return _string_at(step, _RESUME(self._handle, ctypes.byref(step)))
+        return self._read(_RESUME(self._handle, self._out, _CAP))
 
     def finish_succeeded(self, content_type: str, body: bytes, now_ms: int) -> bytes:
         """Finish with the operation's response; the next step."""
@@ -320,10 +343,7 @@ class LaneDriver:
         return self._finish(b"\x02" + _text(type_name), now_ms)
 
     def _finish(self, packed: bytes, now_ms: int) -> bytes:
-        step = self._step
-        return _string_at(
-            step, _FINISH(self._handle, packed, len(packed), now_ms, ctypes.byref(step))
-        )
+        return self._read(_FINISH(self._handle, packed, len(packed), now_ms, self._out, _CAP))
 
     def __del__(self) -> None:
         """Free the core's handle."""

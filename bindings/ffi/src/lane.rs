@@ -1,5 +1,6 @@
-//! The record lane: the record driver behind a plain C ABI, its steps,
-//! answers and outcomes as one packed byte string each.
+//! The lane: plain C entry points for the hot path of a request, for hosts
+//! whose binding pays per call: the record driver (its steps, answers and
+//! outcomes as one packed byte string each) and a key's canonical text.
 //!
 //! uniffi's Python pays about 5 µs for every buffer it allocates or frees
 //! and lifts every value of an enum through interpreted code, so a request
@@ -300,7 +301,10 @@ pub struct Lane {
 /// One request's driver and the buffer its last step is packed in.
 #[derive(Debug)]
 pub struct LaneDriver {
+    /// The driver, or none when the core refused to make it.
     driver: Option<core::RecordDriver>,
+    /// Why the core refused to make it.
+    refused: MintidError,
     step: Vec<u8>,
 }
 
@@ -328,31 +332,40 @@ impl RecordDrivers {
     }
 }
 
-/// Runs `work` on the driver behind `driver`, catching a panic; the packed
-/// step's address and length.
+/// Copies `packed` to `out` when it fits in `cap` bytes; its length either way.
 ///
 /// # Safety
-/// `driver` is a pointer from [`mintid_lane_record_start`] not yet freed,
-/// used by one thread at a time; `step` is writable.
+/// `out` points to `cap` writable bytes (or is null with `cap` 0).
+unsafe fn copy_out(packed: &[u8], out: *mut u8, cap: usize) -> usize {
+    if packed.len() <= cap && !out.is_null() {
+        // SAFETY: the caller's contract; `packed` is not inside `out`.
+        unsafe { std::ptr::copy_nonoverlapping(packed.as_ptr(), out, packed.len()) };
+    }
+    packed.len()
+}
+
+/// Runs `work` on the driver behind `driver`, catching a panic, keeps the
+/// packed step and copies it out as [`copy_out`] does.
+///
+/// # Safety
+/// `driver` is a pointer from [`mintid_lane_record_new`] not yet freed,
+/// used by one thread at a time; `out` as for [`copy_out`].
 unsafe fn on_driver(
     driver: *mut LaneDriver,
-    step: *mut *const u8,
+    out: *mut u8,
+    cap: usize,
     work: impl FnOnce(&mut core::RecordDriver) -> Result<core::RecordStep, MintidError>,
 ) -> usize {
     // SAFETY: the caller's contract.
     let lane_driver = unsafe { &mut *driver };
     let result = catch_unwind(AssertUnwindSafe(|| match lane_driver.driver.as_mut() {
         Some(driver) => work(driver),
-        None => Err(MintidError::argument(
-            "argument.internal",
-            "this driver could not be made: its first step was its error",
-        )),
+        None => Err(lane_driver.refused.clone()),
     }))
     .unwrap_or_else(|_| Err(panicked()));
     lane_driver.keep(result);
     // SAFETY: the caller's contract.
-    unsafe { *step = lane_driver.step.as_ptr() };
-    lane_driver.step.len()
+    unsafe { copy_out(&lane_driver.step, out, cap) }
 }
 
 fn panicked() -> MintidError {
@@ -375,33 +388,29 @@ unsafe fn slice<'a>(data: *const u8, length: usize) -> &'a [u8] {
     }
 }
 
-/// Makes the driver of one request and takes its first step: `way` 0 run
-/// once, 1 same transaction, 2 lease; the key's canonical text; the 32-byte
-/// digest; the key's creation time (negative: none). Writes the driver to
-/// `*driver` (free it with [`mintid_lane_record_free`], whatever happened)
-/// and the step's address to `*step`; returns the step's length.
+/// Makes the driver of one request (free it with
+/// [`mintid_lane_record_free`]): `way` 0 run once, 1 same transaction, 2
+/// lease; the key's canonical text; the 32-byte digest; the key's creation
+/// time (negative: none). A key or digest the core refuses makes a driver
+/// whose every step is that error.
 ///
 /// # Safety
 /// `lane` comes from `RecordDrivers.lane()` and is not freed; `key` and
-/// `fingerprint` point to their lengths of readable bytes; `driver` and
-/// `step` are writable.
+/// `fingerprint` point to their lengths of readable bytes.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mintid_lane_record_start(
-    lane: *const Lane,
+pub unsafe extern "C" fn mintid_lane_record_new(
+    lane: u64,
     way: u8,
     key: *const u8,
     key_len: usize,
     fingerprint: *const u8,
     fingerprint_len: usize,
     key_created_millis: i64,
-    now_millis: u64,
-    driver: *mut *mut LaneDriver,
-    step: *mut *const u8,
-) -> usize {
+) -> *mut LaneDriver {
     // SAFETY: the caller's contract.
     let (lane, key, fingerprint) = unsafe {
         (
-            &*lane,
+            &*(lane as *const Lane),
             slice(key, key_len),
             slice(fingerprint, fingerprint_len),
         )
@@ -429,43 +438,68 @@ pub unsafe extern "C" fn mintid_lane_record_start(
         ))
     })
     .unwrap_or_else(|_| Err(panicked()));
-    let mut lane_driver = Box::new(LaneDriver {
-        driver: None,
+    let (driver, refused) = match made {
+        Ok(driver) => (Some(driver), never_refused()),
+        Err(error) => (None, error),
+    };
+    Box::into_raw(Box::new(LaneDriver {
+        driver,
+        refused,
         step: Vec::new(),
-    });
-    match made {
-        Ok(made) => lane_driver.driver = Some(made),
-        Err(error) => pack_error(&mut lane_driver.step, &error),
-    }
-    let made_ok = lane_driver.driver.is_some();
-    let raw = Box::into_raw(lane_driver);
-    // SAFETY: the caller's contract; `raw` is a fresh box.
-    unsafe {
-        *driver = raw;
-        if made_ok {
-            on_driver(raw, step, |driver| Ok(driver.start(now_millis)))
-        } else {
-            *step = (*raw).step.as_ptr();
-            (*raw).step.len()
-        }
-    }
+    }))
 }
 
-/// Pushes an affected-row count; the next step, as for
-/// [`mintid_lane_record_start`].
+fn never_refused() -> MintidError {
+    MintidError::argument("argument.internal", "this driver was made")
+}
+
+/// The first step, at `now_millis`, packed into `out` (when it fits in `cap`
+/// bytes: otherwise [`mintid_lane_record_step`] copies it); its length. The
+/// other `mintid_lane_record_*` steps answer the same way.
 ///
 /// # Safety
-/// As for `on_driver`: a live driver, used by one thread at a time.
+/// As for `on_driver`: a live driver used by one thread at a time, `out`
+/// pointing to `cap` writable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mintid_lane_record_start(
+    driver: *mut LaneDriver,
+    now_millis: u64,
+    out: *mut u8,
+    cap: usize,
+) -> usize {
+    // SAFETY: the caller's contract.
+    unsafe { on_driver(driver, out, cap, |driver| Ok(driver.start(now_millis))) }
+}
+
+/// Copies the last step again (after a step longer than the buffer).
+///
+/// # Safety
+/// As for [`mintid_lane_record_start`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mintid_lane_record_step(
+    driver: *mut LaneDriver,
+    out: *mut u8,
+    cap: usize,
+) -> usize {
+    // SAFETY: the caller's contract.
+    unsafe { copy_out(&(*driver).step, out, cap) }
+}
+
+/// Pushes an affected-row count; the next step.
+///
+/// # Safety
+/// As for [`mintid_lane_record_start`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mintid_lane_record_push_affected(
     driver: *mut LaneDriver,
     count: u64,
     now_millis: u64,
-    step: *mut *const u8,
+    out: *mut u8,
+    cap: usize,
 ) -> usize {
     // SAFETY: the caller's contract.
     unsafe {
-        on_driver(driver, step, |driver| {
+        on_driver(driver, out, cap, |driver| {
             Ok(driver.push(core::Answer::Affected(count), now_millis))
         })
     }
@@ -475,20 +509,22 @@ pub unsafe extern "C" fn mintid_lane_record_push_affected(
 /// in the layout).
 ///
 /// # Safety
-/// As for `on_driver`; `rows` points to `rows_len` readable bytes.
+/// As for [`mintid_lane_record_start`]; `rows` points to `rows_len`
+/// readable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mintid_lane_record_push_rows(
     driver: *mut LaneDriver,
     rows: *const u8,
     rows_len: usize,
     now_millis: u64,
-    step: *mut *const u8,
+    out: *mut u8,
+    cap: usize,
 ) -> usize {
     // SAFETY: the caller's contract.
     let rows = unsafe { slice(rows, rows_len) };
     // SAFETY: the caller's contract.
     unsafe {
-        on_driver(driver, step, |driver| {
+        on_driver(driver, out, cap, |driver| {
             Ok(driver.push(core::Answer::Rows(unpack_rows(rows)?), now_millis))
         })
     }
@@ -499,7 +535,8 @@ pub unsafe extern "C" fn mintid_lane_record_push_rows(
 /// driver's message; the next step.
 ///
 /// # Safety
-/// As for `on_driver`; `message` points to `message_len` readable bytes.
+/// As for [`mintid_lane_record_start`]; `message` points to `message_len`
+/// readable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mintid_lane_record_push_failed(
     driver: *mut LaneDriver,
@@ -507,7 +544,8 @@ pub unsafe extern "C" fn mintid_lane_record_push_failed(
     message: *const u8,
     message_len: usize,
     now_millis: u64,
-    step: *mut *const u8,
+    out: *mut u8,
+    cap: usize,
 ) -> usize {
     // SAFETY: the caller's contract.
     let message = String::from_utf8_lossy(unsafe { slice(message, message_len) }).into_owned();
@@ -521,7 +559,7 @@ pub unsafe extern "C" fn mintid_lane_record_push_failed(
     let error = core::DbError { class, message };
     // SAFETY: the caller's contract.
     unsafe {
-        on_driver(driver, step, |driver| {
+        on_driver(driver, out, cap, |driver| {
             Ok(driver.push(core::Answer::Failed(error), now_millis))
         })
     }
@@ -530,33 +568,36 @@ pub unsafe extern "C" fn mintid_lane_record_push_failed(
 /// Continues after a `Pause`; the next step.
 ///
 /// # Safety
-/// As for `on_driver`.
+/// As for [`mintid_lane_record_start`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mintid_lane_record_resume(
     driver: *mut LaneDriver,
-    step: *mut *const u8,
+    out: *mut u8,
+    cap: usize,
 ) -> usize {
     // SAFETY: the caller's contract.
-    unsafe { on_driver(driver, step, |driver| Ok(driver.resume())) }
+    unsafe { on_driver(driver, out, cap, |driver| Ok(driver.resume())) }
 }
 
 /// Finishes with the packed outcome of the operation; the next step.
 ///
 /// # Safety
-/// As for `on_driver`; `outcome` points to `outcome_len` readable bytes.
+/// As for [`mintid_lane_record_start`]; `outcome` points to `outcome_len`
+/// readable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mintid_lane_record_finish(
     driver: *mut LaneDriver,
     outcome: *const u8,
     outcome_len: usize,
     now_millis: u64,
-    step: *mut *const u8,
+    out: *mut u8,
+    cap: usize,
 ) -> usize {
     // SAFETY: the caller's contract.
     let outcome = unsafe { slice(outcome, outcome_len) };
     // SAFETY: the caller's contract.
     unsafe {
-        on_driver(driver, step, |driver| {
+        on_driver(driver, out, cap, |driver| {
             Ok(driver.finish(unpack_outcome(outcome)?, now_millis))
         })
     }
@@ -565,7 +606,7 @@ pub unsafe extern "C" fn mintid_lane_record_finish(
 /// Frees a driver (null: nothing).
 ///
 /// # Safety
-/// `driver` comes from [`mintid_lane_record_start`], once.
+/// `driver` comes from [`mintid_lane_record_new`], once.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mintid_lane_record_free(driver: *mut LaneDriver) {
     if !driver.is_null() {
@@ -587,24 +628,88 @@ pub unsafe extern "C" fn mintid_lane_free(lane: u64) {
     }
 }
 
+/// The canonical text of the key `kind`, `scope`, `id` (each UTF-8 of its
+/// length; a part that is not is refused as the core refuses U+FFFD),
+/// packed: `0` and the text's bytes, or a `FAIL` (`key.*`), copied as
+/// [`mintid_lane_record_start`] copies a step (too long for `cap`: call
+/// again with a larger buffer); its length.
+///
+/// # Safety
+/// Each part points to its length of readable bytes; `out` to `cap`
+/// writable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mintid_lane_key_text(
+    kind: *const u8,
+    kind_len: usize,
+    scope: *const u8,
+    scope_len: usize,
+    id: *const u8,
+    id_len: usize,
+    out: *mut u8,
+    cap: usize,
+) -> usize {
+    // SAFETY: the caller's contract.
+    let parts = unsafe {
+        [
+            slice(kind, kind_len),
+            slice(scope, scope_len),
+            slice(id, id_len),
+        ]
+    };
+    let made = catch_unwind(|| {
+        // A part that is not UTF-8 reads with U+FFFD where it breaks: the
+        // core refuses that character, and says which part and where.
+        let [kind, scope, id] = parts.map(String::from_utf8_lossy);
+        Ok(mintid::key::IdempotencyKey::new(&kind, &scope, &id)?.to_string())
+    })
+    .unwrap_or_else(|_| Err(panicked()));
+    let mut packed = Vec::new();
+    match made {
+        Ok(text) => {
+            packed.push(0);
+            packed.extend_from_slice(text.as_bytes());
+        }
+        Err(error) => pack_error(&mut packed, &error),
+    }
+    // SAFETY: the caller's contract.
+    unsafe { copy_out(&packed, out, cap) }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn lane() -> Lane {
-        Lane {
+    fn lane() -> u64 {
+        Box::into_raw(Box::new(Lane {
             manifest: core::Manifest::new(core::Dialect::Postgres, core::Placeholder::Numbered),
             policy: mintid::record::RecordPolicy::default(),
-        }
+        })) as u64
     }
 
-    /// Starts a driver for `key` and returns it with its first step.
-    fn start(lane: &Lane, key: &[u8], digest: &[u8]) -> (*mut LaneDriver, Vec<u8>) {
-        let mut driver = std::ptr::null_mut();
-        let mut step = std::ptr::null();
-        // SAFETY: every pointer is valid for the call.
-        let length = unsafe {
-            mintid_lane_record_start(
+    /// Copies a step out through a buffer of `cap` bytes, again when too short.
+    fn out(
+        cap: usize,
+        call: impl FnOnce(*mut u8, usize) -> usize,
+        driver: *mut LaneDriver,
+    ) -> Vec<u8> {
+        let mut buffer = vec![0; cap];
+        let length = call(buffer.as_mut_ptr(), cap);
+        if length > cap {
+            buffer = vec![0; length];
+            // SAFETY: a live driver and a buffer of `length` bytes.
+            assert_eq!(
+                unsafe { mintid_lane_record_step(driver, buffer.as_mut_ptr(), length) },
+                length
+            );
+        }
+        buffer.truncate(length);
+        buffer
+    }
+
+    fn new(lane: u64, key: &[u8], digest: &[u8]) -> *mut LaneDriver {
+        // SAFETY: valid pointers.
+        unsafe {
+            mintid_lane_record_new(
                 lane,
                 0,
                 key.as_ptr(),
@@ -612,21 +717,8 @@ mod tests {
                 digest.as_ptr(),
                 digest.len(),
                 -1,
-                1_000,
-                &mut driver,
-                &mut step,
             )
-        };
-        // SAFETY: the step lives in the driver until its next call.
-        (
-            driver,
-            unsafe { std::slice::from_raw_parts(step, length) }.to_vec(),
-        )
-    }
-
-    fn read(step: *const u8, length: usize) -> Vec<u8> {
-        // SAFETY: the step lives in the driver until its next call.
-        unsafe { std::slice::from_raw_parts(step, length) }.to_vec()
+        }
     }
 
     fn code_of(packed: &[u8]) -> String {
@@ -638,19 +730,26 @@ mod tests {
     #[test]
     fn a_fresh_key_runs_claim_then_complete_and_ends_executed() {
         let lane = lane();
-        let (driver, first) = start(&lane, b"order.create:tenant-1:abc", &[7; 32]);
+        let driver = new(lane, b"order.create:tenant-1:abc", &[7; 32]);
+        // SAFETY (every call below): a live driver and buffers of their lengths.
+        let first = out(
+            8,
+            |o, c| unsafe { mintid_lane_record_start(driver, 1_000, o, c) },
+            driver,
+        );
         assert_eq!(first[0], tag::RUN);
         assert_eq!(&first[2..2 + usize::from(first[1])], b"claim");
         let mut rows = Vec::from(1u32.to_le_bytes());
         rows.push(1);
         rows.push(value::INT);
         rows.extend_from_slice(&1i64.to_le_bytes());
-        let mut step = std::ptr::null();
-        // SAFETY: a live driver and valid pointers.
-        let length = unsafe {
-            mintid_lane_record_push_rows(driver, rows.as_ptr(), rows.len(), 1_001, &mut step)
-        };
-        let execute = read(step, length);
+        let execute = out(
+            64,
+            |o, c| unsafe {
+                mintid_lane_record_push_rows(driver, rows.as_ptr(), rows.len(), 1_001, o, c)
+            },
+            driver,
+        );
         assert_eq!(execute[0], tag::EXECUTE);
         assert_eq!(execute[1..9], 1u64.to_le_bytes(), "the claim's token");
         let mut outcome = vec![0];
@@ -658,51 +757,79 @@ mod tests {
             outcome.extend_from_slice(&u32::try_from(part.len()).unwrap().to_le_bytes());
             outcome.extend_from_slice(part);
         }
-        // SAFETY: a live driver and valid pointers.
-        let length = unsafe {
-            mintid_lane_record_finish(driver, outcome.as_ptr(), outcome.len(), 1_002, &mut step)
-        };
-        let complete = read(step, length);
+        let complete = out(
+            512,
+            |o, c| unsafe {
+                mintid_lane_record_finish(driver, outcome.as_ptr(), outcome.len(), 1_002, o, c)
+            },
+            driver,
+        );
         assert_eq!(&complete[2..2 + usize::from(complete[1])], b"complete");
-        // SAFETY: a live driver and valid pointers.
-        let length = unsafe { mintid_lane_record_push_affected(driver, 1, 1_003, &mut step) };
-        assert_eq!(read(step, length), [tag::DONE, finished::EXECUTED]);
-        // SAFETY: made by start, freed once.
-        unsafe { mintid_lane_record_free(driver) };
+        let done = out(
+            512,
+            |o, c| unsafe { mintid_lane_record_push_affected(driver, 1, 1_003, o, c) },
+            driver,
+        );
+        assert_eq!(done, [tag::DONE, finished::EXECUTED]);
+        // SAFETY: made once, freed once.
+        unsafe {
+            mintid_lane_record_free(driver);
+            mintid_lane_free(lane);
+        }
     }
 
     #[test]
-    fn a_bad_key_or_digest_is_a_typed_failure_and_the_driver_refuses_more() {
+    fn a_bad_key_or_digest_is_a_typed_failure_at_every_step() {
         let lane = lane();
-        let (driver, first) = start(&lane, b"no colons", &[7; 32]);
+        let driver = new(lane, b"no colons", &[7; 32]);
+        // SAFETY (every call below): a live driver and buffers of their lengths.
+        let first = out(
+            512,
+            |o, c| unsafe { mintid_lane_record_start(driver, 1, o, c) },
+            driver,
+        );
         assert!(code_of(&first).starts_with("key."), "{first:?}");
-        let mut step = std::ptr::null();
-        // SAFETY: a live driver and valid pointers.
-        let length = unsafe { mintid_lane_record_resume(driver, &mut step) };
-        assert_eq!(code_of(&read(step, length)), "argument.internal");
-        // SAFETY: made by start, freed once.
+        let again = out(
+            512,
+            |o, c| unsafe { mintid_lane_record_resume(driver, o, c) },
+            driver,
+        );
+        assert_eq!(code_of(&again), code_of(&first));
+        // SAFETY: made once, freed once.
         unsafe { mintid_lane_record_free(driver) };
-        let (driver, first) = start(&lane, b"order.create:tenant-1:abc", &[7; 31]);
+        let driver = new(lane, b"order.create:tenant-1:abc", &[7; 31]);
+        let first = out(
+            512,
+            |o, c| unsafe { mintid_lane_record_start(driver, 1, o, c) },
+            driver,
+        );
         assert_eq!(code_of(&first), "argument.byte_length");
-        // SAFETY: made by start, freed once.
-        unsafe { mintid_lane_record_free(driver) };
+        // SAFETY: made once, freed once.
+        unsafe {
+            mintid_lane_record_free(driver);
+            mintid_lane_free(lane);
+        }
     }
 
     #[test]
     fn rows_or_an_outcome_out_of_layout_are_store_unexpected_row() {
         let lane = lane();
-        let (driver, _claim) = start(&lane, b"order.create:tenant-1:abc", &[7; 32]);
-        let mut step = std::ptr::null();
+        let driver = new(lane, b"order.create:tenant-1:abc", &[7; 32]);
+        // SAFETY (every call below): a live driver and buffers of their lengths.
+        out(
+            512,
+            |o, c| unsafe { mintid_lane_record_start(driver, 1, o, c) },
+            driver,
+        );
         for rows in [&[1u8, 0, 0][..], &[1, 0, 0, 0, 1, 9], &[0, 0, 0, 0, 0]] {
-            // SAFETY: a live driver and valid pointers.
-            let length = unsafe {
-                mintid_lane_record_push_rows(driver, rows.as_ptr(), rows.len(), 1_001, &mut step)
-            };
-            assert_eq!(
-                code_of(&read(step, length)),
-                "store.unexpected_row",
-                "{rows:?}"
+            let step = out(
+                512,
+                |o, c| unsafe {
+                    mintid_lane_record_push_rows(driver, rows.as_ptr(), rows.len(), 1_001, o, c)
+                },
+                driver,
             );
+            assert_eq!(code_of(&step), "store.unexpected_row", "{rows:?}");
         }
         assert!(
             matches!(unpack_outcome(&[9]), Err(error) if error.code() == "store.unexpected_row")
@@ -710,18 +837,60 @@ mod tests {
         assert!(
             matches!(unpack_outcome(&[2, 1, 0, 0, 0, 0xff]), Err(error) if error.code() == "store.unexpected_row")
         );
-        // SAFETY: made by start, freed once.
-        unsafe { mintid_lane_record_free(driver) };
+        // SAFETY: made once, freed once.
+        unsafe {
+            mintid_lane_record_free(driver);
+            mintid_lane_free(lane);
+        }
+    }
+
+    fn key_text(kind: &[u8], scope: &[u8], id: &[u8]) -> Vec<u8> {
+        let mut buffer = vec![0; 8];
+        let call = |buffer: &mut Vec<u8>| {
+            // SAFETY: valid pointers and a buffer of its length.
+            unsafe {
+                mintid_lane_key_text(
+                    kind.as_ptr(),
+                    kind.len(),
+                    scope.as_ptr(),
+                    scope.len(),
+                    id.as_ptr(),
+                    id.len(),
+                    buffer.as_mut_ptr(),
+                    buffer.len(),
+                )
+            }
+        };
+        let length = call(&mut buffer);
+        buffer.resize(length, 0);
+        assert_eq!(call(&mut buffer), length);
+        buffer
+    }
+
+    #[test]
+    fn a_key_text_is_the_cores_or_its_typed_error() {
+        assert_eq!(
+            key_text(b"order.create", b"t:1", b"abc"),
+            b"\0order.create:t%3A1:abc"
+        );
+        assert_eq!(
+            code_of(&key_text(b"Order", b"t", b"abc")),
+            "key.invalid_character"
+        );
+        assert_eq!(
+            code_of(&key_text(b"order", b"t", &[b'a', 0xff])),
+            "key.invalid_character"
+        );
     }
 
     #[test]
     fn values_and_failures_pack_as_the_spec_says() {
-        let mut out = Vec::new();
-        put_value(&mut out, &core::Value::Text("é".into()));
-        assert_eq!(out, [value::TEXT, 2, 0, 0, 0, 0xc3, 0xa9]);
+        let mut packed = Vec::new();
+        put_value(&mut packed, &core::Value::Text("é".into()));
+        assert_eq!(packed, [value::TEXT, 2, 0, 0, 0, 0xc3, 0xa9]);
         let error = MintidError::argument("argument.internal", "why");
-        pack_error(&mut out, &error);
-        assert_eq!(code_of(&out), "argument.internal");
-        assert_eq!(out.len(), 1 + 4 + 17 + 4 + 3 + 1 + 1 + 1);
+        pack_error(&mut packed, &error);
+        assert_eq!(code_of(&packed), "argument.internal");
+        assert_eq!(packed.len(), 1 + 4 + 17 + 4 + 3 + 1 + 1 + 1);
     }
 }
