@@ -271,6 +271,25 @@ impl MintidError {
         }
     }
 
+    /// The concern: the variant's name in snake case (`argument`, …, `store`).
+    pub fn concern(&self) -> &'static str {
+        match self {
+            Self::Argument { .. } => "argument",
+            Self::Snowflake { .. } => "snowflake",
+            Self::Uuid { .. } => "uuid",
+            Self::Uuid7 { .. } => "uuid7",
+            Self::Key { .. } => "key",
+            Self::RequestId { .. } => "request_id",
+            Self::Record { .. } => "record",
+            Self::Lease { .. } => "lease",
+            Self::Segment { .. } => "segment",
+            Self::Outbox { .. } => "outbox",
+            Self::Fingerprint { .. } => "fingerprint",
+            Self::Http { .. } => "http",
+            Self::Store { .. } => "store",
+        }
+    }
+
     /// Where the problem is and what it answers: `part`, `position`, `problem`.
     pub fn place(&self) -> (Option<&str>, Option<u64>, Option<&str>) {
         match self {

@@ -273,7 +273,8 @@ fn malformed(what: &str) -> MintidError {
     .into()
 }
 
-/// An error packed: `FAIL`, then code, detail, part, position, problem.
+/// An error packed: `FAIL`, then code, detail, part, position, problem,
+/// concern.
 fn pack_error(out: &mut Vec<u8>, error: &MintidError) {
     out.clear();
     out.push(tag::FAIL);
@@ -289,6 +290,7 @@ fn pack_error(out: &mut Vec<u8>, error: &MintidError) {
         }
     }
     put_optional(out, problem.map(str::as_bytes));
+    put_bytes(out, error.concern().as_bytes());
 }
 
 /// The manifest and policy every driver of one store shares.
@@ -891,6 +893,6 @@ mod tests {
         let error = MintidError::argument("argument.internal", "why");
         pack_error(&mut packed, &error);
         assert_eq!(code_of(&packed), "argument.internal");
-        assert_eq!(packed.len(), 1 + 4 + 17 + 4 + 3 + 1 + 1 + 1);
+        assert_eq!(packed.len(), 1 + 4 + 17 + 4 + 3 + 1 + 1 + 1 + 4 + 8);
     }
 }

@@ -15,7 +15,6 @@ import uniffi.mintid_ffi.Finished
 import uniffi.mintid_ffi.Held
 import uniffi.mintid_ffi.OperationOutcome
 import uniffi.mintid_ffi.RecordCleanup
-import uniffi.mintid_ffi.RecordDriver
 import uniffi.mintid_ffi.RecordDrivers
 import uniffi.mintid_ffi.RecordRenewal
 import uniffi.mintid_ffi.RecordStep
@@ -82,7 +81,7 @@ class HeldRecord internal constructor(
  */
 class RecordLease internal constructor(
     private val store: IdempotencyStore,
-    private val driver: RecordDriver,
+    private val driver: LaneDriver,
     private val key: FfiKey,
     private val held: Held,
 ) : LeaseResult {
@@ -170,8 +169,8 @@ class IdempotencyStore
     ) {
         private val manifest = Statements.of(dialect).manifest
 
-        /** The manifest and the checked policy, lowered into the core once. */
-        private val drivers = RecordDrivers(manifest, policy.checked)
+        /** The manifest and the checked policy, lowered into the core once (the lane's handle). */
+        private val lane = Lane(RecordDrivers(manifest, policy.checked))
 
         /**
          * Runs [operation] once for [key]: the first request claims the key, runs it and stores its
@@ -201,7 +200,7 @@ class IdempotencyStore
         ): RunResult = driver(Way.RUN_ONCE, key, request).use { driver -> runOnce(driver, key, operation) }
 
         private fun runOnce(
-            driver: RecordDriver,
+            driver: LaneDriver,
             key: IdempotencyKey,
             operation: Operation,
         ): RunResult {
@@ -247,7 +246,7 @@ class IdempotencyStore
         ): RunResult = driver(Way.SAME_TRANSACTION, key, request).use { driver -> inTransaction(driver, connection, operation) }
 
         private fun inTransaction(
-            driver: RecordDriver,
+            driver: LaneDriver,
             connection: Connection,
             operation: TransactionalOperation,
         ): RunResult {
@@ -329,7 +328,7 @@ class IdempotencyStore
 
         /** A lease's completion or failure: the driver's remaining steps. */
         internal fun finishHeld(
-            driver: RecordDriver,
+            driver: LaneDriver,
             outcome: OperationOutcome,
         ) {
             when (val step = pooled { it.advance(driver) { driver.finish(outcome, now()) } }) {
@@ -344,15 +343,15 @@ class IdempotencyStore
             way: Way,
             key: IdempotencyKey,
             request: StoreRequest,
-        ): RecordDriver {
+        ): LaneDriver {
             // The core reads a negative creation time as "not known".
             val created = request.keyCreatedMillis?.let { requireNonNegative(it, "keyCreatedMillis").toLong() } ?: -1
-            return core { drivers.driver(way, key.text, request.fingerprint.digest(), created) }
+            return core { lane.driver(way, key.text, request.fingerprint.digest(), created) }
         }
 
         /** Pushes what the operation came to and reads how the protocol ended. */
         private fun finish(
-            driver: RecordDriver,
+            driver: LaneDriver,
             ran: Ran,
             use: (action: (Session) -> RecordStep) -> RecordStep,
         ): RunResult {
@@ -466,19 +465,17 @@ class IdempotencyStore
 
             /** Runs the driver's steps from [first] until it asks to execute or is done. */
             fun advance(
-                driver: RecordDriver,
+                driver: LaneDriver,
                 first: () -> RecordStep,
             ): RecordStep {
                 var step = coreStore({ executor.lastError }, first)
                 while (true) {
                     step =
                         when (step) {
-                            is RecordStep.Run ->
-                                when (val answer = answer(step.query)) {
-                                    // The common answer crosses as plain arguments.
-                                    is StoreAnswer.Affected -> coreStore({ null }) { driver.pushAffected(answer.count, now()) }
-                                    else -> coreStore({ executor.lastError }) { driver.push(answer, now()) }
-                                }
+                            is RecordStep.Run -> {
+                                val answer = answer(step.query)
+                                coreStore({ executor.lastError }) { driver.push(answer, now()) }
+                            }
                             is RecordStep.Pause -> {
                                 release()
                                 clock.pause(step.millis.toLong())
