@@ -211,17 +211,18 @@ class IdempotencyStore
                     else -> error("the driver stopped at $step")
                 }
             val record = HeldRecord(held.token.toLong(), held.leaseDeadlineMillis.toLong())
-            val renewal = held.renewEveryMillis?.let { renewal(key.toFfi(), held) }
+            // The renewal is made at the first beat: most operations end before it.
+            val renewal = lazy { renewal(key.toFfi(), held) }
             val ran =
                 try {
-                    val heartbeat = renewal?.let { heartbeat(it, record, held.renewEveryMillis!!.toLong()) }
+                    val heartbeat = held.renewEveryMillis?.let { heartbeat(renewal, record, it.toLong()) }
                     try {
                         Ran.of { operation.run(record) }
                     } finally {
                         heartbeat?.cancel(false)
                     }
                 } finally {
-                    renewal?.close()
+                    if (renewal.isInitialized()) renewal.value.close()
                 }
             return finish(driver, ran) { action -> pooled(action) }
         }
@@ -395,13 +396,13 @@ class IdempotencyStore
 
         /** Runs [renewal] every [everyMillis] on the shared scheduler until cancelled or lost. */
         private fun heartbeat(
-            renewal: RecordRenewal,
+            renewal: Lazy<RecordRenewal>,
             record: HeldRecord,
             everyMillis: Long,
         ): Future<*> {
             val beat = {
                 try {
-                    record.renewed(renew(renewal))
+                    record.renewed(renew(renewal.value))
                 } catch (lost: RecordLostException) {
                     record.lose(lost)
                     // A periodic task that throws runs no more.
