@@ -148,16 +148,16 @@ fn drive(
     }
 }
 
-fn acquisition(table: &Table, deadline: Option<u64>) -> LeaseAcquisition {
-    LeaseAcquisition::new(table.manifest, policy(), "pod-a", deadline)
+fn acquisition(table: &Table, timeout: Option<u64>) -> LeaseAcquisition {
+    LeaseAcquisition::new(table.manifest, policy(), "pod-a", timeout)
 }
 
 fn acquire(
     table: &mut Table,
-    deadline: Option<u64>,
+    timeout: Option<u64>,
     now: u64,
 ) -> (Result<Acquisition, DriverError>, u64) {
-    let driver = acquisition(table, deadline);
+    let driver = acquisition(table, timeout);
     drive(table, driver, now)
 }
 
@@ -231,7 +231,7 @@ fn with_only_skipped_rows_free_it_fails_with_the_soonest_or_waits_within_the_dea
     let (made, _) = acquire(&mut table, None, NOW);
     assert_eq!(made.unwrap_err().code(), "lease.high_water_ahead");
     // Usable once the clock is within max_start_wait (10 s) of its ready time.
-    let (made, at) = acquire(&mut table, Some(NOW + 30_000), NOW);
+    let (made, at) = acquire(&mut table, Some(30_000), NOW);
     let made = made.unwrap();
     assert_eq!(made.lease.worker_id, 2);
     assert!(
@@ -248,7 +248,7 @@ fn with_only_skipped_rows_free_it_fails_with_the_soonest_or_waits_within_the_dea
             high_water: (NOW + 20_000) as i64,
         },
     );
-    let (made, _) = acquire(&mut table, Some(NOW + 5_000), NOW);
+    let (made, _) = acquire(&mut table, Some(5_000), NOW);
     let error = made.unwrap_err();
     assert_eq!(error.code(), "lease.acquire_timeout");
     assert!(
@@ -273,10 +273,10 @@ fn all_held_fails_at_once_without_a_deadline_and_waits_for_an_end_with_one() {
     }
     let (made, _) = acquire(&mut table, None, NOW);
     assert_eq!(made.unwrap_err().code(), "lease.no_worker_free");
-    let (made, _) = acquire(&mut table, Some(NOW + 2_000), NOW);
+    let (made, _) = acquire(&mut table, Some(2_000), NOW);
     assert_eq!(made.unwrap_err().code(), "lease.acquire_timeout");
     // A lease that ends within the deadline is taken, after the skew bound.
-    let (made, at) = acquire(&mut table, Some(NOW + 10_000), NOW);
+    let (made, at) = acquire(&mut table, Some(10_000), NOW);
     let made = made.unwrap();
     assert_eq!((made.lease.worker_id, made.lease.fencing_token), (0, 2));
     assert!(
@@ -305,4 +305,58 @@ fn a_lost_race_searches_again() {
         driver.push(Answer::Affected(0), NOW),
         Step::Begin { write: true }
     );
+}
+
+#[test]
+fn deadlocks_round_after_round_are_retried_after_a_short_pause_until_the_budget_is_spent() {
+    use mintid::store::{DbError, DbErrorClass};
+    let deadlock = || {
+        Answer::Failed(DbError {
+            class: DbErrorClass::Serialization,
+            message: "Deadlock found when trying to get lock".into(),
+        })
+    };
+    let mut table = Table::new();
+    acquire(&mut table, None, NOW).0.unwrap();
+    // A crowd of hosts: this one is a deadlock victim once for every worker id
+    // (4) and the 3 retries of any query.
+    let mut driver = acquisition(&table, None);
+    let mut step = driver.start(NOW);
+    let mut now = NOW;
+    let mut victims = 0;
+    let made = loop {
+        step = match step {
+            Step::Run(query) if query.name == "lease_find" && victims < 7 => {
+                victims += 1;
+                driver.push(deadlock(), now)
+            }
+            Step::Run(query) => driver.push(table.run(&query), now),
+            Step::Begin { .. } | Step::Commit | Step::Rollback => {
+                driver.push(Answer::Affected(0), now)
+            }
+            Step::Pause { millis } => {
+                assert!((1..=5).contains(&millis), "a short pause: {millis}");
+                now += millis;
+                driver.resume(now)
+            }
+            Step::Yield(made) => break made,
+            Step::Fail(error) => panic!("gave up: {error}"),
+        };
+    };
+    assert_eq!(made.lease.worker_id, 1);
+    // One more and it gives up.
+    let mut driver = acquisition(&table, None);
+    let mut step = driver.start(NOW);
+    let error = loop {
+        step = match step {
+            Step::Run(_) => driver.push(deadlock(), NOW),
+            Step::Begin { .. } | Step::Commit | Step::Rollback => {
+                driver.push(Answer::Affected(0), NOW)
+            }
+            Step::Pause { .. } => driver.resume(NOW),
+            Step::Yield(_) => panic!("acquired on a deadlocked table"),
+            Step::Fail(error) => break error,
+        };
+    };
+    assert_eq!(error.code(), "store.conflict");
 }
