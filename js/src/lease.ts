@@ -65,7 +65,11 @@ export class LeasePolicy {
     ] as const;
     const handle = layoutHandle(layout);
     policyHandles.set(this, call(() => new wasm.LeasePolicyHandle(handle, ...args)));
+    this.layout = layout;
   }
+
+  /** The layout whose worker ids are leased: every leased generator's layout. */
+  readonly layout: SnowflakeLayout;
 
   /** The largest worker id leased. */
   get maxWorker(): bigint {
@@ -81,7 +85,8 @@ export class LeasePolicy {
   }
 }
 
-function policyOf(policy: LeasePolicy): wasm.LeasePolicyHandle {
+/** The core's policy behind `policy` (for the store's lease drivers). */
+export function policyOf(policy: LeasePolicy): wasm.LeasePolicyHandle {
   const handle = policyHandles.get(policy);
   if (handle === undefined) throw new TypeError("policy must be a LeasePolicy");
   return handle;
@@ -170,6 +175,26 @@ export interface LeaseRelease {
   readonly nowMillis: bigint;
 }
 
+const guardHandles = new WeakMap<LeaseGuard, wasm.LeaseGuardHandle>();
+
+/** The core's guard behind `guard` (for the store's lease drivers). */
+export function guardHandle(guard: LeaseGuard): wasm.LeaseGuardHandle {
+  const handle = guardHandles.get(guard);
+  if (handle === undefined) throw new TypeError("guard must be a LeaseGuard");
+  return handle;
+}
+
+function stateOf(guard: LeaseGuard, index: number): bigint {
+  return guardHandle(guard).state()[index] ?? 0n;
+}
+
+/** The guard of a lease a core lease driver acquired. */
+export function guardFrom(handle: wasm.LeaseGuardHandle): LeaseGuard {
+  const guard = Object.create(LeaseGuard.prototype) as LeaseGuard;
+  guardHandles.set(guard, handle);
+  return guard;
+}
+
 /**
  * Guards a written acquisition: admits IDs only between the start point and
  * the stop point (the deadline of the last renewal known written, minus the
@@ -179,8 +204,6 @@ export interface LeaseRelease {
  * `lease.expired`, `lease.foreign_id`, `lease.lost`, … (see docs/spec.md).
  */
 export class LeaseGuard {
-  readonly #guard: wasm.LeaseGuardHandle;
-
   /** The guard of an acquisition the host has written. */
   constructor(acquisition: Acquisition, policy: LeasePolicy) {
     const fields = BigUint64Array.from([
@@ -190,37 +213,37 @@ export class LeaseGuard {
       toU64(acquisition.startAfterMillis, "startAfterMillis"),
       toU64(acquisition.readyAtMillis, "readyAtMillis"),
     ]);
-    this.#guard = call(() => new wasm.LeaseGuardHandle(policyOf(policy), fields));
+    guardHandles.set(this, call(() => new wasm.LeaseGuardHandle(policyOf(policy), fields)));
   }
 
   /** Throws once the lease can no longer be trusted at `now`. */
   check(now: number | bigint = Date.now()): void {
     const at = toU64(now, "now");
-    call(() => this.#guard.check(at));
+    call(() => guardHandle(this).check(at));
   }
 
   /** Throws unless `id` is this worker's and inside the lease's safe window. */
   admit(id: bigint): void {
     const value = checkU64(id, "id");
-    call(() => this.#guard.admit(value));
+    call(() => guardHandle(this).admit(value));
   }
 
   /** {@link admit} for a batch. */
   admitAll(ids: readonly bigint[] | BigUint64Array): void {
     const values = BigUint64Array.from(ids, (id) => checkU64(id, "ids[]"));
-    call(() => this.#guard.admitAll(values));
+    call(() => guardHandle(this).admitAll(values));
   }
 
   /** Whether a renewal is due. */
   renewDue(now: number | bigint = Date.now()): boolean {
-    return this.#guard.renewDue(toU64(now, "now"));
+    return guardHandle(this).renewDue(toU64(now, "now"));
   }
 
   /** The renewal to write now, carrying the generator's high-water mark. */
   renewal(now: number | bigint, highWaterMillis: number | bigint): LeaseRenewal {
     const at = toU64(now, "now");
     const highWater = toU64(highWaterMillis, "highWaterMillis");
-    const [workerId = 0n, fencingToken = 0n, leaseDeadlineMillis = 0n, high = 0n, nowMillis = 0n] = call(() => this.#guard.renewal(at, highWater));
+    const [workerId = 0n, fencingToken = 0n, leaseDeadlineMillis = 0n, high = 0n, nowMillis = 0n] = call(() => guardHandle(this).renewal(at, highWater));
     return { workerId, fencingToken, leaseDeadlineMillis, highWaterMillis: high, nowMillis };
   }
 
@@ -234,54 +257,51 @@ export class LeaseGuard {
       toU64(renewal.nowMillis, "nowMillis"),
     ]);
     const count = toU64(rows, "rows");
-    call(() => this.#guard.renewed(fields, count));
+    call(() => guardHandle(this).renewed(fields, count));
   }
 
   /** Records that a renewal could not be written. */
   renewalFailed(now: number | bigint = Date.now()): void {
-    this.#guard.renewalFailed(toU64(now, "now"));
+    guardHandle(this).renewalFailed(toU64(now, "now"));
   }
 
   /** The release to write; the guard admits nothing afterwards. */
   release(now: number | bigint, highWaterMillis: number | bigint): LeaseRelease {
-    const [workerId = 0n, fencingToken = 0n, high = 0n, nowMillis = 0n] = this.#guard.release(toU64(now, "now"), toU64(highWaterMillis, "highWaterMillis"));
+    const [workerId = 0n, fencingToken = 0n, high = 0n, nowMillis = 0n] = guardHandle(this).release(toU64(now, "now"), toU64(highWaterMillis, "highWaterMillis"));
     return { workerId, fencingToken, highWaterMillis: high, nowMillis };
   }
 
   /** The leased worker id. */
   get workerId(): bigint {
-    return this.#state(0);
+    return stateOf(this, 0);
   }
   /** The holder's fencing token. */
   get fencingToken(): bigint {
-    return this.#state(1);
+    return stateOf(this, 1);
   }
   /** Issue only IDs after this time (Unix ms). */
   get startAfterMillis(): bigint {
-    return this.#state(2);
+    return stateOf(this, 2);
   }
   /** The first time IDs may be issued (Unix ms). */
   get readyAtMillis(): bigint {
-    return this.#state(3);
+    return stateOf(this, 3);
   }
   /** The deadline of the last renewal known written (Unix ms). */
   get leaseDeadlineMillis(): bigint {
-    return this.#state(4);
+    return stateOf(this, 4);
   }
   /** When the guard stops admitting IDs (Unix ms). */
   get stopAtMillis(): bigint {
-    return this.#state(5);
+    return stateOf(this, 5);
   }
   /** When the next renewal is due (Unix ms). */
   get nextRenewalAtMillis(): bigint {
-    return this.#state(6);
+    return stateOf(this, 6);
   }
   /** Whether the lease is live (not lost, not released). */
   get isLive(): boolean {
-    return this.#guard.isLive;
+    return guardHandle(this).isLive;
   }
 
-  #state(index: number): bigint {
-    return this.#guard.state()[index] ?? 0n;
-  }
 }

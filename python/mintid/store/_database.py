@@ -23,9 +23,10 @@ import threading
 import urllib.parse
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from functools import partial
 from typing import Any, Final, Literal, TypeVar, cast
 
-from mintid._native import ffi
+from mintid._native import ffi, native_error
 from mintid._record import Problem
 from mintid.store._errors import StoreUnavailableError
 
@@ -36,6 +37,7 @@ __all__ = [
     "PostgresDatabase",
     "QueryRunner",
     "SqliteDatabase",
+    "drive",
 ]
 
 T = TypeVar("T")
@@ -50,6 +52,7 @@ _DIALECTS: Final = {
     "sqlite": ffi.Dialect.SQLITE,
 }
 _ROWS: Final = frozenset({ffi.ResultKind.ONE, ffi.ResultKind.MANY})
+_NATIVE_ERRORS: Final = (ffi.MintidError, ffi.InternalError)
 
 Class = ffi.DbErrorClass
 _NULL: Final = ffi.SqlValue.NULL()  # type: ignore[no-untyped-call]
@@ -281,7 +284,7 @@ class QueryRunner:
     when it broke) or on the caller's own connection.
     """  # noqa: D205
 
-    __slots__ = ("_database", "_pid", "_pooled", "_raw", "cause")
+    __slots__ = ("_database", "_pid", "_pooled", "_raw", "cause", "in_transaction")
 
     def __init__(self, database: Database, raw: Any = None) -> None:
         """A runner over ``database``'s pool, or over the caller's ``raw`` connection."""
@@ -291,9 +294,41 @@ class QueryRunner:
         self._pid = 0
         #: The driver's exception behind the last failed answer.
         self.cause: BaseException | None = None
+        #: Whether a transaction a driver began is open.
+        self.in_transaction = False
 
     def answer(self, query: ffi.StoreQuery) -> ffi.StoreAnswer:
         """The database's answer to ``query`` (a failure classified, never raised)."""
+        return self._answer(lambda raw: self._database.run(raw, query))
+
+    def begin(self, write: bool) -> ffi.StoreAnswer:
+        """Begin a transaction (``write``: SQLite's ``BEGIN IMMEDIATE``)."""
+        answer = self._answer(partial(self._control, self._database._begin(write)))
+        self.in_transaction = type(answer) is _AFFECTED
+        return answer
+
+    def commit(self) -> ffi.StoreAnswer:
+        """Commit; a failed commit stays in the transaction, for the driver's rollback."""
+        answer = self._answer(partial(self._control, "COMMIT"))
+        self.in_transaction = type(answer) is not _AFFECTED
+        return answer
+
+    def rollback(self) -> ffi.StoreAnswer:
+        """Roll back, whatever happened: ``Affected(0)``."""
+        self._answer(partial(self._control, "ROLLBACK"))
+        self.in_transaction = False
+        return _AFFECTED(0)
+
+    @staticmethod
+    def _control(sql: str, raw: Any) -> ffi.StoreAnswer:
+        cursor = raw.cursor()
+        try:
+            cursor.execute(sql)
+        finally:
+            cursor.close()
+        return _AFFECTED(0)
+
+    def _answer(self, run: Callable[[Any], ffi.StoreAnswer]) -> ffi.StoreAnswer:
         database = self._database
         raw = self._raw
         if raw is None:
@@ -304,7 +339,7 @@ class QueryRunner:
                 self.cause = error
                 return _FAILED(Class.CONNECTION_LOST, str(error))
         try:
-            answer = database.run(raw, query)
+            answer = run(raw)
         except Exception as error:
             self.cause = error
             kind = database.classify(error)
@@ -319,11 +354,54 @@ class QueryRunner:
         return answer
 
     def release(self) -> None:
-        """Give the pool's connection back (the caller's stays with the caller)."""
+        """Give the pool's connection back (the caller's stays with the caller);
+        a transaction still open is rolled back first.
+        """  # noqa: D205
         raw = self._raw
+        if self.in_transaction:
+            self.rollback()
         if raw is not None and self._pooled:
             self._raw = None
             self._database._checkin(raw, self._pid)
+
+
+def drive(
+    runner: QueryRunner,
+    clock: Any,
+    first: Callable[[], Any],
+    push: Callable[[ffi.StoreAnswer], Any],
+    resume: Callable[[], Any],
+) -> Any:
+    """Run a core driver's steps on ``runner`` from ``first()`` until one that
+    is not a database step or a pause (the driver's end), and return it:
+    ``Run``, ``Begin``, ``Commit`` and ``Rollback`` are answered with
+    ``push``, a ``Pause`` sleeps on ``clock`` (the connection goes back to the
+    pool first, outside a transaction), then ``resume()``. A failure is raised
+    as the core's typed error, the driver's exception behind it as
+    ``__cause__``. Every loop, retry and error code is the driver's.
+    """  # noqa: D205
+    try:
+        step = first()
+        while True:
+            if step.is_run():
+                step = push(runner.answer(step.query))
+            elif step.is_begin():
+                step = push(runner.begin(step.write))
+            elif step.is_commit():
+                step = push(runner.commit())
+            elif step.is_rollback():
+                step = push(runner.rollback())
+            elif step.is_pause():
+                if not runner.in_transaction:
+                    runner.release()
+                clock.pause_ms(step.millis)
+                step = resume()
+            else:
+                return step
+    except _NATIVE_ERRORS as error:
+        raise native_error(error) from runner.cause
+    finally:
+        runner.release()
 
 
 def _close_quietly(raw: Any) -> None:
