@@ -109,6 +109,31 @@ impl Table {
                 }
                 Answer::Affected(created)
             }
+            "lease_renew" => {
+                let row = self.rows.get_mut(&p["worker_id"]).unwrap();
+                let ours = row.owner && row.token == p["fencing_token"];
+                if ours && row.deadline > now && p["lease_deadline_millis"] > row.deadline {
+                    row.deadline = p["lease_deadline_millis"];
+                    row.high_water = row.high_water.max(p["high_water_millis"]);
+                    Answer::Affected(1)
+                } else {
+                    Answer::Affected(0)
+                }
+            }
+            "lease_release" => {
+                let row = self.rows.get_mut(&p["worker_id"]).unwrap();
+                if row.owner && row.token == p["fencing_token"] {
+                    *row = Row {
+                        owner: false,
+                        deadline: now,
+                        high_water: row.high_water.max(p["high_water_millis"]),
+                        ..*row
+                    };
+                    Answer::Affected(1)
+                } else {
+                    Answer::Affected(0)
+                }
+            }
             other => panic!("unknown query {other}"),
         }
     }
@@ -359,4 +384,104 @@ fn deadlocks_round_after_round_are_retried_after_a_short_pause_until_the_budget_
         };
     };
     assert_eq!(error.code(), "store.conflict");
+}
+
+mod renewal_and_release {
+    use super::*;
+    use mintid::lease::LeaseGuard;
+    use mintid::store::{DbError, DbErrorClass, LeaseRelease, LeaseRenewal};
+
+    fn held() -> (Table, LeaseGuard) {
+        let mut table = Table::new();
+        let made = acquire(&mut table, None, NOW).0.unwrap();
+        (table, LeaseGuard::new(&made, &policy()))
+    }
+
+    fn renew(table: &mut Table, guard: &LeaseGuard, now: u64, mark: u64) -> Result<u64, String> {
+        let mut renewal = LeaseRenewal::new(table.manifest);
+        match renewal.start(guard, now, mark) {
+            Step::Run(query) => match renewal.push(guard, table.run(&query), now) {
+                Step::Yield(deadline) => Ok(deadline),
+                Step::Fail(error) => Err(error.code().into()),
+                other => panic!("{other:?}"),
+            },
+            Step::Fail(error) => Err(error.code().into()),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_renewal_the_clock_refuses_writes_nothing_and_counts_as_a_failed_attempt() {
+        let (mut table, guard) = held();
+        assert_eq!(
+            renew(&mut table, &guard, NOW + 10_000, NOW),
+            Ok(NOW + 40_000)
+        );
+        assert_eq!(guard.next_renewal_at_millis(), NOW + 20_000);
+        let writes = table.queries.len();
+        // The clock went back 2 s: now + lease would not extend the deadline.
+        assert_eq!(
+            renew(&mut table, &guard, NOW + 8_000, NOW).unwrap_err(),
+            "lease.clock_behind"
+        );
+        assert_eq!(table.queries.len(), writes, "nothing was run");
+        assert_eq!(guard.next_renewal_at_millis(), NOW + 9_000);
+        assert_eq!(guard.lease_deadline_millis(), NOW + 40_000);
+        assert!(guard.is_live());
+        // Too late: the deadline passed; counted the same way.
+        assert_eq!(
+            renew(&mut table, &guard, NOW + 40_000, NOW).unwrap_err(),
+            "lease.expired"
+        );
+        assert_eq!(guard.next_renewal_at_millis(), NOW + 41_000);
+    }
+
+    #[test]
+    fn a_database_failure_counts_as_a_failed_attempt_and_no_row_is_a_lost_lease() {
+        let (mut table, guard) = held();
+        let mut renewal = LeaseRenewal::new(table.manifest);
+        assert!(matches!(
+            renewal.start(&guard, NOW + 10_000, NOW),
+            Step::Run(_)
+        ));
+        let down = Answer::Failed(DbError {
+            class: DbErrorClass::ConnectionLost,
+            message: "gone".into(),
+        });
+        let Step::Fail(error) = renewal.push(&guard, down, NOW + 10_000) else {
+            panic!()
+        };
+        assert_eq!(error.code(), "store.unavailable");
+        assert_eq!(guard.next_renewal_at_millis(), NOW + 11_000);
+        // Another holder took worker 0.
+        table.rows.get_mut(&0).unwrap().token = 9;
+        assert!(matches!(
+            renewal.start(&guard, NOW + 11_000, NOW),
+            Step::Run(_)
+        ));
+        let Step::Fail(error) = renewal.push(&guard, Answer::Affected(0), NOW + 11_000) else {
+            panic!()
+        };
+        assert_eq!(error.code(), "lease.lost");
+        assert!(!guard.is_live());
+    }
+
+    #[test]
+    fn a_release_stops_issuing_before_the_mark_is_read_and_a_lost_lease_writes_nothing() {
+        let (table, guard) = held();
+        let layout = *policy().layout();
+        let id = layout.compose(NOW + 5, 0, 0).unwrap();
+        assert_eq!(guard.admit(id), Ok(()));
+        let mut release = LeaseRelease::new(table.manifest, &guard);
+        // From here no ID is admitted: the mark read now covers every ID issued.
+        assert_eq!(guard.admit(id).unwrap_err().code(), "lease.released");
+        let Step::Run(query) = release.start(&guard, NOW + 10, NOW + 5) else {
+            panic!()
+        };
+        assert_eq!(query.name, "lease_release");
+        assert_eq!(release.push(Answer::Affected(1)), Step::Yield(true));
+        // Released again, or lost: nothing to write.
+        let mut again = LeaseRelease::new(table.manifest, &guard);
+        assert_eq!(again.start(&guard, NOW + 20, NOW + 5), Step::Yield(false));
+    }
 }
