@@ -8,7 +8,7 @@
 import * as wasm from "./wasm/mintid_wasm.js";
 import { call } from "./call.js";
 import { checkU64, toU64 } from "./check.js";
-import { layoutHandle } from "./handles.js";
+import { layoutHandle, leaseGuardHandle, leasePolicyHandle, setLeaseGuardHandle, setLeasePolicyHandle } from "./handles.js";
 import { SnowflakeLayout, type SnowflakePreset } from "./snowflake.js";
 
 /** One row of the lease table. */
@@ -46,7 +46,6 @@ export interface LeasePolicyOptions {
 const optional = (value: number | bigint | undefined, what: string): bigint | undefined =>
   value === undefined ? undefined : toU64(value, what);
 
-const policyHandles = new WeakMap<LeasePolicy, wasm.LeasePolicyHandle>();
 
 /** Lease rules for one layout; validated by the core (`lease.invalid_policy`). */
 export class LeasePolicy {
@@ -64,7 +63,7 @@ export class LeasePolicy {
       optional(options.maxStartWaitMillis, "maxStartWaitMillis"),
     ] as const;
     const handle = layoutHandle(layout);
-    policyHandles.set(this, call(() => new wasm.LeasePolicyHandle(handle, ...args)));
+    setLeasePolicyHandle(this, call(() => new wasm.LeasePolicyHandle(handle, ...args)));
     this.layout = layout;
   }
 
@@ -85,11 +84,8 @@ export class LeasePolicy {
   }
 }
 
-/** The core's policy behind `policy` (for the store's lease drivers). */
-export function policyOf(policy: LeasePolicy): wasm.LeasePolicyHandle {
-  const handle = policyHandles.get(policy);
-  if (handle === undefined) throw new TypeError("policy must be a LeasePolicy");
-  return handle;
+function policyOf(policy: LeasePolicy): wasm.LeasePolicyHandle {
+  return leasePolicyHandle(policy);
 }
 
 function rowArgs(row: WorkerLease): BigUint64Array {
@@ -175,24 +171,8 @@ export interface LeaseRelease {
   readonly nowMillis: bigint;
 }
 
-const guardHandles = new WeakMap<LeaseGuard, wasm.LeaseGuardHandle>();
-
-/** The core's guard behind `guard` (for the store's lease drivers). */
-export function guardHandle(guard: LeaseGuard): wasm.LeaseGuardHandle {
-  const handle = guardHandles.get(guard);
-  if (handle === undefined) throw new TypeError("guard must be a LeaseGuard");
-  return handle;
-}
-
 function stateOf(guard: LeaseGuard, index: number): bigint {
-  return guardHandle(guard).state()[index] ?? 0n;
-}
-
-/** The guard of a lease a core lease driver acquired. */
-export function guardFrom(handle: wasm.LeaseGuardHandle): LeaseGuard {
-  const guard = Object.create(LeaseGuard.prototype) as LeaseGuard;
-  guardHandles.set(guard, handle);
-  return guard;
+  return leaseGuardHandle(guard).state()[index] ?? 0n;
 }
 
 /**
@@ -213,37 +193,37 @@ export class LeaseGuard {
       toU64(acquisition.startAfterMillis, "startAfterMillis"),
       toU64(acquisition.readyAtMillis, "readyAtMillis"),
     ]);
-    guardHandles.set(this, call(() => new wasm.LeaseGuardHandle(policyOf(policy), fields)));
+    setLeaseGuardHandle(this, call(() => new wasm.LeaseGuardHandle(policyOf(policy), fields)));
   }
 
   /** Throws once the lease can no longer be trusted at `now`. */
   check(now: number | bigint = Date.now()): void {
     const at = toU64(now, "now");
-    call(() => guardHandle(this).check(at));
+    call(() => leaseGuardHandle(this).check(at));
   }
 
   /** Throws unless `id` is this worker's and inside the lease's safe window. */
   admit(id: bigint): void {
     const value = checkU64(id, "id");
-    call(() => guardHandle(this).admit(value));
+    call(() => leaseGuardHandle(this).admit(value));
   }
 
   /** {@link admit} for a batch. */
   admitAll(ids: readonly bigint[] | BigUint64Array): void {
     const values = BigUint64Array.from(ids, (id) => checkU64(id, "ids[]"));
-    call(() => guardHandle(this).admitAll(values));
+    call(() => leaseGuardHandle(this).admitAll(values));
   }
 
   /** Whether a renewal is due. */
   renewDue(now: number | bigint = Date.now()): boolean {
-    return guardHandle(this).renewDue(toU64(now, "now"));
+    return leaseGuardHandle(this).renewDue(toU64(now, "now"));
   }
 
   /** The renewal to write now, carrying the generator's high-water mark. */
   renewal(now: number | bigint, highWaterMillis: number | bigint): LeaseRenewal {
     const at = toU64(now, "now");
     const highWater = toU64(highWaterMillis, "highWaterMillis");
-    const [workerId = 0n, fencingToken = 0n, leaseDeadlineMillis = 0n, high = 0n, nowMillis = 0n] = call(() => guardHandle(this).renewal(at, highWater));
+    const [workerId = 0n, fencingToken = 0n, leaseDeadlineMillis = 0n, high = 0n, nowMillis = 0n] = call(() => leaseGuardHandle(this).renewal(at, highWater));
     return { workerId, fencingToken, leaseDeadlineMillis, highWaterMillis: high, nowMillis };
   }
 
@@ -257,17 +237,17 @@ export class LeaseGuard {
       toU64(renewal.nowMillis, "nowMillis"),
     ]);
     const count = toU64(rows, "rows");
-    call(() => guardHandle(this).renewed(fields, count));
+    call(() => leaseGuardHandle(this).renewed(fields, count));
   }
 
   /** Records that a renewal could not be written. */
   renewalFailed(now: number | bigint = Date.now()): void {
-    guardHandle(this).renewalFailed(toU64(now, "now"));
+    leaseGuardHandle(this).renewalFailed(toU64(now, "now"));
   }
 
   /** The release to write; the guard admits nothing afterwards. */
   release(now: number | bigint, highWaterMillis: number | bigint): LeaseRelease {
-    const [workerId = 0n, fencingToken = 0n, high = 0n, nowMillis = 0n] = guardHandle(this).release(toU64(now, "now"), toU64(highWaterMillis, "highWaterMillis"));
+    const [workerId = 0n, fencingToken = 0n, high = 0n, nowMillis = 0n] = leaseGuardHandle(this).release(toU64(now, "now"), toU64(highWaterMillis, "highWaterMillis"));
     return { workerId, fencingToken, highWaterMillis: high, nowMillis };
   }
 
@@ -301,7 +281,7 @@ export class LeaseGuard {
   }
   /** Whether the lease is live (not lost, not released). */
   get isLive(): boolean {
-    return guardHandle(this).isLive;
+    return leaseGuardHandle(this).isLive;
   }
 
 }

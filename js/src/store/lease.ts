@@ -7,10 +7,11 @@
  */
 
 import { toU64 } from "../check.js";
-import { guardFrom, guardHandle, policyOf } from "../lease.js";
-import { type LeaseGuard, LeasePolicy, Snowflake } from "../node.js";
+import { leaseGuardHandle, leasePolicyHandle, setLeaseGuardHandle } from "../handles.js";
+import { LeaseGuard, LeasePolicy, Snowflake } from "../node.js";
 import { type StoreClock, systemClock } from "./clock.js";
 import { type Database, int, one, text } from "./database.js";
+import type { LeaseGuardHandle } from "../wasm/mintid_wasm.js";
 import { drive, LeaseAcquisition, LeaseRelease, LeaseRenewal, type LeaseStep, manifestOf, runDriver, type StoreAnswer, storeCall } from "./driver.js";
 
 /** A row of `worker_lease`. */
@@ -57,7 +58,7 @@ export class WorkerLeases {
    */
   async acquire(owner: string, timeoutMillis?: number | bigint): Promise<LeaseGuard> {
     const timeout = timeoutMillis === undefined ? undefined : toU64(timeoutMillis, "timeoutMillis");
-    const driver = drive(() => new LeaseAcquisition(this.#manifest(), policyOf(this.policy), owner, timeout), undefined);
+    const driver = drive(() => new LeaseAcquisition(this.#manifest(), leasePolicyHandle(this.policy), owner, timeout), undefined);
     const now = () => this.clock.now();
     const end = await this.#run(() => driver.start(now()), (answer) => driver.push(answer, now()), () => driver.resume(now()));
     if (end.kind !== "acquired") throw new TypeError(`the lease acquisition ended with ${end.kind}`);
@@ -74,7 +75,7 @@ export class WorkerLeases {
    * StoreError `store.unavailable`.
    */
   async renew(guard: LeaseGuard, highWaterMillis: number | bigint): Promise<void> {
-    const handle = guardHandle(guard);
+    const handle = leaseGuardHandle(guard);
     const mark = toU64(highWaterMillis, "highWaterMillis");
     const driver = drive(() => new LeaseRenewal(this.#manifest()), undefined);
     const now = () => this.clock.now();
@@ -89,7 +90,7 @@ export class WorkerLeases {
    * @throws StoreError `store.unavailable`: the lease then ends at its deadline.
    */
   async release(guard: LeaseGuard, highWaterMillis: number | bigint | (() => bigint)): Promise<boolean> {
-    const handle = guardHandle(guard);
+    const handle = leaseGuardHandle(guard);
     const driver = drive(() => new LeaseRelease(this.#manifest(), handle), undefined);
     const mark = toU64(typeof highWaterMillis === "function" ? highWaterMillis() : highWaterMillis, "highWaterMillis");
     const end = await this.#run(() => driver.start(handle, this.clock.now(), mark), (answer) => driver.push(answer), never);
@@ -118,6 +119,13 @@ export class WorkerLeases {
   #run(first: () => LeaseStep, push: (answer: StoreAnswer) => LeaseStep, resume: () => LeaseStep) {
     return runDriver(this.database, this.clock, first, push, resume);
   }
+}
+
+/** The guard of a lease the core's acquisition took. */
+function guardFrom(handle: LeaseGuardHandle): LeaseGuard {
+  const guard = Object.create(LeaseGuard.prototype) as LeaseGuard;
+  setLeaseGuardHandle(guard, handle);
+  return guard;
 }
 
 function never(): never {
