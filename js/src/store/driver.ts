@@ -242,7 +242,7 @@ export async function runDriver<S extends { readonly kind: string }>(
             } else {
               await connection.execute("ROLLBACK").catch(() => undefined);
               open = false;
-              held = answer({ answer: DONE, failure: undefined });
+              held = next(() => push(DONE)); // the failure that led here stays the cause
             }
           }
         } finally {

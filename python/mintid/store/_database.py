@@ -314,9 +314,12 @@ class QueryRunner:
         return answer
 
     def rollback(self) -> ffi.StoreAnswer:
-        """Roll back, whatever happened: ``Affected(0)``."""
+        """Roll back, whatever happened: ``Affected(0)`` (the cause of the
+        failure that led here is kept).
+        """  # noqa: D205
+        cause = self.cause
         self._answer(partial(self._control, "ROLLBACK"))
-        self.in_transaction = False
+        self.in_transaction, self.cause = False, cause
         return _AFFECTED(0)
 
     @staticmethod
@@ -346,6 +349,7 @@ class QueryRunner:
             if kind is Class.CONNECTION_LOST and self._pooled:
                 # The server may have restarted: the idle connections are likely gone too.
                 self._raw = None
+                self.in_transaction = False
                 if self._pid == os.getpid():
                     _close_quietly(raw)
                 database.close()
@@ -357,9 +361,9 @@ class QueryRunner:
         """Give the pool's connection back (the caller's stays with the caller);
         a transaction still open is rolled back first.
         """  # noqa: D205
-        raw = self._raw
         if self.in_transaction:
             self.rollback()
+        raw = self._raw
         if raw is not None and self._pooled:
             self._raw = None
             self._database._checkin(raw, self._pid)
