@@ -28,6 +28,8 @@
 //!   [`RecordCleanup`], batches of expired records deleted.
 //! * [`LeaseAcquisition`]: taking a worker id (find, skip a row that cannot
 //!   be used now, take; seed, retry, wait, or fail; a caller's deadline).
+//! * [`LeaseRenewal`] and [`LeaseRelease`]: a held lease's heartbeat beat
+//!   and its release on shutdown.
 //!
 //! The limits every protocol enforces before it writes are in [`limits`].
 //! The full rules are in `docs/spec.md`, section "Store drivers".
@@ -35,6 +37,8 @@
 mod answer;
 mod error;
 mod lease_driver;
+#[cfg(target_has_atomic = "64")]
+mod lease_renewal;
 pub mod limits;
 mod manifest;
 mod record_driver;
@@ -44,6 +48,8 @@ mod value;
 pub use answer::{Answer, DbError, DbErrorClass};
 pub use error::{DriverError, StoreError, StoreErrorKind};
 pub use lease_driver::{LeaseAcquisition, LeaseStep};
+#[cfg(target_has_atomic = "64")]
+pub use lease_renewal::{LeaseRelease, LeaseRenewal};
 pub use manifest::{Dialect, Manifest, Migration, ParamType, Placeholder, ResultKind, Statement};
 pub use record_driver::{
     Finished, Held, MAX_CLAIM_ROUNDS, OperationOutcome, RETRIES, RETRY_PAUSE_MILLIS, RecordDriver,

@@ -74,3 +74,31 @@ export function policyHandle(policy: object): wasm.RecordPolicyHandle {
   if (handle === undefined) throw new TypeError("policy must be a RecordPolicy");
   return handle;
 }
+
+const leasePolicyHandles = new WeakMap<object, wasm.LeasePolicyHandle>();
+
+/** Attaches the wasm policy behind a `LeasePolicy`. */
+export function setLeasePolicyHandle(policy: object, handle: wasm.LeasePolicyHandle): void {
+  leasePolicyHandles.set(policy, handle);
+}
+
+/** The wasm policy behind `policy` (a `LeasePolicy`). */
+export function leasePolicyHandle(policy: object): wasm.LeasePolicyHandle {
+  const handle = leasePolicyHandles.get(policy);
+  if (handle === undefined) throw new TypeError("policy must be a LeasePolicy");
+  return handle;
+}
+
+const leaseGuardHandles = new WeakMap<object, wasm.LeaseGuardHandle>();
+
+/** Attaches the wasm guard behind a `LeaseGuard` (made by its constructor or by a lease driver). */
+export function setLeaseGuardHandle(guard: object, handle: wasm.LeaseGuardHandle): void {
+  leaseGuardHandles.set(guard, handle);
+}
+
+/** The wasm guard behind `guard` (a `LeaseGuard`). */
+export function leaseGuardHandle(guard: object): wasm.LeaseGuardHandle {
+  const handle = leaseGuardHandles.get(guard);
+  if (handle === undefined) throw new TypeError("guard must be a LeaseGuard");
+  return handle;
+}

@@ -8,7 +8,7 @@
 import * as wasm from "./wasm/mintid_wasm.js";
 import { call } from "./call.js";
 import { checkU64, toU64 } from "./check.js";
-import { layoutHandle } from "./handles.js";
+import { layoutHandle, leaseGuardHandle, leasePolicyHandle, setLeaseGuardHandle, setLeasePolicyHandle } from "./handles.js";
 import { SnowflakeLayout, type SnowflakePreset } from "./snowflake.js";
 
 /** One row of the lease table. */
@@ -46,7 +46,6 @@ export interface LeasePolicyOptions {
 const optional = (value: number | bigint | undefined, what: string): bigint | undefined =>
   value === undefined ? undefined : toU64(value, what);
 
-const policyHandles = new WeakMap<LeasePolicy, wasm.LeasePolicyHandle>();
 
 /** Lease rules for one layout; validated by the core (`lease.invalid_policy`). */
 export class LeasePolicy {
@@ -64,8 +63,12 @@ export class LeasePolicy {
       optional(options.maxStartWaitMillis, "maxStartWaitMillis"),
     ] as const;
     const handle = layoutHandle(layout);
-    policyHandles.set(this, call(() => new wasm.LeasePolicyHandle(handle, ...args)));
+    setLeasePolicyHandle(this, call(() => new wasm.LeasePolicyHandle(handle, ...args)));
+    this.layout = layout;
   }
+
+  /** The layout whose worker ids are leased: every leased generator's layout. */
+  readonly layout: SnowflakeLayout;
 
   /** The largest worker id leased. */
   get maxWorker(): bigint {
@@ -82,9 +85,7 @@ export class LeasePolicy {
 }
 
 function policyOf(policy: LeasePolicy): wasm.LeasePolicyHandle {
-  const handle = policyHandles.get(policy);
-  if (handle === undefined) throw new TypeError("policy must be a LeasePolicy");
-  return handle;
+  return leasePolicyHandle(policy);
 }
 
 function rowArgs(row: WorkerLease): BigUint64Array {
@@ -170,6 +171,10 @@ export interface LeaseRelease {
   readonly nowMillis: bigint;
 }
 
+function stateOf(guard: LeaseGuard, index: number): bigint {
+  return leaseGuardHandle(guard).state()[index] ?? 0n;
+}
+
 /**
  * Guards a written acquisition: admits IDs only between the start point and
  * the stop point (the deadline of the last renewal known written, minus the
@@ -179,8 +184,6 @@ export interface LeaseRelease {
  * `lease.expired`, `lease.foreign_id`, `lease.lost`, … (see docs/spec.md).
  */
 export class LeaseGuard {
-  readonly #guard: wasm.LeaseGuardHandle;
-
   /** The guard of an acquisition the host has written. */
   constructor(acquisition: Acquisition, policy: LeasePolicy) {
     const fields = BigUint64Array.from([
@@ -190,37 +193,37 @@ export class LeaseGuard {
       toU64(acquisition.startAfterMillis, "startAfterMillis"),
       toU64(acquisition.readyAtMillis, "readyAtMillis"),
     ]);
-    this.#guard = call(() => new wasm.LeaseGuardHandle(policyOf(policy), fields));
+    setLeaseGuardHandle(this, call(() => new wasm.LeaseGuardHandle(policyOf(policy), fields)));
   }
 
   /** Throws once the lease can no longer be trusted at `now`. */
   check(now: number | bigint = Date.now()): void {
     const at = toU64(now, "now");
-    call(() => this.#guard.check(at));
+    call(() => leaseGuardHandle(this).check(at));
   }
 
   /** Throws unless `id` is this worker's and inside the lease's safe window. */
   admit(id: bigint): void {
     const value = checkU64(id, "id");
-    call(() => this.#guard.admit(value));
+    call(() => leaseGuardHandle(this).admit(value));
   }
 
   /** {@link admit} for a batch. */
   admitAll(ids: readonly bigint[] | BigUint64Array): void {
     const values = BigUint64Array.from(ids, (id) => checkU64(id, "ids[]"));
-    call(() => this.#guard.admitAll(values));
+    call(() => leaseGuardHandle(this).admitAll(values));
   }
 
   /** Whether a renewal is due. */
   renewDue(now: number | bigint = Date.now()): boolean {
-    return this.#guard.renewDue(toU64(now, "now"));
+    return leaseGuardHandle(this).renewDue(toU64(now, "now"));
   }
 
   /** The renewal to write now, carrying the generator's high-water mark. */
   renewal(now: number | bigint, highWaterMillis: number | bigint): LeaseRenewal {
     const at = toU64(now, "now");
     const highWater = toU64(highWaterMillis, "highWaterMillis");
-    const [workerId = 0n, fencingToken = 0n, leaseDeadlineMillis = 0n, high = 0n, nowMillis = 0n] = call(() => this.#guard.renewal(at, highWater));
+    const [workerId = 0n, fencingToken = 0n, leaseDeadlineMillis = 0n, high = 0n, nowMillis = 0n] = call(() => leaseGuardHandle(this).renewal(at, highWater));
     return { workerId, fencingToken, leaseDeadlineMillis, highWaterMillis: high, nowMillis };
   }
 
@@ -234,54 +237,51 @@ export class LeaseGuard {
       toU64(renewal.nowMillis, "nowMillis"),
     ]);
     const count = toU64(rows, "rows");
-    call(() => this.#guard.renewed(fields, count));
+    call(() => leaseGuardHandle(this).renewed(fields, count));
   }
 
   /** Records that a renewal could not be written. */
   renewalFailed(now: number | bigint = Date.now()): void {
-    this.#guard.renewalFailed(toU64(now, "now"));
+    leaseGuardHandle(this).renewalFailed(toU64(now, "now"));
   }
 
   /** The release to write; the guard admits nothing afterwards. */
   release(now: number | bigint, highWaterMillis: number | bigint): LeaseRelease {
-    const [workerId = 0n, fencingToken = 0n, high = 0n, nowMillis = 0n] = this.#guard.release(toU64(now, "now"), toU64(highWaterMillis, "highWaterMillis"));
+    const [workerId = 0n, fencingToken = 0n, high = 0n, nowMillis = 0n] = leaseGuardHandle(this).release(toU64(now, "now"), toU64(highWaterMillis, "highWaterMillis"));
     return { workerId, fencingToken, highWaterMillis: high, nowMillis };
   }
 
   /** The leased worker id. */
   get workerId(): bigint {
-    return this.#state(0);
+    return stateOf(this, 0);
   }
   /** The holder's fencing token. */
   get fencingToken(): bigint {
-    return this.#state(1);
+    return stateOf(this, 1);
   }
   /** Issue only IDs after this time (Unix ms). */
   get startAfterMillis(): bigint {
-    return this.#state(2);
+    return stateOf(this, 2);
   }
   /** The first time IDs may be issued (Unix ms). */
   get readyAtMillis(): bigint {
-    return this.#state(3);
+    return stateOf(this, 3);
   }
   /** The deadline of the last renewal known written (Unix ms). */
   get leaseDeadlineMillis(): bigint {
-    return this.#state(4);
+    return stateOf(this, 4);
   }
   /** When the guard stops admitting IDs (Unix ms). */
   get stopAtMillis(): bigint {
-    return this.#state(5);
+    return stateOf(this, 5);
   }
   /** When the next renewal is due (Unix ms). */
   get nextRenewalAtMillis(): bigint {
-    return this.#state(6);
+    return stateOf(this, 6);
   }
   /** Whether the lease is live (not lost, not released). */
   get isLive(): boolean {
-    return this.#guard.isLive;
+    return leaseGuardHandle(this).isLive;
   }
 
-  #state(index: number): bigint {
-    return this.#guard.state()[index] ?? 0n;
-  }
 }

@@ -65,7 +65,7 @@ for (const { dialect, skip } of dialects()) {
         const database = db.open();
         await migrate(database);
         const leases = new WorkerLeases(database, LEASE_POLICY);
-        const first = await LeasedSnowflake.acquire(leases, "host-a", "classic");
+        const first = await LeasedSnowflake.acquire(leases, "host-a");
         const deadline = first.guard.leaseDeadlineMillis;
         const ids = [first.nextId()];
         await sleep(700);
@@ -77,7 +77,7 @@ for (const { dialect, skip } of dialects()) {
         assert.equal(row.owner, null);
         assert.ok(row.highWaterMillis >= BigInt(Date.now() - 1000));
         assert.throws(() => first.nextId(), (error) => error instanceof LeaseError && error.code === "lease.released");
-        const second = await LeasedSnowflake.acquire(leases, "host-b", "classic");
+        const second = await LeasedSnowflake.acquire(leases, "host-b");
         assert.equal(second.workerId, first.workerId);
         assert.ok(second.guard.startAfterMillis >= row.highWaterMillis);
         const next = second.nextId();
@@ -94,7 +94,7 @@ for (const { dialect, skip } of dialects()) {
         const database = db.open();
         await migrate(database);
         const leases = new WorkerLeases(database, LEASE_POLICY);
-        const holder = await LeasedSnowflake.acquire(leases, "host-a", "classic");
+        const holder = await LeasedSnowflake.acquire(leases, "host-a");
         holder.nextId();
         // Another holder's takeover: the row's token moves on.
         await database.withConnection((c) => c.execute(`UPDATE worker_lease SET fencing_token = fencing_token + 1 WHERE worker_id = ${holder.workerId}`));

@@ -235,6 +235,13 @@ class LeaseGuard:
             raise TypeError(f"acquisition must be an Acquisition, got {type(acquisition)}")
         self._core = call(ffi.LeaseGuard, acquisition._to_ffi(), _policy(policy))
 
+    @classmethod
+    def _of(cls, core: ffi.LeaseGuard) -> LeaseGuard:
+        """The guard a core lease driver made."""
+        guard = cls.__new__(cls)
+        guard._core = core
+        return guard
+
     @property
     def worker_id(self) -> int:
         """The leased worker id: the generator's worker."""

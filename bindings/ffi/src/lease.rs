@@ -10,7 +10,7 @@ use std::sync::Arc;
 /// How worker ids are leased (the core's `LeasePolicy`). Each value left
 /// out keeps the core's default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Object)]
-pub struct LeasePolicy(core::LeasePolicy);
+pub struct LeasePolicy(pub(crate) core::LeasePolicy);
 
 #[uniffi::export]
 impl LeasePolicy {
@@ -271,7 +271,7 @@ pub struct Release {
 /// A held lease (the core's `LeaseGuard`), shared by the threads that hand
 /// out IDs and the heartbeat that renews it.
 #[derive(Debug, uniffi::Object)]
-pub struct LeaseGuard(core::LeaseGuard);
+pub struct LeaseGuard(pub(crate) core::LeaseGuard);
 
 #[uniffi::export]
 impl LeaseGuard {

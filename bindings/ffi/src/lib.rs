@@ -22,6 +22,7 @@ mod segment;
 mod snowflake;
 mod sources;
 mod store;
+mod store_lease;
 mod uuid;
 mod uuid7;
 mod version;
@@ -80,6 +81,7 @@ pub use store::{
     StoredRecord, StoredResponse, Way, store_limits, store_load_query, store_migrations,
     store_read_record, store_statements,
 };
+pub use store_lease::{LeaseAcquisition, LeaseRelease, LeaseRenewal, LeaseStep};
 pub use uuid::{
     UuidInfo, UuidTextForm, UuidVariant, uuid_format, uuid_inspect, uuid_new_v8, uuid_parse,
 };

@@ -527,7 +527,7 @@ fn core_key(key: &IdempotencyKey) -> Result<mintid::key::IdempotencyKey, MintidE
     )?)
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic inside the core while locked would be a core bug; the state is
     // still a valid state machine value, so keep going.
     mutex

@@ -46,7 +46,7 @@ fn row_fields(lease: &WorkerLease) -> [u64; 5] {
 
 /// A validated lease policy for a layout's worker ids.
 #[wasm_bindgen]
-pub struct LeasePolicyHandle(LeasePolicy);
+pub struct LeasePolicyHandle(pub(crate) LeasePolicy);
 
 #[wasm_bindgen]
 impl LeasePolicyHandle {
@@ -141,7 +141,7 @@ pub fn lease_none_found(
 
 /// The guard of a written acquisition: admits IDs while the lease is safe.
 #[wasm_bindgen]
-pub struct LeaseGuardHandle(LeaseGuard);
+pub struct LeaseGuardHandle(pub(crate) LeaseGuard);
 
 #[wasm_bindgen]
 impl LeaseGuardHandle {

@@ -263,6 +263,16 @@ impl LeaseGuard {
         );
     }
 
+    /// Stops issuing on clean shutdown, before the generator's high-water
+    /// time is read for [`release`](Self::release): from now on every check
+    /// and admission fails with `lease.released`. Whether the lease was live
+    /// until now (neither lost nor released).
+    pub fn stop_issuing(&self) -> bool {
+        self.state
+            .compare_exchange(LIVE, RELEASED, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+    }
+
     /// Ends the lease on clean shutdown: from now on every check fails with
     /// `lease.released`. Returns the release to write, storing the final
     /// `high_water_millis` (the generator's `high_water_unix_ms`, read after

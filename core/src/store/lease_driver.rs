@@ -18,6 +18,13 @@ use crate::lease::{
 /// acquisitions, in milliseconds.
 pub const LOCKED_RETRY_MILLIS: u64 = 5;
 
+/// How many times an acquisition starts again after a serialization failure
+/// or a deadlock, beyond one per worker id of the policy: each such failure
+/// means a competing acquisition went on to take a row (InnoDB rolls back one
+/// victim of a deadlock; PostgreSQL and SQLite refuse the later writer), so a
+/// crowd of hosts starting at once settles within that many rounds.
+const CONFLICT_RETRIES: u64 = super::record_driver::RETRIES as u64;
+
 /// A step of an acquisition: its `Yield` is the acquisition taken, once its
 /// holder may issue (any wait for the previous holder's clock skew is a
 /// `Pause` before it).
@@ -65,36 +72,42 @@ pub struct LeaseAcquisition {
     manifest: Manifest,
     policy: LeasePolicy,
     owner: String,
+    timeout_millis: Option<u64>,
+    /// The start plus the timeout, Unix ms.
     deadline_millis: Option<u64>,
     state: State,
     /// The highest worker id skipped in this search, and the soonest time a
     /// skipped row becomes usable.
     skipped: Option<(u64, u64, LeaseError)>,
-    retries: u32,
+    conflicts: u64,
 }
 
 impl LeaseAcquisition {
-    /// An acquisition for `owner` (a host, pod or process name), giving up at
-    /// `deadline_millis` (Unix ms) when set.
+    /// An acquisition for `owner` (a host, pod or process name), giving up
+    /// `timeout_millis` after its start when set (`lease.acquire_timeout`).
     pub fn new(
         manifest: Manifest,
         policy: LeasePolicy,
         owner: &str,
-        deadline_millis: Option<u64>,
+        timeout_millis: Option<u64>,
     ) -> Self {
         Self {
             manifest,
             policy,
             owner: String::from(owner),
-            deadline_millis,
+            timeout_millis,
+            deadline_millis: None,
             state: State::Idle,
             skipped: None,
-            retries: 0,
+            conflicts: 0,
         }
     }
 
     /// The first step, at `now_millis`.
     pub fn start(&mut self, now_millis: u64) -> LeaseStep {
+        self.deadline_millis = self
+            .timeout_millis
+            .map(|timeout| now_millis.saturating_add(timeout));
         self.search(now_millis)
     }
 
@@ -140,7 +153,7 @@ impl LeaseAcquisition {
             },
             State::Seeding => self.search(now_millis),
             State::RollingBack(Some(error)) => self.fail(error),
-            State::RollingBack(None) => self.search(now_millis),
+            State::RollingBack(None) => self.pause(self.conflict_pause(), now_millis),
             state => {
                 self.state = state;
                 self.fail(unexpected())
@@ -295,20 +308,33 @@ impl LeaseAcquisition {
             self.state,
             State::Begun | State::Finding | State::Taking(_) | State::Committing(_)
         );
-        let retry = error.class == DbErrorClass::Serialization
-            && self.retries < super::record_driver::RETRIES;
-        if retry {
-            self.retries += 1;
+        let budget = self
+            .policy
+            .max_worker()
+            .saturating_add(1)
+            .saturating_add(CONFLICT_RETRIES);
+        if error.class == DbErrorClass::Serialization && self.conflicts < budget {
+            self.conflicts += 1;
             if in_transaction {
                 return self.rollback(None);
             }
-            return self.search(now);
+            return self.pause(self.conflict_pause(), now);
         }
         let failure = DriverError::Store(db_error(error, false));
         if in_transaction && error.class != DbErrorClass::ConnectionLost {
             return self.rollback(Some(failure));
         }
         self.fail(failure)
+    }
+
+    /// The pause before searching again after a conflict: 1 to
+    /// [`LOCKED_RETRY_MILLIS`] ms, spread by the owner and the round, so that
+    /// the hosts a deadlock rolled back do not all start again at once.
+    fn conflict_pause(&self) -> u64 {
+        let spread = self.owner.bytes().fold(0x811c_9dc5_u32, |hash, byte| {
+            (hash ^ u32::from(byte)).wrapping_mul(0x0100_0193)
+        });
+        1 + (u64::from(spread) + self.conflicts) % LOCKED_RETRY_MILLIS
     }
 
     fn end(&mut self, made: Acquisition) -> LeaseStep {

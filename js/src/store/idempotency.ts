@@ -13,6 +13,8 @@ import { type IdempotencyKey, type IdempotencyRecord, type ProblemName, RecordPo
 import { type StoreClock, systemClock } from "./clock.js";
 import { type Connection, type Database, Serial, type SqlValue } from "./database.js";
 import {
+  answerOf,
+  type Answered,
   DbError,
   drive,
   type Dialect,
@@ -152,12 +154,6 @@ export interface IdempotencyStoreOptions {
   readonly clock?: StoreClock;
 }
 
-/** A database answer, with the driver's error behind a failed one. */
-interface Answered {
-  readonly answer: StoreAnswer;
-  readonly failure: DbError | undefined;
-}
-
 /** Gives `action` a connection: one from the pool, or the caller's. */
 type Use = <T>(action: (connection: Connection) => Promise<T>) => Promise<T>;
 
@@ -165,22 +161,6 @@ type RunStep = { readonly kind: "run"; readonly query: StoreQuery };
 
 function isRun(step: { readonly kind: string }): step is RunStep {
   return step.kind === "run";
-}
-
-/** Runs `query` on `connection`, as the answer the core reads: rows or an affected count, or the classified failure. */
-async function answerOf(connection: Connection, query: StoreQuery): Promise<Answered> {
-  const statement = statementsOf(connection.dialect).get(query.name);
-  if (statement === undefined) throw new TypeError(`no query ${query.name} for ${connection.dialect}`);
-  try {
-    const result = await connection.run(statement, query.params);
-    const answer: StoreAnswer = statement.kind === "one" || statement.kind === "many"
-      ? { kind: "rows", rows: result.rows as SqlValue[][] }
-      : { kind: "affected", count: BigInt(result.rowCount) };
-    return { answer, failure: undefined };
-  } catch (error) {
-    if (!(error instanceof DbError)) throw error;
-    return { answer: failedAnswer(error), failure: error };
-  }
 }
 
 /**

@@ -2,13 +2,17 @@
  * Worker-id leases over `worker_lease`: acquire a free or expired worker id,
  * renew it, release it with the high-water mark; and {@link LeasedSnowflake},
  * a generator that issues IDs only while its lease is safe. The rules are the
- * core's `LeaseGuard`; this module runs `lease_find`, `lease_take`, … .
+ * core's lease drivers and `LeaseGuard`; this module runs the `lease_*`
+ * statements they name.
  */
 
-import { acquireLease, LeaseGuard, LeasePolicy, Snowflake, type SnowflakeLayout, type SnowflakePreset, whenNoLeaseFound } from "../node.js";
+import { toU64 } from "../check.js";
+import { leaseGuardHandle, leasePolicyHandle, setLeaseGuardHandle } from "../handles.js";
+import { LeaseGuard, LeasePolicy, Snowflake } from "../node.js";
 import { type StoreClock, systemClock } from "./clock.js";
-import { type Database, execRows, int, one, text } from "./database.js";
-import { storeCall } from "./driver.js";
+import { type Database, int, one, text } from "./database.js";
+import type { LeaseGuardHandle } from "../wasm/mintid_wasm.js";
+import { drive, LeaseAcquisition, LeaseRelease, LeaseRenewal, type LeaseStep, manifestOf, runDriver, type StoreAnswer, storeCall } from "./driver.js";
 
 /** A row of `worker_lease`. */
 export interface WorkerLeaseRow {
@@ -24,105 +28,74 @@ export interface WorkerLeaseRow {
   readonly highWaterMillis: bigint;
 }
 
-/** Worker-id leases in one database, under one {@link LeasePolicy}. */
+/** Worker-id leases in one database, under one {@link LeasePolicy}: acquire, renew and release are drivers of the core. */
 export class WorkerLeases {
   /** The database. */
   readonly database: Database;
   /** The lease policy (its layout names the worker ids). */
   readonly policy: LeasePolicy;
-  readonly #clock: StoreClock;
+  /** The clock every decision and statement uses. */
+  readonly clock: StoreClock;
 
   /** Leases over `database`. */
   constructor(database: Database, policy: LeasePolicy, options: { readonly clock?: StoreClock } = {}) {
     if (!(policy instanceof LeasePolicy)) throw new TypeError("policy must be a LeasePolicy");
     this.database = database;
     this.policy = policy;
-    this.#clock = options.clock ?? systemClock;
+    this.clock = options.clock ?? systemClock;
   }
 
   /**
-   * Takes the lowest free or expired worker id for `owner` (host/pod/process).
+   * Takes the lowest usable free or expired worker id for `owner`
+   * (host/pod/process), seeding the table on first use, and resolves once
+   * the new holder may issue (after an expired lease: the previous holder's
+   * clock-skew bound). A free row whose high-water mark lies too far ahead of
+   * this clock is skipped for the next one. With `timeoutMillis`, it waits
+   * up to that long for a worker id to become usable.
    *
-   * @throws LeaseError `lease.no_worker_free`; StoreError `store.unavailable`.
+   * @throws LeaseError `lease.no_worker_free`, `lease.high_water_ahead` (both
+   * without `timeoutMillis`), `lease.acquire_timeout`; StoreError `store.unavailable`.
    */
-  async acquire(owner: string): Promise<LeaseGuard> {
-    return storeCall(() => this.#acquire(owner));
-  }
-
-  async #acquire(owner: string): Promise<LeaseGuard> {
-    for (;;) {
-      const now = this.#clock.now();
-      const guard = await this.database.transaction(async (connection) => {
-        const row = await one(connection, this.database.statement("lease_find"), { max_worker: this.policy.maxWorker, now_millis: now });
-        if (row === undefined) return undefined;
-        const acquisition = acquireLease({
-          workerId: int(row["worker_id"]),
-          fencingToken: int(row["fencing_token"]),
-          leaseDeadlineMillis: int(row["lease_deadline_millis"]),
-          highWaterMillis: int(row["high_water_millis"]),
-          held: row["owner"] !== null && row["owner"] !== undefined,
-        }, this.policy, now);
-        const { lease } = acquisition;
-        const taken = await execRows(connection, this.database.statement("lease_take"), {
-          worker_id: lease.workerId,
-          owner,
-          fencing_token: lease.fencingToken,
-          lease_deadline_millis: lease.leaseDeadlineMillis,
-          high_water_millis: lease.highWaterMillis,
-          expected_token: acquisition.expectedToken,
-          now_millis: acquisition.acquiredMillis,
-        });
-        return taken === 1 ? new LeaseGuard(acquisition, this.policy) : null;
-      }, { writeLock: true });
-      if (guard instanceof LeaseGuard) return guard;
-      if (guard === null) continue;
-      await this.#noneFound(now);
-    }
-  }
-
-  async #noneFound(now: bigint): Promise<void> {
-    const params = { max_worker: this.policy.maxWorker, now_millis: now };
-    const count = await this.database.withConnection((connection) => one(connection, this.database.statement("lease_count"), params));
-    const next = whenNoLeaseFound({ present: int(count?.["present_count"] ?? 0n), free: int(count?.["free_count"] ?? 0n) }, this.policy);
-    if (next === "seed") await this.database.withConnection((connection) => execRows(connection, this.database.statement("lease_seed"), params));
+  async acquire(owner: string, timeoutMillis?: number | bigint): Promise<LeaseGuard> {
+    const timeout = timeoutMillis === undefined ? undefined : toU64(timeoutMillis, "timeoutMillis");
+    const driver = drive(() => new LeaseAcquisition(this.#manifest(), leasePolicyHandle(this.policy), owner, timeout), undefined);
+    const now = () => this.clock.now();
+    const end = await this.#run(() => driver.start(now()), (answer) => driver.push(answer, now()), () => driver.resume(now()));
+    if (end.kind !== "acquired") throw new TypeError(`the lease acquisition ended with ${end.kind}`);
+    return guardFrom(end.guard);
   }
 
   /**
    * Renews `guard`'s lease, storing `highWaterMillis`; the guard learns the
-   * outcome (a lost lease makes it stop admitting IDs).
+   * outcome. A renewal the clock refuses (`lease.clock_behind`,
+   * `lease.expired`) or the database does not answer counts as a failed
+   * attempt: the next one is due after the policy's retry delay.
    *
-   * @throws LeaseError `lease.lost`, …; StoreError `store.unavailable` (the guard
-   * then counts a failed renewal).
+   * @throws LeaseError `lease.lost`, `lease.clock_behind`, `lease.expired`, …;
+   * StoreError `store.unavailable`.
    */
-  async renew(guard: LeaseGuard, highWaterMillis: bigint): Promise<void> {
-    const now = this.#clock.now();
-    const renewal = guard.renewal(now, highWaterMillis);
-    let rows: number;
-    try {
-      rows = await storeCall(() => this.database.withConnection((connection) => execRows(connection, this.database.statement("lease_renew"), {
-        worker_id: renewal.workerId,
-        fencing_token: renewal.fencingToken,
-        lease_deadline_millis: renewal.leaseDeadlineMillis,
-        high_water_millis: renewal.highWaterMillis,
-        now_millis: renewal.nowMillis,
-      })));
-    } catch (error) {
-      guard.renewalFailed(now);
-      throw error;
-    }
-    guard.renewed(renewal, rows);
+  async renew(guard: LeaseGuard, highWaterMillis: number | bigint): Promise<void> {
+    const handle = leaseGuardHandle(guard);
+    const mark = toU64(highWaterMillis, "highWaterMillis");
+    const driver = drive(() => new LeaseRenewal(this.#manifest()), undefined);
+    const now = () => this.clock.now();
+    await this.#run(() => driver.start(handle, now(), mark), (answer) => driver.push(handle, answer, now()), never);
   }
 
-  /** Releases `guard`'s lease with the high-water mark; whether the row was still this holder's. */
-  async release(guard: LeaseGuard, highWaterMillis: bigint): Promise<boolean> {
-    const release = guard.release(this.#clock.now(), highWaterMillis);
-    const rows = await storeCall(() => this.database.withConnection((connection) => execRows(connection, this.database.statement("lease_release"), {
-      worker_id: release.workerId,
-      fencing_token: release.fencingToken,
-      high_water_millis: release.highWaterMillis,
-      now_millis: release.nowMillis,
-    })));
-    return rows === 1;
+  /**
+   * Releases `guard`'s lease with the high-water mark; whether the row was
+   * still this holder's. `guard` stops issuing first; `highWaterMillis` may
+   * be a function, read after that (the generator's own high-water time).
+   *
+   * @throws StoreError `store.unavailable`: the lease then ends at its deadline.
+   */
+  async release(guard: LeaseGuard, highWaterMillis: number | bigint | (() => bigint)): Promise<boolean> {
+    const handle = leaseGuardHandle(guard);
+    const driver = drive(() => new LeaseRelease(this.#manifest(), handle), undefined);
+    const mark = toU64(typeof highWaterMillis === "function" ? highWaterMillis() : highWaterMillis, "highWaterMillis");
+    const end = await this.#run(() => driver.start(handle, this.clock.now(), mark), (answer) => driver.push(answer), never);
+    if (end.kind !== "released") throw new TypeError(`the lease release ended with ${end.kind}`);
+    return end.released;
   }
 
   /** The row of `workerId`, or `null`. */
@@ -138,46 +111,59 @@ export class WorkerLeases {
       highWaterMillis: int(row["high_water_millis"]),
     };
   }
+
+  #manifest() {
+    return manifestOf(this.database.dialect);
+  }
+
+  #run(first: () => LeaseStep, push: (answer: StoreAnswer) => LeaseStep, resume: () => LeaseStep) {
+    return runDriver(this.database, this.clock, first, push, resume);
+  }
+}
+
+/** The guard of a lease the core's acquisition took. */
+function guardFrom(handle: LeaseGuardHandle): LeaseGuard {
+  const guard = Object.create(LeaseGuard.prototype) as LeaseGuard;
+  setLeaseGuardHandle(guard, handle);
+  return guard;
+}
+
+function never(): never {
+  throw new TypeError("a lease renewal or release never pauses");
 }
 
 /**
- * A Snowflake generator on a leased worker id: it starts after the previous
- * holder's high-water mark, renews the lease from a timer (`unref`ed: it never
- * keeps the process alive), and refuses to issue (a `LeaseError`) once the
- * lease is lost or could not be renewed before its stop point.
+ * A Snowflake generator on a leased worker id, on the leases' policy's
+ * layout: it starts after the previous holder's high-water mark, renews the
+ * lease from a timer (`unref`ed: it never keeps the process alive) when the
+ * guard says the next renewal is due, and refuses to issue (a `LeaseError`)
+ * once the lease is lost or could not be renewed before its stop point.
  */
 export class LeasedSnowflake {
   /** The lease's guard. */
   readonly guard: LeaseGuard;
   readonly #leases: WorkerLeases;
   readonly #snowflake: Snowflake;
-  readonly #timer: ReturnType<typeof setInterval>;
+  #timer: ReturnType<typeof setTimeout> | undefined;
   #renewing: Promise<void> | undefined;
-  #highWaterMillis: bigint;
   #closed = false;
 
-  private constructor(leases: WorkerLeases, guard: LeaseGuard, layout: SnowflakeLayout | SnowflakePreset) {
+  private constructor(leases: WorkerLeases, guard: LeaseGuard) {
     this.#leases = leases;
     this.guard = guard;
-    this.#highWaterMillis = guard.startAfterMillis;
-    this.#snowflake = new Snowflake({ worker: guard.workerId, layout, startingAfterUnixMs: guard.startAfterMillis });
-    const tick = Math.max(1, Math.min(1000, Number(leases.policy.renewIntervalMillis) / 10));
-    this.#timer = setInterval(() => this.#heartbeat(), tick);
-    this.#timer.unref();
+    this.#snowflake = new Snowflake({ worker: guard.workerId, layout: leases.policy.layout, startingAfterUnixMs: guard.startAfterMillis });
+    this.#schedule();
   }
 
   /**
-   * Acquires a worker id for `owner` and waits until the new holder may
-   * issue (the previous holder's clock-skew bound). `layout` must be the
-   * leases' policy's layout.
+   * Acquires a worker id for `owner` and resolves once the new holder may
+   * issue, waiting up to `timeoutMillis` for a usable worker id.
    *
-   * @throws LeaseError `lease.no_worker_free`; StoreError `store.unavailable`.
+   * @throws LeaseError `lease.no_worker_free`, `lease.acquire_timeout`, …;
+   * StoreError `store.unavailable`.
    */
-  static async acquire(leases: WorkerLeases, owner: string, layout: SnowflakeLayout | SnowflakePreset = "classic"): Promise<LeasedSnowflake> {
-    const guard = await leases.acquire(owner);
-    const wait = Number(guard.readyAtMillis) - Date.now();
-    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    return new LeasedSnowflake(leases, guard, layout);
+  static async acquire(leases: WorkerLeases, owner: string, timeoutMillis?: number | bigint): Promise<LeasedSnowflake> {
+    return new LeasedSnowflake(leases, await leases.acquire(owner, timeoutMillis));
   }
 
   /** The leased worker id. */
@@ -186,40 +172,50 @@ export class LeasedSnowflake {
   }
 
   /**
+   * No ID issued so far carries a later time (Unix ms): the generator's own
+   * high-water time, or the lease's start point before the first ID.
+   */
+  get highWaterMillis(): bigint {
+    const issued = this.#snowflake.highWaterUnixMs;
+    const start = this.guard.startAfterMillis;
+    return issued !== undefined && issued > start ? issued : start;
+  }
+
+  /**
    * The next ID, admitted by the lease's guard.
    *
    * @throws LeaseError `lease.expired`, `lease.lost`, `lease.released`, …
    */
   nextId(): bigint {
-    const now = BigInt(Date.now());
-    this.guard.check(now);
+    this.guard.check(this.#leases.clock.now());
     const id = this.#snowflake.nextId();
     this.guard.admit(id);
-    if (now > this.#highWaterMillis) this.#highWaterMillis = now;
     return id;
   }
 
-  #heartbeat(): void {
-    if (this.#closed || this.#renewing !== undefined || !this.guard.isLive || !this.guard.renewDue(Date.now())) return;
-    this.#renewing = this.#leases.renew(this.guard, this.#highWater())
-      .catch(() => undefined)
+  /** The next beat, when the guard says the next renewal is due (none once the lease is over). */
+  #schedule(): void {
+    if (this.#closed || !this.guard.isLive) return;
+    const wait = this.guard.nextRenewalAtMillis - this.#leases.clock.now();
+    this.#timer = setTimeout(() => this.#beat(), Number(wait > 0n ? wait : 0n));
+    this.#timer.unref();
+  }
+
+  #beat(): void {
+    this.#renewing = this.#leases.renew(this.guard, this.highWaterMillis)
+      .catch(() => undefined) // counted by the core; nextId reports it
       .finally(() => {
         this.#renewing = undefined;
+        this.#schedule();
       });
   }
 
-  /** No ID issued so far has a later time than this (Unix ms). */
-  #highWater(): bigint {
-    return this.#highWaterMillis;
-  }
-
-  /** Stops the heartbeat and releases the lease, storing the high-water mark; whether the row was still ours. */
+  /** Stops the heartbeat and releases the lease, storing the generator's high-water time read after it stopped issuing; whether the row was still ours. */
   async close(): Promise<boolean> {
     if (this.#closed) return false;
     this.#closed = true;
-    clearInterval(this.#timer);
+    clearTimeout(this.#timer);
     await this.#renewing;
-    if (!this.guard.isLive) return false;
-    return this.#leases.release(this.guard, this.#highWater());
+    return this.#leases.release(this.guard, () => this.highWaterMillis);
   }
 }

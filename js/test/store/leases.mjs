@@ -1,7 +1,7 @@
 // The runner of tests/conformance/leases.json against one database.
 import assert from "node:assert/strict";
 import { LeaseError, LeasePolicy, ManualClock, Snowflake, SnowflakeLayout } from "../../dist/full/node.js";
-import { migrate, WorkerLeases } from "../../dist/full/store/pg.js";
+import { LeasedSnowflake, migrate, WorkerLeases } from "../../dist/full/store/pg.js";
 import { StepClock, systemClock } from "./idempotency.mjs";
 
 function layoutOf(spec) {
@@ -38,7 +38,9 @@ async function outcome(action) {
   }
 }
 
-const KNOWN_STEP_FIELDS = new Set(["do", "expect", "host", "owner", "now", "count", "high_water", "worker_id", "hosts"]);
+const KNOWN_STEP_FIELDS = new Set(["do", "expect", "host", "owner", "now", "count", "high_water", "worker_id", "hosts", "timeout"]);
+
+const timeoutOf = (step) => (step.timeout === undefined ? undefined : BigInt(step.timeout));
 
 export async function runLeaseCase(testCase, db) {
   assert.equal(testCase.op, "scenario", `unknown op ${testCase.op}`);
@@ -49,6 +51,7 @@ export async function runLeaseCase(testCase, db) {
   const admin = db.open();
   const leases = new WorkerLeases(admin, policy, { clock });
   const hosts = new Map();
+  const leased = new Map();
   const issued = [];
   const hostOf = (name) => {
     const host = hosts.get(name);
@@ -66,7 +69,7 @@ export async function runLeaseCase(testCase, db) {
         break;
       case "acquire": {
         const result = await outcome(async () => {
-          const guard = await leases.acquire(step.owner);
+          const guard = await leases.acquire(step.owner, timeoutOf(step));
           const snowflakeClock = new ManualClock(clock.current);
           const snowflake = new Snowflake({ worker: guard.workerId, layout, startingAfterUnixMs: guard.startAfterMillis, clock: snowflakeClock });
           hosts.set(step.host, { guard, snowflake, snowflakeClock });
@@ -123,6 +126,48 @@ export async function runLeaseCase(testCase, db) {
         assert.deepEqual(actual, step.expect, where);
         break;
       }
+      case "guard": {
+        const { guard } = hostOf(step.host);
+        const actual = {
+          lease_deadline: String(guard.leaseDeadlineMillis),
+          stop_at: String(guard.stopAtMillis),
+          next_renewal_at: String(guard.nextRenewalAtMillis),
+        };
+        assert.deepEqual(actual, step.expect, where);
+        break;
+      }
+      case "leased_acquire": {
+        const generator = await LeasedSnowflake.acquire(new WorkerLeases(admin, policy), step.owner, timeoutOf(step));
+        leased.set(step.host, generator);
+        assert.deepEqual({ worker_id: String(generator.workerId) }, step.expect, where);
+        break;
+      }
+      case "leased_generate": {
+        const generator = leased.get(step.host);
+        assert.ok(generator, `${where}: no leased generator`);
+        for (let n = 0; n < Number(step.count); n += 1) issued.push(generator.nextId());
+        assert.deepEqual({ admitted: step.count }, step.expect, where);
+        break;
+      }
+      case "leased_release": {
+        const generator = leased.get(step.host);
+        assert.ok(generator, `${where}: no leased generator`);
+        leased.delete(step.host);
+        const released = await generator.close();
+        const row = await leases.load(generator.workerId);
+        const last = layout.decode(issued.at(-1)).unixMs;
+        const actual = {
+          released,
+          high_water_is_generators: row.highWaterMillis === generator.highWaterMillis,
+          high_water_covers_last_id: row.highWaterMillis >= last,
+        };
+        assert.deepEqual(actual, step.expect, where);
+        break;
+      }
+      case "ids_increasing":
+        assert.ok(issued.every((id, n) => n === 0 || issued[n - 1] < id), `${where}: an ID was not larger than the one before`);
+        assert.equal(step.expect, "ok", where);
+        break;
       case "ids_unique":
         assert.equal(new Set(issued).size, issued.length, `${where}: an ID was issued twice`);
         assert.equal(step.expect, "ok", where);

@@ -23,9 +23,10 @@ import threading
 import urllib.parse
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from functools import partial
 from typing import Any, Final, Literal, TypeVar, cast
 
-from mintid._native import ffi
+from mintid._native import ffi, native_error
 from mintid._record import Problem
 from mintid.store._errors import StoreUnavailableError
 
@@ -36,6 +37,7 @@ __all__ = [
     "PostgresDatabase",
     "QueryRunner",
     "SqliteDatabase",
+    "drive",
 ]
 
 T = TypeVar("T")
@@ -52,6 +54,7 @@ _DIALECTS: Final = {
     "sqlite": ffi.Dialect.SQLITE,
 }
 _ROWS: Final = frozenset({ffi.ResultKind.ONE, ffi.ResultKind.MANY})
+_NATIVE_ERRORS: Final = (ffi.MintidError, ffi.InternalError)
 
 Class = ffi.DbErrorClass
 _NULL: Final = ffi.SqlValue.NULL()  # type: ignore[no-untyped-call]
@@ -285,7 +288,7 @@ class QueryRunner:
     when it broke) or on the caller's own connection.
     """  # noqa: D205
 
-    __slots__ = ("_database", "_pid", "_pooled", "_raw", "cause")
+    __slots__ = ("_database", "_pid", "_pooled", "_raw", "cause", "in_transaction")
 
     def __init__(self, database: Database, raw: Any = None) -> None:
         """A runner over ``database``'s pool, or over the caller's ``raw`` connection."""
@@ -295,21 +298,54 @@ class QueryRunner:
         self._pid = 0
         #: The driver's exception behind the last failed answer.
         self.cause: BaseException | None = None
+        #: Whether a transaction a driver began is open.
+        self.in_transaction = False
 
     def answer(self, query: ffi.StoreQuery) -> ffi.StoreAnswer:
         """The database's answer to ``query`` (a failure classified, never raised)."""
-        result = self.result(query.name, [getattr(p, "value", None) for p in query.params])
-        if isinstance(result, int):
-            return _AFFECTED(result)
-        if isinstance(result, list):
-            return _ROWS_ANSWER([[_column(value) for value in row] for row in result])
-        failure, message = result
-        return _FAILED(failure, message)
+        name, params = query.name, [getattr(p, "value", None) for p in query.params]
+        return _store_answer(self.result(name, params))
 
     def result(self, name: str, params: list[Any]) -> list[tuple[Any, ...]] | int | Failure:
         """The database's answer to the statement ``name`` with ``params``:
         rows, an affected-row count, or the :data:`Failure` (never raised).
         """  # noqa: D205
+        database = self._database
+        return self._answer(lambda raw: database.run(raw, name, params))
+
+    def begin(self, write: bool) -> ffi.StoreAnswer:
+        """Begin a transaction (``write``: SQLite's ``BEGIN IMMEDIATE``)."""
+        answer = self._answer(partial(self._control, self._database._begin(write)))
+        self.in_transaction = isinstance(answer, int)
+        return _store_answer(answer)
+
+    def commit(self) -> ffi.StoreAnswer:
+        """Commit; a failed commit stays in the transaction, for the driver's rollback."""
+        answer = self._answer(partial(self._control, "COMMIT"))
+        self.in_transaction = not isinstance(answer, int)
+        return _store_answer(answer)
+
+    def rollback(self) -> ffi.StoreAnswer:
+        """Roll back, whatever happened: ``Affected(0)`` (the cause of the
+        failure that led here is kept).
+        """  # noqa: D205
+        cause = self.cause
+        self._answer(partial(self._control, "ROLLBACK"))
+        self.in_transaction, self.cause = False, cause
+        return _AFFECTED(0)
+
+    @staticmethod
+    def _control(sql: str, raw: Any) -> int:
+        cursor = raw.cursor()
+        try:
+            cursor.execute(sql)
+        finally:
+            cursor.close()
+        return 0
+
+    def _answer(
+        self, run: Callable[[Any], list[tuple[Any, ...]] | int]
+    ) -> list[tuple[Any, ...]] | int | Failure:
         database = self._database
         raw = self._raw
         if raw is None:
@@ -320,13 +356,14 @@ class QueryRunner:
                 self.cause = error
                 return (Class.CONNECTION_LOST, str(error))
         try:
-            answer = database.run(raw, name, params)
+            answer = run(raw)
         except Exception as error:
             self.cause = error
             kind = database.classify(error)
             if kind is Class.CONNECTION_LOST and self._pooled:
                 # The server may have restarted: the idle connections are likely gone too.
                 self._raw = None
+                self.in_transaction = False
                 if self._pid == os.getpid():
                     _close_quietly(raw)
                 database.close()
@@ -335,11 +372,64 @@ class QueryRunner:
         return answer
 
     def release(self) -> None:
-        """Give the pool's connection back (the caller's stays with the caller)."""
+        """Give the pool's connection back (the caller's stays with the caller);
+        a transaction still open is rolled back first.
+        """  # noqa: D205
+        if self.in_transaction:
+            self.rollback()
         raw = self._raw
         if raw is not None and self._pooled:
             self._raw = None
             self._database._checkin(raw, self._pid)
+
+
+def drive(
+    runner: QueryRunner,
+    clock: Any,
+    first: Callable[[], Any],
+    push: Callable[[ffi.StoreAnswer], Any],
+    resume: Callable[[], Any],
+) -> Any:
+    """Run a core driver's steps on ``runner`` from ``first()`` until one that
+    is not a database step or a pause (the driver's end), and return it:
+    ``Run``, ``Begin``, ``Commit`` and ``Rollback`` are answered with
+    ``push``, a ``Pause`` sleeps on ``clock`` (the connection goes back to the
+    pool first, outside a transaction), then ``resume()``. A failure is raised
+    as the core's typed error, the driver's exception behind it as
+    ``__cause__``. Every loop, retry and error code is the driver's.
+    """  # noqa: D205
+    try:
+        step = first()
+        while True:
+            if step.is_run():
+                step = push(runner.answer(step.query))
+            elif step.is_begin():
+                step = push(runner.begin(step.write))
+            elif step.is_commit():
+                step = push(runner.commit())
+            elif step.is_rollback():
+                step = push(runner.rollback())
+            elif step.is_pause():
+                if not runner.in_transaction:
+                    runner.release()
+                clock.pause_ms(step.millis)
+                step = resume()
+            else:
+                return step
+    except _NATIVE_ERRORS as error:
+        raise native_error(error) from runner.cause
+    finally:
+        runner.release()
+
+
+def _store_answer(result: list[tuple[Any, ...]] | int | Failure) -> ffi.StoreAnswer:
+    """A :meth:`QueryRunner.result` as the bindings' ``StoreAnswer``."""
+    if isinstance(result, int):
+        return _AFFECTED(result)
+    if isinstance(result, list):
+        return _ROWS_ANSWER([[_column(value) for value in row] for row in result])
+    failure, message = result
+    return _FAILED(failure, message)
 
 
 def _close_quietly(raw: Any) -> None:

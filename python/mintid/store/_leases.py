@@ -1,20 +1,22 @@
 """Worker-id leases over ``worker_lease``, and :class:`LeasedSnowflake`, a
 generator that issues IDs only while its lease is safe. The rules are the
-core's :class:`~mintid.LeaseGuard`; this module runs ``lease_find``,
-``lease_take``, … .
+core's lease drivers and :class:`~mintid.LeaseGuard`; this module runs the
+``lease_*`` statements they name.
 """  # noqa: D205
 
 from __future__ import annotations
 
+import contextlib
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
-from mintid._lease import LeaseGuard, LeasePolicy, WorkerLease, acquire_lease, lease_none_found
+from mintid._lease import LeaseGuard, LeasePolicy
+from mintid._native import check_uint, ffi
 from mintid._snowflake import Snowflake
 from mintid.store._clock import StoreClock, SystemStoreClock
-from mintid.store._database import Database, text
-from mintid.store._errors import StoreUnavailableError
+from mintid.store._database import Database, QueryRunner, drive, text
 
 __all__ = ["LeasedSnowflake", "WorkerLeaseRow", "WorkerLeases"]
 
@@ -31,8 +33,16 @@ class WorkerLeaseRow:
     high_water_ms: int
 
 
+def _never() -> NoReturn:
+    raise AssertionError("a lease renewal or release never pauses")
+
+
 class WorkerLeases:
-    """Worker-id leases in one database, under one :class:`~mintid.LeasePolicy`."""
+    """Worker-id leases in one database, under one :class:`~mintid.LeasePolicy`.
+
+    Acquire, renew and release are drivers of the core (every loop, retry,
+    pause, deadline and error code); this class runs the statements they name.
+    """
 
     def __init__(
         self, database: Database, policy: LeasePolicy, *, clock: StoreClock | None = None
@@ -44,101 +54,67 @@ class WorkerLeases:
         self.policy = policy
         self.clock: StoreClock = clock if clock is not None else SystemStoreClock()
 
-    def acquire(self, owner: str) -> LeaseGuard:
-        """Take the lowest free or expired worker id for ``owner`` (host/pod/process).
+    def acquire(self, owner: str, timeout_ms: int | None = None) -> LeaseGuard:
+        """Take the lowest usable free or expired worker id for ``owner``
+        (host/pod/process), seeding the table on first use, and return once the
+        new holder may issue (after an expired lease: the previous holder's
+        clock-skew bound). A free row whose high-water mark lies too far ahead
+        of this clock is skipped for the next one. With ``timeout_ms``, wait up
+        to that long for a worker id to become usable.
 
-        Raises :class:`~mintid.LeaseNoWorkerFreeError` when every worker id is
-        held, :class:`~mintid.store.StoreUnavailableError`.
-        """
-        db = self.database
-        while True:
-            now = self.clock.now_ms()
-            window = {"max_worker": self.policy.max_worker, "now_millis": now}
-            guard: LeaseGuard | None = None
-            found = False
-            with db.transaction(write=True) as raw:
-                row = db.one(raw, "lease_find", window)
-                if row is not None:
-                    found = True
-                    made = acquire_lease(
-                        WorkerLease(
-                            int(row["worker_id"]),
-                            int(row["fencing_token"]),
-                            int(row["lease_deadline_millis"]),
-                            int(row["high_water_millis"]),
-                            row["owner"] is not None,
-                        ),
-                        now,
-                        self.policy,
-                    )
-                    taken = db.execrows(
-                        raw,
-                        "lease_take",
-                        {
-                            "worker_id": made.lease.worker_id,
-                            "owner": owner,
-                            "fencing_token": made.lease.fencing_token,
-                            "lease_deadline_millis": made.lease.lease_deadline_ms,
-                            "high_water_millis": made.lease.high_water_ms,
-                            "expected_token": made.expected_token,
-                            "now_millis": made.acquired_ms,
-                        },
-                    )
-                    if taken == 1:
-                        guard = LeaseGuard(made, self.policy)
-            if guard is not None:
-                return guard
-            if not found:
-                self._none_found(window)
-
-    def _none_found(self, window: dict[str, int]) -> None:
-        with self.database.connection() as raw:
-            count = self.database.one(raw, "lease_count", window) or {}
-            present, free = int(count.get("present_count") or 0), int(count.get("free_count") or 0)
-            if lease_none_found(present, free, self.policy) == "seed":
-                self.database.execrows(raw, "lease_seed", window)
+        Raises :class:`~mintid.LeaseNoWorkerFreeError` (every worker id held),
+        ``lease.high_water_ahead`` (only rows too far ahead free; both without
+        ``timeout_ms``), ``lease.acquire_timeout``,
+        :class:`~mintid.store.StoreUnavailableError`.
+        """  # noqa: D205
+        timeout = None if timeout_ms is None else check_uint("timeout_ms", timeout_ms)
+        driver = ffi.LeaseAcquisition(self.database.manifest, self.policy._core, owner, timeout)
+        now = self.clock.now_ms
+        step = drive(
+            QueryRunner(self.database),
+            self.clock,
+            lambda: driver.start(now()),
+            lambda answer: driver.push(answer, now()),
+            lambda: driver.resume(now()),
+        )
+        return LeaseGuard._of(step.guard)
 
     def renew(self, guard: LeaseGuard, high_water_ms: int) -> None:
         """Renew ``guard``'s lease, storing ``high_water_ms``; the guard learns
-        the outcome. Raises :class:`~mintid.LeaseLostError`, … ;
-        :class:`~mintid.store.StoreUnavailableError` (the guard counts a failed
-        renewal).
-        """  # noqa: D205
-        now = self.clock.now_ms()
-        renewal = guard.renewal(now, high_water_ms)
-        try:
-            with self.database.connection() as raw:
-                rows = self.database.execrows(
-                    raw,
-                    "lease_renew",
-                    {
-                        "worker_id": renewal.worker_id,
-                        "fencing_token": renewal.fencing_token,
-                        "lease_deadline_millis": renewal.lease_deadline_ms,
-                        "high_water_millis": renewal.high_water_ms,
-                        "now_millis": renewal.now_ms,
-                    },
-                )
-        except StoreUnavailableError:
-            guard.renewal_failed(now)
-            raise
-        guard.renewed(renewal, rows)
+        the outcome. A renewal the clock refuses (``lease.clock_behind``,
+        ``lease.expired``) or the database does not answer counts as a failed
+        attempt: the next one is due after the policy's retry delay.
 
-    def release(self, guard: LeaseGuard, high_water_ms: int) -> bool:
-        """Release ``guard``'s lease with the high-water mark; whether the row was still its."""
-        release = guard.release(self.clock.now_ms(), high_water_ms)
-        with self.database.connection() as raw:
-            rows = self.database.execrows(
-                raw,
-                "lease_release",
-                {
-                    "worker_id": release.worker_id,
-                    "fencing_token": release.fencing_token,
-                    "high_water_millis": release.high_water_ms,
-                    "now_millis": release.now_ms,
-                },
-            )
-        return rows == 1
+        Raises :class:`~mintid.LeaseLostError`, … ;
+        :class:`~mintid.store.StoreUnavailableError`.
+        """  # noqa: D205
+        driver = ffi.LeaseRenewal(self.database.manifest, guard._core)
+        now = self.clock.now_ms
+        mark = check_uint("high_water_ms", high_water_ms)
+        drive(
+            QueryRunner(self.database),
+            self.clock,
+            lambda: driver.start(now(), mark),
+            lambda answer: driver.push(answer, now()),
+            _never,
+        )
+
+    def release(self, guard: LeaseGuard, high_water_ms: int | Callable[[], int]) -> bool:
+        """Release ``guard``'s lease with the high-water mark; whether the row
+        was still its. ``guard`` stops issuing first; ``high_water_ms`` may be
+        a function, read after that (the generator's own high-water time).
+        """  # noqa: D205
+        driver = ffi.LeaseRelease(self.database.manifest, guard._core)
+        mark = high_water_ms() if callable(high_water_ms) else high_water_ms
+        mark = check_uint("high_water_ms", mark)
+        step = drive(
+            QueryRunner(self.database),
+            self.clock,
+            lambda: driver.start(self.clock.now_ms(), mark),
+            driver.push,
+            _never,
+        )
+        return bool(step.released)
 
     def load(self, worker_id: int) -> WorkerLeaseRow | None:
         """The row of ``worker_id``, or ``None``."""
@@ -156,11 +132,13 @@ class WorkerLeases:
 
 
 class LeasedSnowflake:
-    """A Snowflake generator on a leased worker id: it starts after the previous
-    holder's high-water mark, renews the lease from a daemon thread, and refuses
-    to issue (a :class:`~mintid.LeaseError`) once the lease is lost or could not
-    be renewed before its stop point. :meth:`close` (or the end of a ``with``
-    block) stops the heartbeat and releases the lease with the high-water mark.
+    """A Snowflake generator on a leased worker id (on the leases' policy's
+    layout): it starts after the previous holder's high-water mark, renews the
+    lease from a daemon thread when the guard says the next renewal is due,
+    and refuses to issue (a :class:`~mintid.LeaseError`) once the lease is
+    lost or could not be renewed before its stop point. :meth:`close` (or the
+    end of a ``with`` block) stops the heartbeat and releases the lease with
+    the generator's own high-water time, read after it stopped issuing.
     """  # noqa: D205
 
     def __init__(self, leases: WorkerLeases, guard: LeaseGuard) -> None:
@@ -174,8 +152,6 @@ class LeasedSnowflake:
             layout=leases.policy.layout,
             starting_after_unix_ms=self.guard.start_after_ms,
         )
-        self._high_water_ms = self.guard.start_after_ms
-        self._lock = threading.Lock()
         self._stop = threading.Event()
         self._closed = False
         self._heartbeat = threading.Thread(
@@ -184,51 +160,47 @@ class LeasedSnowflake:
         self._heartbeat.start()
 
     @classmethod
-    def acquire(cls, leases: WorkerLeases, owner: str) -> LeasedSnowflake:
-        """Acquire a worker id for ``owner`` and wait until the new holder may
-        issue (the previous holder's clock-skew bound).
+    def acquire(
+        cls, leases: WorkerLeases, owner: str, timeout_ms: int | None = None
+    ) -> LeasedSnowflake:
+        """Acquire a worker id for ``owner`` (waiting until the new holder may
+        issue, and up to ``timeout_ms`` for a usable worker id).
 
-        Raises :class:`~mintid.LeaseNoWorkerFreeError`,
+        Raises :class:`~mintid.LeaseNoWorkerFreeError`, ``lease.acquire_timeout``,
         :class:`~mintid.store.StoreUnavailableError`.
         """  # noqa: D205
-        guard = leases.acquire(owner)
-        wait = guard.ready_at_ms - leases.clock.now_ms()
-        if wait > 0:
-            leases.clock.pause_ms(wait)
-        return cls(leases, guard)
+        return cls(leases, leases.acquire(owner, timeout_ms))
 
     @property
     def worker_id(self) -> int:
         """The leased worker id."""
         return self.guard.worker_id
 
-    def next_id(self) -> int:
-        """The next ID, admitted by the lease's guard (raises a ``LeaseError`` once unsafe)."""
-        now = self._leases.clock.now_ms()
-        self.guard.check(now)
-        snowflake_id = self._snowflake.next_id()
-        self.guard.admit(snowflake_id)
-        with self._lock:
-            self._high_water_ms = max(self._high_water_ms, now)
-        return snowflake_id
-
-    def _high_water(self) -> int:
-        # IDs come from a buffer: its newest may carry a later time than any handed out.
+    @property
+    def high_water_ms(self) -> int:
+        """No ID issued so far carries a later time (Unix ms): the generator's
+        high-water time (IDs come from a buffer: its newest counts), or the
+        lease's start point before the first ID.
+        """  # noqa: D205
         issued = self._snowflake.high_water
         issued_ms = 0 if issued is None else self._snowflake.decode(issued).unix_ms
-        with self._lock:
-            return max(self._high_water_ms, issued_ms)
+        return max(self.guard.start_after_ms, issued_ms)
+
+    def next_id(self) -> int:
+        """The next ID, admitted by the lease's guard (raises a ``LeaseError`` once unsafe)."""
+        self.guard.check(self._leases.clock.now_ms())
+        snowflake_id = self._snowflake.next_id()
+        self.guard.admit(snowflake_id)
+        return snowflake_id
 
     def _beat(self) -> None:
-        tick = max(0.001, min(1.0, self._leases.policy.renew_interval_ms / 10_000))
-        while not self._stop.wait(tick):
-            if not self.guard.is_live:
+        clock = self._leases.clock
+        while self.guard.is_live:
+            wait_ms = self.guard.next_renewal_at_ms - clock.now_ms()
+            if self._stop.wait(max(0, wait_ms) / 1000):
                 return
-            if self.guard.renew_due(self._leases.clock.now_ms()):
-                try:
-                    self._leases.renew(self.guard, self._high_water())
-                except Exception:  # the guard counted it; it stops issuing in time
-                    continue
+            with contextlib.suppress(Exception):  # counted by the core; next_id reports it
+                self._leases.renew(self.guard, self.high_water_ms)
 
     def close(self) -> bool:
         """Stop the heartbeat and release the lease; whether the row was still ours.
@@ -242,9 +214,7 @@ class LeasedSnowflake:
         self._closed = True
         self._stop.set()
         self._heartbeat.join()
-        if not self.guard.is_live:
-            return False
-        return self._leases.release(self.guard, self._high_water())
+        return self._leases.release(self.guard, lambda: self.high_water_ms)
 
     def __enter__(self) -> LeasedSnowflake:
         """Use as a context manager."""

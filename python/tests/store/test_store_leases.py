@@ -7,13 +7,14 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
+from itertools import pairwise
 from typing import Any
 
 import pytest
 
 from mintid import LeaseGuard, LeasePolicy, Snowflake, SnowflakeLayout
 from mintid.errors import MintidError
-from mintid.store import StoreUnavailableError, WorkerLeases
+from mintid.store import LeasedSnowflake, StoreUnavailableError, WorkerLeases
 from mintid.testing import ManualClock
 from store.store_support import (
     ManualStoreClock,
@@ -47,6 +48,10 @@ def policy_of(spec: dict[str, Any]) -> LeasePolicy:
     )
 
 
+def optional_int(step: dict[str, Any], field: str) -> int | None:
+    return None if field not in step else int(step[field])
+
+
 def ok(action: Callable[..., None], *args: Any) -> str:
     action(*args)
     return "ok"
@@ -72,6 +77,7 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
     policy = policy_of(case["policy"])
     clock = ManualStoreClock()
     hosts: dict[str, Host] = {}
+    leased: dict[str, LeasedSnowflake] = {}
     ids: list[int] = []
     with databases(server.fresh()) as make:
         leases = WorkerLeases(make(), policy, clock=clock)
@@ -86,12 +92,15 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
                 leases.database.migrate()
                 got = "ok"
             elif do == "acquire":
-                check_fields(step, {"host", "owner", "now"})
+                check_fields(step, {"host", "owner", "now", "timeout"})
 
                 def acquire(
-                    name: str = step["host"], owner: str = step["owner"], now: int = now
+                    name: str = step["host"],
+                    owner: str = step["owner"],
+                    now: int = now,
+                    timeout: int | None = optional_int(step, "timeout"),
                 ) -> Any:
-                    guard = leases.acquire(owner)
+                    guard = leases.acquire(owner, timeout)
                     generator_clock = ManualClock(now)
                     hosts[name] = Host(
                         guard,
@@ -160,6 +169,42 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
                         "high_water": str(row.high_water_ms),
                     }
                 )
+            elif do == "guard":
+                check_fields(step, {"host"})
+                assert host is not None
+                got = {
+                    "lease_deadline": str(host.guard.lease_deadline_ms),
+                    "stop_at": str(host.guard.stop_at_ms),
+                    "next_renewal_at": str(host.guard.next_renewal_at_ms),
+                }
+            elif do == "leased_acquire":
+                check_fields(step, {"host", "owner", "timeout"})
+                leased[step["host"]] = LeasedSnowflake.acquire(
+                    WorkerLeases(leases.database, policy),
+                    step["owner"],
+                    optional_int(step, "timeout"),
+                )
+                got = {"worker_id": str(leased[step["host"]].worker_id)}
+            elif do == "leased_generate":
+                check_fields(step, {"host", "count"})
+                generator = leased[step["host"]]
+                ids.extend(generator.next_id() for _ in range(int(step["count"])))
+                got = {"admitted": step["count"]}
+            elif do == "leased_release":
+                check_fields(step, {"host"})
+                generator = leased.pop(step["host"])
+                released = generator.close()
+                row = leases.load(generator.worker_id)
+                assert row is not None
+                last = policy.layout.decode(ids[-1]).unix_ms
+                got = {
+                    "released": released,
+                    "high_water_is_generators": row.high_water_ms == generator.high_water_ms,
+                    "high_water_covers_last_id": row.high_water_ms >= last,
+                }
+            elif do == "ids_increasing":
+                check_fields(step, set())
+                got = "ok" if all(a < b for a, b in pairwise(ids)) else "decreasing"
             elif do == "ids_unique":
                 check_fields(step, set())
                 got = (

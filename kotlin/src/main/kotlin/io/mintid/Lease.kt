@@ -205,16 +205,14 @@ data class Release(
 
 /**
  * What a lease holder consults: before handing out IDs ([check], [admit]) and to renew on time.
- * Safe to share between threads.
- *
- * @param acquisition the acquisition whose row was written.
- * @param policy the policy it was acquired under.
+ * Safe to share between threads. [WorkerLeases.acquire][io.mintid.store.WorkerLeases.acquire]
+ * makes one; so does the constructor, from an [Acquisition] whose row was written under [LeasePolicy].
  */
-class LeaseGuard(
-    acquisition: Acquisition,
-    policy: LeasePolicy,
+class LeaseGuard internal constructor(
+    internal val ffi: FfiGuard,
 ) {
-    private val ffi = FfiGuard(acquisition.toFfi(), policy.ffi)
+    /** The guard of [acquisition], whose row was written, under [policy]. */
+    constructor(acquisition: Acquisition, policy: LeasePolicy) : this(FfiGuard(acquisition.toFfi(), policy.ffi))
 
     /** The worker id held. */
     val workerId: Long get() = ffi.workerId().toLong()

@@ -3,8 +3,8 @@ package io.mintid.store
 import io.mintid.LeaseException
 import io.mintid.LeaseGuard
 import io.mintid.Snowflake
-import java.util.concurrent.Executors
-import java.util.concurrent.ScheduledExecutorService
+import java.util.concurrent.RejectedExecutionException
+import java.util.concurrent.ScheduledThreadPoolExecutor
 import java.util.concurrent.TimeUnit
 import java.util.concurrent.atomic.AtomicBoolean
 
@@ -15,7 +15,7 @@ import java.util.concurrent.atomic.AtomicBoolean
  * **stops issuing** once the lease is lost or could not be renewed before its stop point:
  * [nextId] then throws a [LeaseException] (`lease.lost`, `lease.expired`) instead of risking a
  * duplicate with the next holder. [close] stops the heartbeat and releases the lease with the
- * high-water mark.
+ * high-water mark, the generator's own high-water time read after it stopped issuing.
  *
  * ```kotlin
  * LeasedSnowflake.acquire(WorkerLeases(dataSource, Dialect.POSTGRES, LeasePolicy(layout)), "api-7f9c:4242").use { ids ->
@@ -37,14 +37,13 @@ class LeasedSnowflake private constructor(
             .startingAfterUnixMillis(guard.startAfterMillis)
             .build()
     private val closed = AtomicBoolean()
-    private val heartbeat: ScheduledExecutorService =
-        Executors.newSingleThreadScheduledExecutor { task ->
+    private val heartbeat =
+        ScheduledThreadPoolExecutor(1) { task ->
             Thread(task, "mintid-lease-${guard.workerId}").apply { isDaemon = true }
-        }
+        }.apply { executeExistingDelayedTasksAfterShutdownPolicy = false }
 
     init {
-        val tick = (leases.policy.renewIntervalMillis / 10).coerceIn(1, 1000)
-        heartbeat.scheduleWithFixedDelay(::beat, tick, tick, TimeUnit.MILLISECONDS)
+        scheduleRenewal()
     }
 
     /** The leased worker id, in every ID. */
@@ -84,14 +83,24 @@ class LeasedSnowflake private constructor(
         return ids
     }
 
-    /** Renews when due; a failure is counted by the guard, which stops issuing in time. */
+    /** The next beat, when the guard says the next renewal is due (none once the lease is over). */
+    private fun scheduleRenewal() {
+        if (closed.get() || !guard.isLive) return
+        val wait = (guard.nextRenewalAtMillis - leases.clock.nowMillis()).coerceAtLeast(0)
+        try {
+            heartbeat.schedule(::beat, wait, TimeUnit.MILLISECONDS)
+        } catch (_: RejectedExecutionException) {
+            // Closed meanwhile.
+        }
+    }
+
     private fun beat() {
-        if (!guard.isLive || !guard.renewDue(leases.clock.nowMillis())) return
         try {
             leases.renew(guard, highWaterMillis)
         } catch (_: Exception) {
-            // Counted by the guard (a failed attempt, or the lease lost for good): nextId reports it.
+            // Counted by the core (a failed attempt, or the lease lost for good): nextId reports it.
         }
+        scheduleRenewal()
     }
 
     /**
@@ -107,8 +116,7 @@ class LeasedSnowflake private constructor(
         heartbeat.shutdown()
         // A renewal under way finishes (or its connection times out) before the release.
         if (!heartbeat.awaitTermination(leases.policy.leaseMillis, TimeUnit.MILLISECONDS)) heartbeat.shutdownNow()
-        if (!guard.isLive) return false
-        return leases.release(guard, highWaterMillis)
+        return leases.release(guard) { highWaterMillis }
     }
 
     /** [release]: stops the heartbeat and releases the lease. */
@@ -119,26 +127,28 @@ class LeasedSnowflake private constructor(
     /** Acquiring. */
     companion object {
         /**
-         * Acquires a worker id for [owner] (host, pod or process; 1 to 255 bytes) and waits until
-         * the new holder may issue (after an expired lease: the previous holder's clock-skew
-         * bound, at most the policy's `maxStartWaitMillis`).
+         * Acquires a worker id for [owner] (host, pod or process; 1 to 255 bytes) on the leases'
+         * policy's layout, waiting until the new holder may issue (after an expired lease: the
+         * previous holder's clock-skew bound, at most the policy's `maxStartWaitMillis`), and up
+         * to [timeoutMillis] for a worker id to become usable.
          *
-         * @throws LeaseException `lease.no_worker_free`, `lease.high_water_ahead`.
+         * @throws LeaseException `lease.no_worker_free`, `lease.high_water_ahead`,
+         *   `lease.acquire_timeout`.
          * @throws io.mintid.StoreUnavailableException `store.unavailable`.
          * @throws IllegalArgumentException for an empty or longer [owner].
          */
         @JvmStatic
+        @JvmOverloads
         fun acquire(
             leases: WorkerLeases,
             owner: String,
+            timeoutMillis: Long? = null,
         ): LeasedSnowflake {
-            val guard = leases.acquire(owner)
+            val guard = leases.acquire(owner, timeoutMillis)
             try {
-                val wait = guard.readyAtMillis - leases.clock.nowMillis()
-                if (wait > 0) leases.clock.pause(wait)
                 return LeasedSnowflake(leases, guard)
             } catch (error: Throwable) {
-                // Interrupted while waiting, or no generator: give the id back at once.
+                // No generator: give the id back at once.
                 try {
                     leases.release(guard, guard.startAfterMillis)
                 } catch (releaseError: Exception) {

@@ -1,11 +1,11 @@
 package io.mintid.store
 
-import io.mintid.Acquisition
-import io.mintid.LeaseException
 import io.mintid.LeaseGuard
-import io.mintid.LeaseNoneFound
 import io.mintid.LeasePolicy
-import io.mintid.WorkerLease
+import uniffi.mintid_ffi.LeaseAcquisition
+import uniffi.mintid_ffi.LeaseRelease
+import uniffi.mintid_ffi.LeaseRenewal
+import uniffi.mintid_ffi.LeaseStep
 import javax.sql.DataSource
 
 /**
@@ -30,8 +30,9 @@ data class WorkerLeaseRow(
 /**
  * Worker-id leases in one database (any JDBC driver), under one [LeasePolicy]: a process takes a
  * free or expired Snowflake worker id from the shared `worker_lease` table, renews it well
- * before its deadline, and releases it on shutdown with its high-water mark. The rules are the
- * core's ([Acquisition], [LeaseGuard]); this class runs the `lease_*` named queries.
+ * before its deadline, and releases it on shutdown with its high-water mark. Each of the three
+ * is a driver of the core (`LeaseAcquisition`, `LeaseRenewal`, `LeaseRelease`: every loop,
+ * retry, pause, deadline and error code); this class runs the statements they name.
  *
  * Most callers want [LeasedSnowflake], which holds the lease, renews it from a daemon thread and
  * stops issuing IDs when it is no longer safe. Apply the schema first ([Migrations.migrate]).
@@ -54,95 +55,38 @@ class WorkerLeases
         private val queries = Statements.of(dialect)
 
         /**
-         * Takes the lowest free or expired worker id for [owner] (host, pod or process: 1 to 255
-         * bytes of UTF-8), seeding the table's rows on first use. The guard's
-         * [LeaseGuard.readyAtMillis] says when IDs may start ([LeasedSnowflake.acquire] waits for
-         * it).
+         * Takes the lowest usable free or expired worker id for [owner] (host, pod or process: 1
+         * to 255 bytes of UTF-8), seeding the table's rows on first use, and returns once the new
+         * holder may issue (after an expired lease: the previous holder's clock-skew bound). A
+         * free row whose high-water mark lies too far ahead of this clock is skipped for the
+         * next one. With [timeoutMillis], it waits up to that long for a worker id to become
+         * usable.
          *
-         * @throws LeaseException `lease.no_worker_free` when every worker id is held by a live
-         *   lease, `lease.high_water_ahead` when the stored high-water mark is far ahead of this
-         *   clock.
+         * @throws io.mintid.LeaseException `lease.no_worker_free` when every worker id is held by
+         *   a live lease, `lease.high_water_ahead` when only rows too far ahead are free (both
+         *   without [timeoutMillis]), `lease.acquire_timeout` when [timeoutMillis] passed.
          * @throws io.mintid.StoreUnavailableException `store.unavailable`.
          * @throws IllegalArgumentException for an empty or longer [owner].
          */
-        fun acquire(owner: String): LeaseGuard {
+        @JvmOverloads
+        fun acquire(
+            owner: String,
+            timeoutMillis: Long? = null,
+        ): LeaseGuard {
             val ownerBytes = owner.toByteArray(Charsets.UTF_8).size
             require(ownerBytes in 1..MAX_OWNER_BYTES) { "the owner must have 1 to $MAX_OWNER_BYTES bytes of UTF-8, not $ownerBytes" }
-            while (true) {
-                val now = clock.nowMillis()
-                val window = mapOf("max_worker" to policy.maxWorker, "now_millis" to now)
-                val attempt = dataSource.inTransaction { connection -> take(connection, owner, window, now) }
-                when (attempt) {
-                    is TakeAttempt.Taken -> return attempt.guard
-                    TakeAttempt.Raced -> continue
-                    TakeAttempt.NoneFound -> noneFound(window)
-                }
-            }
-        }
-
-        private sealed interface TakeAttempt {
-            class Taken(
-                val guard: LeaseGuard,
-            ) : TakeAttempt
-
-            /** Another process took the row between find and take. */
-            object Raced : TakeAttempt
-
-            /** No free or ended row was found (or none could be locked). */
-            object NoneFound : TakeAttempt
-        }
-
-        /** `lease_find`, the core's decision, `lease_take`, inside the acquisition's transaction. */
-        private fun take(
-            connection: java.sql.Connection,
-            owner: String,
-            window: Map<String, Long>,
-            now: Long,
-        ): TakeAttempt {
-            val row = connection.rows(queries["lease_find"], window).firstOrNull() ?: return TakeAttempt.NoneFound
-            val found =
-                WorkerLease(
-                    row.long("worker_id"),
-                    row.long("fencing_token"),
-                    row.long("lease_deadline_millis"),
-                    row.long("high_water_millis"),
-                    row.text("owner") != null,
-                )
-            val made = Acquisition.acquire(found, now, policy)
-            val values =
-                mapOf(
-                    "worker_id" to made.lease.workerId,
-                    "owner" to owner,
-                    "fencing_token" to made.lease.fencingToken,
-                    "lease_deadline_millis" to made.lease.leaseDeadlineMillis,
-                    "high_water_millis" to made.lease.highWaterMillis,
-                    "expected_token" to made.expectedToken,
-                    "now_millis" to made.acquiredMillis,
-                )
-            return if (connection.execRows(queries["lease_take"], values) == 1L) TakeAttempt.Taken(LeaseGuard(made, policy)) else TakeAttempt.Raced
-        }
-
-        /** After `lease_find` found nothing: the core says seed, retry, or `lease.no_worker_free`. */
-        private fun noneFound(window: Map<String, Long>) {
-            dataSource.withConnection { connection ->
-                val count = connection.rows(queries["lease_count"], window).firstOrNull()
-                val present = count?.long("present_count") ?: 0
-                val free = count?.long("free_count") ?: 0
-                when (Acquisition.noneFound(present, free, policy)) {
-                    LeaseNoneFound.SEED -> connection.execRows(queries["lease_seed"], window)
-                    // Free rows were locked by concurrent acquisitions: let them commit.
-                    LeaseNoneFound.RETRY -> clock.pause(RETRY_PAUSE_MILLIS)
-                }
-            }
+            val acquisition = LeaseAcquisition(queries.manifest, policy.ffi, owner, timeoutMillis?.toULong())
+            val done = drive({ acquisition.start(now()) }, { acquisition.push(it, now()) }, { acquisition.resume(now()) })
+            return LeaseGuard((done as LeaseStep.Acquired).guard)
         }
 
         /**
          * Renews [guard]'s lease, storing [highWaterMillis] (no ID issued under it carries a
-         * later time); the guard learns the outcome. A renewal that gets no answer, or that the
-         * clock refuses (`lease.clock_behind`), counts as a failed attempt: the next one is due
-         * after the policy's retry delay.
+         * later time); the guard learns the outcome. A renewal the clock refuses
+         * (`lease.clock_behind`, `lease.expired`) or the database does not answer counts as a
+         * failed attempt: the next one is due after the policy's retry delay.
          *
-         * @throws LeaseException `lease.lost` (another holder took the id: for good),
+         * @throws io.mintid.LeaseException `lease.lost` (another holder took the id: for good),
          *   `lease.expired` (too late: acquire again), `lease.clock_behind`, `lease.released`.
          * @throws io.mintid.StoreUnavailableException `store.unavailable`.
          */
@@ -150,37 +94,15 @@ class WorkerLeases
             guard: LeaseGuard,
             highWaterMillis: Long,
         ) {
-            val now = clock.nowMillis()
-            val renewal =
-                try {
-                    guard.renewal(now, highWaterMillis)
-                } catch (error: LeaseException) {
-                    if (error.code == "lease.clock_behind") guard.renewalFailed(now)
-                    throw error
-                }
-            val values =
-                mapOf(
-                    "worker_id" to renewal.workerId,
-                    "fencing_token" to renewal.fencingToken,
-                    "lease_deadline_millis" to renewal.leaseDeadlineMillis,
-                    "high_water_millis" to renewal.highWaterMillis,
-                    "now_millis" to renewal.nowMillis,
-                )
-            val rows =
-                try {
-                    dataSource.withConnection { it.execRows(queries["lease_renew"], values) }
-                } catch (error: Exception) {
-                    guard.renewalFailed(now)
-                    throw error
-                }
-            guard.renewed(renewal, rows)
+            val renewal = LeaseRenewal(queries.manifest, guard.ffi)
+            drive({ renewal.start(now(), highWaterMillis.toULong()) }, { renewal.push(it, now()) }, { error("a renewal never pauses") })
         }
 
         /**
          * Releases [guard]'s lease, storing the final [highWaterMillis]: the worker id is free at
          * once and its next holder starts after the mark. Call it after the threads issuing IDs
          * have stopped. Returns whether the row was still this holder's (false: the lease was
-         * already lost).
+         * already lost or released).
          *
          * @throws io.mintid.StoreUnavailableException `store.unavailable`: the guard is ended
          *   anyway, and the lease runs out at its deadline.
@@ -188,16 +110,16 @@ class WorkerLeases
         fun release(
             guard: LeaseGuard,
             highWaterMillis: Long,
+        ): Boolean = release(guard) { highWaterMillis }
+
+        /** [release], reading the high-water time once [guard] has stopped issuing. */
+        internal fun release(
+            guard: LeaseGuard,
+            highWaterMillis: () -> Long,
         ): Boolean {
-            val release = guard.release(clock.nowMillis(), highWaterMillis)
-            val values =
-                mapOf(
-                    "worker_id" to release.workerId,
-                    "fencing_token" to release.fencingToken,
-                    "high_water_millis" to release.highWaterMillis,
-                    "now_millis" to release.nowMillis,
-                )
-            return dataSource.withConnection { it.execRows(queries["lease_release"], values) } == 1L
+            val release = LeaseRelease(queries.manifest, guard.ffi)
+            val done = drive({ release.start(now(), highWaterMillis().toULong()) }, release::push) { error("a release never pauses") }
+            return (done as LeaseStep.Released).released
         }
 
         /**
@@ -216,11 +138,26 @@ class WorkerLeases
             )
         }
 
+        private fun now(): ULong = clock.nowMillis().toULong()
+
+        private fun drive(
+            first: () -> LeaseStep,
+            push: (uniffi.mintid_ffi.StoreAnswer) -> LeaseStep,
+            resume: () -> LeaseStep,
+        ): LeaseStep = DriverRun(dataSource, dialect, clock).drive(first, ::hostStep, push, resume)
+
         private companion object {
             /** `worker_lease.owner` holds 1 to 255 bytes (`docs/spec.md`). */
             const val MAX_OWNER_BYTES = 255
 
-            /** How long to let concurrent acquisitions commit before looking again. */
-            const val RETRY_PAUSE_MILLIS = 5L
+            fun hostStep(step: LeaseStep): HostStep<LeaseStep> =
+                when (step) {
+                    is LeaseStep.Run -> HostStep.Run(step.query)
+                    is LeaseStep.Pause -> HostStep.Pause(step.millis.toLong())
+                    is LeaseStep.Begin -> HostStep.Begin(step.write)
+                    LeaseStep.Commit -> HostStep.Commit
+                    LeaseStep.Rollback -> HostStep.Rollback
+                    is LeaseStep.Acquired, is LeaseStep.Renewed, is LeaseStep.Released -> HostStep.Done(step)
+                }
         }
     }

@@ -61,6 +61,7 @@ private class LeaseCaseRunner(
     private val clock = clockOf(case)
     private val leases = WorkerLeases(db.open(), db.dialect, policy, clock)
     private val hosts = HashMap<String, Host>()
+    private val leased = HashMap<String, LeasedSnowflake>()
     private val ids = mutableListOf<Long>()
 
     fun run() =
@@ -84,9 +85,9 @@ private class LeaseCaseRunner(
                 JsonPrimitive("ok")
             }
             "acquire" -> {
-                checkFields(step, setOf("host", "owner", "now"), where)
+                checkFields(step, setOf("host", "owner", "now", "timeout"), where)
                 outcome {
-                    val guard = leases.acquire(step.string("owner"))
+                    val guard = leases.acquire(step.string("owner"), step["timeout"]?.let { step.long("timeout") })
                     val generatorClock = ManualClock(step.long("now"))
                     val snowflake =
                         Snowflake
@@ -153,6 +154,44 @@ private class LeaseCaseRunner(
                         "high_water" to str(it.highWaterMillis),
                     )
                 } ?: JsonNull
+            }
+            "guard" -> {
+                checkFields(step, setOf("host"), where)
+                val guard = host(step).guard
+                json(
+                    "lease_deadline" to str(guard.leaseDeadlineMillis),
+                    "stop_at" to str(guard.stopAtMillis),
+                    "next_renewal_at" to str(guard.nextRenewalAtMillis),
+                )
+            }
+            "leased_acquire" -> {
+                checkFields(step, setOf("host", "owner", "timeout"), where)
+                val generator =
+                    LeasedSnowflake.acquire(WorkerLeases(leases.dataSource, db.dialect, policy), step.string("owner"), step["timeout"]?.let { step.long("timeout") })
+                leased[step.string("host")] = generator
+                json("worker_id" to str(generator.workerId))
+            }
+            "leased_generate" -> {
+                checkFields(step, setOf("host", "count"), where)
+                val generator = leased[step.string("host")] ?: fail("$where: no leased generator")
+                repeat(step.long("count").toInt()) { ids += generator.nextId() }
+                json("admitted" to JsonPrimitive(step.string("count")))
+            }
+            "leased_release" -> {
+                checkFields(step, setOf("host"), where)
+                val generator = leased.remove(step.string("host")) ?: fail("$where: no leased generator")
+                val released = generator.release()
+                val row = leases.load(generator.workerId) ?: fail("$where: no row")
+                val last = policy.layout.decode(ids.last()).unixMillis
+                json(
+                    "released" to JsonPrimitive(released),
+                    "high_water_is_generators" to JsonPrimitive(row.highWaterMillis == generator.highWaterMillis),
+                    "high_water_covers_last_id" to JsonPrimitive(row.highWaterMillis >= last),
+                )
+            }
+            "ids_increasing" -> {
+                checkFields(step, emptySet(), where)
+                if (ids.zipWithNext().all { (a, b) -> a < b }) JsonPrimitive("ok") else JsonPrimitive("decreasing")
             }
             "ids_unique" -> {
                 checkFields(step, emptySet(), where)
