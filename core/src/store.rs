@@ -28,6 +28,8 @@
 //!   [`RecordCleanup`], batches of expired records deleted.
 //! * [`LeaseAcquisition`]: taking a worker id (find, skip a row that cannot
 //!   be used now, take; seed, retry, wait, or fail; a caller's deadline).
+//! * [`SegmentDriver`]: segment IDs of one tag (runs of IDs handed out from
+//!   memory, the next segment's fetch as steps, the tag created on first use).
 //!
 //! The limits every protocol enforces before it writes are in [`limits`].
 //! The full rules are in `docs/spec.md`, section "Store drivers".
@@ -39,6 +41,7 @@ pub mod limits;
 mod manifest;
 mod record_driver;
 mod renewal;
+mod segment_driver;
 mod value;
 
 pub use answer::{Answer, DbError, DbErrorClass};
@@ -51,6 +54,7 @@ pub use record_driver::{
     read_load, read_record,
 };
 pub use renewal::{RecordCleanup, RecordRenewal};
+pub use segment_driver::{MAX_TAG_BYTES, SegmentDriver, SegmentStep, Taken};
 pub use value::{Query, Value};
 
 /// One step a driver asks its host to take.
