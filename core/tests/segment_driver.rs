@@ -32,7 +32,12 @@ impl Table {
             });
         }
         let statement = manifest().statement(query.name).unwrap();
-        let p: BTreeMap<&str, &Value> = statement.params.iter().copied().zip(&query.params).collect();
+        let p: BTreeMap<&str, &Value> = statement
+            .params
+            .iter()
+            .copied()
+            .zip(&query.params)
+            .collect();
         let Value::Text(tag) = p["tag"] else {
             panic!("no tag")
         };

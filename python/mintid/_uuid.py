@@ -343,9 +343,10 @@ class Uuid7Generator:
 
 
 _DEFAULT: Final = Uuid7Generator()
-_DEFAULT_TEXT: Final = Uuid7Generator()
 
-#: A new UUIDv7 as a :class:`uuid.UUID`, from a process-wide generator.
+#: A new UUIDv7 as a :class:`uuid.UUID`, from the process-wide generator.
 uuid7: Callable[[], uuid.UUID] = _DEFAULT.next_uuid
-#: A new UUIDv7 in the hyphenated form, from a second process-wide generator.
-uuid7_str: Callable[[], str] = _DEFAULT_TEXT.next_str
+#: A new UUIDv7 in the hyphenated form, from the same process-wide generator:
+#: :func:`uuid7` and :func:`uuid7_str` draw from one sequence, so IDs taken
+#: through either, in any order, increase.
+uuid7_str: Callable[[], str] = _DEFAULT.next_str

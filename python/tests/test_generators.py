@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import itertools
 import os
 import pickle
 import random
@@ -40,6 +41,32 @@ def test_uuid7_values_and_text_increase() -> None:
     texts = [mintid.uuid7_str() for _ in range(20_000)]
     assert texts == sorted(set(texts))
     assert all(uuid.UUID(text).version == 7 for text in texts[::100])
+
+
+def test_every_uuid7_entry_point_draws_from_one_sequence() -> None:
+    # uuid7(), uuid7_str() and a request ID's UUID, alternated: strictly increasing.
+    made: list[str] = []
+    for index in range(20_000):
+        if index % 3 == 0:
+            made.append(str(mintid.uuid7()))
+        elif index % 3 == 1:
+            made.append(mintid.uuid7_str())
+        else:
+            made.append(str(mintid.Uuid7.from_uuid(mintid.uuid7()).uuid))
+    backwards = sum(1 for a, b in itertools.pairwise(made) if b <= a)
+    assert backwards == 0
+
+
+def test_every_snowflake_entry_point_of_a_generator_draws_from_one_sequence() -> None:
+    generator = mintid.Snowflake(worker=9)
+    made: list[int] = []
+    for index in range(5_000):
+        if index % 2:
+            made.append(generator.next_id())
+        else:
+            made.extend(generator.next_ids(3))
+    backwards = sum(1 for a, b in itertools.pairwise(made) if b <= a)
+    assert backwards == 0
 
 
 def test_one_generator_mixing_forms_stays_in_order() -> None:

@@ -21,6 +21,7 @@ mod segment;
 mod snowflake;
 mod sources;
 mod store;
+mod store_segments;
 mod uuid;
 mod uuid7;
 mod version;
@@ -79,6 +80,7 @@ pub use store::{
     StoredRecord, StoredResponse, Way, store_limits, store_load_query, store_migrations,
     store_read_record, store_statements,
 };
+pub use store_segments::{SegmentDriver, SegmentStep, SegmentTaken};
 pub use uuid::{
     UuidInfo, UuidTextForm, UuidVariant, uuid_format, uuid_inspect, uuid_new_v8, uuid_parse,
 };

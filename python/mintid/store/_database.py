@@ -294,6 +294,11 @@ class QueryRunner:
 
     def answer(self, query: ffi.StoreQuery) -> ffi.StoreAnswer:
         """The database's answer to ``query`` (a failure classified, never raised)."""
+        return self._answer(self._database.run, query)
+
+    def _answer(
+        self, run: Callable[[Any, ffi.StoreQuery], ffi.StoreAnswer], query: ffi.StoreQuery
+    ) -> ffi.StoreAnswer:
         database = self._database
         raw = self._raw
         if raw is None:
@@ -304,7 +309,7 @@ class QueryRunner:
                 self.cause = error
                 return _FAILED(Class.CONNECTION_LOST, str(error))
         try:
-            answer = database.run(raw, query)
+            answer = run(raw, query)
         except Exception as error:
             self.cause = error
             kind = database.classify(error)
@@ -317,6 +322,21 @@ class QueryRunner:
             return _FAILED(kind, str(error))
         self.cause = None
         return answer
+
+    def control(self, sql: str) -> ffi.StoreAnswer:
+        """Run a driver's transaction step (``BEGIN …``, ``COMMIT``, ``ROLLBACK``):
+        ``Affected(0)``, or the failure classified.
+        """  # noqa: D205
+
+        def run(raw: Any, _query: ffi.StoreQuery) -> ffi.StoreAnswer:
+            cursor = raw.cursor()
+            try:
+                cursor.execute(sql)
+            finally:
+                cursor.close()
+            return _AFFECTED(0)
+
+        return self._answer(run, cast("ffi.StoreQuery", None))
 
     def release(self) -> None:
         """Give the pool's connection back (the caller's stays with the caller)."""
