@@ -117,7 +117,7 @@ for (const { dialect, skip } of dialects()) {
             fetches += 1;
             return database.transaction(action, options);
           } };
-        const ids = new SegmentIds(counting, new SegmentPolicy({ initialStep: 1000, minStep: 1000, maxStep: 10000 }), "orders");
+        const ids = new SegmentIds(counting, "orders", new SegmentPolicy({ initialStep: 1000, minStep: 1000, maxStep: 10000 }));
         let previous = 0n;
         assert.equal(ids.nextIdNow(), undefined, "nothing in memory before the first fetch");
         let waits = 0;

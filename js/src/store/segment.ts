@@ -38,8 +38,8 @@ export class SegmentIds {
   #fetching: Promise<void> | undefined;
   #lastError: unknown;
 
-  /** IDs of `tag` (1 to 128 bytes of text) under `policy`. */
-  constructor(database: Database, policy: SegmentPolicy, tag: string, options: { readonly clock?: StoreClock } = {}) {
+  /** IDs of `tag` (1 to 64 ASCII characters) under `policy`. */
+  constructor(database: Database, tag: string, policy: SegmentPolicy, options: { readonly clock?: StoreClock } = {}) {
     if (!(policy instanceof SegmentPolicy)) throw new TypeError("policy must be a SegmentPolicy");
     if (typeof tag !== "string" || tag.length === 0) throw new TypeError("tag must be a non-empty string");
     this.database = database;

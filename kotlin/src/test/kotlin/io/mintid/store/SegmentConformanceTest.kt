@@ -1,5 +1,6 @@
 package io.mintid.store
 
+import io.mintid.MintidException
 import io.mintid.SegmentPolicy
 import io.mintid.int
 import io.mintid.obj
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.DynamicNode
 import org.junit.jupiter.api.TestFactory
 import org.junit.jupiter.api.fail
+import java.sql.Connection
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
@@ -58,6 +60,17 @@ private class SegmentCaseRunner(
     private val tag = case.string("tag")
     private val admin = db.open()
     private val processes = HashMap<Pair<String, String>, SegmentIds>()
+    private val live = db.open()
+    private val unavailable by lazy { db.unavailable() }
+
+    /** Each process's store: the case's database, or (after `disconnect`) one that is down. */
+    private val stores = HashMap<String, SwitchedDataSource>()
+
+    private inner class SwitchedDataSource : TestDataSource() {
+        @Volatile var down = false
+
+        override fun getConnection(): Connection = (if (down) unavailable else live).connection
+    }
 
     fun run() {
         try {
@@ -85,8 +98,20 @@ private class SegmentCaseRunner(
             "next" -> {
                 checkFields(step, setOf("process", "now", "count", "tag"), where)
                 val place = step.string("process") to (step["tag"]?.let { step.string("tag") } ?: tag)
-                val ids = processes.getOrPut(place) { SegmentIds(db.open(), db.dialect, place.second, policy, clock, background = false, batch = 1) }
-                JsonArray(List(step.long("count").toInt()) { str(ids.nextId()) })
+                val store = stores.getOrPut(place.first) { SwitchedDataSource() }
+                val ids = processes.getOrPut(place) { SegmentIds(store, db.dialect, place.second, policy, clock, background = false, batch = 1) }
+                val drawn = mutableListOf<JsonElement>()
+                try {
+                    repeat(step.long("count").toInt()) { drawn += str(ids.nextId()) }
+                    JsonArray(drawn)
+                } catch (error: MintidException) {
+                    json("error" to JsonPrimitive(error.code), "drawn" to JsonArray(drawn))
+                }
+            }
+            "disconnect", "reconnect" -> {
+                checkFields(step, setOf("process"), where)
+                stores.getOrPut(step.string("process")) { SwitchedDataSource() }.down = step.string("do") == "disconnect"
+                JsonPrimitive("ok")
             }
             "restart" -> {
                 checkFields(step, setOf("process"), where)
