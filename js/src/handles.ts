@@ -74,3 +74,17 @@ export function policyHandle(policy: object): wasm.RecordPolicyHandle {
   if (handle === undefined) throw new TypeError("policy must be a RecordPolicy");
   return handle;
 }
+
+const segmentPolicyHandles = new WeakMap<object, wasm.SegmentPolicyHandle>();
+
+/** Records the wasm policy behind a new `SegmentPolicy`. */
+export function setSegmentPolicyHandle(policy: object, handle: wasm.SegmentPolicyHandle): void {
+  segmentPolicyHandles.set(policy, handle);
+}
+
+/** The wasm policy behind `policy`. */
+export function segmentPolicyHandle(policy: object): wasm.SegmentPolicyHandle {
+  const handle = segmentPolicyHandles.get(policy);
+  if (handle === undefined) throw new TypeError("policy must be a SegmentPolicy");
+  return handle;
+}

@@ -153,7 +153,7 @@ export interface IdempotencyStoreOptions {
 }
 
 /** A database answer, with the driver's error behind a failed one. */
-interface Answered {
+export interface Answered {
   readonly answer: StoreAnswer;
   readonly failure: DbError | undefined;
 }
@@ -168,7 +168,7 @@ function isRun(step: { readonly kind: string }): step is RunStep {
 }
 
 /** Runs `query` on `connection`, as the answer the core reads: rows or an affected count, or the classified failure. */
-async function answerOf(connection: Connection, query: StoreQuery): Promise<Answered> {
+export async function answerOf(connection: Connection, query: StoreQuery): Promise<Answered> {
   const statement = statementsOf(connection.dialect).get(query.name);
   if (statement === undefined) throw new TypeError(`no query ${query.name} for ${connection.dialect}`);
   try {

@@ -80,6 +80,18 @@ internal class JdbcExecutor(
         }
     }
 
+    /** Runs a transaction step ([action] on [connection]): `Affected(0)`, or the classified error. */
+    fun control(
+        connection: Connection,
+        action: (Connection) -> Unit,
+    ): StoreAnswer =
+        try {
+            action(connection)
+            StoreAnswer.Affected(0uL)
+        } catch (error: SQLException) {
+            failed(classify(dialect, error), error)
+        }
+
     /** The answer for a connection that could not be had at all. */
     fun notConnected(error: SQLException): StoreAnswer = failed(DbErrorClass.CONNECTION_LOST, error)
 

@@ -16,7 +16,6 @@ import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.DynamicNode
 import org.junit.jupiter.api.TestFactory
 import org.junit.jupiter.api.fail
-import java.sql.Connection
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
@@ -61,16 +60,9 @@ private class SegmentCaseRunner(
     private val admin = db.open()
     private val processes = HashMap<Pair<String, String>, SegmentIds>()
     private val live = db.open()
-    private val unavailable by lazy { db.unavailable() }
 
-    /** Each process's store: the case's database, or (after `disconnect`) one that is down. */
-    private val stores = HashMap<String, SwitchedDataSource>()
-
-    private inner class SwitchedDataSource : TestDataSource() {
-        @Volatile var down = false
-
-        override fun getConnection(): Connection = (if (down) unavailable else live).connection
-    }
+    /** Each process's store: the case's database, down after `disconnect`. */
+    private val stores = HashMap<String, SwitchableDataSource>()
 
     fun run() {
         try {
@@ -98,8 +90,8 @@ private class SegmentCaseRunner(
             "next" -> {
                 checkFields(step, setOf("process", "now", "count", "tag"), where)
                 val place = step.string("process") to (step["tag"]?.let { step.string("tag") } ?: tag)
-                val store = stores.getOrPut(place.first) { SwitchedDataSource() }
-                val ids = processes.getOrPut(place) { SegmentIds(store, db.dialect, place.second, policy, clock, background = false, batch = 1) }
+                val store = stores.getOrPut(place.first) { SwitchableDataSource(live) }
+                val ids = processes.getOrPut(place) { SegmentIds(store, db.dialect, place.second, policy, clock, background = false) }
                 val drawn = mutableListOf<JsonElement>()
                 try {
                     repeat(step.long("count").toInt()) { drawn += str(ids.nextId()) }
@@ -110,7 +102,7 @@ private class SegmentCaseRunner(
             }
             "disconnect", "reconnect" -> {
                 checkFields(step, setOf("process"), where)
-                stores.getOrPut(step.string("process")) { SwitchedDataSource() }.down = step.string("do") == "disconnect"
+                stores.getOrPut(step.string("process")) { SwitchableDataSource(live) }.down = step.string("do") == "disconnect"
                 JsonPrimitive("ok")
             }
             "restart" -> {
