@@ -11,6 +11,7 @@ mod batch;
 mod error;
 mod fingerprint;
 mod http;
+mod id_buffer;
 mod key;
 mod lease;
 mod outbox;
@@ -39,6 +40,7 @@ pub use http::{
     http_fingerprint_request, http_grant_document, http_is_json_content_type,
     http_problem_document, http_status_document,
 };
+pub use id_buffer::{id_buffer_batch_cap, id_buffer_fresh_until, id_buffer_next_batch_size};
 pub use key::{
     IdempotencyKey, idempotency_key_derived, idempotency_key_from_fields,
     idempotency_key_from_header, idempotency_key_id_from_fields, idempotency_key_new,

@@ -32,6 +32,8 @@ mod fingerprint;
 #[cfg(feature = "server")]
 mod http;
 #[cfg(feature = "server")]
+mod id_buffer;
+#[cfg(feature = "server")]
 mod key;
 #[cfg(feature = "server")]
 mod lease;
