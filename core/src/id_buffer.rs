@@ -48,7 +48,11 @@ pub const fn is_fresh(fresh_until_millis: u64, now_millis: u64) -> bool {
 /// tick: [`MAX_BATCH`], and no more than one tick's sequence numbers.
 pub const fn batch_cap(ids_per_tick: u64) -> u32 {
     if ids_per_tick < MAX_BATCH as u64 {
-        if ids_per_tick == 0 { 1 } else { ids_per_tick as u32 }
+        if ids_per_tick == 0 {
+            1
+        } else {
+            ids_per_tick as u32
+        }
     } else {
         MAX_BATCH
     }

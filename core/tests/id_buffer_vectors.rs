@@ -14,12 +14,18 @@ fn id_buffer_vectors() {
         let name = text(case, "name");
         match text(case, "op") {
             "fresh_until" => assert_eq!(
-                fresh_until_millis(int(case, "first_tick_start_millis"), int(case, "tick_millis")),
+                fresh_until_millis(
+                    int(case, "first_tick_start_millis"),
+                    int(case, "tick_millis")
+                ),
                 int(case, "fresh_until_millis"),
                 "{name}"
             ),
             "next_batch_size" => assert_eq!(
-                u64::from(next_batch_size(int(case, "handed_out"), number(case, "cap"))),
+                u64::from(next_batch_size(
+                    int(case, "handed_out"),
+                    number(case, "cap")
+                )),
                 int(case, "size"),
                 "{name}"
             ),
@@ -29,12 +35,19 @@ fn id_buffer_vectors() {
                 "{name}"
             ),
             "hand_out" => {
-                let bound =
-                    fresh_until_millis(int(case, "first_tick_start_millis"), int(case, "tick_millis"));
+                let bound = fresh_until_millis(
+                    int(case, "first_tick_start_millis"),
+                    int(case, "tick_millis"),
+                );
                 let reads = case["now_millis"].as_array().expect("now_millis");
                 let out = reads
                     .iter()
-                    .map(|read| read.as_str().expect("a decimal").parse::<u64>().expect("u64"))
+                    .map(|read| {
+                        read.as_str()
+                            .expect("a decimal")
+                            .parse::<u64>()
+                            .expect("u64")
+                    })
                     .take_while(|now| is_fresh(bound, *now))
                     .count();
                 assert_eq!(out as u64, int(case, "handed_out"), "{name}");

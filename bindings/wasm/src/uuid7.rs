@@ -99,7 +99,8 @@ impl Uuid7Source {
     /// `Date.now() <= freshUntil`.
     #[wasm_bindgen(js_name = refillText)]
     pub fn refill_text(&mut self, handed_out: usize) -> Result<String, JsValue> {
-        let size = mintid::id_buffer::next_batch_size(handed_out as u64, mintid::id_buffer::MAX_BATCH);
+        let size =
+            mintid::id_buffer::next_batch_size(handed_out as u64, mintid::id_buffer::MAX_BATCH);
         self.next_text(size as usize)
     }
 
@@ -143,7 +144,8 @@ impl Uuid7Source {
         self.generator.fill_bytes(&mut self.bytes).map_err(to_js)?;
         if let Some(first) = self.bytes.first_chunk::<16>() {
             self.fresh_until =
-                mintid::id_buffer::fresh_until_millis(uuid7_of(first)?.timestamp_millis(), 1) as f64;
+                mintid::id_buffer::fresh_until_millis(uuid7_of(first)?.timestamp_millis(), 1)
+                    as f64;
         }
         Ok(())
     }

@@ -62,7 +62,12 @@ export class SegmentIds {
       return next;
     }
     const taken = this.#driver.take(this.#clock.now());
-    if (taken.fetchDue) this.#fetching = this.#fetch();
+    if (taken.fetchDue) {
+      const fetching: Promise<unknown> = this.#fetch().finally(() => {
+        if (this.#fetching === fetching) this.#fetching = undefined;
+      });
+      this.#fetching = fetching;
+    }
     if (taken.count === 0n) return undefined;
     this.#next = taken.first + 1n;
     this.#end = taken.first + taken.count;
@@ -105,8 +110,6 @@ export class SegmentIds {
       return undefined;
     } catch (error) {
       return error;
-    } finally {
-      this.#fetching = undefined;
     }
   }
 }

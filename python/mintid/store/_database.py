@@ -57,6 +57,7 @@ _NULL: Final = ffi.SqlValue.NULL()  # type: ignore[no-untyped-call]
 _ROWS_ANSWER: Final = cast(Callable[..., ffi.StoreAnswer], ffi.StoreAnswer.ROWS)
 _AFFECTED: Final = cast(Callable[..., ffi.StoreAnswer], ffi.StoreAnswer.AFFECTED)
 _FAILED: Final = cast(Callable[..., ffi.StoreAnswer], ffi.StoreAnswer.FAILED)
+_FAILED_ANSWER: Final = cast(type, ffi.StoreAnswer.FAILED)
 # A column's SqlValue by the exact type the drivers return.
 _COLUMN: Final[dict[type, Callable[[Any], Any]]] = {
     int: ffi.SqlValue.INT,
@@ -281,7 +282,7 @@ class QueryRunner:
     when it broke) or on the caller's own connection.
     """  # noqa: D205
 
-    __slots__ = ("_database", "_pid", "_pooled", "_raw", "cause")
+    __slots__ = ("_database", "_open", "_pid", "_pooled", "_raw", "cause")
 
     def __init__(self, database: Database, raw: Any = None) -> None:
         """A runner over ``database``'s pool, or over the caller's ``raw`` connection."""
@@ -289,6 +290,7 @@ class QueryRunner:
         self._raw = raw
         self._pooled = raw is None
         self._pid = 0
+        self._open = False
         #: The driver's exception behind the last failed answer.
         self.cause: BaseException | None = None
 
@@ -322,6 +324,38 @@ class QueryRunner:
             return _FAILED(kind, str(error))
         self.cause = None
         return answer
+
+    def drive(
+        self,
+        step: Any,
+        push: Callable[[ffi.StoreAnswer], Any],
+        resume: Callable[[], Any],
+        pause_ms: Callable[[int], None],
+    ) -> Any:
+        """Run a driver's steps from ``step`` until one that is not the database's
+        (``Run``, ``Begin``, ``Commit``, ``Rollback``) or a ``Pause`` (the connection
+        goes back to the pool while it sleeps, unless a transaction holds it): that
+        step. ``push`` takes each answer, ``resume`` follows a pause. Any driver's
+        steps: they share these variant names.
+        """  # noqa: D205
+        while True:
+            kind = type(step).__name__
+            if kind == "RUN":
+                step = push(self.answer(step.query))
+            elif kind == "BEGIN":
+                self._open = True
+                step = push(self.control(self._database._begin(step.write)))
+            elif kind in ("COMMIT", "ROLLBACK"):
+                answer = self.control(kind)
+                self._open = kind == "COMMIT" and type(answer) is _FAILED_ANSWER
+                step = push(answer)
+            elif kind == "PAUSE":
+                if not self._open:
+                    self.release()
+                pause_ms(step.millis)
+                step = resume()
+            else:
+                return step
 
     def control(self, sql: str) -> ffi.StoreAnswer:
         """Run a driver's transaction step (``BEGIN …``, ``COMMIT``, ``ROLLBACK``):

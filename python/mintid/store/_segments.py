@@ -18,12 +18,6 @@ from mintid.store._database import Database, QueryRunner
 
 __all__ = ["SegmentIds"]
 
-_Step = ffi.SegmentStep
-_RUN: Final = _Step.RUN
-_PAUSE: Final = _Step.PAUSE
-_BEGIN: Final = _Step.BEGIN
-_COMMIT: Final = _Step.COMMIT
-_FETCHED: Final = _Step.FETCHED
 _NativeError: Final = (ffi.MintidError, ffi.InternalError)
 _EMPTY: Final[Iterator[int]] = iter(())
 
@@ -105,26 +99,15 @@ class SegmentIds:
 
     def _fetch(self) -> None:
         """Run the due fetch's steps; its failure is raised as the core's typed error."""
-        driver, clock, database = self._driver, self._clock, self.database
-        runner = QueryRunner(database)
+        driver, clock = self._driver, self._clock
+        runner = QueryRunner(self.database)
         try:
-            step = driver.fetch()
-            while True:
-                kind = type(step)
-                if kind is _RUN:
-                    answer: Any = runner.answer(step.query)
-                elif kind is _FETCHED:
-                    return
-                elif kind is _PAUSE:
-                    runner.release()
-                    clock.pause_ms(step.millis)
-                    step = driver.resume()
-                    continue
-                elif kind is _BEGIN:
-                    answer = runner.control(database._begin(step.write))
-                else:
-                    answer = runner.control("COMMIT" if kind is _COMMIT else "ROLLBACK")
-                step = driver.push(answer, clock.now_ms())
+            runner.drive(
+                driver.fetch(),
+                lambda answer: driver.push(answer, clock.now_ms()),
+                driver.resume,
+                clock.pause_ms,
+            )
         except _NativeError as error:
             raise native_error(error) from runner.cause
         finally:
