@@ -245,6 +245,19 @@ fn other_failures_roll_back_and_fail_typed() {
     assert!(driver.take(0).fetch_due);
 }
 
+#[test]
+fn an_abandoned_fetch_is_asked_for_again() {
+    let mut table = Table::default();
+    let mut driver = SegmentDriver::new(manifest(), "t", policy()).unwrap();
+    driver.abandon();
+    assert!(driver.take(0).fetch_due);
+    assert_eq!(driver.fetch(), Step::Begin { write: true });
+    driver.abandon();
+    assert!(!driver.fetch_in_flight());
+    assert!(driver.take(0).fetch_due);
+    assert_eq!(table.fetch(&mut driver, 0).unwrap().max_id, 10);
+}
+
 proptest! {
     /// One process drawing runs of any length at any fetch threshold gets
     /// 1, 2, 3, … with no gap and no repeat, whatever the step does.

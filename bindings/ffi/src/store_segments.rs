@@ -158,6 +158,12 @@ impl SegmentDriver {
         self.push(StoreAnswer::Failed { class, message }, now_millis)
     }
 
+    /// Ends the fetch due or under way without a segment (the host could not
+    /// run its steps); the next take asks again.
+    pub fn abandon(&self) {
+        self.driver().abandon()
+    }
+
     /// Continue after a `Pause`.
     pub fn resume(&self) -> Result<SegmentStep, MintidError> {
         segment_step(self.driver().resume())

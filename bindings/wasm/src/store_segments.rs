@@ -96,6 +96,12 @@ impl SegmentDriver {
         segment_step(self.0.push(answer, now_millis))
     }
 
+    /// Ends the fetch due or under way without a segment (the host could not
+    /// run its steps); the next take asks again.
+    pub fn abandon(&mut self) {
+        self.0.abandon()
+    }
+
     /// Continue after a pause.
     #[wasm_bindgen(unchecked_return_type = "SegmentStep")]
     pub fn resume(&mut self) -> Result<JsValue, JsValue> {

@@ -227,6 +227,17 @@ impl SegmentDriver {
         }
     }
 
+    /// Ends the fetch that is due or under way without a segment, because the
+    /// host could not run its steps (it was interrupted, or failed outside
+    /// the database): like a failed fetch, nothing is lost and the next take
+    /// asks again. The host closes a connection left inside the fetch's
+    /// transaction. Nothing happens when no fetch is due or under way.
+    pub fn abandon(&mut self) {
+        if self.state != State::Idle {
+            self.fail(unexpected());
+        }
+    }
+
     /// The pause before a retry: doubling from [`RETRY_PAUSE_MILLIS`].
     fn pause(&mut self, fetch: Fetch) -> SegmentStep {
         self.state = State::Pausing(fetch);

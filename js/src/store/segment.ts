@@ -109,6 +109,8 @@ export class SegmentIds {
       }
       return undefined;
     } catch (error) {
+      // After the driver's own failure this does nothing; otherwise the host failed mid-fetch.
+      driver.abandon();
       return error;
     }
   }

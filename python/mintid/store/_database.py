@@ -339,7 +339,8 @@ class QueryRunner:
         steps: they share these variant names.
         """  # noqa: D205
         while True:
-            kind = type(step).__name__
+            # The generated variants are named `<Enum>.<VARIANT>`.
+            kind = type(step).__name__.rpartition(".")[2]
             if kind == "RUN":
                 step = push(self.answer(step.query))
             elif kind == "BEGIN":
@@ -373,10 +374,17 @@ class QueryRunner:
         return self._answer(run, cast("ffi.StoreQuery", None))
 
     def release(self) -> None:
-        """Give the pool's connection back (the caller's stays with the caller)."""
+        """Give the pool's connection back (the caller's stays with the caller); one
+        left inside a driver's transaction (the host was interrupted) is closed.
+        """  # noqa: D205
         raw = self._raw
         if raw is not None and self._pooled:
             self._raw = None
+            if self._open:
+                self._open = False
+                if self._pid == os.getpid():
+                    _close_quietly(raw)
+                return
             self._database._checkin(raw, self._pid)
 
 

@@ -109,7 +109,11 @@ class SegmentIds:
                 clock.pause_ms,
             )
         except _NativeError as error:
+            # The driver ended the fetch itself.
             raise native_error(error) from runner.cause
+        except BaseException:
+            driver.abandon()
+            raise
         finally:
             runner.release()
             with self._changed:

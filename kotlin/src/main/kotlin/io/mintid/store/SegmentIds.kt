@@ -1,5 +1,6 @@
 package io.mintid.store
 
+import io.mintid.MintidException
 import io.mintid.SegmentPolicy
 import io.mintid.core
 import uniffi.mintid_ffi.SegmentStep
@@ -165,6 +166,11 @@ class SegmentIds
                     push = { answer -> driver.push(answer, clock.nowMillis().toULong()) },
                     resume = { driver.resume() },
                 )
+            } catch (error: MintidException) {
+                throw error // the driver ended the fetch itself
+            } catch (error: Throwable) {
+                driver.abandon() // interrupted: the next run asks for the fetch again
+                throw error
             } finally {
                 fetchLock.withLock { fetchEnded.signalAll() }
             }
