@@ -48,6 +48,7 @@ pub mod clock;
 pub mod entropy;
 pub mod fingerprint;
 pub mod http;
+pub mod id_buffer;
 pub mod key;
 pub mod lease;
 pub mod outbox;

@@ -30,6 +30,8 @@
 //!   be used now, take; seed, retry, wait, or fail; a caller's deadline).
 //! * [`LeaseRenewal`] and [`LeaseRelease`]: a held lease's heartbeat beat
 //!   and its release on shutdown.
+//! * [`SegmentDriver`]: segment IDs of one tag (runs of IDs handed out from
+//!   memory, the next segment's fetch as steps, the tag created on first use).
 //!
 //! The limits every protocol enforces before it writes are in [`limits`].
 //! The full rules are in `docs/spec.md`, section "Store drivers".
@@ -43,6 +45,7 @@ pub mod limits;
 mod manifest;
 mod record_driver;
 mod renewal;
+mod segment_driver;
 mod value;
 
 pub use answer::{Answer, DbError, DbErrorClass};
@@ -57,6 +60,7 @@ pub use record_driver::{
     read_load, read_record,
 };
 pub use renewal::{RecordCleanup, RecordRenewal};
+pub use segment_driver::{MAX_TAG_BYTES, SegmentDriver, SegmentStep, Taken};
 pub use value::{Query, Value};
 
 /// One step a driver asks its host to take.

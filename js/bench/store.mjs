@@ -89,7 +89,7 @@ async function benchDialect(dialect) {
     const sent = (await Promise.all(relays.map((relay) => relay.relay(async () => {})))).reduce((a, b) => a + b, 0);
     console.log(`| outbox relay, 4 relays, batches of 100 (messages/s) | ${(sent / ((performance.now() - t0) / 1000)).toFixed(0)} | | |`);
 
-    const segments = new SegmentIds(db.open(), new SegmentPolicy({ initialStep: 10_000, minStep: 1000, maxStep: 1_000_000 }), "bench");
+    const segments = new SegmentIds(db.open(), "bench", new SegmentPolicy({ initialStep: 10_000, minStep: 1000, maxStep: 1_000_000 }));
     const snowflake = new Snowflake({ worker: 1 });
     const perId = async (what, count, loop) => {
       const start = performance.now();

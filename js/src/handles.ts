@@ -102,3 +102,17 @@ export function leaseGuardHandle(guard: object): wasm.LeaseGuardHandle {
   if (handle === undefined) throw new TypeError("guard must be a LeaseGuard");
   return handle;
 }
+
+const segmentPolicyHandles = new WeakMap<object, wasm.SegmentPolicyHandle>();
+
+/** Records the wasm policy behind a new `SegmentPolicy`. */
+export function setSegmentPolicyHandle(policy: object, handle: wasm.SegmentPolicyHandle): void {
+  segmentPolicyHandles.set(policy, handle);
+}
+
+/** The wasm policy behind `policy`. */
+export function segmentPolicyHandle(policy: object): wasm.SegmentPolicyHandle {
+  const handle = segmentPolicyHandles.get(policy);
+  if (handle === undefined) throw new TypeError("policy must be a SegmentPolicy");
+  return handle;
+}

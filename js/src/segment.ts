@@ -8,6 +8,7 @@ import * as wasm from "./wasm/mintid_wasm.js";
 import { MAX_BULK } from "./batch.js";
 import { call } from "./call.js";
 import { checkIndex, toU64 } from "./check.js";
+import { segmentPolicyHandle, setSegmentPolicyHandle } from "./handles.js";
 
 /** The settings of a {@link SegmentPolicy}; defaults from the core. */
 export interface SegmentPolicyOptions {
@@ -28,8 +29,6 @@ export interface SegmentPolicyOptions {
 const optional = (value: number | bigint | undefined, what: string): bigint | undefined =>
   value === undefined ? undefined : toU64(value, what);
 
-const policyHandles = new WeakMap<SegmentPolicy, wasm.SegmentPolicyHandle>();
-
 /** Segment rules; validated by the core (`segment.invalid_policy`). */
 export class SegmentPolicy {
   /** A policy; see {@link SegmentPolicyOptions}. */
@@ -40,19 +39,13 @@ export class SegmentPolicy {
     const percent = options.fetchAtPercent === undefined ? undefined : checkIndex(options.fetchAtPercent, 256, "fetchAtPercent");
     const grow = optional(options.growBelowMillis, "growBelowMillis");
     const shrink = optional(options.shrinkAboveMillis, "shrinkAboveMillis");
-    policyHandles.set(this, call(() => new wasm.SegmentPolicyHandle(initial, min, max, percent, grow, shrink)));
+    setSegmentPolicyHandle(this, call(() => new wasm.SegmentPolicyHandle(initial, min, max, percent, grow, shrink)));
   }
 
   /** The step after a segment of `step` IDs lasted `lastedMillis`. */
   adapt(step: number | bigint, lastedMillis: number | bigint): bigint {
-    return policyOf(this).adapt(toU64(step, "step"), toU64(lastedMillis, "lastedMillis"));
+    return segmentPolicyHandle(this).adapt(toU64(step, "step"), toU64(lastedMillis, "lastedMillis"));
   }
-}
-
-function policyOf(policy: SegmentPolicy): wasm.SegmentPolicyHandle {
-  const handle = policyHandles.get(policy);
-  if (handle === undefined) throw new TypeError("policy must be a SegmentPolicy");
-  return handle;
 }
 
 /** Hands out IDs from fetched segments; the host fetches when {@link fetchDue} says so. */
@@ -61,7 +54,7 @@ export class SegmentAllocator {
 
   /** An allocator with nothing fetched yet. */
   constructor(policy: SegmentPolicy) {
-    this.#allocator = new wasm.SegmentAllocatorHandle(policyOf(policy));
+    this.#allocator = new wasm.SegmentAllocatorHandle(segmentPolicyHandle(policy));
   }
 
   /** The next ID, or `undefined` when the segments ran out (fetch, then ask again). */

@@ -1,7 +1,7 @@
 /** Snowflake IDs: 64-bit, time-ordered, with a configurable {@link SnowflakeLayout}. */
 
 import * as wasm from "./wasm/mintid_wasm.js";
-import { FRESH_MILLIS, MAX_BATCH, MAX_BULK, nextBatchSize } from "./batch.js";
+import { MAX_BULK } from "./batch.js";
 import { call } from "./call.js";
 import { checkIndex, checkString, checkU64, toU64 } from "./check.js";
 import { clockArg, layoutHandle, rollbackArgs, setLayoutHandle } from "./handles.js";
@@ -270,11 +270,9 @@ export class Snowflake {
   readonly #layout: SnowflakeLayout;
   readonly #worker: bigint;
   readonly #batched: boolean;
-  readonly #maxBatch: number;
-  readonly #freshMillis: number;
   #ids: BigUint64Array = new BigUint64Array(0);
   #next = 0;
-  #batchUnixMs = 0;
+  #freshUntil = 0;
 
   /**
    * A generator; see {@link SnowflakeOptions}.
@@ -295,8 +293,6 @@ export class Snowflake {
     this.#layout = layout;
     this.#worker = worker;
     this.#batched = options.clock === undefined;
-    this.#maxBatch = Number(handle.idsPerTick < BigInt(MAX_BATCH) ? handle.idsPerTick : BigInt(MAX_BATCH));
-    this.#freshMillis = Math.max(FRESH_MILLIS, Number(handle.tickMs));
   }
 
   /**
@@ -307,7 +303,7 @@ export class Snowflake {
    */
   nextId(): bigint {
     const index = this.#next;
-    if (index < this.#ids.length && Date.now() - this.#batchUnixMs <= this.#freshMillis) {
+    if (index < this.#ids.length && Date.now() <= this.#freshUntil) {
       this.#next = index + 1;
       return this.#ids[index] as bigint;
     }
@@ -386,10 +382,12 @@ export class Snowflake {
     return call(() => wasm.snowflakeIdToBase32(value));
   }
 
+  /** A new batch, sized and bounded by the core's ID buffer rule (one ID at a time on a manual clock). */
   #refill(): bigint {
-    const size = this.#batched ? Math.min(this.#maxBatch, nextBatchSize(this.#next)) : 1;
-    this.#ids = call(() => this.#source.nextBatch(size));
-    this.#batchUnixMs = this.#source.batchUnixMs;
+    if (!this.#batched) return call(() => this.#source.nextBatch(1))[0] as bigint;
+    const handedOut = Math.min(this.#next, this.#ids.length);
+    this.#ids = call(() => this.#source.refill(handedOut));
+    this.#freshUntil = this.#source.freshUntil;
     this.#next = 1;
     return this.#ids[0] as bigint;
   }

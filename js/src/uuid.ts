@@ -1,7 +1,7 @@
 /** UUIDs: any version as {@link Uuid}, version 7 as {@link Uuid7}, and generators. */
 
 import * as wasm from "./wasm/mintid_wasm.js";
-import { FRESH_MILLIS, MAX_BULK, nextBatchSize } from "./batch.js";
+import { MAX_BULK } from "./batch.js";
 import { checkBytes, checkIndex, checkString, checkU64, toU64 } from "./check.js";
 import { call } from "./call.js";
 import { clockArg, entropyArg, rollbackArgs } from "./handles.js";
@@ -184,7 +184,7 @@ export class Uuid7Generator {
   #text = "";
   #next = 0;
   #end = 0;
-  #batchUnixMs = 0;
+  #freshUntil = 0;
 
   /** A generator; see {@link Uuid7GeneratorOptions}. */
   constructor(options: Uuid7GeneratorOptions = {}) {
@@ -202,7 +202,7 @@ export class Uuid7Generator {
    */
   next(): string {
     const start = this.#next;
-    if (start < this.#end && Date.now() - this.#batchUnixMs <= FRESH_MILLIS) {
+    if (start < this.#end && Date.now() <= this.#freshUntil) {
       this.#next = start + HYPHENATED_LEN;
       return this.#text.slice(start, start + HYPHENATED_LEN);
     }
@@ -235,11 +235,12 @@ export class Uuid7Generator {
     this.#next = this.#end = 0;
   }
 
+  /** A new batch, sized and bounded by the core's ID buffer rule (one ID at a time on a manual clock). */
   #refill(): string {
-    const handedOut = this.#next / HYPHENATED_LEN;
-    const size = this.#batched ? nextBatchSize(handedOut) : 1;
-    this.#text = call(() => this.#source.nextText(size));
-    this.#batchUnixMs = this.#source.batchUnixMs;
+    if (!this.#batched) return call(() => this.#source.nextText(1));
+    const handedOut = Math.min(this.#next, this.#end) / HYPHENATED_LEN;
+    this.#text = call(() => this.#source.refillText(handedOut));
+    this.#freshUntil = this.#source.freshUntil;
     this.#end = this.#text.length;
     this.#next = HYPHENATED_LEN;
     return this.#text.slice(0, HYPHENATED_LEN);

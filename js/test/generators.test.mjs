@@ -93,3 +93,34 @@ test("IDs never pass through a JS number", () => {
   assert.ok(BigInt(next) > id, "the decimal form is the next, larger ID");
   assert.equal(generator.nextBatch(3).constructor, BigUint64Array);
 });
+
+test("every UUIDv7 entry point draws from one sequence: alternated, strictly increasing", () => {
+  // uuid7() is the module's one generator; a Uuid7Generator's entry points share its own sequence.
+  const generator = new Uuid7Generator();
+  const own = [];
+  const made = [];
+  for (let i = 0; i < 6000; i++) {
+    own.push(uuid7());
+    switch (i % 3) {
+      case 0: made.push(generator.next()); break;
+      case 1: made.push(generator.nextUuid().toString()); break;
+      default: made.push(...generator.nextBatch(2));
+    }
+  }
+  for (const ids of [own, made]) {
+    for (let n = 1; n < ids.length; n++) assert.ok(ids[n] > ids[n - 1], `${ids[n]} after ${ids[n - 1]}`);
+  }
+});
+
+test("every Snowflake entry point of one generator draws from one sequence: alternated, strictly increasing", () => {
+  const generator = new Snowflake({ worker: 11 });
+  const made = [];
+  for (let i = 0; i < 6000; i++) {
+    switch (i % 3) {
+      case 0: made.push(generator.nextId()); break;
+      case 1: made.push(BigInt(generator.nextIdString())); break;
+      default: made.push(...generator.nextBatch(3));
+    }
+  }
+  for (let n = 1; n < made.length; n++) assert.ok(made[n] > made[n - 1], `${made[n]} after ${made[n - 1]}`);
+});

@@ -112,14 +112,16 @@ for (const { dialect, skip } of dialects()) {
         const database = db.open();
         await migrate(database);
         let fetches = 0;
-        const counting = { ...database, dialect: database.dialect, statement: (n) => database.statement(n), withConnection: (a) => database.withConnection(a), close: () => database.close(),
-          transaction: (action, options) => {
+        // Each fetch runs its steps on one connection.
+        const counting = { ...database, dialect: database.dialect, statement: (n) => database.statement(n), close: () => database.close(),
+          transaction: (action, options) => database.transaction(action, options),
+          withConnection: (action) => {
             fetches += 1;
-            return database.transaction(action, options);
+            return database.withConnection(action);
           } };
-        const ids = new SegmentIds(counting, new SegmentPolicy({ initialStep: 1000, minStep: 1000, maxStep: 10000 }), "orders");
+        const ids = new SegmentIds(counting, "orders", new SegmentPolicy({ initialStep: 1000, minStep: 1000, maxStep: 10000 }));
         let previous = 0n;
-        assert.equal(ids.nextIdNow(), undefined, "nothing in memory before the first fetch");
+        assert.equal(ids.nextIdNow(), undefined, "nothing in memory before the first fetch (which this starts)");
         let waits = 0;
         for (let n = 0; n < 20000; n += 1) {
           // A service between requests: the event loop runs, and with it the background fetch.
@@ -133,8 +135,8 @@ for (const { dialect, skip } of dialects()) {
           previous = id;
         }
         await ids.settled();
-        assert.ok(fetches <= 8, `${fetches} fetches for 20000 IDs`);
-        assert.equal(waits, 1, "only the first ID waits on the database");
+        assert.ok(fetches >= 2 && fetches <= 8, `${fetches} fetches for 20000 IDs`);
+        assert.ok(waits <= 1, `${waits} waits: only the first ID may wait on the database`);
       } finally {
         await db.close();
       }

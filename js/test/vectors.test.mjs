@@ -5,6 +5,7 @@ import { readFileSync, readdirSync } from "node:fs";
 import { test } from "node:test";
 import { fingerprintRunners } from "./vectors/fingerprint.mjs";
 import { httpRunners } from "./vectors/http.mjs";
+import { idBufferRunners } from "./vectors/id_buffer.mjs";
 import { keysRunners } from "./vectors/keys.mjs";
 import { leaseRunners } from "./vectors/lease.mjs";
 import { outboxRunners } from "./vectors/outbox.mjs";
@@ -20,6 +21,7 @@ const VECTOR_DIR = new URL("../../tests/vectors/", import.meta.url);
 const RUNNERS = {
   "fingerprint.json": fingerprintRunners,
   "http.json": httpRunners,
+  "id_buffer.json": idBufferRunners,
   "keys.json": keysRunners,
   "lease.json": leaseRunners,
   "outbox.json": outboxRunners,

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import bisect
 import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import ClassVar, Final
 
-from mintid._buffer import NEVER_STALE, Buffer, millisecond_end_ns, register_for_fork
+from mintid._buffer import Buffer, register_for_fork
 from mintid._native import call, check_uint, ffi, ids_from_bytes
 from mintid._policy import RollbackPolicy, SequencePolicy
 from mintid.errors import SnowflakeForkedError
@@ -26,8 +25,6 @@ __all__ = [
 
 _UNIX_EPOCH: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)
 #: The most IDs one refill asks for.
-_MAX_BATCH: Final = 4096
-_NANOS_PER_MILLI: Final = 1_000_000
 
 _time_ns = time.time_ns
 
@@ -292,58 +289,20 @@ def snowflake_to_base32(snowflake_id: int) -> str:
 
 
 class _IdBuffer(Buffer[int]):
-    __slots__ = (
-        "_core",
-        "_epoch_ms",
-        "_fetched_in_tick",
-        "_ids_per_tick",
-        "_layout",
-        "_tick_ends_ns",
-        "_tick_ms",
-        "_unbuffered",
-    )
+    __slots__ = ("_core",)
 
-    def __init__(self, core: ffi.Snowflake, layout: SnowflakeLayout, unbuffered: bool) -> None:
-        max_batch = 1 if unbuffered else min(_MAX_BATCH, layout.ids_per_tick)
-        super().__init__(threading.Lock(), max_batch)
+    def __init__(self, core: ffi.Snowflake, unbuffered: bool) -> None:
+        super().__init__(threading.Lock(), unbuffered)
         self._core = core
-        self._layout = layout._core
-        self._epoch_ms = layout.epoch_ms
-        self._tick_ms = layout.tick_ms
-        self._unbuffered = unbuffered
-        self._ids_per_tick = layout.ids_per_tick
-        self._tick_ends_ns = 0
-        self._fetched_in_tick = 0
 
-    def _fetch(self, count: int) -> list[int]:
-        return ids_from_bytes(call(self._core.next_bytes, count))
+    def _fetch(self, handed_out: int) -> tuple[list[int], int]:
+        ids = ids_from_bytes(call(self._core.next_batch, handed_out))
+        fresh_until = ids[0]
+        del ids[0]
+        return ids, fresh_until
 
-    def _deadline_ns(self, item: int) -> int:
-        return (call(self._layout.decode, item).unix_ms + self._tick_ms) * _NANOS_PER_MILLI
-
-    def _limit(self, count: int, deadline_ns: int) -> int:
-        # Ask for no more than this buffer has left of the tick: a batch that
-        # must wait for the next tick arrives with its head already stale.
-        if deadline_ns != self._tick_ends_ns:
-            self._tick_ends_ns, self._fetched_in_tick = deadline_ns, 0
-        room = self._ids_per_tick - self._fetched_in_tick
-        if room > 0:
-            count = min(count, room)
-        self._fetched_in_tick += count
-        return count
-
-    def _first_fresh(self, items: list[int], start: int, now_ns: int) -> tuple[int, int]:
-        # A batch that waited for the next tick spans two: keep the later one.
-        fresh = bisect.bisect_right(items, now_ns, lo=start, key=self._deadline_ns)
-        return fresh, (self._deadline_ns(items[fresh]) if fresh < len(items) else 0)
-
-    def _tick_end_ns(self, now_ns: int) -> int:
-        if self._unbuffered:
-            return NEVER_STALE
-        if self._tick_ms == 1:
-            return millisecond_end_ns(now_ns)
-        ticks = (now_ns // _NANOS_PER_MILLI - self._epoch_ms) // self._tick_ms
-        return (self._epoch_ms + (ticks + 1) * self._tick_ms) * _NANOS_PER_MILLI
+    def _fetch_one(self) -> int:
+        return ids_from_bytes(call(self._core.next_bytes, 1))[0]
 
 
 class Snowflake:
@@ -420,7 +379,7 @@ class Snowflake:
             None if clock is None else clock._core,
         )
         self._core = core
-        self._buffer = _IdBuffer(core, self._layout, unbuffered=clock is not None)
+        self._buffer = _IdBuffer(core, unbuffered=clock is not None)
 
     def next_id(self) -> int:
         """The next ID."""

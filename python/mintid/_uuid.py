@@ -15,7 +15,7 @@ from datetime import datetime, timedelta, timezone
 from itertools import repeat
 from typing import Any, Final, Literal
 
-from mintid._buffer import NEVER_STALE, Buffer, millisecond_end_ns, register_for_fork
+from mintid._buffer import Buffer, register_for_fork
 from mintid._native import call, check_uint, ffi
 from mintid._policy import RollbackPolicy
 from mintid.testing import ManualClock
@@ -52,9 +52,6 @@ _VARIANTS: Final[dict[ffi.UuidVariant, str]] = {
 }
 _UNIX_EPOCH: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _BIG_ENDIAN_HOST: Final = sys.byteorder == "big"
-#: The most IDs one refill asks for.
-_MAX_BATCH: Final = 4096
-
 _time_ns = time.time_ns
 _UUID = uuid.UUID
 _new_object = object.__new__
@@ -215,35 +212,37 @@ class Uuid7:
 class _IntBuffer(Buffer[int]):
     """UUIDv7s as 128-bit ints; :class:`uuid.UUID` objects are made as they go out."""
 
-    __slots__ = ("_core", "_unbuffered")
+    __slots__ = ("_core",)
 
     def __init__(self, core: ffi.Uuid7Generator, lock: threading.Lock, unbuffered: bool) -> None:
-        super().__init__(lock, 1 if unbuffered else _MAX_BATCH)
+        super().__init__(lock, unbuffered)
         self._core = core
-        self._unbuffered = unbuffered
 
-    def _fetch(self, count: int) -> list[int]:
-        return _ints_of_bytes(call(self._core.next_bytes, count))
+    def _fetch(self, handed_out: int) -> tuple[list[int], int]:
+        raw = call(self._core.next_batch, handed_out)
+        return _ints_of_bytes(raw[8:]), int.from_bytes(raw[:8], "big")
 
-    def _tick_end_ns(self, now_ns: int) -> int:
-        return NEVER_STALE if self._unbuffered else millisecond_end_ns(now_ns)
+    def _fetch_one(self) -> int:
+        return _ints_of_bytes(call(self._core.next_bytes, 1))[0]
 
 
 class _TextBuffer(Buffer[str]):
     """UUIDv7s in the hyphenated form."""
 
-    __slots__ = ("_core", "_unbuffered")
+    __slots__ = ("_core",)
 
     def __init__(self, core: ffi.Uuid7Generator, lock: threading.Lock, unbuffered: bool) -> None:
-        super().__init__(lock, 1 if unbuffered else _MAX_BATCH)
+        super().__init__(lock, unbuffered)
         self._core = core
-        self._unbuffered = unbuffered
 
-    def _fetch(self, count: int) -> list[str]:
-        return call(self._core.next_text, count, ffi.UuidTextForm.HYPHENATED).split(" ")
+    def _fetch(self, handed_out: int) -> tuple[list[str], int]:
+        parts = call(self._core.next_text_batch, handed_out, ffi.UuidTextForm.HYPHENATED).split(" ")
+        fresh_until = int(parts[0])
+        del parts[0]
+        return parts, fresh_until
 
-    def _tick_end_ns(self, now_ns: int) -> int:
-        return NEVER_STALE if self._unbuffered else millisecond_end_ns(now_ns)
+    def _fetch_one(self) -> str:
+        return call(self._core.next_text, 1, ffi.UuidTextForm.HYPHENATED)
 
 
 class Uuid7Generator:
@@ -343,9 +342,10 @@ class Uuid7Generator:
 
 
 _DEFAULT: Final = Uuid7Generator()
-_DEFAULT_TEXT: Final = Uuid7Generator()
 
-#: A new UUIDv7 as a :class:`uuid.UUID`, from a process-wide generator.
+#: A new UUIDv7 as a :class:`uuid.UUID`, from the process-wide generator.
 uuid7: Callable[[], uuid.UUID] = _DEFAULT.next_uuid
-#: A new UUIDv7 in the hyphenated form, from a second process-wide generator.
-uuid7_str: Callable[[], str] = _DEFAULT_TEXT.next_str
+#: A new UUIDv7 in the hyphenated form, from the same process-wide generator:
+#: :func:`uuid7` and :func:`uuid7_str` draw from one sequence, so IDs taken
+#: through either, in any order, increase.
+uuid7_str: Callable[[], str] = _DEFAULT.next_str

@@ -92,6 +92,7 @@ __all__ = [
     "SegmentError",
     "SegmentInvalidPolicyError",
     "SegmentInvalidRowError",
+    "SegmentInvalidTagError",
     "SegmentNoFetchError",
     "SegmentWentBackError",
     "SnowflakeClockRolledBackError",
@@ -551,6 +552,10 @@ class SegmentWentBackError(SegmentError, code="segment.went_back"):
 
 class SegmentNoFetchError(SegmentError, code="segment.no_fetch"):
     """A fetch reported that was not asked for."""
+
+
+class SegmentInvalidTagError(SegmentError, code="segment.invalid_tag"):
+    """A segment tag that is not 1 to 64 bytes of ASCII."""
 
 
 class OutboxError(MintidError, concern="outbox"):

@@ -16,6 +16,7 @@ import pytest
 
 import mintid
 import mintid.http as mintid_http
+from mintid._native import ffi
 from mintid.testing import ManualClock
 
 VECTORS = Path(__file__).resolve().parents[2] / "tests" / "vectors"
@@ -1040,7 +1041,43 @@ def http_defaults(case: Case) -> None:
     assert json.loads(mintid_http.status_document(413))["type"] == case["about_blank"]
 
 
+def id_buffer_fresh_until(case: Case) -> None:
+    got = ffi.id_buffer_fresh_until(int(case["first_tick_start_millis"]), int(case["tick_millis"]))
+    assert str(got) == case["fresh_until_millis"]
+
+
+def id_buffer_next_batch_size(case: Case) -> None:
+    got = ffi.id_buffer_next_batch_size(int(case["handed_out"]), int(case["cap"]))
+    assert str(got) == case["size"]
+
+
+def id_buffer_batch_cap(case: Case) -> None:
+    assert str(ffi.id_buffer_batch_cap(int(case["ids_per_tick"]))) == case["cap"]
+
+
+def id_buffer_hand_out(case: Case) -> None:
+    # The buffers' own test: an ID taken at wall-clock nanosecond `now` goes out
+    # while `now < (fresh_until + 1) * 1_000_000`; try the last nanosecond of each
+    # millisecond read.
+    fresh_until = ffi.id_buffer_fresh_until(
+        int(case["first_tick_start_millis"]), int(case["tick_millis"])
+    )
+    deadline_ns = (fresh_until + 1) * 1_000_000
+    out = 0
+    for now_ms in case["now_millis"]:
+        if not (int(now_ms) * 1_000_000 + 999_999 < deadline_ns):
+            break
+        out += 1
+    assert str(out) == case["handed_out"]
+
+
 RUNNERS: dict[str, dict[str, Callable[[Case], None]]] = {
+    "id_buffer.json": {
+        "fresh_until": id_buffer_fresh_until,
+        "next_batch_size": id_buffer_next_batch_size,
+        "batch_cap": id_buffer_batch_cap,
+        "hand_out": id_buffer_hand_out,
+    },
     "snowflake.json": {
         "layout": snowflake_layout,
         "layout_invalid": snowflake_layout_invalid,

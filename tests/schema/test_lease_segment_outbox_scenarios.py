@@ -3,6 +3,7 @@ SQL level on every dialect, with small Python models of the core's rules (docs/s
 "Worker-id leases, segments and the outbox"). It proves the scenarios consistent with the
 schema; each language's adapter runs the same files through the real core."""
 
+import contextlib
 import json
 import pathlib
 import threading
@@ -340,23 +341,40 @@ def segment_fetch(db: Db, tag: str, step: int, now: int) -> int:
     raise AssertionError("the tag was not created")
 
 
-def draw(db: Db, allocator: Allocator, tag: str, now: int) -> int:
-    """One ID; any due fetch runs at once (standing in for the background fetch)."""
+class DatabaseDown(Exception):
+    """A process's database is out of reach (``disconnect``): ``store.unavailable``."""
+
+
+def draw(db: Db, allocator: Allocator, tag: str, now: int, down: bool = False) -> int:
+    """One ID; any due fetch runs at once (standing in for the background fetch). With the
+    database down a fetch fails; that is the caller's error only when no ID is left in memory.
+    """
+
+    def fetch(step: int) -> None:
+        if down:
+            raise DatabaseDown
+        allocator.fetched(segment_fetch(db, tag, step, now), step, now)
+
     for _ in range(2):
         step = allocator.fetch_due(now)
         if step is not None:
-            allocator.fetched(segment_fetch(db, tag, step, now), step, now)
+            try:
+                fetch(step)
+            except DatabaseDown:
+                if allocator.left(allocator.cur) + allocator.left(allocator.nxt) == 0:
+                    raise
         value = allocator.next_id()
         if value is not None:
             step = allocator.fetch_due(now)
             if step is not None:
-                allocator.fetched(segment_fetch(db, tag, step, now), step, now)
+                with contextlib.suppress(DatabaseDown):
+                    fetch(step)
             return value
     raise AssertionError("no ID after a fetch")
 
 
 def run_segment_case(connect, db: Db, case: dict) -> None:
-    policy, allocators = case["policy"], {}
+    policy, allocators, down = case["policy"], {}, set()
     for step in case["steps"]:
         do, expect = step["do"], step["expect"]
         if do == "migrate":
@@ -364,8 +382,18 @@ def run_segment_case(connect, db: Db, case: dict) -> None:
         elif do == "next":
             allocator = allocators.setdefault(step["process"], Allocator(policy))
             tag = step.get("tag", case["tag"])
-            got = [str(draw(db, allocator, tag, int(step["now"]))) for _ in range(int(step["count"]))]
+            drawn: list[str] = []
+            got: object = drawn
+            try:
+                for _ in range(int(step["count"])):
+                    now = int(step["now"])
+                    drawn.append(str(draw(db, allocator, tag, now, step["process"] in down)))
+            except DatabaseDown:
+                got = {"error": "store.unavailable", "drawn": drawn}
             assert got == expect, step
+        elif do in ("disconnect", "reconnect"):
+            (down.add if do == "disconnect" else down.discard)(step["process"])
+            assert expect == "ok"
         elif do == "restart":
             allocators.pop(step["process"], None)
             assert expect == "ok"

@@ -11,6 +11,7 @@ mod batch;
 mod error;
 mod fingerprint;
 mod http;
+mod id_buffer;
 mod key;
 mod lane;
 mod lease;
@@ -23,6 +24,7 @@ mod snowflake;
 mod sources;
 mod store;
 mod store_lease;
+mod store_segments;
 mod uuid;
 mod uuid7;
 mod version;
@@ -40,6 +42,7 @@ pub use http::{
     http_fingerprint_request, http_grant_document, http_is_json_content_type,
     http_problem_document, http_status_document,
 };
+pub use id_buffer::{id_buffer_batch_cap, id_buffer_fresh_until, id_buffer_next_batch_size};
 pub use key::{
     IdempotencyKey, idempotency_key_derived, idempotency_key_from_fields,
     idempotency_key_from_header, idempotency_key_id_from_fields, idempotency_key_new,
@@ -82,6 +85,7 @@ pub use store::{
     store_read_record, store_statements,
 };
 pub use store_lease::{LeaseAcquisition, LeaseRelease, LeaseRenewal, LeaseStep};
+pub use store_segments::{SegmentDriver, SegmentStep, SegmentTaken};
 pub use uuid::{
     UuidInfo, UuidTextForm, UuidVariant, uuid_format, uuid_inspect, uuid_new_v8, uuid_parse,
 };

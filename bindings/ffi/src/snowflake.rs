@@ -338,6 +338,23 @@ impl Snowflake {
         IdBytes::from_u64s(&ids)
     }
 
+    /// A batch for a host's ID buffer (the core's rule, `mintid::id_buffer`):
+    /// after a batch that handed out `handed_out` IDs, the next one, sized by
+    /// the rule, as an 8-byte header (the last Unix millisecond at which its
+    /// IDs may be handed out) and then the IDs, 8 big-endian bytes each.
+    ///
+    /// Fails as [`next_id`](Self::next_id) does.
+    pub fn next_batch(&self, handed_out: u32) -> Result<IdBytes, MintidError> {
+        let layout = *self.0.layout();
+        let cap = mintid::id_buffer::batch_cap(layout.ids_per_tick());
+        let size = mintid::id_buffer::next_batch_size(handed_out.into(), cap);
+        let mut ids = vec![0u64; batch_len(size)?];
+        self.0.fill(&mut ids)?;
+        let first = layout.decode(id(ids[0])?)?;
+        let fresh = mintid::id_buffer::fresh_until_millis(first.unix_ms, layout.tick_ms());
+        IdBytes::from_u64s_after(fresh, &ids)
+    }
+
     /// The highest ID issued (or started after), if any.
     pub fn high_water(&self) -> Option<u64> {
         self.0.high_water().map(SnowflakeId::get)

@@ -115,25 +115,74 @@ impl Uuid7Generator {
     ///
     /// Fails as [`next_bytes`](Self::next_bytes) does.
     pub fn next_text(&self, count: u32, form: UuidTextForm) -> Result<String, MintidError> {
-        let bytes = self.fill(count)?;
-        let form = TextForm::from(form);
-        let mut text = String::with_capacity((bytes.len() / 16) * (form.text_len() + 1));
-        for chunk in bytes.chunks_exact(16) {
-            if !text.is_empty() {
-                text.push(' ');
-            }
-            let id = Uuid::from_bytes(fixed_bytes::<16>("a UUIDv7", chunk)?);
-            text.push_str(id.format(form).as_str());
-        }
+        text_of(&self.fill(count)?, form.into())
+    }
+}
+
+#[uniffi::export]
+impl Uuid7Generator {
+    /// A batch for a host's ID buffer (the core's rule, `mintid::id_buffer`):
+    /// after a batch that handed out `handed_out` IDs, the next one, sized by
+    /// the rule, as an 8-byte header (the last Unix millisecond at which its
+    /// IDs may be handed out) and then the IDs, 16 bytes each.
+    ///
+    /// Fails as [`next_bytes`](Self::next_bytes) does.
+    pub fn next_batch(&self, handed_out: u32) -> Result<IdBytes, MintidError> {
+        let (fresh, bytes) = self.batch(handed_out)?;
+        let mut out = Vec::with_capacity(8 + bytes.len());
+        out.extend_from_slice(&fresh.to_be_bytes());
+        out.extend_from_slice(&bytes);
+        IdBytes::new(out)
+    }
+
+    /// [`next_batch`](Self::next_batch) in `form`: the last Unix millisecond
+    /// at which the IDs may be handed out in decimal, then the IDs, each
+    /// after a single space.
+    ///
+    /// Fails as [`next_bytes`](Self::next_bytes) does.
+    pub fn next_text_batch(
+        &self,
+        handed_out: u32,
+        form: UuidTextForm,
+    ) -> Result<String, MintidError> {
+        let (fresh, bytes) = self.batch(handed_out)?;
+        let mut text = fresh.to_string();
+        text.push(' ');
+        text.push_str(&text_of(&bytes, form.into())?);
         Ok(text)
     }
 }
 
 impl Uuid7Generator {
+    /// A batch sized by the ID buffer rule, and until when it is fresh.
+    fn batch(&self, handed_out: u32) -> Result<(u64, Vec<u8>), MintidError> {
+        let cap = mintid::id_buffer::MAX_BATCH;
+        let size = mintid::id_buffer::next_batch_size(handed_out.into(), cap);
+        let bytes = self.fill(size)?;
+        let first = Uuid7::from_bytes(fixed_bytes::<16>("a UUIDv7", &bytes[..16])?)?;
+        Ok((
+            mintid::id_buffer::fresh_until_millis(first.timestamp_millis(), 1),
+            bytes,
+        ))
+    }
+
     /// `count` new IDs, 16 bytes each, as [`next_bytes`](Self::next_bytes) makes them.
     fn fill(&self, count: u32) -> Result<Vec<u8>, MintidError> {
         let mut bytes = vec![0u8; batch_len(count)? * 16];
         self.0.fill_bytes(&mut bytes)?;
         Ok(bytes)
     }
+}
+
+/// IDs of 16 bytes each in `form`, separated by single spaces.
+fn text_of(bytes: &[u8], form: TextForm) -> Result<String, MintidError> {
+    let mut text = String::with_capacity((bytes.len() / 16) * (form.text_len() + 1));
+    for chunk in bytes.chunks_exact(16) {
+        if !text.is_empty() {
+            text.push(' ');
+        }
+        let id = Uuid::from_bytes(fixed_bytes::<16>("a UUIDv7", chunk)?);
+        text.push_str(id.format(form).as_str());
+    }
+    Ok(text)
 }

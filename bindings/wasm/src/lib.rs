@@ -32,6 +32,8 @@ mod fingerprint;
 #[cfg(feature = "server")]
 mod http;
 #[cfg(feature = "server")]
+mod id_buffer;
+#[cfg(feature = "server")]
 mod key;
 #[cfg(feature = "server")]
 mod lease;
@@ -49,6 +51,8 @@ mod sources;
 mod store;
 #[cfg(feature = "server")]
 mod store_lease;
+#[cfg(feature = "server")]
+mod store_segments;
 mod uuid;
 mod uuid7;
 mod version;

@@ -228,7 +228,7 @@ pub fn snowflake_id_to_base32(id: u64) -> Result<String, JsValue> {
 #[wasm_bindgen]
 pub struct SnowflakeSource {
     generator: Snowflake<HostClock>,
-    batch_unix_ms: f64,
+    fresh_until: f64,
 }
 
 #[wasm_bindgen]
@@ -263,7 +263,7 @@ impl SnowflakeSource {
         }
         Ok(Self {
             generator: builder.build().map_err(to_js)?,
-            batch_unix_ms: 0.0,
+            fresh_until: 0.0,
         })
     }
 
@@ -272,18 +272,30 @@ impl SnowflakeSource {
     pub fn next_batch(&mut self, count: usize) -> Result<Vec<u64>, JsValue> {
         let ids = self.generator.next_batch(count).map_err(to_js)?;
         if let Some(&first) = ids.first() {
+            let layout = *self.generator.layout();
             let parts = SnowflakeId::new(first)
-                .and_then(|id| self.generator.layout().decode(id))
+                .and_then(|id| layout.decode(id))
                 .map_err(to_js)?;
-            self.batch_unix_ms = parts.unix_ms as f64;
+            self.fresh_until =
+                mintid::id_buffer::fresh_until_millis(parts.unix_ms, layout.tick_ms()) as f64;
         }
         Ok(ids)
     }
 
-    /// The Unix millisecond at which the tick of the last batch's first ID starts.
-    #[wasm_bindgen(getter = batchUnixMs)]
-    pub fn batch_unix_ms(&self) -> f64 {
-        self.batch_unix_ms
+    /// The next batch of a host buffer after one that handed out
+    /// `handed_out` IDs, sized by the core's ID buffer rule; hand its IDs
+    /// out while `Date.now() <= freshUntil`.
+    pub fn refill(&mut self, handed_out: usize) -> Result<Vec<u64>, JsValue> {
+        let cap = mintid::id_buffer::batch_cap(self.generator.layout().ids_per_tick());
+        let size = mintid::id_buffer::next_batch_size(handed_out as u64, cap);
+        self.next_batch(size as usize)
+    }
+
+    /// The last Unix millisecond at which the last batch's IDs may be handed
+    /// out (the core's ID buffer rule).
+    #[wasm_bindgen(getter = freshUntil)]
+    pub fn fresh_until(&self) -> f64 {
+        self.fresh_until
     }
 
     /// The highest ID issued (or started after), if any.

@@ -67,7 +67,7 @@ pub fn uuid7_counter(bytes: &[u8]) -> Result<u16, JsValue> {
 pub struct Uuid7Source {
     generator: Uuid7Generator<HostClock, HostEntropy>,
     bytes: Vec<u8>,
-    batch_unix_ms: f64,
+    fresh_until: f64,
 }
 
 #[wasm_bindgen]
@@ -89,8 +89,19 @@ impl Uuid7Source {
         Ok(Self {
             generator,
             bytes: Vec::new(),
-            batch_unix_ms: 0.0,
+            fresh_until: 0.0,
         })
+    }
+
+    /// The next batch of a host buffer after one that handed out
+    /// `handed_out` IDs, sized by the core's ID buffer rule, as
+    /// [`next_text`](Self::next_text) writes it; hand its IDs out while
+    /// `Date.now() <= freshUntil`.
+    #[wasm_bindgen(js_name = refillText)]
+    pub fn refill_text(&mut self, handed_out: usize) -> Result<String, JsValue> {
+        let size =
+            mintid::id_buffer::next_batch_size(handed_out as u64, mintid::id_buffer::MAX_BATCH);
+        self.next_text(size as usize)
     }
 
     /// `count` new IDs, consecutive, as one string of `count` hyphenated
@@ -118,10 +129,11 @@ impl Uuid7Source {
         Ok(self.bytes.clone())
     }
 
-    /// The Unix millisecond timestamp of the first ID of the last batch.
-    #[wasm_bindgen(getter = batchUnixMs)]
-    pub fn batch_unix_ms(&self) -> f64 {
-        self.batch_unix_ms
+    /// The last Unix millisecond at which the last batch's IDs may be handed
+    /// out (the core's ID buffer rule).
+    #[wasm_bindgen(getter = freshUntil)]
+    pub fn fresh_until(&self) -> f64 {
+        self.fresh_until
     }
 
     fn fill(&mut self, count: usize) -> Result<(), JsValue> {
@@ -131,7 +143,9 @@ impl Uuid7Source {
         self.bytes.resize(len, 0);
         self.generator.fill_bytes(&mut self.bytes).map_err(to_js)?;
         if let Some(first) = self.bytes.first_chunk::<16>() {
-            self.batch_unix_ms = uuid7_unix_ms(first)?;
+            self.fresh_until =
+                mintid::id_buffer::fresh_until_millis(uuid7_of(first)?.timestamp_millis(), 1)
+                    as f64;
         }
         Ok(())
     }

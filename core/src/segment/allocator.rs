@@ -109,6 +109,34 @@ impl SegmentAllocator {
         written
     }
 
+    /// Hands out a run of consecutive IDs of the current segment at once:
+    /// `Some((first, count))` for `first .. first + count`, or `None` when no
+    /// segment in memory has one left. While the next fetch is still to be
+    /// arranged (no next segment, none in flight), the run stops where
+    /// `fetch_at_percent` of the segment is used, so the next
+    /// [`fetch_due`](Self::fetch_due) asks for it just as it would after
+    /// [`next_id`](Self::next_id) one by one; otherwise it is the rest of the
+    /// segment.
+    pub fn take(&mut self) -> Option<(u64, u64)> {
+        let percent = u128::from(self.policy.fetch_at_percent());
+        self.current_with_ids()?;
+        let arranged = self.in_flight.is_some() || self.next.is_some();
+        let buffer = self.current.as_mut()?;
+        let mut count = buffer.remaining();
+        if !arranged {
+            let size = u128::from(buffer.last - buffer.first) + 1;
+            let used = u128::from(buffer.next - buffer.first);
+            // The first `used` at which `used * 100 >= size * percent`.
+            let due_at = (size * percent).div_ceil(100);
+            if due_at > used {
+                count = count.min(u64::try_from(due_at - used).unwrap_or(u64::MAX));
+            }
+        }
+        let first = buffer.next;
+        buffer.next += count;
+        Some((first, count))
+    }
+
     /// How many IDs are left in memory (current and next segment).
     pub fn remaining(&self) -> u64 {
         let left = |buffer: &Option<Buffer>| buffer.map_or(0, |b| b.remaining());

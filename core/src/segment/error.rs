@@ -23,6 +23,8 @@ pub enum SegmentErrorKind {
     WentBack,
     /// `segment.no_fetch`: a fetch result arrived while no fetch was in flight.
     NoFetch,
+    /// `segment.invalid_tag`: a tag that is not 1 to 64 bytes of ASCII.
+    InvalidTag,
 }
 
 impl SegmentErrorKind {
@@ -33,6 +35,7 @@ impl SegmentErrorKind {
             Self::InvalidRow => "segment.invalid_row",
             Self::WentBack => "segment.went_back",
             Self::NoFetch => "segment.no_fetch",
+            Self::InvalidTag => "segment.invalid_tag",
         }
     }
 }
@@ -53,6 +56,9 @@ enum Detail {
         highest: u64,
     },
     NoFetch,
+    InvalidTag {
+        bytes: usize,
+    },
 }
 
 impl SegmentError {
@@ -78,7 +84,13 @@ impl SegmentError {
         }
     }
 
-    pub(super) const fn no_fetch() -> Self {
+    pub(crate) const fn invalid_tag(bytes: usize) -> Self {
+        Self {
+            detail: Detail::InvalidTag { bytes },
+        }
+    }
+
+    pub(crate) const fn no_fetch() -> Self {
         Self {
             detail: Detail::NoFetch,
         }
@@ -91,6 +103,7 @@ impl SegmentError {
             Detail::InvalidRow { .. } => SegmentErrorKind::InvalidRow,
             Detail::WentBack { .. } => SegmentErrorKind::WentBack,
             Detail::NoFetch => SegmentErrorKind::NoFetch,
+            Detail::InvalidTag { .. } => SegmentErrorKind::InvalidTag,
         }
     }
 
@@ -121,6 +134,10 @@ impl fmt::Display for SegmentError {
                  tag's row reset?"
             ),
             Detail::NoFetch => f.write_str("a fetch result arrived while no fetch was in flight"),
+            Detail::InvalidTag { bytes } => write!(
+                f,
+                "a segment tag is 1 to 64 bytes of ASCII, this one is {bytes} bytes or not ASCII"
+            ),
         }
     }
 }

@@ -13,8 +13,10 @@
 //!       allocator.fetched(SegmentRow { max_id, step }, now)   (or fetch_failed())
 //! ```
 //!
-//! The full rules are in `docs/spec.md`, section "Worker-id leases, segments
-//! and the outbox".
+//! Hosts use it through [`SegmentDriver`](crate::store::SegmentDriver), which
+//! hands out runs of IDs ([`SegmentAllocator::take`]) and runs this fetch as
+//! steps. The full rules are in `docs/spec.md`, section "Worker-id leases,
+//! segments and the outbox".
 
 mod allocator;
 mod error;

@@ -7,6 +7,7 @@ use core::fmt;
 use super::DbErrorClass;
 use crate::lease::LeaseError;
 use crate::record::{Problem, RecordError};
+use crate::segment::SegmentError;
 
 /// The kinds of [`StoreError`], each with a stable [`code`](StoreErrorKind::code).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -176,6 +177,8 @@ pub enum DriverError {
     Record(RecordError),
     /// A lease rule refused (`lease.*`).
     Lease(LeaseError),
+    /// A segment rule refused (`segment.*`).
+    Segment(SegmentError),
 }
 
 impl DriverError {
@@ -185,6 +188,7 @@ impl DriverError {
             DriverError::Store(error) => error.code(),
             DriverError::Record(error) => error.code(),
             DriverError::Lease(error) => error.code(),
+            DriverError::Segment(error) => error.code(),
         }
     }
 
@@ -192,7 +196,7 @@ impl DriverError {
     pub const fn problem(&self) -> Option<Problem> {
         match self {
             DriverError::Store(error) => error.kind().problem(),
-            DriverError::Record(_) | DriverError::Lease(_) => None,
+            DriverError::Record(_) | DriverError::Lease(_) | DriverError::Segment(_) => None,
         }
     }
 }
@@ -203,6 +207,7 @@ impl fmt::Display for DriverError {
             DriverError::Store(error) => error.fmt(f),
             DriverError::Record(error) => error.fmt(f),
             DriverError::Lease(error) => error.fmt(f),
+            DriverError::Segment(error) => error.fmt(f),
         }
     }
 }
@@ -218,6 +223,12 @@ impl From<StoreError> for DriverError {
 impl From<LeaseError> for DriverError {
     fn from(error: LeaseError) -> Self {
         DriverError::Lease(error)
+    }
+}
+
+impl From<SegmentError> for DriverError {
+    fn from(error: SegmentError) -> Self {
+        DriverError::Segment(error)
     }
 }
 

@@ -1,31 +1,16 @@
 /**
- * Segment allocation over `id_segment`: IDs handed out from memory, the next
- * segment fetched in the background once the core's `fetchDue` says so
- * (double buffer), the step adapted by the core's `SegmentPolicy`.
+ * Segment IDs over `id_segment`, driven by the core's `SegmentDriver`: it
+ * hands out runs of IDs (counted out here, no wasm call per ID), says when
+ * the next segment's fetch is due, and names the fetch's every step (the tag
+ * created on first use, retries, typed errors); this module runs the steps.
  */
 
-import { SegmentAllocator, SegmentPolicy } from "../node.js";
+import { segmentPolicyHandle } from "../handles.js";
+import { SegmentPolicy } from "../node.js";
+import * as wasm from "../wasm/mintid_wasm.js";
 import { type StoreClock, systemClock } from "./clock.js";
-import { type Database, execRows, int, one } from "./database.js";
-import { storeCall } from "./driver.js";
-
-/** Fetches a segment: `segment_fetch` + `segment_load` in one transaction, creating the tag on first use. */
-async function fetchSegment(database: Database, tag: string, step: bigint, now: bigint): Promise<{ maxId: bigint; step: bigint }> {
-  return storeCall(() => fetchOrCreate(database, tag, step, now));
-}
-
-async function fetchOrCreate(database: Database, tag: string, step: bigint, now: bigint): Promise<{ maxId: bigint; step: bigint }> {
-  for (;;) {
-    const params = { tag, step, now_millis: now };
-    const row = await database.transaction(async (connection) => {
-      if ((await execRows(connection, database.statement("segment_fetch"), params)) !== 1) return undefined;
-      return one(connection, database.statement("segment_load"), { tag });
-    });
-    if (row !== undefined) return { maxId: int(row["max_id"]), step: int(row["step"]) };
-    // Outside any transaction: two creators of one tag would deadlock on MySQL's gap locks.
-    await database.withConnection((connection) => execRows(connection, database.statement("segment_create"), params));
-  }
-}
+import type { Connection, Database } from "./database.js";
+import { manifestOf, runDriver } from "./driver.js";
 
 /** IDs of one tag, unique across every process sharing the tag, increasing within this one. */
 export class SegmentIds {
@@ -33,18 +18,20 @@ export class SegmentIds {
   readonly database: Database;
   /** The tag. */
   readonly tag: string;
-  readonly #allocator: SegmentAllocator;
+  readonly #driver: wasm.SegmentDriver;
   readonly #clock: StoreClock;
-  #fetching: Promise<void> | undefined;
-  #lastError: unknown;
+  #next = 0n;
+  #end = 0n;
+  /** The fetch under way: resolves to its error, or `undefined` once the segment is installed. */
+  #fetching: Promise<unknown> | undefined;
 
-  /** IDs of `tag` (1 to 128 bytes of text) under `policy`. */
-  constructor(database: Database, policy: SegmentPolicy, tag: string, options: { readonly clock?: StoreClock } = {}) {
+  /** IDs of `tag` (1 to 64 ASCII characters, created on first use) under `policy`. */
+  constructor(database: Database, tag: string, policy: SegmentPolicy, options: { readonly clock?: StoreClock } = {}) {
     if (!(policy instanceof SegmentPolicy)) throw new TypeError("policy must be a SegmentPolicy");
-    if (typeof tag !== "string" || tag.length === 0) throw new TypeError("tag must be a non-empty string");
+    if (typeof tag !== "string") throw new TypeError("tag must be a string");
     this.database = database;
     this.tag = tag;
-    this.#allocator = new SegmentAllocator(policy);
+    this.#driver = drive(() => new wasm.SegmentDriver(manifestOf(database.dialect), tag, segmentPolicyHandle(policy)), undefined);
     this.#clock = options.clock ?? systemClock;
   }
 
@@ -58,10 +45,8 @@ export class SegmentIds {
     for (;;) {
       const id = this.nextIdNow();
       if (id !== undefined) return id;
-      this.#lastError = undefined;
-      this.#startFetch();
-      await this.#fetching;
-      if (this.#allocator.remaining === 0n && this.#lastError !== undefined) throw this.#lastError;
+      const failure = await this.#fetching;
+      if (failure !== undefined) throw failure;
     }
   }
 
@@ -70,29 +55,44 @@ export class SegmentIds {
    * database), or `undefined` when both segments ran out: then `await nextId()`.
    */
   nextIdNow(): bigint | undefined {
-    const id = this.#allocator.nextId();
-    if (id !== undefined) this.#startFetch();
-    return id;
-  }
-
-  /** Starts the fetch the core asks for, if any, in the background. */
-  #startFetch(): void {
-    if (this.#fetching !== undefined) return;
-    const step = this.#allocator.fetchDue(this.#clock.now());
-    if (step === undefined) return;
-    this.#fetching = fetchSegment(this.database, this.tag, step, this.#clock.now())
-      .then((row) => this.#allocator.fetched(row, this.#clock.now()))
-      .catch((error: unknown) => {
-        this.#lastError = error;
-        this.#allocator.fetchFailed();
-      })
-      .finally(() => {
-        this.#fetching = undefined;
+    const next = this.#next;
+    if (next < this.#end) {
+      this.#next = next + 1n;
+      return next;
+    }
+    const taken = this.#driver.take(this.#clock.now());
+    if (taken.fetchDue) {
+      const fetching: Promise<unknown> = this.#fetch().finally(() => {
+        if (this.#fetching === fetching) this.#fetching = undefined;
       });
+      this.#fetching = fetching;
+    }
+    if (taken.count === 0n) return undefined;
+    this.#next = taken.first + 1n;
+    this.#end = taken.first + taken.count;
+    return taken.first;
   }
 
   /** Waits for a fetch in flight (e.g. before a test inspects the row). */
   async settled(): Promise<void> {
     await this.#fetching;
+  }
+
+  /**
+   * Runs the due fetch's steps (the stores' one step loop, `runDriver`); resolves to
+   * its typed error if it failed (the driver then ends the fetch, losing
+   * nothing).
+   */
+  async #fetch(): Promise<unknown> {
+    const driver = this.#driver;
+    const clock = this.#clock;
+    try {
+      await runDriver(this.database, clock, () => driver.fetch(), (answer) => driver.push(answer, clock.now()), () => driver.resume());
+      return undefined;
+    } catch (error) {
+      // After the driver's own failure this does nothing; otherwise the host failed mid-fetch.
+      driver.abandon();
+      return error;
+    }
   }
 }

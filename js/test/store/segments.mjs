@@ -25,6 +25,10 @@ export async function runSegmentCase(testCase, db) {
   const clock = testCase.clock === "manual" ? new StepClock() : systemClock;
   const admin = db.open();
   const processes = new Map();
+  const down = new Set();
+  const live = db.open();
+  let unavailable;
+  const storeOf = (process) => (down.has(process) ? (unavailable ??= db.unavailable()) : live);
   const row = async (tag) => {
     const found = await admin.withConnection(async (c) => (await c.run(admin.statement("segment_load"), [tag])).rows[0]);
     return found === undefined ? null : { max_id: String(found[0]), step: String(found[1]) };
@@ -43,17 +47,31 @@ export async function runSegmentCase(testCase, db) {
         const name = `${step.process}\u0000${tag}`;
         let ids = processes.get(name);
         if (ids === undefined) {
-          ids = new SegmentIds(db.open(), policy, tag, { clock });
+          ids = new SegmentIds(storeOf(step.process), tag, policy, { clock });
           processes.set(name, ids);
         }
         const drawn = [];
-        for (let n = 0; n < Number(step.count); n += 1) {
-          drawn.push(String(await ids.nextId()));
-          await ids.settled(); // a manual case: the background fetch completes before the next ID
+        let got = drawn;
+        try {
+          for (let n = 0; n < Number(step.count); n += 1) {
+            drawn.push(String(await ids.nextId()));
+            await ids.settled(); // a manual case: the background fetch completes before the next ID
+          }
+        } catch (error) {
+          if (typeof error?.code !== "string") throw error;
+          got = { error: error.code, drawn };
         }
-        assert.deepEqual(drawn, step.expect, where);
+        assert.deepEqual(got, step.expect, where);
         break;
       }
+      case "disconnect":
+      case "reconnect":
+        if (step.do === "disconnect") down.add(step.process);
+        else down.delete(step.process);
+        // The process's store now points where no database listens, or back at the case's.
+        for (const [name, ids] of processes) if (name.startsWith(`${step.process}\u0000`)) Object.defineProperty(ids, "database", { value: storeOf(step.process) });
+        assert.equal(step.expect, "ok", where);
+        break;
       case "restart":
         for (const name of [...processes.keys()]) if (name.startsWith(`${step.process}\u0000`)) processes.delete(name);
         assert.equal(step.expect, "ok", where);
@@ -63,7 +81,7 @@ export async function runSegmentCase(testCase, db) {
         break;
       case "concurrent": {
         const drawn = await Promise.all(Array.from({ length: Number(step.processes) }, async () => {
-          const ids = new SegmentIds(db.open(), policy, testCase.tag);
+          const ids = new SegmentIds(db.open(), testCase.tag, policy);
           const mine = [];
           for (let n = 0; n < Number(step.ids_per_process); n += 1) mine.push(await ids.nextId());
           await ids.settled();

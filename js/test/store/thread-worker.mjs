@@ -22,7 +22,7 @@ if (task === "run_once") {
   }
   parentPort.postMessage({ decisions });
 } else {
-  const ids = new SegmentIds(database, new SegmentPolicy({ initialStep: 10, minStep: 5, maxStep: 40 }), "orders");
+  const ids = new SegmentIds(database, "orders", new SegmentPolicy({ initialStep: 10, minStep: 5, maxStep: 40 }));
   const drawn = [];
   for (let n = 0; n < workerData.count; n += 1) drawn.push(String(await ids.nextId()));
   await ids.settled();

@@ -1,19 +1,25 @@
 """Segment IDs (Leaf-style) over ``id_segment``: ranges fetched from the
 database, handed out from memory, the next one fetched in the background.
-The sizing rules are the core's :class:`~mintid.SegmentAllocator`.
+Every rule is the core's ``SegmentDriver``: the runs of IDs, when a fetch is
+due, the fetch's queries, retries and errors; this module runs its steps.
 """  # noqa: D205
 
 from __future__ import annotations
 
 import contextlib
 import threading
-from collections import deque
+from collections.abc import Iterator
+from typing import Any, Final
 
-from mintid._segment import SegmentAllocator, SegmentPolicy
+from mintid._native import call, ffi
+from mintid._segment import SegmentPolicy
+from mintid.errors import MintidError
 from mintid.store._clock import StoreClock, SystemStoreClock
-from mintid.store._database import Database
+from mintid.store._database import Database, QueryRunner, drive
 
 __all__ = ["SegmentIds"]
+
+_EMPTY: Final[Iterator[int]] = iter(())
 
 
 class SegmentIds:
@@ -21,7 +27,7 @@ class SegmentIds:
     within this one. Once the policy's share of a segment is used, the next is
     fetched in a background thread (double buffer), so :meth:`next_id` waits on
     the database only when the segments run out. A restart loses at most the
-    unused rest of what was fetched (and of the batch in memory). Thread-safe.
+    unused rest of what was fetched. Thread-safe.
     """  # noqa: D205
 
     def __init__(
@@ -32,23 +38,22 @@ class SegmentIds:
         *,
         clock: StoreClock | None = None,
         background: bool = True,
-        batch: int = 256,
     ) -> None:
-        """IDs of ``tag`` (created on first use). IDs cross from the core
-        ``batch`` at a time (a call into the native library costs microseconds),
-        and the threshold is checked after each batch; ``batch=1`` checks it
-        after every ID. ``background=False`` fetches inline.
+        """IDs of ``tag`` (1 to 64 ASCII characters, created on first use);
+        ``background=False`` fetches inline, in the :meth:`next_id` call that
+        makes the fetch due.
         """  # noqa: D205
-        if not isinstance(batch, int) or batch < 1:
-            raise ValueError(f"batch must be a positive int, got {batch!r}")
+        if not isinstance(policy, SegmentPolicy):
+            raise TypeError(f"policy must be a SegmentPolicy, got {type(policy).__name__}")
+        if not isinstance(tag, str):
+            raise TypeError(f"tag must be a str, got {type(tag).__name__}")
         self.database = database
         self.tag = tag
         self.policy = policy
         self._clock: StoreClock = clock if clock is not None else SystemStoreClock()
-        self._allocator = SegmentAllocator(policy)
+        self._driver: Any = call(ffi.SegmentDriver, database.manifest, tag, policy._to_ffi())
         self._background = background
-        self._batch = batch
-        self._ready: deque[int] = deque()
+        self._ids: Iterator[int] = _EMPTY
         self._refill = threading.Lock()
         self._changed = threading.Condition()
 
@@ -56,65 +61,57 @@ class SegmentIds:
         """The next ID (raises :class:`~mintid.store.StoreUnavailableError` when the
         segments ran out and the database cannot be reached).
         """  # noqa: D205
-        while True:
-            try:
-                return self._ready.popleft()
-            except IndexError:
-                pass
-            with self._refill:
-                if not self._ready:
-                    first = self._take()
-                    return first
-
-    def _take(self) -> int:
-        """Take a batch from the allocator (fetching when it ran out); the first ID."""
-        allocator = self._allocator
-        while True:
-            values = allocator.fill(self._batch)
-            if values:
-                break
-            step = allocator.fetch_due(self._clock.now_ms())
-            if step is not None:
-                self._fetch(step)
-            else:
-                with self._changed:
-                    # A fetch is in flight: wait for it to install its segment.
-                    self._changed.wait_for(
-                        lambda: allocator.remaining > 0 or not allocator.fetch_in_flight, 1.0
-                    )
-        step = allocator.fetch_due(self._clock.now_ms())
-        if step is not None:
-            if self._background:
-                threading.Thread(target=self._fetch_quietly, args=(step,), daemon=True).start()
-            else:
-                self._fetch(step)
-        self._ready.extend(values[1:])
-        return values[0]
-
-    def _fetch_quietly(self, step: int) -> None:
-        # A failed fetch was reported (fetch_failed): next_id fetches again.
-        with contextlib.suppress(Exception):
-            self._fetch(step)
-
-    def _fetch(self, step: int) -> None:
-        """Take the next ``step`` IDs of the tag and install them."""
-        db = self.database
         try:
+            return next(self._ids)
+        except StopIteration:
+            return self._next_slow()
+
+    def _next_slow(self) -> int:
+        """Take the next run of IDs from the driver, running a fetch when it is due."""
+        with self._refill:
+            driver = self._driver
             while True:
-                now = self._clock.now_ms()
-                params = {"tag": self.tag, "step": step, "now_millis": now}
-                with db.transaction(write=True) as raw:
-                    row = None
-                    if db.execrows(raw, "segment_fetch", params) == 1:
-                        row = db.one(raw, "segment_load", {"tag": self.tag})
-                if row is not None:
-                    self._allocator.fetched(int(row["max_id"]), int(row["step"]), now)
-                    break
-                # No row yet: create the tag outside any transaction, then fetch again.
-                with db.connection() as raw:
-                    db.execrows(raw, "segment_create", params)
+                # Another thread may have taken a run meanwhile.
+                for first in self._ids:
+                    return first
+                taken = driver.take(self._clock.now_ms())
+                if taken.fetch_due:
+                    if not taken.count:
+                        self._fetch()
+                    elif self._background:
+                        threading.Thread(target=self._fetch_quietly, daemon=True).start()
+                    else:
+                        self._fetch_quietly()
+                elif not taken.count:
+                    with self._changed:
+                        # Another caller's fetch is in flight: wait for it to end.
+                        self._changed.wait_for(
+                            lambda: driver.remaining() > 0 or not driver.fetch_in_flight(), 1.0
+                        )
+                if taken.count:
+                    self._ids = iter(range(taken.first + 1, taken.first + taken.count))
+                    return int(taken.first)
+
+    def _fetch_quietly(self) -> None:
+        # The driver has recorded the failure: the next take asks for the fetch again.
+        with contextlib.suppress(Exception):
+            self._fetch()
+
+    def _fetch(self) -> None:
+        """Run the due fetch's steps; its failure is raised as the core's typed error."""
+        driver, clock = self._driver, self._clock
+        try:
+            drive(
+                QueryRunner(self.database),
+                clock,
+                driver.fetch,
+                lambda answer: driver.push(answer, clock.now_ms()),
+                driver.resume,
+            )
+        except MintidError:
+            raise  # the driver ended the fetch itself
         except BaseException:
-            self._allocator.fetch_failed()
+            driver.abandon()
             raise
         finally:
             with self._changed:

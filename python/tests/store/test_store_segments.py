@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from mintid import SegmentPolicy
+from mintid import MintidError, SegmentPolicy
 from mintid.store import Database, SegmentIds
 from store.store_support import (
     ManualStoreClock,
@@ -73,8 +73,14 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
     policy = policy_of(case["policy"])
     clock = ManualStoreClock()
     processes: dict[tuple[str, str], SegmentIds] = {}
+    down: set[str] = set()
     with databases(server.fresh()) as make:
         database = make()
+        unavailable = server.unavailable()
+
+        def store_of(process: str) -> Database:
+            return unavailable if process in down else database
+
         for index, step in enumerate(case["steps"]):
             do = step["do"]
             clock.set(int(step.get("now", 0)))
@@ -88,10 +94,23 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
                 place = (step["process"], step.get("tag", case["tag"]))
                 if place not in processes:
                     processes[place] = SegmentIds(
-                        database, place[1], policy, clock=clock, background=False, batch=1
+                        store_of(place[0]), place[1], policy, clock=clock, background=False
                     )
                 ids = processes[place]
-                got = [str(ids.next_id()) for _ in range(int(step["count"]))]
+                taken: list[str] = []
+                got = taken
+                try:
+                    for _ in range(int(step["count"])):
+                        taken.append(str(ids.next_id()))
+                except MintidError as error:
+                    got = {"error": error.code, "drawn": taken}
+            elif do in ("disconnect", "reconnect"):
+                check_fields(step, {"process"})
+                (down.add if do == "disconnect" else down.discard)(step["process"])
+                for place, ids in processes.items():
+                    if place[0] == step["process"]:
+                        ids.database = store_of(place[0])
+                got = "ok"
             elif do == "restart":
                 check_fields(step, {"process"})
                 for place in [p for p in processes if p[0] == step["process"]]:

@@ -13,42 +13,41 @@ import java.nio.ByteOrder
  *   core never issues an ID twice, so batches never overlap;
  * - increasing for each thread: a thread claims slots of one batch in cursor order and moves
  *   only to later batches, which hold greater IDs;
- * - fresh: an ID is handed out only if the clock, read after its slot is claimed, reads at
- *   most its *deadline*, 1 ms past the last millisecond its timestamp covers; a stale ID is
- *   dropped, never issued.
+ * - fresh, by the core's ID buffer rule (`docs/spec.md`, "The ID buffer rule"): each batch
+ *   comes with the last Unix millisecond at which its IDs may be handed out ([Batch.freshUntil]:
+ *   its first ID's tick plus one tick), and an ID is handed out only if the clock, read after its
+ *   slot is claimed, reads at most that; past it the rest of the batch is dropped, never issued.
  *
  * The clock read is the one cost of a hand-out that cannot be saved: the bound needs an upper
  * bound on the time at some moment of the call, and only a clock read taken during the call
- * gives one (a value another thread published is a lower bound; that thread may have been
- * descheduled for any time since). Everything around it is kept to one atomic add and a few
- * plain reads: IDs in a batch only get later, so each batch carries the deadline of its first
- * ID ([Batch.freshUntil]), which holds for every ID in it; only past it is the claimed ID's own
- * deadline computed.
+ * gives one. Everything around it is one atomic add and a few plain reads.
  *
- * A batch that is used up doubles the next request (up to `maxBatch`); one that went stale
- * halves it, so the batch size follows the caller's rate. A generator on a test clock gets
- * batches of one, judged by that clock.
+ * The size of each batch is the core's too: a refill tells it how many IDs the previous batch
+ * handed out. A generator on a test clock gets batches of one, judged by that clock.
  *
- * Each ID is `wordsPerId` big-endian longs of [Batch.bytes]. A caller loops: take [current], [claim] a
- * slot, read it, or [refill] and try again. [bulk] serves callers that want many IDs at once.
+ * Each ID is `wordsPerId` big-endian longs of [Batch.bytes], after the batch's 8-byte header.
+ * A caller loops: take [current], [claim] a slot, read it, or [refill] and try again. [bulk]
+ * serves callers that want many IDs at once.
  */
 internal abstract class IdBuffer(
     private val wordsPerId: Int,
-    private val maxBatch: Int,
     private val testClock: ManualClock?,
 ) {
+    /**
+     * The core's next batch after one that handed out [handedOut] IDs: an 8-byte header (the
+     * last Unix millisecond at which its IDs may be handed out), then the IDs.
+     */
+    protected abstract fun fetchBatch(handedOut: Int): ByteArray
+
     /** `count` new IDs from the core, `8 * wordsPerId` bytes each, most significant first. */
     protected abstract fun fetch(count: Int): ByteArray
 
-    /** The last Unix millisecond at which the ID whose first word is [firstWord] may be handed out. */
-    protected abstract fun deadlineOf(firstWord: Long): Long
-
     /** One bulk answer of the core, read in place as big-endian words with [word]. */
     class Batch(
-        /** The IDs, `8 * wordsPerId` bytes each. */
+        /** The header and the IDs, `8 * wordsPerId` bytes each. */
         @JvmField val bytes: ByteArray,
         @JvmField val count: Int,
-        /** The deadline of the first ID, and so a deadline every ID of the batch meets. */
+        /** The last Unix millisecond at which the batch's IDs may be handed out. */
         @JvmField val freshUntil: Long,
     ) {
         @Volatile
@@ -62,19 +61,17 @@ internal abstract class IdBuffer(
     var current = EMPTY
 
     private val lock = Any()
-    private var nextSize = 1 // guarded by lock
 
     /**
      * Claims the next slot of [batch]: the index of its first word (read it with [word]), or
-     * [USED_UP] when the batch is exhausted, or [STALE] when the claimed ID is past its deadline
-     * (it is dropped).
+     * [USED_UP] when the batch is exhausted, or [STALE] when the clock read past the batch's
+     * bound (the ID is dropped with the rest of the batch).
      */
     fun claim(batch: Batch): Int {
         val slot = CURSOR.getAndAdd(batch, 1) as Int
         if (slot >= batch.count) return USED_UP
-        val first = slot * wordsPerId
         val now = testClock?.nowMillis() ?: System.currentTimeMillis()
-        return if (now <= batch.freshUntil || now <= deadlineOf(word(batch, first))) first else STALE
+        return if (now <= batch.freshUntil) 1 + slot * wordsPerId else STALE
     }
 
     /** Word [index] of [batch]. */
@@ -93,15 +90,15 @@ internal abstract class IdBuffer(
     ) {
         synchronized(lock) {
             if (current !== seen) return
-            nextSize =
-                when {
-                    testClock != null -> 1
-                    outcome == STALE -> maxOf(1, nextSize / 2)
-                    else -> minOf(maxBatch, nextSize * 2)
+            current =
+                if (testClock != null) {
+                    Batch(ByteArray(8) + fetch(1), 1, Long.MAX_VALUE)
+                } else {
+                    // How many went out: the claims below the count, less the stale one.
+                    val claimed = minOf(seen.cursor, seen.count)
+                    val bytes = fetchBatch(if (outcome == STALE) maxOf(0, claimed - 1) else claimed)
+                    Batch(bytes, (bytes.size - 8) / (8 * wordsPerId), WORD.get(bytes, 0) as Long)
                 }
-            val bytes = fetch(nextSize)
-            val count = bytes.size / (8 * wordsPerId)
-            current = Batch(bytes, count, if (count > 0) deadlineOf(WORD.get(bytes, 0) as Long) else Long.MIN_VALUE)
         }
     }
 
@@ -130,7 +127,7 @@ internal abstract class IdBuffer(
         /** [claim]: the claimed ID was too old to hand out. */
         const val STALE = -2
 
-        private val EMPTY = Batch(ByteArray(0), 0, Long.MIN_VALUE)
+        private val EMPTY = Batch(ByteArray(8), 0, Long.MIN_VALUE)
 
         private val CURSOR: VarHandle =
             MethodHandles.lookup().findVarHandle(Batch::class.java, "cursor", Int::class.javaPrimitiveType)

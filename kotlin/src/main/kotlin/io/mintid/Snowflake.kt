@@ -28,15 +28,11 @@ class Snowflake private constructor(
     val layout: SnowflakeLayout,
     testClock: ManualClock?,
 ) {
-    private val tickShift = layout.workerBits + layout.sequenceBits
-    private val epochMillis = layout.epochMillis
-    private val tickMillis = layout.tickMillis
-
     private val buffer =
-        object : IdBuffer(1, batchLimit(layout, sequencePolicy), testClock) {
-            override fun fetch(count: Int) = core { ffi.nextBytes(count.toUInt()) }
+        object : IdBuffer(1, testClock) {
+            override fun fetchBatch(handedOut: Int) = core { ffi.nextBatch(handedOut.toUInt()) }
 
-            override fun deadlineOf(firstWord: Long) = epochMillis + ((firstWord ushr tickShift) + 1) * tickMillis
+            override fun fetch(count: Int) = core { ffi.nextBytes(count.toUInt()) }
         }
 
     /**
@@ -153,26 +149,6 @@ class Snowflake private constructor(
 
     /** Factories and the text forms of IDs. */
     companion object {
-        /** The largest batch one boundary crossing asks the core for. */
-        private const val MAX_BATCH = 16384
-
-        /**
-         * The largest batch for [layout] under [policy]: [MAX_BATCH], and no more IDs than the
-         * ticks one batch may take hold (one tick under [SequencePolicy.WaitForNextTick], so
-         * that a refill never waits for a later tick).
-         */
-        private fun batchLimit(
-            layout: SnowflakeLayout,
-            policy: SequencePolicy,
-        ): Int {
-            val ticks =
-                when (policy) {
-                    SequencePolicy.WaitForNextTick -> 1L
-                    is SequencePolicy.BorrowAhead -> 1 + minOf(policy.maxTicks, MAX_BATCH.toLong())
-                }
-            return ((layout.maxSequence + 1) * ticks).coerceIn(1, MAX_BATCH.toLong()).toInt()
-        }
-
         /**
          * Options for a generator of IDs in [layout] for [worker] (the whole worker field; see
          * [SnowflakeLayout.workerId] for a datacenter split).

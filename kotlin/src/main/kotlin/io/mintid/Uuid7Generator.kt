@@ -28,10 +28,10 @@ class Uuid7Generator private constructor(
     constructor(policy: RollbackPolicy? = null) : this(FfiGenerator(policy?.toFfi(), null, null), null)
 
     private val buffer =
-        object : IdBuffer(2, MAX_BATCH, testClock) {
-            override fun fetch(count: Int) = core { ffi.nextBytes(count.toUInt()) }
+        object : IdBuffer(2, testClock) {
+            override fun fetchBatch(handedOut: Int) = core { ffi.nextBatch(handedOut.toUInt()) }
 
-            override fun deadlineOf(firstWord: Long) = (firstWord ushr 16) + 1
+            override fun fetch(count: Int) = core { ffi.nextBytes(count.toUInt()) }
         }
 
     /**
@@ -73,9 +73,6 @@ class Uuid7Generator private constructor(
 
     /** Factories. */
     companion object {
-        /** The largest batch one boundary crossing asks the core for. */
-        private const val MAX_BATCH = 16384
-
         /**
          * A deterministic generator for tests: it reads [clock] (one UUID per boundary
          * crossing, so every call sees the time the test set) and, when [entropy] is given,

@@ -5,26 +5,30 @@ import org.junit.jupiter.api.Test
 import java.nio.ByteBuffer
 
 /**
- * The freshness rule of [IdBuffer] on a test clock, with batches of several IDs (the
+ * The freshness rule of [IdBuffer] with batches of several IDs on the system clock (the
  * generators on a test clock fetch one ID per call, so they cannot show it): an ID is handed
- * out only while the clock reads at most its deadline, whatever the rest of its batch holds.
+ * out only while the clock reads at most the bound the core gave its batch; past it the rest of
+ * the batch is dropped, and the next batch is asked for with how many went out.
  */
 class IdBufferTest {
-    /** IDs that are their own Unix millisecond, so an ID's deadline is the ID + 1. */
+    /** Batches with a bound relative to now, each ID its own number. */
     private class Buffer(
-        clock: ManualClock,
-        vararg batches: LongArray,
-    ) : IdBuffer(1, 64, clock) {
+        vararg batches: Pair<Long, LongArray>,
+    ) : IdBuffer(1, null) {
         private val pending = ArrayDeque(batches.toList())
-        var fetches = 0
+        val handedOut = mutableListOf<Int>()
 
-        override fun fetch(count: Int): ByteArray {
-            fetches++
-            val ids = pending.removeFirst()
-            return ByteBuffer.allocate(8 * ids.size).apply { ids.forEach(::putLong) }.array()
+        override fun fetchBatch(handedOut: Int): ByteArray {
+            this.handedOut += handedOut
+            val (freshFor, ids) = pending.removeFirst()
+            val bound = System.currentTimeMillis() + freshFor
+            return ByteBuffer.allocate(8 + 8 * ids.size).apply {
+                putLong(bound)
+                ids.forEach(::putLong)
+            }.array()
         }
 
-        override fun deadlineOf(firstWord: Long) = firstWord + 1
+        override fun fetch(count: Int): ByteArray = error("no bulk calls here")
 
         fun next(): Long {
             while (true) {
@@ -37,29 +41,18 @@ class IdBufferTest {
     }
 
     @Test
-    fun `an ID is handed out up to 1 ms after its millisecond`() {
-        val clock = ManualClock(100)
-        val buffer = Buffer(clock, longArrayOf(100, 100, 101, 103))
-        assertEquals(100, buffer.next())
-        clock.setMillis(101)
-        assertEquals(100, buffer.next())
-        // Past the first ID's deadline: each later ID is judged by its own.
-        clock.setMillis(102)
-        assertEquals(101, buffer.next())
-        clock.setMillis(104)
-        assertEquals(103, buffer.next())
-        assertEquals(1, buffer.fetches)
+    fun `a used-up batch reports all its IDs handed out`() {
+        val buffer = Buffer(60_000L to longArrayOf(1, 2), 60_000L to longArrayOf(3))
+        assertEquals(listOf(1L, 2L, 3L), List(3) { buffer.next() })
+        assertEquals(listOf(0, 2), buffer.handedOut)
     }
 
     @Test
-    fun `a stale ID is dropped with the rest of its batch, never handed out`() {
-        val clock = ManualClock(100)
-        val buffer = Buffer(clock, longArrayOf(100, 100, 100, 105), longArrayOf(102, 102))
-        assertEquals(100, buffer.next())
-        clock.setMillis(102)
-        // The next 100 is 2 ms behind: dropped, and the batch with it (its 105 too).
-        assertEquals(102, buffer.next())
-        assertEquals(102, buffer.next())
-        assertEquals(2, buffer.fetches)
+    fun `a stale batch is dropped with the rest of its IDs, never handed out`() {
+        // The first batch's bound has passed: none of its IDs goes out.
+        val buffer = Buffer(-10L to longArrayOf(1, 2, 3), 60_000L to longArrayOf(4, 5))
+        assertEquals(4, buffer.next())
+        assertEquals(5, buffer.next())
+        assertEquals(listOf(0, 0), buffer.handedOut)
     }
 }

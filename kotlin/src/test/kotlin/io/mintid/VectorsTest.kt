@@ -34,6 +34,7 @@ class VectorsTest {
         mapOf(
             "fingerprint.json" to FingerprintVectors.ops,
             "http.json" to HttpVectors.ops,
+            "id_buffer.json" to IdBufferVectors.ops,
             "keys.json" to KeyVectors.ops,
             "lease.json" to LeaseVectors.ops,
             "outbox.json" to OutboxVectors.ops,

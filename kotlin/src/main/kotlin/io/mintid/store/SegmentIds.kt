@@ -1,29 +1,32 @@
 package io.mintid.store
 
-import io.mintid.SegmentAllocator
+import io.mintid.MintidException
 import io.mintid.SegmentPolicy
+import io.mintid.core
+import uniffi.mintid_ffi.SegmentStep
 import java.util.concurrent.ExecutorService
 import java.util.concurrent.Executors
 import java.util.concurrent.RejectedExecutionException
 import java.util.concurrent.TimeUnit
-import java.util.concurrent.atomic.AtomicInteger
 import java.util.concurrent.atomic.AtomicLong
 import java.util.concurrent.locks.ReentrantLock
-import kotlin.concurrent.withLock
 import javax.sql.DataSource
+import kotlin.concurrent.withLock
+import uniffi.mintid_ffi.SegmentDriver as FfiDriver
 
 /**
  * IDs of one [tag] (Leaf's segment mode), unique across every process sharing the tag and
  * increasing for each thread of this one: segments of the tag's counter in the `id_segment`
- * table are fetched one round trip each and handed out from memory. Once the policy's share of
- * a segment is used, the next one is fetched on a daemon thread (double buffer), so [nextId]
- * waits on the database only when both segments run out (the first ID, or a burst that
- * outruns them). The step adapts to the rate, as the core's [SegmentAllocator] says.
+ * table are fetched one round trip each and handed out from memory. Every rule is the core's
+ * segment driver: it hands out runs of IDs (counted out here lock-free, no crossing per ID),
+ * says when the next segment's fetch is due (double buffer, the step adapted to the rate), and
+ * names the fetch's every step (the tag created on first use, retries, typed errors); this
+ * class runs the steps, on a daemon thread once the policy's share of a segment is used, so
+ * [nextId] waits on the database only when both segments run out. A failed fetch loses
+ * nothing: the IDs in memory are still handed out and the next run asks for the fetch again.
  *
- * IDs cross from the core up to [batch] at a time (and never more than the current step) and
- * are handed out lock-free. A restart loses the unused rest of what was fetched and of the batch
- * in memory, fewer than `2 × maxStep + batch` IDs, and never reissues an ID. Thread-safe.
- * [close] stops the background thread.
+ * A restart loses the unused rest of what was fetched, fewer than `2 × maxStep` IDs, and never
+ * reissues an ID. Thread-safe. [close] stops the background thread.
  *
  * ```kotlin
  * SegmentIds(dataSource, Dialect.POSTGRES, "orders", SegmentPolicy.of(1000, 100, 1_000_000)).use { ids ->
@@ -33,15 +36,12 @@ import javax.sql.DataSource
  *
  * @property dataSource where connections come from (the background fetch takes one too).
  * @property dialect the database's SQL dialect.
- * @property tag the counter's name: 1 to 64 ASCII bytes, created on first use.
+ * @property tag the counter's name: 1 to 64 ASCII characters, created on first use.
  * @property policy how segments are sized and fetched.
  * @property clock the time the step adapts to (the system clock by default).
  * @param background fetch the next segment on a daemon thread (true) or inline in the
  *   [nextId] call that makes it due (false).
- * @param batch how many IDs cross from the core at once (1 to 65536); the fetch threshold is
- *   checked after each batch, so 1 checks it after every ID.
- * @throws io.mintid.SegmentException `segment.invalid_policy`.
- * @throws IllegalArgumentException for a tag or batch out of range.
+ * @throws io.mintid.SegmentException `segment.invalid_policy`, `segment.invalid_tag`.
  */
 class SegmentIds
     @JvmOverloads
@@ -52,10 +52,8 @@ class SegmentIds
         val policy: SegmentPolicy,
         val clock: StoreClock = StoreClock.SYSTEM,
         background: Boolean = true,
-        private val batch: Int = DEFAULT_BATCH,
     ) : AutoCloseable {
-        private val queries = Statements.of(dialect)
-        private val allocator = SegmentAllocator(policy)
+        private val driver = core { FfiDriver(Statements.of(dialect).manifest, tag, policy.toFfi()) }
         private val fetcher: ExecutorService? =
             if (background) {
                 Executors.newSingleThreadExecutor { task -> Thread(task, "mintid-segment-$tag").apply { isDaemon = true } }
@@ -63,34 +61,25 @@ class SegmentIds
                 null
             }
 
-        /** Guards taking a new batch from the allocator. */
+        /** Guards taking a new run from the driver. */
         private val refill = Any()
 
         /** Signalled when a fetch ends (installed or failed). */
         private val fetchLock = ReentrantLock()
         private val fetchEnded = fetchLock.newCondition()
 
-        @Volatile private var ready = Batch(LongArray(0))
+        @Volatile private var run = Run(0, 0)
 
         @Volatile private var closed = false
 
-        /** The step of the latest segment installed: no batch is larger. */
-        @Volatile private var latestStep = 0L
-
         private val waits = AtomicLong()
 
-        init {
-            require(tag.isNotEmpty() && tag.length <= MAX_TAG_BYTES && tag.all { it.code < 0x80 }) {
-                "the tag must be 1 to $MAX_TAG_BYTES ASCII characters: \"$tag\""
-            }
-            require(batch in 1..MAX_BATCH) { "the batch must be 1 to $MAX_BATCH, not $batch" }
-        }
-
-        /** A batch of IDs in increasing order, handed out by an atomic cursor. */
-        private class Batch(
-            val ids: LongArray,
+        /** A run of IDs `cursor ..< end`, handed out by an atomic cursor. */
+        private class Run(
+            first: Long,
+            val end: Long,
         ) {
-            val cursor = AtomicInteger()
+            val cursor = AtomicLong(first)
         }
 
         /**
@@ -105,11 +94,11 @@ class SegmentIds
          */
         fun nextId(): Long {
             while (true) {
-                val batch = ready
-                val slot = batch.cursor.getAndIncrement()
-                if (slot < batch.ids.size) return batch.ids[slot]
+                val current = run
+                val id = current.cursor.getAndIncrement()
+                if (id < current.end) return id
                 synchronized(refill) {
-                    if (ready === batch) ready = Batch(take())
+                    if (run === current) take()?.let { return it }
                 }
             }
         }
@@ -120,78 +109,67 @@ class SegmentIds
          */
         val databaseWaits: Long get() = waits.get()
 
-        /** Takes a batch from the allocator, fetching when it ran out; starts the next fetch when due. */
-        private fun take(): LongArray {
+        /** Takes the next run from the driver (fetching when it says so); its first ID, or null to try again. */
+        private fun take(): Long? {
             check(!closed) { "the segment IDs of \"$tag\" are closed" }
-            var waited = false
-            while (true) {
-                // At most one step at a time: what a restart loses stays within two segments
-                // and a batch.
-                val ids = allocator.fill(minOf(batch.toLong(), latestStep).toInt())
-                if (ids.isNotEmpty()) {
-                    startFetchIfDue()
-                    return ids
-                }
-                if (!waited) {
+            val taken = driver.take(clock.nowMillis().toULong())
+            val count = taken.count.toLong()
+            if (taken.fetchDue) {
+                if (count == 0L) {
                     waits.incrementAndGet()
-                    waited = true
+                    fetch()
+                } else {
+                    prefetch()
                 }
-                val step = allocator.fetchDue(clock.nowMillis())
-                if (step != null) fetch(step) else awaitFetch()
+            } else if (count == 0L) {
+                waits.incrementAndGet()
+                awaitFetch()
             }
+            if (count == 0L) return null
+            val first = taken.first.toLong()
+            run = Run(first + 1, first + count)
+            return first
         }
 
         /**
-         * Starts the fetch the core asks for, if any. A failure is not the caller's (it has its
-         * IDs): the allocator was told, and the next batch asks again.
+         * Runs the due fetch beside the caller (it has its IDs): a failure is not the caller's,
+         * the driver recorded it and the next run asks again.
          */
-        private fun startFetchIfDue() {
-            val step = allocator.fetchDue(clock.nowMillis()) ?: return
-            val prefetch = {
+        private fun prefetch() {
+            val quietly = {
                 try {
-                    fetch(step)
+                    fetch()
                 } catch (_: Exception) {
-                    // Reported to the allocator by fetch().
+                    // Recorded by the driver.
                 }
             }
-            val background = fetcher ?: return prefetch()
+            val background = fetcher ?: return quietly()
             try {
-                background.execute(prefetch)
+                background.execute(quietly)
             } catch (_: RejectedExecutionException) {
-                allocator.fetchFailed() // closed meanwhile
+                quietly() // closed meanwhile: end the fetch here
             }
         }
 
         private fun awaitFetch() {
             fetchLock.withLock {
-                while (allocator.remaining == 0L && allocator.fetchInFlight) fetchEnded.await(AWAIT_SLICE_MILLIS, TimeUnit.MILLISECONDS)
+                while (driver.remaining() == 0uL && driver.fetchInFlight()) fetchEnded.await(AWAIT_SLICE_MILLIS, TimeUnit.MILLISECONDS)
             }
         }
 
-        /** Takes the next [step] IDs of the tag (creating it on first use) and installs them. */
-        private fun fetch(step: Long) {
+        /** Runs the due fetch's steps ([DriverRun]); its failure is thrown as the core's typed error. */
+        private fun fetch() {
             try {
-                while (true) {
-                    val now = clock.nowMillis()
-                    val values = mapOf("tag" to tag, "step" to step, "now_millis" to now)
-                    val row =
-                        dataSource.inTransaction { connection ->
-                            if (connection.execRows(queries["segment_fetch"], values) == 1L) {
-                                connection.rows(queries["segment_load"], mapOf("tag" to tag)).firstOrNull()
-                            } else {
-                                null
-                            }
-                        }
-                    if (row != null) {
-                        allocator.fetched(row.long("max_id"), row.long("step"), now)
-                        latestStep = row.long("step")
-                        return
-                    }
-                    // No row yet: create the tag outside any transaction, then fetch again.
-                    dataSource.withConnection { it.execRows(queries["segment_create"], values) }
-                }
+                DriverRun(dataSource, dialect, clock).drive(
+                    first = { driver.fetch() },
+                    view = ::hostStep,
+                    push = { answer -> driver.push(answer, clock.nowMillis().toULong()) },
+                    resume = { driver.resume() },
+                )
+            } catch (error: MintidException) {
+                throw error // the driver ended the fetch itself
             } catch (error: Throwable) {
-                allocator.fetchFailed()
+                driver.abandon() // interrupted: the next run asks for the fetch again
                 throw error
             } finally {
                 fetchLock.withLock { fetchEnded.signalAll() }
@@ -200,7 +178,7 @@ class SegmentIds
 
         /**
          * Stops the background fetch thread (a fetch under way finishes); later calls to [nextId]
-         * throw once the batch in memory is used up. What was fetched and not handed out is lost.
+         * throw once the run in memory is used up. What was fetched and not handed out is lost.
          */
         override fun close() {
             closed = true
@@ -211,13 +189,18 @@ class SegmentIds
         }
 
         private companion object {
-            /** As many as a Snowflake generator takes per crossing: a call into the core costs microseconds. */
-            const val DEFAULT_BATCH = 4096
-            const val MAX_BATCH = 65_536
-
-            /** `id_segment.tag` holds 1 to 64 bytes of ASCII (`docs/spec.md`). */
-            const val MAX_TAG_BYTES = 64
             const val AWAIT_SLICE_MILLIS = 100L
             const val CLOSE_WAIT_SECONDS = 10L
         }
+    }
+
+/** What a fetch step asks of the host. */
+private fun hostStep(step: SegmentStep): HostStep<Unit> =
+    when (step) {
+        is SegmentStep.Run -> HostStep.Run(step.query)
+        is SegmentStep.Begin -> HostStep.Begin(step.write)
+        SegmentStep.Commit -> HostStep.Commit
+        SegmentStep.Rollback -> HostStep.Rollback
+        is SegmentStep.Pause -> HostStep.Pause(step.millis.toLong())
+        is SegmentStep.Fetched -> HostStep.Done(Unit)
     }

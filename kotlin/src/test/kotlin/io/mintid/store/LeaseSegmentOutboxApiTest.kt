@@ -184,9 +184,8 @@ class LeaseSegmentOutboxApiTest {
         fun segmentErrors(db: FreshDatabase) {
             val policy = SegmentPolicy.of(10, 5, 40)
             for (tag in listOf("", "é", "x".repeat(65))) {
-                assertThrows<IllegalArgumentException>(tag) { SegmentIds(db.open(), db.dialect, tag, policy) }
+                assertEquals("segment.invalid_tag", assertThrows<SegmentException>(tag) { SegmentIds(db.open(), db.dialect, tag, policy) }.code)
             }
-            assertThrows<IllegalArgumentException> { SegmentIds(db.open(), db.dialect, "t", policy, batch = 0) }
             val invalid = assertThrows<SegmentException> { SegmentIds(db.open(), db.dialect, "t", policy.copy(minStep = 50)) }
             assertEquals("segment.invalid_policy", invalid.code)
             SegmentIds(db.unavailable(), db.dialect, "t", policy).use { ids ->

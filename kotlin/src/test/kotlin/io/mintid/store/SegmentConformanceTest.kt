@@ -1,5 +1,6 @@
 package io.mintid.store
 
+import io.mintid.MintidException
 import io.mintid.SegmentPolicy
 import io.mintid.int
 import io.mintid.obj
@@ -58,6 +59,10 @@ private class SegmentCaseRunner(
     private val tag = case.string("tag")
     private val admin = db.open()
     private val processes = HashMap<Pair<String, String>, SegmentIds>()
+    private val live = db.open()
+
+    /** Each process's store: the case's database, down after `disconnect`. */
+    private val stores = HashMap<String, SwitchableDataSource>()
 
     fun run() {
         try {
@@ -85,8 +90,20 @@ private class SegmentCaseRunner(
             "next" -> {
                 checkFields(step, setOf("process", "now", "count", "tag"), where)
                 val place = step.string("process") to (step["tag"]?.let { step.string("tag") } ?: tag)
-                val ids = processes.getOrPut(place) { SegmentIds(db.open(), db.dialect, place.second, policy, clock, background = false, batch = 1) }
-                JsonArray(List(step.long("count").toInt()) { str(ids.nextId()) })
+                val store = stores.getOrPut(place.first) { SwitchableDataSource(live) }
+                val ids = processes.getOrPut(place) { SegmentIds(store, db.dialect, place.second, policy, clock, background = false) }
+                val drawn = mutableListOf<JsonElement>()
+                try {
+                    repeat(step.long("count").toInt()) { drawn += str(ids.nextId()) }
+                    JsonArray(drawn)
+                } catch (error: MintidException) {
+                    json("error" to JsonPrimitive(error.code), "drawn" to JsonArray(drawn))
+                }
+            }
+            "disconnect", "reconnect" -> {
+                checkFields(step, setOf("process"), where)
+                stores.getOrPut(step.string("process")) { SwitchableDataSource(live) }.down = step.string("do") == "disconnect"
+                JsonPrimitive("ok")
             }
             "restart" -> {
                 checkFields(step, setOf("process"), where)
