@@ -28,6 +28,9 @@
 //!   [`RecordCleanup`], batches of expired records deleted.
 //! * [`LeaseAcquisition`]: taking a worker id (find, skip a row that cannot
 //!   be used now, take; seed, retry, wait, or fail; a caller's deadline).
+//! * [`OutboxEnqueue`], [`OutboxRelay`] and [`OutboxCleanup`]: the outbox
+//!   (enqueue in the caller's transaction; the relay loop with its send
+//!   decision, retries, dead messages and bounded error text; cleanup).
 //!
 //! The limits every protocol enforces before it writes are in [`limits`].
 //! The full rules are in `docs/spec.md`, section "Store drivers".
@@ -37,6 +40,7 @@ mod error;
 mod lease_driver;
 pub mod limits;
 mod manifest;
+mod outbox_driver;
 mod record_driver;
 mod renewal;
 mod value;
@@ -45,6 +49,10 @@ pub use answer::{Answer, DbError, DbErrorClass};
 pub use error::{DriverError, StoreError, StoreErrorKind};
 pub use lease_driver::{LeaseAcquisition, LeaseStep};
 pub use manifest::{Dialect, Manifest, Migration, ParamType, Placeholder, ResultKind, Statement};
+pub use outbox_driver::{
+    ClaimedMessage, EnqueueStep, OutboxCleanup, OutboxEnqueue, OutboxRelay, RelayReport, RelayStep,
+    RelayYield, StoredMessage, outbox_load_query, read_outbox_load,
+};
 pub use record_driver::{
     Finished, Held, MAX_CLAIM_ROUNDS, OperationOutcome, RETRIES, RETRY_PAUSE_MILLIS, RecordDriver,
     RecordStep, RecordYield, StoredRecord, StoredResponse, Way, database_failure, load_query,

@@ -95,7 +95,9 @@ impl CoreError for mintid::store::DriverError {
     fn part(&self) -> Option<&'static str> {
         match self {
             mintid::store::DriverError::Store(error) => error.db_class().map(|c| c.as_str()),
-            mintid::store::DriverError::Record(_) | mintid::store::DriverError::Lease(_) => None,
+            mintid::store::DriverError::Record(_)
+            | mintid::store::DriverError::Lease(_)
+            | mintid::store::DriverError::Outbox(_) => None,
         }
     }
     fn problem(&self) -> Option<&'static str> {

@@ -6,6 +6,7 @@ use core::fmt;
 
 use super::DbErrorClass;
 use crate::lease::LeaseError;
+use crate::outbox::OutboxError;
 use crate::record::{Problem, RecordError};
 
 /// The kinds of [`StoreError`], each with a stable [`code`](StoreErrorKind::code).
@@ -158,7 +159,8 @@ impl fmt::Display for StoreError {
 impl core::error::Error for StoreError {}
 
 /// Why a driver failed: a store error, a record rule (a stale fencing
-/// token, a claim no longer pending, a time overflow) or a lease rule.
+/// token, a claim no longer pending, a time overflow), a lease rule or an
+/// outbox rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DriverError {
     /// A store protocol failure (`store.*`).
@@ -167,6 +169,8 @@ pub enum DriverError {
     Record(RecordError),
     /// A lease rule refused (`lease.*`).
     Lease(LeaseError),
+    /// An outbox rule refused (`outbox.*`).
+    Outbox(OutboxError),
 }
 
 impl DriverError {
@@ -176,6 +180,7 @@ impl DriverError {
             DriverError::Store(error) => error.code(),
             DriverError::Record(error) => error.code(),
             DriverError::Lease(error) => error.code(),
+            DriverError::Outbox(error) => error.code(),
         }
     }
 
@@ -183,7 +188,7 @@ impl DriverError {
     pub const fn problem(&self) -> Option<Problem> {
         match self {
             DriverError::Store(error) => error.kind().problem(),
-            DriverError::Record(_) | DriverError::Lease(_) => None,
+            DriverError::Record(_) | DriverError::Lease(_) | DriverError::Outbox(_) => None,
         }
     }
 }
@@ -194,6 +199,7 @@ impl fmt::Display for DriverError {
             DriverError::Store(error) => error.fmt(f),
             DriverError::Record(error) => error.fmt(f),
             DriverError::Lease(error) => error.fmt(f),
+            DriverError::Outbox(error) => error.fmt(f),
         }
     }
 }
@@ -215,5 +221,11 @@ impl From<LeaseError> for DriverError {
 impl From<RecordError> for DriverError {
     fn from(error: RecordError) -> Self {
         DriverError::Record(error)
+    }
+}
+
+impl From<OutboxError> for DriverError {
+    fn from(error: OutboxError) -> Self {
+        DriverError::Outbox(error)
     }
 }
