@@ -21,6 +21,7 @@ mod segment;
 mod snowflake;
 mod sources;
 mod store;
+mod store_outbox;
 mod uuid;
 mod uuid7;
 mod version;
@@ -78,6 +79,10 @@ pub use store::{
     RenewalStep, ResultKind, SqlValue, Statement, StoreAnswer, StoreLimit, StoreQuery,
     StoredRecord, StoredResponse, Way, store_limits, store_load_query, store_migrations,
     store_read_record, store_statements,
+};
+pub use store_outbox::{
+    ClaimedMessage, EnqueueStep, OutboxCleanup, OutboxEnqueue, OutboxRelay, RelayReport, RelayStep,
+    StoredMessage, outbox_load_query, outbox_read_message,
 };
 pub use uuid::{
     UuidInfo, UuidTextForm, UuidVariant, uuid_format, uuid_inspect, uuid_new_v8, uuid_parse,

@@ -527,7 +527,7 @@ fn core_key(key: &IdempotencyKey) -> Result<mintid::key::IdempotencyKey, MintidE
     )?)
 }
 
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     // A panic inside the core while locked would be a core bug; the state is
     // still a valid state machine value, so keep going.
     mutex
@@ -751,7 +751,7 @@ impl RecordRenewal {
     }
 }
 
-fn never_asked<T>() -> Result<T, MintidError> {
+pub(crate) fn never_asked<T>() -> Result<T, MintidError> {
     Err(MintidError::argument(
         "argument.internal",
         "the driver asked for a step it never asks for",

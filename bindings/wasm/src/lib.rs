@@ -47,6 +47,8 @@ mod snowflake;
 mod sources;
 #[cfg(feature = "server")]
 mod store;
+#[cfg(feature = "server")]
+mod store_outbox;
 mod uuid;
 mod uuid7;
 mod version;

@@ -90,7 +90,7 @@ export interface StoreRecord {
 "#;
 
 /// A fresh object with `fields` set.
-fn object(fields: &[(&str, JsValue)]) -> JsValue {
+pub(crate) fn object(fields: &[(&str, JsValue)]) -> JsValue {
     let object = Object::new();
     for (name, value) in fields {
         // Setting a property on a fresh plain object cannot fail.
@@ -136,7 +136,7 @@ fn bytes_of(value: &JsValue, name: &str) -> Result<Vec<u8>, JsValue> {
         .ok_or_else(|| type_error(&alloc::format!("{name} must be a Uint8Array")))
 }
 
-fn bytes(value: &[u8]) -> JsValue {
+pub(crate) fn bytes(value: &[u8]) -> JsValue {
     Uint8Array::from(value).into()
 }
 
@@ -152,7 +152,7 @@ fn strings(values: impl IntoIterator<Item = impl AsRef<str>>) -> JsValue {
         .into()
 }
 
-fn manifest_of(value: &JsValue) -> Result<Manifest, JsValue> {
+pub(crate) fn manifest_of(value: &JsValue) -> Result<Manifest, JsValue> {
     let dialect = dialect_of(&text_field(value, "dialect")?)?;
     let placeholder = text_field(value, "placeholder")?;
     let placeholder = Placeholder::parse(&placeholder)
@@ -197,7 +197,7 @@ fn value_of(value: JsValue) -> Result<Value, JsValue> {
     bytes_of(&value, "a value that is not null, a bigint or a string").map(Value::Bytes)
 }
 
-fn query_js(query: &Query) -> JsValue {
+pub(crate) fn query_js(query: &Query) -> JsValue {
     let params: Array = query.params.iter().map(value_js).collect();
     object(&[
         ("name", JsValue::from_str(query.name)),
@@ -211,7 +211,7 @@ fn array_of(value: JsValue, name: &str) -> Result<Array, JsValue> {
         .map_err(|_| type_error(&alloc::format!("{name} must be an array")))
 }
 
-fn answer_of(value: &JsValue) -> Result<Answer, JsValue> {
+pub(crate) fn answer_of(value: &JsValue) -> Result<Answer, JsValue> {
     match text_field(value, "kind")?.as_str() {
         "rows" => {
             let rows = array_of(field(value, "rows")?, "rows")?;
@@ -362,7 +362,7 @@ fn record_step(step: mintid::store::RecordStep) -> Result<JsValue, JsValue> {
 
 /// `store.unexpected_row` for a step a driver never asks for (a bug between
 /// the core and this crate).
-fn never_asked(step: &str) -> JsValue {
+pub(crate) fn never_asked(step: &str) -> JsValue {
     to_js(DriverError::Store(StoreError::unexpected_step(step)))
 }
 
