@@ -27,6 +27,7 @@ from typing import Any, Final, Literal, TypeVar, cast
 
 from mintid._native import ffi
 from mintid._record import Problem
+from mintid.store._clock import StoreClock
 from mintid.store._errors import StoreUnavailableError
 
 __all__ = [
@@ -36,6 +37,7 @@ __all__ = [
     "PostgresDatabase",
     "QueryRunner",
     "SqliteDatabase",
+    "drive",
 ]
 
 T = TypeVar("T")
@@ -324,6 +326,34 @@ class QueryRunner:
         if raw is not None and self._pooled:
             self._raw = None
             self._database._checkin(raw, self._pid)
+
+
+def drive(
+    runner: QueryRunner, driver: Any, step: Any, run: type, pause: type, clock: StoreClock
+) -> Any:
+    """Run ``driver``'s query steps (of the class ``run``: each answer pushed
+    with the clock's time) and pauses (``pause``) until it asks for anything
+    else; that step. The one step loop of every driver with ``push_rows``,
+    ``push_affected``, ``push_failed`` and ``resume``.
+    """  # noqa: D205
+    while True:
+        kind = type(step)
+        if kind is run:
+            # One entry point per answer kind: no compound argument to pack.
+            answer: Any = runner.answer(step.query)
+            shape = type(answer)
+            if shape is _ROWS_ANSWER:
+                step = driver.push_rows(answer.rows, clock.now_ms())
+            elif shape is _AFFECTED:
+                step = driver.push_affected(answer.count, clock.now_ms())
+            else:
+                step = driver.push_failed(answer._class, answer.message, clock.now_ms())
+        elif kind is pause:
+            runner.release()
+            clock.pause_ms(step.millis)
+            step = driver.resume()
+        else:
+            return step
 
 
 def _close_quietly(raw: Any) -> None:

@@ -24,7 +24,7 @@ from mintid._key import IdempotencyKey
 from mintid._native import ffi, native_error
 from mintid._record import Outcome, Problem, Record, RecordPolicy
 from mintid.store._clock import StoreClock, SystemStoreClock
-from mintid.store._database import Database, QueryRunner
+from mintid.store._database import Database, QueryRunner, drive
 from mintid.store._errors import RecordLostError
 
 __all__ = [
@@ -45,8 +45,6 @@ MAX_RESPONSE_BYTES: Final = next(
 
 _NativeError = (ffi.MintidError, ffi.InternalError)
 _RUN: Final = ffi.RecordStep.RUN
-_ANSWER_ROWS: Final = ffi.StoreAnswer.ROWS
-_ANSWER_AFFECTED: Final = ffi.StoreAnswer.AFFECTED
 _PAUSE: Final = ffi.RecordStep.PAUSE
 _EXECUTE: Final = ffi.RecordStep.EXECUTE
 _DONE: Final = ffi.RecordStep.DONE
@@ -380,29 +378,9 @@ class IdempotencyStore:
         A failure is raised as the core's typed error, the driver's exception
         behind it as ``__cause__``.
         """  # noqa: D205
-        clock = self._clock
         try:
-            step = method(*args)
-            while True:
-                kind = type(step)
-                if kind is _RUN:
-                    # One entry point per answer kind: no compound argument to pack.
-                    answer: Any = runner.answer(step.query)
-                    shape = type(answer)
-                    if shape is _ANSWER_ROWS:
-                        step = driver.push_rows(answer.rows, clock.now_ms())
-                    elif shape is _ANSWER_AFFECTED:
-                        step = driver.push_affected(answer.count, clock.now_ms())
-                    else:
-                        step = driver.push_failed(answer._class, answer.message, clock.now_ms())
-                elif kind is _PAUSE:
-                    runner.release()
-                    clock.pause_ms(step.millis)
-                    step = driver.resume()
-                elif kind is _DONE:
-                    return step.finished
-                else:
-                    return step
+            step = drive(runner, driver, method(*args), _RUN, _PAUSE, self._clock)
+            return step.finished if type(step) is _DONE else step
         except _NativeError as error:
             raise native_error(error) from runner.cause
         finally:
