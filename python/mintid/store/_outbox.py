@@ -123,6 +123,7 @@ class Outbox:
             step = driver.start(self._clock.now_ms())
             while isinstance(step, ffi.EnqueueStep.RUN):
                 step = driver.push(runner.answer(step.query))
+            assert isinstance(step, ffi.EnqueueStep.DONE)
         except _NativeError as error:
             raise native_error(error) from runner.cause
         return "new" if step.enqueued == ffi.Enqueued.NEW else "already_enqueued"
@@ -204,6 +205,7 @@ class Outbox:
             step = cleanup.start()
             while isinstance(step, ffi.CleanupStep.RUN):
                 step = cleanup.push(runner.answer(step.query))
+            assert isinstance(step, ffi.CleanupStep.DONE)
         except _NativeError as error:
             raise native_error(error) from runner.cause
         finally:
