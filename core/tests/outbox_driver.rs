@@ -44,13 +44,10 @@ impl Table {
 
     fn enqueue(&mut self, id: u64, key: &str, now: u64) -> Enqueued {
         let mut driver = OutboxEnqueue::new(self.manifest, id, "event", key, b"{}".to_vec());
-        let mut step = driver.start(now);
-        loop {
-            match step {
-                Step::Run(query) => step = driver.push(self.run(&query)),
-                Step::Yield(done) => return done,
-                other => panic!("{other:?}"),
-            }
+        let first = driver.start(now);
+        match settle(self, first, |answer| driver.push(answer)) {
+            Step::Yield(done) => done,
+            other => panic!("{other:?}"),
         }
     }
 
@@ -207,6 +204,20 @@ impl Table {
                 Answer::Affected(ids.len() as u64)
             }
             other => panic!("unexpected query {other}"),
+        }
+    }
+}
+
+/// Runs the queries of `step` and the steps `push` answers with, up to the first other step.
+fn settle<Y>(
+    table: &mut Table,
+    mut step: Step<Y>,
+    mut push: impl FnMut(Answer) -> Step<Y>,
+) -> Step<Y> {
+    loop {
+        match step {
+            Step::Run(query) => step = push(table.run(&query)),
+            other => return other,
         }
     }
 }
@@ -427,13 +438,9 @@ fn enqueue_duplicates_with_and_without_a_plain_insert() {
         assert_eq!(table.enqueue(2, "a", 0), Enqueued::AlreadyEnqueued);
         // The id of another message: an error, whichever insert.
         let mut driver = OutboxEnqueue::new(table.manifest, 1, "event", "b", Vec::new());
-        let mut step = driver.start(0);
-        let error = loop {
-            match step {
-                Step::Run(query) => step = driver.push(table.run(&query)),
-                Step::Fail(error) => break error,
-                other => panic!("{other:?}"),
-            }
+        let first = driver.start(0);
+        let Step::Fail(error) = settle(&mut table, first, |answer| driver.push(answer)) else {
+            panic!("a message id of another message is an error")
         };
         assert_eq!(error.code(), "store.query_failed");
     }
@@ -492,13 +499,7 @@ fn load_and_cleanup() {
     assert_eq!((stored.message_id, stored.attempts), (1, 1));
     assert_eq!(stored.status.as_str(), "sent");
     let mut cleanup = OutboxCleanup::new(table.manifest, 1_000, 1);
-    let mut step = cleanup.start();
-    let deleted = loop {
-        match step {
-            Step::Run(query) => step = cleanup.push(table.run(&query)),
-            Step::Yield(total) => break total,
-            other => panic!("{other:?}"),
-        }
-    };
-    assert_eq!(deleted, 2);
+    let first = cleanup.start();
+    let deleted = settle(&mut table, first, |answer| cleanup.push(answer));
+    assert_eq!(deleted, Step::Yield(2));
 }

@@ -10,6 +10,7 @@ use alloc::vec::Vec;
 
 use super::limits::{OUTBOX_ERROR_MAX_BYTES, truncate_error};
 use super::record_driver::{RETRIES, RETRY_PAUSE_MILLIS, db_error, int};
+use super::renewal::batch_deleted;
 use super::{Answer, DbError, DbErrorClass, DriverError, Manifest, Query, Step, StoreError};
 use super::{StoreErrorKind, Value};
 use crate::outbox::{
@@ -671,18 +672,8 @@ impl OutboxCleanup {
     /// Push a batch's answer: `Run` for the next batch, `Yield(total)` when
     /// done, or `Fail`.
     pub fn push(&mut self, answer: Answer) -> Step<u64> {
-        match answer {
-            Answer::Affected(count) => {
-                self.deleted = self.deleted.saturating_add(count);
-                if count < self.batch_size {
-                    Step::Yield(self.deleted)
-                } else {
-                    Step::Run(self.query.clone())
-                }
-            }
-            Answer::Failed(error) => Step::Fail(db_error(&error, false).into()),
-            Answer::Rows(_) => Step::Fail(unexpected("outbox_cleanup")),
-        }
+        batch_deleted(&mut self.deleted, self.batch_size, answer, "outbox_cleanup")
+            .unwrap_or_else(|| Step::Run(self.query.clone()))
     }
 }
 

@@ -187,7 +187,7 @@ class Outbox
             try {
                 OutboxRelay(manifest, ffiPolicy, draw.asLong.toULong()).use { driver ->
                     var step = coreStore({ null }) { driver.start(now()) }
-                    while (true) {
+                    while (step !is RelayStep.Done) {
                         step =
                             when (step) {
                                 is RelayStep.Run -> {
@@ -203,18 +203,18 @@ class Outbox
                                     val failure = send(sender, step.message)
                                     coreStore({ null }) { if (failure == null) driver.sent(now()) else driver.failed(failure, now()) }
                                 }
-                                is RelayStep.Done -> return step.report.let {
-                                    RelayReport(
-                                        it.sent.toLong(),
-                                        it.retried.toLong(),
-                                        it.dead.toLong(),
-                                        it.givenUp.toLong(),
-                                        it.claimLost.toLong(),
-                                        it.released.toLong(),
-                                    )
-                                }
+                                is RelayStep.Done -> step
                             }
                     }
+                    val report = step.report
+                    return RelayReport(
+                        report.sent.toLong(),
+                        report.retried.toLong(),
+                        report.dead.toLong(),
+                        report.givenUp.toLong(),
+                        report.claimLost.toLong(),
+                        report.released.toLong(),
+                    )
                 }
             } finally {
                 session.release()
