@@ -487,6 +487,21 @@ fn a_lost_connection_on_a_mark_is_retried_then_reported() {
 }
 
 #[test]
+fn a_claim_shorter_than_a_round_trip_is_given_back_and_the_run_ends() {
+    let mut table = Table::new();
+    table.enqueue(1, "a", 0);
+    let mut relay = Relay::new(&table, policy(10, 1, 3), 1, 0);
+    // The clock moves past the 1 ms claim before its rows are read.
+    relay.settle(&mut table, 5);
+    let report = relay
+        .report()
+        .expect("the run ends, it does not claim forever");
+    assert_eq!((report.sent, report.released), (0, 1));
+    let row = &table.rows[&1];
+    assert_eq!((row.attempts, row.token, row.next), (0, 0, 5));
+}
+
+#[test]
 fn load_and_cleanup() {
     let mut table = Table::new();
     table.enqueue(1, "a", 0);

@@ -306,7 +306,9 @@ enum RelayState {
 /// The send decision at `now`: the first send of a claim is started while
 /// `now < claimed_until`; a later one only while `now + longest <
 /// claimed_until`, where `longest` is the longest send this run has measured
-/// (from its `Send` to its push). A serialization failure or a lost
+/// (from its `Send` to its push). A claim that ends before its first
+/// message is decided (shorter than a round trip) is given back and the run
+/// ends rather than claim again. A serialization failure or a lost
 /// connection is retried [`RETRIES`] times after pauses of
 /// [`RETRY_PAUSE_MILLIS`] doubling; then, or on any other database error, the
 /// run fails (`store.*`) and what it still holds comes back when its claim
@@ -323,6 +325,8 @@ pub struct OutboxRelay {
     started_millis: u64,
     longest_millis: u64,
     sends_in_claim: u64,
+    /// Messages of the current claim sent or given up.
+    decided_in_claim: u64,
     retries: u32,
     report: RelayReport,
 }
@@ -342,6 +346,7 @@ impl OutboxRelay {
             started_millis: 0,
             longest_millis: 0,
             sends_in_claim: 0,
+            decided_in_claim: 0,
             retries: 0,
             report: RelayReport::default(),
         }
@@ -389,6 +394,7 @@ impl OutboxRelay {
                 }
                 self.batch = batch;
                 self.sends_in_claim = 0;
+                self.decided_in_claim = 0;
                 self.next(now_millis)
             }
             (
@@ -417,6 +423,11 @@ impl OutboxRelay {
             (RelayState::Releasing { .. }, Answer::Affected(rows)) => {
                 self.report.released = self.report.released.saturating_add(rows);
                 self.batch.clear();
+                if self.decided_in_claim == 0 {
+                    // The claim ended before its first message was decided (a claim
+                    // shorter than a round trip): claiming again would only repeat it.
+                    return self.end(Step::Yield(RelayYield::Done(self.report)));
+                }
                 self.claim(now_millis)
             }
             _ => self.fail(unexpected("a relay step")),
@@ -532,6 +543,7 @@ impl OutboxRelay {
             };
             return Step::Run(query);
         }
+        self.decided_in_claim += 1;
         match self.policy.delivery(message.attempts) {
             Delivery::GiveUp => {
                 let last_error = Value::Text(ATTEMPTS_EXHAUSTED.into());
