@@ -455,6 +455,12 @@ fn enqueue_duplicates_with_and_without_a_plain_insert() {
         panic!()
     };
     assert_eq!(error.code(), "outbox.invalid_message");
+    let manifest = Manifest::new(Dialect::Sqlite, Placeholder::Question);
+    let mut driver = OutboxEnqueue::new(manifest, 1 << 63, "kind", "a", Vec::new());
+    let Step::Fail(error) = driver.start(0) else {
+        panic!()
+    };
+    assert_eq!(error.code(), "outbox.invalid_message");
 }
 
 #[test]

@@ -14,8 +14,8 @@ use super::renewal::batch_deleted;
 use super::{Answer, DbError, DbErrorClass, DriverError, Manifest, Query, Step, StoreError};
 use super::{StoreErrorKind, Value};
 use crate::outbox::{
-    ATTEMPTS_EXHAUSTED, AfterFailure, BatchClaim, Delivery, Enqueued, OutboxStatus, RelayPolicy,
-    check_marked, check_message,
+    ATTEMPTS_EXHAUSTED, AfterFailure, BatchClaim, Delivery, Enqueued, OutboxError, OutboxStatus,
+    RelayPolicy, check_marked, check_message,
 };
 
 /// A step of an enqueue: its `Yield` is what the enqueue did.
@@ -71,14 +71,15 @@ impl OutboxEnqueue {
     }
 
     /// The first step, at `now_millis`: `outbox.invalid_message` (nothing is
-    /// written) for a kind, business key or payload outside the schema's
-    /// limits, else the insert.
+    /// written) for a message id above 2^63 − 1 or a kind, business key or
+    /// payload outside the schema's limits, else the insert.
     pub fn start(&mut self, now_millis: u64) -> EnqueueStep {
         if let Err(error) = check_message(&self.kind, &self.business_key, self.payload.len()) {
             return self.end(Step::Fail(error.into()));
         }
         if self.message_id > i64::MAX as u64 {
-            return self.end(Step::Fail(unexpected("a message id above 2^63 - 1")));
+            let error = OutboxError::invalid_message("message_id", "must be at most 2^63 - 1");
+            return self.end(Step::Fail(error.into()));
         }
         self.state = EnqueueState::Inserting;
         Step::Run(self.manifest.query("outbox_enqueue", |param| match param {
