@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mintid._fingerprint import Fingerprint
+from mintid._lane import key_text
 from mintid._native import call, ffi
 
 __all__ = ["IdempotencyKey", "key_id_from_fields", "parse_idempotency_key_header"]
@@ -45,14 +46,8 @@ class IdempotencyKey:
 
     def __init__(self, kind: str, scope: str, id: str) -> None:
         """Check and hold the three parts."""
-        self._load(
-            call(
-                ffi.idempotency_key_new,
-                _text("kind", kind),
-                _text("scope", scope),
-                _text("id", id),
-            )
-        )
+        self.text = key_text(_text("kind", kind), _text("scope", scope), _text("id", id))
+        self.kind, self.scope, self.id = kind, scope, id
 
     def _load(self, key: ffi.IdempotencyKey) -> None:
         self.kind, self.scope, self.id, self.text = key.kind, key.scope, key.id, key.text

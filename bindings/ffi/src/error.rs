@@ -271,6 +271,109 @@ impl MintidError {
         }
     }
 
+    /// The concern: the variant's name in snake case (`argument`, …, `store`).
+    pub fn concern(&self) -> &'static str {
+        match self {
+            Self::Argument { .. } => "argument",
+            Self::Snowflake { .. } => "snowflake",
+            Self::Uuid { .. } => "uuid",
+            Self::Uuid7 { .. } => "uuid7",
+            Self::Key { .. } => "key",
+            Self::RequestId { .. } => "request_id",
+            Self::Record { .. } => "record",
+            Self::Lease { .. } => "lease",
+            Self::Segment { .. } => "segment",
+            Self::Outbox { .. } => "outbox",
+            Self::Fingerprint { .. } => "fingerprint",
+            Self::Http { .. } => "http",
+            Self::Store { .. } => "store",
+        }
+    }
+
+    /// Where the problem is and what it answers: `part`, `position`, `problem`.
+    pub fn place(&self) -> (Option<&str>, Option<u64>, Option<&str>) {
+        match self {
+            Self::Argument {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::Snowflake {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::Uuid {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::Uuid7 {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::Key {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::RequestId {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::Record {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::Lease {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::Segment {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::Outbox {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::Fingerprint {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::Http {
+                part,
+                position,
+                problem,
+                ..
+            }
+            | Self::Store {
+                part,
+                position,
+                problem,
+                ..
+            } => (part.as_deref(), *position, problem.as_deref()),
+        }
+    }
+
     /// The core's message.
     pub fn detail(&self) -> &str {
         match self {

@@ -12,6 +12,7 @@ mod error;
 mod fingerprint;
 mod http;
 mod key;
+mod lane;
 mod lease;
 mod outbox;
 mod record;

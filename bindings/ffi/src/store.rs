@@ -596,15 +596,14 @@ impl RecordDriver {
 }
 
 /// The drivers of one database and one policy, for hosts that make many:
-/// each driver is made with plain arguments (a key's text, the digest, the
-/// way by method), and every answer and outcome has an entry point of its
-/// own ([`RecordDriver::push_affected`], …), so a step costs one call with
-/// no compound argument to pack (each costs buffer allocations in uniffi's
-/// Python) and one step record back.
+/// each driver is made with plain arguments (a key's text, the digest),
+/// an affected-row count is pushed with no compound argument to pack
+/// ([`RecordDriver::push_affected`]), and [`RecordDrivers::lane`] opens the
+/// plain C entry points Python drives records through.
 #[derive(Debug, uniffi::Object)]
 pub struct RecordDrivers {
-    manifest: core::Manifest,
-    policy: mintid::record::RecordPolicy,
+    pub(crate) manifest: core::Manifest,
+    pub(crate) policy: mintid::record::RecordPolicy,
 }
 
 #[uniffi::export]
@@ -659,36 +658,6 @@ impl RecordDriver {
     /// [`push`](Self::push) of an affected-row count.
     pub fn push_affected(&self, count: u64, now_millis: u64) -> Result<RecordStep, MintidError> {
         record_step(lock(&self.0).push(core::Answer::Affected(count), now_millis))
-    }
-
-    /// [`push`](Self::push) of rows.
-    pub fn push_rows(
-        &self,
-        rows: Vec<Vec<SqlValue>>,
-        now_millis: u64,
-    ) -> Result<RecordStep, MintidError> {
-        self.push(StoreAnswer::Rows { rows }, now_millis)
-    }
-
-    /// [`push`](Self::push) of a failed query.
-    pub fn push_failed(
-        &self,
-        class: DbErrorClass,
-        message: String,
-        now_millis: u64,
-    ) -> Result<RecordStep, MintidError> {
-        self.push(StoreAnswer::Failed { class, message }, now_millis)
-    }
-
-    /// [`finish`](Self::finish) of a response.
-    pub fn finish_succeeded(
-        &self,
-        content_type: String,
-        body: Vec<u8>,
-        now_millis: u64,
-    ) -> Result<RecordStep, MintidError> {
-        let response = core::StoredResponse { content_type, body };
-        record_step(lock(&self.0).finish(core::OperationOutcome::Succeeded(response), now_millis))
     }
 }
 

@@ -123,6 +123,15 @@ impl StoreError {
         )
     }
 
+    /// `store.unexpected_row` for an answer a binding could not read (its
+    /// encoding broken: a host bug, reported as a typed error).
+    pub fn unreadable_answer(detail: &str) -> Self {
+        Self::new(
+            StoreErrorKind::UnexpectedRow,
+            alloc::format!("the answer cannot be read: {detail}"),
+        )
+    }
+
     pub(crate) fn with_db(mut self, class: DbErrorClass, message: &str) -> Self {
         self.db = Some((class, String::from(message)));
         self

@@ -42,6 +42,8 @@ __all__ = [
 
 T = TypeVar("T")
 Row = dict[str, Any]
+#: A failed query: the executor's class and the driver's message.
+Failure = tuple[Any, str]
 
 #: The SQL dialects of ``schema/``.
 Dialect = Literal["postgres", "mysql", "sqlite"]
@@ -183,18 +185,20 @@ class Database:
 
     # The executor of the core's drivers.
 
-    def run(self, raw: Any, query: ffi.StoreQuery) -> ffi.StoreAnswer:
-        """Run the core's ``query`` on ``raw``: its rows (each a list of
-        ``SqlValue``, in ``SELECT`` order) or its affected-row count. A driver
-        error propagates (classify it with :attr:`classify`).
+    def run(self, raw: Any, name: str, params: list[Any]) -> list[tuple[Any, ...]] | int:
+        """Run the core's statement ``name`` on ``raw`` with ``params`` (in
+        binding order): its rows (tuples in ``SELECT`` order) or its
+        affected-row count. A driver error propagates (classify it with
+        :attr:`classify`).
         """  # noqa: D205
-        statement = self.statements[query.name]
+        statement = self.statements[name]
         cursor = raw.cursor()
         try:
-            cursor.execute(statement.sql, [getattr(p, "value", None) for p in query.params])
+            cursor.execute(statement.sql, params)
             if statement.kind in _ROWS:
-                return _ROWS_ANSWER([[_column(v) for v in row] for row in cursor.fetchall()])
-            return _AFFECTED(max(cursor.rowcount, 0))
+                rows: list[tuple[Any, ...]] = list(cursor.fetchall())
+                return rows
+            return max(int(cursor.rowcount), 0)
         finally:
             cursor.close()
 
@@ -296,6 +300,18 @@ class QueryRunner:
 
     def answer(self, query: ffi.StoreQuery) -> ffi.StoreAnswer:
         """The database's answer to ``query`` (a failure classified, never raised)."""
+        result = self.result(query.name, [getattr(p, "value", None) for p in query.params])
+        if isinstance(result, int):
+            return _AFFECTED(result)
+        if isinstance(result, list):
+            return _ROWS_ANSWER([[_column(value) for value in row] for row in result])
+        failure, message = result
+        return _FAILED(failure, message)
+
+    def result(self, name: str, params: list[Any]) -> list[tuple[Any, ...]] | int | Failure:
+        """The database's answer to the statement ``name`` with ``params``:
+        rows, an affected-row count, or the :data:`Failure` (never raised).
+        """  # noqa: D205
         database = self._database
         raw = self._raw
         if raw is None:
@@ -304,9 +320,9 @@ class QueryRunner:
                 raw = self._raw = database._checkout()
             except Exception as error:
                 self.cause = error
-                return _FAILED(Class.CONNECTION_LOST, str(error))
+                return (Class.CONNECTION_LOST, str(error))
         try:
-            answer = database.run(raw, query)
+            answer = database.run(raw, name, params)
         except Exception as error:
             self.cause = error
             kind = database.classify(error)
@@ -316,7 +332,7 @@ class QueryRunner:
                 if self._pid == os.getpid():
                     _close_quietly(raw)
                 database.close()
-            return _FAILED(kind, str(error))
+            return (kind, str(error))
         self.cause = None
         return answer
 
@@ -333,8 +349,9 @@ def drive(
 ) -> Any:
     """Run ``driver``'s query steps (of the class ``run``: each answer pushed
     with the clock's time) and pauses (``pause``) until it asks for anything
-    else; that step. The one step loop of every driver with ``push_rows``,
-    ``push_affected``, ``push_failed`` and ``resume``.
+    else; that step. The step loop of the uniffi drivers with ``push_rows``,
+    ``push_affected``, ``push_failed`` and ``resume`` (the outbox's; records
+    go through the lane, ``mintid._lane``).
     """  # noqa: D205
     while True:
         kind = type(step)

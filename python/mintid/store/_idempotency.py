@@ -21,10 +21,11 @@ from typing import Any, Final, Literal
 
 from mintid._fingerprint import Fingerprint
 from mintid._key import IdempotencyKey
+from mintid._lane import Finished, Lane, LaneDriver, drive
 from mintid._native import ffi, native_error
 from mintid._record import Outcome, Problem, Record, RecordPolicy
 from mintid.store._clock import StoreClock, SystemStoreClock
-from mintid.store._database import Database, QueryRunner, drive
+from mintid.store._database import Database, QueryRunner
 from mintid.store._errors import RecordLostError
 
 __all__ = [
@@ -44,15 +45,7 @@ MAX_RESPONSE_BYTES: Final = next(
 )
 
 _NativeError = (ffi.MintidError, ffi.InternalError)
-_RUN: Final = ffi.RecordStep.RUN
-_PAUSE: Final = ffi.RecordStep.PAUSE
-_EXECUTE: Final = ffi.RecordStep.EXECUTE
-_DONE: Final = ffi.RecordStep.DONE
-_FINISHED: Final = ffi.Finished
-_SUCCEEDED: Final = ffi.OperationOutcome.SUCCEEDED
-_FAILED: Final = ffi.OperationOutcome.FAILED
-_NOT_A_RESPONSE: Final = ffi.OperationOutcome.NOT_A_RESPONSE
-_NATIVE_RESPONSE: Final = ffi.StoredResponse
+_HELD: Final = ffi.Held
 #: The lease of the ``run_once`` operation running in this context.
 _CURRENT: Final[contextvars.ContextVar[RecordLease | None]] = contextvars.ContextVar(
     "mintid_record_lease", default=None
@@ -71,12 +64,6 @@ class StoredResponse:
     @classmethod
     def _of(cls, response: ffi.StoredResponse | None) -> StoredResponse | None:
         return None if response is None else cls(response.content_type, response.body)
-
-
-def _native_response(response: StoredResponse | None) -> ffi.StoredResponse | None:
-    if response is None:
-        return None
-    return _NATIVE_RESPONSE(content_type=response.content_type, body=response.body)
 
 
 @dataclass(frozen=True)
@@ -106,18 +93,19 @@ class OperationError(Exception):
         self.response = response
 
 
-def _outcome_of(error: BaseException) -> Any:
-    """What an exception of the operation tells the core."""
-    if isinstance(error, OperationError):
-        return _FAILED(error.message, error.retryable, _native_response(error.response))
-    return _FAILED(str(error) or type(error).__name__, True, None)
-
-
-def _outcome(response: object) -> Any:
-    """What an operation's return value tells the core."""
-    if isinstance(response, StoredResponse):
-        return _SUCCEEDED(_NATIVE_RESPONSE(content_type=response.content_type, body=response.body))
-    return _NOT_A_RESPONSE(type(response).__name__)
+def _finish(driver: LaneDriver, result: object, now_ms: int) -> bytes:
+    """Tell the core what the operation came to (its return value or the
+    exception it raised); the step that stores it.
+    """  # noqa: D205
+    if isinstance(result, StoredResponse):
+        return driver.finish_succeeded(result.content_type, result.body, now_ms)
+    if isinstance(result, OperationError):
+        response = result.response
+        stored = None if response is None else (response.content_type, response.body)
+        return driver.finish_failed(result.message, result.retryable, stored, now_ms)
+    if isinstance(result, BaseException):
+        return driver.finish_failed(str(result) or type(result).__name__, True, None, now_ms)
+    return driver.finish_not_a_response(type(result).__name__, now_ms)
 
 
 @dataclass(frozen=True)
@@ -138,24 +126,18 @@ class RunResult:
     retry_after_ms: int | None = None
 
 
-def _not_run(finished: Any) -> RunResult:
+def _not_run(finished: Finished) -> RunResult:
     """The result of a request the core did not run."""
-    if isinstance(finished, _FINISHED.REPLAY):
-        return RunResult(
-            "replay",
-            StoredResponse._of(finished.response),
-            Outcome(finished.outcome),
-            error=finished.error,
-        )
-    if isinstance(finished, _FINISHED.IN_PROGRESS):
-        return RunResult(
-            "in_progress",
-            problem=Problem.IN_PROGRESS,
-            retry_after_ms=finished.retry_after_millis,
-        )
-    if isinstance(finished, _FINISHED.FINGERPRINT_MISMATCH):
+    end = finished[0]
+    if end == "replay":
+        _end, outcome, response, error = finished
+        stored = None if response is None else StoredResponse(*response)
+        return RunResult("replay", stored, Outcome(outcome), error=error)
+    if end == "in_progress":
+        return RunResult("in_progress", problem=Problem.IN_PROGRESS, retry_after_ms=finished[1])
+    if end == "fingerprint_mismatch":
         return RunResult("fingerprint_mismatch", problem=Problem.FINGERPRINT_MISMATCH)
-    if isinstance(finished, _FINISHED.KEY_TOO_OLD):
+    if end == "key_too_old":
         return RunResult("key_too_old", problem=Problem.KEY_TOO_OLD)
     raise AssertionError(f"the core ended a request it did not run with {finished!r}")
 
@@ -193,7 +175,7 @@ class RecordLease:
     def __init__(
         self,
         store: IdempotencyStore,
-        driver: ffi.RecordDriver,
+        driver: LaneDriver,
         key: ffi.IdempotencyKey,
         held: ffi.Held,
         *,
@@ -265,7 +247,7 @@ class RecordLease:
         bytes or not printable ASCII: :class:`~mintid.store.ResponseNotStorableError`)
         is stored as a final failure and raised.
         """  # noqa: D205
-        self._finish(_outcome(response))
+        self._finish(response)
 
     def fail(
         self, error: str, *, retryable: bool = False, response: StoredResponse | None = None
@@ -273,19 +255,15 @@ class RecordLease:
         """Store a failure: final (replayed, or released when errors are not stored)
         or retryable (released).
         """  # noqa: D205
-        self._finish(_FAILED(error, retryable, _native_response(response)))
+        self._finish(OperationError(error, retryable=retryable, response=response))
 
-    def _finish(self, outcome: Any) -> None:
+    def _finish(self, result: object) -> None:
         if not self._finishable:
             raise TypeError("run_once completes its own lease: return or raise instead")
         store = self._store
-        store._drive(
-            QueryRunner(store.database),
-            self._driver,
-            self._driver.finish,
-            outcome,
-            store._clock.now_ms(),
-        )
+        clock = store._clock
+        step = _finish(self._driver, result, clock.now_ms())
+        drive(QueryRunner(store.database), clock, self._driver, step)
 
 
 class _Heartbeat:
@@ -368,44 +346,24 @@ class IdempotencyStore:
         self.database = database
         self.policy = policy
         self._clock: StoreClock = clock if clock is not None else SystemStoreClock()
-        self._drivers = ffi.RecordDrivers(database.manifest, policy._checked)
+        self._lane = Lane(ffi.RecordDrivers(database.manifest, policy._checked))
 
-    def _drive(
-        self, runner: QueryRunner, driver: Any, method: Callable[..., Any], *args: Any
-    ) -> Any:
-        """Call ``driver``'s ``method``, then run its steps until it hands over:
-        ``Execute`` (run the operation) or the ``Finished`` it ended with.
-        A failure is raised as the core's typed error, the driver's exception
-        behind it as ``__cause__``.
-        """  # noqa: D205
-        try:
-            step = drive(runner, driver, method(*args), _RUN, _PAUSE, self._clock)
-            return step.finished if type(step) is _DONE else step
-        except _NativeError as error:
-            raise native_error(error) from runner.cause
-        finally:
-            runner.release()
+    def _start(
+        self, runner: QueryRunner, way: ffi.Way, key: IdempotencyKey, request: StoreRequest
+    ) -> tuple[LaneDriver, Any]:
+        """A driver for ``key``, run until it hands over (a claim or its end)."""
+        if not isinstance(key, IdempotencyKey):
+            raise TypeError(f"key must be an IdempotencyKey, got {type(key).__name__}")
+        clock = self._clock
+        driver, step = self._lane.driver(
+            way, key.text, request.fingerprint.digest, request.key_created_ms, clock.now_ms()
+        )
+        return driver, drive(runner, clock, driver, step)
 
-    def _finish(self, runner: QueryRunner, driver: Any, response: object) -> None:
-        """Push the operation's result and run the steps that store it."""
-        now = self._clock.now_ms()
-        args: tuple[Any, ...]
-        if isinstance(response, StoredResponse):
-            finish, args = driver.finish_succeeded, (response.content_type, response.body, now)
-        else:
-            finish, args = driver.finish, (_outcome(response), now)
-        self._drive(runner, driver, finish, *args)
-
-    def _driver(self, way: ffi.Way, key: IdempotencyKey, request: StoreRequest) -> Any:
-        native = _native_key(key)
-        created = request.key_created_ms
-        try:
-            driver = self._drivers.driver(
-                way, key.text, request.fingerprint.digest, -1 if created is None else created
-            )
-        except _NativeError as error:
-            raise native_error(error) from None
-        return driver, native
+    def _end(self, runner: QueryRunner, driver: LaneDriver, result: object) -> None:
+        """Tell the driver what the operation came to and store it."""
+        clock = self._clock
+        drive(runner, clock, driver, _finish(driver, result, clock.now_ms()))
 
     def run_once(
         self,
@@ -430,13 +388,11 @@ class IdempotencyStore:
         :class:`~mintid.RecordStaleTokenError` (the lease passed and the key
         was taken over before completion).
         """  # noqa: D205
-        driver, native = self._driver(ffi.Way.RUN_ONCE, key, request)
         runner = QueryRunner(self.database)
-        step = self._drive(runner, driver, driver.start, self._clock.now_ms())
-        if type(step) is not _EXECUTE:
-            return _not_run(step)
-        held = step.held
-        lease = RecordLease(self, driver, native, held, finishable=False)
+        driver, held = self._start(runner, ffi.Way.RUN_ONCE, key, request)
+        if type(held) is not _HELD:
+            return _not_run(held)
+        lease = RecordLease(self, driver, _native_key(key), held, finishable=False)
         beat = (
             None
             if held.renew_every_millis is None
@@ -449,12 +405,12 @@ class IdempotencyStore:
             _CURRENT.reset(current)
             if beat is not None:
                 _HEARTBEAT.stop(beat)
-            self._drive(runner, driver, driver.finish, _outcome_of(error), self._clock.now_ms())
+            self._end(runner, driver, error)
             raise
         _CURRENT.reset(current)
         if beat is not None:
             _HEARTBEAT.stop(beat)
-        self._finish(runner, driver, response)
+        self._end(runner, driver, response)
         return RunResult("execute", response)
 
     def in_transaction(
@@ -470,17 +426,16 @@ class IdempotencyStore:
         or roll back together. An operation that raises leaves the failure to
         the caller's rollback: nothing is stored.
         """  # noqa: D205
-        driver, _native = self._driver(ffi.Way.SAME_TRANSACTION, key, request)
         runner = QueryRunner(self.database, connection)
-        step = self._drive(runner, driver, driver.start, self._clock.now_ms())
-        if type(step) is not _EXECUTE:
-            return _not_run(step)
+        driver, held = self._start(runner, ffi.Way.SAME_TRANSACTION, key, request)
+        if type(held) is not _HELD:
+            return _not_run(held)
         try:
             response = operation(connection)
         except BaseException as error:
-            self._drive(runner, driver, driver.finish, _outcome_of(error), self._clock.now_ms())
+            self._end(runner, driver, error)
             raise
-        self._finish(runner, driver, response)
+        self._end(runner, driver, response)
         return RunResult("execute", response)
 
     def claim_lease(self, key: IdempotencyKey, request: StoreRequest) -> RecordLease | RunResult:
@@ -488,11 +443,10 @@ class IdempotencyStore:
         (and renew while it runs), or the :class:`RunResult` of a request that
         does not run.
         """  # noqa: D205
-        driver, native = self._driver(ffi.Way.LEASE, key, request)
-        step = self._drive(QueryRunner(self.database), driver, driver.start, self._clock.now_ms())
-        if type(step) is not _EXECUTE:
-            return _not_run(step)
-        return RecordLease(self, driver, native, step.held)
+        driver, held = self._start(QueryRunner(self.database), ffi.Way.LEASE, key, request)
+        if type(held) is not _HELD:
+            return _not_run(held)
+        return RecordLease(self, driver, _native_key(key), held)
 
     def load(self, key: IdempotencyKey) -> StoredRecord | None:
         """The stored record of ``key``, or ``None``."""

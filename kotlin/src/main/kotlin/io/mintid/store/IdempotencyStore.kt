@@ -15,18 +15,14 @@ import uniffi.mintid_ffi.Finished
 import uniffi.mintid_ffi.Held
 import uniffi.mintid_ffi.OperationOutcome
 import uniffi.mintid_ffi.RecordCleanup
-import uniffi.mintid_ffi.RecordDriver
 import uniffi.mintid_ffi.RecordDrivers
 import uniffi.mintid_ffi.RecordRenewal
 import uniffi.mintid_ffi.RecordStep
 import uniffi.mintid_ffi.RenewalStep
-import uniffi.mintid_ffi.StoreAnswer
-import uniffi.mintid_ffi.StoreQuery
 import uniffi.mintid_ffi.Way
 import uniffi.mintid_ffi.storeLoadQuery
 import uniffi.mintid_ffi.storeReadRecord
 import java.sql.Connection
-import java.sql.SQLException
 import java.util.concurrent.Executors
 import java.util.concurrent.Future
 import java.util.concurrent.ScheduledExecutorService
@@ -82,7 +78,7 @@ class HeldRecord internal constructor(
  */
 class RecordLease internal constructor(
     private val store: IdempotencyStore,
-    private val driver: RecordDriver,
+    private val driver: LaneDriver,
     private val key: FfiKey,
     private val held: Held,
 ) : LeaseResult {
@@ -170,8 +166,8 @@ class IdempotencyStore
     ) {
         private val manifest = Statements.of(dialect).manifest
 
-        /** The manifest and the checked policy, lowered into the core once. */
-        private val drivers = RecordDrivers(manifest, policy.checked)
+        /** The manifest and the checked policy, lowered into the core once (the lane's handle). */
+        private val lane = Lane(RecordDrivers(manifest, policy.checked))
 
         /**
          * Runs [operation] once for [key]: the first request claims the key, runs it and stores its
@@ -201,7 +197,7 @@ class IdempotencyStore
         ): RunResult = driver(Way.RUN_ONCE, key, request).use { driver -> runOnce(driver, key, operation) }
 
         private fun runOnce(
-            driver: RecordDriver,
+            driver: LaneDriver,
             key: IdempotencyKey,
             operation: Operation,
         ): RunResult {
@@ -212,17 +208,18 @@ class IdempotencyStore
                     else -> error("the driver stopped at $step")
                 }
             val record = HeldRecord(held.token.toLong(), held.leaseDeadlineMillis.toLong())
-            val renewal = held.renewEveryMillis?.let { renewal(key.toFfi(), held) }
+            // The renewal is made at the first beat: most operations end before it.
+            val renewal = lazy { renewal(key.toFfi(), held) }
             val ran =
                 try {
-                    val heartbeat = renewal?.let { heartbeat(it, record, held.renewEveryMillis!!.toLong()) }
+                    val heartbeat = held.renewEveryMillis?.let { heartbeat(renewal, record, it.toLong()) }
                     try {
                         Ran.of { operation.run(record) }
                     } finally {
                         heartbeat?.cancel(false)
                     }
                 } finally {
-                    renewal?.close()
+                    if (renewal.isInitialized()) renewal.value.close()
                 }
             return finish(driver, ran) { action -> pooled(action) }
         }
@@ -247,7 +244,7 @@ class IdempotencyStore
         ): RunResult = driver(Way.SAME_TRANSACTION, key, request).use { driver -> inTransaction(driver, connection, operation) }
 
         private fun inTransaction(
-            driver: RecordDriver,
+            driver: LaneDriver,
             connection: Connection,
             operation: TransactionalOperation,
         ): RunResult {
@@ -329,7 +326,7 @@ class IdempotencyStore
 
         /** A lease's completion or failure: the driver's remaining steps. */
         internal fun finishHeld(
-            driver: RecordDriver,
+            driver: LaneDriver,
             outcome: OperationOutcome,
         ) {
             when (val step = pooled { it.advance(driver) { driver.finish(outcome, now()) } }) {
@@ -344,15 +341,15 @@ class IdempotencyStore
             way: Way,
             key: IdempotencyKey,
             request: StoreRequest,
-        ): RecordDriver {
+        ): LaneDriver {
             // The core reads a negative creation time as "not known".
             val created = request.keyCreatedMillis?.let { requireNonNegative(it, "keyCreatedMillis").toLong() } ?: -1
-            return core { drivers.driver(way, key.text, request.fingerprint.digest(), created) }
+            return core { lane.driver(way, key.text, request.fingerprint.digest(), created) }
         }
 
         /** Pushes what the operation came to and reads how the protocol ended. */
         private fun finish(
-            driver: RecordDriver,
+            driver: LaneDriver,
             ran: Ran,
             use: (action: (DriverSession) -> RecordStep) -> RecordStep,
         ): RunResult {
@@ -396,13 +393,13 @@ class IdempotencyStore
 
         /** Runs [renewal] every [everyMillis] on the shared scheduler until cancelled or lost. */
         private fun heartbeat(
-            renewal: RecordRenewal,
+            renewal: Lazy<RecordRenewal>,
             record: HeldRecord,
             everyMillis: Long,
         ): Future<*> {
             val beat = {
                 try {
-                    record.renewed(renew(renewal))
+                    record.renewed(renew(renewal.value))
                 } catch (lost: RecordLostException) {
                     record.lose(lost)
                     // A periodic task that throws runs no more.
@@ -426,19 +423,17 @@ class IdempotencyStore
 
         /** Runs the driver's steps from [first] until it asks to execute or is done. */
         private fun DriverSession.advance(
-            driver: RecordDriver,
+            driver: LaneDriver,
             first: () -> RecordStep,
         ): RecordStep {
             var step = coreStore({ executor.lastError }, first)
             while (true) {
                 step =
                     when (step) {
-                        is RecordStep.Run ->
-                            when (val answer = answer(step.query)) {
-                                // The common answer crosses as plain arguments.
-                                is StoreAnswer.Affected -> coreStore({ null }) { driver.pushAffected(answer.count, now()) }
-                                else -> coreStore({ executor.lastError }) { driver.push(answer, now()) }
-                            }
+                        is RecordStep.Run -> {
+                            val answer = answer(step.query)
+                            coreStore({ executor.lastError }) { driver.push(answer, now()) }
+                        }
                         is RecordStep.Pause -> {
                             release()
                             clock.pause(step.millis.toLong())

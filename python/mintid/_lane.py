@@ -1,0 +1,384 @@
+"""The lane: the core's plain C entry points (``mintid_lane_*``) for the hot
+path of a request, a key's text and the record driver, one :mod:`ctypes`
+call per step.
+
+uniffi's Python pays for every buffer it allocates or frees and lifts every
+value of an enum through interpreted code; the lane passes the key, digest
+and rows as pointers and hands back each step as one packed ``bytes``, read
+here with :mod:`struct`. The layout is the core's (``docs/spec.md``, "The
+record lane"); this module only reads and writes it and owns the handles.
+"""  # noqa: D205
+
+from __future__ import annotations
+
+import ctypes
+import struct
+from typing import Any, Final
+
+from mintid._ffi import mintid_ffi as _generated
+from mintid._native import ffi
+from mintid.errors import error_class
+
+__all__ = ["Finished", "Lane", "LaneDriver", "drive", "key_text"]
+
+RUN: Final = 1
+PAUSE: Final = 2
+EXECUTE: Final = 3
+DONE: Final = 4
+FAIL: Final = 5
+
+_NULL, _INT, _TEXT, _BYTES = 0, 1, 2, 3
+_I64: Final = struct.Struct("<q")
+_U64: Final = struct.Struct("<Q")
+_U32: Final = struct.Struct("<I")
+_HELD: Final = struct.Struct("<QQQq")
+_OUTCOMES: Final = (ffi.Outcome.SUCCEEDED, ffi.Outcome.FAILED)
+
+
+def _query(step: bytes) -> tuple[str, list[Any]]:
+    """A ``RUN`` step's statement name and parameter values, in binding order."""
+    end = 2 + step[1]
+    name = step[2:end].decode()
+    count = step[end]
+    at = end + 1
+    params: list[Any] = []
+    append = params.append
+    for _ in range(count):
+        kind = step[at]
+        at += 1
+        if kind == _INT:
+            append(_I64.unpack_from(step, at)[0])
+            at += 8
+        elif kind == _NULL:
+            append(None)
+        else:
+            length = _U32.unpack_from(step, at)[0]
+            at += 4
+            raw = step[at : at + length]
+            append(raw.decode() if kind == _TEXT else raw)
+            at += length
+    return name, params
+
+
+def _pause_millis(step: bytes) -> int:
+    """A ``PAUSE`` step's milliseconds."""
+    return int(_U64.unpack_from(step, 1)[0])
+
+
+def _held(step: bytes) -> ffi.Held:
+    """An ``EXECUTE`` step's claim."""
+    token, created, deadline, every = _HELD.unpack_from(step, 1)
+    return ffi.Held(
+        token=token,
+        created_millis=created,
+        lease_deadline_millis=deadline,
+        renew_every_millis=None if every < 0 else every,
+    )
+
+
+def _optional(step: bytes, at: int) -> tuple[bytes | None, int]:
+    if step[at] == 0:
+        return None, at + 1
+    length = _U32.unpack_from(step, at + 1)[0]
+    return step[at + 5 : at + 5 + length], at + 5 + length
+
+
+#: A protocol's end: ``("executed",)``, ``("operation_failed", stored)``,
+#: ``("replay", outcome, (content_type, body) | None, error | None)``,
+#: ``("in_progress", retry_after_ms)``, ``("fingerprint_mismatch",)`` or
+#: ``("key_too_old",)``.
+Finished = tuple[Any, ...]
+
+
+def _finished(step: bytes) -> Finished:
+    """A ``DONE`` step's end."""
+    kind = step[1]
+    if kind == 1:
+        return ("operation_failed", bool(step[2]))
+    if kind == 2:
+        response = None
+        at = 4
+        if step[3]:
+            content_type, at = _optional(step, 3)
+            length = _U32.unpack_from(step, at)[0]
+            body = step[at + 4 : at + 4 + length]
+            at += 4 + length
+            assert content_type is not None
+            response = (content_type.decode(), body)
+        error, _ = _optional(step, at)
+        return ("replay", _OUTCOMES[step[2]], response, None if error is None else error.decode())
+    if kind == 3:
+        return ("in_progress", _U64.unpack_from(step, 2)[0])
+    if kind == 4:
+        return ("fingerprint_mismatch",)
+    if kind == 5:
+        return ("key_too_old",)
+    return ("executed",)
+
+
+def _value(out: bytearray, value: Any) -> None:
+    if value is None:
+        out.append(_NULL)
+    elif type(value) is int:
+        out.append(_INT)
+        out += _I64.pack(value)
+    elif isinstance(value, bytes | bytearray | memoryview):
+        out.append(_BYTES)
+        out += _U32.pack(len(value))
+        out += value
+    else:
+        raw = str(value).encode()
+        out.append(_TEXT)
+        out += _U32.pack(len(raw))
+        out += raw
+
+
+def _pack_rows(rows: list[tuple[Any, ...]]) -> bytes:
+    """Rows from a cursor (each a tuple in ``SELECT`` order), packed."""
+    out = bytearray(_U32.pack(len(rows)))
+    for row in rows:
+        out.append(len(row))
+        for value in row:
+            _value(out, value)
+    return bytes(out)
+
+
+def _text(value: str | None) -> bytes:
+    raw = b"" if value is None else value.encode()
+    return _U32.pack(len(raw)) + raw
+
+
+def _response(content_type: str, body: bytes) -> bytes:
+    return _text(content_type) + _U32.pack(len(body)) + body
+
+
+def _error(step: bytes) -> Exception:
+    """A ``FAIL`` step as the core's typed error."""
+    at = 1
+    fields: list[Any] = []
+    for _ in range(2):
+        length = _U32.unpack_from(step, at)[0]
+        fields.append(step[at + 4 : at + 4 + length].decode())
+        at += 4 + length
+    part, at = _optional(step, at)
+    position = None
+    if step[at]:
+        position = _U64.unpack_from(step, at + 1)[0]
+        at += 8
+    problem, _ = _optional(step, at + 1)
+    code, detail = fields
+    return error_class(code)(
+        detail,
+        code,
+        part=None if part is None else part.decode(),
+        position=position,
+        problem_name=None if problem is None else problem.decode(),
+    )
+
+
+_LIB: Final = _generated._UniffiLib
+_P = ctypes.c_void_p
+_SIZE = ctypes.c_size_t
+_BYTES_P = ctypes.c_char_p
+_C_U64 = ctypes.c_uint64
+#: A buffer a step usually fits in (a longer one is copied again, whole).
+_CAP: Final = 1024
+
+
+def _entry(name: str, restype: Any, *argtypes: Any) -> Any:
+    function = getattr(_LIB, name)
+    function.argtypes = argtypes
+    function.restype = restype
+    return function
+
+
+_NEW: Final = _entry(
+    "mintid_lane_record_new",
+    _P,
+    _C_U64,
+    ctypes.c_uint8,
+    _BYTES_P,
+    _SIZE,
+    _BYTES_P,
+    _SIZE,
+    ctypes.c_int64,
+)
+_START: Final = _entry("mintid_lane_record_start", _SIZE, _P, _C_U64, _P, _SIZE)
+_STEP: Final = _entry("mintid_lane_record_step", _SIZE, _P, _P, _SIZE)
+_PUSH_AFFECTED: Final = _entry(
+    "mintid_lane_record_push_affected", _SIZE, _P, _C_U64, _C_U64, _P, _SIZE
+)
+_PUSH_ROWS: Final = _entry(
+    "mintid_lane_record_push_rows", _SIZE, _P, _BYTES_P, _SIZE, _C_U64, _P, _SIZE
+)
+_PUSH_FAILED: Final = _entry(
+    "mintid_lane_record_push_failed",
+    _SIZE,
+    _P,
+    ctypes.c_uint8,
+    _BYTES_P,
+    _SIZE,
+    _C_U64,
+    _P,
+    _SIZE,
+)
+_RESUME: Final = _entry("mintid_lane_record_resume", _SIZE, _P, _P, _SIZE)
+_FINISH: Final = _entry("mintid_lane_record_finish", _SIZE, _P, _BYTES_P, _SIZE, _C_U64, _P, _SIZE)
+_FREE: Final = _entry("mintid_lane_record_free", None, _P)
+_LANE_FREE: Final = _entry("mintid_lane_free", None, _C_U64)
+_KEY_TEXT: Final = _entry(
+    "mintid_lane_key_text", _SIZE, _BYTES_P, _SIZE, _BYTES_P, _SIZE, _BYTES_P, _SIZE, _P, _SIZE
+)
+_CLASSES: Final = {
+    ffi.DbErrorClass.UNIQUE_VIOLATION: 0,
+    ffi.DbErrorClass.SERIALIZATION: 1,
+    ffi.DbErrorClass.CONNECTION_LOST: 2,
+    ffi.DbErrorClass.CONSTRAINT: 3,
+    ffi.DbErrorClass.OTHER: 4,
+}
+_WAYS: Final = {ffi.Way.RUN_ONCE: 0, ffi.Way.SAME_TRANSACTION: 1, ffi.Way.LEASE: 2}
+_string_at = ctypes.string_at
+_buffer = ctypes.create_string_buffer
+
+
+def key_text(kind: str, scope: str, id: str) -> str:
+    """The canonical text of a key (the core's rule), or its ``key.*`` error."""
+    parts = [part.encode("utf-8", "surrogatepass") for part in (kind, scope, id)]
+    cap = _CAP
+    while True:
+        out = _buffer(cap)
+        length = _KEY_TEXT(
+            parts[0], len(parts[0]), parts[1], len(parts[1]), parts[2], len(parts[2]), out, cap
+        )
+        if length <= cap:
+            break
+        cap = length
+    packed = _string_at(out, length)
+    if packed[0]:
+        raise _error(packed)
+    return packed[1:].decode()
+
+
+class Lane:
+    """The manifest and policy every driver of one store shares (a core handle)."""
+
+    __slots__ = ("_handle",)
+
+    def __init__(self, drivers: ffi.RecordDrivers) -> None:
+        """The lane of ``drivers``."""
+        self._handle = drivers.lane()
+
+    def driver(
+        self, way: ffi.Way, key_text: str, digest: bytes, key_created_ms: int | None, now_ms: int
+    ) -> tuple[LaneDriver, bytes]:
+        """A driver for one request and its first step."""
+        key = key_text.encode()
+        created = -1 if key_created_ms is None else key_created_ms
+        driver = LaneDriver(
+            _NEW(self._handle, _WAYS[way], key, len(key), digest, len(digest), created)
+        )
+        out = driver._out
+        return driver, driver._read(_START(driver._handle, now_ms, out, _CAP))
+
+    def __del__(self) -> None:
+        """Free the core's handle."""
+        _LANE_FREE(self._handle)
+
+
+class LaneDriver:
+    """One request's record driver (a core handle): push answers, get steps.
+
+    Used by one thread at a time (its store serialises the calls).
+    """
+
+    __slots__ = ("_handle", "_out")
+
+    def __init__(self, handle: Any) -> None:
+        """Own ``handle``."""
+        self._handle = handle
+        self._out = _buffer(_CAP)
+
+    def _read(self, length: int) -> bytes:
+        """The step just packed: from the buffer, or copied again when longer."""
+        if length > _CAP:
+            out = _buffer(length)
+            _STEP(self._handle, out, length)
+            return _string_at(out, length)
+        return _string_at(self._out, length)
+
+    def push_affected(self, count: int, now_ms: int) -> bytes:
+        """Push an affected-row count; the next step."""
+        return self._read(_PUSH_AFFECTED(self._handle, count, now_ms, self._out, _CAP))
+
+    def push_rows(self, rows: list[tuple[Any, ...]], now_ms: int) -> bytes:
+        """Push rows (tuples in ``SELECT`` order); the next step."""
+        packed = _pack_rows(rows)
+        return self._read(_PUSH_ROWS(self._handle, packed, len(packed), now_ms, self._out, _CAP))
+
+    def push_failed(self, kind: Any, message: str, now_ms: int) -> bytes:
+        """Push a failed query (the executor's class, the driver's message); the next step."""
+        raw = message.encode(errors="replace")
+        return self._read(
+            _PUSH_FAILED(self._handle, _CLASSES[kind], raw, len(raw), now_ms, self._out, _CAP)
+        )
+
+    def resume(self) -> bytes:
+        """Continue after a pause; the next step."""
+        return self._read(_RESUME(self._handle, self._out, _CAP))
+
+    def finish_succeeded(self, content_type: str, body: bytes, now_ms: int) -> bytes:
+        """Finish with the operation's response; the next step."""
+        return self._finish(b"\x00" + _response(content_type, body), now_ms)
+
+    def finish_failed(
+        self, message: str, retryable: bool, response: tuple[str, bytes] | None, now_ms: int
+    ) -> bytes:
+        """Finish with the operation's failure; the next step."""
+        packed = b"\x01" + bytes((int(retryable),)) + _text(message)
+        packed += b"\x00" if response is None else b"\x01" + _response(*response)
+        return self._finish(packed, now_ms)
+
+    def finish_not_a_response(self, type_name: str, now_ms: int) -> bytes:
+        """Finish with the name of what the operation returned; the next step."""
+        return self._finish(b"\x02" + _text(type_name), now_ms)
+
+    def _finish(self, packed: bytes, now_ms: int) -> bytes:
+        return self._read(_FINISH(self._handle, packed, len(packed), now_ms, self._out, _CAP))
+
+    def __del__(self) -> None:
+        """Free the core's handle."""
+        _FREE(self._handle)
+
+
+def drive(runner: Any, clock: Any, driver: LaneDriver, step: bytes) -> Any:
+    """Run ``step`` and the ones after it on ``runner`` until the driver
+    hands over: the :class:`~ffi.Held` claim of ``Execute`` or the
+    :data:`Finished` it ended with. A ``FAIL`` step is raised as the core's
+    typed error, the driver's exception behind it as ``__cause__``.
+    """  # noqa: D205
+    try:
+        while True:
+            kind = step[0]
+            if kind == RUN:
+                # One entry point per answer kind: nothing compound to lift.
+                result = runner.result(*_query(step))
+                shape = type(result)
+                if shape is int:
+                    step = driver.push_affected(result, clock.now_ms())
+                elif shape is list:
+                    step = driver.push_rows(result, clock.now_ms())
+                else:
+                    failure, message = result
+                    step = driver.push_failed(failure, message, clock.now_ms())
+            elif kind == PAUSE:
+                runner.release()
+                clock.pause_ms(_pause_millis(step))
+                step = driver.resume()
+            elif kind == EXECUTE:
+                return _held(step)
+            elif kind == DONE:
+                return _finished(step)
+            else:
+                raise _error(step) from runner.cause
+    finally:
+        runner.release()
