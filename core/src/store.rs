@@ -32,6 +32,9 @@
 //!   and its release on shutdown.
 //! * [`SegmentDriver`]: segment IDs of one tag (runs of IDs handed out from
 //!   memory, the next segment's fetch as steps, the tag created on first use).
+//! * [`OutboxEnqueue`], [`OutboxRelay`] and [`OutboxCleanup`]: the outbox
+//!   (enqueue in the caller's transaction; the relay loop with its send
+//!   decision, retries, dead messages and bounded error text; cleanup).
 //!
 //! The limits every protocol enforces before it writes are in [`limits`].
 //! The full rules are in `docs/spec.md`, section "Store drivers".
@@ -43,6 +46,7 @@ mod lease_driver;
 mod lease_renewal;
 pub mod limits;
 mod manifest;
+mod outbox_driver;
 mod record_driver;
 mod renewal;
 mod segment_driver;
@@ -54,6 +58,10 @@ pub use lease_driver::{LeaseAcquisition, LeaseStep};
 #[cfg(target_has_atomic = "64")]
 pub use lease_renewal::{LeaseRelease, LeaseRenewal};
 pub use manifest::{Dialect, Manifest, Migration, ParamType, Placeholder, ResultKind, Statement};
+pub use outbox_driver::{
+    ClaimedMessage, EnqueueStep, OutboxCleanup, OutboxEnqueue, OutboxRelay, RelayReport, RelayStep,
+    RelayYield, StoredMessage, outbox_load_query, read_outbox_load,
+};
 pub use record_driver::{
     Finished, Held, MAX_CLAIM_ROUNDS, OperationOutcome, RETRIES, RETRY_PAUSE_MILLIS, RecordDriver,
     RecordStep, RecordYield, StoredRecord, StoredResponse, Way, database_failure, load_query,

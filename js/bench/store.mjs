@@ -86,7 +86,7 @@ async function benchDialect(dialect) {
     }
     const t0 = performance.now();
     const relays = Array.from({ length: 4 }, () => new Outbox(db.open(), relayPolicy));
-    const sent = (await Promise.all(relays.map((relay) => relay.relay(async () => {})))).reduce((a, b) => a + b, 0);
+    const sent = (await Promise.all(relays.map((relay) => relay.relay(async () => {})))).reduce((total, report) => total + report.sent, 0);
     console.log(`| outbox relay, 4 relays, batches of 100 (messages/s) | ${(sent / ((performance.now() - t0) / 1000)).toFixed(0)} | | |`);
 
     const segments = new SegmentIds(db.open(), "bench", new SegmentPolicy({ initialStep: 10_000, minStep: 1000, maxStep: 1_000_000 }));

@@ -116,3 +116,17 @@ export function segmentPolicyHandle(policy: object): wasm.SegmentPolicyHandle {
   if (handle === undefined) throw new TypeError("policy must be a SegmentPolicy");
   return handle;
 }
+
+const relayPolicyHandles = new WeakMap<object, wasm.RelayPolicyHandle>();
+
+/** Attaches the wasm policy behind a `RelayPolicy`. */
+export function setRelayPolicyHandle(policy: object, handle: wasm.RelayPolicyHandle): void {
+  relayPolicyHandles.set(policy, handle);
+}
+
+/** The wasm policy behind `policy`. */
+export function relayPolicyHandle(policy: object): wasm.RelayPolicyHandle {
+  const handle = relayPolicyHandles.get(policy);
+  if (handle === undefined) throw new TypeError("policy must be a RelayPolicy");
+  return handle;
+}

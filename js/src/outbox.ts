@@ -7,9 +7,10 @@
 import * as wasm from "./wasm/mintid_wasm.js";
 import { call } from "./call.js";
 import { checkIndex, checkString, toU64 } from "./check.js";
+import { setRelayPolicyHandle } from "./handles.js";
 
 /** A random 64-bit draw (jitter, claim tokens), from `crypto.getRandomValues`. */
-function randomDraw(): bigint {
+export function randomDraw(): bigint {
   const draw = new BigUint64Array(1);
   crypto.getRandomValues(draw);
   return draw[0] ?? 0n;
@@ -59,6 +60,7 @@ export class RelayPolicy {
     const jitter = options.jitterPercent === undefined ? undefined : checkIndex(options.jitterPercent, 256, "jitterPercent");
     const attempts = optional(options.maxAttempts, "maxAttempts");
     this.#policy = call(() => new wasm.RelayPolicyHandle(batch, claim, base, max, jitter, attempts));
+    setRelayPolicyHandle(this, this.#policy);
   }
 
   /** The pause before the next attempt after `attempts` failures (`draw`: a random u64, drawn when omitted). */

@@ -258,20 +258,20 @@ WHERE tag = :tag;
 
 -- name: outbox_enqueue :execrows
 -- Inserts a pending message, due at once. 1 row: enqueued (it commits with the
--- caller's transaction); 0 rows: a message with this kind and business key already
--- exists (already enqueued, not an error), on a connection without CLIENT_FOUND_ROWS.
--- A message_id used by another message is an error: the duplicate branch then sets
--- message_id to NULL, which strict mode refuses (ON DUPLICATE KEY cannot name the
--- key it handles). Inside a transaction it waits for a concurrent uncommitted enqueue
--- of the key.
+-- caller's transaction); a duplicate-key error (1062): the kind and business key
+-- already have a message (the core's enqueue driver loads it: found, already enqueued)
+-- or the message_id is another message's (not found: an error). A plain INSERT
+-- reports the rows it inserted whatever the client's CLIENT_FOUND_ROWS flag (an ON
+-- DUPLICATE KEY UPDATE form counts a duplicate as a change under that flag), as the
+-- record claim does. InnoDB rolls back only the failed statement, not the caller's
+-- transaction. Inside a transaction it waits for a concurrent uncommitted enqueue of
+-- the key.
 INSERT INTO outbox_message (
     message_id, kind, business_key, payload, status, attempts, next_attempt_millis,
     claim_token, last_error, created_millis, updated_millis)
 VALUES (
     :message_id, :kind, :business_key, :payload, 'pending', 0, :now_millis,
-    0, NULL, :now_millis, :now_millis)
-ON DUPLICATE KEY UPDATE message_id = IF(
-    kind = VALUES(kind) AND business_key = VALUES(business_key), message_id, NULL);
+    0, NULL, :now_millis, :now_millis);
 
 -- name: outbox_load :one
 -- The message of a kind and business key, or no row.
@@ -327,6 +327,17 @@ WHERE message_id = :message_id AND claim_token = :claim_token AND status = 'pend
 UPDATE outbox_message
 SET status = 'dead', last_error = :last_error, updated_millis = :now_millis
 WHERE message_id = :message_id AND claim_token = :claim_token AND status = 'pending';
+
+-- name: outbox_release :execrows
+-- Gives the unsent messages of a claim back, due at :now_millis: a relay whose claim
+-- is about to end (or has ended) before it could send them. The attempt the claim
+-- counted is taken back (attempts count sends), the claim token cleared. Only the
+-- claim's own pending messages are touched: one another relay claimed since keeps its
+-- token. Returns how many it gave back.
+UPDATE outbox_message
+SET claim_token = 0, next_attempt_millis = :now_millis, attempts = attempts - 1,
+    updated_millis = :now_millis
+WHERE claim_token = :claim_token AND status = 'pending';
 
 -- name: outbox_cleanup :execrows
 -- Deletes at most :batch_size sent messages last updated at or before

@@ -303,6 +303,17 @@ UPDATE outbox_message
 SET status = 'dead', last_error = :last_error, updated_millis = :now_millis
 WHERE message_id = :message_id AND claim_token = :claim_token AND status = 'pending';
 
+-- name: outbox_release :execrows
+-- Gives the unsent messages of a claim back, due at :now_millis: a relay whose claim
+-- is about to end (or has ended) before it could send them. The attempt the claim
+-- counted is taken back (attempts count sends), the claim token cleared. Only the
+-- claim's own pending messages are touched: one another relay claimed since keeps its
+-- token. Returns how many it gave back.
+UPDATE outbox_message
+SET claim_token = 0, next_attempt_millis = :now_millis, attempts = attempts - 1,
+    updated_millis = :now_millis
+WHERE claim_token = :claim_token AND status = 'pending';
+
 -- name: outbox_cleanup :execrows
 -- Deletes at most :batch_size sent messages last updated at or before
 -- :sent_before_millis, oldest first. Repeat while it returns :batch_size. Dead

@@ -1,7 +1,9 @@
-"""Runs the conformance scenarios of tests/conformance/{leases,segments,outbox}.json at the
+"""Runs the conformance scenarios of tests/conformance/{leases,segments}.json at the
 SQL level on every dialect, with small Python models of the core's rules (docs/spec.md,
 "Worker-id leases, segments and the outbox"). It proves the scenarios consistent with the
-schema; each language's adapter runs the same files through the real core."""
+schema; each language's adapter runs the same files through the real core. (outbox.json is
+the core's relay driver end to end, tested against a scripted table in
+core/tests/outbox_driver.rs.)"""
 
 import contextlib
 import json
@@ -434,116 +436,3 @@ def run_segment_case(connect, db: Db, case: dict) -> None:
 @pytest.mark.parametrize("case", cases("segments.json"), ids=lambda case: case["name"])
 def test_segment_scenario(connect, fresh, case):
     run_segment_case(connect, fresh, case)
-
-
-# ---------------------------------------------------------------- the outbox
-
-
-def backoff(p: dict, attempts: int, draw_value: int) -> int:
-    full = min(int(p["max_backoff_millis"]),
-               int(p["base_backoff_millis"]) * 2 ** (max(attempts, 1) - 1))
-    return full - draw_value % (full * p["jitter_percent"] // 100 + 1)
-
-
-class Relay:
-    def __init__(self):
-        self.token, self.attempts = None, {}
-
-
-def claim(db: Db, p: dict, relay: Relay, now: int, draw_value: int) -> list[int]:
-    relay.token = max(1, draw_value >> 1)
-    db.run("outbox_claim", claim_token=relay.token,
-           claimed_until_millis=now + int(p["claim_millis"]), now_millis=now,
-           batch_size=int(p["batch_size"]))
-    rows = db.run("outbox_claimed", claim_token=relay.token)
-    relay.attempts = {row["message_id"]: row["attempts"] for row in rows}
-    return [row["message_id"] for row in rows]
-
-
-def send(db: Db, p: dict, relay: Relay, message_id: int, now: int, result):
-    attempts, mark = relay.attempts[message_id], {"message_id": message_id,
-                                                   "claim_token": relay.token, "now_millis": now}
-    if attempts > int(p["max_attempts"]):
-        rows, shown = db.run("outbox_mark_dead", last_error="outbox.attempts_exhausted",
-                             **mark), "given_up"
-    elif result == "delivered":
-        rows, shown = db.run("outbox_mark_sent", **mark), "sent"
-    elif attempts >= int(p["max_attempts"]):
-        rows, shown = db.run("outbox_mark_dead", last_error=result["failed"], **mark), "dead"
-    else:
-        retry = now + backoff(p, attempts, int(result["draw"]))
-        rows = db.run("outbox_mark_retry", next_attempt_millis=retry,
-                      last_error=result["failed"], **mark)
-        shown = {"retry": str(retry)}
-    return shown if rows == 1 else {"error": "outbox.claim_lost"}
-
-
-def run_outbox_case(connect, db: Db, case: dict) -> None:
-    policy, relays = case["policy"], {}
-    for step in case["steps"]:
-        do, expect = step["do"], step["expect"]
-        if do == "migrate":
-            migrate_step(db, step)
-        elif do == "enqueue":
-            db.execute("BEGIN")
-            rows = db.run("outbox_enqueue", message_id=int(step["message_id"]), kind=step["kind"],
-                          business_key=step["business_key"], payload=step["payload"].encode(),
-                          now_millis=int(step["now"]))
-            db.execute("COMMIT" if step["way"] == "commit" else "ROLLBACK")
-            assert {1: "new", 0: "already_enqueued"}[rows] == expect, step
-        elif do == "claim":
-            relay = relays.setdefault(step["relay"], Relay())
-            got = claim(db, policy, relay, int(step["now"]), int(step["draw"]))
-            assert [str(value) for value in got] == expect, step
-        elif do == "send":
-            got = send(db, policy, relays[step["relay"]], int(step["message_id"]),
-                       int(step["now"]), step["outcome"])
-            assert got == expect, step
-        elif do == "message":
-            row = db.run("outbox_load", kind=step["kind"], business_key=step["business_key"])
-            got = None if row is None else {
-                "status": row["status"], "attempts": str(row["attempts"]),
-                "next_attempt": str(row["next_attempt_millis"]), "last_error": row["last_error"]}
-            assert got == expect, step
-        elif do == "cleanup":
-            deleted, batch = 0, int(step["batch_size"])
-            while True:
-                rows = db.run("outbox_cleanup", sent_before_millis=int(step["sent_before"]),
-                              batch_size=batch)
-                deleted += rows
-                if rows < batch:
-                    break
-            assert {"deleted": str(deleted)} == expect, step
-        elif do == "concurrent_relays":
-            messages, count = int(step["messages"]), int(step["relays"])
-            for n in range(messages):
-                db.run("outbox_enqueue", message_id=n + 1, kind="event", business_key=f"e-{n}",
-                       payload=b"{}", now_millis=1)
-            sent: list[int] = []
-            barrier = threading.Barrier(count)
-
-            def work(n: int) -> None:
-                conn, relay = connect(), Relay()
-                try:
-                    barrier.wait()
-                    while batch := claim(conn, policy, relay, int(time.time() * 1000), 2 * (n + 1)):
-                        for message_id in batch:
-                            if send(conn, policy, relay, message_id, 0, "delivered") == "sent":
-                                sent.append(message_id)
-                finally:
-                    conn.close()
-
-            threads = [threading.Thread(target=work, args=(n,)) for n in range(count)]
-            for thread in threads:
-                thread.start()
-            for thread in threads:
-                thread.join()
-            assert {"sent": str(len(set(sent))),
-                    "sent_twice": str(len(sent) - len(set(sent)))} == expect
-        else:
-            raise AssertionError(f"unknown step {do!r}")
-
-
-@pytest.mark.parametrize("case", cases("outbox.json"), ids=lambda case: case["name"])
-def test_outbox_scenario(connect, fresh, case):
-    run_outbox_case(connect, fresh, case)

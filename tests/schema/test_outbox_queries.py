@@ -25,6 +25,16 @@ def enqueue(db: Db, message_id: int, key: str, *, kind="order.created", payload=
                   payload=payload, now_millis=now)
 
 
+def duplicate(db: Db, message_id: int, key: str, **kwargs) -> bool:
+    """Whether an enqueue met an existing row: 0 rows, or on MySQL/MariaDB (a plain INSERT,
+    right with or without CLIENT_FOUND_ROWS) the duplicate-key error 1062."""
+    if db.dialect != "mysql":
+        return enqueue(db, message_id, key, **kwargs) == 0
+    with pytest.raises(pymysql.err.IntegrityError) as raised:
+        enqueue(db, message_id, key, **kwargs)
+    return raised.value.args[0] == 1062
+
+
 def load(db: Db, key: str, kind="order.created") -> dict | None:
     row = db.run("outbox_load", kind=kind, business_key=key)
     if row is not None:
@@ -50,7 +60,7 @@ def mark_sent(db: Db, message_id: int, token: int, *, now=2000) -> int:
 
 def test_enqueue_once_per_business_key(db):
     assert enqueue(db, 101, "order-1", payload=b'{"n":1}') == 1
-    assert enqueue(db, 102, "order-1", payload=b'{"n":2}') == 0, "already enqueued"
+    assert duplicate(db, 102, "order-1", payload=b'{"n":2}'), "already enqueued"
     assert enqueue(db, 103, "order-1", kind="order.paid") == 1, "another kind"
     row = load(db, "order-1")
     assert row == {
@@ -64,7 +74,7 @@ def test_enqueue_once_per_business_key(db):
 
 def test_a_message_id_used_by_another_message_is_an_error(db):
     assert enqueue(db, 101, "order-1") == 1
-    assert enqueue(db, 101, "order-1") == 0, "the same message again"
+    assert duplicate(db, 101, "order-1"), "the same message again"
     with pytest.raises(Exception):
         enqueue(db, 101, "order-2")
     if db.dialect == "postgres" and db.conn.info.transaction_status != 0:
@@ -85,7 +95,7 @@ def test_an_enqueue_rolled_back_with_its_business_transaction_leaves_nothing(db)
 def test_business_keys_are_stored_literally(db, key):
     assert enqueue(db, 7, key) == 1
     assert load(db, key)["business_key"] == key
-    assert enqueue(db, 8, key) == 0
+    assert duplicate(db, 8, key)
 
 
 def test_limits_are_checked(db):
@@ -210,13 +220,26 @@ def test_claim_skips_messages_another_claim_holds(connect, db):
         first.close()
 
 
-def test_mysql_enqueue_needs_a_connection_without_client_found_rows(connect, db):
+def test_mysql_enqueue_reads_the_same_with_and_without_client_found_rows(connect, db):
     if db.dialect != "mysql":
         pytest.skip("affected rows are read only on MySQL/MariaDB")
     found_rows = connect(client_flag=pymysql.constants.CLIENT.FOUND_ROWS)
     try:
-        assert enqueue(db, 1, "a") == 1
-        assert enqueue(db, 2, "a") == 0
-        assert enqueue(found_rows, 2, "a") == 1, "a duplicate looks enqueued with the flag"
+        assert enqueue(found_rows, 1, "a") == 1
+        assert duplicate(db, 2, "a")
+        assert duplicate(found_rows, 2, "a"), "a duplicate is the duplicate-key error with the flag"
     finally:
         found_rows.close()
+
+
+def test_release_gives_back_the_unsent_messages_of_a_claim_only(db):
+    for n, key in enumerate("abc", start=1):
+        enqueue(db, n, key)
+    assert claim(db, 7, now=1000, until=61000) == [1, 2, 3]
+    assert mark_sent(db, 1, 7) == 1
+    assert claim(db, 8, now=61000, until=121000) == [2, 3], "the claim ended"
+    assert db.run("outbox_release", claim_token=7, now_millis=61500) == 0, "not 7's any more"
+    assert db.run("outbox_release", claim_token=8, now_millis=61500) == 2
+    row = load(db, "b")
+    assert (row["claim_token"], row["attempts"], row["next_attempt_millis"]) == (0, 1, 61500)
+    assert load(db, "a")["status"] == "sent"

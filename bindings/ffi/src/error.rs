@@ -505,6 +505,7 @@ impl From<mintid::store::DriverError> for MintidError {
             mintid::store::DriverError::Record(error) => error.into(),
             mintid::store::DriverError::Lease(error) => error.into(),
             mintid::store::DriverError::Segment(error) => error.into(),
+            mintid::store::DriverError::Outbox(error) => error.into(),
             mintid::store::DriverError::Store(error) => {
                 let class = error.db_class().map(|class| class.as_str());
                 let problem = error.kind().problem();

@@ -720,7 +720,7 @@ impl RecordRenewal {
     }
 }
 
-fn never_asked<T>() -> Result<T, MintidError> {
+pub(crate) fn never_asked<T>() -> Result<T, MintidError> {
     Err(MintidError::argument(
         "argument.internal",
         "the driver asked for a step it never asks for",

@@ -97,7 +97,8 @@ impl CoreError for mintid::store::DriverError {
             mintid::store::DriverError::Store(error) => error.db_class().map(|c| c.as_str()),
             mintid::store::DriverError::Record(_)
             | mintid::store::DriverError::Lease(_)
-            | mintid::store::DriverError::Segment(_) => None,
+            | mintid::store::DriverError::Segment(_)
+            | mintid::store::DriverError::Outbox(_) => None,
         }
     }
     fn problem(&self) -> Option<&'static str> {

@@ -53,6 +53,8 @@ mod store;
 mod store_lease;
 #[cfg(feature = "server")]
 mod store_segments;
+#[cfg(feature = "server")]
+mod store_outbox;
 mod uuid;
 mod uuid7;
 mod version;

@@ -10,7 +10,7 @@ use crate::error::to_js;
 
 /// A validated relay policy.
 #[wasm_bindgen]
-pub struct RelayPolicyHandle(RelayPolicy);
+pub struct RelayPolicyHandle(pub(crate) RelayPolicy);
 
 #[wasm_bindgen]
 impl RelayPolicyHandle {

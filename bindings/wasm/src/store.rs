@@ -136,7 +136,7 @@ fn bytes_of(value: &JsValue, name: &str) -> Result<Vec<u8>, JsValue> {
         .ok_or_else(|| type_error(&alloc::format!("{name} must be a Uint8Array")))
 }
 
-fn bytes(value: &[u8]) -> JsValue {
+pub(crate) fn bytes(value: &[u8]) -> JsValue {
     Uint8Array::from(value).into()
 }
 
@@ -362,7 +362,7 @@ fn record_step(step: mintid::store::RecordStep) -> Result<JsValue, JsValue> {
 
 /// `store.unexpected_row` for a step a driver never asks for (a bug between
 /// the core and this crate).
-fn never_asked(step: &str) -> JsValue {
+pub(crate) fn never_asked(step: &str) -> JsValue {
     to_js(DriverError::Store(StoreError::unexpected_step(step)))
 }
 

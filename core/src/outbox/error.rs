@@ -85,7 +85,7 @@ impl OutboxError {
         }
     }
 
-    pub(super) const fn invalid_message(field: &'static str, reason: &'static str) -> Self {
+    pub(crate) const fn invalid_message(field: &'static str, reason: &'static str) -> Self {
         Self {
             detail: Detail::InvalidMessage { field, reason },
         }

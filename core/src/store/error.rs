@@ -6,6 +6,7 @@ use core::fmt;
 
 use super::DbErrorClass;
 use crate::lease::LeaseError;
+use crate::outbox::OutboxError;
 use crate::record::{Problem, RecordError};
 use crate::segment::SegmentError;
 
@@ -168,7 +169,8 @@ impl fmt::Display for StoreError {
 impl core::error::Error for StoreError {}
 
 /// Why a driver failed: a store error, a record rule (a stale fencing
-/// token, a claim no longer pending, a time overflow) or a lease rule.
+/// token, a claim no longer pending, a time overflow), a lease rule or an
+/// outbox rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DriverError {
     /// A store protocol failure (`store.*`).
@@ -179,6 +181,8 @@ pub enum DriverError {
     Lease(LeaseError),
     /// A segment rule refused (`segment.*`).
     Segment(SegmentError),
+    /// An outbox rule refused (`outbox.*`).
+    Outbox(OutboxError),
 }
 
 impl DriverError {
@@ -189,6 +193,7 @@ impl DriverError {
             DriverError::Record(error) => error.code(),
             DriverError::Lease(error) => error.code(),
             DriverError::Segment(error) => error.code(),
+            DriverError::Outbox(error) => error.code(),
         }
     }
 
@@ -196,7 +201,10 @@ impl DriverError {
     pub const fn problem(&self) -> Option<Problem> {
         match self {
             DriverError::Store(error) => error.kind().problem(),
-            DriverError::Record(_) | DriverError::Lease(_) | DriverError::Segment(_) => None,
+            DriverError::Record(_)
+            | DriverError::Lease(_)
+            | DriverError::Segment(_)
+            | DriverError::Outbox(_) => None,
         }
     }
 }
@@ -208,6 +216,7 @@ impl fmt::Display for DriverError {
             DriverError::Record(error) => error.fmt(f),
             DriverError::Lease(error) => error.fmt(f),
             DriverError::Segment(error) => error.fmt(f),
+            DriverError::Outbox(error) => error.fmt(f),
         }
     }
 }
@@ -235,5 +244,11 @@ impl From<SegmentError> for DriverError {
 impl From<RecordError> for DriverError {
     fn from(error: RecordError) -> Self {
         DriverError::Record(error)
+    }
+}
+
+impl From<OutboxError> for DriverError {
+    fn from(error: OutboxError) -> Self {
+        DriverError::Outbox(error)
     }
 }

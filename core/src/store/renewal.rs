@@ -134,20 +134,29 @@ impl RecordCleanup {
     /// Push a batch's answer: `Run` for the next batch (call
     /// [`next`](Self::next)), `Yield(total)` when done, or `Fail`.
     pub fn push(&mut self, answer: Answer, now_millis: u64) -> Step<u64> {
-        match answer {
-            Answer::Affected(count) => {
-                self.deleted = self.deleted.saturating_add(count);
-                if count < self.batch_size {
-                    Step::Yield(self.deleted)
-                } else {
-                    Step::Run(self.next(now_millis))
-                }
-            }
-            Answer::Failed(error) => Step::Fail(DriverError::Store(db_error(&error, false))),
-            Answer::Rows(_) => Step::Fail(DriverError::Store(StoreError::new(
-                StoreErrorKind::UnexpectedRow,
-                "the answer to cleanup is not an affected-row count",
-            ))),
+        batch_deleted(&mut self.deleted, self.batch_size, answer, "cleanup")
+            .unwrap_or_else(|| Step::Run(self.next(now_millis)))
+    }
+}
+
+/// Adds a batch's affected-row count to `deleted`: `None` when the batch was
+/// full (run the next one), else `Yield(total)`, or `Fail` for a failed or
+/// unreadable answer to the cleanup query `name`.
+pub(crate) fn batch_deleted(
+    deleted: &mut u64,
+    batch_size: u64,
+    answer: Answer,
+    name: &str,
+) -> Option<Step<u64>> {
+    match answer {
+        Answer::Affected(count) => {
+            *deleted = deleted.saturating_add(count);
+            (count < batch_size).then_some(Step::Yield(*deleted))
         }
+        Answer::Failed(error) => Some(Step::Fail(DriverError::Store(db_error(&error, false)))),
+        Answer::Rows(_) => Some(Step::Fail(DriverError::Store(StoreError::new(
+            StoreErrorKind::UnexpectedRow,
+            alloc::format!("the answer to {name} is not an affected-row count"),
+        )))),
     }
 }

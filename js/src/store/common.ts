@@ -19,13 +19,5 @@ export {
   type StoreRequest,
 } from "./idempotency.js";
 export { LeasedSnowflake, type WorkerLeaseRow, WorkerLeases } from "./lease.js";
-export {
-  ATTEMPTS_EXHAUSTED,
-  type ClaimedBatch,
-  type ClaimedMessage,
-  Outbox,
-  type OutboxMessageInput,
-  type RelayOutcome,
-  type StoredOutboxMessage,
-} from "./outbox.js";
+export { type ClaimedMessage, Outbox, type OutboxMessage, type OutboxOptions, type RelayReport, type StoredMessage } from "./outbox.js";
 export { SegmentIds } from "./segment.js";

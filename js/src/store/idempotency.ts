@@ -13,12 +13,9 @@ import { type IdempotencyKey, type IdempotencyRecord, type ProblemName, RecordPo
 import { type StoreClock, systemClock } from "./clock.js";
 import { type Connection, type Database, Serial, type SqlValue } from "./database.js";
 import {
-  answerOf,
   type Answered,
-  DbError,
   drive,
   type Dialect,
-  failedAnswer,
   type Finished,
   type Held,
   manifestOf,
@@ -27,13 +24,11 @@ import {
   RecordDriver,
   RecordRenewal,
   type RecordStep,
-  statementsOf,
-  type StoreAnswer,
   storeLimits,
   storeLoadQuery,
-  type StoreQuery,
   storeReadRecord,
 } from "./driver.js";
+import { type RunStep, runQueries, type Use } from "./steps.js";
 
 /** The largest response stored: 1 MiB (the core's limit `record.response_body`). */
 export const MAX_RESPONSE_BYTES = storeLimits().find((limit) => limit.name === "record.response_body")?.maxBytes ?? 0;
@@ -152,38 +147,6 @@ export type LeaseResult = { readonly decision: "execute"; readonly lease: Record
 export interface IdempotencyStoreOptions {
   /** The clock (default the system clock); tests pass a manual one. */
   readonly clock?: StoreClock;
-}
-
-/** Gives `action` a connection: one from the pool, or the caller's. */
-type Use = <T>(action: (connection: Connection) => Promise<T>) => Promise<T>;
-
-type RunStep = { readonly kind: "run"; readonly query: StoreQuery };
-
-function isRun(step: { readonly kind: string }): step is RunStep {
-  return step.kind === "run";
-}
-
-/**
- * Runs `query`, and each query `push` answers with, on one connection from
- * `use`, until `push` gives a step that is not a query; a connection that
- * cannot be had is the failed answer to the query in hand.
- */
-async function runQueries<S extends { readonly kind: string }>(use: Use, query: StoreQuery, push: (answered: Answered) => S): Promise<Exclude<S, RunStep>> {
-  let pending = query;
-  for (;;) {
-    try {
-      return await use(async (connection) => {
-        let step = push(await answerOf(connection, pending));
-        while (isRun(step)) step = push(await answerOf(connection, step.query));
-        return step as Exclude<S, RunStep>;
-      });
-    } catch (error) {
-      if (!(error instanceof DbError)) throw error;
-      const step = push({ answer: failedAnswer(error), failure: error });
-      if (!isRun(step)) return step as Exclude<S, RunStep>;
-      pending = step.query;
-    }
-  }
 }
 
 /** The request as the core's driver takes it: the fingerprint's text and the key's creation time. */

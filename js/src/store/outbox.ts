@@ -1,28 +1,33 @@
 /**
- * The transactional outbox over `outbox_message`: enqueue inside the
- * caller's business transaction; relays claim due messages in batches
- * (`FOR UPDATE SKIP LOCKED`), send them, and mark them sent, retried with
- * backoff or dead, all as the core's `RelayPolicy` decides.
+ * The transactional outbox over `outbox_message`, driven by the core's
+ * outbox drivers (`mintid::store::{OutboxEnqueue, OutboxRelay,
+ * OutboxCleanup}`): enqueue inside the caller's business transaction;
+ * `relay` runs the core's relay loop, calling `send` when the core says so.
+ * Every rule is the core's.
  */
 
-import { checkMarked, checkOutboxMessage, enqueuedFromRows, parseOutboxStatus, RelayPolicy, type OutboxStatus } from "../node.js";
+import { toU64 } from "../check.js";
+import { relayPolicyHandle } from "../handles.js";
+import { type OutboxStatus, randomDraw, RelayPolicy } from "../outbox.js";
+import * as wasm from "../wasm/mintid_wasm.js";
 import { type StoreClock, systemClock } from "./clock.js";
-import { bytes, type Connection, type Database, execRows, int, one, runNamed, text } from "./database.js";
-import { storeCall } from "./driver.js";
+import { type Connection, type Database } from "./database.js";
+import { type Answered, drive, manifestOf } from "./driver.js";
+import { runQueries, type Use } from "./steps.js";
 
-/** A message to enqueue. */
-export interface OutboxMessageInput {
+/** A message to enqueue: one per (kind, business key). */
+export interface OutboxMessage {
   /** Its id (a Snowflake). */
   readonly messageId: bigint;
   /** The kind of event, e.g. `order.created`. */
   readonly kind: string;
-  /** The business key: one message per (kind, business key). */
+  /** The business key. */
   readonly businessKey: string;
   /** The payload. */
   readonly payload: Uint8Array;
 }
 
-/** A claimed message. */
+/** A message of a claimed batch, handed to `send`. */
 export interface ClaimedMessage {
   /** Its id. */
   readonly messageId: bigint;
@@ -32,37 +37,49 @@ export interface ClaimedMessage {
   readonly businessKey: string;
   /** Its payload. */
   readonly payload: Uint8Array;
-  /** The attempts so far, this claim's included. */
+  /** The sends started so far, this one included. */
   readonly attempts: bigint;
   /** When it was enqueued (Unix ms). */
   readonly createdMillis: bigint;
 }
 
-/** A claimed batch: its messages are this relay's until `claimedUntilMillis`. */
-export interface ClaimedBatch {
-  /** The claim token the marks are checked against. */
-  readonly claimToken: bigint;
-  /** When the claim ends (Unix ms). */
-  readonly claimedUntilMillis: bigint;
-  /** The messages, oldest first. */
-  readonly messages: readonly ClaimedMessage[];
-}
-
-/** A stored message, as `outbox_load` reads it. */
-export interface StoredOutboxMessage extends ClaimedMessage {
+/** A message as stored (`outbox_load`). */
+export interface StoredMessage {
+  /** Its id. */
+  readonly messageId: bigint;
   /** Its status. */
   readonly status: OutboxStatus;
+  /** The sends started so far. */
+  readonly attempts: bigint;
   /** When it is next due (Unix ms). */
   readonly nextAttemptMillis: bigint;
-  /** The last failure's text, or `null`. */
+  /** The last failed send's error text (at most 1024 bytes), or `null`. */
   readonly lastError: string | null;
 }
 
-/** What became of one message: sent, to retry at a time, dead, or given up without sending. */
-export type RelayOutcome = "sent" | { readonly retryAtMillis: bigint } | "dead" | "given_up";
+/** What one {@link Outbox.relay} run did (the core's `RelayReport`). */
+export interface RelayReport {
+  /** Messages sent. */
+  readonly sent: number;
+  /** Messages whose send failed, due again after the policy's backoff. */
+  readonly retried: number;
+  /** Messages whose last attempt failed: dead. */
+  readonly dead: number;
+  /** Messages whose attempts ran out before this claim (relays died sending them): dead unsent. */
+  readonly givenUp: number;
+  /** Marks that found another relay's claim (`outbox.claim_lost`): counted, the run goes on. */
+  readonly claimLost: number;
+  /** Messages given back unsent because the claim would end first; claimed again. */
+  readonly released: number;
+}
 
-/** The error text a message given up without sending is marked dead with. */
-export const ATTEMPTS_EXHAUSTED = "outbox.attempts_exhausted";
+/** Options of an {@link Outbox}. */
+export interface OutboxOptions {
+  /** The clock (default the system clock); tests pass a manual one. */
+  readonly clock?: StoreClock;
+  /** A random u64 per relay run, for its claim tokens and jitter (default `crypto.getRandomValues`). */
+  readonly draw?: () => bigint;
+}
 
 /** One outbox in one database, relayed under one {@link RelayPolicy}. */
 export class Outbox {
@@ -71,13 +88,20 @@ export class Outbox {
   /** The relay policy. */
   readonly policy: RelayPolicy;
   readonly #clock: StoreClock;
+  readonly #draw: () => bigint;
+  readonly #use: Use = (action) => this.database.withConnection(action);
 
   /** An outbox over `database`. */
-  constructor(database: Database, policy: RelayPolicy, options: { readonly clock?: StoreClock } = {}) {
+  constructor(database: Database, policy: RelayPolicy, options: OutboxOptions = {}) {
     if (!(policy instanceof RelayPolicy)) throw new TypeError("policy must be a RelayPolicy");
     this.database = database;
     this.policy = policy;
     this.#clock = options.clock ?? systemClock;
+    this.#draw = options.draw ?? randomDraw;
+  }
+
+  #now(): bigint {
+    return toU64(this.#clock.now(), "clock.now()");
   }
 
   /**
@@ -85,118 +109,73 @@ export class Outbox {
    * transaction: `"already_enqueued"` when its (kind, business key) has a message.
    *
    * @throws OutboxError `outbox.invalid_message`.
+   * @throws StoreError `store.query_failed` when the message id is another message's.
    */
-  async enqueue(connection: Connection, message: OutboxMessageInput): Promise<"new" | "already_enqueued"> {
-    checkOutboxMessage(message.kind, message.businessKey, message.payload.byteLength);
-    const rows = await storeCall(() => execRows(connection, this.database.statement("outbox_enqueue"), {
-      message_id: message.messageId,
-      kind: message.kind,
-      business_key: message.businessKey,
-      payload: message.payload,
-      now_millis: this.#clock.now(),
-    }));
-    return enqueuedFromRows(rows);
-  }
-
-  /** Claims a batch of due messages (`draw`: the claim token's randomness, for tests). */
-  async claim(draw?: bigint): Promise<ClaimedBatch> {
-    const claim = this.policy.claim(this.#clock.now(), ...(draw === undefined ? [] : [draw]));
-    return storeCall(() => this.database.withConnection(async (connection) => {
-      await execRows(connection, this.database.statement("outbox_claim"), {
-        claim_token: claim.claimToken,
-        claimed_until_millis: claim.claimedUntilMillis,
-        now_millis: claim.nowMillis,
-        batch_size: claim.batchSize,
-      });
-      const rows = await runNamed(connection, this.database.statement("outbox_claimed"), { claim_token: claim.claimToken });
-      const messages = rows.map((row) => ({
-        messageId: int(row["message_id"]),
-        kind: text(row["kind"]),
-        businessKey: text(row["business_key"]),
-        payload: new Uint8Array(bytes(row["payload"])),
-        attempts: int(row["attempts"]),
-        createdMillis: int(row["created_millis"]),
-      }));
-      return { claimToken: claim.claimToken, claimedUntilMillis: claim.claimedUntilMillis, messages };
-    }));
+  async enqueue(connection: Connection, message: OutboxMessage): Promise<"new" | "already_enqueued"> {
+    const id = toU64(message.messageId, "messageId");
+    const driver = drive(() => new wasm.OutboxEnqueueDriver(manifestOf(this.database.dialect), id, message.kind, message.businessKey, message.payload), undefined);
+    const start = drive(() => driver.start(this.#now()), undefined);
+    if (start.kind === "done") return start.enqueued;
+    const use: Use = (action) => action(connection);
+    const done = await runQueries(use, start.query, ({ answer, failure }) => drive(() => driver.push(answer), failure));
+    return done.enqueued;
   }
 
   /**
-   * Sends one claimed message with `send` and marks the outcome: a message
-   * whose attempts ran out is marked dead without sending; a failed send is
-   * retried after the policy's backoff, or dead (`draw`: the jitter's randomness, for tests).
+   * Relays until nothing is due: the core claims batches, decides before
+   * each message whether its claim still covers a send, and calls `send`;
+   * a `send` that throws fails that attempt (its message is stored, cut to
+   * 1024 bytes). What happened, message by message.
    *
-   * @throws OutboxError `outbox.claim_lost` when the claim ended and another relay took the message.
+   * @throws StoreError `store.unavailable`, `store.query_failed`, …
    */
-  async relayMessage(batch: ClaimedBatch, message: ClaimedMessage, send: (message: ClaimedMessage) => Promise<void>, draw?: bigint): Promise<RelayOutcome> {
-    if (this.policy.delivery(message.attempts) === "give_up") {
-      await this.#mark("outbox_mark_dead", batch, message, { last_error: ATTEMPTS_EXHAUSTED });
-      return "given_up";
-    }
-    try {
-      await send(message);
-    } catch (error) {
-      const lastError = error instanceof Error ? error.message : String(error);
-      const next = this.policy.afterFailure(message.attempts, this.#clock.now(), ...(draw === undefined ? [] : [draw]));
-      if (next === "dead") {
-        await this.#mark("outbox_mark_dead", batch, message, { last_error: lastError });
-        return "dead";
-      }
-      await this.#mark("outbox_mark_retry", batch, message, { next_attempt_millis: next.retryAtMillis, last_error: lastError });
-      return next;
-    }
-    await this.#mark("outbox_mark_sent", batch, message, {});
-    return "sent";
-  }
-
-  /** Claims and relays batches until none is due; how many messages were sent. */
-  async relay(send: (message: ClaimedMessage) => Promise<void>): Promise<number> {
-    let sent = 0;
+  async relay(send: (message: ClaimedMessage) => Promise<void>): Promise<RelayReport> {
+    const seed = toU64(this.#draw(), "draw()");
+    const driver = drive(() => new wasm.OutboxRelayDriver(manifestOf(this.database.dialect), relayPolicyHandle(this.policy), seed), undefined);
+    let step = drive(() => driver.start(this.#now()), undefined);
     for (;;) {
-      const batch = await this.claim();
-      if (batch.messages.length === 0) return sent;
-      for (const message of batch.messages) {
-        if ((await this.relayMessage(batch, message, send)) === "sent") sent += 1;
+      if (step.kind === "run") {
+        step = await runQueries(this.#use, step.query, ({ answer, failure }) => drive(() => driver.push(answer, this.#now()), failure));
+      } else if (step.kind === "pause") {
+        await this.#clock.pause(step.millis);
+        step = drive(() => driver.resume(), undefined);
+      } else if (step.kind === "send") {
+        let error: string | undefined;
+        try {
+          await send(step.message);
+        } catch (thrown) {
+          error = thrown instanceof Error ? thrown.message : String(thrown);
+        }
+        step = drive(() => (error === undefined ? driver.sent(this.#now()) : driver.failed(error, this.#now())), undefined);
+      } else {
+        const report = step.report;
+        return {
+          sent: Number(report.sent),
+          retried: Number(report.retried),
+          dead: Number(report.dead),
+          givenUp: Number(report.givenUp),
+          claimLost: Number(report.claimLost),
+          released: Number(report.released),
+        };
       }
     }
-  }
-
-  async #mark(name: string, batch: ClaimedBatch, message: ClaimedMessage, values: Record<string, bigint | string>): Promise<void> {
-    const rows = await storeCall(() => this.database.withConnection((connection) => execRows(connection, this.database.statement(name), {
-      message_id: message.messageId,
-      claim_token: batch.claimToken,
-      now_millis: this.#clock.now(),
-      ...values,
-    })));
-    checkMarked(rows, message.messageId, batch.claimToken);
   }
 
   /** The message of (`kind`, `businessKey`), or `null`. */
-  async load(kind: string, businessKey: string): Promise<StoredOutboxMessage | null> {
-    const row = await storeCall(() => this.database.withConnection((connection) => one(connection, this.database.statement("outbox_load"), { kind, business_key: businessKey })));
-    if (row === undefined) return null;
-    const lastError = row["last_error"];
-    return {
-      messageId: int(row["message_id"]),
-      kind: text(row["kind"]),
-      businessKey: text(row["business_key"]),
-      payload: new Uint8Array(bytes(row["payload"])),
-      attempts: int(row["attempts"]),
-      createdMillis: int(row["created_millis"]),
-      status: parseOutboxStatus(text(row["status"])),
-      nextAttemptMillis: int(row["next_attempt_millis"]),
-      lastError: lastError === null || lastError === undefined ? null : text(lastError),
-    };
+  async load(kind: string, businessKey: string): Promise<StoredMessage | null> {
+    const query = drive(() => wasm.outboxLoadQuery(manifestOf(this.database.dialect), kind, businessKey), undefined);
+    const read = ({ answer, failure }: Answered) => ({ kind: "read", message: drive(() => wasm.outboxReadMessage(answer), failure) }) as const;
+    const { message } = await runQueries(this.#use, query, read);
+    if (message === null) return null;
+    return { messageId: message.messageId, status: message.status, attempts: message.attempts, nextAttemptMillis: message.nextAttemptMillis, lastError: message.lastError };
   }
 
-  /** Deletes sent messages last updated at or before `sentBeforeMillis`, in batches; the total deleted. */
+  /** Deletes sent messages last updated at or before `sentBeforeMillis`, in batches; the total deleted. Dead messages are kept. */
   async cleanup(sentBeforeMillis: bigint, batchSize = 1000): Promise<number> {
-    let total = 0;
-    for (;;) {
-      const deleted = await storeCall(() => this.database.withConnection((connection) =>
-        execRows(connection, this.database.statement("outbox_cleanup"), { sent_before_millis: sentBeforeMillis, batch_size: BigInt(batchSize) })));
-      total += deleted;
-      if (deleted < batchSize) return total;
-    }
+    const cleanup = drive(() => new wasm.OutboxCleanupDriver(manifestOf(this.database.dialect), toU64(sentBeforeMillis, "sentBeforeMillis"), toU64(batchSize, "batchSize")), undefined);
+    const start = drive(() => cleanup.start(), undefined);
+    if (start.kind === "done") return Number(start.deleted);
+    const done = await runQueries(this.#use, start.query, ({ answer, failure }) => drive(() => cleanup.push(answer), failure));
+    return Number(done.deleted);
   }
 }

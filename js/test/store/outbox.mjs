@@ -1,5 +1,6 @@
 // The runner of tests/conformance/outbox.json against one database.
 import assert from "node:assert/strict";
+import { setTimeout as sleep } from "node:timers/promises";
 import { RelayPolicy } from "../../dist/full/node.js";
 import { migrate, Outbox } from "../../dist/full/store/pg.js";
 import { StepClock, systemClock } from "./idempotency.mjs";
@@ -17,9 +18,10 @@ function policyOf(spec) {
 
 const encoder = new TextEncoder();
 const ROLLBACK = Symbol("rollback");
-const KNOWN_STEP_FIELDS = new Set(["do", "expect", "way", "message_id", "kind", "business_key", "payload", "now", "relay", "draw", "outcome", "sent_before", "batch_size", "messages", "relays"]);
+const KNOWN_STEP_FIELDS = new Set(["do", "expect", "way", "message_id", "kind", "business_key", "payload", "now", "store", "relay", "draw", "sends", "sent_before", "batch_size", "messages", "relays", "send_millis", "second_after_millis"]);
+const KNOWN_SEND_FIELDS = new Set(["message_id", "outcome", "millis", "during"]);
 
-/** Enqueues in a business transaction that commits or rolls back. */
+/** Enqueues in a business transaction that commits or rolls back; a store error as `{ error: code }`. */
 async function enqueueIn(database, outbox, message, way) {
   assert.ok(way === "commit" || way === "rollback", `unknown way ${way}`);
   let result;
@@ -29,9 +31,40 @@ async function enqueueIn(database, outbox, message, way) {
       if (way === "rollback") throw ROLLBACK;
     });
   } catch (error) {
-    if (error !== ROLLBACK) throw error;
+    if (error === ROLLBACK) return result;
+    if (typeof error?.code !== "string") throw error;
+    return { error: error.code };
   }
   return result;
+}
+
+function errorText(spec) {
+  if (typeof spec === "string") return spec;
+  assert.deepEqual(Object.keys(spec), ["fill"], `unknown error text ${JSON.stringify(spec)}`);
+  return spec.fill.text.repeat(Number(spec.fill.length));
+}
+
+function reportOf(report) {
+  return {
+    sent: String(report.sent),
+    retried: String(report.retried),
+    dead: String(report.dead),
+    given_up: String(report.givenUp),
+    claim_lost: String(report.claimLost),
+    released: String(report.released),
+  };
+}
+
+async function enqueueMany(admin, policy, count) {
+  const live = new Outbox(admin, policy);
+  for (let n = 1; n <= count; n += 1) {
+    await enqueueIn(admin, live, { messageId: BigInt(n), kind: "order.created", businessKey: `order-${n}`, payload: encoder.encode("{}") }, "commit");
+  }
+}
+
+function sentCounts(sends) {
+  const twice = [...sends.values()].filter((n) => n > 1).length;
+  return { sent: String(sends.size), sent_twice: String(twice) };
 }
 
 export async function runOutboxCase(testCase, db) {
@@ -41,18 +74,33 @@ export async function runOutboxCase(testCase, db) {
   const clock = testCase.clock === "manual" ? new StepClock() : systemClock;
   const admin = db.open();
   const outbox = new Outbox(admin, policy, { clock });
-  const relays = new Map();
-  const relayOf = (name) => {
-    let relay = relays.get(name);
-    if (relay === undefined) {
-      relay = { outbox: new Outbox(db.open(), policy, { clock }), batch: undefined };
-      relays.set(name, relay);
-    }
-    return relay;
+  const foundRowsDb = db.open({ foundRows: true });
+  const foundRows = new Outbox(foundRowsDb, policy, { clock });
+
+  const relay = async (step) => {
+    const script = [...step.sends];
+    const own = db.open();
+    const relayOutbox = new Outbox(own, policy, { clock, draw: () => BigInt(step.draw) });
+    const send = async (message) => {
+      assert.ok(script.length > 0, `an unscripted send of message ${message.messageId}`);
+      const entry = script.shift();
+      for (const field of Object.keys(entry)) assert.ok(KNOWN_SEND_FIELDS.has(field), `unknown send field ${field}`);
+      assert.equal(String(message.messageId), entry.message_id, "the send order");
+      const start = clock.current;
+      for (const inner of entry.during ?? []) await run(inner);
+      clock.current = start + BigInt(entry.millis);
+      if (entry.outcome === "delivered") return;
+      assert.deepEqual(Object.keys(entry.outcome), ["failed"], `unknown outcome ${JSON.stringify(entry.outcome)}`);
+      throw new Error(errorText(entry.outcome.failed));
+    };
+    const report = await relayOutbox.relay(send);
+    assert.deepEqual(script, [], "scripted sends never made");
+    return reportOf(report);
   };
-  for (const [index, step] of testCase.steps.entries()) {
-    for (const field of Object.keys(step)) assert.ok(KNOWN_STEP_FIELDS.has(field), `step ${index}: unknown field ${field}`);
-    const where = `step ${index} (${step.do})`;
+
+  const run = async (step) => {
+    for (const field of Object.keys(step)) assert.ok(KNOWN_STEP_FIELDS.has(field), `unknown field ${field}`);
+    const where = `${step.do} ${step.relay ?? ""}`;
     if (step.now !== undefined && clock instanceof StepClock) clock.current = BigInt(step.now);
     switch (step.do) {
       case "migrate":
@@ -60,36 +108,15 @@ export async function runOutboxCase(testCase, db) {
         assert.equal(step.expect, "ok", where);
         break;
       case "enqueue": {
+        assert.ok(step.store === undefined || step.store === "found_rows", `unknown store ${step.store}`);
         const message = { messageId: BigInt(step.message_id), kind: step.kind, businessKey: step.business_key, payload: encoder.encode(step.payload) };
-        assert.equal(await enqueueIn(admin, outbox, message, step.way), step.expect, where);
+        const [database, store] = step.store === "found_rows" ? [foundRowsDb, foundRows] : [admin, outbox];
+        assert.deepEqual(await enqueueIn(database, store, message, step.way), step.expect, where);
         break;
       }
-      case "claim": {
-        const relay = relayOf(step.relay);
-        relay.batch = await relay.outbox.claim(BigInt(step.draw));
-        assert.deepEqual(relay.batch.messages.map((m) => String(m.messageId)), step.expect, where);
+      case "relay":
+        assert.deepEqual(await relay(step), step.expect, where);
         break;
-      }
-      case "send": {
-        const relay = relayOf(step.relay);
-        const message = relay.batch?.messages.find((m) => String(m.messageId) === step.message_id);
-        assert.ok(message, `${where}: relay ${step.relay} did not claim message ${step.message_id}`);
-        const failed = step.outcome === "delivered" ? undefined : step.outcome.failed;
-        assert.ok(step.outcome === "delivered" || typeof failed === "string", `${where}: unknown outcome`);
-        const send = async () => {
-          if (failed !== undefined) throw new Error(failed);
-        };
-        let actual;
-        try {
-          const result = await relay.outbox.relayMessage(relay.batch, message, send, failed === undefined ? undefined : BigInt(step.outcome.draw));
-          actual = typeof result === "string" ? result : { retry: String(result.retryAtMillis) };
-        } catch (error) {
-          if (typeof error?.code !== "string") throw error;
-          actual = { error: error.code };
-        }
-        assert.deepEqual(actual, step.expect, where);
-        break;
-      }
       case "message": {
         const stored = await outbox.load(step.kind, step.business_key);
         const actual = stored === null ? null : {
@@ -107,24 +134,34 @@ export async function runOutboxCase(testCase, db) {
         break;
       }
       case "concurrent_relays": {
-        const live = new Outbox(admin, policy);
-        const count = Number(step.messages);
-        for (let n = 1; n <= count; n += 1) {
-          await enqueueIn(admin, live, { messageId: BigInt(n), kind: "order.created", businessKey: `order-${n}`, payload: encoder.encode("{}") }, "commit");
-        }
+        await enqueueMany(admin, policy, Number(step.messages));
         const sends = new Map();
         const send = async (message) => {
           sends.set(message.messageId, (sends.get(message.messageId) ?? 0) + 1);
           await new Promise((resolve) => setImmediate(resolve));
         };
         const outboxes = Array.from({ length: Number(step.relays) }, () => new Outbox(db.open(), policy));
-        await Promise.all(outboxes.map((relay) => relay.relay(send)));
-        const twice = [...sends.values()].filter((n) => n > 1).length;
-        assert.deepEqual({ sent: String(sends.size), sent_twice: String(twice) }, step.expect, where);
+        await Promise.all(outboxes.map((each) => each.relay(send)));
+        assert.deepEqual(sentCounts(sends), step.expect, where);
+        break;
+      }
+      case "slow_relays": {
+        await enqueueMany(admin, policy, Number(step.messages));
+        const sends = new Map();
+        const send = async (message) => {
+          await sleep(Number(step.send_millis));
+          sends.set(message.messageId, (sends.get(message.messageId) ?? 0) + 1);
+        };
+        const first = new Outbox(db.open(), policy).relay(send);
+        await sleep(Number(step.second_after_millis));
+        const second = new Outbox(db.open(), policy).relay(send);
+        await Promise.all([first, second]);
+        assert.deepEqual(sentCounts(sends), step.expect, where);
         break;
       }
       default:
         assert.fail(`${where}: unknown step`);
     }
-  }
+  };
+  for (const step of testCase.steps) await run(step);
 }

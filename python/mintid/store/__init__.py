@@ -33,7 +33,6 @@ from mintid.store._leases import LeasedSnowflake, WorkerLeaseRow, WorkerLeases
 from mintid.store._outbox import (
     ClaimedMessage,
     Outbox,
-    OutboxBatch,
     OutboxMessage,
     RelayReport,
     StoredMessage,
@@ -50,7 +49,6 @@ __all__ = [
     "NotAResponseError",
     "OperationError",
     "Outbox",
-    "OutboxBatch",
     "OutboxMessage",
     "PostgresDatabase",
     "RecordLease",

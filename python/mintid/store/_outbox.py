@@ -1,6 +1,7 @@
-"""The transactional outbox over ``outbox_message``: enqueue in the caller's
-transaction, claim due messages (``FOR UPDATE SKIP LOCKED``), send, mark.
-The rules are the core's :class:`~mintid.RelayPolicy`.
+"""The transactional outbox over ``outbox_message``, driven by the core's
+outbox drivers (``mintid::store::{OutboxEnqueue, OutboxRelay, OutboxCleanup}``):
+enqueue in the caller's transaction; :meth:`Outbox.relay` runs the core's
+relay loop, calling ``send`` when the core says so. Every rule is the core's.
 """  # noqa: D205
 
 from __future__ import annotations
@@ -8,27 +9,24 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from functools import partial
+from typing import Any, Final, Literal
 
-from mintid._outbox import (
-    OUTBOX_ATTEMPTS_EXHAUSTED,
-    RelayPolicy,
-    check_outbox_marked,
-    check_outbox_message,
-    outbox_enqueued,
-)
-from mintid.errors import OutboxClaimLostError
+from mintid._native import check_uint, ffi, native_error
+from mintid._outbox import RelayPolicy
 from mintid.store._clock import StoreClock, SystemStoreClock
-from mintid.store._database import Database, text
+from mintid.store._database import Database, QueryRunner, drive
 
 __all__ = [
     "ClaimedMessage",
     "Outbox",
-    "OutboxBatch",
     "OutboxMessage",
     "RelayReport",
     "StoredMessage",
 ]
+
+_NativeError = (ffi.MintidError, ffi.InternalError)
+_SEND: Final = ffi.RelayStep.SEND
 
 
 @dataclass(frozen=True)
@@ -44,23 +42,15 @@ class OutboxMessage:
 
 @dataclass(frozen=True)
 class ClaimedMessage:
-    """A message of a claimed batch."""
+    """A message of a claimed batch, handed to ``send``."""
 
     message_id: int
     kind: str
     business_key: str
     payload: bytes
-    #: The attempts so far, this claim's included.
+    #: The sends started so far, this one included.
     attempts: int
     created_ms: int
-
-
-@dataclass(frozen=True)
-class OutboxBatch:
-    """The messages one claim took, and its token."""
-
-    claim_token: int
-    messages: list[ClaimedMessage]
 
 
 @dataclass(frozen=True)
@@ -76,17 +66,20 @@ class StoredMessage:
 
 @dataclass(frozen=True)
 class RelayReport:
-    """What a :meth:`Outbox.relay` run did."""
+    """What one :meth:`Outbox.relay` run did (the core's ``RelayReport``)."""
 
+    #: Messages sent.
     sent: int = 0
+    #: Messages whose send failed, due again after the policy's backoff.
     retried: int = 0
+    #: Messages whose last attempt failed: dead.
     dead: int = 0
-    #: Messages whose claim another relay took over before they were marked.
-    lost: int = 0
-
-
-#: What became of a claimed message: sent, due again at a time, dead, or given up unsent.
-SendResult = Literal["sent", "dead", "given_up"] | int
+    #: Messages whose attempts ran out before this claim (relays died sending them): dead unsent.
+    given_up: int = 0
+    #: Marks that found another relay's claim (``outbox.claim_lost``): counted, the run goes on.
+    claim_lost: int = 0
+    #: Messages given back unsent because the claim would end first; claimed again.
+    released: int = 0
 
 
 class Outbox:
@@ -100,7 +93,9 @@ class Outbox:
         clock: StoreClock | None = None,
         draw: Callable[[], int] | None = None,
     ) -> None:
-        """An outbox over ``database``; ``draw`` gives random u64s (claim tokens, jitter)."""
+        """An outbox over ``database``; ``draw`` gives a random u64 per relay run
+        (its claim tokens and jitter).
+        """  # noqa: D205
         if not isinstance(policy, RelayPolicy):
             raise TypeError(f"policy must be a RelayPolicy, got {type(policy).__name__}")
         self.database = database
@@ -115,148 +110,107 @@ class Outbox:
         transaction; a second message for the same kind and business key is
         ``already_enqueued``, not an error.
         """  # noqa: D205
-        check_outbox_message(message.kind, message.business_key, len(message.payload))
-        rows = self.database.execrows(
-            connection,
-            "outbox_enqueue",
-            {
-                "message_id": message.message_id,
-                "kind": message.kind,
-                "business_key": message.business_key,
-                "payload": message.payload,
-                "now_millis": self._clock.now_ms(),
-            },
-        )
-        return outbox_enqueued(rows)
-
-    def claim(self, draw: int | None = None) -> OutboxBatch:
-        """Claim a batch of due messages, oldest due first (none twice across relays)."""
-        made = self.policy.claim(self._clock.now_ms(), self._draw() if draw is None else draw)
-        db = self.database
-        with db.connection() as raw:
-            db.execrows(
-                raw,
-                "outbox_claim",
-                {
-                    "claim_token": made.claim_token,
-                    "claimed_until_millis": made.claimed_until_ms,
-                    "now_millis": made.now_ms,
-                    "batch_size": made.batch_size,
-                },
-            )
-            rows = db.many(raw, "outbox_claimed", {"claim_token": made.claim_token})
-        return OutboxBatch(
-            made.claim_token,
-            [
-                ClaimedMessage(
-                    int(row["message_id"]),
-                    text(row["kind"]),
-                    text(row["business_key"]),
-                    bytes(row["payload"]),
-                    int(row["attempts"]),
-                    int(row["created_millis"]),
-                )
-                for row in rows
-            ],
-        )
-
-    def deliver(
-        self,
-        batch: OutboxBatch,
-        message: ClaimedMessage,
-        send: Callable[[ClaimedMessage], None],
-        draw: int | None = None,
-    ) -> SendResult:
-        """Send one claimed message and mark it: ``"sent"``; the Unix ms it is due
-        again after a failed send (``send`` raised); ``"dead"`` when the attempts
-        are used up; ``"given_up"`` when they ran out before this claim (not sent).
-        Raises :class:`~mintid.OutboxClaimLostError` when another relay took it.
-        """  # noqa: D205
-        token = batch.claim_token
-        if self.policy.delivery(message.attempts) == "give_up":
-            self._mark(message, token, "outbox_mark_dead", last_error=OUTBOX_ATTEMPTS_EXHAUSTED)
-            return "given_up"
+        runner = QueryRunner(self.database, connection)
         try:
-            send(message)
-        except Exception as error:
-            now = self._clock.now_ms()
-            draw = self._draw() if draw is None else draw
-            next_attempt = self.policy.after_failure(message.attempts, now, draw)
-            if next_attempt is None:
-                self._mark(message, token, "outbox_mark_dead", last_error=str(error))
-                return "dead"
-            self._mark(
-                message,
-                token,
-                "outbox_mark_retry",
-                last_error=str(error),
-                next_attempt_millis=next_attempt,
+            driver = ffi.OutboxEnqueue(
+                self.database.manifest,
+                check_uint("message_id", message.message_id),
+                message.kind,
+                message.business_key,
+                message.payload,
             )
-            return next_attempt
-        self._mark(message, token, "outbox_mark_sent")
-        return "sent"
-
-    def _mark(self, message: ClaimedMessage, token: int, name: str, **values: Any) -> None:
-        params = {
-            "message_id": message.message_id,
-            "claim_token": token,
-            "now_millis": self._clock.now_ms(),
-            **values,
-        }
-        with self.database.connection() as raw:
-            rows = self.database.execrows(raw, name, params)
-        check_outbox_marked(rows, message.message_id, token)
+            step = driver.start(self._clock.now_ms())
+            while isinstance(step, ffi.EnqueueStep.RUN):
+                step = driver.push(runner.answer(step.query))
+            assert isinstance(step, ffi.EnqueueStep.DONE)
+        except _NativeError as error:
+            raise native_error(error) from runner.cause
+        return "new" if step.enqueued == ffi.Enqueued.NEW else "already_enqueued"
 
     def relay(self, send: Callable[[ClaimedMessage], None]) -> RelayReport:
-        """Claim and send batches until nothing is due; what happened. A message
-        whose claim ran out and was taken over is left to its new relay.
+        """Relay until nothing is due: the core claims batches, decides before
+        each message whether its claim still covers a send, and calls ``send``;
+        a ``send`` that raises fails that attempt (its text is stored, cut to
+        1024 bytes). What happened, message by message.
         """  # noqa: D205
-        sent = retried = dead = lost = 0
-        while True:
-            batch = self.claim()
-            if not batch.messages:
-                return RelayReport(sent, retried, dead, lost)
-            for message in batch.messages:
+        clock = self._clock
+        runner = QueryRunner(self.database)
+        try:
+            driver = ffi.OutboxRelay(self.database.manifest, self.policy._to_ffi(), self._draw())
+
+            def push(answer: ffi.StoreAnswer) -> Any:
+                return driver.push(answer, clock.now_ms())
+
+            step = drive(runner, clock, lambda: driver.start(clock.now_ms()), push, driver.resume)
+            while type(step) is _SEND:
+                message = step.message
                 try:
-                    result = self.deliver(batch, message, send)
-                except OutboxClaimLostError:
-                    lost += 1
-                    continue
-                if result == "sent":
-                    sent += 1
-                elif isinstance(result, int):
-                    retried += 1
+                    send(
+                        ClaimedMessage(
+                            message.message_id,
+                            message.kind,
+                            message.business_key,
+                            message.payload,
+                            message.attempts,
+                            message.created_millis,
+                        )
+                    )
+                except Exception as error:
+                    first = partial(driver.failed, str(error) or type(error).__name__)
                 else:
-                    dead += 1
+                    first = driver.sent
+                step = drive(runner, clock, partial(first, clock.now_ms()), push, driver.resume)
+        except _NativeError as error:
+            raise native_error(error) from runner.cause
+        finally:
+            runner.release()
+        report = step.report
+        return RelayReport(
+            report.sent,
+            report.retried,
+            report.dead,
+            report.given_up,
+            report.claim_lost,
+            report.released,
+        )
 
     def load(self, kind: str, business_key: str) -> StoredMessage | None:
         """The message of ``kind`` and ``business_key``, or ``None``."""
-        with self.database.connection() as raw:
-            row = self.database.one(
-                raw, "outbox_load", {"kind": kind, "business_key": business_key}
-            )
-        if row is None:
+        runner = QueryRunner(self.database)
+        try:
+            query = ffi.outbox_load_query(self.database.manifest, kind, business_key)
+            stored = ffi.outbox_read_message(runner.answer(query))
+        except _NativeError as error:
+            raise native_error(error) from runner.cause
+        finally:
+            runner.release()
+        if stored is None:
             return None
         return StoredMessage(
-            int(row["message_id"]),
-            text(row["status"]),
-            int(row["attempts"]),
-            int(row["next_attempt_millis"]),
-            text(row["last_error"]),
+            stored.message_id,
+            stored.status,
+            stored.attempts,
+            stored.next_attempt_millis,
+            stored.last_error,
         )
 
     def cleanup(self, sent_before_ms: int, batch_size: int = 1000) -> int:
         """Delete sent messages last updated at or before ``sent_before_ms``, in
         batches until one comes back short; the total. Dead ones are kept.
         """  # noqa: D205
-        total = 0
-        while True:
-            with self.database.connection() as raw:
-                deleted = self.database.execrows(
-                    raw,
-                    "outbox_cleanup",
-                    {"sent_before_millis": sent_before_ms, "batch_size": batch_size},
-                )
-            total += deleted
-            if deleted < batch_size:
-                return total
+        runner = QueryRunner(self.database)
+        try:
+            cleanup = ffi.OutboxCleanup(
+                self.database.manifest,
+                check_uint("sent_before_ms", sent_before_ms),
+                check_uint("batch_size", batch_size),
+            )
+            step = cleanup.start()
+            while isinstance(step, ffi.CleanupStep.RUN):
+                step = cleanup.push(runner.answer(step.query))
+            assert isinstance(step, ffi.CleanupStep.DONE)
+        except _NativeError as error:
+            raise native_error(error) from runner.cause
+        finally:
+            runner.release()
+        return int(step.deleted)

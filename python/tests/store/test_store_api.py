@@ -147,7 +147,7 @@ def test_a_database_that_is_down_is_store_unavailable_everywhere(tmp_path: pathl
         lambda: store.load(key),
         lambda: WorkerLeases(down, LeasePolicy()).acquire("pod"),
         lambda: SegmentIds(down, "t", SegmentPolicy(10, 10, 10)).next_id(),
-        lambda: Outbox(down, RelayPolicy(10, 1000)).claim(),
+        lambda: Outbox(down, RelayPolicy(10, 1000)).relay(lambda _message: None),
     ):
         with pytest.raises(StoreUnavailableError) as raised:
             action()

@@ -4,6 +4,7 @@ SQLite, PostgreSQL and MariaDB."""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 
 from mintid import RelayPolicy
 from mintid.errors import MintidError
-from mintid.store import ClaimedMessage, Database, Outbox, OutboxBatch, OutboxMessage
+from mintid.store import ClaimedMessage, Database, Outbox, OutboxMessage
 from store.store_support import (
     ManualStoreClock,
     Server,
@@ -27,6 +28,10 @@ class RollBackError(Exception):
     """Ends a business transaction with a rollback."""
 
 
+class SendFailedError(Exception):
+    """A scripted send failure."""
+
+
 def policy_of(spec: dict[str, Any]) -> RelayPolicy:
     return RelayPolicy(
         int(spec["batch_size"]),
@@ -38,10 +43,18 @@ def policy_of(spec: dict[str, Any]) -> RelayPolicy:
     )
 
 
-def enqueue(outbox: Outbox, message: OutboxMessage, way: str) -> str:
+def error_text(spec: Any) -> str:
+    if isinstance(spec, str):
+        return spec
+    if isinstance(spec, dict) and set(spec) == {"fill"}:
+        return str(spec["fill"]["text"]) * int(spec["fill"]["length"])
+    raise unknown("error text", spec)
+
+
+def enqueue(outbox: Outbox, message: OutboxMessage, way: str) -> Any:
     if way not in ("commit", "rollback"):
         raise unknown("way", way)
-    result = ""
+    result: Any = ""
     try:
         with outbox.database.transaction(write=True) as raw:
             result = outbox.enqueue(raw, message)
@@ -49,31 +62,18 @@ def enqueue(outbox: Outbox, message: OutboxMessage, way: str) -> str:
                 raise RollBackError
     except RollBackError:
         pass
+    except MintidError as error:
+        return {"error": error.code}
     return result
 
 
-def send_step(outbox: Outbox, batch: OutboxBatch, step: dict[str, Any]) -> Any:
-    message = next(m for m in batch.messages if m.message_id == int(step["message_id"]))
-    result_of = step["outcome"]
-    draw: int | None = None
-    if result_of == "delivered":
+def report_of(report: Any) -> dict[str, str]:
+    fields = ("sent", "retried", "dead", "given_up", "claim_lost", "released")
+    return {name: str(getattr(report, name)) for name in fields}
 
-        def send(_message: ClaimedMessage) -> None:
-            return None
 
-    elif isinstance(result_of, dict) and set(result_of) == {"failed", "draw"}:
-        draw = int(result_of["draw"])
-
-        def send(_message: ClaimedMessage) -> None:
-            raise RuntimeError(result_of["failed"])
-
-    else:
-        raise unknown("outcome", result_of)
-    try:
-        result = outbox.deliver(batch, message, send, draw)
-    except MintidError as error:
-        return {"error": error.code}
-    return {"retry": str(result)} if isinstance(result, int) else result
+def sent_counts(sent: list[int]) -> dict[str, str]:
+    return {"sent": str(len(set(sent))), "sent_twice": str(len(sent) - len(set(sent)))}
 
 
 def concurrent_relays(
@@ -100,65 +100,143 @@ def concurrent_relays(
         thread.start()
     for thread in threads:
         thread.join()
-    return {"sent": str(len(set(sent))), "sent_twice": str(len(sent) - len(set(sent)))}
+    return sent_counts(sent)
+
+
+def slow_relays(
+    make: Callable[[], Database], policy: RelayPolicy, step: dict[str, Any]
+) -> dict[str, str]:
+    database = make()
+    outbox = Outbox(database, policy)
+    for n in range(int(step["messages"])):
+        with database.connection() as raw:
+            outbox.enqueue(raw, OutboxMessage(n + 1, "event", f"e-{n}", b"{}"))
+    sent: list[int] = []
+    pause = int(step["send_millis"]) / 1000
+
+    def send(message: ClaimedMessage) -> None:
+        time.sleep(pause)
+        sent.append(message.message_id)
+
+    def relay(after: float) -> None:
+        own = make()
+        try:
+            time.sleep(after)
+            Outbox(own, policy).relay(send)
+        finally:
+            own.close()
+
+    threads = [
+        threading.Thread(target=relay, args=(0.0,)),
+        threading.Thread(target=relay, args=(int(step["second_after_millis"]) / 1000,)),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return sent_counts(sent)
+
+
+class Runner:
+    """One case's outboxes, one per store kind, on one manual clock."""
+
+    def __init__(self, make: Callable[..., Database], policy: RelayPolicy) -> None:
+        self.make = make
+        self.policy = policy
+        self.clock = ManualStoreClock()
+        self.outbox = Outbox(make(), policy, clock=self.clock)
+        self.found_rows = Outbox(make(found_rows=True), policy, clock=self.clock)
+
+    def relay(self, step: dict[str, Any]) -> Any:
+        script = list(step["sends"])
+        outbox = Outbox(self.make(), self.policy, clock=self.clock, draw=lambda: int(step["draw"]))
+
+        def send(message: ClaimedMessage) -> None:
+            assert script, f"an unscripted send of message {message.message_id}"
+            entry = script.pop(0)
+            check_fields(entry, {"message_id", "outcome", "millis", "during"})
+            assert str(message.message_id) == entry["message_id"], "the send order"
+            start = self.clock.now_ms()
+            for inner in entry.get("during", []):
+                self.run(inner)
+            self.clock.set(start + int(entry["millis"]))
+            outcome = entry["outcome"]
+            if outcome == "delivered":
+                return
+            if isinstance(outcome, dict) and set(outcome) == {"failed"}:
+                raise SendFailedError(error_text(outcome["failed"]))
+            raise unknown("outcome", outcome)
+
+        try:
+            report = outbox.relay(send)
+        finally:
+            outbox.database.close()
+        assert not script, f"scripted sends never made: {script}"
+        return report_of(report)
+
+    def run(self, step: dict[str, Any]) -> None:
+        do = step["do"]
+        if "now" in step:
+            self.clock.set(int(step["now"]))
+        got: Any
+        if do == "migrate":
+            check_fields(step, set())
+            self.outbox.database.migrate()
+            got = "ok"
+        elif do == "enqueue":
+            check_fields(
+                step, {"way", "message_id", "kind", "business_key", "payload", "now", "store"}
+            )
+            store = step.get("store")
+            if store not in (None, "found_rows"):
+                raise unknown("store", store)
+            message = OutboxMessage(
+                int(step["message_id"]),
+                step["kind"],
+                step["business_key"],
+                step["payload"].encode(),
+            )
+            got = enqueue(self.found_rows if store else self.outbox, message, step["way"])
+        elif do == "relay":
+            check_fields(step, {"relay", "now", "draw", "sends"})
+            got = self.relay(step)
+        elif do == "message":
+            check_fields(step, {"kind", "business_key"})
+            stored = self.outbox.load(step["kind"], step["business_key"])
+            got = (
+                None
+                if stored is None
+                else {
+                    "status": stored.status,
+                    "attempts": str(stored.attempts),
+                    "next_attempt": str(stored.next_attempt_ms),
+                    "last_error": stored.last_error,
+                }
+            )
+        elif do == "cleanup":
+            check_fields(step, {"sent_before", "batch_size"})
+            deleted = self.outbox.cleanup(int(step["sent_before"]), int(step["batch_size"]))
+            got = {"deleted": str(deleted)}
+        elif do == "concurrent_relays":
+            check_fields(step, {"messages", "relays"})
+            got = concurrent_relays(
+                self.make, self.policy, int(step["messages"]), int(step["relays"])
+            )
+        elif do == "slow_relays":
+            check_fields(step, {"messages", "send_millis", "second_after_millis"})
+            got = slow_relays(self.make, self.policy, step)
+        else:
+            raise unknown("step", do)
+        assert got == step["expect"], f"{do} {step.get('relay', '')}"
 
 
 def run_case(server: Server, case: dict[str, Any]) -> None:
     if case["op"] != "scenario" or case["clock"] not in ("manual", "system"):
         raise unknown("case shape", (case["op"], case["clock"]))
-    policy = policy_of(case["policy"])
-    clock = ManualStoreClock()
-    batches: dict[str, OutboxBatch] = {}
     with databases(server.fresh()) as make:
-        outbox = Outbox(make(), policy, clock=clock)
-        for index, step in enumerate(case["steps"]):
-            do = step["do"]
-            clock.set(int(step.get("now", 0)))
-            got: Any
-            if do == "migrate":
-                check_fields(step, set())
-                outbox.database.migrate()
-                got = "ok"
-            elif do == "enqueue":
-                check_fields(step, {"way", "message_id", "kind", "business_key", "payload", "now"})
-                message = OutboxMessage(
-                    int(step["message_id"]),
-                    step["kind"],
-                    step["business_key"],
-                    step["payload"].encode(),
-                )
-                got = enqueue(outbox, message, step["way"])
-            elif do == "claim":
-                check_fields(step, {"relay", "now", "draw"})
-                batch = outbox.claim(int(step["draw"]))
-                batches[step["relay"]] = batch
-                got = [str(m.message_id) for m in batch.messages]
-            elif do == "send":
-                check_fields(step, {"relay", "message_id", "now", "outcome"})
-                got = send_step(outbox, batches[step["relay"]], step)
-            elif do == "message":
-                check_fields(step, {"kind", "business_key"})
-                stored = outbox.load(step["kind"], step["business_key"])
-                got = (
-                    None
-                    if stored is None
-                    else {
-                        "status": stored.status,
-                        "attempts": str(stored.attempts),
-                        "next_attempt": str(stored.next_attempt_ms),
-                        "last_error": stored.last_error,
-                    }
-                )
-            elif do == "cleanup":
-                check_fields(step, {"sent_before", "batch_size"})
-                deleted = outbox.cleanup(int(step["sent_before"]), int(step["batch_size"]))
-                got = {"deleted": str(deleted)}
-            elif do == "concurrent_relays":
-                check_fields(step, {"messages", "relays"})
-                got = concurrent_relays(make, policy, int(step["messages"]), int(step["relays"]))
-            else:
-                raise unknown("step", do)
-            assert got == step["expect"], f"step {index}: {do}"
+        runner = Runner(make, policy_of(case["policy"]))
+        for step in case["steps"]:
+            runner.run(step)
 
 
 @pytest.mark.parametrize("case", cases("outbox.json"), ids=case_id)

@@ -220,7 +220,7 @@ data class RelayPolicy(
 }
 
 /** The outbox checks a storage adapter runs on its statements' results. */
-object Outbox {
+object OutboxRules {
     /**
      * What an enqueue's affected-row count [rows] means.
      *

@@ -212,8 +212,8 @@ class BadInputTest {
             case<OutboxException>("OutboxStatus.parse", "outbox.unknown_status") { OutboxStatus.parse("") },
             case<OutboxException>("RelayPolicy.of, batch 0", "outbox.invalid_policy") { RelayPolicy.of(0, 60_000) },
             case<OutboxException>("RelayPolicy.claim past 64 bits", "outbox.time_overflow") { RelayPolicy.of(100, 60_000).claim(-60_000, 2) },
-            case<OutboxException>("Outbox.enqueued(2)", "outbox.unexpected_rows") { Outbox.enqueued(2) },
-            case<OutboxException>("Outbox.checkMarked, 0 rows", "outbox.claim_lost") { Outbox.checkMarked(0, 42, 7) },
-            case<OutboxException>("Outbox.checkMessage, empty kind", "outbox.invalid_message") { Outbox.checkMessage("", "k", 0) },
+            case<OutboxException>("OutboxRules.enqueued(2)", "outbox.unexpected_rows") { OutboxRules.enqueued(2) },
+            case<OutboxException>("OutboxRules.checkMarked, 0 rows", "outbox.claim_lost") { OutboxRules.checkMarked(0, 42, 7) },
+            case<OutboxException>("OutboxRules.checkMessage, empty kind", "outbox.invalid_message") { OutboxRules.checkMessage("", "k", 0) },
         )
 }

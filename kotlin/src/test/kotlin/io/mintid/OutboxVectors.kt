@@ -60,15 +60,15 @@ internal object OutboxVectors {
         }
 
     private fun enqueued(case: JsonObject) =
-        case.expect({ Outbox.enqueued(case.u64("rows")) }) { assertEquals(case.string("expect"), it.name.lowercase()) }
+        case.expect({ OutboxRules.enqueued(case.u64("rows")) }) { assertEquals(case.string("expect"), it.name.lowercase()) }
 
     private fun marked(case: JsonObject) =
-        case.expect({ Outbox.checkMarked(case.u64("rows"), case.u64("message_id"), case.u64("claim_token")) }) {
+        case.expect({ OutboxRules.checkMarked(case.u64("rows"), case.u64("message_id"), case.u64("claim_token")) }) {
             assertEquals("ok", case.string("expect"))
         }
 
     private fun message(case: JsonObject) =
-        case.expect({ Outbox.checkMessage(case.string("kind"), case.string("business_key"), case.u64("payload_len")) }) {
+        case.expect({ OutboxRules.checkMessage(case.string("kind"), case.string("business_key"), case.u64("payload_len")) }) {
             assertEquals("ok", case.string("expect"))
         }
 }

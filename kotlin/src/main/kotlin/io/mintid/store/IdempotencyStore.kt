@@ -19,13 +19,10 @@ import uniffi.mintid_ffi.RecordDrivers
 import uniffi.mintid_ffi.RecordRenewal
 import uniffi.mintid_ffi.RecordStep
 import uniffi.mintid_ffi.RenewalStep
-import uniffi.mintid_ffi.StoreAnswer
-import uniffi.mintid_ffi.StoreQuery
 import uniffi.mintid_ffi.Way
 import uniffi.mintid_ffi.storeLoadQuery
 import uniffi.mintid_ffi.storeReadRecord
 import java.sql.Connection
-import java.sql.SQLException
 import java.util.concurrent.Executors
 import java.util.concurrent.Future
 import java.util.concurrent.ScheduledExecutorService
@@ -251,7 +248,7 @@ class IdempotencyStore
             connection: Connection,
             operation: TransactionalOperation,
         ): RunResult {
-            val session = Session(pooled = false) { connection }
+            val session = DriverSession(dialect, pooled = false) { connection }
             when (val step = session.advance(driver) { driver.start(now()) }) {
                 is RecordStep.Execute -> Unit
                 is RecordStep.Done -> return result(step.finished, null)
@@ -354,7 +351,7 @@ class IdempotencyStore
         private fun finish(
             driver: LaneDriver,
             ran: Ran,
-            use: (action: (Session) -> RecordStep) -> RecordStep,
+            use: (action: (DriverSession) -> RecordStep) -> RecordStep,
         ): RunResult {
             val step =
                 try {
@@ -414,9 +411,9 @@ class IdempotencyStore
             return heartbeats.scheduleWithFixedDelay(beat, everyMillis, everyMillis, TimeUnit.MILLISECONDS)
         }
 
-        /** Runs [action] on a [Session] over pooled connections, returned at the end. */
-        private inline fun <T> pooled(action: (Session) -> T): T {
-            val session = Session(pooled = true) { dataSource.connection }
+        /** Runs [action] on a [DriverSession] over pooled connections, returned at the end. */
+        private inline fun <T> pooled(action: (DriverSession) -> T): T {
+            val session = DriverSession(dialect, pooled = true) { dataSource.connection }
             try {
                 return action(session)
             } finally {
@@ -424,67 +421,26 @@ class IdempotencyStore
             }
         }
 
-        /**
-         * A driver's database side: its executor, and a connection taken when a statement must
-         * run ([pooled]: from the pool, and returned during a pause; else the caller's).
-         */
-        private inner class Session(
-            private val pooled: Boolean,
-            private val connect: () -> Connection,
-        ) {
-            val executor = JdbcExecutor(dialect)
-            private var connection: Connection? = null
-
-            fun answer(query: StoreQuery): StoreAnswer {
-                val open =
-                    connection ?: try {
-                        connect().also { connection = it }
-                    } catch (error: SQLException) {
-                        return executor.notConnected(error)
-                    }
-                return executor.run(open, query)
-            }
-
-            fun release() {
-                if (pooled) connection?.close()
-                connection = null
-            }
-
-            /** Runs [first]'s query, then each one [push] leads to, until [next] gives none: the last step. */
-            fun <S> loop(
-                first: StoreQuery,
-                push: (StoreAnswer) -> S,
-                next: (S) -> StoreQuery?,
-            ): S {
-                var query = first
-                while (true) {
-                    val answer = answer(query)
-                    val step = coreStore({ executor.lastError }) { push(answer) }
-                    query = next(step) ?: return step
-                }
-            }
-
-            /** Runs the driver's steps from [first] until it asks to execute or is done. */
-            fun advance(
-                driver: LaneDriver,
-                first: () -> RecordStep,
-            ): RecordStep {
-                var step = coreStore({ executor.lastError }, first)
-                while (true) {
-                    step =
-                        when (step) {
-                            is RecordStep.Run -> {
-                                val answer = answer(step.query)
-                                coreStore({ executor.lastError }) { driver.push(answer, now()) }
-                            }
-                            is RecordStep.Pause -> {
-                                release()
-                                clock.pause(step.millis.toLong())
-                                coreStore({ executor.lastError }) { driver.resume() }
-                            }
-                            is RecordStep.Execute, is RecordStep.Done -> return step
+        /** Runs the driver's steps from [first] until it asks to execute or is done. */
+        private fun DriverSession.advance(
+            driver: LaneDriver,
+            first: () -> RecordStep,
+        ): RecordStep {
+            var step = coreStore({ executor.lastError }, first)
+            while (true) {
+                step =
+                    when (step) {
+                        is RecordStep.Run -> {
+                            val answer = answer(step.query)
+                            coreStore({ executor.lastError }) { driver.push(answer, now()) }
                         }
-                }
+                        is RecordStep.Pause -> {
+                            release()
+                            clock.pause(step.millis.toLong())
+                            coreStore({ executor.lastError }) { driver.resume() }
+                        }
+                        is RecordStep.Execute, is RecordStep.Done -> return step
+                    }
             }
         }
 

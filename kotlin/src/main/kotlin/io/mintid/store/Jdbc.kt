@@ -2,6 +2,7 @@ package io.mintid.store
 
 import io.mintid.Problem
 import io.mintid.StoreUnavailableException
+import io.mintid.coreStore
 import org.sqlite.SQLiteException
 import uniffi.mintid_ffi.DbErrorClass
 import uniffi.mintid_ffi.Manifest
@@ -101,6 +102,49 @@ internal class JdbcExecutor(
     ): StoreAnswer {
         lastError = error
         return StoreAnswer.Failed(dbClass, error.message ?: error.toString())
+    }
+}
+
+/**
+ * A driver's database side, for every driver of the core: its executor, and a connection taken
+ * when a statement must run ([pooled]: from the pool, and returned during a pause; else the
+ * caller's).
+ */
+internal class DriverSession(
+    dialect: Dialect,
+    private val pooled: Boolean,
+    private val connect: () -> Connection,
+) {
+    val executor = JdbcExecutor(dialect)
+    private var connection: Connection? = null
+
+    fun answer(query: StoreQuery): StoreAnswer {
+        val open =
+            connection ?: try {
+                connect().also { connection = it }
+            } catch (error: SQLException) {
+                return executor.notConnected(error)
+            }
+        return executor.run(open, query)
+    }
+
+    fun release() {
+        if (pooled) connection?.close()
+        connection = null
+    }
+
+    /** Runs [first]'s query, then each one [push] leads to, until [next] gives none: the last step. */
+    fun <S> loop(
+        first: StoreQuery,
+        push: (StoreAnswer) -> S,
+        next: (S) -> StoreQuery?,
+    ): S {
+        var query = first
+        while (true) {
+            val answer = answer(query)
+            val step = coreStore({ executor.lastError }) { push(answer) }
+            query = next(step) ?: return step
+        }
     }
 }
 

@@ -30,7 +30,7 @@ import javax.sql.DataSource
  * The host side beyond the shared scenarios, on every database: the heartbeat of
  * [LeasedSnowflake] (renewing, stopping on a lost or unrenewable lease, releasing), [SegmentIds]
  * from several threads with background fetches and through a database outage, the
- * [OutboxStore.relay] loop, typed errors for bad input and a database that is down.
+ * [Outbox.relay] loop, typed errors for bad input and a database that is down.
  */
 class LeaseSegmentOutboxApiTest {
     @TestFactory
@@ -198,7 +198,7 @@ class LeaseSegmentOutboxApiTest {
 
         fun relayLoop(db: FreshDatabase) {
             // A failed message is due again a minute later: after this relay run.
-            val outbox = OutboxStore(db.open(), db.dialect, RelayPolicy.of(2, 60_000).copy(baseBackoffMillis = 60_000))
+            val outbox = Outbox(db.open(), db.dialect, RelayPolicy.of(2, 60_000).copy(baseBackoffMillis = 60_000))
             val business = db.open()
             business.connection.use { connection ->
                 connection.autoCommit = false
@@ -215,7 +215,7 @@ class LeaseSegmentOutboxApiTest {
                     if (message.businessKey == "b") throw IllegalStateException("broker down")
                     sent += message.businessKey
                 }
-            assertEquals(RelayReport(sent = 2, retried = 1, dead = 0, lost = 0), report)
+            assertEquals(RelayReport(sent = 2, retried = 1, dead = 0, givenUp = 0, claimLost = 0, released = 0), report)
             assertEquals(listOf("a", "c"), sent)
             val retried = outbox.load("order.created", "b")!!
             assertEquals(OutboxStatus.PENDING, retried.status)
@@ -226,17 +226,16 @@ class LeaseSegmentOutboxApiTest {
         }
 
         fun outboxErrors(db: FreshDatabase) {
-            val outbox = OutboxStore(db.open(), db.dialect, RelayPolicy.of(10, 60_000))
+            val outbox = Outbox(db.open(), db.dialect, RelayPolicy.of(10, 60_000))
             assertThrows<IllegalArgumentException> { OutboxMessage(-1, "k", "b", ByteArray(0)) }
             db.open().connection.use { connection ->
                 for (message in listOf(OutboxMessage(1, "", "b", ByteArray(0)), OutboxMessage(1, "k", "", ByteArray(0)), OutboxMessage(1, "k", "b", ByteArray(1_048_577)))) {
                     assertEquals("outbox.invalid_message", assertThrows<OutboxException> { outbox.enqueue(connection, message) }.code)
                 }
             }
-            assertEquals("outbox.invalid_policy", assertThrows<OutboxException> { OutboxStore(db.open(), db.dialect, RelayPolicy.of(10, 60_000).copy(batchSize = 0)) }.code)
+            assertEquals("outbox.invalid_policy", assertThrows<OutboxException> { Outbox(db.open(), db.dialect, RelayPolicy.of(10, 60_000).copy(batchSize = 0)) }.code)
             assertThrows<IllegalArgumentException> { outbox.cleanup(0, 0) }
-            val down = OutboxStore(db.unavailable(), db.dialect, RelayPolicy.of(10, 60_000))
-            assertEquals("store.unavailable", assertThrows<StoreUnavailableException> { down.claim() }.code)
+            val down = Outbox(db.unavailable(), db.dialect, RelayPolicy.of(10, 60_000))
             assertEquals("store.unavailable", assertThrows<StoreUnavailableException> { down.relay { } }.code)
             assertEquals("store.unavailable", assertThrows<StoreUnavailableException> { down.load("k", "b") }.code)
         }

@@ -4,14 +4,15 @@ import io.mintid.RelayPolicy
 import io.mintid.int
 import io.mintid.obj
 import io.mintid.string
-import kotlinx.serialization.json.JsonArray
 import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonNull
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
 import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
+import kotlinx.serialization.json.jsonPrimitive
 import org.junit.jupiter.api.Assertions.assertEquals
+import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.DynamicNode
 import org.junit.jupiter.api.TestFactory
 import org.junit.jupiter.api.fail
@@ -21,9 +22,10 @@ import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
 
 /**
- * `tests/conformance/outbox.json` against [OutboxStore] on SQLite, PostgreSQL and MariaDB. Relays
- * keep their latest batch; `concurrent_relays` runs one thread per relay, each with its own
- * connection and [OutboxStore], all started at once.
+ * `tests/conformance/outbox.json` against [Outbox] on SQLite, PostgreSQL and MariaDB. A `relay`
+ * step runs one relay with a scripted sender (a send's `during` steps run inside it, on the
+ * manual clock); `concurrent_relays` and `slow_relays` run one thread per relay, each with its
+ * own connection and [Outbox].
  */
 class OutboxConformanceTest {
     @TestFactory
@@ -48,16 +50,23 @@ private class OutboxCaseRunner(
     private val policy = relayPolicyOf(case.obj("policy"))
     private val clock = clockOf(case)
     private val admin = db.open()
-    private val outbox = OutboxStore(admin, db.dialect, policy, clock)
-    private val batches = HashMap<String, OutboxBatch>()
+    private val foundRowsSource = db.open(foundRows = true)
+    private val outbox = Outbox(admin, db.dialect, policy, clock)
+    private val foundRows = Outbox(foundRowsSource, db.dialect, policy, clock)
 
     fun run() =
         case["steps"]!!.jsonArray.forEachIndexed { index, element ->
-            val step = element.jsonObject
-            val where = "step $index (${step.string("do")})"
-            step["now"]?.let { (clock as? StepClock)?.current = step.long("now") }
-            assertEquals(step["expect"], runStep(step, where), where)
+            runChecked(element.jsonObject, "step $index")
         }
+
+    private fun runChecked(
+        step: JsonObject,
+        at: String,
+    ) {
+        val where = "$at (${step.string("do")} ${step["relay"] ?: ""})"
+        step["now"]?.let { (clock as? StepClock)?.current = step.long("now") }
+        assertEquals(step["expect"], runStep(step, where), where)
+    }
 
     private fun runStep(
         step: JsonObject,
@@ -70,19 +79,19 @@ private class OutboxCaseRunner(
                 JsonPrimitive("ok")
             }
             "enqueue" -> {
-                checkFields(step, setOf("way", "message_id", "kind", "business_key", "payload", "now"), where)
+                checkFields(step, setOf("way", "message_id", "kind", "business_key", "payload", "now", "store"), where)
                 val message = OutboxMessage(step.long("message_id"), step.string("kind"), step.string("business_key"), step.string("payload").toByteArray())
-                JsonPrimitive(enqueue(message, step.string("way"), where).name.lowercase())
+                val (source, store) =
+                    when (val kind = step["store"]?.jsonPrimitive?.content) {
+                        null -> admin to outbox
+                        "found_rows" -> foundRowsSource to foundRows
+                        else -> fail("$where: unknown store $kind")
+                    }
+                outcome { JsonPrimitive(enqueue(source, store, message, step.string("way"), where).name.lowercase()) }
             }
-            "claim" -> {
-                checkFields(step, setOf("relay", "now", "draw"), where)
-                val batch = outbox.claim(step.long("draw"))
-                batches[step.string("relay")] = batch
-                JsonArray(batch.messages.map { str(it.messageId) })
-            }
-            "send" -> {
-                checkFields(step, setOf("relay", "message_id", "now", "outcome"), where)
-                send(step, where)
+            "relay" -> {
+                checkFields(step, setOf("relay", "now", "draw", "sends"), where)
+                relay(step, where)
             }
             "message" -> {
                 checkFields(step, setOf("kind", "business_key"), where)
@@ -103,18 +112,30 @@ private class OutboxCaseRunner(
                 checkFields(step, setOf("messages", "relays"), where)
                 concurrentRelays(step.long("messages").toInt(), step.long("relays").toInt())
             }
+            "slow_relays" -> {
+                checkFields(step, setOf("messages", "send_millis", "second_after_millis"), where)
+                slowRelays(step.long("messages").toInt(), step.long("send_millis"), step.long("second_after_millis"))
+            }
             else -> fail("$where: unknown step")
         }
 
     /** Enqueues inside a business transaction that commits or rolls back. */
     private fun enqueue(
+        source: WorkerDataSource,
+        store: Outbox,
         message: OutboxMessage,
         way: String,
         where: String,
-    ) = admin.connection.use { connection ->
+    ) = source.connection.use { connection ->
         connection.autoCommit = false
         try {
-            val result = outbox.enqueue(connection, message)
+            val result =
+                try {
+                    store.enqueue(connection, message)
+                } catch (error: Exception) {
+                    connection.rollback()
+                    throw error
+                }
             when (way) {
                 "commit" -> connection.commit()
                 "rollback" -> connection.rollback()
@@ -126,27 +147,43 @@ private class OutboxCaseRunner(
         }
     }
 
-    private fun send(
+    /** One relay run with a scripted sender on the manual clock. */
+    private fun relay(
         step: JsonObject,
         where: String,
     ): JsonElement {
-        val batch = batches[step.string("relay")] ?: fail("$where: relay ${step.string("relay")} has no claim")
-        val message = batch.messages.firstOrNull { it.messageId == step.long("message_id") } ?: fail("$where: message not in the claim")
-        val spec = step["outcome"]!!
-        val (sender, draw) =
-            when {
-                spec == JsonPrimitive("delivered") -> MessageSender { } to null
-                spec is JsonObject && spec.keys == setOf("failed", "draw") ->
-                    MessageSender { throw RuntimeException(spec.string("failed")) } to spec.long("draw")
-                else -> fail("$where: unknown outcome $spec")
+        val script = ArrayDeque(step["sends"]!!.jsonArray.map { it.jsonObject })
+        val own = Outbox(db.open(), db.dialect, policy, clock) { step.long("draw") }
+        val report =
+            own.relay { message ->
+                val entry = script.removeFirstOrNull() ?: fail("$where: an unscripted send of message ${message.messageId}")
+                checkFields(entry, setOf("message_id", "outcome", "millis", "during"), where)
+                assertEquals(entry.string("message_id"), message.messageId.toString(), "$where: the send order")
+                val start = (clock as StepClock).current
+                entry["during"]?.jsonArray?.forEachIndexed { index, inner -> runChecked(inner.jsonObject, "$where, during $index") }
+                clock.current = start + entry.long("millis")
+                when (val spec = entry["outcome"]!!) {
+                    JsonPrimitive("delivered") -> Unit
+                    is JsonObject ->
+                        if (spec.keys == setOf("failed")) throw SendFailed(errorText(spec["failed"]!!, where)) else fail("$where: unknown outcome $spec")
+                    else -> fail("$where: unknown outcome $spec")
+                }
             }
-        return outcome {
-            when (val result = outbox.deliver(batch, message, sender, draw)) {
-                DeliveryResult.Sent -> JsonPrimitive("sent")
-                is DeliveryResult.Retry -> json("retry" to str(result.nextAttemptMillis))
-                DeliveryResult.Dead -> JsonPrimitive("dead")
-                DeliveryResult.GivenUp -> JsonPrimitive("given_up")
-            }
+        assertTrue(script.isEmpty(), "$where: scripted sends never made: $script")
+        return json(
+            "sent" to str(report.sent),
+            "retried" to str(report.retried),
+            "dead" to str(report.dead),
+            "given_up" to str(report.givenUp),
+            "claim_lost" to str(report.claimLost),
+            "released" to str(report.released),
+        )
+    }
+
+    private fun enqueueMany(messages: Int) {
+        val enqueuer = Outbox(admin, db.dialect, policy)
+        admin.connection.use { connection ->
+            for (n in 0 until messages) enqueuer.enqueue(connection, OutboxMessage(n + 1L, "event", "e-$n", "{}".toByteArray()))
         }
     }
 
@@ -155,17 +192,14 @@ private class OutboxCaseRunner(
         messages: Int,
         relays: Int,
     ): JsonElement {
-        val enqueuer = OutboxStore(admin, db.dialect, policy)
-        admin.connection.use { connection ->
-            for (n in 0 until messages) enqueuer.enqueue(connection, OutboxMessage(n + 1L, "event", "e-$n", "{}".toByteArray()))
-        }
+        enqueueMany(messages)
         val sent = ConcurrentLinkedQueue<Long>()
         val start = CountDownLatch(1)
         val pool = Executors.newFixedThreadPool(relays)
         try {
             val futures =
                 (0 until relays).map {
-                    val own = OutboxStore(db.open(), db.dialect, policy)
+                    val own = Outbox(db.open(), db.dialect, policy)
                     pool.submit<RelayReport> {
                         start.await()
                         own.relay { sent += it.messageId }
@@ -176,7 +210,54 @@ private class OutboxCaseRunner(
         } finally {
             pool.shutdownNow()
         }
-        val distinct = sent.toSet().size
-        return json("sent" to str(distinct), "sent_twice" to str(sent.size - distinct))
+        return sentCounts(sent)
     }
+
+    /** A relay whose sends take [sendMillis], and a second one started [secondAfterMillis] later. */
+    private fun slowRelays(
+        messages: Int,
+        sendMillis: Long,
+        secondAfterMillis: Long,
+    ): JsonElement {
+        enqueueMany(messages)
+        val sent = ConcurrentLinkedQueue<Long>()
+        val pool = Executors.newFixedThreadPool(2)
+        try {
+            val futures =
+                listOf(0L, secondAfterMillis).map { after ->
+                    val own = Outbox(db.open(), db.dialect, policy)
+                    pool.submit<RelayReport> {
+                        Thread.sleep(after)
+                        own.relay {
+                            Thread.sleep(sendMillis)
+                            sent += it.messageId
+                        }
+                    }
+                }
+            futures.forEach { it.get(5, TimeUnit.MINUTES) }
+        } finally {
+            pool.shutdownNow()
+        }
+        return sentCounts(sent)
+    }
+}
+
+/** A scripted send failure. */
+private class SendFailed(
+    message: String,
+) : RuntimeException(message)
+
+private fun errorText(
+    spec: JsonElement,
+    where: String,
+): String =
+    when {
+        spec is JsonPrimitive && spec.isString -> spec.content
+        spec is JsonObject && spec.keys == setOf("fill") -> spec.obj("fill").let { it.string("text").repeat(it.long("length").toInt()) }
+        else -> fail("$where: unknown error text $spec")
+    }
+
+private fun sentCounts(sent: Collection<Long>): JsonElement {
+    val distinct = sent.toSet().size
+    return json("sent" to str(distinct), "sent_twice" to str(sent.size - distinct))
 }

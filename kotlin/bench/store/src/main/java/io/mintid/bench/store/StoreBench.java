@@ -9,7 +9,7 @@ import io.mintid.SnowflakeLayout;
 import io.mintid.store.Dialect;
 import io.mintid.store.Migrations;
 import io.mintid.store.OutboxMessage;
-import io.mintid.store.OutboxStore;
+import io.mintid.store.Outbox;
 import io.mintid.store.RelayReport;
 import io.mintid.store.SegmentIds;
 import io.mintid.store.WorkerLeases;
@@ -166,7 +166,7 @@ public final class StoreBench {
     private static String outbox(String name, Dialect dialect, Connect connect, int relays) throws Exception {
         RelayPolicy policy = RelayPolicy.of(100, 60_000);
         OneConnection enqueuer = new OneConnection(connect);
-        OutboxStore store = new OutboxStore(enqueuer, dialect, policy);
+        Outbox store = new Outbox(enqueuer, dialect, policy);
         long run = System.nanoTime();
         try (Connection connection = enqueuer.getConnection()) {
             connection.setAutoCommit(false);
@@ -182,7 +182,7 @@ public final class StoreBench {
         try {
             List<Future<RelayReport>> reports = new ArrayList<>();
             for (int r = 0; r < relays; r++) {
-                OutboxStore own = new OutboxStore(new OneConnection(connect), dialect, policy);
+                Outbox own = new Outbox(new OneConnection(connect), dialect, policy);
                 reports.add(pool.submit((Callable<RelayReport>) () -> own.relay(message -> { })));
             }
             for (Future<RelayReport> report : reports) sent += report.get().getSent();
@@ -191,7 +191,7 @@ public final class StoreBench {
         }
         double seconds = (System.nanoTime() - started) / 1e9;
         if (sent != MESSAGES) throw new IllegalStateException("sent " + sent + " of " + MESSAGES);
-        return row(name, "`OutboxStore.relay()`, " + relays + (relays == 1 ? " relay" : " relays") + ", " + MESSAGES + " messages, batches of 100",
+        return row(name, "`Outbox.relay()`, " + relays + (relays == 1 ? " relay" : " relays") + ", " + MESSAGES + " messages, batches of 100",
                 String.format("%,.0f messages/s", MESSAGES / seconds));
     }
 

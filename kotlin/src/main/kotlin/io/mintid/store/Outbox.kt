@@ -1,0 +1,304 @@
+package io.mintid.store
+
+import io.mintid.Enqueued
+import io.mintid.OutboxStatus
+import io.mintid.RelayPolicy
+import io.mintid.coreStore
+import uniffi.mintid_ffi.CleanupStep
+import uniffi.mintid_ffi.EnqueueStep
+import uniffi.mintid_ffi.OutboxCleanup
+import uniffi.mintid_ffi.OutboxEnqueue
+import uniffi.mintid_ffi.OutboxRelay
+import uniffi.mintid_ffi.RelayStep
+import uniffi.mintid_ffi.outboxLoadQuery
+import uniffi.mintid_ffi.outboxReadMessage
+import java.security.SecureRandom
+import java.sql.Connection
+import java.util.function.LongSupplier
+import javax.sql.DataSource
+import uniffi.mintid_ffi.Enqueued as FfiEnqueued
+
+/**
+ * A message to enqueue: one per [kind] and [businessKey].
+ *
+ * @property messageId its id (a Snowflake ID, never negative).
+ * @throws IllegalArgumentException for a negative [messageId].
+ * @property kind the kind of event, e.g. `order.created` (1 to 64 bytes of printable ASCII).
+ * @property businessKey the business event's key (1 to 255 bytes of UTF-8).
+ */
+class OutboxMessage(
+    val messageId: Long,
+    val kind: String,
+    val businessKey: String,
+    payload: ByteArray,
+) {
+    private val bytes = payload.copyOf()
+
+    init {
+        require(messageId >= 0) { "the message id must not be negative, not $messageId" }
+    }
+
+    /** A copy of the payload (at most 1 MiB). */
+    val payload: ByteArray get() = bytes.copyOf()
+
+    internal fun payloadBytes(): ByteArray = bytes
+
+    override fun toString(): String = "OutboxMessage($messageId, $kind, $businessKey, ${bytes.size} bytes)"
+}
+
+/**
+ * A message of a claimed batch, handed to the [MessageSender].
+ *
+ * @property messageId its id.
+ * @property kind its kind.
+ * @property businessKey its business key.
+ * @property attempts the sends started so far, this one included.
+ * @property createdMillis when it was enqueued (Unix ms).
+ */
+class ClaimedMessage internal constructor(
+    val messageId: Long,
+    val kind: String,
+    val businessKey: String,
+    payload: ByteArray,
+    val attempts: Long,
+    val createdMillis: Long,
+) {
+    private val bytes = payload
+
+    /** A copy of the payload. */
+    val payload: ByteArray get() = bytes.copyOf()
+
+    override fun toString(): String = "ClaimedMessage($messageId, $kind, $businessKey, attempt $attempts)"
+}
+
+/**
+ * A message as stored (`outbox_load`).
+ *
+ * @property messageId its id.
+ * @property status pending, sent or dead.
+ * @property attempts the sends started so far.
+ * @property nextAttemptMillis when it is next due (while claimed: when the claim ends), Unix ms.
+ * @property lastError the last failed send's text (at most 1024 bytes), or null.
+ */
+data class StoredMessage(
+    val messageId: Long,
+    val status: OutboxStatus,
+    val attempts: Long,
+    val nextAttemptMillis: Long,
+    val lastError: String?,
+)
+
+/**
+ * What one [Outbox.relay] run did (the core's `RelayReport`).
+ *
+ * @property sent messages sent.
+ * @property retried messages whose send failed, due again after the policy's backoff.
+ * @property dead messages whose last attempt failed: dead.
+ * @property givenUp messages whose attempts ran out before this claim (relays died sending them):
+ *   dead unsent.
+ * @property claimLost marks that found another relay's claim (`outbox.claim_lost`): counted, the
+ *   run goes on.
+ * @property released messages given back unsent because the claim would end first; claimed again.
+ */
+data class RelayReport(
+    val sent: Long,
+    val retried: Long,
+    val dead: Long,
+    val givenUp: Long,
+    val claimLost: Long,
+    val released: Long,
+)
+
+/** Sends one claimed message (to a broker, a webhook, …); throws to fail the attempt. */
+fun interface MessageSender {
+    /** Sends [message]; an exception fails this attempt (its message is stored as the error). */
+    fun send(message: ClaimedMessage)
+}
+
+/**
+ * The transactional outbox in one database (any JDBC driver), relayed under one [RelayPolicy],
+ * driven by the core's outbox drivers: [enqueue] writes a message on the caller's connection
+ * inside its business transaction; [relay] runs the core's relay loop (claim a batch, decide
+ * before each message whether the claim still covers a send, call the [MessageSender], mark the
+ * result, give back what the claim cannot cover, claim again until nothing is due). Delivery is
+ * at least once: consumers deduplicate by message id or by kind and business key.
+ *
+ * Apply the schema first ([Migrations.migrate]). Thread-safe.
+ *
+ * @property dataSource where a relay's connections come from.
+ * @property dialect the database's SQL dialect.
+ * @property policy batch size, claim length, backoff and attempts.
+ * @property clock the time every decision and statement uses (the system clock by default).
+ * @param draw a random 64-bit number per relay run, for its claim tokens and backoff jitter (a
+ *   [SecureRandom] by default).
+ */
+class Outbox
+    @JvmOverloads
+    constructor(
+        val dataSource: DataSource,
+        val dialect: Dialect,
+        val policy: RelayPolicy,
+        val clock: StoreClock = StoreClock.SYSTEM,
+        private val draw: LongSupplier = defaultDraw(),
+    ) {
+        private val manifest = Statements.of(dialect).manifest
+        private val ffiPolicy = policy.check().toFfi()
+
+        private fun now(): ULong = clock.nowMillis().toULong()
+
+        /**
+         * Inserts [message] on [connection], inside the caller's business transaction (or in
+         * autocommit): [Enqueued.ALREADY_ENQUEUED] when its kind and business key already have a
+         * message (a replay of the same event, not an error).
+         *
+         * @throws io.mintid.OutboxException `outbox.invalid_message` (nothing written).
+         * @throws io.mintid.StoreQueryFailedException `store.query_failed` when the message id is
+         *   another message's.
+         * @throws io.mintid.StoreUnavailableException `store.unavailable`.
+         */
+        fun enqueue(
+            connection: Connection,
+            message: OutboxMessage,
+        ): Enqueued {
+            val session = DriverSession(dialect, pooled = false) { connection }
+            OutboxEnqueue(manifest, message.messageId.toULong(), message.kind, message.businessKey, message.payloadBytes()).use { driver ->
+                var step = coreStore({ null }) { driver.start(now()) }
+                while (step is EnqueueStep.Run) {
+                    val answer = session.answer(step.query)
+                    step = coreStore({ session.executor.lastError }) { driver.push(answer) }
+                }
+                return when ((step as EnqueueStep.Done).enqueued) {
+                    FfiEnqueued.NEW -> Enqueued.NEW
+                    FfiEnqueued.ALREADY_ENQUEUED -> Enqueued.ALREADY_ENQUEUED
+                }
+            }
+        }
+
+        /**
+         * Relays until nothing is due: the core claims batches, decides before each message
+         * whether its claim still covers a send, and calls [sender]; a send that throws fails
+         * that attempt (its message is stored, cut to 1024 bytes). Run it on a schedule, on as
+         * many threads or processes as needed.
+         *
+         * @throws io.mintid.StoreUnavailableException `store.unavailable`.
+         */
+        fun relay(sender: MessageSender): RelayReport {
+            val session = DriverSession(dialect, pooled = true) { dataSource.connection }
+            try {
+                OutboxRelay(manifest, ffiPolicy, draw.asLong.toULong()).use { driver ->
+                    var step = coreStore({ null }) { driver.start(now()) }
+                    while (step !is RelayStep.Done) {
+                        step =
+                            when (step) {
+                                is RelayStep.Run -> {
+                                    val answer = session.answer(step.query)
+                                    coreStore({ session.executor.lastError }) { driver.push(answer, now()) }
+                                }
+                                is RelayStep.Pause -> {
+                                    session.release()
+                                    clock.pause(step.millis.toLong())
+                                    coreStore({ null }) { driver.resume() }
+                                }
+                                is RelayStep.Send -> {
+                                    val failure = send(sender, step.message)
+                                    coreStore({ null }) { if (failure == null) driver.sent(now()) else driver.failed(failure, now()) }
+                                }
+                                is RelayStep.Done -> step
+                            }
+                    }
+                    val report = step.report
+                    return RelayReport(
+                        report.sent.toLong(),
+                        report.retried.toLong(),
+                        report.dead.toLong(),
+                        report.givenUp.toLong(),
+                        report.claimLost.toLong(),
+                        report.released.toLong(),
+                    )
+                }
+            } finally {
+                session.release()
+            }
+        }
+
+        /** Calls [sender] on [message]: null when it returned, else its error text. */
+        private fun send(
+            sender: MessageSender,
+            message: uniffi.mintid_ffi.ClaimedMessage,
+        ): String? =
+            try {
+                sender.send(
+                    ClaimedMessage(
+                        message.messageId.toLong(),
+                        message.kind,
+                        message.businessKey,
+                        message.payload,
+                        message.attempts.toLong(),
+                        message.createdMillis.toLong(),
+                    ),
+                )
+                null
+            } catch (error: Exception) {
+                error.message ?: error.toString()
+            }
+
+        /**
+         * The message of [kind] and [businessKey], or null.
+         *
+         * @throws io.mintid.StoreUnavailableException `store.unavailable`.
+         */
+        fun load(
+            kind: String,
+            businessKey: String,
+        ): StoredMessage? {
+            val session = DriverSession(dialect, pooled = true) { dataSource.connection }
+            try {
+                val answer = session.answer(outboxLoadQuery(manifest, kind, businessKey))
+                val stored = coreStore({ session.executor.lastError }) { outboxReadMessage(answer) } ?: return null
+                return StoredMessage(
+                    stored.messageId.toLong(),
+                    OutboxStatus.parse(stored.status),
+                    stored.attempts.toLong(),
+                    stored.nextAttemptMillis.toLong(),
+                    stored.lastError,
+                )
+            } finally {
+                session.release()
+            }
+        }
+
+        /**
+         * Deletes sent messages last updated at or before [sentBeforeMillis], [batchSize] per
+         * statement until a batch comes back short; the total. Dead messages are kept.
+         *
+         * @throws io.mintid.StoreUnavailableException `store.unavailable`.
+         * @throws IllegalArgumentException for a batch size below 1.
+         */
+        @JvmOverloads
+        fun cleanup(
+            sentBeforeMillis: Long,
+            batchSize: Int = 1000,
+        ): Long {
+            require(batchSize > 0) { "the batch size must be positive, not $batchSize" }
+            val session = DriverSession(dialect, pooled = true) { dataSource.connection }
+            try {
+                OutboxCleanup(manifest, sentBeforeMillis.toULong(), batchSize.toULong()).use { cleanup ->
+                    var step = coreStore({ null }) { cleanup.start() }
+                    while (step is CleanupStep.Run) {
+                        val answer = session.answer(step.query)
+                        step = coreStore({ session.executor.lastError }) { cleanup.push(answer) }
+                    }
+                    return (step as CleanupStep.Done).deleted.toLong()
+                }
+            } finally {
+                session.release()
+            }
+        }
+
+        private companion object {
+            fun defaultDraw(): LongSupplier {
+                val random = SecureRandom()
+                return LongSupplier { random.nextLong() }
+            }
+        }
+    }
