@@ -156,10 +156,11 @@ class Outbox:
                         )
                     )
                 except Exception as error:
-                    first = partial(driver.failed, str(error) or type(error).__name__)
+                    text = str(error) or type(error).__name__
+                    first = partial(driver.failed, text, clock.now_ms())
                 else:
-                    first = driver.sent
-                step = drive(runner, clock, partial(first, clock.now_ms()), push, driver.resume)
+                    first = partial(driver.sent, clock.now_ms())
+                step = drive(runner, clock, first, push, driver.resume)
         except _NativeError as error:
             raise native_error(error) from runner.cause
         finally:
