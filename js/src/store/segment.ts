@@ -10,7 +10,7 @@ import { SegmentPolicy } from "../node.js";
 import * as wasm from "../wasm/mintid_wasm.js";
 import { type StoreClock, systemClock } from "./clock.js";
 import type { Connection, Database } from "./database.js";
-import { manifestOf, runDriver } from "./driver.js";
+import { drive, manifestOf, runDriver } from "./driver.js";
 
 /** IDs of one tag, unique across every process sharing the tag, increasing within this one. */
 export class SegmentIds {
