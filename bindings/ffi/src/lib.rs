@@ -24,8 +24,8 @@ mod snowflake;
 mod sources;
 mod store;
 mod store_lease;
-mod store_segments;
 mod store_outbox;
+mod store_segments;
 mod uuid;
 mod uuid7;
 mod version;
@@ -86,11 +86,11 @@ pub use store::{
     store_read_record, store_statements,
 };
 pub use store_lease::{LeaseAcquisition, LeaseRelease, LeaseRenewal, LeaseStep};
-pub use store_segments::{SegmentDriver, SegmentStep, SegmentTaken};
 pub use store_outbox::{
     ClaimedMessage, EnqueueStep, OutboxCleanup, OutboxEnqueue, OutboxRelay, RelayReport, RelayStep,
     StoredMessage, outbox_load_query, outbox_read_message,
 };
+pub use store_segments::{SegmentDriver, SegmentStep, SegmentTaken};
 pub use uuid::{
     UuidInfo, UuidTextForm, UuidVariant, uuid_format, uuid_inspect, uuid_new_v8, uuid_parse,
 };

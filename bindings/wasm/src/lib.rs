@@ -52,9 +52,9 @@ mod store;
 #[cfg(feature = "server")]
 mod store_lease;
 #[cfg(feature = "server")]
-mod store_segments;
-#[cfg(feature = "server")]
 mod store_outbox;
+#[cfg(feature = "server")]
+mod store_segments;
 mod uuid;
 mod uuid7;
 mod version;
