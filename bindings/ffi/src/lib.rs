@@ -80,10 +80,10 @@ pub use snowflake::{
 pub use sources::{ManualClock, reseed_thread_entropy};
 pub use store::{
     CleanupStep, DbErrorClass, Dialect, Finished, Held, Manifest, Migration, OperationOutcome,
-    ParamType, Placeholder, RecordCleanup, RecordDriver, RecordDrivers, RecordRenewal, RecordStep,
-    RenewalStep, ResultKind, SqlValue, Statement, StoreAnswer, StoreLimit, StoreQuery,
-    StoredRecord, StoredResponse, Way, store_limits, store_load_query, store_migrations,
-    store_read_record, store_statements,
+    ParamType, Placeholder, RecordCleanup, RecordDrivers, RecordRenewal, RecordStep, RenewalStep,
+    ResultKind, SqlValue, Statement, StoreAnswer, StoreLimit, StoreQuery, StoredRecord,
+    StoredResponse, Way, store_limits, store_load_query, store_migrations, store_read_record,
+    store_statements,
 };
 pub use store_lease::{LeaseAcquisition, LeaseRelease, LeaseRenewal, LeaseStep};
 pub use store_outbox::{

@@ -499,28 +499,6 @@ pub enum RecordStep {
     },
 }
 
-fn record_step(step: core::RecordStep) -> Result<RecordStep, MintidError> {
-    Ok(match step {
-        core::Step::Run(query) => RecordStep::Run {
-            query: query.into(),
-        },
-        core::Step::Pause { millis } => RecordStep::Pause { millis },
-        core::Step::Yield(core::RecordYield::Execute(held)) => {
-            RecordStep::Execute { held: held.into() }
-        }
-        core::Step::Yield(core::RecordYield::Done(finished)) => RecordStep::Done {
-            finished: finished.into(),
-        },
-        core::Step::Fail(error) => return Err(error.into()),
-        core::Step::Begin { .. } | core::Step::Commit | core::Step::Rollback => {
-            return Err(MintidError::argument(
-                "argument.internal",
-                "the record driver asked for a transaction step it never asks for",
-            ));
-        }
-    })
-}
-
 fn core_key(key: &IdempotencyKey) -> Result<mintid::key::IdempotencyKey, MintidError> {
     Ok(mintid::key::IdempotencyKey::new(
         &key.kind, &key.scope, &key.id,
@@ -535,71 +513,10 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// The record protocol of one request (`mintid::store::RecordDriver`).
-#[derive(Debug, uniffi::Object)]
-pub struct RecordDriver(Mutex<core::RecordDriver>);
-
-#[uniffi::export]
-impl RecordDriver {
-    /// A driver for one request with `key` and the payload's `fingerprint`
-    /// (32 bytes), under `policy`, over `manifest`'s statements.
-    ///
-    /// Fails with `key.*` for a key that is not valid, `argument.byte_length`
-    /// for a fingerprint that is not 32 bytes.
-    #[uniffi::constructor]
-    pub fn new(
-        manifest: Manifest,
-        policy: Arc<CheckedRecordPolicy>,
-        way: Way,
-        key: IdempotencyKey,
-        fingerprint: Vec<u8>,
-        key_created_millis: Option<u64>,
-    ) -> Result<Arc<Self>, MintidError> {
-        let digest = crate::error::fixed_bytes::<32>("a fingerprint", &fingerprint)?;
-        let mut incoming =
-            mintid::record::Incoming::new(mintid::fingerprint::Fingerprint::from_digest(digest));
-        if let Some(created) = key_created_millis {
-            incoming = incoming.with_key_created_millis(created);
-        }
-        Ok(Arc::new(Self(Mutex::new(core::RecordDriver::new(
-            manifest.into(),
-            policy.core(),
-            core_way(way),
-            &core_key(&key)?,
-            incoming,
-        )))))
-    }
-
-    /// The first step, at `now_millis`.
-    pub fn start(&self, now_millis: u64) -> Result<RecordStep, MintidError> {
-        record_step(lock(&self.0).start(now_millis))
-    }
-
-    /// Push the database's answer to the last `Run`.
-    pub fn push(&self, answer: StoreAnswer, now_millis: u64) -> Result<RecordStep, MintidError> {
-        record_step(lock(&self.0).push(answer.into(), now_millis))
-    }
-
-    /// Continue after a `Pause`.
-    pub fn resume(&self) -> Result<RecordStep, MintidError> {
-        record_step(lock(&self.0).resume())
-    }
-
-    /// Push what the operation came to, after `Execute`.
-    pub fn finish(
-        &self,
-        outcome: OperationOutcome,
-        now_millis: u64,
-    ) -> Result<RecordStep, MintidError> {
-        record_step(lock(&self.0).finish(outcome.into(), now_millis))
-    }
-}
-
-/// The drivers of one database and one policy, for hosts that make many:
-/// each driver is made with plain arguments (a key's text, the digest),
-/// an affected-row count is pushed with no compound argument to pack
-/// ([`RecordDriver::push_affected`]), and [`RecordDrivers::lane`] opens the
-/// plain C entry points Python drives records through.
+/// The record drivers of one database and one policy: the manifest and the
+/// checked policy, lowered once; [`RecordDrivers::lane`] opens the plain C
+/// entry points every uniffi host drives records through (`docs/spec.md`,
+/// "The lane").
 #[derive(Debug, uniffi::Object)]
 pub struct RecordDrivers {
     pub(crate) manifest: core::Manifest,
@@ -615,49 +532,6 @@ impl RecordDrivers {
             manifest: manifest.into(),
             policy: policy.core(),
         })
-    }
-
-    /// A driver for one request in `way`, with the key's canonical text
-    /// (`kind:scope:id`), the payload digest and, when `key_created_millis`
-    /// is not negative, the key's creation time. Fails with `key.*` or
-    /// `argument.byte_length`.
-    pub fn driver(
-        &self,
-        way: Way,
-        key_text: String,
-        fingerprint: Vec<u8>,
-        key_created_millis: i64,
-    ) -> Result<Arc<RecordDriver>, MintidError> {
-        let key = mintid::key::IdempotencyKey::parse(key_text.as_bytes())?;
-        let digest = crate::error::fixed_bytes::<32>("a fingerprint", &fingerprint)?;
-        let mut incoming =
-            mintid::record::Incoming::new(mintid::fingerprint::Fingerprint::from_digest(digest));
-        if let Ok(created) = u64::try_from(key_created_millis) {
-            incoming = incoming.with_key_created_millis(created);
-        }
-        Ok(Arc::new(RecordDriver(Mutex::new(core::RecordDriver::new(
-            self.manifest,
-            self.policy,
-            core_way(way),
-            &key,
-            incoming,
-        )))))
-    }
-}
-
-fn core_way(way: Way) -> core::Way {
-    match way {
-        Way::RunOnce => core::Way::RunOnce,
-        Way::SameTransaction => core::Way::SameTransaction,
-        Way::Lease => core::Way::Lease,
-    }
-}
-
-#[uniffi::export]
-impl RecordDriver {
-    /// [`push`](Self::push) of an affected-row count.
-    pub fn push_affected(&self, count: u64, now_millis: u64) -> Result<RecordStep, MintidError> {
-        record_step(lock(&self.0).push(core::Answer::Affected(count), now_millis))
     }
 }
 

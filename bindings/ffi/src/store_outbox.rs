@@ -8,9 +8,7 @@ use std::sync::{Arc, Mutex};
 
 use crate::error::MintidError;
 use crate::outbox::{Enqueued, RelayPolicy};
-use crate::store::{
-    CleanupStep, DbErrorClass, Manifest, SqlValue, StoreAnswer, StoreQuery, lock, never_asked,
-};
+use crate::store::{CleanupStep, Manifest, StoreAnswer, StoreQuery, lock, never_asked};
 use mintid::store as core;
 
 /// A message of a claimed batch, to send.
@@ -141,30 +139,6 @@ impl OutboxRelay {
     /// Push the database's answer to the last `Run`.
     pub fn push(&self, answer: StoreAnswer, now_millis: u64) -> Result<RelayStep, MintidError> {
         relay_step(lock(&self.0).push(answer.into(), now_millis))
-    }
-
-    /// [`push`](Self::push) of an affected-row count.
-    pub fn push_affected(&self, count: u64, now_millis: u64) -> Result<RelayStep, MintidError> {
-        relay_step(lock(&self.0).push(core::Answer::Affected(count), now_millis))
-    }
-
-    /// [`push`](Self::push) of rows.
-    pub fn push_rows(
-        &self,
-        rows: Vec<Vec<SqlValue>>,
-        now_millis: u64,
-    ) -> Result<RelayStep, MintidError> {
-        self.push(StoreAnswer::Rows { rows }, now_millis)
-    }
-
-    /// [`push`](Self::push) of a failed query.
-    pub fn push_failed(
-        &self,
-        class: DbErrorClass,
-        message: String,
-        now_millis: u64,
-    ) -> Result<RelayStep, MintidError> {
-        self.push(StoreAnswer::Failed { class, message }, now_millis)
     }
 
     /// Continue after a `Pause`.

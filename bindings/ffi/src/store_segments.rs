@@ -6,7 +6,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use crate::error::MintidError;
 use crate::segment::SegmentPolicy;
-use crate::store::{DbErrorClass, Manifest, SqlValue, StoreAnswer, StoreQuery};
+use crate::store::{Manifest, StoreAnswer, StoreQuery};
 use mintid::store as core;
 
 /// A run of IDs handed out: `first .. first + count`.
@@ -129,33 +129,6 @@ impl SegmentDriver {
     /// Push the answer to the last step.
     pub fn push(&self, answer: StoreAnswer, now_millis: u64) -> Result<SegmentStep, MintidError> {
         segment_step(self.driver().push(answer.into(), now_millis))
-    }
-
-    /// [`push`](Self::push) of an affected-row count.
-    pub fn push_affected(&self, count: u64, now_millis: u64) -> Result<SegmentStep, MintidError> {
-        segment_step(
-            self.driver()
-                .push(core::Answer::Affected(count), now_millis),
-        )
-    }
-
-    /// [`push`](Self::push) of rows.
-    pub fn push_rows(
-        &self,
-        rows: Vec<Vec<SqlValue>>,
-        now_millis: u64,
-    ) -> Result<SegmentStep, MintidError> {
-        self.push(StoreAnswer::Rows { rows }, now_millis)
-    }
-
-    /// [`push`](Self::push) of a failed step.
-    pub fn push_failed(
-        &self,
-        class: DbErrorClass,
-        message: String,
-        now_millis: u64,
-    ) -> Result<SegmentStep, MintidError> {
-        self.push(StoreAnswer::Failed { class, message }, now_millis)
     }
 
     /// Ends the fetch due or under way without a segment (the host could not
