@@ -702,6 +702,40 @@ fn long_failure_texts_are_cut_and_stored() {
 }
 
 #[test]
+fn an_operation_that_raised_another_error_is_retryable_and_the_next_request_runs() {
+    let mut db = FakeDb::new(Dialect::Postgres);
+    let (mut holder, _) = held_claim(&mut db, Way::RunOnce);
+    let end = finish(
+        &mut db,
+        &mut holder,
+        OperationOutcome::Raised {
+            message: "connection reset by the payment provider".into(),
+        },
+    );
+    assert_eq!(
+        end,
+        Step::Yield(RecordYield::Done(Finished::OperationFailed {
+            stored: false
+        }))
+    );
+    let row = db.rows.values().next().unwrap();
+    assert_eq!(row.status, "failed_retryable");
+    assert_eq!(
+        row.error.as_deref(),
+        Some("connection reset by the payment provider")
+    );
+    let (end, ran) = request(
+        &mut db,
+        Way::RunOnce,
+        fp(1),
+        1_200,
+        OperationOutcome::Succeeded(response("{}")),
+    );
+    assert!(ran);
+    assert_eq!(end, Ok(Finished::Executed));
+}
+
+#[test]
 fn an_operation_that_returns_no_response_releases_its_claim() {
     let mut db = FakeDb::new(Dialect::Postgres);
     let (mut holder, _) = held_claim(&mut db, Way::RunOnce);

@@ -338,6 +338,10 @@ class LaneDriver:
         packed += b"\x00" if response is None else b"\x01" + _response(*response)
         return self._finish(packed, now_ms)
 
+    def finish_raised(self, message: str, now_ms: int) -> bytes:
+        """Finish with the text of an unexpected error (the core decides: retryable)."""
+        return self._finish(b"\x03" + _text(message), now_ms)
+
     def finish_not_a_response(self, type_name: str, now_ms: int) -> bytes:
         """Finish with the name of what the operation returned; the next step."""
         return self._finish(b"\x02" + _text(type_name), now_ms)

@@ -179,7 +179,7 @@ fn unpack_rows(packed: &[u8]) -> Result<Vec<Vec<core::Value>>, MintidError> {
 
 /// Reads a packed outcome: `0` succeeded (content type, body), `1` failed
 /// (retryable `u8`, message, optional response), `2` not a response (the
-/// type's name).
+/// type's name), `3` raised (the error's text: retryable, the core's rule).
 fn unpack_outcome(packed: &[u8]) -> Result<core::OperationOutcome, MintidError> {
     let mut reader = Reader(packed);
     let outcome = match reader.u8()? {
@@ -199,6 +199,9 @@ fn unpack_outcome(packed: &[u8]) -> Result<core::OperationOutcome, MintidError> 
         }
         2 => core::OperationOutcome::NotAResponse {
             type_name: reader.text()?,
+        },
+        3 => core::OperationOutcome::Raised {
+            message: reader.text()?,
         },
         _ => return Err(malformed("outcome")),
     };

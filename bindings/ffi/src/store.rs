@@ -359,6 +359,11 @@ pub enum OperationOutcome {
         /// An optional error response to replay.
         response: Option<StoredResponse>,
     },
+    /// It raised another error (its text): retryable, the core decides.
+    Raised {
+        /// The error's text.
+        message: String,
+    },
     /// It returned something that is not a response (its type's name).
     NotAResponse {
         /// What it returned.
@@ -379,6 +384,7 @@ impl From<OperationOutcome> for core::OperationOutcome {
                 retryable,
                 response: response.map(Into::into),
             },
+            OperationOutcome::Raised { message } => Self::Raised { message },
             OperationOutcome::NotAResponse { type_name } => Self::NotAResponse { type_name },
         }
     }

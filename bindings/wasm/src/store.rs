@@ -54,6 +54,7 @@ export interface StoreResponse { contentType: string; body: Uint8Array; }
 export type OperationOutcome =
   | { kind: "succeeded"; response: StoreResponse }
   | { kind: "failed"; message: string; retryable: boolean; response: StoreResponse | null }
+  | { kind: "raised"; message: string }
   | { kind: "not_a_response"; typeName: string };
 /** A claim the driver holds. */
 export interface Held { token: bigint; createdMillis: bigint; leaseDeadlineMillis: bigint; renewEveryMillis: bigint | null; }
@@ -271,8 +272,11 @@ fn outcome_of(value: &JsValue) -> Result<OperationOutcome, JsValue> {
         "not_a_response" => Ok(OperationOutcome::NotAResponse {
             type_name: text_field(value, "typeName")?,
         }),
+        "raised" => Ok(OperationOutcome::Raised {
+            message: text_field(value, "message")?,
+        }),
         _ => Err(type_error(
-            "an outcome's kind must be succeeded, failed or not_a_response",
+            "an outcome's kind must be succeeded, failed, raised or not_a_response",
         )),
     }
 }

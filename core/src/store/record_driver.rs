@@ -74,6 +74,13 @@ pub enum OperationOutcome {
         /// An optional error response to replay with it.
         response: Option<StoredResponse>,
     },
+    /// It raised an error that is not an operation failure the host knows
+    /// (any other exception): retryable, so the claim is released and the
+    /// next request runs (the same in every host).
+    Raised {
+        /// The error's text (cut to 1024 bytes with a marker when longer).
+        message: String,
+    },
     /// It returned something that is not a response (the host names its
     /// type); the claim is released and the host gets `store.not_a_response`.
     NotAResponse {
@@ -624,22 +631,10 @@ impl RecordDriver {
                 message,
                 retryable,
                 response,
-            } => {
-                if in_transaction {
-                    return self.done(Finished::OperationFailed { stored: false });
-                }
-                let failure = if retryable {
-                    Failure::Retryable
-                } else {
-                    Failure::Final
-                };
-                let stores = failure == Failure::Final && self.policy.store_errors();
-                let (response, message) = match response.as_ref().map(unstorable) {
-                    Some(Some(error)) => (None, String::from(error.code())),
-                    _ => (response, message),
-                };
-                let then = Then::Finish(Finished::OperationFailed { stored: stores });
-                self.write_failure(claim, failure, message, response, then, now_millis)
+            } => self.operation_failed(claim, message, retryable, response, now_millis),
+            // Any other error the operation raised: retryable, in every host.
+            OperationOutcome::Raised { message } => {
+                self.operation_failed(claim, message, true, None, now_millis)
             }
             OperationOutcome::NotAResponse { type_name } => {
                 let error = StoreError::new(
@@ -667,6 +662,34 @@ impl RecordDriver {
     /// The record loaded last (after a replay: what was replayed).
     pub fn stored(&self) -> Option<&StoredRecord> {
         self.stored.as_ref()
+    }
+
+    /// The operation failed: nothing written in a caller's transaction,
+    /// else a final failure stored (when the policy stores errors) or a
+    /// retryable one released.
+    fn operation_failed(
+        &mut self,
+        claim: Claim,
+        message: String,
+        retryable: bool,
+        response: Option<StoredResponse>,
+        now_millis: u64,
+    ) -> RecordStep {
+        if self.way == Way::SameTransaction {
+            return self.done(Finished::OperationFailed { stored: false });
+        }
+        let failure = if retryable {
+            Failure::Retryable
+        } else {
+            Failure::Final
+        };
+        let stores = failure == Failure::Final && self.policy.store_errors();
+        let (response, message) = match response.as_ref().map(unstorable) {
+            Some(Some(error)) => (None, String::from(error.code())),
+            _ => (response, message),
+        };
+        let then = Then::Finish(Finished::OperationFailed { stored: stores });
+        self.write_failure(claim, failure, message, response, then, now_millis)
     }
 
     fn write_failure(

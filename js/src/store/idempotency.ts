@@ -219,10 +219,10 @@ function returned(value: unknown): OperationOutcome {
   return { kind: "not_a_response", typeName: typeName(value) };
 }
 
-/** What an error thrown by an operation is to the core: an {@link OperationError}'s failure, or a retryable one. */
+/** What an error thrown by an operation is to the core: an {@link OperationError}'s failure, or any other error's text (the core makes it retryable). */
 function thrown(error: unknown): OperationOutcome {
   if (error instanceof OperationError) return { kind: "failed", message: error.message, retryable: error.retryable, response: error.response };
-  return { kind: "failed", message: error instanceof Error ? error.message : String(error), retryable: true, response: null };
+  return { kind: "raised", message: error instanceof Error ? error.message : String(error) };
 }
 
 /** A replay or a refusal as a {@link RunResult}. */

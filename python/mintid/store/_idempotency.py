@@ -104,7 +104,7 @@ def _finish(driver: LaneDriver, result: object, now_ms: int) -> bytes:
         stored = None if response is None else (response.content_type, response.body)
         return driver.finish_failed(result.message, result.retryable, stored, now_ms)
     if isinstance(result, BaseException):
-        return driver.finish_failed(str(result) or type(result).__name__, True, None, now_ms)
+        return driver.finish_raised(str(result) or type(result).__name__, now_ms)
     return driver.finish_not_a_response(type(result).__name__, now_ms)
 
 

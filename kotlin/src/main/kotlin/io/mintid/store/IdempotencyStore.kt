@@ -462,8 +462,8 @@ internal class Ran private constructor(
 
     fun outcome(): OperationOutcome {
         thrown?.let { error ->
-            val failure = error as? OperationException
-            return OperationOutcome.Failed(error.message ?: error.toString(), failure?.retryable ?: true, failure?.response?.toFfi())
+            val failure = error as? OperationException ?: return OperationOutcome.Raised(error.message ?: error.toString())
+            return OperationOutcome.Failed(error.message ?: error.toString(), failure.retryable, failure.response?.toFfi())
         }
         return when (returned) {
             is StoredResponse -> OperationOutcome.Succeeded(returned.toFfi())

@@ -312,6 +312,7 @@ private fun packOutcome(outcome: OperationOutcome): ByteArray =
                     if (response == null) byte(0) else byte(1).also { response(response) }
                 }
                 is OperationOutcome.NotAResponse -> byte(2).also { text(outcome.typeName) }
+                is OperationOutcome.Raised -> byte(3).also { text(outcome.message) }
             }
         }.done()
 
