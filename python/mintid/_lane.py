@@ -1,12 +1,12 @@
 """The lane: the core's plain C entry points (``mintid_lane_*``) for the hot
-path of a request, a key's text and the record driver, one :mod:`ctypes`
-call per step.
+paths, a key's text, the record driver and the outbox relay, one
+:mod:`ctypes` call per step.
 
 uniffi's Python pays for every buffer it allocates or frees and lifts every
 value of an enum through interpreted code; the lane passes the key, digest
 and rows as pointers and hands back each step as one packed ``bytes``, read
 here with :mod:`struct`. The layout is the core's (``docs/spec.md``, "The
-record lane"); this module only reads and writes it and owns the handles.
+lane"); this module only reads and writes it and owns the handles.
 """  # noqa: D205
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from mintid._ffi import mintid_ffi as _generated
 from mintid._native import ffi
 from mintid.errors import error_class
 
-__all__ = ["Finished", "Lane", "LaneDriver", "drive", "key_text"]
+__all__ = ["Finished", "Lane", "LaneDriver", "RelayDriver", "drive", "key_text"]
 
 RUN: Final = 1
 PAUSE: Final = 2
-EXECUTE: Final = 3
+YIELD: Final = 3
 DONE: Final = 4
 FAIL: Final = 5
 
@@ -32,6 +32,8 @@ _I64: Final = struct.Struct("<q")
 _U64: Final = struct.Struct("<Q")
 _U32: Final = struct.Struct("<I")
 _HELD: Final = struct.Struct("<QQQq")
+_REPORT: Final = struct.Struct("<6Q")
+_SENT_AT: Final = struct.Struct("<QQ")
 _OUTCOMES: Final = (ffi.Outcome.SUCCEEDED, ffi.Outcome.FAILED)
 
 
@@ -66,7 +68,7 @@ def _pause_millis(step: bytes) -> int:
 
 
 def _held(step: bytes) -> ffi.Held:
-    """An ``EXECUTE`` step's claim."""
+    """A record's ``YIELD`` step: the claim to execute under."""
     token, created, deadline, every = _HELD.unpack_from(step, 1)
     return ffi.Held(
         token=token,
@@ -204,31 +206,44 @@ _NEW: Final = _entry(
     ctypes.c_int64,
 )
 _START: Final = _entry("mintid_lane_record_start", _SIZE, _P, _C_U64, _P, _SIZE)
-_STEP: Final = _entry("mintid_lane_record_step", _SIZE, _P, _P, _SIZE)
-_PUSH_AFFECTED: Final = _entry(
-    "mintid_lane_record_push_affected", _SIZE, _P, _C_U64, _C_U64, _P, _SIZE
-)
-_PUSH_ROWS: Final = _entry(
-    "mintid_lane_record_push_rows", _SIZE, _P, _BYTES_P, _SIZE, _C_U64, _P, _SIZE
-)
-_PUSH_FAILED: Final = _entry(
-    "mintid_lane_record_push_failed",
-    _SIZE,
-    _P,
-    ctypes.c_uint8,
-    _BYTES_P,
-    _SIZE,
-    _C_U64,
-    _P,
-    _SIZE,
-)
-_RESUME: Final = _entry("mintid_lane_record_resume", _SIZE, _P, _P, _SIZE)
 _FINISH: Final = _entry("mintid_lane_record_finish", _SIZE, _P, _BYTES_P, _SIZE, _C_U64, _P, _SIZE)
-_FREE: Final = _entry("mintid_lane_record_free", None, _P)
+_RELAY_START: Final = _entry("mintid_lane_relay_start", _SIZE, _P, _C_U64, _P, _SIZE)
+_RELAY_SENT: Final = _entry("mintid_lane_relay_sent", _SIZE, _P, _C_U64, _P, _SIZE)
+_RELAY_FAILED: Final = _entry(
+    "mintid_lane_relay_failed", _SIZE, _P, _BYTES_P, _SIZE, _C_U64, _P, _SIZE
+)
 _LANE_FREE: Final = _entry("mintid_lane_free", None, _C_U64)
 _KEY_TEXT: Final = _entry(
     "mintid_lane_key_text", _SIZE, _BYTES_P, _SIZE, _BYTES_P, _SIZE, _BYTES_P, _SIZE, _P, _SIZE
 )
+
+
+class _Entries:
+    """The entry points every driver on the lane has (``mintid_lane_<kind>_*``)."""
+
+    __slots__ = ("affected", "failed", "free", "resume", "rows", "step")
+
+    def __init__(self, kind: str) -> None:
+        """The entry points of the ``kind`` drivers (``record``, ``relay``)."""
+        prefix = f"mintid_lane_{kind}_"
+        self.step = _entry(prefix + "step", _SIZE, _P, _P, _SIZE)
+        self.affected = _entry(prefix + "push_affected", _SIZE, _P, _C_U64, _C_U64, _P, _SIZE)
+        self.rows = _entry(prefix + "push_rows", _SIZE, _P, _BYTES_P, _SIZE, _C_U64, _P, _SIZE)
+        self.failed = _entry(
+            prefix + "push_failed",
+            _SIZE,
+            _P,
+            ctypes.c_uint8,
+            _BYTES_P,
+            _SIZE,
+            _C_U64,
+            _P,
+            _SIZE,
+        )
+        self.resume = _entry(prefix + "resume", _SIZE, _P, _P, _SIZE)
+        self.free = _entry(prefix + "free", None, _P)
+
+
 _CLASSES: Final = {
     ffi.DbErrorClass.UNIQUE_VIOLATION: 0,
     ffi.DbErrorClass.SERIALIZATION: 1,
@@ -285,16 +300,17 @@ class Lane:
         _LANE_FREE(self._handle)
 
 
-class LaneDriver:
-    """One request's record driver (a core handle): push answers, get steps.
+class _Driver:
+    """A core driver on the lane (a handle): push answers, get packed steps.
 
     Used by one thread at a time (its store serialises the calls).
     """
 
-    __slots__ = ("_handle", "_out")
+    __slots__ = ("_entries", "_handle", "_out")
 
-    def __init__(self, handle: Any) -> None:
-        """Own ``handle``."""
+    def __init__(self, entries: _Entries, handle: Any) -> None:
+        """Own ``handle``, a driver of ``entries``' kind."""
+        self._entries = entries
         self._handle = handle
         self._out = _buffer(_CAP)
 
@@ -302,29 +318,55 @@ class LaneDriver:
         """The step just packed: from the buffer, or copied again when longer."""
         if length > _CAP:
             out = _buffer(length)
-            _STEP(self._handle, out, length)
+            self._entries.step(self._handle, out, length)
             return _string_at(out, length)
         return _string_at(self._out, length)
 
     def push_affected(self, count: int, now_ms: int) -> bytes:
         """Push an affected-row count; the next step."""
-        return self._read(_PUSH_AFFECTED(self._handle, count, now_ms, self._out, _CAP))
+        return self._read(self._entries.affected(self._handle, count, now_ms, self._out, _CAP))
 
     def push_rows(self, rows: list[tuple[Any, ...]], now_ms: int) -> bytes:
         """Push rows (tuples in ``SELECT`` order); the next step."""
         packed = _pack_rows(rows)
-        return self._read(_PUSH_ROWS(self._handle, packed, len(packed), now_ms, self._out, _CAP))
+        return self._read(
+            self._entries.rows(self._handle, packed, len(packed), now_ms, self._out, _CAP)
+        )
 
     def push_failed(self, kind: Any, message: str, now_ms: int) -> bytes:
         """Push a failed query (the executor's class, the driver's message); the next step."""
         raw = message.encode(errors="replace")
         return self._read(
-            _PUSH_FAILED(self._handle, _CLASSES[kind], raw, len(raw), now_ms, self._out, _CAP)
+            self._entries.failed(
+                self._handle, _CLASSES[kind], raw, len(raw), now_ms, self._out, _CAP
+            )
         )
 
     def resume(self) -> bytes:
         """Continue after a pause; the next step."""
-        return self._read(_RESUME(self._handle, self._out, _CAP))
+        return self._read(self._entries.resume(self._handle, self._out, _CAP))
+
+    def end(self, step: bytes) -> Any:
+        """What a ``YIELD`` or ``DONE`` step hands over."""
+        raise NotImplementedError
+
+    def __del__(self) -> None:
+        """Free the core's handle."""
+        self._entries.free(self._handle)
+
+
+_RECORD: Final = _Entries("record")
+_RELAY: Final = _Entries("relay")
+
+
+class LaneDriver(_Driver):
+    """One request's record driver."""
+
+    __slots__ = ()
+
+    def __init__(self, handle: Any) -> None:
+        """Own ``handle``."""
+        super().__init__(_RECORD, handle)
 
     def finish_succeeded(self, content_type: str, body: bytes, now_ms: int) -> bytes:
         """Finish with the operation's response; the next step."""
@@ -349,16 +391,67 @@ class LaneDriver:
     def _finish(self, packed: bytes, now_ms: int) -> bytes:
         return self._read(_FINISH(self._handle, packed, len(packed), now_ms, self._out, _CAP))
 
-    def __del__(self) -> None:
-        """Free the core's handle."""
-        _FREE(self._handle)
+    def end(self, step: bytes) -> Any:
+        """The :class:`~ffi.Held` claim to execute under, or the :data:`Finished` end."""
+        return _held(step) if step[0] == YIELD else _finished(step)
 
 
-def drive(runner: Any, clock: Any, driver: LaneDriver, step: bytes) -> Any:
+#: A relay's hand-over: a message to send, ``(message_id, kind, business_key,
+#: payload, attempts, created_ms)``, or the run's report, six counts.
+Sending = tuple[Any, ...]
+
+
+class RelayDriver(_Driver):
+    """One outbox relay run."""
+
+    __slots__ = ()
+
+    def __init__(self, manifest: ffi.Manifest, policy: ffi.RelayPolicy, seed: int) -> None:
+        """A run over ``manifest`` under ``policy``; ``seed`` gives its tokens and jitter."""
+        super().__init__(_RELAY, ffi.outbox_relay_lane(manifest, policy, seed))
+
+    def start(self, now_ms: int) -> bytes:
+        """The first step."""
+        return self._read(_RELAY_START(self._handle, now_ms, self._out, _CAP))
+
+    def sent(self, now_ms: int) -> bytes:
+        """The message handed over last was sent; the next step."""
+        return self._read(_RELAY_SENT(self._handle, now_ms, self._out, _CAP))
+
+    def failed(self, error: str, now_ms: int) -> bytes:
+        """The send of the message handed over last failed with ``error``; the next step."""
+        raw = error.encode(errors="replace")
+        return self._read(_RELAY_FAILED(self._handle, raw, len(raw), now_ms, self._out, _CAP))
+
+    def end(self, step: bytes) -> Sending:
+        """A ``YIELD`` (a message to send: ``kind`` ``"send"`` first) or the ``DONE`` report."""
+        if step[0] == DONE:
+            return ("done", *_REPORT.unpack_from(step, 1))
+        message_id = _U64.unpack_from(step, 1)[0]
+        at = 9
+        parts: list[bytes] = []
+        for _ in range(3):
+            length = _U32.unpack_from(step, at)[0]
+            parts.append(step[at + 4 : at + 4 + length])
+            at += 4 + length
+        attempts, created = _SENT_AT.unpack_from(step, at)
+        kind, business_key, payload = parts
+        return (
+            "send",
+            message_id,
+            kind.decode(),
+            business_key.decode(),
+            payload,
+            attempts,
+            created,
+        )
+
+
+def drive(runner: Any, clock: Any, driver: _Driver, step: bytes) -> Any:
     """Run ``step`` and the ones after it on ``runner`` until the driver
-    hands over: the :class:`~ffi.Held` claim of ``Execute`` or the
-    :data:`Finished` it ended with. A ``FAIL`` step is raised as the core's
-    typed error, the driver's exception behind it as ``__cause__``.
+    hands over (a ``YIELD`` or ``DONE`` step: what :meth:`_Driver.end`
+    reads from it). A ``FAIL`` step is raised as the core's typed error, the
+    driver's exception behind it as ``__cause__``.
     """  # noqa: D205
     try:
         while True:
@@ -378,10 +471,8 @@ def drive(runner: Any, clock: Any, driver: LaneDriver, step: bytes) -> Any:
                 runner.release()
                 clock.pause_ms(_pause_millis(step))
                 step = driver.resume()
-            elif kind == EXECUTE:
-                return _held(step)
-            elif kind == DONE:
-                return _finished(step)
+            elif kind in (YIELD, DONE):
+                return driver.end(step)
             else:
                 raise _error(step) from runner.cause
     finally:

@@ -1,340 +1,88 @@
-//! The lane: plain C entry points for the hot path of a request, for hosts
-//! whose binding pays per call: the record driver (its steps, answers and
-//! outcomes as one packed byte string each) and a key's canonical text.
+//! The lane: plain C entry points for the hot paths, for hosts whose binding
+//! pays per call: the record driver of a request and the outbox relay (their
+//! steps, answers and outcomes as one packed byte string each, in
+//! `mintid-lane`'s layout) and a key's canonical text.
 //!
 //! uniffi's Python pays about 5 µs for every buffer it allocates or frees
 //! and lifts every value of an enum through interpreted code, so a request
 //! through the uniffi objects cost tens of calls and objects; through the
 //! lane it is one `ctypes` call per step, with the key, digest and rows
 //! passed as pointers and the step read from the driver's own buffer. The
-//! layout is in `docs/spec.md`, "The record lane"; what each step means is
-//! [`core::RecordStep`]'s, unchanged. Every entry point catches a panic
+//! layout is in `docs/spec.md`, "The lane"; what each step means is the
+//! driver's, unchanged. Every entry point catches a panic
 //! (`internal.panic`): nothing unwinds across the boundary.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 use mintid::store as core;
+use mintid_lane::{Driven, Fields, Lane, Refusal};
 
 use crate::error::MintidError;
-use crate::store::RecordDrivers;
+use crate::outbox::RelayPolicy;
+use crate::store::{Manifest, RecordDrivers};
 
-/// The tag of a packed step.
-mod tag {
-    pub const RUN: u8 = 1;
-    pub const PAUSE: u8 = 2;
-    pub const EXECUTE: u8 = 3;
-    pub const DONE: u8 = 4;
-    pub const FAIL: u8 = 5;
-}
-
-/// The tag of a packed value.
-mod value {
-    pub const NULL: u8 = 0;
-    pub const INT: u8 = 1;
-    pub const TEXT: u8 = 2;
-    pub const BYTES: u8 = 3;
-}
-
-/// The tag of a packed [`core::Finished`].
-mod finished {
-    pub const EXECUTED: u8 = 0;
-    pub const OPERATION_FAILED: u8 = 1;
-    pub const REPLAY: u8 = 2;
-    pub const IN_PROGRESS: u8 = 3;
-    pub const FINGERPRINT_MISMATCH: u8 = 4;
-    pub const KEY_TOO_OLD: u8 = 5;
-}
-
-fn put_u32(out: &mut Vec<u8>, length: usize) {
-    // Every packed length fits: a statement has few parameters and a value
-    // is bounded by the schema's limits (a response body is at most 1 MiB).
-    out.extend_from_slice(&u32::try_from(length).unwrap_or(u32::MAX).to_le_bytes());
-}
-
-fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
-    put_u32(out, bytes.len());
-    out.extend_from_slice(bytes);
-}
-
-fn put_value(out: &mut Vec<u8>, value: &core::Value) {
-    match value {
-        core::Value::Null => out.push(value::NULL),
-        core::Value::Int(int) => {
-            out.push(value::INT);
-            out.extend_from_slice(&int.to_le_bytes());
-        }
-        core::Value::Text(text) => {
-            out.push(value::TEXT);
-            put_bytes(out, text.as_bytes());
-        }
-        core::Value::Bytes(bytes) => {
-            out.push(value::BYTES);
-            put_bytes(out, bytes);
+impl Refusal for MintidError {
+    fn fields(&self) -> Fields<'_> {
+        let (part, position, problem) = self.place();
+        Fields {
+            code: self.code(),
+            detail: self.detail(),
+            part,
+            position,
+            problem,
+            concern: self.concern(),
         }
     }
 }
 
-fn put_optional(out: &mut Vec<u8>, bytes: Option<&[u8]>) {
-    match bytes {
-        None => out.push(0),
-        Some(bytes) => {
-            out.push(1);
-            put_bytes(out, bytes);
-        }
-    }
-}
-
-fn put_finished(out: &mut Vec<u8>, done: core::Finished) {
-    match done {
-        core::Finished::Executed => out.push(finished::EXECUTED),
-        core::Finished::OperationFailed { stored } => {
-            out.extend_from_slice(&[finished::OPERATION_FAILED, u8::from(stored)]);
-        }
-        core::Finished::Replay {
-            outcome,
-            response,
-            error,
-        } => {
-            let succeeded = matches!(outcome, mintid::record::Outcome::Succeeded);
-            out.extend_from_slice(&[finished::REPLAY, u8::from(!succeeded)]);
-            match response {
-                None => out.push(0),
-                Some(response) => {
-                    out.push(1);
-                    put_bytes(out, response.content_type.as_bytes());
-                    put_bytes(out, &response.body);
-                }
-            }
-            put_optional(out, error.as_deref().map(str::as_bytes));
-        }
-        core::Finished::InProgress { retry_after_millis } => {
-            out.push(finished::IN_PROGRESS);
-            out.extend_from_slice(&retry_after_millis.to_le_bytes());
-        }
-        core::Finished::FingerprintMismatch => out.push(finished::FINGERPRINT_MISMATCH),
-        core::Finished::KeyTooOld => out.push(finished::KEY_TOO_OLD),
-    }
-}
-
-/// A step packed (a `Fail` is the call's error).
-fn pack(step: core::RecordStep) -> Result<Vec<u8>, MintidError> {
-    let mut out = Vec::with_capacity(128);
-    match step {
-        core::Step::Run(query) => {
-            out.push(tag::RUN);
-            out.push(u8::try_from(query.name.len()).unwrap_or(u8::MAX));
-            out.extend_from_slice(query.name.as_bytes());
-            out.push(u8::try_from(query.params.len()).unwrap_or(u8::MAX));
-            for param in &query.params {
-                put_value(&mut out, param);
-            }
-        }
-        core::Step::Pause { millis } => {
-            out.push(tag::PAUSE);
-            out.extend_from_slice(&millis.to_le_bytes());
-        }
-        core::Step::Yield(core::RecordYield::Execute(held)) => {
-            out.push(tag::EXECUTE);
-            out.extend_from_slice(&held.token.to_le_bytes());
-            out.extend_from_slice(&held.created_millis.to_le_bytes());
-            out.extend_from_slice(&held.lease_deadline_millis.to_le_bytes());
-            let every = held
-                .renew_every_millis
-                .and_then(|every| i64::try_from(every).ok())
-                .unwrap_or(-1);
-            out.extend_from_slice(&every.to_le_bytes());
-        }
-        core::Step::Yield(core::RecordYield::Done(done)) => {
-            out.push(tag::DONE);
-            put_finished(&mut out, done);
-        }
-        core::Step::Fail(error) => return Err(error.into()),
-        core::Step::Begin { .. } | core::Step::Commit | core::Step::Rollback => {
-            return Err(MintidError::argument(
-                "argument.internal",
-                "the record driver asked for a transaction step it never asks for",
-            ));
-        }
-    }
-    Ok(out)
-}
-
-/// Reads packed rows: `u32` row count, then per row a `u8` column count and
-/// its values. Anything else is `store.unexpected_row`.
-fn unpack_rows(packed: &[u8]) -> Result<Vec<Vec<core::Value>>, MintidError> {
-    let mut reader = Reader(packed);
-    let rows = reader.u32()?;
-    let mut out = Vec::with_capacity(rows.min(64) as usize);
-    for _ in 0..rows {
-        let columns = reader.u8()?;
-        let mut row = Vec::with_capacity(usize::from(columns));
-        for _ in 0..columns {
-            row.push(reader.value()?);
-        }
-        out.push(row);
-    }
-    reader.end(out)
-}
-
-/// Reads a packed outcome: `0` succeeded (content type, body), `1` failed
-/// (retryable `u8`, message, optional response), `2` not a response (the
-/// type's name), `3` raised (the error's text: retryable, the core's rule).
-fn unpack_outcome(packed: &[u8]) -> Result<core::OperationOutcome, MintidError> {
-    let mut reader = Reader(packed);
-    let outcome = match reader.u8()? {
-        0 => core::OperationOutcome::Succeeded(reader.response()?),
-        1 => {
-            let retryable = reader.u8()? != 0;
-            let message = reader.text()?;
-            let response = match reader.u8()? {
-                0 => None,
-                _ => Some(reader.response()?),
-            };
-            core::OperationOutcome::Failed {
-                message,
-                retryable,
-                response,
-            }
-        }
-        2 => core::OperationOutcome::NotAResponse {
-            type_name: reader.text()?,
-        },
-        3 => core::OperationOutcome::Raised {
-            message: reader.text()?,
-        },
-        _ => return Err(malformed("outcome")),
-    };
-    reader.end(outcome)
-}
-
-struct Reader<'a>(&'a [u8]);
-
-impl Reader<'_> {
-    fn take(&mut self, count: usize) -> Result<&[u8], MintidError> {
-        if self.0.len() < count {
-            return Err(malformed("answer"));
-        }
-        let (head, rest) = self.0.split_at(count);
-        self.0 = rest;
-        Ok(head)
-    }
-
-    fn u8(&mut self) -> Result<u8, MintidError> {
-        Ok(self.take(1)?[0])
-    }
-
-    fn u32(&mut self) -> Result<u32, MintidError> {
-        let mut word = [0; 4];
-        word.copy_from_slice(self.take(4)?);
-        Ok(u32::from_le_bytes(word))
-    }
-
-    fn bytes(&mut self) -> Result<Vec<u8>, MintidError> {
-        let length = self.u32()? as usize;
-        Ok(self.take(length)?.to_vec())
-    }
-
-    fn text(&mut self) -> Result<String, MintidError> {
-        String::from_utf8(self.bytes()?).map_err(|_| malformed("text"))
-    }
-
-    fn response(&mut self) -> Result<core::StoredResponse, MintidError> {
-        Ok(core::StoredResponse {
-            content_type: self.text()?,
-            body: self.bytes()?,
-        })
-    }
-
-    fn value(&mut self) -> Result<core::Value, MintidError> {
-        match self.u8()? {
-            value::NULL => Ok(core::Value::Null),
-            value::INT => {
-                let mut word = [0; 8];
-                word.copy_from_slice(self.take(8)?);
-                Ok(core::Value::Int(i64::from_le_bytes(word)))
-            }
-            value::TEXT => Ok(core::Value::Text(self.text()?)),
-            value::BYTES => Ok(core::Value::Bytes(self.bytes()?)),
-            _ => Err(malformed("value")),
-        }
-    }
-
-    fn end<T>(self, value: T) -> Result<T, MintidError> {
-        if self.0.is_empty() {
-            Ok(value)
-        } else {
-            Err(malformed("answer"))
-        }
-    }
-}
-
-fn malformed(what: &str) -> MintidError {
-    core::DriverError::Store(core::StoreError::unreadable_answer(&format!(
-        "the packed {what} is not in the lane's layout"
-    )))
-    .into()
-}
-
-/// An error packed: `FAIL`, then code, detail, part, position, problem,
-/// concern.
-fn pack_error(out: &mut Vec<u8>, error: &MintidError) {
-    out.clear();
-    out.push(tag::FAIL);
-    put_bytes(out, error.code().as_bytes());
-    put_bytes(out, error.detail().as_bytes());
-    let (part, position, problem) = error.place();
-    put_optional(out, part.map(str::as_bytes));
-    match position {
-        None => out.push(0),
-        Some(position) => {
-            out.push(1);
-            out.extend_from_slice(&position.to_le_bytes());
-        }
-    }
-    put_optional(out, problem.map(str::as_bytes));
-    put_bytes(out, error.concern().as_bytes());
-}
-
-/// The manifest and policy every driver of one store shares.
+/// The manifest and policy every record driver of one store shares.
 #[derive(Debug)]
-pub struct Lane {
+pub struct RecordLane {
     manifest: core::Manifest,
     policy: mintid::record::RecordPolicy,
 }
 
-/// One request's driver and the buffer its last step is packed in.
+/// A driver on the lane, or the packed refusal of one the core would not
+/// make (every step is that error).
 #[derive(Debug)]
-pub struct LaneDriver {
-    /// The driver, or none when the core refused to make it.
-    driver: Option<core::RecordDriver>,
-    /// Why the core refused to make it.
-    refused: MintidError,
-    step: Vec<u8>,
-}
+pub struct LaneDriver<D>(Result<Lane<D, MintidError>, Vec<u8>>);
 
-impl LaneDriver {
-    /// Packs `step` (or the error) into this driver's buffer.
-    fn keep(&mut self, step: Result<core::RecordStep, MintidError>) {
-        match step.and_then(pack) {
-            Ok(packed) => self.step = packed,
-            Err(error) => pack_error(&mut self.step, &error),
-        }
+impl<D: Driven> LaneDriver<D> {
+    fn made(made: Result<D, MintidError>) -> *mut Self {
+        let lane = made.map(Lane::new).map_err(|error| {
+            let mut packed = Vec::new();
+            mintid_lane::pack_error(&mut packed, &error);
+            packed
+        });
+        Box::into_raw(Box::new(Self(lane)))
     }
 }
 
 #[uniffi::export]
 impl RecordDrivers {
     /// The record lane of these drivers: a handle for the C entry points
-    /// `mintid_lane_*` (`docs/spec.md`, "The record lane"), freed with
+    /// `mintid_lane_record_*` (`docs/spec.md`, "The lane"), freed with
     /// `mintid_lane_free`.
     pub fn lane(self: Arc<Self>) -> u64 {
-        let lane = Box::new(Lane {
+        let lane = Box::new(RecordLane {
             manifest: self.manifest,
             policy: self.policy,
         });
         Box::into_raw(lane) as u64
     }
+}
+
+/// One outbox relay run on the lane (`mintid_lane_relay_*`, freed with
+/// `mintid_lane_relay_free`): over `manifest`'s statements under `policy`,
+/// `seed` (a random u64) giving its claim tokens and jitter. A policy the
+/// core refuses makes a run whose every step is `outbox.invalid_policy`.
+#[uniffi::export]
+pub fn outbox_relay_lane(manifest: Manifest, policy: RelayPolicy, seed: u64) -> u64 {
+    let made = policy
+        .try_into()
+        .map(|policy| core::OutboxRelay::new(manifest.into(), policy, seed));
+    LaneDriver::made(made) as u64
 }
 
 /// Copies `packed` to `out` when it fits in `cap` bytes; its length either way.
@@ -349,28 +97,29 @@ unsafe fn copy_out(packed: &[u8], out: *mut u8, cap: usize) -> usize {
     packed.len()
 }
 
-/// Runs `work` on the driver behind `driver`, catching a panic, keeps the
-/// packed step and copies it out as [`copy_out`] does.
+/// Runs `work` on the lane behind `driver`, catching a panic, and copies
+/// the step it packed out as [`copy_out`] does.
 ///
 /// # Safety
-/// `driver` is a pointer from [`mintid_lane_record_new`] not yet freed,
-/// used by one thread at a time; `out` as for [`copy_out`].
-unsafe fn on_driver(
-    driver: *mut LaneDriver,
+/// `driver` is a live pointer from this module's constructors, used by one
+/// thread at a time; `out` as for [`copy_out`].
+unsafe fn on_driver<D: Driven>(
+    driver: *mut LaneDriver<D>,
     out: *mut u8,
     cap: usize,
-    work: impl FnOnce(&mut core::RecordDriver) -> Result<core::RecordStep, MintidError>,
+    work: impl FnOnce(&mut Lane<D, MintidError>),
 ) -> usize {
     // SAFETY: the caller's contract.
-    let lane_driver = unsafe { &mut *driver };
-    let result = catch_unwind(AssertUnwindSafe(|| match lane_driver.driver.as_mut() {
-        Some(driver) => work(driver),
-        None => Err(lane_driver.refused.clone()),
-    }))
-    .unwrap_or_else(|_| Err(panicked()));
-    lane_driver.keep(result);
+    let lane = match unsafe { &mut (*driver).0 } {
+        Ok(lane) => lane,
+        // SAFETY: the caller's contract.
+        Err(refused) => return unsafe { copy_out(refused, out, cap) },
+    };
+    if catch_unwind(AssertUnwindSafe(|| work(lane))).is_err() {
+        lane.fail(&panicked());
+    }
     // SAFETY: the caller's contract.
-    unsafe { copy_out(&lane_driver.step, out, cap) }
+    unsafe { copy_out(lane.step(), out, cap) }
 }
 
 fn panicked() -> MintidError {
@@ -393,6 +142,154 @@ unsafe fn slice<'a>(data: *const u8, length: usize) -> &'a [u8] {
     }
 }
 
+/// The entry points every driver on the lane has, named
+/// `mintid_lane_<prefix>_*`: copy the last step again, push an affected
+/// count, packed rows or a failed query, resume after a pause, free.
+macro_rules! lane_entry_points {
+    ($driver:ty, $step:ident, $affected:ident, $rows:ident, $failed:ident, $resume:ident, $free:ident) => {
+        /// Copies the last step again (after a step longer than the buffer).
+        ///
+        /// # Safety
+        /// A live driver of this kind; `out` pointing to `cap` writable bytes.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $step(
+            driver: *mut LaneDriver<$driver>,
+            out: *mut u8,
+            cap: usize,
+        ) -> usize {
+            // SAFETY: the caller's contract.
+            let packed = match unsafe { &(*driver).0 } {
+                Ok(lane) => lane.step(),
+                Err(refused) => refused,
+            };
+            // SAFETY: the caller's contract.
+            unsafe { copy_out(packed, out, cap) }
+        }
+
+        /// Pushes an affected-row count; the next step.
+        ///
+        /// # Safety
+        /// As for the step entry point.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $affected(
+            driver: *mut LaneDriver<$driver>,
+            count: u64,
+            now_millis: u64,
+            out: *mut u8,
+            cap: usize,
+        ) -> usize {
+            // SAFETY: the caller's contract.
+            unsafe {
+                on_driver(driver, out, cap, |lane| {
+                    lane.push_affected(count, now_millis);
+                })
+            }
+        }
+
+        /// Pushes packed rows; the next step (`store.unexpected_row` for
+        /// rows not in the layout).
+        ///
+        /// # Safety
+        /// As for the step entry point; `rows` points to `rows_len`
+        /// readable bytes.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $rows(
+            driver: *mut LaneDriver<$driver>,
+            rows: *const u8,
+            rows_len: usize,
+            now_millis: u64,
+            out: *mut u8,
+            cap: usize,
+        ) -> usize {
+            // SAFETY: the caller's contract.
+            let rows = unsafe { slice(rows, rows_len) };
+            // SAFETY: the caller's contract.
+            unsafe {
+                on_driver(driver, out, cap, |lane| {
+                    lane.push_rows(rows, now_millis);
+                })
+            }
+        }
+
+        /// Pushes a failed query: the executor's class (0 unique violation,
+        /// 1 serialization, 2 connection lost, 3 constraint, 4 other) and
+        /// the driver's message; the next step.
+        ///
+        /// # Safety
+        /// As for the step entry point; `message` points to `message_len`
+        /// readable bytes.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $failed(
+            driver: *mut LaneDriver<$driver>,
+            class: u8,
+            message: *const u8,
+            message_len: usize,
+            now_millis: u64,
+            out: *mut u8,
+            cap: usize,
+        ) -> usize {
+            // SAFETY: the caller's contract.
+            let message = String::from_utf8_lossy(unsafe { slice(message, message_len) });
+            // SAFETY: the caller's contract.
+            unsafe {
+                on_driver(driver, out, cap, |lane| {
+                    lane.push_failed(class, message.into_owned(), now_millis);
+                })
+            }
+        }
+
+        /// Continues after a `Pause`; the next step.
+        ///
+        /// # Safety
+        /// As for the step entry point.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $resume(
+            driver: *mut LaneDriver<$driver>,
+            out: *mut u8,
+            cap: usize,
+        ) -> usize {
+            // SAFETY: the caller's contract.
+            unsafe {
+                on_driver(driver, out, cap, |lane| {
+                    lane.resume();
+                })
+            }
+        }
+
+        /// Frees a driver (null: nothing).
+        ///
+        /// # Safety
+        /// `driver` comes from this kind's constructor, once.
+        #[unsafe(no_mangle)]
+        pub unsafe extern "C" fn $free(driver: *mut LaneDriver<$driver>) {
+            if !driver.is_null() {
+                // SAFETY: the caller's contract.
+                drop(unsafe { Box::from_raw(driver) });
+            }
+        }
+    };
+}
+
+lane_entry_points!(
+    core::RecordDriver,
+    mintid_lane_record_step,
+    mintid_lane_record_push_affected,
+    mintid_lane_record_push_rows,
+    mintid_lane_record_push_failed,
+    mintid_lane_record_resume,
+    mintid_lane_record_free
+);
+
+lane_entry_points!(
+    core::OutboxRelay,
+    mintid_lane_relay_step,
+    mintid_lane_relay_push_affected,
+    mintid_lane_relay_push_rows,
+    mintid_lane_relay_push_failed,
+    mintid_lane_relay_resume,
+    mintid_lane_relay_free
+);
+
 /// Makes the driver of one request (free it with
 /// [`mintid_lane_record_free`]): `way` 0 run once, 1 same transaction, 2
 /// lease; the key's canonical text; the 32-byte digest; the key's creation
@@ -411,11 +308,11 @@ pub unsafe extern "C" fn mintid_lane_record_new(
     fingerprint: *const u8,
     fingerprint_len: usize,
     key_created_millis: i64,
-) -> *mut LaneDriver {
+) -> *mut LaneDriver<core::RecordDriver> {
     // SAFETY: the caller's contract.
     let (lane, key, fingerprint) = unsafe {
         (
-            &*(lane as *const Lane),
+            &*(lane as *const RecordLane),
             slice(key, key_len),
             slice(fingerprint, fingerprint_len),
         )
@@ -443,145 +340,29 @@ pub unsafe extern "C" fn mintid_lane_record_new(
         ))
     })
     .unwrap_or_else(|_| Err(panicked()));
-    let (driver, refused) = match made {
-        Ok(driver) => (Some(driver), never_refused()),
-        Err(error) => (None, error),
-    };
-    Box::into_raw(Box::new(LaneDriver {
-        driver,
-        refused,
-        step: Vec::new(),
-    }))
-}
-
-fn never_refused() -> MintidError {
-    MintidError::argument("argument.internal", "this driver was made")
+    LaneDriver::made(made)
 }
 
 /// The first step, at `now_millis`, packed into `out` (when it fits in `cap`
 /// bytes: otherwise [`mintid_lane_record_step`] copies it); its length. The
-/// other `mintid_lane_record_*` steps answer the same way.
+/// other `mintid_lane_*` steps answer the same way.
 ///
 /// # Safety
 /// As for `on_driver`: a live driver used by one thread at a time, `out`
 /// pointing to `cap` writable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mintid_lane_record_start(
-    driver: *mut LaneDriver,
-    now_millis: u64,
-    out: *mut u8,
-    cap: usize,
-) -> usize {
-    // SAFETY: the caller's contract.
-    unsafe { on_driver(driver, out, cap, |driver| Ok(driver.start(now_millis))) }
-}
-
-/// Copies the last step again (after a step longer than the buffer).
-///
-/// # Safety
-/// As for [`mintid_lane_record_start`].
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mintid_lane_record_step(
-    driver: *mut LaneDriver,
-    out: *mut u8,
-    cap: usize,
-) -> usize {
-    // SAFETY: the caller's contract.
-    unsafe { copy_out(&(*driver).step, out, cap) }
-}
-
-/// Pushes an affected-row count; the next step.
-///
-/// # Safety
-/// As for [`mintid_lane_record_start`].
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mintid_lane_record_push_affected(
-    driver: *mut LaneDriver,
-    count: u64,
+    driver: *mut LaneDriver<core::RecordDriver>,
     now_millis: u64,
     out: *mut u8,
     cap: usize,
 ) -> usize {
     // SAFETY: the caller's contract.
     unsafe {
-        on_driver(driver, out, cap, |driver| {
-            Ok(driver.push(core::Answer::Affected(count), now_millis))
+        on_driver(driver, out, cap, |lane| {
+            lane.drive(|driver| driver.start(now_millis));
         })
     }
-}
-
-/// Pushes packed rows; the next step (`store.unexpected_row` for rows not
-/// in the layout).
-///
-/// # Safety
-/// As for [`mintid_lane_record_start`]; `rows` points to `rows_len`
-/// readable bytes.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mintid_lane_record_push_rows(
-    driver: *mut LaneDriver,
-    rows: *const u8,
-    rows_len: usize,
-    now_millis: u64,
-    out: *mut u8,
-    cap: usize,
-) -> usize {
-    // SAFETY: the caller's contract.
-    let rows = unsafe { slice(rows, rows_len) };
-    // SAFETY: the caller's contract.
-    unsafe {
-        on_driver(driver, out, cap, |driver| {
-            Ok(driver.push(core::Answer::Rows(unpack_rows(rows)?), now_millis))
-        })
-    }
-}
-
-/// Pushes a failed query: the executor's class (0 unique violation, 1
-/// serialization, 2 connection lost, 3 constraint, 4 other) and the
-/// driver's message; the next step.
-///
-/// # Safety
-/// As for [`mintid_lane_record_start`]; `message` points to `message_len`
-/// readable bytes.
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mintid_lane_record_push_failed(
-    driver: *mut LaneDriver,
-    class: u8,
-    message: *const u8,
-    message_len: usize,
-    now_millis: u64,
-    out: *mut u8,
-    cap: usize,
-) -> usize {
-    // SAFETY: the caller's contract.
-    let message = String::from_utf8_lossy(unsafe { slice(message, message_len) }).into_owned();
-    let class = match class {
-        0 => core::DbErrorClass::UniqueViolation,
-        1 => core::DbErrorClass::Serialization,
-        2 => core::DbErrorClass::ConnectionLost,
-        3 => core::DbErrorClass::Constraint,
-        _ => core::DbErrorClass::Other,
-    };
-    let error = core::DbError { class, message };
-    // SAFETY: the caller's contract.
-    unsafe {
-        on_driver(driver, out, cap, |driver| {
-            Ok(driver.push(core::Answer::Failed(error), now_millis))
-        })
-    }
-}
-
-/// Continues after a `Pause`; the next step.
-///
-/// # Safety
-/// As for [`mintid_lane_record_start`].
-#[unsafe(no_mangle)]
-pub unsafe extern "C" fn mintid_lane_record_resume(
-    driver: *mut LaneDriver,
-    out: *mut u8,
-    cap: usize,
-) -> usize {
-    // SAFETY: the caller's contract.
-    unsafe { on_driver(driver, out, cap, |driver| Ok(driver.resume())) }
 }
 
 /// Finishes with the packed outcome of the operation; the next step.
@@ -591,7 +372,7 @@ pub unsafe extern "C" fn mintid_lane_record_resume(
 /// readable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mintid_lane_record_finish(
-    driver: *mut LaneDriver,
+    driver: *mut LaneDriver<core::RecordDriver>,
     outcome: *const u8,
     outcome_len: usize,
     now_millis: u64,
@@ -602,25 +383,78 @@ pub unsafe extern "C" fn mintid_lane_record_finish(
     let outcome = unsafe { slice(outcome, outcome_len) };
     // SAFETY: the caller's contract.
     unsafe {
-        on_driver(driver, out, cap, |driver| {
-            Ok(driver.finish(unpack_outcome(outcome)?, now_millis))
+        on_driver(driver, out, cap, |lane| {
+            lane.finish(outcome, now_millis);
         })
     }
 }
 
-/// Frees a driver (null: nothing).
+/// The first step of a relay run, at `now_millis`, copied as
+/// [`mintid_lane_record_start`] copies.
 ///
 /// # Safety
-/// `driver` comes from [`mintid_lane_record_new`], once.
+/// As for [`mintid_lane_record_start`], with a relay from
+/// `outbox_relay_lane`.
 #[unsafe(no_mangle)]
-pub unsafe extern "C" fn mintid_lane_record_free(driver: *mut LaneDriver) {
-    if !driver.is_null() {
-        // SAFETY: the caller's contract.
-        drop(unsafe { Box::from_raw(driver) });
+pub unsafe extern "C" fn mintid_lane_relay_start(
+    driver: *mut LaneDriver<core::OutboxRelay>,
+    now_millis: u64,
+    out: *mut u8,
+    cap: usize,
+) -> usize {
+    // SAFETY: the caller's contract.
+    unsafe {
+        on_driver(driver, out, cap, |lane| {
+            lane.drive(|relay| relay.start(now_millis));
+        })
     }
 }
 
-/// Frees a lane (0: nothing).
+/// The message of the last send was sent, at `now_millis`; the next step.
+///
+/// # Safety
+/// As for [`mintid_lane_relay_start`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mintid_lane_relay_sent(
+    driver: *mut LaneDriver<core::OutboxRelay>,
+    now_millis: u64,
+    out: *mut u8,
+    cap: usize,
+) -> usize {
+    // SAFETY: the caller's contract.
+    unsafe {
+        on_driver(driver, out, cap, |lane| {
+            lane.sent(now_millis);
+        })
+    }
+}
+
+/// The last send failed with `error` (UTF-8 of its length; broken bytes
+/// read as U+FFFD), at `now_millis`; the next step.
+///
+/// # Safety
+/// As for [`mintid_lane_relay_start`]; `error` points to `error_len`
+/// readable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mintid_lane_relay_failed(
+    driver: *mut LaneDriver<core::OutboxRelay>,
+    error: *const u8,
+    error_len: usize,
+    now_millis: u64,
+    out: *mut u8,
+    cap: usize,
+) -> usize {
+    // SAFETY: the caller's contract.
+    let error = String::from_utf8_lossy(unsafe { slice(error, error_len) });
+    // SAFETY: the caller's contract.
+    unsafe {
+        on_driver(driver, out, cap, |lane| {
+            lane.failed(&error, now_millis);
+        })
+    }
+}
+
+/// Frees a record lane (0: nothing).
 ///
 /// # Safety
 /// `lane` comes from `RecordDrivers.lane()`, once, and no driver call on it
@@ -629,7 +463,7 @@ pub unsafe extern "C" fn mintid_lane_record_free(driver: *mut LaneDriver) {
 pub unsafe extern "C" fn mintid_lane_free(lane: u64) {
     if lane != 0 {
         // SAFETY: the caller's contract.
-        drop(unsafe { Box::from_raw(lane as *mut Lane) });
+        drop(unsafe { Box::from_raw(lane as *mut RecordLane) });
     }
 }
 
@@ -674,7 +508,7 @@ pub unsafe extern "C" fn mintid_lane_key_text(
             packed.push(0);
             packed.extend_from_slice(text.as_bytes());
         }
-        Err(error) => pack_error(&mut packed, &error),
+        Err(error) => mintid_lane::pack_error(&mut packed, &error),
     }
     // SAFETY: the caller's contract.
     unsafe { copy_out(&packed, out, cap) }
@@ -683,9 +517,10 @@ pub unsafe extern "C" fn mintid_lane_key_text(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mintid_lane::{pack_error, put_value, tag, unpack_outcome, value};
 
     fn lane() -> u64 {
-        Box::into_raw(Box::new(Lane {
+        Box::into_raw(Box::new(RecordLane {
             manifest: core::Manifest::new(core::Dialect::Postgres, core::Placeholder::Numbered),
             policy: mintid::record::RecordPolicy::default(),
         })) as u64
@@ -695,7 +530,7 @@ mod tests {
     fn out(
         cap: usize,
         call: impl FnOnce(*mut u8, usize) -> usize,
-        driver: *mut LaneDriver,
+        driver: *mut LaneDriver<core::RecordDriver>,
     ) -> Vec<u8> {
         let mut buffer = vec![0; cap];
         let length = call(buffer.as_mut_ptr(), cap);
@@ -711,7 +546,7 @@ mod tests {
         buffer
     }
 
-    fn new(lane: u64, key: &[u8], digest: &[u8]) -> *mut LaneDriver {
+    fn new(lane: u64, key: &[u8], digest: &[u8]) -> *mut LaneDriver<core::RecordDriver> {
         // SAFETY: valid pointers.
         unsafe {
             mintid_lane_record_new(
@@ -728,8 +563,8 @@ mod tests {
 
     fn code_of(packed: &[u8]) -> String {
         assert_eq!(packed[0], tag::FAIL, "not a failure: {packed:?}");
-        let mut reader = Reader(&packed[1..]);
-        reader.text().expect("a packed code")
+        let length = u32::from_le_bytes(packed[1..5].try_into().unwrap()) as usize;
+        String::from_utf8(packed[5..5 + length].to_vec()).expect("a packed code")
     }
 
     #[test]
@@ -755,7 +590,7 @@ mod tests {
             },
             driver,
         );
-        assert_eq!(execute[0], tag::EXECUTE);
+        assert_eq!(execute[0], tag::YIELD);
         assert_eq!(execute[1..9], 1u64.to_le_bytes(), "the claim's token");
         let mut outcome = vec![0];
         for part in [&b"application/json"[..], b"{}"] {
@@ -775,7 +610,7 @@ mod tests {
             |o, c| unsafe { mintid_lane_record_push_affected(driver, 1, 1_003, o, c) },
             driver,
         );
-        assert_eq!(done, [tag::DONE, finished::EXECUTED]);
+        assert_eq!(done, [tag::DONE, 0]);
         // SAFETY: made once, freed once.
         unsafe {
             mintid_lane_record_free(driver);
@@ -886,6 +721,59 @@ mod tests {
             code_of(&key_text(b"order", b"t", &[b'a', 0xff])),
             "key.invalid_character"
         );
+    }
+
+    fn relay(policy: RelayPolicy) -> *mut LaneDriver<core::OutboxRelay> {
+        let manifest = Manifest {
+            dialect: crate::store::Dialect::Sqlite,
+            placeholder: crate::store::Placeholder::Question,
+        };
+        outbox_relay_lane(manifest, policy, 7) as *mut LaneDriver<core::OutboxRelay>
+    }
+
+    #[test]
+    fn a_relay_claims_first_and_a_refused_policy_fails_every_step() {
+        let policy = RelayPolicy::from(mintid::outbox::RelayPolicy::default());
+        let driver = relay(policy);
+        let mut buffer = vec![0; 1024];
+        // SAFETY (every call below): a live relay and a buffer of its length.
+        let length =
+            unsafe { mintid_lane_relay_start(driver, 1_000, buffer.as_mut_ptr(), buffer.len()) };
+        assert_eq!(buffer[0], tag::RUN, "{:?}", &buffer[..length]);
+        assert_eq!(&buffer[2..2 + usize::from(buffer[1])], b"outbox_claim");
+        let length = unsafe {
+            mintid_lane_relay_push_affected(driver, 0, 1_001, buffer.as_mut_ptr(), buffer.len())
+        };
+        assert_eq!(
+            &buffer[2..2 + usize::from(buffer[1])],
+            b"outbox_claimed",
+            "{:?}",
+            &buffer[..length]
+        );
+        let rows = 0u32.to_le_bytes();
+        let length = unsafe {
+            mintid_lane_relay_push_rows(
+                driver,
+                rows.as_ptr(),
+                rows.len(),
+                1_002,
+                buffer.as_mut_ptr(),
+                buffer.len(),
+            )
+        };
+        assert_eq!(buffer[0], tag::DONE, "nothing due: {:?}", &buffer[..length]);
+        assert_eq!(length, 1 + 6 * 8);
+        // SAFETY: made once, freed once.
+        unsafe { mintid_lane_relay_free(driver) };
+        let driver = relay(RelayPolicy {
+            batch_size: 0,
+            ..policy
+        });
+        let length =
+            unsafe { mintid_lane_relay_sent(driver, 1, buffer.as_mut_ptr(), buffer.len()) };
+        assert_eq!(code_of(&buffer[..length]), "outbox.invalid_policy");
+        // SAFETY: made once, freed once.
+        unsafe { mintid_lane_relay_free(driver) };
     }
 
     #[test]

@@ -9,13 +9,14 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
-from typing import Any, Final, Literal
+from typing import Any, Literal
 
+from mintid._lane import RelayDriver
+from mintid._lane import drive as lane_drive
 from mintid._native import check_uint, ffi, native_error
 from mintid._outbox import RelayPolicy
 from mintid.store._clock import StoreClock, SystemStoreClock
-from mintid.store._database import Database, QueryRunner, drive
+from mintid.store._database import Database, QueryRunner
 
 __all__ = [
     "ClaimedMessage",
@@ -26,7 +27,6 @@ __all__ = [
 ]
 
 _NativeError = (ffi.MintidError, ffi.InternalError)
-_SEND: Final = ffi.RelayStep.SEND
 
 
 @dataclass(frozen=True)
@@ -135,45 +135,18 @@ class Outbox:
         """  # noqa: D205
         clock = self._clock
         runner = QueryRunner(self.database)
-        try:
-            driver = ffi.OutboxRelay(self.database.manifest, self.policy._to_ffi(), self._draw())
-
-            def push(answer: ffi.StoreAnswer) -> Any:
-                return driver.push(answer, clock.now_ms())
-
-            step = drive(runner, clock, lambda: driver.start(clock.now_ms()), push, driver.resume)
-            while type(step) is _SEND:
-                message = step.message
-                try:
-                    send(
-                        ClaimedMessage(
-                            message.message_id,
-                            message.kind,
-                            message.business_key,
-                            message.payload,
-                            message.attempts,
-                            message.created_millis,
-                        )
-                    )
-                except Exception as error:
-                    text = str(error) or type(error).__name__
-                    first = partial(driver.failed, text, clock.now_ms())
-                else:
-                    first = partial(driver.sent, clock.now_ms())
-                step = drive(runner, clock, first, push, driver.resume)
-        except _NativeError as error:
-            raise native_error(error) from runner.cause
-        finally:
-            runner.release()
-        report = step.report
-        return RelayReport(
-            report.sent,
-            report.retried,
-            report.dead,
-            report.given_up,
-            report.claim_lost,
-            report.released,
-        )
+        driver = RelayDriver(self.database.manifest, self.policy._to_ffi(), self._draw())
+        handed = lane_drive(runner, clock, driver, driver.start(clock.now_ms()))
+        while handed[0] == "send":
+            message = ClaimedMessage(*handed[1:])
+            try:
+                send(message)
+            except Exception as error:
+                step = driver.failed(str(error) or type(error).__name__, clock.now_ms())
+            else:
+                step = driver.sent(clock.now_ms())
+            handed = lane_drive(runner, clock, driver, step)
+        return RelayReport(*handed[1:])
 
     def load(self, kind: str, business_key: str) -> StoredMessage | None:
         """The message of ``kind`` and ``business_key``, or ``None``."""
