@@ -36,6 +36,8 @@ mod id_buffer;
 #[cfg(feature = "server")]
 mod key;
 #[cfg(feature = "server")]
+mod lane;
+#[cfg(feature = "server")]
 mod lease;
 #[cfg(feature = "server")]
 mod outbox;

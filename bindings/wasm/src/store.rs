@@ -2,8 +2,9 @@
 //! step, runs the named query it names on its database and pushes the
 //! answer back. Every loop, pause, limit and error code is the core's.
 //!
-//! Steps, answers and outcomes cross as plain JS objects, one crossing per
-//! step: `{ kind: "run", query: { name, params } }`, values as
+//! The record driver crosses on the lane (`lane.rs`, packed bytes); the
+//! other drivers' steps, answers and outcomes cross as plain JS objects, one
+//! crossing per step: `{ kind: "run", query: { name, params } }`, values as
 //! `null | bigint | string | Uint8Array`, 64-bit integers as `bigint` (read
 //! back with a range check: a `bigint` out of range is a `RangeError`, never
 //! a wrapped value). The TypeScript shapes are in the section below.
@@ -12,12 +13,9 @@ use alloc::string::{String, ToString};
 use alloc::vec::Vec;
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use mintid::IdempotencyKey;
-use mintid::fingerprint::Fingerprint;
-use mintid::record::Incoming;
 use mintid::store::{
-    Answer, DbError, DbErrorClass, Dialect, DriverError, Finished, Held, Manifest,
-    OperationOutcome, Placeholder, Query, RecordYield, ResultKind, Step, StoreError,
-    StoredResponse, Value, Way,
+    Answer, DbError, DbErrorClass, Dialect, DriverError, Held, Manifest, Placeholder, Query,
+    ResultKind, Step, StoreError, StoredResponse, Value,
 };
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -50,29 +48,8 @@ export type StoreAnswer =
   | { kind: "failed"; class: DbErrorClass; message: string };
 /** A response as stored and replayed. */
 export interface StoreResponse { contentType: string; body: Uint8Array; }
-/** What the operation came to. */
-export type OperationOutcome =
-  | { kind: "succeeded"; response: StoreResponse }
-  | { kind: "failed"; message: string; retryable: boolean; response: StoreResponse | null }
-  | { kind: "raised"; message: string }
-  | { kind: "not_a_response"; typeName: string };
 /** A claim the driver holds. */
 export interface Held { token: bigint; createdMillis: bigint; leaseDeadlineMillis: bigint; renewEveryMillis: bigint | null; }
-/** How a record protocol ended. */
-export type Finished =
-  | { kind: "executed" }
-  | { kind: "operation_failed"; stored: boolean }
-  | { kind: "replay"; outcome: "succeeded"; response: StoreResponse; error: null }
-  | { kind: "replay"; outcome: "failed"; response: StoreResponse | null; error: string }
-  | { kind: "in_progress"; problem: "in_progress"; retryAfterMillis: bigint; retryAfterSecs: bigint }
-  | { kind: "fingerprint_mismatch"; problem: "fingerprint_mismatch" }
-  | { kind: "key_too_old"; problem: "key_too_old" };
-/** A step of the record protocol; a failure is the call's error. */
-export type RecordStep =
-  | { kind: "run"; query: StoreQuery }
-  | { kind: "pause"; millis: bigint }
-  | { kind: "execute"; held: Held }
-  | { kind: "done"; finished: Finished };
 /** A step of a renewal. */
 export type RenewalStep = { kind: "run"; query: StoreQuery } | { kind: "renewed"; leaseDeadlineMillis: bigint };
 /** A step of a cleanup. */
@@ -111,12 +88,6 @@ fn text_field(object: &JsValue, name: &str) -> Result<String, JsValue> {
     field(object, name)?
         .as_string()
         .ok_or_else(|| type_error(&alloc::format!("{name} must be a string")))
-}
-
-fn bool_field(object: &JsValue, name: &str) -> Result<bool, JsValue> {
-    field(object, name)?
-        .as_bool()
-        .ok_or_else(|| type_error(&alloc::format!("{name} must be a boolean")))
 }
 
 fn u64_of(value: JsValue, name: &str) -> Result<u64, JsValue> {
@@ -245,54 +216,6 @@ fn response_js(response: &StoredResponse) -> JsValue {
     ])
 }
 
-fn response_of(value: &JsValue) -> Result<StoredResponse, JsValue> {
-    Ok(StoredResponse {
-        content_type: text_field(value, "contentType")?,
-        body: bytes_of(&field(value, "body")?, "body")?,
-    })
-}
-
-fn outcome_of(value: &JsValue) -> Result<OperationOutcome, JsValue> {
-    match text_field(value, "kind")?.as_str() {
-        "succeeded" => Ok(OperationOutcome::Succeeded(response_of(&field(
-            value, "response",
-        )?)?)),
-        "failed" => {
-            let response = field(value, "response")?;
-            Ok(OperationOutcome::Failed {
-                message: text_field(value, "message")?,
-                retryable: bool_field(value, "retryable")?,
-                response: if response.is_null() || response.is_undefined() {
-                    None
-                } else {
-                    Some(response_of(&response)?)
-                },
-            })
-        }
-        "not_a_response" => Ok(OperationOutcome::NotAResponse {
-            type_name: text_field(value, "typeName")?,
-        }),
-        "raised" => Ok(OperationOutcome::Raised {
-            message: text_field(value, "message")?,
-        }),
-        _ => Err(type_error(
-            "an outcome's kind must be succeeded, failed, raised or not_a_response",
-        )),
-    }
-}
-
-fn held_js(held: &Held) -> JsValue {
-    object(&[
-        ("token", held.token.into()),
-        ("createdMillis", held.created_millis.into()),
-        ("leaseDeadlineMillis", held.lease_deadline_millis.into()),
-        (
-            "renewEveryMillis",
-            optional(held.renew_every_millis.map(JsValue::from)),
-        ),
-    ])
-}
-
 fn held_of(value: &JsValue) -> Result<Held, JsValue> {
     let every = field(value, "renewEveryMillis")?;
     Ok(Held {
@@ -304,63 +227,6 @@ fn held_of(value: &JsValue) -> Result<Held, JsValue> {
         } else {
             Some(u64_of(every, "renewEveryMillis")?)
         },
-    })
-}
-
-fn finished_js(finished: &Finished) -> JsValue {
-    let kind = |name: &str| ("kind", JsValue::from_str(name));
-    let problem = (
-        "problem",
-        optional(
-            finished
-                .problem()
-                .map(|problem| JsValue::from_str(problem.name())),
-        ),
-    );
-    match finished {
-        Finished::Executed => object(&[kind("executed")]),
-        Finished::OperationFailed { stored } => {
-            object(&[kind("operation_failed"), ("stored", (*stored).into())])
-        }
-        Finished::Replay {
-            outcome,
-            response,
-            error,
-        } => object(&[
-            kind("replay"),
-            ("outcome", JsValue::from_str(outcome.as_str())),
-            ("response", optional(response.as_ref().map(response_js))),
-            ("error", optional(error.as_deref().map(JsValue::from_str))),
-        ]),
-        Finished::InProgress { retry_after_millis } => object(&[
-            kind("in_progress"),
-            problem,
-            ("retryAfterMillis", (*retry_after_millis).into()),
-            (
-                "retryAfterSecs",
-                mintid::record::retry_after_secs(*retry_after_millis).into(),
-            ),
-        ]),
-        Finished::FingerprintMismatch => object(&[kind("fingerprint_mismatch"), problem]),
-        Finished::KeyTooOld => object(&[kind("key_too_old"), problem]),
-    }
-}
-
-fn record_step(step: mintid::store::RecordStep) -> Result<JsValue, JsValue> {
-    let kind = |name: &str| ("kind", JsValue::from_str(name));
-    Ok(match step {
-        Step::Run(query) => object(&[kind("run"), ("query", query_js(&query))]),
-        Step::Pause { millis } => object(&[kind("pause"), ("millis", millis.into())]),
-        Step::Yield(RecordYield::Execute(held)) => {
-            object(&[kind("execute"), ("held", held_js(&held))])
-        }
-        Step::Yield(RecordYield::Done(finished)) => {
-            object(&[kind("done"), ("finished", finished_js(&finished))])
-        }
-        Step::Fail(error) => return Err(to_js(error)),
-        Step::Begin { .. } | Step::Commit | Step::Rollback => {
-            return Err(never_asked("a transaction step"));
-        }
     })
 }
 
@@ -476,81 +342,6 @@ pub fn store_failure(
     match answer_of(&answer)? {
         Answer::Failed(error) => Ok(to_js(mintid::store::database_failure(&error))),
         _ => Err(type_error("storeFailure takes a failed answer")),
-    }
-}
-
-/// The record protocol of one request (`mintid::store::RecordDriver`).
-#[wasm_bindgen]
-pub struct RecordDriver(mintid::store::RecordDriver);
-
-#[wasm_bindgen]
-impl RecordDriver {
-    /// A driver for one request with `key` and the payload's fingerprint
-    /// (text form), under `policy`, over `manifest`'s statements; `way` is
-    /// `run_once`, `same_transaction` or `lease`.
-    #[wasm_bindgen(constructor)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "StoreManifest")] manifest: JsValue,
-        policy: &RecordPolicyHandle,
-        way: &str,
-        #[wasm_bindgen(unchecked_param_type = "StoreKey")] key: JsValue,
-        fingerprint: &str,
-        key_created_millis: Option<u64>,
-    ) -> Result<RecordDriver, JsValue> {
-        let way = match way {
-            "run_once" => Way::RunOnce,
-            "same_transaction" => Way::SameTransaction,
-            "lease" => Way::Lease,
-            _ => {
-                return Err(type_error(
-                    "way must be run_once, same_transaction or lease",
-                ));
-            }
-        };
-        let fingerprint = Fingerprint::parse(fingerprint.as_bytes()).map_err(to_js)?;
-        let mut incoming = Incoming::new(fingerprint);
-        if let Some(created) = key_created_millis {
-            incoming = incoming.with_key_created_millis(created);
-        }
-        Ok(Self(mintid::store::RecordDriver::new(
-            manifest_of(&manifest)?,
-            *policy.policy(),
-            way,
-            &key_of(&key)?,
-            incoming,
-        )))
-    }
-
-    /// The first step, at `now_millis`.
-    #[wasm_bindgen(unchecked_return_type = "RecordStep")]
-    pub fn start(&mut self, now_millis: u64) -> Result<JsValue, JsValue> {
-        record_step(self.0.start(now_millis))
-    }
-
-    /// Push the database's answer to the last `run`.
-    #[wasm_bindgen(unchecked_return_type = "RecordStep")]
-    pub fn push(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "StoreAnswer")] answer: JsValue,
-        now_millis: u64,
-    ) -> Result<JsValue, JsValue> {
-        record_step(self.0.push(answer_of(&answer)?, now_millis))
-    }
-
-    /// Continue after a `pause`.
-    #[wasm_bindgen(unchecked_return_type = "RecordStep")]
-    pub fn resume(&mut self) -> Result<JsValue, JsValue> {
-        record_step(self.0.resume())
-    }
-
-    /// Push what the operation came to, after `execute`.
-    #[wasm_bindgen(unchecked_return_type = "RecordStep")]
-    pub fn finish(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "OperationOutcome")] outcome: JsValue,
-        now_millis: u64,
-    ) -> Result<JsValue, JsValue> {
-        record_step(self.0.finish(outcome_of(&outcome)?, now_millis))
     }
 }
 

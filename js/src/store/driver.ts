@@ -261,7 +261,7 @@ function beginStatement(dialect: Dialect, write: boolean): string {
   return dialect === "sqlite" && write ? "BEGIN IMMEDIATE" : "BEGIN";
 }
 
-export { RecordCleanup, RecordDriver, RecordRenewal, storeLoadQuery, storeReadRecord } from "../wasm/mintid_wasm.js";
+export { RecordCleanup, RecordRenewal, storeLoadQuery, storeReadRecord } from "../wasm/mintid_wasm.js";
 export { LeaseAcquisition, LeaseRelease, LeaseRenewal } from "../wasm/mintid_wasm.js";
 export type { LeaseStep } from "../wasm/mintid_wasm.js";
-export type { Finished, Held, OperationOutcome, RecordStep, StoreRecord, StoreResponse } from "../wasm/mintid_wasm.js";
+export type { Held, StoreRecord, StoreResponse } from "../wasm/mintid_wasm.js";

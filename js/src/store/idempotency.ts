@@ -12,22 +12,9 @@ import { policyHandle } from "../handles.js";
 import { type IdempotencyKey, type IdempotencyRecord, type ProblemName, RecordPolicy } from "../node.js";
 import { type StoreClock, systemClock } from "./clock.js";
 import { type Connection, type Database, Serial, type SqlValue } from "./database.js";
-import {
-  type Answered,
-  drive,
-  type Dialect,
-  type Finished,
-  type Held,
-  manifestOf,
-  type OperationOutcome,
-  RecordCleanup,
-  RecordDriver,
-  RecordRenewal,
-  type RecordStep,
-  storeLimits,
-  storeLoadQuery,
-  storeReadRecord,
-} from "./driver.js";
+import { type Answered, type Dialect, drive, type Held, manifestOf, RecordCleanup, RecordRenewal, storeLimits, storeLoadQuery, storeReadRecord } from "./driver.js";
+import { type Finished, type OperationOutcome, packOutcome, pushAnswer, RecordLane, type RecordStep, recordStep } from "./lane.js";
+import type { RecordLaneDriver } from "../wasm/mintid_wasm.js";
 import { type RunStep, runQueries, type Use } from "./steps.js";
 
 /** The largest response stored: 1 MiB (the core's limit `record.response_body`). */
@@ -156,22 +143,23 @@ function requestArgs(request: StoreRequest): [string, bigint | undefined] {
   return [request.fingerprint, created];
 }
 
-/** One request's record driver, with the store's clock; each call one crossing. */
+const WAYS = { run_once: 0, same_transaction: 1, lease: 2 } as const;
+
+/** One request's record driver on the lane, with the store's clock; each call one crossing. */
 class RecordRun {
-  readonly #driver: RecordDriver;
+  readonly #driver: RecordLaneDriver;
   readonly #clock: StoreClock;
 
-  private constructor(driver: RecordDriver, clock: StoreClock) {
+  private constructor(driver: RecordLaneDriver, clock: StoreClock) {
     this.#driver = driver;
     this.#clock = clock;
   }
 
   /** The driver of one request with `key` and `request`, the way it comes in. */
-  static of(dialect: Dialect, policy: RecordPolicy, way: "run_once" | "same_transaction" | "lease", key: IdempotencyKey, request: StoreRequest, clock: StoreClock): RecordRun {
-    const args = requestArgs(request);
-    return new RecordRun(drive(() => new RecordDriver(manifestOf(dialect), policyHandle(policy), way, key, ...args), undefined), clock);
+  static of(lane: RecordLane, way: keyof typeof WAYS, key: IdempotencyKey, request: StoreRequest, clock: StoreClock): RecordRun {
+    const [fingerprint, created] = requestArgs(request);
+    return new RecordRun(drive(() => lane.driver(WAYS[way], key.kind, key.scope, key.id, fingerprint, created), undefined), clock);
   }
-
 
   #now(): bigint {
     return toU64(this.#clock.now(), "clock.now()");
@@ -182,9 +170,9 @@ class RecordRun {
     for (;;) {
       if (step.kind === "pause") {
         await this.#clock.pause(step.millis);
-        step = drive(() => this.#driver.resume(), undefined);
+        step = recordStep(this.#driver.resume());
       } else if (step.kind === "run") {
-        step = await runQueries(use, step.query, ({ answer, failure }) => drive(() => this.#driver.push(answer, this.#now()), failure));
+        step = await runQueries(use, step.query, (answered) => recordStep(pushAnswer(this.#driver, answered, this.#now()), answered.failure?.cause));
       } else {
         return step;
       }
@@ -193,12 +181,12 @@ class RecordRun {
 
   /** The protocol from its start up to `execute` or `done`. */
   start(use: Use): Promise<Exclude<RecordStep, RunStep | { kind: "pause" }>> {
-    return this.settle(drive(() => this.#driver.start(this.#now()), undefined), use);
+    return this.settle(recordStep(this.#driver.start(this.#now())), use);
   }
 
   /** Pushes what the operation came to and runs the protocol to its end. */
   async finish(outcome: OperationOutcome, use: Use): Promise<Finished> {
-    const end = await this.settle(drive(() => this.#driver.finish(outcome, this.#now()), undefined), use);
+    const end = await this.settle(recordStep(this.#driver.finish(packOutcome(outcome), this.#now())), use);
     if (end.kind !== "done") throw new TypeError("the record driver asked to execute twice");
     return end.finished;
   }
@@ -266,7 +254,9 @@ async function execute(run: RecordRun, use: Use, operation: () => Promise<unknow
 class Lease implements HeldLease {
   readonly token: bigint;
   readonly renewEveryMillis: bigint;
-  readonly #renewal: RecordRenewal;
+  readonly #key: IdempotencyKey;
+  readonly #held: Held;
+  #renewal: RecordRenewal | undefined;
   readonly #store: IdempotencyStore;
   readonly #clock: StoreClock;
   readonly #lost = new AbortController();
@@ -280,7 +270,15 @@ class Lease implements HeldLease {
     this.token = held.token;
     this.renewEveryMillis = held.renewEveryMillis ?? 0n;
     this.#deadline = held.leaseDeadlineMillis;
-    this.#renewal = drive(() => new RecordRenewal(manifestOf(store.database.dialect), policyHandle(store.policy), key, held), undefined);
+    this.#key = key;
+    this.#held = held;
+  }
+
+  /** The claim's renewal driver, made at the first renewal (most operations end before one). */
+  #renewalDriver(): RecordRenewal {
+    const store = this.#store;
+    this.#renewal ??= drive(() => new RecordRenewal(manifestOf(store.database.dialect), policyHandle(store.policy), this.#key, this.#held), undefined);
+    return this.#renewal;
   }
 
   get leaseDeadlineMillis(): bigint {
@@ -300,9 +298,10 @@ class Lease implements HeldLease {
   }
 
   async #renewOnce(): Promise<void> {
-    const query = this.#renewal.start(toU64(this.#clock.now(), "clock.now()"));
+    const renewal = this.#renewalDriver();
+    const query = renewal.start(toU64(this.#clock.now(), "clock.now()"));
     try {
-      const renewed = await runQueries(this.#store.useConnection, query, ({ answer, failure }) => drive(() => this.#renewal.push(answer), failure));
+      const renewed = await runQueries(this.#store.useConnection, query, ({ answer, failure }) => drive(() => renewal.push(answer), failure));
       this.#deadline = renewed.leaseDeadlineMillis;
     } catch (error) {
       if (error instanceof Error && (error as { code?: unknown }).code === "store.record_lost") this.#lost.abort(error);
@@ -378,6 +377,18 @@ export class IdempotencyStore {
     this.#clock = options.clock ?? systemClock;
   }
 
+  readonly #lanes = new Map<Dialect, RecordLane>();
+
+  /** The record lane of `dialect` under the store's policy (made once). */
+  #lane(dialect: Dialect): RecordLane {
+    let lane = this.#lanes.get(dialect);
+    if (lane === undefined) {
+      lane = drive(() => new RecordLane(manifestOf(dialect), policyHandle(this.policy)), undefined);
+      this.#lanes.set(dialect, lane);
+    }
+    return lane;
+  }
+
   /** Gives `action` a connection of the store's database. */
   readonly useConnection: Use = (action) => this.database.withConnection(action);
 
@@ -401,7 +412,7 @@ export class IdempotencyStore {
    * key over before completion.
    */
   async runOnce(key: IdempotencyKey, request: StoreRequest, operation: (lease: HeldLease) => Promise<StoredResponse>): Promise<RunResult> {
-    const run = RecordRun.of(this.database.dialect, this.policy, "run_once", key, request, this.#clock);
+    const run = RecordRun.of(this.#lane(this.database.dialect), "run_once", key, request, this.#clock);
     const step = await run.start(this.useConnection);
     if (step.kind === "done") return this.#notExecuted(step.finished);
     const lease = new Lease(this, this.#clock, key, step.held);
@@ -428,7 +439,7 @@ export class IdempotencyStore {
    * `store.stale_snapshot`.
    */
   async inTransaction(connection: Connection, key: IdempotencyKey, request: StoreRequest, operation: (connection: Connection) => Promise<StoredResponse>): Promise<RunResult> {
-    const run = RecordRun.of(connection.dialect, this.policy, "same_transaction", key, request, this.#clock);
+    const run = RecordRun.of(this.#lane(connection.dialect), "same_transaction", key, request, this.#clock);
     const use: Use = (action) => action(connection);
     const step = await run.start(use);
     if (step.kind === "done") return this.#notExecuted(step.finished);
@@ -444,7 +455,7 @@ export class IdempotencyStore {
    * @throws StoreError `store.unavailable`, `store.conflict`, `store.query_failed`.
    */
   async claimLease(key: IdempotencyKey, request: StoreRequest): Promise<LeaseResult> {
-    const run = RecordRun.of(this.database.dialect, this.policy, "lease", key, request, this.#clock);
+    const run = RecordRun.of(this.#lane(this.database.dialect), "lease", key, request, this.#clock);
     const step = await run.start(this.useConnection);
     if (step.kind === "done") return this.#notExecuted(step.finished);
     return { decision: "execute", lease: new ClaimedLease(this, this.#clock, key, step.held, run) };

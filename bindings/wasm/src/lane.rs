@@ -1,0 +1,154 @@
+//! The lane for JS: the record driver with its steps, answers and outcomes
+//! as packed bytes (`mintid-lane`'s layout, `docs/spec.md` "The lane").
+//!
+//! A step through wasm-bindgen's objects costs one import per field; through
+//! the lane it is one `Uint8Array` the TypeScript layer reads with a
+//! `DataView`, and an answer one it writes.
+
+use alloc::string::String;
+use alloc::vec::Vec;
+
+use mintid::fingerprint::Fingerprint;
+use mintid::key::IdempotencyKey;
+use mintid::record::{Incoming, RecordPolicy};
+use mintid::store::{DriverError, Manifest, RecordDriver, Way};
+use mintid_lane::{Fields, Lane, Refusal};
+use wasm_bindgen::prelude::*;
+
+use crate::error::{CoreError, to_js, type_error};
+use crate::record::RecordPolicyHandle;
+use crate::store::manifest_of;
+
+/// A core error as the lane packs it (the TypeScript layer throws the
+/// package's class for its code).
+pub(crate) struct PackedError {
+    code: &'static str,
+    detail: String,
+    part: Option<&'static str>,
+    position: Option<u64>,
+    problem: Option<&'static str>,
+}
+
+impl From<DriverError> for PackedError {
+    fn from(error: DriverError) -> Self {
+        Self {
+            code: CoreError::code(&error),
+            detail: alloc::string::ToString::to_string(&error),
+            part: CoreError::part(&error),
+            position: CoreError::position(&error).map(|position| position as u64),
+            problem: CoreError::problem(&error),
+        }
+    }
+}
+
+impl Refusal for PackedError {
+    fn fields(&self) -> Fields<'_> {
+        Fields {
+            code: self.code,
+            detail: &self.detail,
+            part: self.part,
+            position: self.position,
+            problem: self.problem,
+            concern: self.code.split('.').next().unwrap_or(self.code),
+        }
+    }
+}
+
+/// The manifest and policy every record driver of one store shares.
+#[wasm_bindgen]
+pub struct RecordLane {
+    manifest: Manifest,
+    policy: RecordPolicy,
+}
+
+#[wasm_bindgen]
+impl RecordLane {
+    /// The lane of `manifest`'s statements under `policy`.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "StoreManifest")] manifest: JsValue,
+        policy: &RecordPolicyHandle,
+    ) -> Result<RecordLane, JsValue> {
+        Ok(Self {
+            manifest: manifest_of(&manifest)?,
+            policy: *policy.policy(),
+        })
+    }
+
+    /// The driver of one request: `way` 0 run once, 1 same transaction, 2
+    /// lease; the key's parts; the payload's fingerprint (text form); the
+    /// key's creation time, if known. Throws the key's or fingerprint's
+    /// error.
+    pub fn driver(
+        &self,
+        way: u8,
+        kind: &str,
+        scope: &str,
+        id: &str,
+        fingerprint: &str,
+        key_created_millis: Option<u64>,
+    ) -> Result<RecordLaneDriver, JsValue> {
+        let way = match way {
+            0 => Way::RunOnce,
+            1 => Way::SameTransaction,
+            2 => Way::Lease,
+            _ => return Err(type_error("way must be 0, 1 or 2")),
+        };
+        let key = IdempotencyKey::new(kind, scope, id).map_err(to_js)?;
+        let mut incoming =
+            Incoming::new(Fingerprint::parse(fingerprint.as_bytes()).map_err(to_js)?);
+        if let Some(created) = key_created_millis {
+            incoming = incoming.with_key_created_millis(created);
+        }
+        Ok(RecordLaneDriver(Lane::new(RecordDriver::new(
+            self.manifest,
+            self.policy,
+            way,
+            &key,
+            incoming,
+        ))))
+    }
+}
+
+/// One request's record driver on the lane: every call answers with the
+/// next step, packed.
+#[wasm_bindgen]
+pub struct RecordLaneDriver(Lane<RecordDriver, PackedError>);
+
+#[wasm_bindgen]
+impl RecordLaneDriver {
+    /// The first step, at `now_millis`.
+    pub fn start(&mut self, now_millis: u64) -> Vec<u8> {
+        self.0.drive(|driver| driver.start(now_millis)).to_vec()
+    }
+
+    /// Pushes an affected-row count.
+    #[wasm_bindgen(js_name = pushAffected)]
+    pub fn push_affected(&mut self, count: u64, now_millis: u64) -> Vec<u8> {
+        self.0.push_affected(count, now_millis).to_vec()
+    }
+
+    /// Pushes packed rows.
+    #[wasm_bindgen(js_name = pushRows)]
+    pub fn push_rows(&mut self, rows: &[u8], now_millis: u64) -> Vec<u8> {
+        self.0.push_rows(rows, now_millis).to_vec()
+    }
+
+    /// Pushes a failed query: the executor's class (0 unique violation, 1
+    /// serialization, 2 connection lost, 3 constraint, 4 other) and the
+    /// driver's message.
+    #[wasm_bindgen(js_name = pushFailed)]
+    pub fn push_failed(&mut self, class: u8, message: String, now_millis: u64) -> Vec<u8> {
+        self.0.push_failed(class, message, now_millis).to_vec()
+    }
+
+    /// Continues after a pause.
+    pub fn resume(&mut self) -> Vec<u8> {
+        self.0.resume().to_vec()
+    }
+
+    /// Finishes with the packed outcome of the operation.
+    pub fn finish(&mut self, outcome: &[u8], now_millis: u64) -> Vec<u8> {
+        self.0.finish(outcome, now_millis).to_vec()
+    }
+}

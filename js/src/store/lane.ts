@@ -1,0 +1,324 @@
+/**
+ * The record lane: the core's record driver with its steps, answers and
+ * outcomes as packed bytes (`docs/spec.md`, "The lane"), read here with a
+ * `DataView` and written with a `TextEncoder`. One wasm call per step and no
+ * object built field by field across the boundary; what each step means is
+ * the driver's, unchanged. This module only reads and writes the layout.
+ */
+
+import { errorOf } from "../errors.js";
+import { type RecordLaneDriver, retryAfterSecs } from "../wasm/mintid_wasm.js";
+import type { Answered, DbErrorClass, Held, SqlValue, StoreQuery, StoreResponse } from "./driver.js";
+
+export { RecordLane } from "../wasm/mintid_wasm.js";
+
+/** What the operation came to. */
+export type OperationOutcome =
+  | { readonly kind: "succeeded"; readonly response: StoreResponse }
+  | { readonly kind: "failed"; readonly message: string; readonly retryable: boolean; readonly response: StoreResponse | null }
+  | { readonly kind: "raised"; readonly message: string }
+  | { readonly kind: "not_a_response"; readonly typeName: string };
+
+/** How a record protocol ended. */
+export type Finished =
+  | { readonly kind: "executed" }
+  | { readonly kind: "operation_failed"; readonly stored: boolean }
+  | { readonly kind: "replay"; readonly outcome: "succeeded"; readonly response: StoreResponse; readonly error: null }
+  | { readonly kind: "replay"; readonly outcome: "failed"; readonly response: StoreResponse | null; readonly error: string }
+  | { readonly kind: "in_progress"; readonly problem: "in_progress"; readonly retryAfterMillis: bigint; readonly retryAfterSecs: bigint }
+  | { readonly kind: "fingerprint_mismatch"; readonly problem: "fingerprint_mismatch" }
+  | { readonly kind: "key_too_old"; readonly problem: "key_too_old" };
+
+/** A step of the record protocol; a failure is thrown. */
+export type RecordStep =
+  | { readonly kind: "run"; readonly query: StoreQuery }
+  | { readonly kind: "pause"; readonly millis: bigint }
+  | { readonly kind: "execute"; readonly held: Held }
+  | { readonly kind: "done"; readonly finished: Finished };
+
+const RUN = 1;
+const PAUSE = 2;
+const YIELD = 3;
+const DONE = 4;
+const NULL = 0;
+const INT = 1;
+const TEXT = 2;
+const BYTES = 3;
+const CLASSES: Readonly<Record<DbErrorClass, number>> = { unique_violation: 0, serialization: 1, connection_lost: 2, constraint: 3, other: 4 };
+const ENDS = ["executed", "operation_failed", "replay", "in_progress", "fingerprint_mismatch", "key_too_old"] as const;
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+const encoder = new TextEncoder();
+
+/** A cursor over a packed step. */
+class Reader {
+  readonly #bytes: Uint8Array;
+  readonly #view: DataView;
+  at = 0;
+
+  constructor(bytes: Uint8Array) {
+    this.#bytes = bytes;
+    this.#view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
+
+  u8(): number {
+    return this.#bytes[this.at++] ?? 0;
+  }
+
+  u32(): number {
+    const value = this.#view.getUint32(this.at, true);
+    this.at += 4;
+    return value;
+  }
+
+  u64(): bigint {
+    const value = this.#view.getBigUint64(this.at, true);
+    this.at += 8;
+    return value;
+  }
+
+  i64(): bigint {
+    const value = this.#view.getBigInt64(this.at, true);
+    this.at += 8;
+    return value;
+  }
+
+  bytes(length: number): Uint8Array {
+    // The step is a fresh array of this reader's alone: views of it are safe.
+    const bytes = this.#bytes.subarray(this.at, this.at + length);
+    this.at += length;
+    return bytes;
+  }
+
+  text(length: number): string {
+    const text = utf8.decode(this.#bytes.subarray(this.at, this.at + length));
+    this.at += length;
+    return text;
+  }
+
+  lengthText(): string {
+    return this.text(this.u32());
+  }
+
+  optionalText(): string | null {
+    return this.u8() === 0 ? null : this.lengthText();
+  }
+
+  response(): StoreResponse {
+    const contentType = this.lengthText();
+    return { contentType, body: this.bytes(this.u32()) };
+  }
+}
+
+function query(reader: Reader): StoreQuery {
+  const name = reader.text(reader.u8());
+  const count = reader.u8();
+  const params: SqlValue[] = [];
+  for (let n = 0; n < count; n += 1) {
+    const kind = reader.u8();
+    if (kind === INT) params.push(reader.i64());
+    else if (kind === TEXT) params.push(reader.lengthText());
+    else if (kind === BYTES) params.push(reader.bytes(reader.u32()));
+    else params.push(null);
+  }
+  return { name, params };
+}
+
+function finished(reader: Reader): Finished {
+  const end = ENDS[reader.u8()];
+  switch (end) {
+    case "operation_failed":
+      return { kind: end, stored: reader.u8() !== 0 };
+    case "replay": {
+      const failed = reader.u8() !== 0;
+      const response = reader.u8() === 0 ? null : reader.response();
+      const error = reader.optionalText();
+      if (failed) return { kind: end, outcome: "failed", response, error: error ?? "" };
+      if (response === null) throw new TypeError("the core replayed a success without its response");
+      return { kind: end, outcome: "succeeded", response, error: null };
+    }
+    case "in_progress": {
+      const retryAfterMillis = reader.u64();
+      return { kind: end, problem: end, retryAfterMillis, retryAfterSecs: retryAfterSecs(retryAfterMillis) };
+    }
+    case "fingerprint_mismatch":
+      return { kind: end, problem: end };
+    case "key_too_old":
+      return { kind: end, problem: end };
+    default:
+      return { kind: "executed" };
+  }
+}
+
+/** The core's typed error of a `FAIL` step, with `cause` behind it. */
+function failure(reader: Reader, cause: unknown): Error {
+  const code = reader.lengthText();
+  const detail = reader.lengthText();
+  const part = reader.optionalText();
+  const position = reader.u8() === 0 ? undefined : Number(reader.u64());
+  const problem = reader.optionalText();
+  return errorOf(code, detail, {
+    ...(part === null ? {} : { part }),
+    ...(position === undefined ? {} : { position }),
+    ...(problem === null ? {} : { problem }),
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+/** A packed step as a {@link RecordStep}; a `FAIL` step is thrown, `cause` behind it. */
+export function recordStep(packed: Uint8Array, cause?: unknown): RecordStep {
+  const reader = new Reader(packed);
+  switch (reader.u8()) {
+    case RUN:
+      return { kind: "run", query: query(reader) };
+    case PAUSE:
+      return { kind: "pause", millis: reader.u64() };
+    case YIELD: {
+      const token = reader.u64();
+      const createdMillis = reader.u64();
+      const leaseDeadlineMillis = reader.u64();
+      const every = reader.i64();
+      return { kind: "execute", held: { token, createdMillis, leaseDeadlineMillis, renewEveryMillis: every < 0n ? null : every } };
+    }
+    case DONE:
+      return { kind: "done", finished: finished(reader) };
+    default:
+      throw failure(reader, cause);
+  }
+}
+
+/**
+ * A growable byte buffer for answers and outcomes, one per module: each
+ * packing is copied into wasm by the call it is made for, before the next.
+ */
+class Writer {
+  #bytes = new Uint8Array(1024);
+  #view = new DataView(this.#bytes.buffer);
+  #at = 0;
+
+  /** Empty, to pack anew. */
+  reset(): this {
+    this.#at = 0;
+    return this;
+  }
+
+  #room(count: number): void {
+    if (this.#at + count <= this.#bytes.length) return;
+    const bigger = new Uint8Array(Math.max(this.#bytes.length * 2, this.#at + count));
+    bigger.set(this.#bytes.subarray(0, this.#at));
+    this.#bytes = bigger;
+    this.#view = new DataView(bigger.buffer);
+  }
+
+  u8(value: number): void {
+    this.#room(1);
+    this.#bytes[this.#at++] = value;
+  }
+
+  u32(value: number): void {
+    this.#room(4);
+    this.#view.setUint32(this.#at, value, true);
+    this.#at += 4;
+  }
+
+  i64(value: bigint): void {
+    this.#room(8);
+    this.#view.setBigInt64(this.#at, value, true);
+    this.#at += 8;
+  }
+
+  bytes(bytes: Uint8Array): void {
+    this.u32(bytes.length);
+    this.#room(bytes.length);
+    this.#bytes.set(bytes, this.#at);
+    this.#at += bytes.length;
+  }
+
+  text(text: string): void {
+    // At most 3 bytes per UTF-16 unit; the length is written once known.
+    this.#room(4 + text.length * 3);
+    const { written } = encoder.encodeInto(text, this.#bytes.subarray(this.#at + 4));
+    this.#view.setUint32(this.#at, written, true);
+    this.#at += 4 + written;
+  }
+
+  response(response: StoreResponse): void {
+    this.text(response.contentType);
+    this.bytes(response.body);
+  }
+
+  done(): Uint8Array {
+    return this.#bytes.subarray(0, this.#at);
+  }
+}
+
+const shared = new Writer();
+
+function value(writer: Writer, item: unknown): void {
+  if (item === null || item === undefined) writer.u8(NULL);
+  else if (typeof item === "bigint") {
+    writer.u8(INT);
+    writer.i64(item);
+  } else if (typeof item === "string") {
+    writer.u8(TEXT);
+    writer.text(item);
+  } else if (item instanceof Uint8Array) {
+    writer.u8(BYTES);
+    writer.bytes(item);
+  } else {
+    throw new TypeError(`a column value must be null, a bigint, a string or a Uint8Array, got ${typeof item}`);
+  }
+}
+
+/** Rows (arrays of column values in `SELECT` order), packed (valid until the next packing). */
+export function packRows(rows: readonly (readonly unknown[])[]): Uint8Array {
+  const writer = shared.reset();
+  writer.u32(rows.length);
+  for (const row of rows) {
+    writer.u8(row.length);
+    for (const item of row) value(writer, item);
+  }
+  return writer.done();
+}
+
+/** An operation's outcome, packed (valid until the next packing). */
+export function packOutcome(outcome: OperationOutcome): Uint8Array {
+  const writer = shared.reset();
+  switch (outcome.kind) {
+    case "succeeded":
+      writer.u8(0);
+      writer.response(outcome.response);
+      break;
+    case "failed":
+      writer.u8(1);
+      writer.u8(outcome.retryable ? 1 : 0);
+      writer.text(outcome.message);
+      if (outcome.response === null) writer.u8(0);
+      else {
+        writer.u8(1);
+        writer.response(outcome.response);
+      }
+      break;
+    case "not_a_response":
+      writer.u8(2);
+      writer.text(outcome.typeName);
+      break;
+    case "raised":
+      writer.u8(3);
+      writer.text(outcome.message);
+      break;
+  }
+  return writer.done();
+}
+
+/** Pushes a database answer to `driver`: its next step, packed. */
+export function pushAnswer(driver: RecordLaneDriver, { answer }: Answered, now: bigint): Uint8Array {
+  switch (answer.kind) {
+    case "rows":
+      return driver.pushRows(packRows(answer.rows), now);
+    case "affected":
+      return driver.pushAffected(answer.count, now);
+    case "failed":
+      return driver.pushFailed(CLASSES[answer.class], answer.message, now);
+  }
+}
