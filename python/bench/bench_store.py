@@ -4,8 +4,8 @@ Run by ``make bench-python`` inside ``scripts/db/with-db.sh`` (MINTID_PG_URL).
 One operation is a fresh key run once: claim, run a trivial operation, store
 its response (mintid: ``IdempotencyStore.run_once``, two round trips; idemkit
 1.0.2: an ``@idempotent`` function called with a new argument, its
-PostgresBackend on asyncpg), beside the raw psycopg floor of the same two
-statements. With 1 and 8 threads (idemkit: 1 and 8 tasks on one event loop,
+PostgresBackend on asyncpg), beside the raw floor of the same two statements
+(psycopg; sqlite3 on SQLite). With 1 and 8 threads (idemkit: 1 and 8 tasks on one event loop,
 a pool of as many connections). Rounds interleave the packages; each row is
 the round with the median throughput: operations per second, p50/p99 latency.
 Then, for leases, segments and the outbox: segment IDs per call beside a
@@ -19,6 +19,7 @@ import asyncio
 import itertools
 import os
 import pathlib
+import sqlite3
 import tempfile
 import threading
 import time
@@ -140,6 +141,46 @@ def bench_raw(url: str, where: str, threads: int, seconds: float, options: str =
     return summary("raw psycopg (floor)", where, threads, latencies, seconds)
 
 
+RAW_SQLITE_CLAIM = RAW_CLAIM.replace("%s", "?")
+RAW_SQLITE_COMPLETE = RAW_COMPLETE.replace("%s", "?")
+
+
+def bench_raw_sqlite(path: str, threads: int, seconds: float) -> Row:
+    """The SQLite floor: the same two statements from :mod:`sqlite3` on the same
+    WAL file, one connection per thread as the store opens them.
+    """
+    counter = itertools.count()
+    latencies: list[int] = []
+    lock = threading.Lock()
+    run = os.urandom(4).hex()
+    deadline = time.perf_counter() + seconds
+
+    def work() -> None:
+        mine: list[int] = []
+        conn = sqlite3.connect(path, isolation_level=None, timeout=30.0, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode = WAL")
+        try:
+            while time.perf_counter() < deadline:
+                key = f"{run}-{next(counter)}"
+                now = time.time_ns() // 1_000_000
+                started = time.perf_counter_ns()
+                claim = (key, bytes(32), now + 60_000, now, now, now + 1)
+                conn.execute(RAW_SQLITE_CLAIM, claim).fetchall()
+                conn.execute(RAW_SQLITE_COMPLETE, (RESPONSE.body, RESPONSE.content_type, now, key))
+                mine.append(time.perf_counter_ns() - started)
+        finally:
+            conn.close()
+        with lock:
+            latencies.extend(mine)
+
+    workers = [threading.Thread(target=work) for _ in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return summary("raw sqlite3 (floor)", "SQLite", threads, latencies, seconds)
+
+
 def bench_idemkit(url: str, where: str, tasks: int, seconds: float, settings: str = "on") -> Row:
     async def main() -> list[int]:
         backend = PostgresBackend.from_url(
@@ -253,7 +294,8 @@ def main() -> None:
     peer_url = fresh_postgres(base, "mintid_bench_idemkit")
     asyncio.run(init_pg(peer_url))
     with tempfile.TemporaryDirectory() as directory:
-        sqlite = SqliteDatabase(str(pathlib.Path(directory) / "bench.sqlite3"))
+        sqlite_path = str(pathlib.Path(directory) / "bench.sqlite3")
+        sqlite = SqliteDatabase(sqlite_path)
         postgres = PostgresDatabase(pg_url)
         # The same without waiting for the disk at each commit: the client's own cost.
         nosync = "PostgreSQL, synchronous_commit off"
@@ -275,6 +317,7 @@ def main() -> None:
             runs.append(partial(bench_idemkit, peer_url, nosync, threads, seconds, "off"))
             runs.append(partial(bench_raw, pg_url, nosync, threads, seconds, NOSYNC))
             runs.append(partial(bench_mintid, sqlite, "SQLite", threads, seconds))
+            runs.append(partial(bench_raw_sqlite, sqlite_path, threads, seconds))
         # Rounds interleave the packages, so a change of load hits them alike;
         # each row is the round with the median throughput.
         results: list[list[Row]] = [[] for _ in runs]

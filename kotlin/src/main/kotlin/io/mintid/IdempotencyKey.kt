@@ -4,7 +4,6 @@ import uniffi.mintid_ffi.idempotencyKeyDerived
 import uniffi.mintid_ffi.idempotencyKeyFromFields
 import uniffi.mintid_ffi.idempotencyKeyFromHeader
 import uniffi.mintid_ffi.idempotencyKeyIdFromFields
-import uniffi.mintid_ffi.idempotencyKeyNew
 import uniffi.mintid_ffi.idempotencyKeyParse
 import uniffi.mintid_ffi.idempotencyKeyParseHeader
 import uniffi.mintid_ffi.IdempotencyKey as FfiKey
@@ -49,7 +48,7 @@ class IdempotencyKey private constructor(
             kind: String,
             scope: String,
             id: String,
-        ): IdempotencyKey = of(core { idempotencyKeyNew(kind, scope, id) })
+        ): IdempotencyKey = IdempotencyKey(kind, scope, id, core { io.mintid.store.keyText(kind, scope, id) })
 
         /**
          * A key whose id is the value of an `Idempotency-Key` header: a Structured Field String

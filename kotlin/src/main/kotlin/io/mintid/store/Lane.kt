@@ -66,6 +66,49 @@ internal object LaneNative {
     @JvmStatic external fun mintid_lane_record_free(driver: Long)
 
     @JvmStatic external fun mintid_lane_free(lane: Long)
+
+    @JvmStatic external fun mintid_lane_key_text(
+        kind: ByteArray,
+        kindLen: Long,
+        scope: ByteArray,
+        scopeLen: Long,
+        id: ByteArray,
+        idLen: Long,
+        out: ByteArray,
+        cap: Long,
+    ): Long
+}
+
+/** UTF-8 with each unpaired surrogate as U+FFFD, which the core refuses and places. */
+private fun utf8(value: String): ByteArray {
+    if (value.none { it.isSurrogate() }) return value.toByteArray(Charsets.UTF_8)
+    val encoder =
+        Charsets.UTF_8
+            .newEncoder()
+            .onMalformedInput(java.nio.charset.CodingErrorAction.REPLACE)
+            .replaceWith("\uFFFD".toByteArray(Charsets.UTF_8))
+    val encoded = encoder.encode(java.nio.CharBuffer.wrap(value))
+    return ByteArray(encoded.remaining()).also { encoded.get(it) }
+}
+
+/**
+ * The canonical text of the key [kind], [scope], [id] (the core's rule, one native call and no
+ * uniffi buffer); a part the core refuses is thrown as the bindings' `key.*` error.
+ */
+internal fun keyText(
+    kind: String,
+    scope: String,
+    id: String,
+): String {
+    val (k, s, i) = Triple(utf8(kind), utf8(scope), utf8(id))
+    var out = ByteArray(CAP)
+    var length = LaneNative.mintid_lane_key_text(k, k.size.toLong(), s, s.size.toLong(), i, i.size.toLong(), out, CAP.toLong())
+    if (length > CAP) {
+        out = ByteArray(length.toInt())
+        length = LaneNative.mintid_lane_key_text(k, k.size.toLong(), s, s.size.toLong(), i, i.size.toLong(), out, length)
+    }
+    if (out[0].toInt() == 0) return String(out, 1, length.toInt() - 1, Charsets.UTF_8)
+    throw Unpacker(ByteBuffer.wrap(out, 1, length.toInt() - 1).order(ByteOrder.LITTLE_ENDIAN)).failure()
 }
 
 private val CLEANER: Cleaner = Cleaner.create()
@@ -206,7 +249,8 @@ private class Unpacker(
             else -> error("the lane packed an end with tag $end")
         }
 
-    private fun failure(): FfiException {
+    /** A `FAIL` step's error, its tag read already. */
+    fun failure(): FfiException {
         val code = text()
         val detail = text()
         val part = optionalText()
