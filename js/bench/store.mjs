@@ -3,7 +3,9 @@
 // scripts/db/with-db.sh. Per database: run-once claim + complete of fresh keys (one
 // client, then 8 concurrent clients, each with its own connection), a replay, segment IDs
 // per second next to a Snowflake, a worker-id lease acquisition + release, and an outbox
-// relayed by 4 relays. Each figure is measured for about DURATION_MS.
+// relayed by 4 relays. Each run-once figure has its floor beside it: the same two statements
+// with fixed values through the same executor, with as many clients. Each figure is measured
+// for about DURATION_MS.
 import { Snowflake, fingerprint, IdempotencyKey, LeasePolicy, RecordPolicy, RelayPolicy, SegmentPolicy } from "mintid";
 import { IdempotencyStore, migrate, Outbox, SegmentIds, WorkerLeases } from "mintid/store/sqlite";
 import { dialects, freshDatabase } from "../test/store/databases.mjs";
@@ -54,15 +56,17 @@ async function benchDialect(dialect) {
     const claim = single.database.statement("claim");
     const complete = single.database.statement("complete");
     const fp = new Uint8Array(32);
-    row("floor: the claim and complete statements alone, 1 client", await measure([single.database], async (database) => {
+    const floor = async (database) => {
       const key = freshKey();
       const now = BigInt(Date.now());
       const values = { scope: key.scope, kind: key.kind, key_id: key.id, fencing_token: 1n, created_millis: now, now_millis: now, fingerprint: fp, lease_deadline_millis: now + 60_000n, expires_millis: now + 86_400_000n, response_body: RESPONSE.body, response_content_type: RESPONSE.contentType };
       const bind = (statement) => statement.params.map((name) => values[name]);
       await database.withConnection((c) => c.run(claim, bind(claim)));
       await database.withConnection((c) => c.run(complete, bind(complete)));
-    }));
+    };
+    row("floor: the claim and complete statements alone, 1 client", await measure([single.database], floor));
     row("run once, fresh key, 8 clients", await measure(stores(8), runOnce));
+    row("floor: the claim and complete statements alone, 8 clients", await measure(stores(8).map((store) => store.database), floor));
     const replayed = freshKey();
     await runOnce(single).catch(() => {});
     await single.runOnce(replayed, REQUEST, async () => RESPONSE);
