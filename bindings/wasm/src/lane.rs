@@ -1,5 +1,6 @@
-//! The lane for JS: the record driver with its steps, answers and outcomes
-//! as packed bytes (`mintid-lane`'s layout, `docs/spec.md` "The lane").
+//! The lane for JS: the record driver and the outbox relay with their steps,
+//! answers and outcomes as packed bytes (`mintid-lane`'s layout,
+//! `docs/spec.md` "The lane").
 //!
 //! A step through wasm-bindgen's objects costs one import per field; through
 //! the lane it is one `Uint8Array` the TypeScript layer reads with a
@@ -11,11 +12,12 @@ use alloc::vec::Vec;
 use mintid::fingerprint::Fingerprint;
 use mintid::key::IdempotencyKey;
 use mintid::record::{Incoming, RecordPolicy};
-use mintid::store::{DriverError, Manifest, RecordDriver, Way};
+use mintid::store::{DriverError, Manifest, OutboxRelay, RecordDriver, Way};
 use mintid_lane::{Fields, Lane, Refusal};
 use wasm_bindgen::prelude::*;
 
 use crate::error::{CoreError, to_js, type_error};
+use crate::outbox::RelayPolicyHandle;
 use crate::record::RecordPolicyHandle;
 use crate::store::manifest_of;
 
@@ -110,10 +112,46 @@ impl RecordLane {
     }
 }
 
+/// The calls every driver on the lane answers with its next step, packed:
+/// push an affected count, packed rows or a failed query, resume.
+macro_rules! lane_calls {
+    ($class:ident) => {
+        #[wasm_bindgen]
+        impl $class {
+            /// Pushes an affected-row count.
+            #[wasm_bindgen(js_name = pushAffected)]
+            pub fn push_affected(&mut self, count: u64, now_millis: u64) -> Vec<u8> {
+                self.0.push_affected(count, now_millis).to_vec()
+            }
+
+            /// Pushes packed rows.
+            #[wasm_bindgen(js_name = pushRows)]
+            pub fn push_rows(&mut self, rows: &[u8], now_millis: u64) -> Vec<u8> {
+                self.0.push_rows(rows, now_millis).to_vec()
+            }
+
+            /// Pushes a failed query: the executor's class (0 unique violation,
+            /// 1 serialization, 2 connection lost, 3 constraint, 4 other) and
+            /// the driver's message.
+            #[wasm_bindgen(js_name = pushFailed)]
+            pub fn push_failed(&mut self, class: u8, message: String, now_millis: u64) -> Vec<u8> {
+                self.0.push_failed(class, message, now_millis).to_vec()
+            }
+
+            /// Continues after a pause.
+            pub fn resume(&mut self) -> Vec<u8> {
+                self.0.resume().to_vec()
+            }
+        }
+    };
+}
+
 /// One request's record driver on the lane: every call answers with the
 /// next step, packed.
 #[wasm_bindgen]
 pub struct RecordLaneDriver(Lane<RecordDriver, PackedError>);
+
+lane_calls!(RecordLaneDriver);
 
 #[wasm_bindgen]
 impl RecordLaneDriver {
@@ -122,33 +160,48 @@ impl RecordLaneDriver {
         self.0.drive(|driver| driver.start(now_millis)).to_vec()
     }
 
-    /// Pushes an affected-row count.
-    #[wasm_bindgen(js_name = pushAffected)]
-    pub fn push_affected(&mut self, count: u64, now_millis: u64) -> Vec<u8> {
-        self.0.push_affected(count, now_millis).to_vec()
-    }
-
-    /// Pushes packed rows.
-    #[wasm_bindgen(js_name = pushRows)]
-    pub fn push_rows(&mut self, rows: &[u8], now_millis: u64) -> Vec<u8> {
-        self.0.push_rows(rows, now_millis).to_vec()
-    }
-
-    /// Pushes a failed query: the executor's class (0 unique violation, 1
-    /// serialization, 2 connection lost, 3 constraint, 4 other) and the
-    /// driver's message.
-    #[wasm_bindgen(js_name = pushFailed)]
-    pub fn push_failed(&mut self, class: u8, message: String, now_millis: u64) -> Vec<u8> {
-        self.0.push_failed(class, message, now_millis).to_vec()
-    }
-
-    /// Continues after a pause.
-    pub fn resume(&mut self) -> Vec<u8> {
-        self.0.resume().to_vec()
-    }
-
     /// Finishes with the packed outcome of the operation.
     pub fn finish(&mut self, outcome: &[u8], now_millis: u64) -> Vec<u8> {
         self.0.finish(outcome, now_millis).to_vec()
+    }
+}
+
+/// One outbox relay run on the lane: every call answers with the next step,
+/// packed.
+#[wasm_bindgen]
+pub struct RelayLaneDriver(Lane<OutboxRelay, PackedError>);
+
+lane_calls!(RelayLaneDriver);
+
+#[wasm_bindgen]
+impl RelayLaneDriver {
+    /// A run over `manifest`'s statements under `policy`; `seed` (a random
+    /// u64) gives its claim tokens and jitter.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        #[wasm_bindgen(unchecked_param_type = "StoreManifest")] manifest: JsValue,
+        policy: &RelayPolicyHandle,
+        seed: u64,
+    ) -> Result<RelayLaneDriver, JsValue> {
+        Ok(Self(Lane::new(OutboxRelay::new(
+            manifest_of(&manifest)?,
+            policy.0,
+            seed,
+        ))))
+    }
+
+    /// The first step, at `now_millis`.
+    pub fn start(&mut self, now_millis: u64) -> Vec<u8> {
+        self.0.drive(|relay| relay.start(now_millis)).to_vec()
+    }
+
+    /// The message of the last send was sent, at `now_millis`.
+    pub fn sent(&mut self, now_millis: u64) -> Vec<u8> {
+        self.0.sent(now_millis).to_vec()
+    }
+
+    /// The last send failed with `error`, at `now_millis`.
+    pub fn failed(&mut self, error: &str, now_millis: u64) -> Vec<u8> {
+        self.0.failed(error, now_millis).to_vec()
     }
 }

@@ -1,32 +1,18 @@
 //! The outbox drivers of the core (`mintid::store::{OutboxEnqueue,
-//! OutboxRelay, OutboxCleanup}`) for JS, in the shapes of `store.rs`: the
-//! host runs each query, calls the user's send function when told and pushes
-//! the result back. The relay loop and its send decision are the core's.
+//! OutboxCleanup}`) for JS, in the shapes of `store.rs`: the host runs each
+//! query and pushes the result back. The relay runs on the lane (`lane.rs`).
 
 use alloc::string::String;
 use js_sys::Uint8Array;
 use mintid::outbox::Enqueued;
-use mintid::store::{
-    ClaimedMessage, OutboxCleanup, OutboxEnqueue, OutboxRelay, RelayReport, RelayYield, Step,
-};
+use mintid::store::{OutboxCleanup, OutboxEnqueue, Step};
 use wasm_bindgen::prelude::*;
 
 use crate::error::to_js;
-use crate::outbox::RelayPolicyHandle;
 use crate::store::{answer_of, bytes, manifest_of, never_asked, object, query_js};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
-/** A message of a claimed batch, to send. */
-export interface ClaimedMessageData { messageId: bigint; kind: string; businessKey: string; payload: Uint8Array; attempts: bigint; createdMillis: bigint; }
-/** What one relay run did. */
-export interface RelayReportData { sent: bigint; retried: bigint; dead: bigint; givenUp: bigint; claimLost: bigint; released: bigint; }
-/** A step of a relay run; a failure is the call's error. */
-export type RelayStep =
-  | { kind: "run"; query: StoreQuery }
-  | { kind: "pause"; millis: bigint }
-  | { kind: "send"; message: ClaimedMessageData }
-  | { kind: "done"; report: RelayReportData };
 /** A step of an enqueue. */
 export type EnqueueStep = { kind: "run"; query: StoreQuery } | { kind: "done"; enqueued: "new" | "already_enqueued" };
 /** An outbox message as stored. */
@@ -35,101 +21,6 @@ export interface StoredMessageData { messageId: bigint; kind: string; businessKe
 
 fn kind(name: &str) -> (&'static str, JsValue) {
     ("kind", JsValue::from_str(name))
-}
-
-fn message_js(message: &ClaimedMessage) -> JsValue {
-    object(&[
-        ("messageId", message.message_id.into()),
-        ("kind", JsValue::from_str(&message.kind)),
-        ("businessKey", JsValue::from_str(&message.business_key)),
-        ("payload", bytes(&message.payload)),
-        ("attempts", message.attempts.into()),
-        ("createdMillis", message.created_millis.into()),
-    ])
-}
-
-fn report_js(report: &RelayReport) -> JsValue {
-    object(&[
-        ("sent", report.sent.into()),
-        ("retried", report.retried.into()),
-        ("dead", report.dead.into()),
-        ("givenUp", report.given_up.into()),
-        ("claimLost", report.claim_lost.into()),
-        ("released", report.released.into()),
-    ])
-}
-
-fn relay_step(step: mintid::store::RelayStep) -> Result<JsValue, JsValue> {
-    Ok(match step {
-        Step::Run(query) => object(&[kind("run"), ("query", query_js(&query))]),
-        Step::Pause { millis } => object(&[kind("pause"), ("millis", millis.into())]),
-        Step::Yield(RelayYield::Send(message)) => {
-            object(&[kind("send"), ("message", message_js(&message))])
-        }
-        Step::Yield(RelayYield::Done(report)) => {
-            object(&[kind("done"), ("report", report_js(&report))])
-        }
-        Step::Fail(error) => return Err(to_js(error)),
-        Step::Begin { .. } | Step::Commit | Step::Rollback => {
-            return Err(never_asked("a transaction step"));
-        }
-    })
-}
-
-/// One relay run (`mintid::store::OutboxRelay`).
-#[wasm_bindgen(js_name = OutboxRelayDriver)]
-pub struct OutboxRelayDriver(OutboxRelay);
-
-#[wasm_bindgen(js_class = OutboxRelayDriver)]
-impl OutboxRelayDriver {
-    /// A run over `manifest`'s statements under `policy`; `seed` (a random
-    /// u64) gives its claim tokens and jitter.
-    #[wasm_bindgen(constructor)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "StoreManifest")] manifest: JsValue,
-        policy: &RelayPolicyHandle,
-        seed: u64,
-    ) -> Result<OutboxRelayDriver, JsValue> {
-        Ok(Self(OutboxRelay::new(
-            manifest_of(&manifest)?,
-            policy.0,
-            seed,
-        )))
-    }
-
-    /// The first step, at `now_millis`.
-    #[wasm_bindgen(unchecked_return_type = "RelayStep")]
-    pub fn start(&mut self, now_millis: u64) -> Result<JsValue, JsValue> {
-        relay_step(self.0.start(now_millis))
-    }
-
-    /// Push the database's answer to the last `run`.
-    #[wasm_bindgen(unchecked_return_type = "RelayStep")]
-    pub fn push(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "StoreAnswer")] answer: JsValue,
-        now_millis: u64,
-    ) -> Result<JsValue, JsValue> {
-        relay_step(self.0.push(answer_of(&answer)?, now_millis))
-    }
-
-    /// Continue after a `pause`.
-    #[wasm_bindgen(unchecked_return_type = "RelayStep")]
-    pub fn resume(&mut self) -> Result<JsValue, JsValue> {
-        relay_step(self.0.resume())
-    }
-
-    /// The message of the last `send` was sent, at `now_millis`.
-    #[wasm_bindgen(unchecked_return_type = "RelayStep")]
-    pub fn sent(&mut self, now_millis: u64) -> Result<JsValue, JsValue> {
-        relay_step(self.0.sent(now_millis))
-    }
-
-    /// The send of the last `send` failed with `error`, at `now_millis`.
-    #[wasm_bindgen(unchecked_return_type = "RelayStep")]
-    pub fn failed(&mut self, error: &str, now_millis: u64) -> Result<JsValue, JsValue> {
-        relay_step(self.0.failed(error, now_millis))
-    }
 }
 
 /// One message enqueued (`mintid::store::OutboxEnqueue`).

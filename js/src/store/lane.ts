@@ -1,16 +1,17 @@
 /**
- * The record lane: the core's record driver with its steps, answers and
- * outcomes as packed bytes (`docs/spec.md`, "The lane"), read here with a
- * `DataView` and written with a `TextEncoder`. One wasm call per step and no
+ * The lane: the core's record driver and outbox relay with their steps,
+ * answers and outcomes as packed bytes (`docs/spec.md`, "The lane"), read
+ * here with a `DataView` and written with a `TextEncoder`. One wasm call per step and no
  * object built field by field across the boundary; what each step means is
  * the driver's, unchanged. This module only reads and writes the layout.
  */
 
 import { errorOf } from "../errors.js";
-import { type RecordLaneDriver, retryAfterSecs } from "../wasm/mintid_wasm.js";
+import { retryAfterSecs } from "../wasm/mintid_wasm.js";
 import type { Answered, DbErrorClass, Held, SqlValue, StoreQuery, StoreResponse } from "./driver.js";
+import type { ClaimedMessage, RelayReport } from "./outbox.js";
 
-export { RecordLane } from "../wasm/mintid_wasm.js";
+export { RecordLane, RelayLaneDriver } from "../wasm/mintid_wasm.js";
 
 /** What the operation came to. */
 export type OperationOutcome =
@@ -29,12 +30,14 @@ export type Finished =
   | { readonly kind: "fingerprint_mismatch"; readonly problem: "fingerprint_mismatch" }
   | { readonly kind: "key_too_old"; readonly problem: "key_too_old" };
 
+/** A step every driver on the lane asks for: run a query, pause. */
+type HostStep = { readonly kind: "run"; readonly query: StoreQuery } | { readonly kind: "pause"; readonly millis: bigint };
+
 /** A step of the record protocol; a failure is thrown. */
-export type RecordStep =
-  | { readonly kind: "run"; readonly query: StoreQuery }
-  | { readonly kind: "pause"; readonly millis: bigint }
-  | { readonly kind: "execute"; readonly held: Held }
-  | { readonly kind: "done"; readonly finished: Finished };
+export type RecordStep = HostStep | { readonly kind: "execute"; readonly held: Held } | { readonly kind: "done"; readonly finished: Finished };
+
+/** A step of a relay run; a failure is thrown. */
+export type RelayStep = HostStep | { readonly kind: "send"; readonly message: ClaimedMessage } | { readonly kind: "done"; readonly report: RelayReport };
 
 const RUN = 1;
 const PAUSE = 2;
@@ -165,26 +168,52 @@ function failure(reader: Reader, cause: unknown): Error {
   });
 }
 
-/** A packed step as a {@link RecordStep}; a `FAIL` step is thrown, `cause` behind it. */
-export function recordStep(packed: Uint8Array, cause?: unknown): RecordStep {
+/**
+ * A packed step: a query or a pause, or what `handOver` reads after a
+ * driver's own tag (`YIELD` or `DONE`); a `FAIL` step is thrown, `cause`
+ * behind it.
+ */
+function laneStep<S>(packed: Uint8Array, cause: unknown, handOver: (tag: typeof YIELD | typeof DONE, reader: Reader) => S): HostStep | S {
   const reader = new Reader(packed);
-  switch (reader.u8()) {
+  const tag = reader.u8();
+  switch (tag) {
     case RUN:
       return { kind: "run", query: query(reader) };
     case PAUSE:
       return { kind: "pause", millis: reader.u64() };
-    case YIELD: {
-      const token = reader.u64();
-      const createdMillis = reader.u64();
-      const leaseDeadlineMillis = reader.u64();
-      const every = reader.i64();
-      return { kind: "execute", held: { token, createdMillis, leaseDeadlineMillis, renewEveryMillis: every < 0n ? null : every } };
-    }
+    case YIELD:
     case DONE:
-      return { kind: "done", finished: finished(reader) };
+      return handOver(tag, reader);
     default:
       throw failure(reader, cause);
   }
+}
+
+/** A packed record step as a {@link RecordStep}. */
+export function recordStep(packed: Uint8Array, cause?: unknown): RecordStep {
+  return laneStep(packed, cause, (tag, reader) => {
+    if (tag === DONE) return { kind: "done", finished: finished(reader) } as const;
+    const token = reader.u64();
+    const createdMillis = reader.u64();
+    const leaseDeadlineMillis = reader.u64();
+    const every = reader.i64();
+    return { kind: "execute", held: { token, createdMillis, leaseDeadlineMillis, renewEveryMillis: every < 0n ? null : every } } as const;
+  });
+}
+
+/** A packed relay step as a {@link RelayStep}. */
+export function relayStep(packed: Uint8Array, cause?: unknown): RelayStep {
+  return laneStep(packed, cause, (tag, reader) => {
+    if (tag === DONE) {
+      const [sent, retried, dead, givenUp, claimLost, released] = Array.from({ length: 6 }, () => Number(reader.u64()));
+      return { kind: "done", report: { sent, retried, dead, givenUp, claimLost, released } } as RelayStep;
+    }
+    const messageId = reader.u64();
+    const kind = reader.lengthText();
+    const businessKey = reader.lengthText();
+    const payload = reader.bytes(reader.u32());
+    return { kind: "send", message: { messageId, kind, businessKey, payload, attempts: reader.u64(), createdMillis: reader.u64() } } as const;
+  });
 }
 
 /**
@@ -311,8 +340,15 @@ export function packOutcome(outcome: OperationOutcome): Uint8Array {
   return writer.done();
 }
 
+/** What every driver on the lane takes: a database answer, packed. */
+interface AnswerTaker {
+  pushRows(rows: Uint8Array, now: bigint): Uint8Array;
+  pushAffected(count: bigint, now: bigint): Uint8Array;
+  pushFailed(errorClass: number, message: string, now: bigint): Uint8Array;
+}
+
 /** Pushes a database answer to `driver`: its next step, packed. */
-export function pushAnswer(driver: RecordLaneDriver, { answer }: Answered, now: bigint): Uint8Array {
+export function pushAnswer(driver: AnswerTaker, { answer }: Answered, now: bigint): Uint8Array {
   switch (answer.kind) {
     case "rows":
       return driver.pushRows(packRows(answer.rows), now);

@@ -2,7 +2,8 @@
  * The transactional outbox over `outbox_message`, driven by the core's
  * outbox drivers (`mintid::store::{OutboxEnqueue, OutboxRelay,
  * OutboxCleanup}`): enqueue inside the caller's business transaction;
- * `relay` runs the core's relay loop, calling `send` when the core says so.
+ * `relay` runs the core's relay loop on the lane, calling `send` when the
+ * core says so.
  * Every rule is the core's.
  */
 
@@ -13,6 +14,7 @@ import * as wasm from "../wasm/mintid_wasm.js";
 import { type StoreClock, systemClock } from "./clock.js";
 import { type Connection, type Database } from "./database.js";
 import { type Answered, drive, manifestOf } from "./driver.js";
+import { pushAnswer, RelayLaneDriver, relayStep } from "./lane.js";
 import { runQueries, type Use } from "./steps.js";
 
 /** A message to enqueue: one per (kind, business key). */
@@ -131,14 +133,14 @@ export class Outbox {
    */
   async relay(send: (message: ClaimedMessage) => Promise<void>): Promise<RelayReport> {
     const seed = toU64(this.#draw(), "draw()");
-    const driver = drive(() => new wasm.OutboxRelayDriver(manifestOf(this.database.dialect), relayPolicyHandle(this.policy), seed), undefined);
-    let step = drive(() => driver.start(this.#now()), undefined);
+    const driver = drive(() => new RelayLaneDriver(manifestOf(this.database.dialect), relayPolicyHandle(this.policy), seed), undefined);
+    let step = relayStep(driver.start(this.#now()));
     for (;;) {
       if (step.kind === "run") {
-        step = await runQueries(this.#use, step.query, ({ answer, failure }) => drive(() => driver.push(answer, this.#now()), failure));
+        step = await runQueries(this.#use, step.query, (answered) => relayStep(pushAnswer(driver, answered, this.#now()), answered.failure?.cause));
       } else if (step.kind === "pause") {
         await this.#clock.pause(step.millis);
-        step = drive(() => driver.resume(), undefined);
+        step = relayStep(driver.resume());
       } else if (step.kind === "send") {
         let error: string | undefined;
         try {
@@ -146,17 +148,9 @@ export class Outbox {
         } catch (thrown) {
           error = thrown instanceof Error ? thrown.message : String(thrown);
         }
-        step = drive(() => (error === undefined ? driver.sent(this.#now()) : driver.failed(error, this.#now())), undefined);
+        step = relayStep(error === undefined ? driver.sent(this.#now()) : driver.failed(error, this.#now()));
       } else {
-        const report = step.report;
-        return {
-          sent: Number(report.sent),
-          retried: Number(report.retried),
-          dead: Number(report.dead),
-          givenUp: Number(report.givenUp),
-          claimLost: Number(report.claimLost),
-          released: Number(report.released),
-        };
+        return step.report;
       }
     }
   }
