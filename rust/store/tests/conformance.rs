@@ -1,5 +1,7 @@
-//! Runs every case of tests/conformance/idempotency.json through
-//! `mintid-store` on SQLite, PostgreSQL and MariaDB (the servers of
+//! Runs every case of every scenario file of tests/conformance
+//! (idempotency.json here; leases.json, segments.json and outbox.json in the
+//! modules beside it) through `mintid-store` on SQLite, PostgreSQL and
+//! MariaDB (the servers of
 //! `scripts/db/with-db.sh`: `MINTID_PG_URL`, `MINTID_MYSQL_URL`; under
 //! `CI=true` their absence fails instead of skipping).
 //!
@@ -25,14 +27,45 @@ use mintid_store::{
 use serde_json::{Value, json};
 use sqlx::{Executor, Pool};
 
-fn cases() -> Vec<Value> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/conformance/idempotency.json"
-    );
-    let text = std::fs::read_to_string(path).expect("the conformance file");
+#[path = "conformance/leases.rs"]
+mod leases;
+#[path = "conformance/outbox.rs"]
+mod outbox;
+#[path = "conformance/segments.rs"]
+mod segments;
+
+const SCENARIOS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/conformance");
+
+/// The scenario files this runner runs: every one in tests/conformance.
+const FILES: [&str; 4] = [
+    "idempotency.json",
+    "leases.json",
+    "segments.json",
+    "outbox.json",
+];
+
+fn cases_of(file: &str) -> Vec<Value> {
+    let text =
+        std::fs::read_to_string(format!("{SCENARIOS}/{file}")).expect("the conformance file");
     let file: Value = serde_json::from_str(&text).expect("JSON");
     file["cases"].as_array().expect("cases").clone()
+}
+
+fn cases() -> Vec<Value> {
+    cases_of("idempotency.json")
+}
+
+#[test]
+fn every_scenario_file_is_run() {
+    let mut found: Vec<String> = std::fs::read_dir(SCENARIOS)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.ends_with(".json"))
+        .collect();
+    found.sort();
+    let mut run = FILES.map(String::from).to_vec();
+    run.sort();
+    assert_eq!(found, run, "a scenario file this runner does not run");
 }
 
 fn num(value: &Value) -> u64 {
@@ -137,6 +170,7 @@ fn outcome_of(result: Result<Value, Error>, ran: bool) -> Value {
     match result {
         Ok(value) => value,
         Err(Error::Operation(error)) => json!({"decision": "execute", "error": error.message}),
+        Err(Error::Snowflake(error)) => json!({"error": error.code()}),
         Err(Error::Driver(error)) => match error.problem() {
             Some(problem) => json!({"error": error.code(), "problem": problem.name()}),
             None if ran => json!({"decision": "execute", "error": error.code()}),
@@ -148,7 +182,13 @@ fn outcome_of(result: Result<Value, Error>, ran: bool) -> Value {
 /// One dialect's server: a fresh database per case, and its pools.
 trait Server: Backend + Sized {
     async fn fresh(case: usize) -> Pool<Self>;
-    async fn unavailable() -> Pool<Self>;
+    async fn unavailable() -> Pool<Self> {
+        sqlx::pool::PoolOptions::new()
+            .acquire_timeout(Duration::from_secs(2))
+            .connect_lazy_with(Self::nowhere())
+    }
+    /// Where no database listens.
+    fn nowhere() -> <Self::Connection as sqlx::Connection>::Options;
     async fn kill_connections(pool: &Pool<Self>);
     fn placeholders() -> [&'static str; 4];
     fn business_column() -> &'static str;
@@ -195,12 +235,8 @@ impl Server for sqlx::Sqlite {
             .await
             .unwrap()
     }
-    async fn unavailable() -> Pool<Self> {
-        let options =
-            sqlx::sqlite::SqliteConnectOptions::new().filename("/nonexistent/mintid/no.sqlite3");
-        sqlx::pool::PoolOptions::new()
-            .acquire_timeout(Duration::from_secs(2))
-            .connect_lazy_with(options)
+    fn nowhere() -> sqlx::sqlite::SqliteConnectOptions {
+        sqlx::sqlite::SqliteConnectOptions::new().filename("/nonexistent/mintid/no.sqlite3")
     }
     async fn kill_connections(_pool: &Pool<Self>) {}
     fn placeholders() -> [&'static str; 4] {
@@ -238,11 +274,8 @@ impl Server for sqlx::Postgres {
         pool.execute("CREATE SCHEMA public").await.unwrap();
         pool
     }
-    async fn unavailable() -> Pool<Self> {
-        sqlx::pool::PoolOptions::new()
-            .acquire_timeout(Duration::from_secs(2))
-            .connect_lazy("postgresql://mintid@127.0.0.1:1/none")
-            .unwrap()
+    fn nowhere() -> sqlx::postgres::PgConnectOptions {
+        "postgresql://mintid@127.0.0.1:1/none".parse().unwrap()
     }
     async fn kill_connections(pool: &Pool<Self>) {
         let url = url("MINTID_PG_URL").unwrap();
@@ -287,11 +320,8 @@ impl Server for sqlx::MySql {
             .await
             .unwrap()
     }
-    async fn unavailable() -> Pool<Self> {
-        sqlx::pool::PoolOptions::new()
-            .acquire_timeout(Duration::from_secs(2))
-            .connect_lazy("mysql://mintid@127.0.0.1:1/none")
-            .unwrap()
+    fn nowhere() -> sqlx::mysql::MySqlConnectOptions {
+        "mysql://mintid@127.0.0.1:1/none".parse().unwrap()
     }
     async fn kill_connections(pool: &Pool<Self>) {
         let url = url("MINTID_MYSQL_URL").unwrap();
@@ -756,21 +786,39 @@ where
     }
 }
 
+/// Every scenario file on one database, one file after the other (the
+/// cases share its database).
+async fn run_every_file<DB: Server>()
+where
+    for<'c> &'c Pool<DB>: Executor<'c, Database = DB>,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> String: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> <DB as sqlx::Database>::Arguments: sqlx::IntoArguments<DB>,
+    for<'r> i64: sqlx::Decode<'r, DB> + sqlx::Type<DB>,
+    (i64,): for<'r> sqlx::FromRow<'r, DB::Row>,
+    (i64, i64): for<'r> sqlx::FromRow<'r, DB::Row>,
+{
+    run_all::<DB>().await;
+    leases::run_all::<DB>().await;
+    segments::run_all::<DB>().await;
+    outbox::run_all::<DB>().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn conformance_on_sqlite() {
-    run_all::<sqlx::Sqlite>().await;
+    run_every_file::<sqlx::Sqlite>().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn conformance_on_postgres() {
     if url("MINTID_PG_URL").is_some() {
-        run_all::<sqlx::Postgres>().await;
+        run_every_file::<sqlx::Postgres>().await;
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn conformance_on_mariadb() {
     if url("MINTID_MYSQL_URL").is_some() {
-        run_all::<sqlx::MySql>().await;
+        run_every_file::<sqlx::MySql>().await;
     }
 }
