@@ -21,12 +21,16 @@ use std::time::Duration;
 use mintid::record::RecordPolicy;
 use mintid::{Fingerprint, IdempotencyKey, ManualClock};
 use mintid_store::{
-    Backend, Claimed, Error, IdempotencyStore, OperationError, RecordLease, RunResult, Store,
-    StoreClock, StoreRequest, StoredResponse,
+    Claimed, Error, IdempotencyStore, OperationError, RecordLease, RunResult, Store, StoreClock,
+    StoreRequest, StoredResponse,
 };
 use serde_json::{Value, json};
 use sqlx::{Executor, Pool};
 
+use databases::{Server, url};
+
+#[path = "support/databases.rs"]
+mod databases;
 #[path = "conformance/leases.rs"]
 mod leases;
 #[path = "conformance/outbox.rs"]
@@ -179,177 +183,8 @@ fn outcome_of(result: Result<Value, Error>, ran: bool) -> Value {
     }
 }
 
-/// One dialect's server: a fresh database per case, and its pools.
-trait Server: Backend + Sized {
-    async fn fresh(case: usize) -> Pool<Self>;
-    async fn unavailable() -> Pool<Self> {
-        sqlx::pool::PoolOptions::new()
-            .acquire_timeout(Duration::from_secs(2))
-            .connect_lazy_with(Self::nowhere())
-    }
-    /// Where no database listens.
-    fn nowhere() -> <Self::Connection as sqlx::Connection>::Options;
-    async fn kill_connections(pool: &Pool<Self>);
-    fn placeholders() -> [&'static str; 4];
-    fn business_column() -> &'static str;
-    /// The type a `CAST` to a 64-bit integer names.
-    fn bigint() -> &'static str {
-        "BIGINT"
-    }
-}
-
-const DATABASE: &str = "mintid_rust_conformance";
 /// The case a typed Rust operation cannot express.
 const NOT_A_RESPONSE: &str = "an operation that returns something that is not a response";
-
-fn url(variable: &str) -> Option<String> {
-    match std::env::var(variable) {
-        Ok(url) => Some(url),
-        Err(_) if std::env::var("CI").is_ok_and(|ci| ci == "true") => {
-            panic!("{variable} is not set: run under scripts/db/with-db.sh")
-        }
-        Err(_) => None,
-    }
-}
-
-fn with_database(url: &str, database: &str) -> String {
-    let (base, _) = url.rsplit_once('/').expect("a URL with a database");
-    format!("{base}/{database}")
-}
-
-impl Server for sqlx::Sqlite {
-    async fn fresh(case: usize) -> Pool<Self> {
-        let dir =
-            std::env::temp_dir().join(format!("mintid-rust-conformance-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(format!("case-{case}.sqlite3"));
-        let _ = std::fs::remove_file(&path);
-        let options = sqlx::sqlite::SqliteConnectOptions::new()
-            .filename(&path)
-            .create_if_missing(true)
-            .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal)
-            .busy_timeout(Duration::from_secs(60));
-        sqlx::pool::PoolOptions::new()
-            .max_connections(40)
-            .connect_with(options)
-            .await
-            .unwrap()
-    }
-    fn nowhere() -> sqlx::sqlite::SqliteConnectOptions {
-        sqlx::sqlite::SqliteConnectOptions::new().filename("/nonexistent/mintid/no.sqlite3")
-    }
-    async fn kill_connections(_pool: &Pool<Self>) {}
-    fn placeholders() -> [&'static str; 4] {
-        ["?", "?", "?", "?"]
-    }
-    fn business_column() -> &'static str {
-        "TEXT"
-    }
-}
-
-impl Server for sqlx::Postgres {
-    async fn fresh(_case: usize) -> Pool<Self> {
-        let url = url("MINTID_PG_URL").unwrap();
-        let admin = sqlx::PgPool::connect(&url).await.unwrap();
-        let exists: Option<(i32,)> = sqlx::query_as("SELECT 1 FROM pg_database WHERE datname = $1")
-            .bind(DATABASE)
-            .fetch_optional(&admin)
-            .await
-            .unwrap();
-        if exists.is_none() {
-            admin
-                .execute(sqlx::AssertSqlSafe(format!("CREATE DATABASE {DATABASE}")))
-                .await
-                .unwrap();
-        }
-        admin.close().await;
-        let pool = sqlx::pool::PoolOptions::new()
-            .max_connections(40)
-            .connect(&with_database(&url, DATABASE))
-            .await
-            .unwrap();
-        pool.execute("DROP SCHEMA IF EXISTS public CASCADE")
-            .await
-            .unwrap();
-        pool.execute("CREATE SCHEMA public").await.unwrap();
-        pool
-    }
-    fn nowhere() -> sqlx::postgres::PgConnectOptions {
-        "postgresql://mintid@127.0.0.1:1/none".parse().unwrap()
-    }
-    async fn kill_connections(pool: &Pool<Self>) {
-        let url = url("MINTID_PG_URL").unwrap();
-        let admin = sqlx::PgPool::connect(&url).await.unwrap();
-        sqlx::query(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-             WHERE datname = $1 AND pid <> pg_backend_pid()",
-        )
-        .bind(DATABASE)
-        .execute(&admin)
-        .await
-        .unwrap();
-        admin.close().await;
-        let _ = pool;
-    }
-    fn placeholders() -> [&'static str; 4] {
-        ["$1", "$2", "$3", "$4"]
-    }
-    fn business_column() -> &'static str {
-        "text COLLATE \"C\""
-    }
-}
-
-impl Server for sqlx::MySql {
-    async fn fresh(_case: usize) -> Pool<Self> {
-        let url = url("MINTID_MYSQL_URL").unwrap();
-        let admin = sqlx::MySqlPool::connect(&url).await.unwrap();
-        admin
-            .execute(sqlx::AssertSqlSafe(format!(
-                "DROP DATABASE IF EXISTS {DATABASE}"
-            )))
-            .await
-            .unwrap();
-        admin
-            .execute(sqlx::AssertSqlSafe(format!("CREATE DATABASE {DATABASE}")))
-            .await
-            .unwrap();
-        admin.close().await;
-        sqlx::pool::PoolOptions::new()
-            .max_connections(40)
-            .connect(&with_database(&url, DATABASE))
-            .await
-            .unwrap()
-    }
-    fn nowhere() -> sqlx::mysql::MySqlConnectOptions {
-        "mysql://mintid@127.0.0.1:1/none".parse().unwrap()
-    }
-    async fn kill_connections(pool: &Pool<Self>) {
-        let url = url("MINTID_MYSQL_URL").unwrap();
-        let admin = sqlx::MySqlPool::connect(&url).await.unwrap();
-        let sessions: Vec<(i64,)> =
-            sqlx::query_as("SELECT id FROM information_schema.processlist WHERE db = ?")
-                .bind(DATABASE)
-                .fetch_all(&admin)
-                .await
-                .unwrap();
-        for (session,) in sessions {
-            let _ = admin
-                .execute(sqlx::AssertSqlSafe(format!("KILL {session}")))
-                .await;
-        }
-        admin.close().await;
-        let _ = pool;
-    }
-    fn placeholders() -> [&'static str; 4] {
-        ["?", "?", "?", "?"]
-    }
-    fn business_column() -> &'static str {
-        "VARBINARY(64)"
-    }
-    fn bigint() -> &'static str {
-        "SIGNED"
-    }
-}
 
 /// One case's run: its pool, clock, policy and the workers' leases.
 struct Run<DB: Server> {

@@ -8,7 +8,8 @@ use mintid::{LeaseGuard, LeasePolicy, ManualClock, Snowflake, SnowflakeLayout};
 use mintid_store::{Error, LeasedSnowflake, Store, StoreClock, WorkerLeases};
 use serde_json::{Value, json};
 
-use super::{Server, cases_of, num};
+use super::databases::Server;
+use super::{cases_of, num};
 
 fn layout_of(spec: &Value) -> SnowflakeLayout {
     match spec.as_str() {

@@ -14,7 +14,8 @@ use mintid_store::{Enqueued, Outbox, OutboxMessage, Store, StoreClock};
 use serde_json::{Value, json};
 use sqlx::{Executor, Pool};
 
-use super::{Server, cases_of, num};
+use super::databases::Server;
+use super::{cases_of, num};
 
 fn policy_of(spec: &Value) -> RelayPolicy {
     RelayPolicy::new(num(&spec["batch_size"]), num(&spec["claim_millis"]))

@@ -5,14 +5,14 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::time::Duration;
 
 use mintid::{ManualClock, SegmentPolicy};
 use mintid_store::{Error, SegmentIds, Store, StoreClock};
 use serde_json::{Value, json};
 use sqlx::{Executor, Pool};
 
-use super::{Server, cases_of, num};
+use super::databases::{Server, switchable};
+use super::{cases_of, num};
 
 fn policy_of(spec: &Value) -> SegmentPolicy {
     SegmentPolicy::new(
@@ -40,20 +40,6 @@ const FIELDS: [&str; 8] = [
     "processes",
     "ids_per_process",
 ];
-
-/// A pool that opens a connection for every use, from the options it holds now.
-fn process_pool<DB: Server>(live: &Pool<DB>, down: bool) -> Pool<DB> {
-    let options = if down {
-        DB::nowhere()
-    } else {
-        (*live.connect_options()).clone()
-    };
-    sqlx::pool::PoolOptions::<DB>::new()
-        .max_connections(4)
-        .acquire_timeout(Duration::from_secs(2))
-        .after_release(|_, _| Box::pin(async { Ok(false) }))
-        .connect_lazy_with(options)
-}
 
 async fn row<DB: Server>(pool: &Pool<DB>, tag: &str) -> Value
 where
@@ -138,7 +124,7 @@ where
                     let tag = step.get("tag").and_then(Value::as_str).unwrap_or(&tag);
                     let process_pool = pools
                         .entry(process())
-                        .or_insert_with(|| process_pool(&pool, false))
+                        .or_insert_with(|| switchable(&pool, false))
                         .clone();
                     let ids = processes
                         .entry((process(), tag.to_owned()))
@@ -157,7 +143,7 @@ where
                     };
                     pools
                         .entry(process())
-                        .or_insert_with(|| process_pool(&pool, down))
+                        .or_insert_with(|| switchable(&pool, down))
                         .set_connect_options(options);
                     json!("ok")
                 }
