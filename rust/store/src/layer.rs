@@ -250,8 +250,9 @@ impl<DB: Backend> IdempotencyLayer<DB> {
         self.with(|config| config.kind = Some(Arc::new(kind)))
     }
 
-    /// Serves the grant endpoint `route` (it needs the key ring, which
-    /// verifies the request IDs its grants mint): never covered.
+    /// Serves the grant endpoint `route`: never covered. It needs the key
+    /// ring ([`with_key_ring`](Self::with_key_ring)), which verifies the
+    /// request IDs its grants mint; without one it answers 500 (logged).
     pub fn with_grant(self, route: GrantRoute) -> Self {
         self.with(|config| config.grant = Some(route))
     }
@@ -449,7 +450,10 @@ impl<DB: Backend> Config<DB> {
 
     /// The grant endpoint's answer.
     fn grant_answer(&self, route: &GrantRoute, parts: &Parts) -> Response<LayerBody> {
-        let (Some(ring), Some(scope)) = (&self.key_ring, (self.scope)(parts)) else {
+        let Some(ring) = &self.key_ring else {
+            return server_fault("a grant", &"the grant endpoint needs the key ring");
+        };
+        let Some(scope) = (self.scope)(parts) else {
             return status_answer(401, Some("log in to get a grant"));
         };
         let expires = self
