@@ -72,6 +72,19 @@ fn every_scenario_file_is_run() {
     assert_eq!(found, run, "a scenario file this runner does not run");
 }
 
+/// Checks that `step` has only `fields`, and sets a manual clock to its `now`.
+fn begin_step(step: &Value, fields: &[&str], clock: &StoreClock, at: &str) {
+    for field in step.as_object().unwrap().keys() {
+        assert!(
+            fields.contains(&field.as_str()),
+            "{at}: unknown field {field}"
+        );
+    }
+    if let (Some(now), StoreClock::Manual(manual)) = (step.get("now"), clock) {
+        manual.set_millis(num(now));
+    }
+}
+
 fn num(value: &Value) -> u64 {
     value
         .as_str()

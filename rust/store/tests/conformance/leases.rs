@@ -9,7 +9,7 @@ use mintid_store::{Error, LeasedSnowflake, Store, StoreClock, WorkerLeases};
 use serde_json::{Value, json};
 
 use super::databases::Server;
-use super::{cases_of, num};
+use super::{begin_step, cases_of, num};
 
 fn layout_of(spec: &Value) -> SnowflakeLayout {
     match spec.as_str() {
@@ -88,15 +88,7 @@ pub(super) async fn run_all<DB: Server>() {
         let mut leased: HashMap<String, LeasedSnowflake<DB>> = HashMap::new();
         let mut issued: Vec<u64> = Vec::new();
         for (at, step) in case["steps"].as_array().unwrap().iter().enumerate() {
-            for field in step.as_object().unwrap().keys() {
-                assert!(
-                    FIELDS.contains(&field.as_str()),
-                    "{name}: step {at}: unknown field {field}"
-                );
-            }
-            if let (Some(at_now), StoreClock::Manual(manual)) = (step.get("now"), &clock) {
-                manual.set_millis(num(at_now));
-            }
+            begin_step(step, &FIELDS, &clock, &format!("{name}: step {at}"));
             let host = || step["host"].as_str().unwrap().to_owned();
             let timeout = step.get("timeout").map(num);
             let got = match step["do"].as_str().unwrap() {

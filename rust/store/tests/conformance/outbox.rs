@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 use sqlx::{Executor, Pool};
 
 use super::databases::Server;
-use super::{cases_of, num};
+use super::{begin_step, cases_of, num};
 
 fn policy_of(spec: &Value) -> RelayPolicy {
     RelayPolicy::new(num(&spec["batch_size"]), num(&spec["claim_millis"]))
@@ -188,16 +188,7 @@ where
     /// Runs one step and checks its outcome.
     fn step<'a>(&'a self, step: &'a Value) -> Pin<Box<dyn Future<Output = ()> + 'a>> {
         Box::pin(async move {
-            for field in step.as_object().unwrap().keys() {
-                assert!(
-                    FIELDS.contains(&field.as_str()),
-                    "{}: unknown field {field}",
-                    self.name
-                );
-            }
-            if let (Some(now), Some(manual)) = (step.get("now"), &self.manual) {
-                manual.set_millis(num(now));
-            }
+            begin_step(step, &FIELDS, &self.clock, &self.name);
             let got = match step["do"].as_str().unwrap() {
                 "migrate" => {
                     Store::new(self.pool.clone()).migrate().await.unwrap();

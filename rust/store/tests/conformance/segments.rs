@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use sqlx::{Executor, Pool};
 
 use super::databases::{Server, switchable};
-use super::{cases_of, num};
+use super::{begin_step, cases_of, num};
 
 fn policy_of(spec: &Value) -> SegmentPolicy {
     SegmentPolicy::new(
@@ -105,15 +105,7 @@ where
         let mut pools: HashMap<String, Pool<DB>> = HashMap::new();
         let mut processes: HashMap<(String, String), SegmentIds<DB>> = HashMap::new();
         for (at, step) in case["steps"].as_array().unwrap().iter().enumerate() {
-            for field in step.as_object().unwrap().keys() {
-                assert!(
-                    FIELDS.contains(&field.as_str()),
-                    "{name}: step {at}: unknown field {field}"
-                );
-            }
-            if let (Some(now), StoreClock::Manual(manual)) = (step.get("now"), &clock) {
-                manual.set_millis(num(now));
-            }
+            begin_step(step, &FIELDS, &clock, &format!("{name}: step {at}"));
             let process = || step["process"].as_str().unwrap().to_owned();
             let got = match step["do"].as_str().unwrap() {
                 "migrate" => {
