@@ -139,7 +139,9 @@ impl<DB: Backend> Clone for Config<DB> {
 
 /// The idempotency layer: covered requests (`POST` and `PATCH` by default)
 /// need a key, run once through the store, and duplicates get the stored
-/// response with `Idempotent-Replayed: true`.
+/// response with `Idempotent-Replayed: true`. The inner service finds the
+/// request's [`IdempotencyKey`] in its extensions (axum:
+/// `Extension<IdempotencyKey>`).
 pub struct IdempotencyLayer<DB: Backend> {
     config: Arc<Config<DB>>,
 }
@@ -417,7 +419,8 @@ impl<DB: Backend> Config<DB> {
             store_request = store_request.with_key_created_millis(created);
         }
         let answered: Answered<S::Error> = Mutex::new(None);
-        let request = Request::from_parts(parts, boxed(Full::new(bytes)));
+        let mut request = Request::from_parts(parts, boxed(Full::new(bytes)));
+        request.extensions_mut().insert(admitted.key.clone());
         let operation = async |_lease| {
             let result = call_whole(inner, request).await;
             let stored = match &result {
