@@ -6,11 +6,20 @@
 //! ID's UUIDv7); a refusal is the problem document's name (`err
 //! invalid_request_id`), as a server answers it. `mint` is the core's, as a
 //! browser's.
+//!
+//! For tests/cross/replay.test.mjs, two more commands: `store PATH` (the
+//! records from now on live in the SQLite file PATH, which another host
+//! writes too) and `post SCOPE KEY JSON` (a `POST /orders` with that
+//! `Idempotency-Key`; reply `ok STATUS REPLAYED LOCATION BODY`).
 
 use std::io::BufRead;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use axum::body::Body;
+use axum::extract::State;
 use axum::http::Request;
+use axum::http::StatusCode;
 use axum::http::request::Parts;
 use axum::routing::post;
 use axum::{Extension, Router};
@@ -31,9 +40,30 @@ fn app(store: Store<sqlx::Sqlite>, ring: KeyRing) -> Router {
     let policy = RecordPolicy::new(30_000, 86_400_000).expect("a policy");
     let layer = IdempotencyLayer::new(IdempotencyStore::new(store, policy), scope)
         .with_key_ring(ring)
+        .accept_idempotency_key(true)
         .with_grant(GrantRoute::new("/grant"));
     let verified = async |Extension(key): Extension<IdempotencyKey>| key.id().to_owned();
-    Router::new().fallback_service(layer.layer(Router::new().route("/verify", post(verified))))
+    let routes = Router::new()
+        .route("/verify", post(verified))
+        .route("/orders", post(order))
+        .with_state(Arc::new(AtomicU64::new(0)));
+    Router::new().fallback_service(layer.layer(routes))
+}
+
+/// An order placed by this host.
+async fn order(
+    State(orders): State<Arc<AtomicU64>>,
+) -> (StatusCode, [(&'static str, String); 2], String) {
+    let order = orders.fetch_add(1, Ordering::SeqCst) + 1;
+    let headers = [
+        ("content-type", "application/json".to_owned()),
+        ("location", format!("/orders/rust-{order}")),
+    ];
+    (
+        StatusCode::CREATED,
+        headers,
+        format!(r#"{{"order":{order},"by":"rust"}}"#),
+    )
 }
 
 /// The status and body of `request` through `app`.
@@ -51,19 +81,86 @@ fn hex(text: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
-async fn answer(app: &mut Option<Router>, store: &Store<sqlx::Sqlite>, line: &str) -> Vec<String> {
+/// The party: its store, its key ring once given, and the app on both.
+struct Party {
+    store: Store<sqlx::Sqlite>,
+    ring: Option<KeyRing>,
+    app: Option<Router>,
+}
+
+impl Party {
+    fn rebuild(&mut self) {
+        self.app = self.ring.clone().map(|ring| app(self.store.clone(), ring));
+    }
+}
+
+async fn answer(party: &mut Party, line: &str) -> Vec<String> {
     let fields: Vec<&str> = line.split('\t').collect();
     let unknown = || vec!["err".into(), format!("party.unknown_command:{}", fields[0])];
-    match (fields.as_slice(), app.as_ref()) {
+    match (fields.as_slice(), party.app.as_ref()) {
         (["key", id, secret], _) => {
             let key = hex(secret).and_then(|bytes| SecretKey::new(id.parse().ok()?, &bytes).ok());
             match key {
                 Some(key) => {
-                    *app = Some(self::app(store.clone(), KeyRing::new(key)));
+                    party.ring = Some(KeyRing::new(key));
+                    party.rebuild();
                     vec!["ok".into()]
                 }
                 None => unknown(),
             }
+        }
+        (["store", path], _) => {
+            let options = sqlx::sqlite::SqliteConnectOptions::new()
+                .filename(path)
+                .busy_timeout(std::time::Duration::from_secs(10));
+            let Ok(pool) = sqlx::SqlitePool::connect_with(options).await else {
+                return vec!["err".into(), "party.store".into()];
+            };
+            party.store = Store::new(pool);
+            if let Err(error) = party.store.migrate().await {
+                return vec!["err".into(), error.code().into()];
+            }
+            party.rebuild();
+            vec!["ok".into()]
+        }
+        (["post", scope, key, json], Some(app)) => {
+            let request = Request::post("/orders")
+                .header("x-scope", *scope)
+                .header("idempotency-key", *key)
+                .header("content-type", "application/json")
+                .body(Body::from(json.to_string()));
+            let response = app
+                .clone()
+                .oneshot(request.expect("a request"))
+                .await
+                .expect("infallible");
+            let header = |name: &str| {
+                response
+                    .headers()
+                    .get(name)
+                    .and_then(|value| value.to_str().ok())
+                    .unwrap_or("")
+                    .to_owned()
+            };
+            let (status, replayed, location) = (
+                response.status().as_u16().to_string(),
+                header("idempotent-replayed"),
+                header("location"),
+            );
+            let body = response
+                .into_body()
+                .collect()
+                .await
+                .expect("a body")
+                .to_bytes();
+            let replayed = if replayed == "true" { "true" } else { "false" };
+            vec![
+                "ok".into(),
+                status,
+                replayed.into(),
+                location,
+                String::from_utf8_lossy(&body).into_owned(),
+            ]
         }
         (["issue", scope, _expires], Some(app)) => {
             let request = Request::post("/grant")
@@ -116,9 +213,13 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let pool = sqlx::SqlitePool::connect("sqlite::memory:").await?;
     let store = Store::new(pool);
     store.migrate().await?;
-    let mut app = None;
+    let mut party = Party {
+        store,
+        ring: None,
+        app: None,
+    };
     for line in std::io::stdin().lock().lines() {
-        let reply = answer(&mut app, &store, &line?).await;
+        let reply = answer(&mut party, &line?).await;
         println!("{}", reply.join("\t"));
     }
     Ok(())
