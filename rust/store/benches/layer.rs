@@ -13,7 +13,6 @@ mod timing;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
@@ -137,26 +136,10 @@ async fn main() {
         "| database | axum µs/request | axum + layer µs/request | run_once µs | the layer's own µs |"
     );
     println!("|---|---:|---:|---:|---:|");
-    if let Ok(url) = std::env::var("MINTID_PG_URL") {
-        let pool = sqlx::pool::PoolOptions::new()
-            .max_connections(8)
-            .connect(&url)
-            .await
-            .unwrap();
+    if let Some(pool) = timing::postgres().await {
         bench::<sqlx::Postgres>("PostgreSQL", pool, seconds, rounds).await;
     }
-    let dir = std::env::temp_dir().join(format!("mintid-layer-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let options = sqlx::sqlite::SqliteConnectOptions::new()
-        .filename(dir.join("bench.sqlite3"))
-        .create_if_missing(true)
-        .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal)
-        .busy_timeout(Duration::from_secs(60));
-    let pool = sqlx::pool::PoolOptions::new()
-        .max_connections(8)
-        .connect_with(options)
-        .await
-        .unwrap();
+    let (pool, dir) = timing::sqlite("mintid-layer-bench").await;
     bench::<sqlx::Sqlite>("SQLite", pool, seconds, rounds).await;
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -11,7 +11,6 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 
 #[path = "support/timing.rs"]
 mod timing;
@@ -149,26 +148,10 @@ async fn main() {
     let (seconds, rounds) = timing::arguments();
     println!("| database | tasks | mintid-store ops/s | raw sqlx ops/s | ratio |");
     println!("|---|---:|---:|---:|---:|");
-    if let Ok(url) = std::env::var("MINTID_PG_URL") {
-        let pool = sqlx::pool::PoolOptions::new()
-            .max_connections(8)
-            .connect(&url)
-            .await
-            .unwrap();
+    if let Some(pool) = timing::postgres().await {
         bench::<sqlx::Postgres>("PostgreSQL", pool, seconds, rounds).await;
     }
-    let dir = std::env::temp_dir().join(format!("mintid-store-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let options = sqlx::sqlite::SqliteConnectOptions::new()
-        .filename(dir.join("bench.sqlite3"))
-        .create_if_missing(true)
-        .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal)
-        .busy_timeout(Duration::from_secs(60));
-    let pool = sqlx::pool::PoolOptions::new()
-        .max_connections(8)
-        .connect_with(options)
-        .await
-        .unwrap();
+    let (pool, dir) = timing::sqlite("mintid-store-bench").await;
     bench::<sqlx::Sqlite>("SQLite", pool, seconds, rounds).await;
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -85,6 +85,17 @@ fn begin_step(step: &Value, fields: &[&str], clock: &StoreClock, at: &str) {
     }
 }
 
+/// Checks a step's outcome against its `expect`.
+fn end_step<DB: Server>(got: &Value, step: &Value, at: &str) {
+    assert_eq!(
+        got,
+        &step["expect"],
+        "{}: {at} ({})",
+        DB::DIALECT.as_str(),
+        step["do"]
+    );
+}
+
 fn num(value: &Value) -> u64 {
     value
         .as_str()

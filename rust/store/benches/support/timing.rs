@@ -1,5 +1,6 @@
 //! What the store benchmarks share: a timed loop on concurrent tokio tasks,
-//! the median of rounds, and the `--seconds N --rounds N` arguments.
+//! the median of rounds, the `--seconds N --rounds N` arguments, and the
+//! pools they run on.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -60,4 +61,33 @@ pub fn arguments() -> (f64, usize) {
         }
     }
     (seconds, rounds)
+}
+
+/// A pool of 8 on the PostgreSQL of `MINTID_PG_URL`, if set.
+pub async fn postgres() -> Option<sqlx::PgPool> {
+    let url = std::env::var("MINTID_PG_URL").ok()?;
+    Some(
+        sqlx::pool::PoolOptions::new()
+            .max_connections(8)
+            .connect(&url)
+            .await
+            .unwrap(),
+    )
+}
+
+/// A pool of 8 on a fresh SQLite file (WAL) in a folder of its own, and the folder.
+pub async fn sqlite(name: &str) -> (sqlx::SqlitePool, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let options = sqlx::sqlite::SqliteConnectOptions::new()
+        .filename(dir.join("bench.sqlite3"))
+        .create_if_missing(true)
+        .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal)
+        .busy_timeout(Duration::from_secs(60));
+    let pool = sqlx::pool::PoolOptions::new()
+        .max_connections(8)
+        .connect_with(options)
+        .await
+        .unwrap();
+    (pool, dir)
 }

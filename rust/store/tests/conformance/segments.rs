@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use sqlx::{Executor, Pool};
 
 use super::databases::{Server, switchable};
-use super::{begin_step, cases_of, num};
+use super::{begin_step, cases_of, end_step, num};
 
 fn policy_of(spec: &Value) -> SegmentPolicy {
     SegmentPolicy::new(
@@ -183,13 +183,7 @@ where
                 }
                 other => panic!("{name}: step {at}: unknown step {other}"),
             };
-            assert_eq!(
-                got,
-                step["expect"],
-                "{}: {name}: step {at} ({})",
-                DB::DIALECT.as_str(),
-                step["do"]
-            );
+            end_step::<DB>(&got, step, &format!("{name}: step {at}"));
         }
         processes.clear();
         for (_, process_pool) in pools {
