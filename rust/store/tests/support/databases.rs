@@ -113,9 +113,11 @@ impl Server for sqlx::Postgres {
     async fn kill_connections(pool: &Pool<Self>) {
         let url = url("MINTID_PG_URL").unwrap();
         let admin = sqlx::PgPool::connect(&url).await.unwrap();
+        // Client sessions only: an autovacuum worker on the database is the
+        // server's own (terminating it is refused without superuser rights).
         sqlx::query(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-             WHERE datname = $1 AND pid <> pg_backend_pid()",
+             WHERE datname = $1 AND pid <> pg_backend_pid() AND backend_type = 'client backend'",
         )
         .bind(DATABASE)
         .execute(&admin)
