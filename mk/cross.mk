@@ -1,5 +1,6 @@
 # The cross-language matrix (tests/cross/): request IDs and grants made by Rust (the
-# `mintid` tool), Python, Kotlin and a browser, checked by each of the others.
+# `mintid` tool and a server on mintid-store's tower layer), Python, Kotlin and a
+# browser, checked by each of the others.
 #
 # It uses what the language suites build and install (the Python test venv, the
 # io.mintid:mintid jar in ~/.m2, js/dist and Debian's chromium), so in `make test` it
@@ -7,10 +8,15 @@
 
 TEST_TARGETS += test-cross
 
-.PHONY: test-cross cross-cli
+.PHONY: test-cross cross-cli cross-rust-server
 
 cross-cli:
 	$(CARGO) build --release -p mintid-cli
 
-test-cross: cross-cli test-python test-kotlin js-build
+# The Rust server party: an example of mintid-store, in the dev profile that
+# `cargo test --workspace` builds it in already.
+cross-rust-server:
+	$(CARGO) build -p mintid-store --example cross_party
+
+test-cross: cross-cli cross-rust-server test-python test-kotlin js-build
 	node --test tests/cross/

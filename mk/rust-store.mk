@@ -1,12 +1,17 @@
 # The Rust store (rust/store, crate mintid-store): its tests run in `make test`'s
-# `cargo test --workspace` (the conformance scenarios on SQLite, and on PostgreSQL and
-# MariaDB through the servers that `make test` starts). `make bench-rust-store`: the
-# store beside raw sqlx running the same two statements (figures in docs/benchmarks.md).
+# `cargo test --workspace` (every conformance scenario file, the HTTP scenarios through
+# the tower layer and the axum example, on SQLite, and on PostgreSQL and MariaDB through
+# the servers that `make test` starts). `make bench-rust-store`: the store beside raw
+# sqlx running the same two statements; `make bench-rust-layer`: axum with the layer
+# beside axum without it and beside `run_once` alone (figures in docs/benchmarks.md).
 
-BENCH_TARGETS += bench-rust-store
+BENCH_TARGETS += bench-rust-store bench-rust-layer
 RUST_STORE_BENCH_FLAGS ?= --seconds 2 --rounds 3
 
-.PHONY: bench-rust-store
+.PHONY: bench-rust-store bench-rust-layer
 
 bench-rust-store:
 	scripts/db/with-db.sh $(CARGO) bench -p mintid-store --bench store -- $(RUST_STORE_BENCH_FLAGS)
+
+bench-rust-layer:
+	scripts/db/with-db.sh $(CARGO) bench -p mintid-store --bench layer -- $(RUST_STORE_BENCH_FLAGS)

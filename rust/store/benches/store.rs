@@ -11,7 +11,9 @@
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::{Duration, Instant};
+
+#[path = "support/timing.rs"]
+mod timing;
 
 use mintid::record::RecordPolicy;
 use mintid::store::{Manifest, Statement};
@@ -93,38 +95,6 @@ enum Param {
     Bytes(Vec<u8>),
 }
 
-/// Operations per second of `op` on `tasks` concurrent tasks for `seconds`.
-async fn measure<F, Fut>(tasks: usize, seconds: f64, op: F) -> f64
-where
-    F: Fn() -> Fut + Send + Sync + 'static,
-    Fut: std::future::Future<Output = ()> + Send,
-{
-    let op = Arc::new(op);
-    let done = Arc::new(AtomicU64::new(0));
-    let until = Instant::now() + Duration::from_secs_f64(seconds);
-    let started = Instant::now();
-    let mut handles = Vec::new();
-    for _ in 0..tasks {
-        let op = Arc::clone(&op);
-        let done = Arc::clone(&done);
-        handles.push(tokio::spawn(async move {
-            while Instant::now() < until {
-                op().await;
-                done.fetch_add(1, Ordering::Relaxed);
-            }
-        }));
-    }
-    for handle in handles {
-        handle.await.expect("a task");
-    }
-    done.load(Ordering::Relaxed) as f64 / started.elapsed().as_secs_f64()
-}
-
-fn median(mut values: Vec<f64>) -> f64 {
-    values.sort_by(f64::total_cmp);
-    values[values.len() / 2]
-}
-
 async fn bench<DB>(name: &str, pool: Pool<DB>, seconds: f64, rounds: usize)
 where
     DB: Backend,
@@ -149,7 +119,7 @@ where
         for _ in 0..rounds {
             let records = Arc::clone(&records);
             ours.push(
-                measure(tasks, seconds, move || {
+                timing::measure(tasks, seconds, move || {
                     let records = Arc::clone(&records);
                     async move { store_op(&records).await }
                 })
@@ -157,7 +127,7 @@ where
             );
             let (pool, claim, complete) = (pool.clone(), Arc::clone(&claim), Arc::clone(&complete));
             floor.push(
-                measure(tasks, seconds, move || {
+                timing::measure(tasks, seconds, move || {
                     let (pool, claim, complete) =
                         (pool.clone(), Arc::clone(&claim), Arc::clone(&complete));
                     async move { raw_op(&pool, &claim, &complete).await }
@@ -165,7 +135,7 @@ where
                 .await,
             );
         }
-        let (ours, floor) = (median(ours), median(floor));
+        let (ours, floor) = (timing::median(ours), timing::median(floor));
         println!(
             "| {name} | {tasks} | {ours:.0} | {floor:.0} | {:.2} |",
             ours / floor
@@ -175,48 +145,13 @@ where
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
-    let mut args = std::env::args().skip(1);
-    let (mut seconds, mut rounds) = (2.0, 3);
-    while let Some(arg) = args.next() {
-        match arg.as_str() {
-            "--seconds" => {
-                seconds = args
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .expect("--seconds N")
-            }
-            "--rounds" => {
-                rounds = args
-                    .next()
-                    .and_then(|v| v.parse().ok())
-                    .expect("--rounds N")
-            }
-            "--bench" => {}
-            other => panic!("unknown argument {other}"),
-        }
-    }
+    let (seconds, rounds) = timing::arguments();
     println!("| database | tasks | mintid-store ops/s | raw sqlx ops/s | ratio |");
     println!("|---|---:|---:|---:|---:|");
-    if let Ok(url) = std::env::var("MINTID_PG_URL") {
-        let pool = sqlx::pool::PoolOptions::new()
-            .max_connections(8)
-            .connect(&url)
-            .await
-            .unwrap();
+    if let Some(pool) = timing::postgres().await {
         bench::<sqlx::Postgres>("PostgreSQL", pool, seconds, rounds).await;
     }
-    let dir = std::env::temp_dir().join(format!("mintid-store-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let options = sqlx::sqlite::SqliteConnectOptions::new()
-        .filename(dir.join("bench.sqlite3"))
-        .create_if_missing(true)
-        .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal)
-        .busy_timeout(Duration::from_secs(60));
-    let pool = sqlx::pool::PoolOptions::new()
-        .max_connections(8)
-        .connect_with(options)
-        .await
-        .unwrap();
+    let (pool, dir) = timing::sqlite("mintid-store-bench").await;
     bench::<sqlx::Sqlite>("SQLite", pool, seconds, rounds).await;
     let _ = std::fs::remove_dir_all(dir);
 }

@@ -63,13 +63,17 @@ pub enum Error {
     /// failure as the core decided (stored, released, or in a caller's
     /// transaction left to its rollback).
     Operation(OperationError),
+    /// A leased generator could not make an ID (`snowflake.*`).
+    Snowflake(mintid::SnowflakeError),
 }
 
 impl Error {
-    /// The stable dotted code of a driver error, `None` for an operation's.
+    /// The stable dotted code of a driver or generator error, `None` for an
+    /// operation's.
     pub fn code(&self) -> Option<&'static str> {
         match self {
             Error::Driver(error) => Some(error.code()),
+            Error::Snowflake(error) => Some(error.code()),
             Error::Operation(_) => None,
         }
     }
@@ -80,6 +84,7 @@ impl fmt::Display for Error {
         match self {
             Error::Driver(error) => write!(f, "{}: {error}", error.code()),
             Error::Operation(error) => error.fmt(f),
+            Error::Snowflake(error) => write!(f, "{}: {error}", error.code()),
         }
     }
 }

@@ -1,22 +1,21 @@
 //! The idempotency store: `run_once`, `in_transaction` and `claim_lease`,
 //! each driving the core's record driver; `load` and `cleanup`.
 
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use mintid::record::{Incoming, Outcome, Problem, RecordPolicy};
 use mintid::store::{
-    Finished, Held, OperationOutcome, RecordCleanup, RecordDriver, RecordRenewal, RecordStep,
-    RecordYield, Statement, Step, StoreErrorKind, StoredRecord, StoredResponse, Way, load_query,
-    read_load,
+    Finished, Held, OperationOutcome, RecordCleanup, RecordDriver, RecordRenewal, RecordYield,
+    Step, StoreErrorKind, StoredRecord, StoredResponse, Way, load_query, read_load,
 };
 use mintid::{Fingerprint, IdempotencyKey};
 use tokio::sync::Mutex;
 
 use crate::backend::Backend;
 use crate::error::{Error, OperationError};
-use crate::store::{Session, Store, StoreClock, run_on};
+use crate::steps::{On, Pushing, drive, unexpected_step};
+use crate::store::{Session, Store, StoreClock};
 
 /// What the store needs about a request besides its key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -295,58 +294,11 @@ impl<DB: Backend> IdempotencyStore<DB> {
     /// too), `batch_size` per statement; the total.
     pub async fn cleanup(&self, batch_size: u64) -> Result<u64, Error> {
         let mut cleanup = RecordCleanup::new(Store::<DB>::manifest(), batch_size);
-        let mut session = Session::new(&self.store);
         let clock = &self.store.clock;
-        let mut query = cleanup.next(clock.now_millis());
-        loop {
-            let answer = session.run(query).await;
-            match cleanup.push(answer, clock.now_millis()) {
-                Step::Run(next) => query = next,
-                Step::Yield(deleted) => return Ok(deleted),
-                Step::Fail(error) => return Err(error.into()),
-                other => return Err(unexpected(&other)),
-            }
-        }
-    }
-}
-
-/// Where a request's queries run: a connection of the pool, or the
-/// caller's (inside its transaction).
-enum On<'s, 'c, DB: Backend> {
-    Pool(Session<'s, DB>),
-    Conn(&'s HashMap<&'static str, Statement>, &'c mut DB::Connection),
-}
-
-impl<DB: Backend> On<'_, '_, DB> {
-    async fn run(&mut self, query: mintid::store::Query) -> mintid::store::Answer {
-        match self {
-            On::Pool(session) => session.run(query).await,
-            On::Conn(statements, conn) => run_on::<DB>(statements, conn, query).await,
-        }
-    }
-}
-
-/// Runs the driver's queries and pauses until it yields (or fails).
-async fn drive<DB: Backend>(
-    on: &mut On<'_, '_, DB>,
-    driver: &mut RecordDriver,
-    clock: &StoreClock,
-    mut step: RecordStep,
-) -> Result<RecordYield, Error> {
-    loop {
-        step = match step {
-            Step::Run(query) => {
-                let answer = on.run(query).await;
-                driver.push(answer, clock.now_millis())
-            }
-            Step::Pause { millis } => {
-                clock.pause(millis).await;
-                driver.resume()
-            }
-            Step::Yield(yielded) => return Ok(yielded),
-            Step::Fail(error) => return Err(error.into()),
-            other => return Err(unexpected(&other)),
-        }
+        let first = Step::Run(cleanup.next(clock.now_millis()));
+        let mut driver = Pushing(|answer, now| cleanup.push(answer, now));
+        let mut on = On::Pool(Session::new(&self.store));
+        drive(&mut on, &mut driver, clock, first).await
     }
 }
 
@@ -381,9 +333,7 @@ fn done(finished: Finished) -> Result<RunResult, Error> {
 }
 
 fn unexpected<Y: core::fmt::Debug>(step: &Step<Y>) -> Error {
-    Error::Driver(mintid::store::DriverError::Store(
-        mintid::store::StoreError::unexpected_step(&format!("{step:?}")),
-    ))
+    unexpected_step(&format!("{step:?}")).into()
 }
 
 /// A claim this store holds on a key, with its lease: from
@@ -456,26 +406,22 @@ impl<DB: Backend> RecordLease<DB> {
     pub async fn renew(&self) -> Result<u64, Error> {
         let inner = &self.inner;
         let mut renewal = inner.renewal.lock().await;
-        let mut session = Session::new(&inner.store);
-        let mut query = renewal.start(inner.store.clock.now_millis());
-        loop {
-            let answer = session.run(query).await;
-            match renewal.push(answer) {
-                Step::Run(next) => query = next,
-                Step::Yield(deadline) => {
-                    inner.deadline.store(deadline, Ordering::Release);
-                    return Ok(deadline);
-                }
-                Step::Fail(error) => {
-                    if let mintid::store::DriverError::Store(store) = &error
-                        && store.kind() == StoreErrorKind::RecordLost
-                    {
-                        inner.lost.store(true, Ordering::Release);
-                    }
-                    return Err(error.into());
-                }
-                other => return Err(unexpected(&other)),
+        let clock = &inner.store.clock;
+        let first = Step::Run(renewal.start(clock.now_millis()));
+        let mut driver = Pushing(|answer, _now| renewal.push(answer));
+        let mut on = On::Pool(Session::new(&inner.store));
+        match drive(&mut on, &mut driver, clock, first).await {
+            Ok(deadline) => {
+                inner.deadline.store(deadline, Ordering::Release);
+                Ok(deadline)
             }
+            Err(Error::Driver(mintid::store::DriverError::Store(store)))
+                if store.kind() == StoreErrorKind::RecordLost =>
+            {
+                inner.lost.store(true, Ordering::Release);
+                Err(Error::Driver(mintid::store::DriverError::Store(store)))
+            }
+            Err(error) => Err(error),
         }
     }
 

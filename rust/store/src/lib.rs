@@ -5,10 +5,23 @@
 mod backend;
 mod error;
 mod idempotency;
+#[cfg(feature = "tower")]
+mod layer;
+mod leases;
+mod outbox;
+mod segments;
+mod steps;
 mod store;
 
 pub use backend::{Backend, classify};
 pub use error::{Error, OperationError};
 pub use idempotency::{Claimed, IdempotencyStore, RecordLease, RunResult, StoreRequest};
+#[cfg(feature = "tower")]
+pub use layer::{BoxError, GrantRoute, Idempotency, IdempotencyLayer, LayerBody};
+pub use leases::{LeasedSnowflake, WorkerLeaseRow, WorkerLeases};
+pub use mintid::outbox::Enqueued;
+pub use mintid::store::{ClaimedMessage, RelayReport, StoredMessage};
 pub use mintid::store::{StoredRecord, StoredResponse};
+pub use outbox::{Outbox, OutboxMessage};
+pub use segments::SegmentIds;
 pub use store::{Store, StoreClock};

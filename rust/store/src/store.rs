@@ -6,7 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mintid::store::{
-    Answer, DbErrorClass, DriverError, Manifest, Query, ResultKind, Statement, database_failure,
+    Answer, DbError, DbErrorClass, DriverError, Manifest, Query, ResultKind, Statement, Value,
+    database_failure,
 };
 use mintid::{Clock, ManualClock, SystemClock};
 use sqlx::pool::PoolConnection;
@@ -92,6 +93,26 @@ impl<DB: Backend> Store<DB> {
         &self.pool
     }
 
+    /// The clock the drivers read.
+    pub fn clock(&self) -> &StoreClock {
+        &self.clock
+    }
+
+    /// Runs the named query of the manifest on a connection of the pool,
+    /// each parameter by its name (the loads no driver names: a lease row,
+    /// a segment row).
+    pub(crate) async fn run_named(
+        &self,
+        name: &'static str,
+        value: impl Fn(&str) -> Value,
+    ) -> Answer {
+        let params = match self.statements.get(name) {
+            Some(statement) => statement.params.iter().map(|param| value(param)).collect(),
+            None => Vec::new(),
+        };
+        Session::new(self).run(Query { name, params }).await
+    }
+
     /// Applies the schema's migrations, each file in one transaction where the
     /// dialect allows (MySQL commits each DDL statement on its own); applied
     /// twice they change nothing.
@@ -119,43 +140,77 @@ impl<DB: Backend> Store<DB> {
 }
 
 /// The connection one request's steps run on, taken from the pool at the
-/// first query and given back (or closed, if it broke) at the end.
+/// first query and given back (or closed, if it broke or was left inside a
+/// transaction) at the end, or at a pause outside a transaction.
 pub(crate) struct Session<'s, DB: Backend> {
     store: &'s Store<DB>,
     conn: Option<PoolConnection<DB>>,
+    in_transaction: bool,
 }
 
 impl<'s, DB: Backend> Session<'s, DB> {
     pub(crate) fn new(store: &'s Store<DB>) -> Self {
-        Self { store, conn: None }
+        Self {
+            store,
+            conn: None,
+            in_transaction: false,
+        }
     }
 
-    /// Runs a driver's query; a broken connection is closed, so a retry gets
-    /// a new one.
-    pub(crate) async fn run(&mut self, query: Query) -> Answer {
+    /// The session's connection, taken from the pool if it holds none (a
+    /// pool that gives none is a lost connection).
+    async fn conn(&mut self) -> Result<&mut PoolConnection<DB>, DbError> {
         if self.conn.is_none() {
             match self.store.pool.acquire().await {
                 Ok(conn) => self.conn = Some(conn),
                 Err(error) => {
                     let mut failed = classify(&error);
                     failed.class = DbErrorClass::ConnectionLost;
-                    return Answer::Failed(failed);
+                    return Err(failed);
                 }
             }
         }
-        let conn = self.conn.as_mut().expect("acquired above");
-        let answer = run_on::<DB>(&self.store.statements, conn, query).await;
-        if let Answer::Failed(error) = &answer
-            && error.class == DbErrorClass::ConnectionLost
-            && let Some(mut conn) = self.conn.take()
-        {
-            conn.close_on_drop();
+        Ok(self.conn.as_mut().expect("acquired above"))
+    }
+
+    /// Runs a driver's query; a broken connection is closed, so a retry gets
+    /// a new one.
+    pub(crate) async fn run(&mut self, query: Query) -> Answer {
+        let statements = Arc::clone(&self.store.statements);
+        let answer = match self.conn().await {
+            Ok(conn) => run_on::<DB>(&statements, conn, query).await,
+            Err(failed) => Answer::Failed(failed),
+        };
+        self.after(answer)
+    }
+
+    /// Begins a transaction (`write`: the dialect's write-locking form).
+    pub(crate) async fn begin(&mut self, write: bool) -> Answer {
+        let answer = self.control(DB::begin(write)).await;
+        self.in_transaction = !matches!(answer, Answer::Failed(_));
+        answer
+    }
+
+    /// Commits (`commit`) or rolls back the transaction.
+    pub(crate) async fn end(&mut self, commit: bool) -> Answer {
+        let answer = self
+            .control(if commit { "COMMIT" } else { "ROLLBACK" })
+            .await;
+        if !matches!(answer, Answer::Failed(_)) || !commit {
+            self.in_transaction = false;
         }
         answer
     }
 
-    /// Runs SQL with no parameters (transaction control, migrations).
-    pub(crate) async fn plain(&mut self, sql: &'static str) -> Result<(), DriverError> {
+    /// Gives the connection back to the pool, outside a transaction (a
+    /// driver's pause).
+    pub(crate) fn release(&mut self) {
+        if !self.in_transaction {
+            self.conn = None;
+        }
+    }
+
+    async fn control(&mut self, sql: &'static str) -> Answer {
         let statement = Statement {
             name: "plain",
             kind: ResultKind::Exec,
@@ -163,20 +218,42 @@ impl<'s, DB: Backend> Session<'s, DB> {
             params: Vec::new(),
             param_types: Vec::new(),
         };
-        let conn = match &mut self.conn {
-            Some(conn) => conn,
-            None => {
-                let conn = self.store.pool.acquire().await.map_err(|error| {
-                    let mut failed = classify(&error);
-                    failed.class = DbErrorClass::ConnectionLost;
-                    database_failure(&failed)
-                })?;
-                self.conn.insert(conn)
-            }
+        let answer = match self.conn().await {
+            Ok(conn) => DB::run(conn, &statement, Vec::new()).await,
+            Err(failed) => Answer::Failed(failed),
         };
-        match DB::run(conn, &statement, Vec::new()).await {
+        self.after(answer)
+    }
+
+    /// Closes a connection that broke.
+    fn after(&mut self, answer: Answer) -> Answer {
+        if let Answer::Failed(error) = &answer
+            && error.class == DbErrorClass::ConnectionLost
+            && let Some(mut conn) = self.conn.take()
+        {
+            conn.close_on_drop();
+            self.in_transaction = false;
+        }
+        answer
+    }
+
+    /// Runs SQL with no parameters (migrations).
+    pub(crate) async fn plain(&mut self, sql: &'static str) -> Result<(), DriverError> {
+        match self.control(sql).await {
             Answer::Failed(error) => Err(database_failure(&error)),
             _ => Ok(()),
+        }
+    }
+}
+
+impl<DB: Backend> Drop for Session<'_, DB> {
+    fn drop(&mut self) {
+        // A connection left inside a transaction (a cancelled future, a
+        // failed rollback) never goes back to the pool.
+        if self.in_transaction
+            && let Some(conn) = self.conn.as_mut()
+        {
+            conn.close_on_drop();
         }
     }
 }
@@ -193,5 +270,17 @@ pub(crate) async fn run_on<DB: Backend>(
             class: DbErrorClass::Other,
             message: format!("the manifest has no statement {}", query.name),
         }),
+    }
+}
+
+impl mintid::Clock for StoreClock {
+    fn now_millis(&self) -> u64 {
+        StoreClock::now_millis(self)
+    }
+    fn pause(&self, micros: u64) {
+        match self {
+            StoreClock::System => SystemClock.pause(micros),
+            StoreClock::Manual(clock) => clock.pause(micros),
+        }
     }
 }

@@ -1,5 +1,7 @@
-//! Runs every case of tests/conformance/idempotency.json through
-//! `mintid-store` on SQLite, PostgreSQL and MariaDB (the servers of
+//! Runs every case of every scenario file of tests/conformance
+//! (idempotency.json here; leases.json, segments.json and outbox.json in the
+//! modules beside it) through `mintid-store` on SQLite, PostgreSQL and
+//! MariaDB (the servers of
 //! `scripts/db/with-db.sh`: `MINTID_PG_URL`, `MINTID_MYSQL_URL`; under
 //! `CI=true` their absence fails instead of skipping).
 //!
@@ -19,20 +21,79 @@ use std::time::Duration;
 use mintid::record::RecordPolicy;
 use mintid::{Fingerprint, IdempotencyKey, ManualClock};
 use mintid_store::{
-    Backend, Claimed, Error, IdempotencyStore, OperationError, RecordLease, RunResult, Store,
-    StoreClock, StoreRequest, StoredResponse,
+    Claimed, Error, IdempotencyStore, OperationError, RecordLease, RunResult, Store, StoreClock,
+    StoreRequest, StoredResponse,
 };
 use serde_json::{Value, json};
 use sqlx::{Executor, Pool};
 
-fn cases() -> Vec<Value> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/conformance/idempotency.json"
-    );
-    let text = std::fs::read_to_string(path).expect("the conformance file");
+use databases::{Server, url};
+
+#[path = "support/databases.rs"]
+mod databases;
+#[path = "conformance/leases.rs"]
+mod leases;
+#[path = "conformance/outbox.rs"]
+mod outbox;
+#[path = "conformance/segments.rs"]
+mod segments;
+
+const SCENARIOS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/conformance");
+
+/// The scenario files this runner runs: every one in tests/conformance.
+const FILES: [&str; 4] = [
+    "idempotency.json",
+    "leases.json",
+    "segments.json",
+    "outbox.json",
+];
+
+fn cases_of(file: &str) -> Vec<Value> {
+    let text =
+        std::fs::read_to_string(format!("{SCENARIOS}/{file}")).expect("the conformance file");
     let file: Value = serde_json::from_str(&text).expect("JSON");
     file["cases"].as_array().expect("cases").clone()
+}
+
+fn cases() -> Vec<Value> {
+    cases_of("idempotency.json")
+}
+
+#[test]
+fn every_scenario_file_is_run() {
+    let mut found: Vec<String> = std::fs::read_dir(SCENARIOS)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().into_string().unwrap())
+        .filter(|name| name.ends_with(".json"))
+        .collect();
+    found.sort();
+    let mut run = FILES.map(String::from).to_vec();
+    run.sort();
+    assert_eq!(found, run, "a scenario file this runner does not run");
+}
+
+/// Checks that `step` has only `fields`, and sets a manual clock to its `now`.
+fn begin_step(step: &Value, fields: &[&str], clock: &StoreClock, at: &str) {
+    for field in step.as_object().unwrap().keys() {
+        assert!(
+            fields.contains(&field.as_str()),
+            "{at}: unknown field {field}"
+        );
+    }
+    if let (Some(now), StoreClock::Manual(manual)) = (step.get("now"), clock) {
+        manual.set_millis(num(now));
+    }
+}
+
+/// Checks a step's outcome against its `expect`.
+fn end_step<DB: Server>(got: &Value, step: &Value, at: &str) {
+    assert_eq!(
+        got,
+        &step["expect"],
+        "{}: {at} ({})",
+        DB::DIALECT.as_str(),
+        step["do"]
+    );
 }
 
 fn num(value: &Value) -> u64 {
@@ -137,6 +198,7 @@ fn outcome_of(result: Result<Value, Error>, ran: bool) -> Value {
     match result {
         Ok(value) => value,
         Err(Error::Operation(error)) => json!({"decision": "execute", "error": error.message}),
+        Err(Error::Snowflake(error)) => json!({"error": error.code()}),
         Err(Error::Driver(error)) => match error.problem() {
             Some(problem) => json!({"error": error.code(), "problem": problem.name()}),
             None if ran => json!({"decision": "execute", "error": error.code()}),
@@ -145,181 +207,8 @@ fn outcome_of(result: Result<Value, Error>, ran: bool) -> Value {
     }
 }
 
-/// One dialect's server: a fresh database per case, and its pools.
-trait Server: Backend + Sized {
-    async fn fresh(case: usize) -> Pool<Self>;
-    async fn unavailable() -> Pool<Self>;
-    async fn kill_connections(pool: &Pool<Self>);
-    fn placeholders() -> [&'static str; 4];
-    fn business_column() -> &'static str;
-    /// The type a `CAST` to a 64-bit integer names.
-    fn bigint() -> &'static str {
-        "BIGINT"
-    }
-}
-
-const DATABASE: &str = "mintid_rust_conformance";
 /// The case a typed Rust operation cannot express.
 const NOT_A_RESPONSE: &str = "an operation that returns something that is not a response";
-
-fn url(variable: &str) -> Option<String> {
-    match std::env::var(variable) {
-        Ok(url) => Some(url),
-        Err(_) if std::env::var("CI").is_ok_and(|ci| ci == "true") => {
-            panic!("{variable} is not set: run under scripts/db/with-db.sh")
-        }
-        Err(_) => None,
-    }
-}
-
-fn with_database(url: &str, database: &str) -> String {
-    let (base, _) = url.rsplit_once('/').expect("a URL with a database");
-    format!("{base}/{database}")
-}
-
-impl Server for sqlx::Sqlite {
-    async fn fresh(case: usize) -> Pool<Self> {
-        let dir =
-            std::env::temp_dir().join(format!("mintid-rust-conformance-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(format!("case-{case}.sqlite3"));
-        let _ = std::fs::remove_file(&path);
-        let options = sqlx::sqlite::SqliteConnectOptions::new()
-            .filename(&path)
-            .create_if_missing(true)
-            .journal_mode(sqlx::sqlite::SqliteJournalMode::Wal)
-            .busy_timeout(Duration::from_secs(60));
-        sqlx::pool::PoolOptions::new()
-            .max_connections(40)
-            .connect_with(options)
-            .await
-            .unwrap()
-    }
-    async fn unavailable() -> Pool<Self> {
-        let options =
-            sqlx::sqlite::SqliteConnectOptions::new().filename("/nonexistent/mintid/no.sqlite3");
-        sqlx::pool::PoolOptions::new()
-            .acquire_timeout(Duration::from_secs(2))
-            .connect_lazy_with(options)
-    }
-    async fn kill_connections(_pool: &Pool<Self>) {}
-    fn placeholders() -> [&'static str; 4] {
-        ["?", "?", "?", "?"]
-    }
-    fn business_column() -> &'static str {
-        "TEXT"
-    }
-}
-
-impl Server for sqlx::Postgres {
-    async fn fresh(_case: usize) -> Pool<Self> {
-        let url = url("MINTID_PG_URL").unwrap();
-        let admin = sqlx::PgPool::connect(&url).await.unwrap();
-        let exists: Option<(i32,)> = sqlx::query_as("SELECT 1 FROM pg_database WHERE datname = $1")
-            .bind(DATABASE)
-            .fetch_optional(&admin)
-            .await
-            .unwrap();
-        if exists.is_none() {
-            admin
-                .execute(sqlx::AssertSqlSafe(format!("CREATE DATABASE {DATABASE}")))
-                .await
-                .unwrap();
-        }
-        admin.close().await;
-        let pool = sqlx::pool::PoolOptions::new()
-            .max_connections(40)
-            .connect(&with_database(&url, DATABASE))
-            .await
-            .unwrap();
-        pool.execute("DROP SCHEMA IF EXISTS public CASCADE")
-            .await
-            .unwrap();
-        pool.execute("CREATE SCHEMA public").await.unwrap();
-        pool
-    }
-    async fn unavailable() -> Pool<Self> {
-        sqlx::pool::PoolOptions::new()
-            .acquire_timeout(Duration::from_secs(2))
-            .connect_lazy("postgresql://mintid@127.0.0.1:1/none")
-            .unwrap()
-    }
-    async fn kill_connections(pool: &Pool<Self>) {
-        let url = url("MINTID_PG_URL").unwrap();
-        let admin = sqlx::PgPool::connect(&url).await.unwrap();
-        sqlx::query(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity \
-             WHERE datname = $1 AND pid <> pg_backend_pid()",
-        )
-        .bind(DATABASE)
-        .execute(&admin)
-        .await
-        .unwrap();
-        admin.close().await;
-        let _ = pool;
-    }
-    fn placeholders() -> [&'static str; 4] {
-        ["$1", "$2", "$3", "$4"]
-    }
-    fn business_column() -> &'static str {
-        "text COLLATE \"C\""
-    }
-}
-
-impl Server for sqlx::MySql {
-    async fn fresh(_case: usize) -> Pool<Self> {
-        let url = url("MINTID_MYSQL_URL").unwrap();
-        let admin = sqlx::MySqlPool::connect(&url).await.unwrap();
-        admin
-            .execute(sqlx::AssertSqlSafe(format!(
-                "DROP DATABASE IF EXISTS {DATABASE}"
-            )))
-            .await
-            .unwrap();
-        admin
-            .execute(sqlx::AssertSqlSafe(format!("CREATE DATABASE {DATABASE}")))
-            .await
-            .unwrap();
-        admin.close().await;
-        sqlx::pool::PoolOptions::new()
-            .max_connections(40)
-            .connect(&with_database(&url, DATABASE))
-            .await
-            .unwrap()
-    }
-    async fn unavailable() -> Pool<Self> {
-        sqlx::pool::PoolOptions::new()
-            .acquire_timeout(Duration::from_secs(2))
-            .connect_lazy("mysql://mintid@127.0.0.1:1/none")
-            .unwrap()
-    }
-    async fn kill_connections(pool: &Pool<Self>) {
-        let url = url("MINTID_MYSQL_URL").unwrap();
-        let admin = sqlx::MySqlPool::connect(&url).await.unwrap();
-        let sessions: Vec<(i64,)> =
-            sqlx::query_as("SELECT id FROM information_schema.processlist WHERE db = ?")
-                .bind(DATABASE)
-                .fetch_all(&admin)
-                .await
-                .unwrap();
-        for (session,) in sessions {
-            let _ = admin
-                .execute(sqlx::AssertSqlSafe(format!("KILL {session}")))
-                .await;
-        }
-        admin.close().await;
-        let _ = pool;
-    }
-    fn placeholders() -> [&'static str; 4] {
-        ["?", "?", "?", "?"]
-    }
-    fn business_column() -> &'static str {
-        "VARBINARY(64)"
-    }
-    fn bigint() -> &'static str {
-        "SIGNED"
-    }
-}
 
 /// One case's run: its pool, clock, policy and the workers' leases.
 struct Run<DB: Server> {
@@ -756,21 +645,39 @@ where
     }
 }
 
+/// Every scenario file on one database, one file after the other (the
+/// cases share its database).
+async fn run_every_file<DB: Server>()
+where
+    for<'c> &'c Pool<DB>: Executor<'c, Database = DB>,
+    for<'c> &'c mut DB::Connection: Executor<'c, Database = DB>,
+    for<'q> String: sqlx::Encode<'q, DB> + sqlx::Type<DB>,
+    for<'q> <DB as sqlx::Database>::Arguments: sqlx::IntoArguments<DB>,
+    for<'r> i64: sqlx::Decode<'r, DB> + sqlx::Type<DB>,
+    (i64,): for<'r> sqlx::FromRow<'r, DB::Row>,
+    (i64, i64): for<'r> sqlx::FromRow<'r, DB::Row>,
+{
+    run_all::<DB>().await;
+    leases::run_all::<DB>().await;
+    segments::run_all::<DB>().await;
+    outbox::run_all::<DB>().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn conformance_on_sqlite() {
-    run_all::<sqlx::Sqlite>().await;
+    run_every_file::<sqlx::Sqlite>().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn conformance_on_postgres() {
     if url("MINTID_PG_URL").is_some() {
-        run_all::<sqlx::Postgres>().await;
+        run_every_file::<sqlx::Postgres>().await;
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn conformance_on_mariadb() {
     if url("MINTID_MYSQL_URL").is_some() {
-        run_all::<sqlx::MySql>().await;
+        run_every_file::<sqlx::MySql>().await;
     }
 }

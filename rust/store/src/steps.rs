@@ -1,0 +1,148 @@
+//! The one step loop of the crate: every driver of the core (records,
+//! leases, segments, the outbox, cleanups and renewals) runs through
+//! [`drive`], which runs the queries and transaction steps a driver names,
+//! pauses when it says so and pushes each answer back. Every loop, retry,
+//! limit and error code is the driver's.
+
+use std::collections::HashMap;
+
+use mintid::store::{
+    Answer, DriverError, LeaseAcquisition, OutboxRelay, Query, RecordDriver, SegmentDriver,
+    Statement, Step, StoreError,
+};
+
+use crate::backend::Backend;
+use crate::error::Error;
+use crate::store::{Session, StoreClock, run_on};
+
+/// A core driver as the step loop sees it: push an answer, resume after a
+/// pause. Each impl forwards to the driver's own methods.
+pub(crate) trait Driver {
+    /// What the driver yields to the host.
+    type Yield;
+    /// Pushes the answer to the last `Run`, `Begin`, `Commit` or `Rollback`.
+    fn push(&mut self, answer: Answer, now_millis: u64) -> Step<Self::Yield>;
+    /// Continues after a `Pause` (a driver that never pauses says so).
+    fn resume(&mut self, now_millis: u64) -> Step<Self::Yield> {
+        let _ = now_millis;
+        Step::Fail(unexpected_step("Pause"))
+    }
+}
+
+impl Driver for RecordDriver {
+    type Yield = mintid::store::RecordYield;
+    fn push(&mut self, answer: Answer, now_millis: u64) -> Step<Self::Yield> {
+        RecordDriver::push(self, answer, now_millis)
+    }
+    fn resume(&mut self, _now_millis: u64) -> Step<Self::Yield> {
+        RecordDriver::resume(self)
+    }
+}
+
+impl Driver for LeaseAcquisition {
+    type Yield = mintid::lease::Acquisition;
+    fn push(&mut self, answer: Answer, now_millis: u64) -> Step<Self::Yield> {
+        LeaseAcquisition::push(self, answer, now_millis)
+    }
+    fn resume(&mut self, now_millis: u64) -> Step<Self::Yield> {
+        LeaseAcquisition::resume(self, now_millis)
+    }
+}
+
+impl Driver for SegmentDriver {
+    type Yield = mintid::segment::SegmentRow;
+    fn push(&mut self, answer: Answer, now_millis: u64) -> Step<Self::Yield> {
+        SegmentDriver::push(self, answer, now_millis)
+    }
+    fn resume(&mut self, _now_millis: u64) -> Step<Self::Yield> {
+        SegmentDriver::resume(self)
+    }
+}
+
+impl Driver for OutboxRelay {
+    type Yield = mintid::store::RelayYield;
+    fn push(&mut self, answer: Answer, now_millis: u64) -> Step<Self::Yield> {
+        OutboxRelay::push(self, answer, now_millis)
+    }
+    fn resume(&mut self, _now_millis: u64) -> Step<Self::Yield> {
+        OutboxRelay::resume(self)
+    }
+}
+
+/// A driver whose `push` is a closure (the ones that never pause, and the
+/// ones that need something beside the answer, e.g. a lease's guard).
+pub(crate) struct Pushing<F>(pub(crate) F);
+
+impl<Y, F: FnMut(Answer, u64) -> Step<Y>> Driver for Pushing<F> {
+    type Yield = Y;
+    fn push(&mut self, answer: Answer, now_millis: u64) -> Step<Y> {
+        (self.0)(answer, now_millis)
+    }
+}
+
+/// Where a driver's steps run: a connection of the pool, or the caller's
+/// (inside its transaction, which the caller begins and ends).
+pub(crate) enum On<'s, 'c, DB: Backend> {
+    /// A connection taken from the pool at the first query.
+    Pool(Session<'s, DB>),
+    /// The caller's connection, with the statements of its dialect.
+    Conn(&'s HashMap<&'static str, Statement>, &'c mut DB::Connection),
+}
+
+impl<DB: Backend> On<'_, '_, DB> {
+    async fn run(&mut self, query: Query) -> Answer {
+        match self {
+            On::Pool(session) => session.run(query).await,
+            On::Conn(statements, conn) => run_on::<DB>(statements, conn, query).await,
+        }
+    }
+}
+
+/// Runs `driver`'s steps from `step` on `on` until it yields or fails:
+/// queries and transaction steps are answered, a pause sleeps on `clock`
+/// (outside a transaction the pool connection goes back first).
+pub(crate) async fn drive<DB: Backend, D: Driver>(
+    on: &mut On<'_, '_, DB>,
+    driver: &mut D,
+    clock: &StoreClock,
+    mut step: Step<D::Yield>,
+) -> Result<D::Yield, Error> {
+    loop {
+        let answer = match step {
+            Step::Run(query) => on.run(query).await,
+            Step::Begin { write } => match on {
+                On::Pool(session) => session.begin(write).await,
+                On::Conn(..) => return Err(unexpected_step("Begin").into()),
+            },
+            Step::Commit | Step::Rollback => {
+                let commit = matches!(step, Step::Commit);
+                match on {
+                    On::Pool(session) => session.end(commit).await,
+                    On::Conn(..) => return Err(unexpected_step("Commit").into()),
+                }
+            }
+            Step::Pause { millis } => {
+                if let On::Pool(session) = on {
+                    session.release();
+                }
+                clock.pause(millis).await;
+                step = driver.resume(clock.now_millis());
+                continue;
+            }
+            Step::Yield(yielded) => return Ok(yielded),
+            Step::Fail(error) => return Err(error.into()),
+        };
+        step = driver.push(answer, clock.now_millis());
+    }
+}
+
+/// The core's error for a step the host cannot take here.
+pub(crate) fn unexpected_step(step: &str) -> DriverError {
+    DriverError::Store(StoreError::unexpected_step(step))
+}
+
+/// The core's error for an answer the host cannot read (a load of a row no
+/// driver names).
+pub(crate) fn unreadable(query: &str) -> Error {
+    DriverError::Store(StoreError::unreadable_answer(query)).into()
+}
