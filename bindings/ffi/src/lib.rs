@@ -87,8 +87,8 @@ pub use store::{
 };
 pub use store_lease::{LeaseAcquisition, LeaseRelease, LeaseRenewal, LeaseStep};
 pub use store_outbox::{
-    ClaimedMessage, EnqueueStep, OutboxCleanup, OutboxEnqueue, OutboxRelay, RelayReport, RelayStep,
-    StoredMessage, outbox_load_query, outbox_read_message,
+    EnqueueStep, OutboxCleanup, OutboxEnqueue, StoredMessage, outbox_load_query,
+    outbox_read_message,
 };
 pub use store_segments::{SegmentDriver, SegmentStep, SegmentTaken};
 pub use uuid::{

@@ -4,6 +4,7 @@ import com.sun.jna.Native
 import uniffi.mintid_ffi.DbErrorClass
 import uniffi.mintid_ffi.Finished
 import uniffi.mintid_ffi.Held
+import uniffi.mintid_ffi.Manifest
 import uniffi.mintid_ffi.OperationOutcome
 import uniffi.mintid_ffi.RecordDrivers
 import uniffi.mintid_ffi.RecordStep
@@ -12,6 +13,8 @@ import uniffi.mintid_ffi.StoreAnswer
 import uniffi.mintid_ffi.StoreQuery
 import uniffi.mintid_ffi.StoredResponse as FfiResponse
 import uniffi.mintid_ffi.Way
+import uniffi.mintid_ffi.outboxRelayLane
+import uniffi.mintid_ffi.RelayPolicy as FfiRelayPolicy
 import java.io.ByteArrayOutputStream
 import java.lang.ref.Cleaner
 import java.nio.ByteBuffer
@@ -66,6 +69,32 @@ internal object LaneNative {
     @JvmStatic external fun mintid_lane_record_free(driver: Long)
 
     @JvmStatic external fun mintid_lane_free(lane: Long)
+
+    @JvmStatic external fun mintid_lane_relay_start(driver: Long, nowMillis: Long, out: ByteArray, cap: Long): Long
+
+    @JvmStatic external fun mintid_lane_relay_step(driver: Long, out: ByteArray, cap: Long): Long
+
+    @JvmStatic external fun mintid_lane_relay_push_affected(driver: Long, count: Long, nowMillis: Long, out: ByteArray, cap: Long): Long
+
+    @JvmStatic external fun mintid_lane_relay_push_rows(driver: Long, rows: ByteArray, rowsLen: Long, nowMillis: Long, out: ByteArray, cap: Long): Long
+
+    @JvmStatic external fun mintid_lane_relay_push_failed(
+        driver: Long,
+        dbClass: Byte,
+        message: ByteArray,
+        messageLen: Long,
+        nowMillis: Long,
+        out: ByteArray,
+        cap: Long,
+    ): Long
+
+    @JvmStatic external fun mintid_lane_relay_resume(driver: Long, out: ByteArray, cap: Long): Long
+
+    @JvmStatic external fun mintid_lane_relay_sent(driver: Long, nowMillis: Long, out: ByteArray, cap: Long): Long
+
+    @JvmStatic external fun mintid_lane_relay_failed(driver: Long, error: ByteArray, errorLen: Long, nowMillis: Long, out: ByteArray, cap: Long): Long
+
+    @JvmStatic external fun mintid_lane_relay_free(driver: Long)
 
     @JvmStatic external fun mintid_lane_key_text(
         kind: ByteArray,
@@ -146,47 +175,101 @@ internal class Lane(
 }
 
 /**
- * One request's record driver through the lane: the same steps as uniffi's `RecordDriver`, read
- * from the packed layout. Closing frees the core's driver (a driver never closed is freed when
- * collected). One call at a time.
+ * A core driver on the lane: its steps read from the packed layout as [S], answers packed and
+ * pushed through its kind's entry points. Closing frees the core's driver (one never closed is
+ * freed when collected). One call at a time.
  */
-internal class LaneDriver(
-    private val handle: Long,
+internal abstract class PackedDriver<S>(
+    protected val handle: Long,
+    free: (Long) -> Unit,
 ) : AutoCloseable {
-    private val out = ByteArray(CAP)
+    protected val out = ByteArray(CAP)
     private val cleanable: Cleaner.Cleanable
 
     init {
         val handle = handle
-        cleanable = CLEANER.register(this) { LaneNative.mintid_lane_record_free(handle) }
+        cleanable = CLEANER.register(this) { free(handle) }
     }
 
-    @Synchronized
-    fun start(nowMillis: ULong): RecordStep = read(LaneNative.mintid_lane_record_start(handle, nowMillis.toLong(), out, CAP.toLong()))
+    protected abstract fun affected(
+        count: Long,
+        now: Long,
+    ): Long
+
+    protected abstract fun rows(
+        rows: ByteArray,
+        now: Long,
+    ): Long
+
+    protected abstract fun failed(
+        dbClass: Byte,
+        message: ByteArray,
+        now: Long,
+    ): Long
+
+    protected abstract fun resumed(): Long
+
+    /** Copies the last step again into [into]. */
+    protected abstract fun again(into: ByteArray): Long
+
+    /** Reads the step in [unpacker]. */
+    protected abstract fun step(unpacker: Unpacker): S
 
     @Synchronized
     fun push(
         answer: StoreAnswer,
         nowMillis: ULong,
-    ): RecordStep {
+    ): S {
         val now = nowMillis.toLong()
         val length =
             when (answer) {
-                is StoreAnswer.Affected -> LaneNative.mintid_lane_record_push_affected(handle, answer.count.toLong(), now, out, CAP.toLong())
-                is StoreAnswer.Rows -> {
-                    val rows = packRows(answer.rows)
-                    LaneNative.mintid_lane_record_push_rows(handle, rows, rows.size.toLong(), now, out, CAP.toLong())
-                }
-                is StoreAnswer.Failed -> {
-                    val message = answer.message.toByteArray(Charsets.UTF_8)
-                    LaneNative.mintid_lane_record_push_failed(handle, classCode(answer.`class`), message, message.size.toLong(), now, out, CAP.toLong())
-                }
+                is StoreAnswer.Affected -> affected(answer.count.toLong(), now)
+                is StoreAnswer.Rows -> rows(packRows(answer.rows), now)
+                is StoreAnswer.Failed -> failed(classCode(answer.`class`), answer.message.toByteArray(Charsets.UTF_8), now)
             }
         return read(length)
     }
 
     @Synchronized
-    fun resume(): RecordStep = read(LaneNative.mintid_lane_record_resume(handle, out, CAP.toLong()))
+    fun resume(): S = read(resumed())
+
+    override fun close() = cleanable.clean()
+
+    /** The step just packed, from the buffer or copied again when longer. */
+    protected fun read(length: Long): S {
+        val bytes = if (length <= CAP) out else ByteArray(length.toInt()).also { again(it) }
+        return step(Unpacker(ByteBuffer.wrap(bytes, 0, length.toInt()).order(ByteOrder.LITTLE_ENDIAN)))
+    }
+}
+
+/** One request's record driver through the lane: the steps of the core's `RecordDriver`. */
+internal class LaneDriver(
+    handle: Long,
+) : PackedDriver<RecordStep>(handle, LaneNative::mintid_lane_record_free) {
+    override fun affected(
+        count: Long,
+        now: Long,
+    ) = LaneNative.mintid_lane_record_push_affected(handle, count, now, out, CAP.toLong())
+
+    override fun rows(
+        rows: ByteArray,
+        now: Long,
+    ) = LaneNative.mintid_lane_record_push_rows(handle, rows, rows.size.toLong(), now, out, CAP.toLong())
+
+    override fun failed(
+        dbClass: Byte,
+        message: ByteArray,
+        now: Long,
+    ) = LaneNative.mintid_lane_record_push_failed(handle, dbClass, message, message.size.toLong(), now, out, CAP.toLong())
+
+    override fun resumed() = LaneNative.mintid_lane_record_resume(handle, out, CAP.toLong())
+
+    override fun again(into: ByteArray) = LaneNative.mintid_lane_record_step(handle, into, into.size.toLong())
+
+    override fun step(unpacker: Unpacker) = unpacker.recordStep()
+
+    @Synchronized
+    fun start(nowMillis: ULong): RecordStep = read(LaneNative.mintid_lane_record_start(handle, nowMillis.toLong(), out, CAP.toLong()))
 
     @Synchronized
     fun finish(
@@ -196,42 +279,123 @@ internal class LaneDriver(
         val packed = packOutcome(outcome)
         return read(LaneNative.mintid_lane_record_finish(handle, packed, packed.size.toLong(), nowMillis.toLong(), out, CAP.toLong()))
     }
+}
 
-    override fun close() = cleanable.clean()
+/** A step of a relay run on the lane; a failure is thrown. */
+internal sealed interface RelayStep {
+    /** Run this query and push the answer. */
+    data class Run(
+        val query: StoreQuery,
+    ) : RelayStep
 
-    /** The step just packed, from the buffer or copied again when longer. */
-    private fun read(length: Long): RecordStep {
-        val bytes =
-            if (length <= CAP) {
-                out
-            } else {
-                ByteArray(length.toInt()).also { LaneNative.mintid_lane_record_step(handle, it, length) }
-            }
-        return Unpacker(ByteBuffer.wrap(bytes, 0, length.toInt()).order(ByteOrder.LITTLE_ENDIAN)).step()
+    /** Sleep, then resume. */
+    data class Pause(
+        val millis: ULong,
+    ) : RelayStep
+
+    /** Send this message, then say whether it was sent. */
+    data class Send(
+        val message: ClaimedMessage,
+    ) : RelayStep
+
+    /** Nothing is due any more: what the run did. */
+    data class Done(
+        val report: RelayReport,
+    ) : RelayStep
+}
+
+/** One outbox relay run through the lane: the steps of the core's `OutboxRelay`. */
+internal class RelayLaneDriver(
+    manifest: Manifest,
+    policy: FfiRelayPolicy,
+    seed: ULong,
+) : PackedDriver<RelayStep>(outboxRelayLane(manifest, policy, seed).toLong(), LaneNative::mintid_lane_relay_free) {
+    override fun affected(
+        count: Long,
+        now: Long,
+    ) = LaneNative.mintid_lane_relay_push_affected(handle, count, now, out, CAP.toLong())
+
+    override fun rows(
+        rows: ByteArray,
+        now: Long,
+    ) = LaneNative.mintid_lane_relay_push_rows(handle, rows, rows.size.toLong(), now, out, CAP.toLong())
+
+    override fun failed(
+        dbClass: Byte,
+        message: ByteArray,
+        now: Long,
+    ) = LaneNative.mintid_lane_relay_push_failed(handle, dbClass, message, message.size.toLong(), now, out, CAP.toLong())
+
+    override fun resumed() = LaneNative.mintid_lane_relay_resume(handle, out, CAP.toLong())
+
+    override fun again(into: ByteArray) = LaneNative.mintid_lane_relay_step(handle, into, into.size.toLong())
+
+    override fun step(unpacker: Unpacker) = unpacker.relayStep()
+
+    @Synchronized
+    fun start(nowMillis: ULong): RelayStep = read(LaneNative.mintid_lane_relay_start(handle, nowMillis.toLong(), out, CAP.toLong()))
+
+    /** The message of the last send was sent. */
+    @Synchronized
+    fun sent(nowMillis: ULong): RelayStep = read(LaneNative.mintid_lane_relay_sent(handle, nowMillis.toLong(), out, CAP.toLong()))
+
+    /** The last send failed with [error]. */
+    @Synchronized
+    fun failed(
+        error: String,
+        nowMillis: ULong,
+    ): RelayStep {
+        val text = error.toByteArray(Charsets.UTF_8)
+        return read(LaneNative.mintid_lane_relay_failed(handle, text, text.size.toLong(), nowMillis.toLong(), out, CAP.toLong()))
     }
 }
 
 /** Reads one packed step; a `FAIL` is thrown as the bindings' error of its concern. */
-private class Unpacker(
+internal class Unpacker(
     private val buffer: ByteBuffer,
 ) {
-    fun step(): RecordStep =
+    /** A step: `run`, `pause` or the driver's own (tags 3 and 4, read by [handOver]). */
+    private inline fun <S> step(
+        run: (StoreQuery) -> S,
+        pause: (ULong) -> S,
+        handOver: (Int) -> S,
+    ): S =
         when (val tag = byte()) {
             1 -> {
                 val name = String(bytes(byte().toInt()), Charsets.UTF_8)
-                RecordStep.Run(StoreQuery(name, List(byte().toInt()) { value() }))
+                run(StoreQuery(name, List(byte().toInt()) { value() }))
             }
-            2 -> RecordStep.Pause(buffer.getLong().toULong())
-            3 -> {
+            2 -> pause(buffer.getLong().toULong())
+            3, 4 -> handOver(tag)
+            5 -> throw failure()
+            else -> error("the lane packed a step with tag $tag")
+        }
+
+    fun recordStep(): RecordStep =
+        step(RecordStep::Run, RecordStep::Pause) { tag ->
+            if (tag == 4) {
+                RecordStep.Done(finished())
+            } else {
                 val token = buffer.getLong().toULong()
                 val created = buffer.getLong().toULong()
                 val deadline = buffer.getLong().toULong()
                 val every = buffer.getLong()
                 RecordStep.Execute(Held(token, created, deadline, if (every < 0) null else every.toULong()))
             }
-            4 -> RecordStep.Done(finished())
-            5 -> throw failure()
-            else -> error("the lane packed a step with tag $tag")
+        }
+
+    fun relayStep(): RelayStep =
+        step(RelayStep::Run, RelayStep::Pause) { tag ->
+            if (tag == 4) {
+                val counts = List(6) { buffer.getLong() }
+                RelayStep.Done(RelayReport(counts[0], counts[1], counts[2], counts[3], counts[4], counts[5]))
+            } else {
+                val id = buffer.getLong()
+                val kind = text()
+                val businessKey = text()
+                val payload = lengthBytes()
+                RelayStep.Send(ClaimedMessage(id, kind, businessKey, payload, buffer.getLong(), buffer.getLong()))
+            }
         }
 
     private fun finished(): Finished =

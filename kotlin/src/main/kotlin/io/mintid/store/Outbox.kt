@@ -8,8 +8,6 @@ import uniffi.mintid_ffi.CleanupStep
 import uniffi.mintid_ffi.EnqueueStep
 import uniffi.mintid_ffi.OutboxCleanup
 import uniffi.mintid_ffi.OutboxEnqueue
-import uniffi.mintid_ffi.OutboxRelay
-import uniffi.mintid_ffi.RelayStep
 import uniffi.mintid_ffi.outboxLoadQuery
 import uniffi.mintid_ffi.outboxReadMessage
 import java.security.SecureRandom
@@ -185,7 +183,7 @@ class Outbox
         fun relay(sender: MessageSender): RelayReport {
             val session = DriverSession(dialect, pooled = true) { dataSource.connection }
             try {
-                OutboxRelay(manifest, ffiPolicy, draw.asLong.toULong()).use { driver ->
+                RelayLaneDriver(manifest, ffiPolicy, draw.asLong.toULong()).use { driver ->
                     var step = coreStore({ null }) { driver.start(now()) }
                     while (step !is RelayStep.Done) {
                         step =
@@ -206,15 +204,7 @@ class Outbox
                                 is RelayStep.Done -> step
                             }
                     }
-                    val report = step.report
-                    return RelayReport(
-                        report.sent.toLong(),
-                        report.retried.toLong(),
-                        report.dead.toLong(),
-                        report.givenUp.toLong(),
-                        report.claimLost.toLong(),
-                        report.released.toLong(),
-                    )
+                    return step.report
                 }
             } finally {
                 session.release()
@@ -224,19 +214,10 @@ class Outbox
         /** Calls [sender] on [message]: null when it returned, else its error text. */
         private fun send(
             sender: MessageSender,
-            message: uniffi.mintid_ffi.ClaimedMessage,
+            message: ClaimedMessage,
         ): String? =
             try {
-                sender.send(
-                    ClaimedMessage(
-                        message.messageId.toLong(),
-                        message.kind,
-                        message.businessKey,
-                        message.payload,
-                        message.attempts.toLong(),
-                        message.createdMillis.toLong(),
-                    ),
-                )
+                sender.send(message)
                 null
             } catch (error: Exception) {
                 error.message ?: error.toString()

@@ -178,7 +178,8 @@ class LeaseSegmentOutboxApiTest {
                 source.down = false
                 assertTrue(ids.nextId() > before, "IDs continue, higher")
             }
-            assertTrue(Thread.getAllStackTraces().keys.none { it.isAlive && it.name == "mintid-segment-api" }, "the fetch thread stopped")
+            // The executor has terminated when close returns; its worker thread ends right after.
+            eventually("the fetch thread to stop") { Thread.getAllStackTraces().keys.none { it.isAlive && it.name == "mintid-segment-api" }.takeIf { it } }
         }
 
         fun segmentErrors(db: FreshDatabase) {
