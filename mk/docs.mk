@@ -12,7 +12,6 @@
 # lint-kotlin   ktlint on kotlin/ (kotlin/.editorconfig).
 
 VECTORS_VENV := .cache/venv-vectors
-BIOME = $(JS_DIR)/node_modules/.bin/biome
 
 .PHONY: test-docs test-vectors doc-rust lint-js lint-kotlin fmt-js fmt-kotlin
 
@@ -41,7 +40,7 @@ doc-rust: setup-rust
 lint: lint-js lint-kotlin
 
 lint-js: setup-js
-	$(BIOME) ci --reporter=summary $(JS_DIR)
+	cd $(JS_DIR) && node_modules/.bin/biome ci --reporter=summary .
 
 lint-kotlin:
 	$(MVN) $(MVN_FLAGS) -q -f kotlin/pom.xml ktlint:check

@@ -21,7 +21,7 @@ import mintid
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "scripts/docs"))
-from blocks import Block, blocks  # noqa: E402
+from blocks import Block, blocks  # type: ignore[import-not-found]  # noqa: E402
 
 
 def _idempotency() -> dict[str, object]:
@@ -77,7 +77,9 @@ def test_every_setup_is_used() -> None:
 
 
 @pytest.mark.parametrize("section", SECTIONS.values(), ids=lambda section: section[0].where)
-def test_the_section_runs(section: list[Block], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_section_runs(
+    section: list[Block], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     setup = SETUP.get(section[0].text.splitlines()[0])
     namespace: dict[str, object] = {"__name__": "docs", **(setup() if setup else {})}
