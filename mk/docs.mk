@@ -7,7 +7,8 @@
 #               kotlin/src/test/*/io/mintid/docs), on the wheel, npm package and jar those build.
 # test-vectors  the generators under tests/vectors/generators print every vector file again;
 #               a difference fails (the vectors cannot drift from their independent models).
-# doc-rust      rustdoc of the workspace, warnings as errors.
+# doc-rust      rustdoc of the workspace, warnings as errors (not the CLI's binary: its docs
+#               would overwrite the core's, both named `mintid`; it has no public items).
 # lint-js       Biome (lint + format check) on the TypeScript layer (js/biome.json).
 # lint-kotlin   ktlint on kotlin/ (kotlin/.editorconfig).
 
@@ -35,7 +36,7 @@ test-vectors: $(VECTORS_VENV)/installed
 	@echo "vectors: every file is what its generator prints"
 
 doc-rust: setup-rust
-	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps
+	RUSTDOCFLAGS="-D warnings" $(CARGO) doc --workspace --no-deps --exclude mintid-cli
 
 lint: lint-js lint-kotlin
 

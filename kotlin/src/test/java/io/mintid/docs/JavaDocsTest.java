@@ -8,6 +8,7 @@ import com.sun.net.httpserver.HttpServer;
 import io.mintid.*;
 import io.mintid.http.*;
 import io.mintid.store.*;
+import io.mintid.store.Outbox;
 import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -21,6 +22,10 @@ import java.util.Base64;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Consumer;
+import javax.sql.DataSource;
+import org.junit.jupiter.api.Assumptions;
+import org.postgresql.ds.PGSimpleDataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.sqlite.SQLiteDataSource;
@@ -41,6 +46,29 @@ class JavaDocsTest {
 
     private String placeOrder(byte[] order) {
         return "{\"placed\":" + new String(order, StandardCharsets.UTF_8) + "}";
+    }
+
+    /** A fresh, migrated PostgreSQL schema of the with-db.sh server (skipped without one, except under CI). */
+    private static void postgres(Consumer<DataSource> test) {
+        String host = System.getenv("MINTID_PG_HOST");
+        if (host == null && "true".equals(System.getenv("CI"))) throw new IllegalStateException("MINTID_PG_HOST must be set under CI=true");
+        Assumptions.assumeTrue(host != null, "MINTID_PG_HOST not set (run under scripts/db/with-db.sh)");
+        String url = "jdbc:postgresql://" + host + ":" + System.getenv("MINTID_PG_PORT") + "/" + System.getenv("MINTID_PG_DATABASE")
+                + "?user=" + System.getenv("MINTID_PG_USER") + "&password=" + System.getenv("MINTID_PG_PASSWORD");
+        String schema = "mintid_docs_java_" + ProcessHandle.current().pid() + "_" + System.nanoTime() % 1_000_000;
+        PGSimpleDataSource dataSource = new PGSimpleDataSource();
+        dataSource.setURL(url + "&currentSchema=" + schema);
+        try (Connection admin = java.sql.DriverManager.getConnection(url)) {
+            admin.createStatement().execute("CREATE SCHEMA " + schema);
+            try {
+                Migrations.migrate(dataSource, Dialect.POSTGRES);
+                test.accept(dataSource);
+            } finally {
+                admin.createStatement().execute("DROP SCHEMA " + schema + " CASCADE");
+            }
+        } catch (java.sql.SQLException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     private void send(StoredResponse response) {
@@ -76,7 +104,7 @@ class JavaDocsTest {
 
     @Test
     void storageBlock() {
-        DocsDatabases.postgres(dataSource -> {
+        postgres(dataSource -> {
             IdempotencyStore store = new IdempotencyStore(dataSource, Dialect.POSTGRES, RecordPolicy.DEFAULT);
             IdempotencyKey key = IdempotencyKey.of("order.create", "tenant-7", "order-1001");
             StoreRequest request = new StoreRequest(Fingerprint.ofJson(body));
@@ -97,7 +125,7 @@ class JavaDocsTest {
 
     @Test
     void leasesSegmentsOutboxBlock() {
-        DocsDatabases.postgres(dataSource -> {
+        postgres(dataSource -> {
             byte[] payload = "{\"order\":42}".getBytes(StandardCharsets.UTF_8);
             Broker broker = new Broker();
             try (Connection connection = dataSource.getConnection()) {
