@@ -4,7 +4,9 @@
 #               the markers and the shell blocks and runs the CLI taste; the python, js, sql
 #               and Kotlin/Java blocks run in their languages' suites (python/tests/test_docs.py,
 #               js/test/docs.test.mjs and browser.test.mjs, tests/schema/test_docs.py,
-#               kotlin/src/test/*/io/mintid/docs), on the wheel, npm package and jar those build.
+#               kotlin/src/test/*/io/mintid/docs), on the wheel, npm package and jar those build;
+#               the README's Rust block is core/examples/quickstart.rs, run here, and
+#               rust/store/README.md is the crate's doctest.
 # test-vectors  the generators under tests/vectors/generators print every vector file again;
 #               a difference fails (the vectors cannot drift from their independent models).
 # doc-rust      rustdoc of the workspace, warnings as errors (not the CLI's binary: its docs
@@ -20,6 +22,7 @@ TEST_TARGETS += test-docs test-vectors doc-rust
 
 test-docs: cross-cli
 	python3 scripts/docs/blocks.py
+	$(CARGO) run -q -p mintid --example quickstart  # the README's Rust block (a fragment of it)
 
 $(VECTORS_VENV)/installed: tests/vectors/generators/requirements.txt
 	rm -rf $(VECTORS_VENV)

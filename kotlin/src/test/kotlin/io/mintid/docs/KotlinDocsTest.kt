@@ -2,6 +2,7 @@ package io.mintid.docs
 
 import io.mintid.*
 import io.mintid.store.*
+import io.mintid.store.Outbox
 import java.io.IOException
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertNotNull

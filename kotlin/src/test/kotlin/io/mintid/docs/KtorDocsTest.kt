@@ -67,7 +67,7 @@ class MyRequest(
     val userId: String,
 )
 
-fun Application.guide(store: IdempotencyStore): HttpHandler<MyRequest> {
+fun Application.guide(): HttpHandler<MyRequest> {
     install(Authentication) { basic { validate { credentials -> userOf(credentials) } } }
     // Ktor: every covered route runs once per key; installed where authentication has run.
     routing {
@@ -83,6 +83,7 @@ fun Application.guide(store: IdempotencyStore): HttpHandler<MyRequest> {
         }
     }
 
+    val store = IdempotencyStore(dataSource, Dialect.POSTGRES)
     // Any other framework (or Java): wrap a handler with the framework-neutral HttpIdempotency.
     val orders = HttpIdempotency.builder<MyRequest>(store) { "user:${it.raw.userId}" }.keyRing(ring).build()
         .wrap { _, body -> HttpAnswer.of(201, "application/json", placeOrder(body.readAllBytes())) }
@@ -118,7 +119,7 @@ class KtorDocsTest {
     @Test
     fun `the guide's Ktor routing does the same, and its neutral wrapper asks for a key`() {
         var orders: HttpHandler<MyRequest>? = null
-        orderTwice { orders = guide(IdempotencyStore(dataSource, Dialect.POSTGRES)) }
+        orderTwice { orders = guide() }
         orders?.let { assertEquals(400, it.handle(MyView(MyRequest("alice")), "tea".byteInputStream()).status) }
     }
 }
