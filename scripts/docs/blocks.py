@@ -201,6 +201,8 @@ def main() -> int:
                 problems += run_console(block)
             elif block.lang != "text" and block.lang not in HARNESSES:
                 problems.append(f"{block.where}: a `{block.lang}` block no harness runs: mark it a fragment")
+            elif block.lang in HARNESSES and not (ROOT / HARNESSES[block.lang]).is_file():
+                problems.append(f"{block.where}: its harness {HARNESSES[block.lang]} is gone")
     for problem in problems:
         print(problem)
     summary = ", ".join(f"{n} {kind}" for kind, n in sorted(counts.items()))
