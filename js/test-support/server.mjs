@@ -34,6 +34,10 @@ export async function startServer({ packageDir, page, api = {} }) {
         response.end(page);
         return;
       }
+      if (url.pathname === "/favicon.ico") {
+        response.writeHead(204).end(); // a page without <link rel="icon"> asks for one
+        return;
+      }
       const mount = ["/pkg/", "/node_modules/mintid/"].find((prefix) => url.pathname.startsWith(prefix));
       if (request.method === "GET" && mount) {
         const relative = normalize(decodeURIComponent(url.pathname.slice(mount.length)));
