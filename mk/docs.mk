@@ -44,7 +44,7 @@ doc-rust: setup-rust
 lint: lint-js lint-kotlin
 
 lint-js: setup-js
-	cd $(JS_DIR) && node_modules/.bin/biome ci --reporter=summary .
+	cd $(JS_DIR) && node_modules/.bin/biome ci --colors=off --reporter=summary .
 
 lint-kotlin:
 	$(MVN) $(MVN_FLAGS) -q -f kotlin/pom.xml ktlint:check
