@@ -1,5 +1,6 @@
 // A loopback HTTP server for the browser tests: serves one HTML page, the
-// files of a package directory under /pkg/, and JSON endpoints under /api/.
+// files of a package directory under /pkg/ (and /node_modules/mintid/, where an
+// application serves it), and JSON endpoints under /api/.
 import { readFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import { extname, join, normalize, sep } from "node:path";
@@ -20,8 +21,9 @@ async function readBody(request) {
 
 /**
  * Starts the server on 127.0.0.1 and an ephemeral port.
- * `packageDir` is served under /pkg/, `page` at /, and `api[name](body)` answers
- * POST /api/<name> with its JSON result.
+ * `packageDir` is served under /pkg/ and /node_modules/mintid/, `page` at /, and
+ * `api[name](body, request)` answers POST /api/<name> (its JSON body, if any) with its
+ * JSON result.
  */
 export async function startServer({ packageDir, page, api = {} }) {
   const server = createServer(async (request, response) => {
@@ -32,8 +34,13 @@ export async function startServer({ packageDir, page, api = {} }) {
         response.end(page);
         return;
       }
-      if (request.method === "GET" && url.pathname.startsWith("/pkg/")) {
-        const relative = normalize(decodeURIComponent(url.pathname.slice("/pkg/".length)));
+      if (url.pathname === "/favicon.ico") {
+        response.writeHead(204).end(); // a page without <link rel="icon"> asks for one
+        return;
+      }
+      const mount = ["/pkg/", "/node_modules/mintid/"].find((prefix) => url.pathname.startsWith(prefix));
+      if (request.method === "GET" && mount) {
+        const relative = normalize(decodeURIComponent(url.pathname.slice(mount.length)));
         if (relative.startsWith("..") || relative.split(sep).includes("..")) {
           response.writeHead(403).end();
           return;
@@ -45,7 +52,8 @@ export async function startServer({ packageDir, page, api = {} }) {
       }
       const handler = url.pathname.startsWith("/api/") ? api[url.pathname.slice("/api/".length)] : undefined;
       if (request.method === "POST" && handler) {
-        const result = await handler(JSON.parse(await readBody(request)));
+        const text = await readBody(request);
+        const result = await handler(text ? JSON.parse(text) : undefined, request);
         response.writeHead(200, { "content-type": CONTENT_TYPES[".json"] });
         response.end(JSON.stringify(result));
         return;

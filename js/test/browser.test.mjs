@@ -6,6 +6,7 @@
 // with the full build (\`mintid/full\`), which the server decodes.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { KeyRing, MintidError, Snowflake, Uuid7 } from "mintid";
@@ -85,4 +86,34 @@ test("browser: request IDs minted in Chromium verify on the Node server; forged 
   assert.deepEqual(decoded, ["3", "3"]);
   assert.equal(Uuid7.parse(uuid).version, 7);
   assert.deepEqual(browser.problems, []);
+});
+
+test("browser: js/README.md's page runs as written: the grant, then the order with its signed ID in Mintid-Request-Id", async () => {
+  const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
+  const page = readme.match(/<!-- run by: js\/test\/browser\.test\.mjs -->\n```html\n([\s\S]*?)```/)[1];
+  let order;
+  const ordered = new Promise((resolve) => {
+    order = resolve;
+  });
+  const readmeServer = await startServer({
+    packageDir: fileURLToPath(new URL("../", import.meta.url)),
+    page,
+    api: {
+      grant: () => ({ grant: ring.issueGrant("user:42", Date.now() + 3_600_000) }),
+      orders: (body, request) => {
+        order({ body, verified: verify({ requestId: request.headers["mintid-request-id"], scope: "user:42" }) });
+        return { order: 1 };
+      },
+    },
+  });
+  const readmePage = await openPage(readmeServer.url);
+  try {
+    const { body, verified } = await ordered;
+    assert.deepEqual(body, { sku: "x", n: 2 });
+    assert.equal(verified.ok, true, JSON.stringify(verified));
+    assert.deepEqual(readmePage.problems, []);
+  } finally {
+    await readmePage.close();
+    await readmeServer.close();
+  }
 });

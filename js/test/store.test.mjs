@@ -308,26 +308,6 @@ test("the package ships the store entry points, with types, and no SQL files (th
   }
 });
 
-test("the README's storage examples run as they are, on PostgreSQL", { skip: dialects().find((d) => d.dialect === "postgres").skip }, async () => {
-  const { execFileSync } = await import("node:child_process");
-  const { mkdtempSync, readFileSync, rmSync, writeFileSync } = await import("node:fs");
-  const readme = readFileSync(new URL("../README.md", import.meta.url), "utf8");
-  const section = readme.slice(readme.indexOf("## Storage (Node)"), readme.indexOf("## HTTP (Node)"));
-  const blocks = [...section.matchAll(/```js\n([\s\S]*?)```/g)].map((match) => match[1]);
-  assert.equal(blocks.length, 2);
-  const db = await freshDatabase("postgres");
-  const dir = mkdtempSync(new URL("./.readme-", import.meta.url).pathname);
-  try {
-    const file = `${dir}/storage.mjs`;
-    writeFileSync(file, blocks.join("\n"));
-    const output = execFileSync("node", [file], { encoding: "utf8", env: { ...process.env, DATABASE_URL: process.env.MINTID_PG_URL, PGOPTIONS: `-c search_path=${db.schema}` } });
-    assert.deepEqual(output.trim().split("\n"), ["execute replay", "succeeded", "true"]);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-    await db.close();
-  }
-});
-
 test("four threads, each with its own SQLite connection to one file: each side effect once, segment IDs disjoint", async () => {
   const { Worker } = await import("node:worker_threads");
   const db = await freshDatabase("sqlite");

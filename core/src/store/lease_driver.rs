@@ -62,7 +62,7 @@ enum After {
 /// the others: the driver runs `lease_find_after` for the next candidate.
 /// When nothing is found it commits and reads `lease_count`: missing rows are
 /// seeded (`lease_seed`) and the search starts again; free rows locked by
-/// concurrent acquisitions are retried after [`LOCKED_RETRY_MILLIS`]; with
+/// concurrent acquisitions are retried after `LOCKED_RETRY_MILLIS`; with
 /// every row held (or only skipped rows free), the driver waits until one
 /// may be usable if the caller set a deadline that allows it, and otherwise
 /// fails: `lease.no_worker_free`, `lease.high_water_ahead` (the soonest

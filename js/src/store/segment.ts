@@ -9,7 +9,7 @@ import { segmentPolicyHandle } from "../handles.js";
 import { SegmentPolicy } from "../node.js";
 import * as wasm from "../wasm/mintid_wasm.js";
 import { type StoreClock, systemClock } from "./clock.js";
-import type { Connection, Database } from "./database.js";
+import type { Database } from "./database.js";
 import { drive, manifestOf, runDriver } from "./driver.js";
 
 /** IDs of one tag, unique across every process sharing the tag, increasing within this one. */

@@ -17,6 +17,7 @@ import io.mintid.store.KeyTooOld
 import io.mintid.store.RecordLease
 import io.mintid.store.Replayed
 import io.mintid.store.StoreRequest
+import java.io.IOException
 import java.io.InputStream
 
 /**
@@ -66,7 +67,8 @@ fun interface KindFunction<in R> {
 
 /** A framework-neutral handler: a request and its body in, a complete answer out. */
 fun interface HttpHandler<in R> {
-    /** Answers [request], whose body is [body]. */
+    /** Answers [request], whose body is [body]; may throw the body's [IOException] (Java lambdas too). */
+    @Throws(IOException::class)
     fun handle(
         request: HttpRequestView<R>,
         body: InputStream,
@@ -302,8 +304,9 @@ class HttpIdempotency<R> private constructor(
      * Handles one request: an uncovered one goes to [handler] untouched; a covered one is admitted,
      * its body read up to the limit, and [handler] runs once for its key. A handler that throws
      * answers 500 (`about:blank`), stored like any 5xx; the exception goes to the builder's
-     * `handlerErrors`.
+     * `handlerErrors`. An uncovered request's [handler] may throw its [IOException].
      */
+    @Throws(IOException::class)
     fun handle(
         request: HttpRequestView<R>,
         body: InputStream,

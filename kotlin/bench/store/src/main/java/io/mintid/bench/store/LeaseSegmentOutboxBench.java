@@ -49,13 +49,13 @@ import org.sqlite.SQLiteConfig;
  *   <li>outbox relay throughput, 1 and 4 relays, each with its own connection.
  * </ul>
  */
-public final class StoreBench {
+public final class LeaseSegmentOutboxBench {
     private static final int ROUNDS = 5;
     private static final int IDS_PER_ROUND = 2_000_000;
     private static final int LEASE_ROUNDS = 50;
     private static final int MESSAGES = 2_000;
 
-    private StoreBench() {}
+    private LeaseSegmentOutboxBench() {}
 
     public static void main(String[] args) throws Exception {
         System.out.println("load before: " + loadAverage());
