@@ -43,17 +43,13 @@ export interface LeasePolicyOptions {
   readonly maxStartWaitMillis?: number | bigint;
 }
 
-const optional = (value: number | bigint | undefined, what: string): bigint | undefined =>
-  value === undefined ? undefined : toU64(value, what);
-
+const optional = (value: number | bigint | undefined, what: string): bigint | undefined => (value === undefined ? undefined : toU64(value, what));
 
 /** Lease rules for one layout; validated by the core (`lease.invalid_policy`). */
 export class LeasePolicy {
   /** A policy; see {@link LeasePolicyOptions}. */
   constructor(options: LeasePolicyOptions = {}) {
-    const layout = options.layout === undefined || typeof options.layout === "string"
-      ? SnowflakeLayout.preset(options.layout ?? "classic")
-      : options.layout;
+    const layout = options.layout === undefined || typeof options.layout === "string" ? SnowflakeLayout.preset(options.layout ?? "classic") : options.layout;
     const args = [
       optional(options.leaseMillis, "leaseMillis"),
       optional(options.renewIntervalMillis, "renewIntervalMillis"),
@@ -63,7 +59,10 @@ export class LeasePolicy {
       optional(options.maxStartWaitMillis, "maxStartWaitMillis"),
     ] as const;
     const handle = layoutHandle(layout);
-    setLeasePolicyHandle(this, call(() => new wasm.LeasePolicyHandle(handle, ...args)));
+    setLeasePolicyHandle(
+      this,
+      call(() => new wasm.LeasePolicyHandle(handle, ...args)),
+    );
     this.layout = layout;
   }
 
@@ -193,7 +192,10 @@ export class LeaseGuard {
       toU64(acquisition.startAfterMillis, "startAfterMillis"),
       toU64(acquisition.readyAtMillis, "readyAtMillis"),
     ]);
-    setLeaseGuardHandle(this, call(() => new wasm.LeaseGuardHandle(policyOf(policy), fields)));
+    setLeaseGuardHandle(
+      this,
+      call(() => new wasm.LeaseGuardHandle(policyOf(policy), fields)),
+    );
   }
 
   /** Throws once the lease can no longer be trusted at `now`. */
@@ -283,5 +285,4 @@ export class LeaseGuard {
   get isLive(): boolean {
     return leaseGuardHandle(this).isLive;
   }
-
 }

@@ -44,8 +44,7 @@ export interface BatchClaim {
   readonly nowMillis: bigint;
 }
 
-const optional = (value: number | bigint | undefined, what: string): bigint | undefined =>
-  value === undefined ? undefined : toU64(value, what);
+const optional = (value: number | bigint | undefined, what: string): bigint | undefined => (value === undefined ? undefined : toU64(value, what));
 
 /** How the relay claims, retries and gives up; validated by the core (`outbox.invalid_policy`). */
 export class RelayPolicy {

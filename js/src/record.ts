@@ -98,7 +98,10 @@ export class RecordPolicy {
     const retryAfter = optionalU64(options.retryAfterMillis, "retryAfterMillis");
     const maxWait = optionalU64(options.maxWaitMillis, "maxWaitMillis");
     const poll = optionalU64(options.pollMillis, "pollMillis");
-    setPolicyHandle(this, call(() => new wasm.RecordPolicyHandle(lease, retention, options.storeErrors, retryAfter, maxWait, poll)));
+    setPolicyHandle(
+      this,
+      call(() => new wasm.RecordPolicyHandle(lease, retention, options.storeErrors, retryAfter, maxWait, poll)),
+    );
   }
 
   /** The lease, in milliseconds. */
@@ -164,9 +167,7 @@ function fromDecision(fields: wasm.DecisionFields): Decision {
     case "execute": {
       const claim = fields.claim as wasm.RecordFields;
       const [token = 0n, createdMillis = 0n] = fields.expectedFence ?? [];
-      const replaces = fields.expectedStatus === undefined
-        ? null
-        : { fence: { token, createdMillis }, status: fields.expectedStatus as RecordStatus };
+      const replaces = fields.expectedStatus === undefined ? null : { fence: { token, createdMillis }, status: fields.expectedStatus as RecordStatus };
       return { kind: "execute", claim: { record: fromFields(claim), replaces } };
     }
     case "replay":

@@ -26,8 +26,7 @@ export interface SegmentPolicyOptions {
   readonly shrinkAboveMillis?: number | bigint;
 }
 
-const optional = (value: number | bigint | undefined, what: string): bigint | undefined =>
-  value === undefined ? undefined : toU64(value, what);
+const optional = (value: number | bigint | undefined, what: string): bigint | undefined => (value === undefined ? undefined : toU64(value, what));
 
 /** Segment rules; validated by the core (`segment.invalid_policy`). */
 export class SegmentPolicy {
@@ -39,7 +38,10 @@ export class SegmentPolicy {
     const percent = options.fetchAtPercent === undefined ? undefined : checkIndex(options.fetchAtPercent, 256, "fetchAtPercent");
     const grow = optional(options.growBelowMillis, "growBelowMillis");
     const shrink = optional(options.shrinkAboveMillis, "shrinkAboveMillis");
-    setSegmentPolicyHandle(this, call(() => new wasm.SegmentPolicyHandle(initial, min, max, percent, grow, shrink)));
+    setSegmentPolicyHandle(
+      this,
+      call(() => new wasm.SegmentPolicyHandle(initial, min, max, percent, grow, shrink)),
+    );
   }
 
   /** The step after a segment of `step` IDs lasted `lastedMillis`. */

@@ -239,9 +239,7 @@ function layoutOf(layout: SnowflakeLayout | string | undefined): SnowflakeLayout
 }
 
 /** What a generator does when a tick's sequence numbers are used up. */
-export type SequencePolicy =
-  | { readonly kind: "wait" }
-  | { readonly kind: "borrowAhead"; readonly maxTicks: number | bigint };
+export type SequencePolicy = { readonly kind: "wait" } | { readonly kind: "borrowAhead"; readonly maxTicks: number | bigint };
 
 /** Options of a {@link Snowflake} generator. */
 export interface SnowflakeOptions {

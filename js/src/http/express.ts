@@ -75,15 +75,15 @@ function captureResponse(res: ServerResponse): { response: Promise<HttpAnswer>; 
     if (headers !== undefined) for (const [name, value] of headerPairs(headers as Record<string, string>)) res.appendHeader(name, value);
     return res;
   } as typeof res.writeHead;
-  res.write = function (chunk: unknown, encoding?: unknown) {
+  res.write = ((chunk: unknown, encoding?: unknown) => {
     add(chunk, encoding);
     return true;
-  } as typeof res.write;
-  res.end = function (chunk?: unknown, encoding?: unknown) {
+  }) as typeof res.write;
+  res.end = ((chunk?: unknown, encoding?: unknown) => {
     add(chunk, encoding);
     resolve({ status: res.statusCode, headers: headerPairs(res.getHeaders()), body: Buffer.concat(chunks) });
     return res;
-  } as typeof res.end;
+  }) as typeof res.end;
   const release = () => {
     res.write = write;
     res.writeHead = writeHead;

@@ -177,7 +177,9 @@ export function idempotency<R extends FastifyRequestLike = FastifyRequestLike>(o
  * A route handler answering `{ grant, expiresMillis }` (JSON, `Cache-Control:
  * no-store`) for the logged-in user's scope, or 401 when `scope` gives none.
  */
-export function grantEndpoint<R extends FastifyRequestLike = FastifyRequestLike>(options: GrantEndpointOptions<R>): (request: R, reply: FastifyReplyLike) => Promise<FastifyReplyLike> {
+export function grantEndpoint<R extends FastifyRequestLike = FastifyRequestLike>(
+  options: GrantEndpointOptions<R>,
+): (request: R, reply: FastifyReplyLike) => Promise<FastifyReplyLike> {
   const issue = grantIssuer(options);
   const handler = async (request: R, reply: FastifyReplyLike) => send(reply, await issue(request));
   GRANT_HANDLERS.add(handler);

@@ -33,7 +33,10 @@ export function grantIssuer<R>(options: GrantEndpointOptions<R>): (request: R) =
     return {
       status: 200,
       // The grant is a bearer secret of its scope: never cached.
-      headers: [["content-type", defaults.grantContentType], ["cache-control", "no-store"]],
+      headers: [
+        ["content-type", defaults.grantContentType],
+        ["cache-control", "no-store"],
+      ],
       body: encoder.encode(grantDocument(grant, expiresMillis)),
     };
   };

@@ -152,9 +152,12 @@ export class Serial {
 export async function migrate(database: Database): Promise<void> {
   await storeCall(async () => {
     for (const migration of migrationsOf(database.dialect)) {
-      await database.transaction(async (connection) => {
-        for (const statement of migration.statements) await connection.execute(statement);
-      }, { writeLock: true });
+      await database.transaction(
+        async (connection) => {
+          for (const statement of migration.statements) await connection.execute(statement);
+        },
+        { writeLock: true },
+      );
     }
   });
 }
@@ -163,8 +166,10 @@ const APPLIED: Statement = { name: "applied_migrations", kind: "many", sql: "SEL
 
 /** The migration versions recorded in `mintid_schema_migrations`, ascending. */
 export async function appliedMigrations(database: Database): Promise<number[]> {
-  return storeCall(() => database.withConnection(async (connection) => {
-    const { rows } = await connection.run(APPLIED, []);
-    return rows.map((row) => Number(int(row[0])));
-  }));
+  return storeCall(() =>
+    database.withConnection(async (connection) => {
+      const { rows } = await connection.run(APPLIED, []);
+      return rows.map((row) => Number(int(row[0])));
+    }),
+  );
 }

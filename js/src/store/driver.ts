@@ -151,9 +151,7 @@ export async function answerOf(connection: Connection, query: wasm.StoreQuery): 
   if (statement === undefined) throw new TypeError(`no query ${query.name} for ${connection.dialect}`);
   return answered(async () => {
     const result = await connection.run(statement, query.params);
-    return statement.kind === "one" || statement.kind === "many"
-      ? { kind: "rows", rows: result.rows as wasm.SqlValue[][] }
-      : { kind: "affected", count: BigInt(result.rowCount) };
+    return statement.kind === "one" || statement.kind === "many" ? { kind: "rows", rows: result.rows as wasm.SqlValue[][] } : { kind: "affected", count: BigInt(result.rowCount) };
   });
 }
 

@@ -11,7 +11,7 @@ import { toU64 } from "../check.js";
 import { policyHandle } from "../handles.js";
 import { type IdempotencyKey, type IdempotencyRecord, type ProblemName, RecordPolicy } from "../node.js";
 import { type StoreClock, systemClock } from "./clock.js";
-import { type Connection, type Database, Serial, type SqlValue } from "./database.js";
+import { type Connection, type Database, Serial } from "./database.js";
 import { type Answered, type Dialect, drive, type Held, manifestOf, RecordCleanup, RecordRenewal, storeLimits, storeLoadQuery, storeReadRecord } from "./driver.js";
 import { type Finished, type OperationOutcome, packOutcome, pushAnswer, RecordLane, type RecordStep, recordStep } from "./lane.js";
 import type { RecordLaneDriver } from "../wasm/mintid_wasm.js";
@@ -158,7 +158,10 @@ class RecordRun {
   /** The driver of one request with `key` and `request`, the way it comes in. */
   static of(lane: RecordLane, way: keyof typeof WAYS, key: IdempotencyKey, request: StoreRequest, clock: StoreClock): RecordRun {
     const [fingerprint, created] = requestArgs(request);
-    return new RecordRun(drive(() => lane.driver(WAYS[way], key.kind, key.scope, key.id, fingerprint, created), undefined), clock);
+    return new RecordRun(
+      drive(() => lane.driver(WAYS[way], key.kind, key.scope, key.id, fingerprint, created), undefined),
+      clock,
+    );
   }
 
   #now(): bigint {

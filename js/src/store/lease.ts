@@ -60,7 +60,11 @@ export class WorkerLeases {
     const timeout = timeoutMillis === undefined ? undefined : toU64(timeoutMillis, "timeoutMillis");
     const driver = drive(() => new LeaseAcquisition(this.#manifest(), leasePolicyHandle(this.policy), owner, timeout), undefined);
     const now = () => this.clock.now();
-    const end = await this.#run(() => driver.start(now()), (answer) => driver.push(answer, now()), () => driver.resume(now()));
+    const end = await this.#run(
+      () => driver.start(now()),
+      (answer) => driver.push(answer, now()),
+      () => driver.resume(now()),
+    );
     if (end.kind !== "acquired") throw new TypeError(`the lease acquisition ended with ${end.kind}`);
     return guardFrom(end.guard);
   }
@@ -79,7 +83,11 @@ export class WorkerLeases {
     const mark = toU64(highWaterMillis, "highWaterMillis");
     const driver = drive(() => new LeaseRenewal(this.#manifest()), undefined);
     const now = () => this.clock.now();
-    await this.#run(() => driver.start(handle, now(), mark), (answer) => driver.push(handle, answer, now()), never);
+    await this.#run(
+      () => driver.start(handle, now(), mark),
+      (answer) => driver.push(handle, answer, now()),
+      never,
+    );
   }
 
   /**
@@ -93,7 +101,11 @@ export class WorkerLeases {
     const handle = leaseGuardHandle(guard);
     const driver = drive(() => new LeaseRelease(this.#manifest(), handle), undefined);
     const mark = toU64(typeof highWaterMillis === "function" ? highWaterMillis() : highWaterMillis, "highWaterMillis");
-    const end = await this.#run(() => driver.start(handle, this.clock.now(), mark), (answer) => driver.push(answer), never);
+    const end = await this.#run(
+      () => driver.start(handle, this.clock.now(), mark),
+      (answer) => driver.push(answer),
+      never,
+    );
     if (end.kind !== "released") throw new TypeError(`the lease release ended with ${end.kind}`);
     return end.released;
   }
@@ -202,7 +214,8 @@ export class LeasedSnowflake {
   }
 
   #beat(): void {
-    this.#renewing = this.#leases.renew(this.guard, this.highWaterMillis)
+    this.#renewing = this.#leases
+      .renew(this.guard, this.highWaterMillis)
       .catch(() => undefined) // counted by the core; nextId reports it
       .finally(() => {
         this.#renewing = undefined;

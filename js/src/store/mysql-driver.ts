@@ -20,13 +20,7 @@ interface MysqlField {
 /** What the executor uses of a `mysql2/promise` connection. */
 export interface MysqlConnection {
   /** Runs a server-side prepared statement (prepared once per connection). */
-  execute(options: {
-    sql: string;
-    values?: unknown[];
-    rowsAsArray?: boolean;
-    supportBigNumbers?: boolean;
-    bigNumberStrings?: boolean;
-  }): Promise<[unknown, unknown]>;
+  execute(options: { sql: string; values?: unknown[]; rowsAsArray?: boolean; supportBigNumbers?: boolean; bigNumberStrings?: boolean }): Promise<[unknown, unknown]>;
   /** Runs a statement without parameters (migrations, transaction control). */
   query(sql: string): Promise<[unknown, unknown]>;
 }
@@ -77,7 +71,7 @@ function mysqlValue(value: SqlValue): unknown {
 
 /** A row's values, integers as `bigint` (mysql2 gives `LONGLONG` as a string, the others as numbers). */
 function rowOf(row: unknown[], integers: readonly boolean[]): SqlValue[] {
-  return row.map((value, index) => (integers[index] === true && value !== null ? BigInt(value as string | number) : value as SqlValue));
+  return row.map((value, index) => (integers[index] === true && value !== null ? BigInt(value as string | number) : (value as SqlValue)));
 }
 
 class MysqlSession implements Connection {

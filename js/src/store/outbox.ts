@@ -12,7 +12,7 @@ import { relayPolicyHandle } from "../handles.js";
 import { type OutboxStatus, randomDraw, RelayPolicy } from "../outbox.js";
 import * as wasm from "../wasm/mintid_wasm.js";
 import { type StoreClock, systemClock } from "./clock.js";
-import { type Connection, type Database } from "./database.js";
+import type { Connection, Database } from "./database.js";
 import { type Answered, drive, manifestOf } from "./driver.js";
 import { pushAnswer, RelayLaneDriver, relayStep } from "./lane.js";
 import { runQueries, type Use } from "./steps.js";
@@ -166,7 +166,10 @@ export class Outbox {
 
   /** Deletes sent messages last updated at or before `sentBeforeMillis`, in batches; the total deleted. Dead messages are kept. */
   async cleanup(sentBeforeMillis: bigint, batchSize = 1000): Promise<number> {
-    const cleanup = drive(() => new wasm.OutboxCleanupDriver(manifestOf(this.database.dialect), toU64(sentBeforeMillis, "sentBeforeMillis"), toU64(batchSize, "batchSize")), undefined);
+    const cleanup = drive(
+      () => new wasm.OutboxCleanupDriver(manifestOf(this.database.dialect), toU64(sentBeforeMillis, "sentBeforeMillis"), toU64(batchSize, "batchSize")),
+      undefined,
+    );
     const start = drive(() => cleanup.start(), undefined);
     if (start.kind === "done") return Number(start.deleted);
     const done = await runQueries(this.#use, start.query, ({ answer, failure }) => drive(() => cleanup.push(answer), failure));

@@ -15,7 +15,12 @@ interface PgTypes {
 /** What the executor uses of a `pg` client. */
 export interface PgClient {
   /** Runs a statement. */
-  query(config: { text: string; values?: unknown[]; rowMode?: "array"; types?: PgTypes }): Promise<{ rows: unknown[]; rowCount: number | null; fields?: readonly { readonly name: string }[] }>;
+  query(config: {
+    text: string;
+    values?: unknown[];
+    rowMode?: "array";
+    types?: PgTypes;
+  }): Promise<{ rows: unknown[]; rowCount: number | null; fields?: readonly { readonly name: string }[] }>;
   /** The client's parser for a type (`pg.Client#getTypeParser`). */
   getTypeParser(oid: number, format?: string): (value: string) => unknown;
 }

@@ -87,7 +87,13 @@ export class SegmentIds {
     const driver = this.#driver;
     const clock = this.#clock;
     try {
-      await runDriver(this.database, clock, () => driver.fetch(), (answer) => driver.push(answer, clock.now()), () => driver.resume());
+      await runDriver(
+        this.database,
+        clock,
+        () => driver.fetch(),
+        (answer) => driver.push(answer, clock.now()),
+        () => driver.resume(),
+      );
       return undefined;
     } catch (error) {
       // After the driver's own failure this does nothing; otherwise the host failed mid-fetch.

@@ -99,7 +99,12 @@ class SqliteSession implements Connection {
     let prepared = this.#prepared.get(sql);
     if (prepared === undefined) {
       const statement = this.#db.prepare(sql).safeIntegers(true);
-      const columns = statement.reader ? statement.raw(true).columns().map((column) => column.name) : [];
+      const columns = statement.reader
+        ? statement
+            .raw(true)
+            .columns()
+            .map((column) => column.name)
+        : [];
       prepared = { statement, columns };
       this.#prepared.set(sql, prepared);
     }

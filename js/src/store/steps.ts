@@ -5,7 +5,7 @@
  * drivers with transactions and pauses go through `runDriver` (driver.ts).
  */
 
-import { type Connection } from "./database.js";
+import type { Connection } from "./database.js";
 import { type Answered, answerOf, DbError, failedAnswer, type StoreQuery } from "./driver.js";
 
 /** Gives `action` a connection: one from the pool, or the caller's. */

@@ -21,29 +21,29 @@ class ManualClock
         startMillis: Long,
         advanceOnPause: Boolean = false,
     ) {
-    internal val ffi = FfiManualClock(requireNonNegative(startMillis, "the start time"), advanceOnPause)
+        internal val ffi = FfiManualClock(requireNonNegative(startMillis, "the start time"), advanceOnPause)
 
-    /** The time, in Unix milliseconds. */
-    fun nowMillis(): Long = ffi.nowMillis().toLong()
+        /** The time, in Unix milliseconds. */
+        fun nowMillis(): Long = ffi.nowMillis().toLong()
 
-    /**
-     * Sets the time to [unixMillis], forwards or backwards.
-     *
-     * @throws ArgumentException if [unixMillis] is negative.
-     */
-    fun setMillis(unixMillis: Long) = ffi.setMillis(requireNonNegative(unixMillis, "the time"))
+        /**
+         * Sets the time to [unixMillis], forwards or backwards.
+         *
+         * @throws ArgumentException if [unixMillis] is negative.
+         */
+        fun setMillis(unixMillis: Long) = ffi.setMillis(requireNonNegative(unixMillis, "the time"))
 
-    /**
-     * Moves the time forward by [millis].
-     *
-     * @throws ArgumentException if [millis] is negative.
-     */
-    fun advanceMillis(millis: Long) = ffi.advanceMillis(requireNonNegative(millis, "the advance"))
+        /**
+         * Moves the time forward by [millis].
+         *
+         * @throws ArgumentException if [millis] is negative.
+         */
+        fun advanceMillis(millis: Long) = ffi.advanceMillis(requireNonNegative(millis, "the advance"))
 
-    /**
-     * Moves the time back by [millis] (a clock rollback), stopping at zero.
-     *
-     * @throws ArgumentException if [millis] is negative.
-     */
-    fun rewindMillis(millis: Long) = ffi.rewindMillis(requireNonNegative(millis, "the rewind"))
-}
+        /**
+         * Moves the time back by [millis] (a clock rollback), stopping at zero.
+         *
+         * @throws ArgumentException if [millis] is negative.
+         */
+        fun rewindMillis(millis: Long) = ffi.rewindMillis(requireNonNegative(millis, "the rewind"))
+    }

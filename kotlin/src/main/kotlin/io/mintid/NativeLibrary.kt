@@ -11,10 +11,10 @@ import com.sun.jna.Platform
  */
 class UnsupportedPlatformException internal constructor(message: String, cause: Throwable) :
     UnsatisfiedLinkError(message) {
-    init {
-        initCause(cause)
+        init {
+            initCause(cause)
+        }
     }
-}
 
 /** Where the native library of each platform lives in the jar, and what to say when none fits. */
 internal object NativeLibrary {

@@ -1,9 +1,9 @@
 package io.mintid
 
-import uniffi.mintid_ffi.Snowflake as FfiSnowflake
 import uniffi.mintid_ffi.snowflakeIdFromBase32
 import uniffi.mintid_ffi.snowflakeIdFromDecimal
 import uniffi.mintid_ffi.snowflakeIdToBase32
+import uniffi.mintid_ffi.Snowflake as FfiSnowflake
 
 /**
  * A Snowflake ID generator for one worker, which any number of threads may share.

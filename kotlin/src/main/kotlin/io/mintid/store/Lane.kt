@@ -11,16 +11,16 @@ import uniffi.mintid_ffi.RecordStep
 import uniffi.mintid_ffi.SqlValue
 import uniffi.mintid_ffi.StoreAnswer
 import uniffi.mintid_ffi.StoreQuery
-import uniffi.mintid_ffi.StoredResponse as FfiResponse
 import uniffi.mintid_ffi.Way
 import uniffi.mintid_ffi.outboxRelayLane
-import uniffi.mintid_ffi.RelayPolicy as FfiRelayPolicy
 import java.io.ByteArrayOutputStream
 import java.lang.ref.Cleaner
 import java.nio.ByteBuffer
 import java.nio.ByteOrder
 import uniffi.mintid_ffi.MintidException as FfiException
 import uniffi.mintid_ffi.Outcome as FfiOutcome
+import uniffi.mintid_ffi.RelayPolicy as FfiRelayPolicy
+import uniffi.mintid_ffi.StoredResponse as FfiResponse
 
 /**
  * The core's plain C entry points for the record driver (`mintid_lane_*`, `docs/spec.md`, "The

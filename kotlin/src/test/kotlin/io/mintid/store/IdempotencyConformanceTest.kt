@@ -42,8 +42,26 @@ class IdempotencyConformanceTest {
 
 private val KNOWN_STEP_FIELDS =
     setOf(
-        "do", "expect", "way", "worker", "fingerprint", "operation", "now", "key", "key_created", "store", "response", "failure", "error",
-        "batch_size", "workers", "keys", "in_forked_child", "first", "second_after_millis", "second",
+        "do",
+        "expect",
+        "way",
+        "worker",
+        "fingerprint",
+        "operation",
+        "now",
+        "key",
+        "key_created",
+        "store",
+        "response",
+        "failure",
+        "error",
+        "batch_size",
+        "workers",
+        "keys",
+        "in_forked_child",
+        "first",
+        "second_after_millis",
+        "second",
     )
 private val KNOWN_OPERATION_FIELDS = setOf("outcome", "response", "failure", "error", "sleep_millis", "kill_connections")
 

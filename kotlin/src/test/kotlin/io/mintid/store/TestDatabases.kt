@@ -1,5 +1,6 @@
 package io.mintid.store
 
+import org.sqlite.SQLiteConfig
 import java.io.PrintWriter
 import java.lang.reflect.InvocationTargetException
 import java.lang.reflect.Proxy
@@ -10,7 +11,6 @@ import java.sql.DriverManager
 import java.sql.SQLFeatureNotSupportedException
 import java.util.logging.Logger
 import javax.sql.DataSource
-import org.sqlite.SQLiteConfig
 
 // Fresh, empty databases for the store tests: a SQLite file, a PostgreSQL schema or a MariaDB
 // database per case. PostgreSQL and MariaDB come from MINTID_PG_* / MINTID_MYSQL_*
