@@ -111,44 +111,13 @@ RAW_COMPLETE = (
 )
 
 
-def bench_raw(url: str, where: str, threads: int, seconds: float, options: str = "") -> Row:
-    """The floor: the same two statements from psycopg, no rules, no pool."""
-    counter = itertools.count()
-    latencies: list[int] = []
-    lock = threading.Lock()
-    run = os.urandom(4).hex()
-    deadline = time.perf_counter() + seconds
-
-    def work() -> None:
-        mine: list[int] = []
-        with psycopg.connect(url, autocommit=True, options=options) as conn:
-            while time.perf_counter() < deadline:
-                key = f"{run}-{next(counter)}"
-                now = time.time_ns() // 1_000_000
-                started = time.perf_counter_ns()
-                claim = (key, bytes(32), now + 60_000, now, now, now + 1)
-                conn.execute(RAW_CLAIM, claim).fetchall()
-                conn.execute(RAW_COMPLETE, (RESPONSE.body, RESPONSE.content_type, now, key))
-                mine.append(time.perf_counter_ns() - started)
-        with lock:
-            latencies.extend(mine)
-
-    workers = [threading.Thread(target=work) for _ in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    return summary("raw psycopg (floor)", where, threads, latencies, seconds)
-
-
-RAW_SQLITE_CLAIM = RAW_CLAIM.replace("%s", "?")
-RAW_SQLITE_COMPLETE = RAW_COMPLETE.replace("%s", "?")
-
-
-def bench_raw_sqlite(path: str, threads: int, seconds: float) -> Row:
-    """The SQLite floor: the same two statements from :mod:`sqlite3` on the same
-    WAL file, one connection per thread as the store opens them.
+def _raw_floor(
+    name: str, where: str, threads: int, seconds: float, connect: Callable[[], Any], mark: str
+) -> Row:
+    """The floor: the claim and complete statements (placeholders ``mark``) on one
+    connection per thread from ``connect``, no rules, no pool.
     """
+    claim_sql, complete_sql = RAW_CLAIM.replace("%s", mark), RAW_COMPLETE.replace("%s", mark)
     counter = itertools.count()
     latencies: list[int] = []
     lock = threading.Lock()
@@ -157,16 +126,15 @@ def bench_raw_sqlite(path: str, threads: int, seconds: float) -> Row:
 
     def work() -> None:
         mine: list[int] = []
-        conn = sqlite3.connect(path, isolation_level=None, timeout=30.0, check_same_thread=False)
-        conn.execute("PRAGMA journal_mode = WAL")
+        conn = connect()
         try:
             while time.perf_counter() < deadline:
                 key = f"{run}-{next(counter)}"
                 now = time.time_ns() // 1_000_000
                 started = time.perf_counter_ns()
                 claim = (key, bytes(32), now + 60_000, now, now, now + 1)
-                conn.execute(RAW_SQLITE_CLAIM, claim).fetchall()
-                conn.execute(RAW_SQLITE_COMPLETE, (RESPONSE.body, RESPONSE.content_type, now, key))
+                conn.execute(claim_sql, claim).fetchall()
+                conn.execute(complete_sql, (RESPONSE.body, RESPONSE.content_type, now, key))
                 mine.append(time.perf_counter_ns() - started)
         finally:
             conn.close()
@@ -178,7 +146,32 @@ def bench_raw_sqlite(path: str, threads: int, seconds: float) -> Row:
         worker.start()
     for worker in workers:
         worker.join()
-    return summary("raw sqlite3 (floor)", "SQLite", threads, latencies, seconds)
+    return summary(name, where, threads, latencies, seconds)
+
+
+def bench_raw(url: str, where: str, threads: int, seconds: float, options: str = "") -> Row:
+    """The PostgreSQL floor: the same two statements from psycopg."""
+    return _raw_floor(
+        "raw psycopg (floor)",
+        where,
+        threads,
+        seconds,
+        lambda: psycopg.connect(url, autocommit=True, options=options),
+        "%s",
+    )
+
+
+def bench_raw_sqlite(path: str, threads: int, seconds: float) -> Row:
+    """The SQLite floor: the same two statements from :mod:`sqlite3` on the same
+    WAL file, one connection per thread as the store opens them.
+    """
+
+    def connect() -> sqlite3.Connection:
+        conn = sqlite3.connect(path, isolation_level=None, timeout=30.0, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode = WAL")
+        return conn
+
+    return _raw_floor("raw sqlite3 (floor)", "SQLite", threads, seconds, connect, "?")
 
 
 def bench_idemkit(url: str, where: str, tasks: int, seconds: float, settings: str = "on") -> Row:
