@@ -86,7 +86,7 @@ export class KeyRing {
 
   /**
    * A grant (58 characters) letting a client mint request IDs for `scope`
-   * (1 to 255 UTF-8 bytes) until `expiresMillis` (Unix ms).
+   * (1 to 64 UTF-8 bytes) until `expiresMillis` (Unix ms).
    *
    * @throws RequestIdError `request_id.invalid_scope`, `request_id.expiry_out_of_range`.
    */
