@@ -9,7 +9,7 @@
  */
 
 export { MintidError, RequestIdError, Uuid7Error, UuidParseError } from "./errors.js";
-export { type GrantFields, grantFields, inspectRequestId, mintRequestId, type SignedFields, type UnverifiedRequestId } from "./request-id.js";
+export { Grant, type GrantFields, grantFields, inspectRequestId, mintRequestId, type SignedFields, type UnverifiedRequestId } from "./request-id.js";
 export { FixedEntropy, ManualClock, type RollbackPolicy } from "./sources.js";
 export {
   Uuid,

@@ -10,14 +10,14 @@ import { call } from "./call.js";
 import { checkIndex, toU64 } from "./check.js";
 import { segmentPolicyHandle, setSegmentPolicyHandle } from "./handles.js";
 
-/** The settings of a {@link SegmentPolicy}; defaults from the core. */
+/** The settings of a {@link SegmentPolicy}; each left out keeps the core's default. */
 export interface SegmentPolicyOptions {
-  /** The step of the first fetch. */
-  readonly initialStep: number | bigint;
-  /** The smallest step. */
-  readonly minStep: number | bigint;
-  /** The largest step. */
-  readonly maxStep: number | bigint;
+  /** The step of the first fetch (default 1000). */
+  readonly initialStep?: number | bigint;
+  /** The smallest step (default 100). */
+  readonly minStep?: number | bigint;
+  /** The largest step (default 1 000 000). */
+  readonly maxStep?: number | bigint;
   /** Fetch the next segment once this percentage of the current one is left (0-100). */
   readonly fetchAtPercent?: number;
   /** Double the step when a segment lasted less than this (ms). */
@@ -32,10 +32,10 @@ const optional = (value: number | bigint | undefined, what: string): bigint | un
 /** Segment rules; validated by the core (`segment.invalid_policy`). */
 export class SegmentPolicy {
   /** A policy; see {@link SegmentPolicyOptions}. */
-  constructor(options: SegmentPolicyOptions) {
-    const initial = toU64(options.initialStep, "initialStep");
-    const min = toU64(options.minStep, "minStep");
-    const max = toU64(options.maxStep, "maxStep");
+  constructor(options: SegmentPolicyOptions = {}) {
+    const initial = optional(options.initialStep, "initialStep");
+    const min = optional(options.minStep, "minStep");
+    const max = optional(options.maxStep, "maxStep");
     const percent = options.fetchAtPercent === undefined ? undefined : checkIndex(options.fetchAtPercent, 256, "fetchAtPercent");
     const grow = optional(options.growBelowMillis, "growBelowMillis");
     const shrink = optional(options.shrinkAboveMillis, "shrinkAboveMillis");

@@ -30,6 +30,7 @@ __all__ = [
     "FingerprintInvalidUtf8Error",
     "FingerprintLoneSurrogateError",
     "FingerprintNumberOutOfRangeError",
+    "FingerprintStringValueError",
     "FingerprintTooDeepError",
     "HttpBadStoredResponseError",
     "HttpError",
@@ -384,6 +385,10 @@ class FingerprintInvalidPointerError(FingerprintError, code="fingerprint.invalid
 
 class FingerprintInvalidTextError(FingerprintError, code="fingerprint.invalid_text"):
     """A text that is not ``sha256:`` and 43 base64url characters."""
+
+
+class FingerprintStringValueError(FingerprintError, code="fingerprint.string_value"):
+    """A value to fingerprint that is one string (JSON text goes to ``fingerprint_json``)."""
 
 
 class RequestIdError(MintidError, concern="request_id"):

@@ -34,7 +34,7 @@ export function grantIssuer<R>(options: GrantEndpointOptions<R>): (request: R) =
       status: 200,
       // The grant is a bearer secret of its scope: never cached.
       headers: [["content-type", defaults.grantContentType], ["cache-control", "no-store"]],
-      body: encoder.encode(grantDocument(grant, expiresMillis)),
+      body: encoder.encode(grantDocument(grant.text, expiresMillis)),
     };
   };
 }

@@ -98,8 +98,12 @@ enum class Enqueued {
     ALREADY_ENQUEUED,
 }
 
+/** The core's default relay policy, read once. */
+private val DEFAULT_RELAY_POLICY = core { outboxRelayPolicyNew() }
+
 /**
- * How a relay claims, sends and retries.
+ * How a relay claims, sends and retries; every value left out keeps the core's default (batches
+ * of 100 claimed for 60 s, backoff from 1 s to 10 minutes with 50 % jitter, 10 attempts).
  *
  * @property batchSize messages per claim.
  * @property claimMillis how long a claim holds its messages.
@@ -108,14 +112,16 @@ enum class Enqueued {
  * @property jitterPercent how much of a delay is drawn at random.
  * @property maxAttempts attempts before a message is dead.
  */
-data class RelayPolicy(
-    val batchSize: Long,
-    val claimMillis: Long,
-    val baseBackoffMillis: Long,
-    val maxBackoffMillis: Long,
-    val jitterPercent: Int,
-    val maxAttempts: Long,
-) {
+data class RelayPolicy
+    @JvmOverloads
+    constructor(
+        val batchSize: Long = DEFAULT_RELAY_POLICY.batchSize.toLong(),
+        val claimMillis: Long = DEFAULT_RELAY_POLICY.claimMillis.toLong(),
+        val baseBackoffMillis: Long = DEFAULT_RELAY_POLICY.baseBackoffMillis.toLong(),
+        val maxBackoffMillis: Long = DEFAULT_RELAY_POLICY.maxBackoffMillis.toLong(),
+        val jitterPercent: Int = DEFAULT_RELAY_POLICY.jitterPercent.toInt(),
+        val maxAttempts: Long = DEFAULT_RELAY_POLICY.maxAttempts.toLong(),
+    ) {
     internal fun toFfi() =
         FfiPolicy(
             batchSize.toULong(),

@@ -136,8 +136,13 @@ enum class Problem(
     }
 }
 
+/** The core's default record policy, read once. */
+private val DEFAULT_RECORD_POLICY = recordPolicyDefault()
+
 /**
- * The rules a host sets for its records. Every call that takes a policy checks it.
+ * The rules a host sets for its records. Every call that takes a policy checks it; every value
+ * left out keeps the core's default (a 60 s lease, 24 h retention, errors stored, a 1 s retry
+ * hint, no waiting).
  *
  * @property leaseMillis how long a claim holds the key before another request may reclaim it.
  * @property retentionMillis how long a record is kept, from the key's creation.
@@ -146,14 +151,16 @@ enum class Problem(
  * @property maxWaitMillis how long a duplicate waits for the first request (0: not at all).
  * @property pollMillis how often a waiting duplicate reloads the record.
  */
-data class RecordPolicy(
-    val leaseMillis: Long,
-    val retentionMillis: Long,
-    val storeErrors: Boolean,
-    val retryAfterMillis: Long,
-    val maxWaitMillis: Long,
-    val pollMillis: Long,
-) {
+data class RecordPolicy
+    @JvmOverloads
+    constructor(
+        val leaseMillis: Long = DEFAULT_RECORD_POLICY.leaseMillis.toLong(),
+        val retentionMillis: Long = DEFAULT_RECORD_POLICY.retentionMillis.toLong(),
+        val storeErrors: Boolean = DEFAULT_RECORD_POLICY.storeErrors,
+        val retryAfterMillis: Long = DEFAULT_RECORD_POLICY.retryAfterMillis.toLong(),
+        val maxWaitMillis: Long = DEFAULT_RECORD_POLICY.maxWaitMillis.toLong(),
+        val pollMillis: Long = DEFAULT_RECORD_POLICY.pollMillis.toLong(),
+    ) {
     /**
      * Checks the policy against the core's rules.
      *
@@ -180,17 +187,7 @@ data class RecordPolicy(
     companion object {
         /** The core's default policy. */
         @JvmField
-        val DEFAULT: RecordPolicy =
-            recordPolicyDefault().let {
-                RecordPolicy(
-                    it.leaseMillis.toLong(),
-                    it.retentionMillis.toLong(),
-                    it.storeErrors,
-                    it.retryAfterMillis.toLong(),
-                    it.maxWaitMillis.toLong(),
-                    it.pollMillis.toLong(),
-                )
-            }
+        val DEFAULT: RecordPolicy = RecordPolicy()
     }
 }
 

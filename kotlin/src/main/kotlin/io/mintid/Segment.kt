@@ -9,8 +9,12 @@ import uniffi.mintid_ffi.SegmentPolicy as FfiPolicy
 // time, the next segment fetched before the current one runs out, the step adapting to the
 // rate. Counts, steps and times are the core's unsigned 64-bit values carried in Longs.
 
+/** The core's default segment policy, read once. */
+private val DEFAULT_SEGMENT_POLICY = core { segmentPolicyNew() }
+
 /**
- * How segments are sized and fetched.
+ * How segments are sized and fetched; every value left out keeps the core's default (steps from
+ * 1000 within 100 to 1 000 000, fetched at 10 % used, doubled below 15 minutes, halved above 30).
  *
  * @property initialStep the first segment's size.
  * @property minStep the smallest step.
@@ -19,14 +23,16 @@ import uniffi.mintid_ffi.SegmentPolicy as FfiPolicy
  * @property growBelowMillis double the step when a segment lasted less than this.
  * @property shrinkAboveMillis halve the step when a segment lasted more than this.
  */
-data class SegmentPolicy(
-    val initialStep: Long,
-    val minStep: Long,
-    val maxStep: Long,
-    val fetchAtPercent: Int,
-    val growBelowMillis: Long,
-    val shrinkAboveMillis: Long,
-) {
+data class SegmentPolicy
+    @JvmOverloads
+    constructor(
+        val initialStep: Long = DEFAULT_SEGMENT_POLICY.initialStep.toLong(),
+        val minStep: Long = DEFAULT_SEGMENT_POLICY.minStep.toLong(),
+        val maxStep: Long = DEFAULT_SEGMENT_POLICY.maxStep.toLong(),
+        val fetchAtPercent: Int = DEFAULT_SEGMENT_POLICY.fetchAtPercent.toInt(),
+        val growBelowMillis: Long = DEFAULT_SEGMENT_POLICY.growBelowMillis.toLong(),
+        val shrinkAboveMillis: Long = DEFAULT_SEGMENT_POLICY.shrinkAboveMillis.toLong(),
+    ) {
     internal fun toFfi() =
         FfiPolicy(
             initialStep.toULong(),
