@@ -43,7 +43,7 @@ fn fingerprint(case: &Value) -> Result<Fingerprint, String> {
     let code = |error: FingerprintError| error.code().to_owned();
     let selection =
         FieldSelection::new(&pointers(case, "include"), &pointers(case, "exclude")).map_err(code)?;
-    match text(case, "call") {
+    match text(case, "op") {
         "fingerprint" => fingerprint_value(&bytes(case, "value"), &selection).map_err(code),
         "fingerprint_json" => fingerprint_json(&bytes(case, "text"), &selection).map_err(code),
         _ => Ok(fingerprint_bytes(&hex(text(case, "raw")))),
@@ -64,7 +64,7 @@ fn only(args: &Value, known: &[&str]) {
 
 fn policy(case: &Value) -> Result<Value, String> {
     let args = &case["args"];
-    match text(case, "call") {
+    match text(case, "op") {
         "record_policy" => {
             only(args, &["lease_millis", "retention_millis"]);
             let d = RecordPolicy::DEFAULT;
@@ -151,13 +151,13 @@ fn api_vectors() {
     assert!(cases.len() >= 20);
     for case in cases {
         let name = &case["name"];
-        let result = match text(case, "call") {
+        let result = match text(case, "op") {
             "fingerprint" | "fingerprint_json" | "fingerprint_bytes" => {
                 fingerprint(case).map(|fp| Value::String(fp.to_string()))
             }
             "issue_grant" => issue_grant(case),
             "record_policy" | "segment_policy" | "relay_policy" | "lease_policy" => policy(case),
-            call => panic!("{name}: unknown call {call}"),
+            call => panic!("{name}: unknown op {call}"),
         };
         match case.get("error") {
             Some(code) => assert_eq!(result.err().as_deref(), code.as_str(), "{name}"),

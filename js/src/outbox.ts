@@ -63,6 +63,35 @@ export class RelayPolicy {
     setRelayPolicyHandle(this, this.#policy);
   }
 
+  /** Messages per claimed batch. */
+  get batchSize(): bigint {
+    return this.#setting(0);
+  }
+  /** How long a claim holds its batch (ms). */
+  get claimMillis(): bigint {
+    return this.#setting(1);
+  }
+  /** The first retry's pause (ms). */
+  get baseBackoffMillis(): bigint {
+    return this.#setting(2);
+  }
+  /** The longest pause (ms). */
+  get maxBackoffMillis(): bigint {
+    return this.#setting(3);
+  }
+  /** Attempts before a message is dead. */
+  get maxAttempts(): bigint {
+    return this.#setting(4);
+  }
+  /** Random jitter, as a percentage of the pause. */
+  get jitterPercent(): number {
+    return Number(this.#setting(5));
+  }
+
+  #setting(index: number): bigint {
+    return this.#policy.settings()[index] ?? 0n;
+  }
+
   /** The pause before the next attempt after `attempts` failures (`draw`: a random u64, drawn when omitted). */
   backoffMillis(attempts: number | bigint, draw: bigint = randomDraw()): bigint {
     return this.#policy.backoffMillis(toU64(attempts, "attempts"), toU64(draw, "draw"));

@@ -42,6 +42,35 @@ export class SegmentPolicy {
     setSegmentPolicyHandle(this, call(() => new wasm.SegmentPolicyHandle(initial, min, max, percent, grow, shrink)));
   }
 
+  /** The step of the first fetch. */
+  get initialStep(): bigint {
+    return this.#setting(0);
+  }
+  /** The smallest step. */
+  get minStep(): bigint {
+    return this.#setting(1);
+  }
+  /** The largest step. */
+  get maxStep(): bigint {
+    return this.#setting(2);
+  }
+  /** Double the step when a segment lasted less than this (ms). */
+  get growBelowMillis(): bigint {
+    return this.#setting(3);
+  }
+  /** Halve it when a segment lasted more than this (ms). */
+  get shrinkAboveMillis(): bigint {
+    return this.#setting(4);
+  }
+  /** Fetch the next segment once this percentage of the current one is left. */
+  get fetchAtPercent(): number {
+    return Number(this.#setting(5));
+  }
+
+  #setting(index: number): bigint {
+    return segmentPolicyHandle(this).settings()[index] ?? 0n;
+  }
+
   /** The step after a segment of `step` IDs lasted `lastedMillis`. */
   adapt(step: number | bigint, lastedMillis: number | bigint): bigint {
     return segmentPolicyHandle(this).adapt(toU64(step, "step"), toU64(lastedMillis, "lastedMillis"));

@@ -118,9 +118,7 @@ def fingerprint(
     try:
         text = json.dumps(value, ensure_ascii=False, allow_nan=False)
     except (TypeError, ValueError) as error:
-        raise FingerprintInvalidJsonError(
-            f"the value cannot be written as JSON: {error}"
-        ) from None
+        raise FingerprintInvalidJsonError(f"the value cannot be written as JSON: {error}") from None
     digest = call(
         ffi.fingerprint_value,
         text.encode("utf-8", "surrogatepass"),

@@ -56,14 +56,14 @@ def test_uuid7_value_type() -> None:
 
 def test_fingerprints_and_keys() -> None:
     made = mintid.fingerprint({"b": [1, 2.5, None], "a": "é"})
-    assert made == mintid.fingerprint('{"a":"\\u00e9","b":[1,2.50,null]}')
-    assert mintid.canonical_json({"b": 1, "a": 2}) == '{"a":2,"b":1}'
+    assert made == mintid.fingerprint_json('{"a":"\\u00e9","b":[1,2.50,null]}')
+    assert mintid.canonical_json('{"b": 1, "a": 2}') == '{"a":2,"b":1}'
     assert repr(made).startswith("Fingerprint('sha256:")
     assert len({made, mintid.Fingerprint(made.digest)}) == 1
     key = mintid.IdempotencyKey("order.create", "user:1", "x")
     assert repr(key) == "IdempotencyKey('order.create', 'user:1', 'x')"
     assert mintid.IdempotencyKey.derived("k", "s", made) == mintid.IdempotencyKey.derived(
-        "k", "s", mintid.fingerprint('{"a":"é","b":[1,2.5,null]}')
+        "k", "s", mintid.fingerprint_json('{"a":"é","b":[1,2.5,null]}')
     )
 
 

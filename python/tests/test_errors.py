@@ -269,7 +269,17 @@ BAD_INPUT: list[tuple[str, Callable[[], object], type[mintid.MintidError]]] = [
     ("key fields", lambda: mintid.IdempotencyKey.from_fields("k", "s", []), mintid.KeyEmptyError),
     ("header", lambda: mintid.parse_idempotency_key_header(b""), mintid.KeyEmptyError),
     ("id fields", lambda: mintid.key_id_from_fields([]), mintid.KeyEmptyError),
-    ("fingerprint json", lambda: mintid.fingerprint("{"), mintid.FingerprintInvalidJsonError),
+    ("fingerprint json", lambda: mintid.fingerprint_json("{"), mintid.FingerprintInvalidJsonError),
+    (
+        "fingerprint string value",
+        lambda: mintid.fingerprint('{"a":1}'),
+        mintid.FingerprintStringValueError,
+    ),
+    (
+        "fingerprint bytes value",
+        lambda: mintid.fingerprint(b'{"a":1}'),
+        mintid.FingerprintInvalidJsonError,
+    ),
     (
         "fingerprint nan",
         lambda: mintid.fingerprint({"a": float("nan")}),
@@ -282,7 +292,7 @@ BAD_INPUT: list[tuple[str, Callable[[], object], type[mintid.MintidError]]] = [
     ),
     (
         "fingerprint dup",
-        lambda: mintid.fingerprint('{"a":1,"a":2}'),
+        lambda: mintid.fingerprint_json('{"a":1,"a":2}'),
         mintid.FingerprintDuplicateMemberError,
     ),
     (
@@ -410,6 +420,8 @@ WRONG_TYPES: list[tuple[str, Callable[[], object]]] = [
     ("key part", lambda: mintid.IdempotencyKey("k", 1, "i")),  # type: ignore[arg-type]
     ("header", lambda: mintid.parse_idempotency_key_header(1)),  # type: ignore[arg-type]
     ("pointers", lambda: mintid.fingerprint({}, include="/a")),
+    ("raw body", lambda: mintid.fingerprint_bytes("raw")),  # type: ignore[arg-type]
+    ("canonical value", lambda: mintid.canonical_json({"a": 1})),  # type: ignore[arg-type]
     ("derived", lambda: mintid.IdempotencyKey.derived("k", "s", "sha256:x")),  # type: ignore[arg-type]
     ("secret", lambda: mintid.KeyRing(1, "secret")),  # type: ignore[arg-type]
     ("mint value", lambda: GRANT.mint("x")),  # type: ignore[arg-type]
@@ -422,11 +434,6 @@ WRONG_TYPES: list[tuple[str, Callable[[], object]]] = [
 def test_wrong_types_raise_type_error(what: str, action: Callable[[], object]) -> None:
     with pytest.raises(TypeError):
         action()
-
-
-def test_a_raw_body_has_no_fields_to_select() -> None:
-    with pytest.raises(ValueError, match="raw body"):
-        mintid.fingerprint(b"raw", exclude=["/a"])
 
 
 def test_key_errors_say_where() -> None:

@@ -22,7 +22,7 @@ def grant(key_id, expires, scope):
 
 cases = []
 def add(name, call, **fields):
-    cases.append({"name": name, "call": call, **fields})
+    cases.append({"name": name, "op": call, **fields})
 
 ORDER = {"b": [1, 2], "a": "x", "n": None, "t": True}
 # fingerprint(value): a parsed value, written as JSON by the host.

@@ -29,7 +29,7 @@ import uniffi.mintid_ffi.WorkerLease as FfiLease
 class LeasePolicy
     @JvmOverloads
     constructor(
-        val layout: SnowflakeLayout = SnowflakeLayout.preset("classic"),
+        val layout: SnowflakeLayout = SnowflakeLayout.classic(),
         leaseMillis: Long? = null,
         renewIntervalMillis: Long? = null,
         safetyMarginMillis: Long? = null,

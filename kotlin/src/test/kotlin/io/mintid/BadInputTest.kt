@@ -128,7 +128,9 @@ class BadInputTest {
             case<KeyException>("IdempotencyKey.parseHeader, empty", "key.empty") { IdempotencyKey.parseHeader("") },
             case<KeyException>("IdempotencyKey.idFromFields, none", "key.empty") { IdempotencyKey.idFromFields(emptyList()) },
             case<FingerprintException>("Fingerprint.ofJson, empty", "fingerprint.invalid_json") { Fingerprint.ofJson("") },
-            case<FingerprintException>("fingerprint(bytes), bad UTF-8", "fingerprint.invalid_utf8") { fingerprint(byteArrayOf(0x22, -1, 0x22)) },
+            case<FingerprintException>("fingerprintJson(bytes), bad UTF-8", "fingerprint.invalid_utf8") { fingerprintJson(byteArrayOf(0x22, -1, 0x22)) },
+            case<FingerprintException>("fingerprint(a string value)", "fingerprint.string_value") { fingerprint("{\"a\":1}") },
+            case<FingerprintException>("fingerprint(bytes)", "fingerprint.invalid_json") { fingerprint(byteArrayOf(0x7b, 0x7d)) },
             case<FingerprintException>("Fingerprint.ofJson, bad pointer", "fingerprint.invalid_pointer") { Fingerprint.ofJson("{}", listOf("a")) },
             case<FingerprintException>("Fingerprint.canonicalJson, trailing comma", "fingerprint.invalid_json") {
                 Fingerprint.canonicalJson("[1,]")
