@@ -41,8 +41,8 @@ fn fingerprint(case: &Value) -> Result<Fingerprint, String> {
         return Err("fingerprint.invalid_json".to_owned());
     }
     let code = |error: FingerprintError| error.code().to_owned();
-    let selection =
-        FieldSelection::new(&pointers(case, "include"), &pointers(case, "exclude")).map_err(code)?;
+    let selection = FieldSelection::new(&pointers(case, "include"), &pointers(case, "exclude"))
+        .map_err(code)?;
     match text(case, "op") {
         "fingerprint" => fingerprint_value(&bytes(case, "value"), &selection).map_err(code),
         "fingerprint_json" => fingerprint_json(&bytes(case, "text"), &selection).map_err(code),
@@ -51,8 +51,13 @@ fn fingerprint(case: &Value) -> Result<Fingerprint, String> {
 }
 
 fn arg(args: &Value, field: &str) -> Option<u64> {
-    args.get(field)
-        .map(|value| value.as_str().expect("a decimal string").parse().expect("a u64"))
+    args.get(field).map(|value| {
+        value
+            .as_str()
+            .expect("a decimal string")
+            .parse()
+            .expect("a u64")
+    })
 }
 
 /// Fails on an argument this runner does not apply: no case is skipped silently.
@@ -131,7 +136,8 @@ fn policy(case: &Value) -> Result<Value, String> {
 
 fn issue_grant(case: &Value) -> Result<Value, String> {
     let key_id = u32::try_from(case["key_id"].as_u64().expect("key_id")).expect("a u32");
-    let key = SecretKey::new(key_id, &hex(text(case, "secret"))).map_err(|e| e.code().to_owned())?;
+    let key =
+        SecretKey::new(key_id, &hex(text(case, "secret"))).map_err(|e| e.code().to_owned())?;
     let expires = text(case, "expires_millis").parse().expect("a u64");
     let grant = KeyRing::new(key)
         .issue_grant(text(case, "scope"), expires)

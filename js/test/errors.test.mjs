@@ -12,7 +12,7 @@ const {
 
 const secret = randomBytes(32);
 const ring = new KeyRing({ id: 1, secret });
-const grant = ring.issueGrant("user:42", Date.now() + 60_000);
+const grant = ring.issueGrant("user:42", Date.now() + 60_000).text;
 const policy = new RecordPolicy({ leaseMillis: 1000, retentionMillis: 100_000 });
 const FP = mintid.fingerprint({ a: 1 });
 const record = { status: "pending", fingerprint: FP, token: 1n, leaseDeadlineMillis: 2000n, createdMillis: 1000n, expiresMillis: 101_000n };

@@ -39,7 +39,7 @@ internal object RecordVectors {
     private fun recordOf(spec: JsonObject) =
         Record(
             RecordStatus.parse(spec.string("status")),
-            fingerprintJson(spec.string("fingerprint")),
+            fingerprint(spec.string("fingerprint")),
             spec.u64("token"),
             spec.u64("lease_deadline"),
             spec.u64("created"),
@@ -137,7 +137,7 @@ internal object RecordVectors {
     ) {
         val incoming =
             Incoming(
-                fingerprintJson(step.string("fingerprint")),
+                fingerprint(step.string("fingerprint")),
                 if (step.has("key_created")) step.u64("key_created") else null,
                 if (step.has("waited")) step.u64("waited") else 0,
             )
