@@ -27,6 +27,7 @@ extern crate alloc;
 
 mod clock;
 mod error;
+mod error_codes;
 #[cfg(feature = "server")]
 mod fingerprint;
 #[cfg(feature = "server")]
