@@ -8,7 +8,7 @@
  * @packageDocumentation
  */
 
-export { MintidError, RequestIdError, Uuid7Error, UuidParseError } from "./errors.js";
+export { ArgumentError, MintidError, RequestIdError, Uuid7Error, UuidParseError } from "./errors.js";
 export { Grant, type GrantFields, grantFields, inspectRequestId, mintRequestId, type SignedFields, type UnverifiedRequestId } from "./request-id.js";
 export { FixedEntropy, ManualClock, type RollbackPolicy } from "./sources.js";
 export {

@@ -5,7 +5,8 @@
  * whose `code` is the core's stable dotted error code (for example
  * `"snowflake.worker_out_of_range"`), the same code that the Python, Kotlin
  * and Rust packages report. Arguments of the wrong JS type throw `TypeError`;
- * a `bigint` outside `[0, 2^64)` throws `RangeError`.
+ * a number the core cannot hold throws {@link ArgumentError} (`argument.*`,
+ * a `RangeError` too). Every code is in the core's registry (`errorCodes()`).
  */
 
 /** Optional details of a {@link MintidError}. */
@@ -42,6 +43,39 @@ export class MintidError extends Error {
 
   override get name(): string {
     return "MintidError";
+  }
+
+  /** Instances of subclasses, and {@link ArgumentError}s (which are `RangeError`s). */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return Function.prototype[Symbol.hasInstance].call(this, value) || (this === MintidError && value instanceof ArgumentError);
+  }
+}
+
+/**
+ * A value no core type can hold (`argument.*`): `argument.negative` for a
+ * negative number, `argument.out_of_range` for one beyond its field (or not
+ * an integer), `argument.byte_length` for a byte string of the wrong length.
+ * The same codes as in every host; it is a `RangeError` (and
+ * `instanceof MintidError` holds), so callers catching `RangeError` keep working.
+ */
+export class ArgumentError extends RangeError {
+  /** The core's stable dotted error code. */
+  readonly code: string;
+  /** Never set for an argument error. */
+  readonly position: number | undefined = undefined;
+  /** Never set for an argument error. */
+  readonly part: string | undefined = undefined;
+  /** Never set for an argument error. */
+  readonly problem: string | undefined = undefined;
+
+  /** An error with an `argument.*` code and a one-line message. */
+  constructor(code: string, message: string) {
+    super(message);
+    this.code = code;
+  }
+
+  override get name(): string {
+    return "ArgumentError";
   }
 }
 
@@ -163,6 +197,7 @@ function classFor(code: string): ErrorClass {
 
 /** The package's error for a core error code. */
 export function errorOf(code: string, message: string, details: ErrorDetails = {}): MintidError {
+  if (code.startsWith("argument.")) return new ArgumentError(code, message) as unknown as MintidError;
   const ErrorOfCode = classFor(code);
   return new ErrorOfCode(code, message, details);
 }

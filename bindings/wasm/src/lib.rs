@@ -27,6 +27,7 @@ extern crate alloc;
 
 mod clock;
 mod error;
+#[cfg(feature = "server")]
 mod error_codes;
 #[cfg(feature = "server")]
 mod fingerprint;
