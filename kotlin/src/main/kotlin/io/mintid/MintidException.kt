@@ -33,6 +33,11 @@ class ArgumentException internal constructor(
     position: Long? = null,
 ) : MintidException(code, detail, part, position)
 
+/** The native library failed unexpectedly (`internal.panic`); please report it. */
+class InternalException internal constructor(
+    detail: String,
+) : MintidException("internal.panic", detail, null, null)
+
 /** Snowflake layouts, IDs and generators (`snowflake.*` codes). */
 class SnowflakeException internal constructor(code: String, detail: String, part: String?, position: Long?) :
     MintidException(code, detail, part, position)
@@ -103,6 +108,8 @@ internal inline fun <T> core(call: () -> T): T =
         call()
     } catch (error: FfiException) {
         throw error.toMintid()
+    } catch (error: uniffi.mintid_ffi.InternalException) {
+        throw InternalException("the native library failed: ${error.message}")
     } catch (error: LinkageError) {
         throw NativeLibrary.explain(error)
     }
