@@ -46,7 +46,7 @@ export class MintidError extends Error {
   }
 
   /** Instances of subclasses, and {@link ArgumentError}s (which are `RangeError`s). */
-  static [Symbol.hasInstance](value: unknown): boolean {
+  static override [Symbol.hasInstance](value: unknown): boolean {
     return Function.prototype[Symbol.hasInstance].call(this, value) || (this === MintidError && value instanceof ArgumentError);
   }
 }
