@@ -15,6 +15,7 @@ Catch :class:`MintidError` for everything, a concern class such as
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from mintid._ffi import mintid_ffi as _ffi
@@ -135,6 +136,36 @@ class HttpError(MintidError, concern="http"):
     """The HTTP integrations' shared rules (``http.*``)."""
 
 
+@dataclass(frozen=True)
+class ErrorCode:
+    """One entry of the core's error-code registry."""
+
+    #: The stable dotted code, e.g. ``"request_id.bad_tag"``.
+    code: str
+    #: The part before the dot, e.g. ``"request_id"``.
+    concern: str
+    #: The name of the HTTP problem a request failing this way answers with, if any.
+    problem_name: str | None
+    #: Whether a host can meet this code (the ``base64url.*`` codes stay in Rust).
+    host: bool
+    #: What the code means, in one sentence.
+    summary: str
+
+
+def error_codes() -> list[ErrorCode]:
+    """Every code of the core's registry, sorted by code."""
+    return [
+        ErrorCode(
+            entry.code,
+            entry.concern,
+            None if entry.problem is None else _ffi.record_problem_details(entry.problem).name,
+            entry.host,
+            entry.summary,
+        )
+        for entry in _ffi.error_codes()
+    ]
+
+
 #: The leaf class name of each concern's codes: ``<prefix><Kind>Error``.
 _LEAF_PREFIX = {
     "argument": "Argument",
@@ -173,7 +204,7 @@ def _derive_leaf_classes() -> list[str]:
     store's own); ``base64url.*`` never leaves the core.
     """
     names = []
-    for entry in _ffi.error_codes():
+    for entry in error_codes():
         if not entry.host or entry.concern == "store":
             continue
         parent = _BY_CONCERN.get(entry.concern, MintidError)
@@ -188,7 +219,9 @@ def _derive_leaf_classes() -> list[str]:
 
 __all__ = sorted(
     [
+        "ErrorCode",
         "MintidError",
+        "error_codes",
         "ArgumentError",
         "SnowflakeError",
         "UuidError",

@@ -12,6 +12,7 @@ __all__ = [
     "ArgumentError",
     "ArgumentNegativeError",
     "ArgumentOutOfRangeError",
+    "ErrorCode",
     "FingerprintDuplicateMemberError",
     "FingerprintError",
     "FingerprintInvalidJsonError",
@@ -115,6 +116,7 @@ __all__ = [
     "UuidInvalidCharacterError",
     "UuidInvalidLengthError",
     "error_class",
+    "error_codes",
 ]
 
 class MintidError(Exception):
@@ -136,6 +138,18 @@ class MintidError(Exception):
     ) -> None: ...
 
 def error_class(code: str) -> type[MintidError]: ...
+
+class ErrorCode:
+    code: str
+    concern: str
+    problem_name: str | None
+    host: bool
+    summary: str
+    def __init__(
+        self, code: str, concern: str, problem_name: str | None, host: bool, summary: str
+    ) -> None: ...
+
+def error_codes() -> list[ErrorCode]: ...
 
 class ArgumentError(MintidError): ...
 class SnowflakeError(MintidError): ...
