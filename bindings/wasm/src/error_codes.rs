@@ -16,7 +16,10 @@ pub fn error_codes() -> Vec<String> {
         .flat_map(|entry| {
             [
                 entry.code.to_string(),
-                entry.problem.map_or("", |problem| problem.name()).to_string(),
+                entry
+                    .problem
+                    .map_or("", |problem| problem.name())
+                    .to_string(),
                 if entry.host { "1" } else { "0" }.to_string(),
                 entry.summary.to_string(),
             ]
