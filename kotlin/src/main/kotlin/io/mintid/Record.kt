@@ -161,35 +161,35 @@ data class RecordPolicy
         val maxWaitMillis: Long = DEFAULT_RECORD_POLICY.maxWaitMillis.toLong(),
         val pollMillis: Long = DEFAULT_RECORD_POLICY.pollMillis.toLong(),
     ) {
-    /**
-     * Checks the policy against the core's rules.
-     *
-     * @throws RecordException `record.invalid_policy`.
-     */
-    fun check() {
-        checked
+        /**
+         * Checks the policy against the core's rules.
+         *
+         * @throws RecordException `record.invalid_policy`.
+         */
+        fun check() {
+            checked
+        }
+
+        /** The policy as the core checked and holds it: made once, passed to every call. */
+        internal val checked: FfiCheckedPolicy by lazy { core { FfiCheckedPolicy(toFfi()) } }
+
+        internal fun toFfi() =
+            FfiPolicy(
+                leaseMillis.toULong(),
+                retentionMillis.toULong(),
+                storeErrors,
+                retryAfterMillis.toULong(),
+                maxWaitMillis.toULong(),
+                pollMillis.toULong(),
+            )
+
+        /** The core's default. */
+        companion object {
+            /** The core's default policy. */
+            @JvmField
+            val DEFAULT: RecordPolicy = RecordPolicy()
+        }
     }
-
-    /** The policy as the core checked and holds it: made once, passed to every call. */
-    internal val checked: FfiCheckedPolicy by lazy { core { FfiCheckedPolicy(toFfi()) } }
-
-    internal fun toFfi() =
-        FfiPolicy(
-            leaseMillis.toULong(),
-            retentionMillis.toULong(),
-            storeErrors,
-            retryAfterMillis.toULong(),
-            maxWaitMillis.toULong(),
-            pollMillis.toULong(),
-        )
-
-    /** The core's default. */
-    companion object {
-        /** The core's default policy. */
-        @JvmField
-        val DEFAULT: RecordPolicy = RecordPolicy()
-    }
-}
 
 /**
  * What identifies one claim of a key: the holder passes it back to complete or fail, and a late

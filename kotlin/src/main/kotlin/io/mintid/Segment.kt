@@ -33,24 +33,8 @@ data class SegmentPolicy
         val growBelowMillis: Long = DEFAULT_SEGMENT_POLICY.growBelowMillis.toLong(),
         val shrinkAboveMillis: Long = DEFAULT_SEGMENT_POLICY.shrinkAboveMillis.toLong(),
     ) {
-    internal fun toFfi() =
-        FfiPolicy(
-            initialStep.toULong(),
-            minStep.toULong(),
-            maxStep.toULong(),
-            requireUByte(fetchAtPercent, "fetch_at_percent"),
-            growBelowMillis.toULong(),
-            shrinkAboveMillis.toULong(),
-        )
-
-    /**
-     * Checks the policy against the core's rules; returns it.
-     *
-     * @throws SegmentException `segment.invalid_policy`.
-     */
-    fun check(): SegmentPolicy {
-        core {
-            segmentPolicyNew(
+        internal fun toFfi() =
+            FfiPolicy(
                 initialStep.toULong(),
                 minStep.toULong(),
                 maxStep.toULong(),
@@ -58,45 +42,61 @@ data class SegmentPolicy
                 growBelowMillis.toULong(),
                 shrinkAboveMillis.toULong(),
             )
-        }
-        return this
-    }
 
-    /**
-     * The step after a segment of [step] IDs lasted [lastedMillis].
-     *
-     * @throws SegmentException `segment.invalid_policy`.
-     */
-    fun adapt(
-        step: Long,
-        lastedMillis: Long,
-    ): Long = core { segmentAdapt(toFfi(), step.toULong(), lastedMillis.toULong()) }.toLong()
-
-    /** Factories. */
-    companion object {
         /**
-         * A policy with these steps and the core's defaults for the rest.
+         * Checks the policy against the core's rules; returns it.
          *
          * @throws SegmentException `segment.invalid_policy`.
          */
-        @JvmStatic
-        fun of(
-            initialStep: Long,
-            minStep: Long,
-            maxStep: Long,
-        ): SegmentPolicy {
-            val made = core { segmentPolicyNew(initialStep.toULong(), minStep.toULong(), maxStep.toULong()) }
-            return SegmentPolicy(
-                made.initialStep.toLong(),
-                made.minStep.toLong(),
-                made.maxStep.toLong(),
-                made.fetchAtPercent.toInt(),
-                made.growBelowMillis.toLong(),
-                made.shrinkAboveMillis.toLong(),
-            )
+        fun check(): SegmentPolicy {
+            core {
+                segmentPolicyNew(
+                    initialStep.toULong(),
+                    minStep.toULong(),
+                    maxStep.toULong(),
+                    requireUByte(fetchAtPercent, "fetch_at_percent"),
+                    growBelowMillis.toULong(),
+                    shrinkAboveMillis.toULong(),
+                )
+            }
+            return this
+        }
+
+        /**
+         * The step after a segment of [step] IDs lasted [lastedMillis].
+         *
+         * @throws SegmentException `segment.invalid_policy`.
+         */
+        fun adapt(
+            step: Long,
+            lastedMillis: Long,
+        ): Long = core { segmentAdapt(toFfi(), step.toULong(), lastedMillis.toULong()) }.toLong()
+
+        /** Factories. */
+        companion object {
+            /**
+             * A policy with these steps and the core's defaults for the rest.
+             *
+             * @throws SegmentException `segment.invalid_policy`.
+             */
+            @JvmStatic
+            fun of(
+                initialStep: Long,
+                minStep: Long,
+                maxStep: Long,
+            ): SegmentPolicy {
+                val made = core { segmentPolicyNew(initialStep.toULong(), minStep.toULong(), maxStep.toULong()) }
+                return SegmentPolicy(
+                    made.initialStep.toLong(),
+                    made.minStep.toLong(),
+                    made.maxStep.toLong(),
+                    made.fetchAtPercent.toInt(),
+                    made.growBelowMillis.toLong(),
+                    made.shrinkAboveMillis.toLong(),
+                )
+            }
         }
     }
-}
 
 /**
  * Hands out IDs from fetched segments; tells its host when to fetch the next segment
