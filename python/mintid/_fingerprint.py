@@ -99,8 +99,9 @@ def fingerprint(
 ) -> Fingerprint:
     """The fingerprint of a parsed value (``dict``, ``list``, numbers, ...).
 
-    The value is written with ``json.dumps(..., ensure_ascii=False,
-    allow_nan=False)`` and canonicalised by the core (RFC 8785) before
+    The value is written with ``json.dumps(..., allow_nan=False)`` (every
+    non-ASCII character escaped, so a lone surrogate reaches the core, which
+    refuses it as in every language) and canonicalised by the core (RFC 8785) before
     hashing, so the same document hashes the same in every language,
     whatever its key order or spacing. JSON text is never parsed here: a
     value that is one ``str`` raises :class:`~mintid.FingerprintStringValueError`
@@ -116,12 +117,12 @@ def fingerprint(
             "to fingerprint_bytes"
         )
     try:
-        text = json.dumps(value, ensure_ascii=False, allow_nan=False)
+        text = json.dumps(value, allow_nan=False)
     except (TypeError, ValueError) as error:
         raise FingerprintInvalidJsonError(f"the value cannot be written as JSON: {error}") from None
     digest = call(
         ffi.fingerprint_value,
-        text.encode("utf-8", "surrogatepass"),
+        text.encode("ascii"),
         _pointers("include", include),
         _pointers("exclude", exclude),
     )

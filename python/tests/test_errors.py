@@ -280,6 +280,11 @@ BAD_INPUT: list[tuple[str, Callable[[], object], type[mintid.MintidError]]] = [
         mintid.FingerprintStringValueError,
     ),
     (
+        "fingerprint lone surrogate",
+        lambda: mintid.fingerprint({"a": "\ud800"}),
+        mintid.FingerprintLoneSurrogateError,
+    ),
+    (
         "fingerprint bytes value",
         lambda: mintid.fingerprint(b'{"a":1}'),
         mintid.FingerprintInvalidJsonError,
