@@ -64,3 +64,26 @@ test("registry: the TypeScript sources make no code outside the registry", () =>
   }
   assert.ok(found > 5, "the scan finds the codes the JS layer makes");
 });
+
+test("glossary: the JS names of docs/spec.md's table of fingerprints, grants, policies and errors exist", () => {
+  const spec = readFileSync(new URL("../../docs/spec.md", import.meta.url), "utf8");
+  const table = spec.split("Fingerprints, grants, policies and errors")[1].split("\n\n")[1];
+  const names = [];
+  for (const row of table.split("\n").slice(2)) {
+    for (const [, span] of row.split("|")[4].matchAll(/`([^`]+)`/g)) {
+      const name = span.replace(/^new /, "").split("(")[0].trim();
+      if (/^[A-Za-z_][\w.]*$/.test(name)) names.push(name);
+    }
+  }
+  assert.ok(names.includes("fingerprintJson"));
+  for (const name of names) {
+    const [first, ...rest] = name.split(".");
+    // A JS global named beside a name (`RangeError`) is no export of the package.
+    let owner = mintid[first] ?? globalThis[first];
+    assert.ok(owner !== undefined, name);
+    for (const part of rest) {
+      owner = owner[part] ?? owner.prototype?.[part];
+      assert.ok(owner !== undefined, name);
+    }
+  }
+});
