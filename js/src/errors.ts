@@ -108,11 +108,16 @@ export class FingerprintError extends MintidError {
 }
 
 /** An invalid idempotency key, key text or `Idempotency-Key` header (`key.*`). */
-export class KeyError extends MintidError {
+export class IdempotencyKeyError extends MintidError {
   override get name(): string {
-    return "KeyError";
+    return "IdempotencyKeyError";
   }
 }
+
+/** @deprecated Renamed {@link IdempotencyKeyError}, as in Python (and `IdempotencyKeyException` in Kotlin). */
+export const KeyError = IdempotencyKeyError;
+/** @deprecated Renamed {@link IdempotencyKeyError}. */
+export type KeyError = IdempotencyKeyError;
 
 /** A request ID, grant or key ring error (`request_id.*`); `problem` names the HTTP problem to answer with. */
 export class RequestIdError extends MintidError {
@@ -177,7 +182,7 @@ type ErrorClass = new (code: string, message: string, details?: ErrorDetails) =>
 const CLASS_BY_CONCERN: ReadonlyMap<string, ErrorClass> = new Map<string, ErrorClass>([
   ["snowflake", SnowflakeError],
   ["fingerprint", FingerprintError],
-  ["key", KeyError],
+  ["key", IdempotencyKeyError],
   ["request_id", RequestIdError],
   ["record", RecordError],
   ["lease", LeaseError],

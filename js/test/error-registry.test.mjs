@@ -13,7 +13,7 @@ const BY_CONCERN = {
   snowflake: mintid.SnowflakeError,
   uuid: mintid.UuidParseError,
   uuid7: mintid.Uuid7Error,
-  key: mintid.KeyError,
+  key: mintid.IdempotencyKeyError,
   fingerprint: mintid.FingerprintError,
   request_id: mintid.RequestIdError,
   record: mintid.RecordError,

@@ -20,7 +20,7 @@ class ErrorRegistryTest {
             "snowflake" to SnowflakeException::class,
             "uuid" to UuidException::class,
             "uuid7" to Uuid7Exception::class,
-            "key" to KeyException::class,
+            "key" to IdempotencyKeyException::class,
             "fingerprint" to FingerprintException::class,
             "request_id" to RequestIdException::class,
             "record" to RecordException::class,
