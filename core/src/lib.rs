@@ -46,6 +46,7 @@ pub mod base32;
 pub mod base64url;
 pub mod clock;
 pub mod entropy;
+pub mod error_codes;
 pub mod fingerprint;
 pub mod http;
 pub mod id_buffer;

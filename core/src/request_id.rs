@@ -33,8 +33,10 @@ pub const REQUEST_ID_FORMAT: u8 = 0x01;
 pub const GRANT_FORMAT: u8 = 0x02;
 /// The fewest bytes a server secret may have.
 pub const SECRET_MIN_LEN: usize = 32;
-/// The most bytes a scope may have (the fewest is 1).
-pub const SCOPE_MAX_LEN: usize = 255;
+/// The most bytes a scope may have (the fewest is 1): the most an
+/// idempotency key's scope may have, so that the scope of every grant can
+/// scope the keys of its requests.
+pub const SCOPE_MAX_LEN: usize = crate::key::SCOPE_MAX_LEN;
 /// Expiries must be below this (2^48 ms: they are stored in 6 bytes).
 pub const EXPIRY_LIMIT: u64 = 1 << 48;
 /// Bytes of HMAC-SHA256 output kept as a request ID's tag.

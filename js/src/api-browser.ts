@@ -8,8 +8,8 @@
  * @packageDocumentation
  */
 
-export { MintidError, RequestIdError, Uuid7Error, UuidParseError } from "./errors.js";
-export { type GrantFields, grantFields, inspectRequestId, mintRequestId, type SignedFields, type UnverifiedRequestId } from "./request-id.js";
+export { ArgumentError, MintidError, RequestIdError, Uuid7Error, UuidParseError } from "./errors.js";
+export { Grant, type GrantFields, grantFields, inspectRequestId, mintRequestId, type SignedFields, type UnverifiedRequestId } from "./request-id.js";
 export { FixedEntropy, ManualClock, type RollbackPolicy } from "./sources.js";
 export {
   Uuid,

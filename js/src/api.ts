@@ -9,7 +9,8 @@
  */
 
 export * from "./api-browser.js";
-export { FingerprintError, HttpError, KeyError, LeaseError, OutboxError, RecordError, SegmentError, SnowflakeError, StoreError } from "./errors.js";
+export { errorCodes, type ErrorCodeInfo } from "./error-codes.js";
+export { FingerprintError, HttpError, IdempotencyKeyError, KeyError, LeaseError, OutboxError, RecordError, SegmentError, SnowflakeError, StoreError } from "./errors.js";
 export {
   canonicalJson,
   type FieldSelection,

@@ -4,6 +4,8 @@
  * 2^64-1), truncate a number or stringify a non-string.
  */
 
+import { ArgumentError } from "./errors.js";
+
 const U64_LIMIT = 1n << 64n;
 
 /** `value` as an unsigned 64-bit integer, or `TypeError` / `RangeError`. */
@@ -11,8 +13,9 @@ export function checkU64(value: unknown, what: string): bigint {
   if (typeof value !== "bigint") {
     throw new TypeError(`${what} must be a bigint, got ${describe(value)}`);
   }
-  if (value < 0n || value >= U64_LIMIT) {
-    throw new RangeError(`${what} must be in [0, 2^64), got ${value}`);
+  if (value < 0n) throw new ArgumentError("argument.negative", `${what} must not be negative, got ${value}`);
+  if (value >= U64_LIMIT) {
+    throw new ArgumentError("argument.out_of_range", `${what} must be in [0, 2^64), got ${value}`);
   }
   return value;
 }
@@ -23,8 +26,9 @@ export function checkU64(value: unknown, what: string): bigint {
  */
 export function toU64(value: unknown, what: string): bigint {
   if (typeof value === "number") {
-    if (!Number.isSafeInteger(value) || value < 0) {
-      throw new RangeError(`${what} must be a non-negative safe integer or a bigint, got ${value}`);
+    if (value < 0) throw new ArgumentError("argument.negative", `${what} must not be negative, got ${value}`);
+    if (!Number.isSafeInteger(value)) {
+      throw new ArgumentError("argument.out_of_range", `${what} must be a non-negative safe integer or a bigint, got ${value}`);
     }
     return BigInt(value);
   }
@@ -36,8 +40,9 @@ export function checkIndex(value: unknown, limit: number, what: string): number 
   if (typeof value !== "number") {
     throw new TypeError(`${what} must be a number, got ${describe(value)}`);
   }
-  if (!Number.isInteger(value) || value < 0 || value >= limit) {
-    throw new RangeError(`${what} must be an integer in [0, ${limit}), got ${value}`);
+  if (value < 0) throw new ArgumentError("argument.negative", `${what} must not be negative, got ${value}`);
+  if (!Number.isInteger(value) || value >= limit) {
+    throw new ArgumentError("argument.out_of_range", `${what} must be an integer in [0, ${limit}), got ${value}`);
   }
   return value;
 }
@@ -56,7 +61,7 @@ export function checkBytes(value: unknown, what: string, length?: number): Uint8
     throw new TypeError(`${what} must be a Uint8Array, got ${describe(value)}`);
   }
   if (length !== undefined && value.length !== length) {
-    throw new RangeError(`${what} must be ${length} bytes, got ${value.length}`);
+    throw new ArgumentError("argument.byte_length", `${what} must be ${length} bytes, got ${value.length}`);
   }
   return value;
 }

@@ -5,7 +5,8 @@
  * whose `code` is the core's stable dotted error code (for example
  * `"snowflake.worker_out_of_range"`), the same code that the Python, Kotlin
  * and Rust packages report. Arguments of the wrong JS type throw `TypeError`;
- * a `bigint` outside `[0, 2^64)` throws `RangeError`.
+ * a number the core cannot hold throws {@link ArgumentError} (`argument.*`,
+ * a `RangeError` too). Every code is in the core's registry (`errorCodes()`).
  */
 
 /** Optional details of a {@link MintidError}. */
@@ -43,6 +44,39 @@ export class MintidError extends Error {
   override get name(): string {
     return "MintidError";
   }
+
+  /** Instances of subclasses, and {@link ArgumentError}s (which are `RangeError`s). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return Function.prototype[Symbol.hasInstance].call(this, value) || (this === MintidError && value instanceof ArgumentError);
+  }
+}
+
+/**
+ * A value no core type can hold (`argument.*`): `argument.negative` for a
+ * negative number, `argument.out_of_range` for one beyond its field (or not
+ * an integer), `argument.byte_length` for a byte string of the wrong length.
+ * The same codes as in every host; it is a `RangeError` (and
+ * `instanceof MintidError` holds), so callers catching `RangeError` keep working.
+ */
+export class ArgumentError extends RangeError {
+  /** The core's stable dotted error code. */
+  readonly code: string;
+  /** Never set for an argument error. */
+  readonly position: number | undefined = undefined;
+  /** Never set for an argument error. */
+  readonly part: string | undefined = undefined;
+  /** Never set for an argument error. */
+  readonly problem: string | undefined = undefined;
+
+  /** An error with an `argument.*` code and a one-line message. */
+  constructor(code: string, message: string) {
+    super(message);
+    this.code = code;
+  }
+
+  override get name(): string {
+    return "ArgumentError";
+  }
 }
 
 /** A Snowflake layout, ID or generator error (`snowflake.*`). */
@@ -74,11 +108,16 @@ export class FingerprintError extends MintidError {
 }
 
 /** An invalid idempotency key, key text or `Idempotency-Key` header (`key.*`). */
-export class KeyError extends MintidError {
+export class IdempotencyKeyError extends MintidError {
   override get name(): string {
-    return "KeyError";
+    return "IdempotencyKeyError";
   }
 }
+
+/** @deprecated Renamed {@link IdempotencyKeyError}, as in Python (and `IdempotencyKeyException` in Kotlin). */
+export const KeyError = IdempotencyKeyError;
+/** @deprecated Renamed {@link IdempotencyKeyError}. */
+export type KeyError = IdempotencyKeyError;
 
 /** A request ID, grant or key ring error (`request_id.*`); `problem` names the HTTP problem to answer with. */
 export class RequestIdError extends MintidError {
@@ -143,7 +182,7 @@ type ErrorClass = new (code: string, message: string, details?: ErrorDetails) =>
 const CLASS_BY_CONCERN: ReadonlyMap<string, ErrorClass> = new Map<string, ErrorClass>([
   ["snowflake", SnowflakeError],
   ["fingerprint", FingerprintError],
-  ["key", KeyError],
+  ["key", IdempotencyKeyError],
   ["request_id", RequestIdError],
   ["record", RecordError],
   ["lease", LeaseError],
@@ -163,6 +202,7 @@ function classFor(code: string): ErrorClass {
 
 /** The package's error for a core error code. */
 export function errorOf(code: string, message: string, details: ErrorDetails = {}): MintidError {
+  if (code.startsWith("argument.")) return new ArgumentError(code, message) as unknown as MintidError;
   const ErrorOfCode = classFor(code);
   return new ErrorOfCode(code, message, details);
 }

@@ -4,6 +4,11 @@
  * the same fingerprint in every mintid language: the core parses and
  * canonicalises the JSON text itself, so `JSON.stringify`'s formatting never
  * decides the hash.
+ *
+ * One input rule per call, the same in every language: {@link fingerprint}
+ * takes a parsed value (never JSON text: a value that is one string is
+ * refused with `fingerprint.string_value`), {@link fingerprintJson} takes
+ * JSON text (a string or its UTF-8 bytes), {@link fingerprintBytes} a raw body.
  */
 
 import * as wasm from "./wasm/mintid_wasm.js";
@@ -61,6 +66,9 @@ function toJsonText(value: unknown): string {
           if (member === null || Array.isArray(member)) return member;
           const prototype: unknown = Object.getPrototypeOf(member);
           if (prototype === Object.prototype || prototype === null) return member;
+          if (ArrayBuffer.isView(member)) {
+            throw errorOf("fingerprint.invalid_json", `${where} is bytes; pass JSON text to fingerprintJson or a raw body to fingerprintBytes`);
+          }
           const kind = (member as { constructor?: { name?: unknown } }).constructor?.name;
           throw errorOf("fingerprint.invalid_json", `${where} is a ${String(kind ?? "non-plain object")}; pass a plain object or array`);
         }
@@ -79,16 +87,21 @@ function toJsonText(value: unknown): string {
 }
 
 /**
- * The fingerprint of a JS value (plain objects, arrays, strings, finite
- * numbers, booleans, null), optionally narrowed to some fields.
+ * The fingerprint of a parsed JS value (plain objects, arrays, finite
+ * numbers, booleans, null, and strings inside them), optionally narrowed to
+ * some fields. JSON text is never parsed here: pass it to {@link fingerprintJson}.
  *
- * @throws FingerprintError `fingerprint.invalid_json` for a value JSON cannot
- * represent, or the core's codes (`fingerprint.number_out_of_range` for an
- * integer beyond ±(2^53−1), `fingerprint.lone_surrogate`, `fingerprint.too_deep`,
- * `fingerprint.invalid_pointer`).
+ * @throws FingerprintError `fingerprint.string_value` for a value that is one
+ * string (it could be meant as JSON text), `fingerprint.invalid_json` for a
+ * value JSON cannot represent (bytes among them), or the core's codes
+ * (`fingerprint.number_out_of_range` for an integer beyond ±(2^53−1),
+ * `fingerprint.lone_surrogate`, `fingerprint.too_deep`, `fingerprint.invalid_pointer`).
  */
 export function fingerprint(value: unknown, selection: FieldSelection = {}): string {
-  return fingerprintJson(toJsonText(value), selection);
+  const include = pointers(selection.include, "include");
+  const exclude = pointers(selection.exclude, "exclude");
+  const bytes = jsonBytes(toJsonText(value));
+  return call(() => wasm.fingerprintValue(bytes, include, exclude));
 }
 
 /**

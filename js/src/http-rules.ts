@@ -8,7 +8,7 @@
 
 import * as wasm from "./wasm/mintid_wasm.js";
 import { call } from "./call.js";
-import { checkBytes, checkString, toU64 } from "./check.js";
+import { checkBytes, checkIndex, checkString, toU64 } from "./check.js";
 import type { ProblemName } from "./record.js";
 
 /** The HTTP integrations' header names and defaults. */
@@ -104,7 +104,7 @@ export function problemDocument(name: ProblemName, detail?: string): string {
  * @throws HttpError `http.invalid_status` for any other status.
  */
 export function statusDocument(status: number, detail?: string): string {
-  if (!Number.isInteger(status) || status < 0 || status > 0xffff) throw new RangeError(`status must be a 16-bit integer, got ${status}`);
+  checkIndex(status, 0x10000, "status");
   if (detail !== undefined) checkString(detail, "detail");
   return call(() => wasm.httpStatusDocument(status, detail));
 }
@@ -144,7 +144,7 @@ export interface StoredEnvelope {
  */
 export function encodeEnvelope(response: EnvelopeResponse, storedHeaders: readonly string[]): StoredEnvelope {
   const { status } = response;
-  if (!Number.isInteger(status) || status < 0 || status > 0xffff) throw new RangeError(`status must be a 16-bit integer, got ${status}`);
+  checkIndex(status, 0x10000, "status");
   const flat: string[] = [];
   for (const [name, value] of response.headers) flat.push(checkString(name, "header name"), checkString(value, "header value"));
   const body = checkBytes(response.body, "body");

@@ -15,7 +15,7 @@ function headerBytes(value: string | Uint8Array): Uint8Array {
  * A validated idempotency key. Its canonical text is `kind:scope:id` (the
  * scope's `%` and `:` escaped), the same in every mintid language. Immutable.
  *
- * Every constructor throws {@link KeyError} (`key.empty`, `key.too_long`,
+ * Every constructor throws {@link IdempotencyKeyError} (`key.empty`, `key.too_long`,
  * `key.invalid_character`, with `part` and `position`) for a part that breaks
  * its rules.
  */
@@ -44,7 +44,7 @@ export class IdempotencyKey {
    * A key whose id is an `Idempotency-Key` header value (a Structured Field
    * string `"…"` or a bare token).
    *
-   * @throws KeyError also `key.invalid_header`.
+   * @throws IdempotencyKeyError also `key.invalid_header`.
    */
   static fromHeader(kind: string, scope: string, header: string | Uint8Array): IdempotencyKey {
     checkString(kind, "kind");
@@ -66,7 +66,7 @@ export class IdempotencyKey {
    * A key for a client that sent none: its id is a UUIDv8 derived from the
    * kind, the scope and the payload's fingerprint (`sha256:…`).
    *
-   * @throws KeyError; FingerprintError `fingerprint.invalid_text`.
+   * @throws IdempotencyKeyError; FingerprintError `fingerprint.invalid_text`.
    */
   static derived(kind: string, scope: string, fingerprint: string): IdempotencyKey {
     checkString(kind, "kind");
@@ -78,7 +78,7 @@ export class IdempotencyKey {
   /**
    * Reads the canonical text `kind:scope:id`.
    *
-   * @throws KeyError also `key.invalid_text`.
+   * @throws IdempotencyKeyError also `key.invalid_text`.
    */
   static parse(text: string): IdempotencyKey {
     const bytes = encoder.encode(checkString(text, "text"));
@@ -88,7 +88,7 @@ export class IdempotencyKey {
   /**
    * The id in an `Idempotency-Key` header value.
    *
-   * @throws KeyError `key.empty`, `key.too_long`, `key.invalid_header`.
+   * @throws IdempotencyKeyError `key.empty`, `key.too_long`, `key.invalid_header`.
    */
   static parseHeader(value: string | Uint8Array): string {
     const bytes = headerBytes(value);

@@ -16,12 +16,12 @@ export function randomDraw(): bigint {
   return draw[0] ?? 0n;
 }
 
-/** The settings of a {@link RelayPolicy}; defaults from the core. */
+/** The settings of a {@link RelayPolicy}; each left out keeps the core's default. */
 export interface RelayPolicyOptions {
-  /** Messages per claimed batch. */
-  readonly batchSize: number | bigint;
-  /** How long a claim holds its batch (ms). */
-  readonly claimMillis: number | bigint;
+  /** Messages per claimed batch (default 100). */
+  readonly batchSize?: number | bigint;
+  /** How long a claim holds its batch (ms, default 60 000). */
+  readonly claimMillis?: number | bigint;
   /** The first retry's pause (ms). */
   readonly baseBackoffMillis?: number | bigint;
   /** The longest pause (ms). */
@@ -51,15 +51,44 @@ export class RelayPolicy {
   readonly #policy: wasm.RelayPolicyHandle;
 
   /** A policy; see {@link RelayPolicyOptions}. */
-  constructor(options: RelayPolicyOptions) {
-    const batch = toU64(options.batchSize, "batchSize");
-    const claim = toU64(options.claimMillis, "claimMillis");
+  constructor(options: RelayPolicyOptions = {}) {
+    const batch = optional(options.batchSize, "batchSize");
+    const claim = optional(options.claimMillis, "claimMillis");
     const base = optional(options.baseBackoffMillis, "baseBackoffMillis");
     const max = optional(options.maxBackoffMillis, "maxBackoffMillis");
     const jitter = options.jitterPercent === undefined ? undefined : checkIndex(options.jitterPercent, 256, "jitterPercent");
     const attempts = optional(options.maxAttempts, "maxAttempts");
     this.#policy = call(() => new wasm.RelayPolicyHandle(batch, claim, base, max, jitter, attempts));
     setRelayPolicyHandle(this, this.#policy);
+  }
+
+  /** Messages per claimed batch. */
+  get batchSize(): bigint {
+    return this.#setting(0);
+  }
+  /** How long a claim holds its batch (ms). */
+  get claimMillis(): bigint {
+    return this.#setting(1);
+  }
+  /** The first retry's pause (ms). */
+  get baseBackoffMillis(): bigint {
+    return this.#setting(2);
+  }
+  /** The longest pause (ms). */
+  get maxBackoffMillis(): bigint {
+    return this.#setting(3);
+  }
+  /** Attempts before a message is dead. */
+  get maxAttempts(): bigint {
+    return this.#setting(4);
+  }
+  /** Random jitter, as a percentage of the pause. */
+  get jitterPercent(): number {
+    return Number(this.#setting(5));
+  }
+
+  #setting(index: number): bigint {
+    return this.#policy.settings()[index] ?? 0n;
   }
 
   /** The pause before the next attempt after `attempts` failures (`draw`: a random u64, drawn when omitted). */

@@ -66,12 +66,12 @@ export type Decision =
   | { readonly kind: "fingerprint_mismatch"; readonly problem: ProblemName }
   | { readonly kind: "key_too_old"; readonly problem: ProblemName };
 
-/** The settings of a {@link RecordPolicy}; durations in milliseconds. */
+/** The settings of a {@link RecordPolicy}; durations in milliseconds, each left out keeps the core's default. */
 export interface RecordPolicyOptions {
-  /** How long a claim holds the key before another request may reclaim it. */
-  readonly leaseMillis: number | bigint;
-  /** How long a record is kept (and replayed); older keys are refused. */
-  readonly retentionMillis: number | bigint;
+  /** How long a claim holds the key before another request may reclaim it (default 60 000). */
+  readonly leaseMillis?: number | bigint;
+  /** How long a record is kept (and replayed); older keys are refused (default 24 h). */
+  readonly retentionMillis?: number | bigint;
   /** Whether final failures are stored and replayed (default true). */
   readonly storeErrors?: boolean;
   /** The retry delay suggested while another request holds the key (default 1000). */
@@ -89,9 +89,9 @@ function optionalU64(value: number | bigint | undefined, what: string): bigint |
 /** Lease, retention and waiting rules; validated by the core (`record.invalid_policy`). */
 export class RecordPolicy {
   /** A policy; see {@link RecordPolicyOptions}. */
-  constructor(options: RecordPolicyOptions) {
-    const lease = toU64(options.leaseMillis, "leaseMillis");
-    const retention = toU64(options.retentionMillis, "retentionMillis");
+  constructor(options: RecordPolicyOptions = {}) {
+    const lease = optionalU64(options.leaseMillis, "leaseMillis");
+    const retention = optionalU64(options.retentionMillis, "retentionMillis");
     if (options.storeErrors !== undefined && typeof options.storeErrors !== "boolean") {
       throw new TypeError("storeErrors must be a boolean");
     }

@@ -10,14 +10,14 @@ import { call } from "./call.js";
 import { checkIndex, toU64 } from "./check.js";
 import { segmentPolicyHandle, setSegmentPolicyHandle } from "./handles.js";
 
-/** The settings of a {@link SegmentPolicy}; defaults from the core. */
+/** The settings of a {@link SegmentPolicy}; each left out keeps the core's default. */
 export interface SegmentPolicyOptions {
-  /** The step of the first fetch. */
-  readonly initialStep: number | bigint;
-  /** The smallest step. */
-  readonly minStep: number | bigint;
-  /** The largest step. */
-  readonly maxStep: number | bigint;
+  /** The step of the first fetch (default 1000). */
+  readonly initialStep?: number | bigint;
+  /** The smallest step (default 100). */
+  readonly minStep?: number | bigint;
+  /** The largest step (default 1 000 000). */
+  readonly maxStep?: number | bigint;
   /** Fetch the next segment once this percentage of the current one is left (0-100). */
   readonly fetchAtPercent?: number;
   /** Double the step when a segment lasted less than this (ms). */
@@ -31,10 +31,10 @@ const optional = (value: number | bigint | undefined, what: string): bigint | un
 /** Segment rules; validated by the core (`segment.invalid_policy`). */
 export class SegmentPolicy {
   /** A policy; see {@link SegmentPolicyOptions}. */
-  constructor(options: SegmentPolicyOptions) {
-    const initial = toU64(options.initialStep, "initialStep");
-    const min = toU64(options.minStep, "minStep");
-    const max = toU64(options.maxStep, "maxStep");
+  constructor(options: SegmentPolicyOptions = {}) {
+    const initial = optional(options.initialStep, "initialStep");
+    const min = optional(options.minStep, "minStep");
+    const max = optional(options.maxStep, "maxStep");
     const percent = options.fetchAtPercent === undefined ? undefined : checkIndex(options.fetchAtPercent, 256, "fetchAtPercent");
     const grow = optional(options.growBelowMillis, "growBelowMillis");
     const shrink = optional(options.shrinkAboveMillis, "shrinkAboveMillis");
@@ -42,6 +42,35 @@ export class SegmentPolicy {
       this,
       call(() => new wasm.SegmentPolicyHandle(initial, min, max, percent, grow, shrink)),
     );
+  }
+
+  /** The step of the first fetch. */
+  get initialStep(): bigint {
+    return this.#setting(0);
+  }
+  /** The smallest step. */
+  get minStep(): bigint {
+    return this.#setting(1);
+  }
+  /** The largest step. */
+  get maxStep(): bigint {
+    return this.#setting(2);
+  }
+  /** Double the step when a segment lasted less than this (ms). */
+  get growBelowMillis(): bigint {
+    return this.#setting(3);
+  }
+  /** Halve it when a segment lasted more than this (ms). */
+  get shrinkAboveMillis(): bigint {
+    return this.#setting(4);
+  }
+  /** Fetch the next segment once this percentage of the current one is left. */
+  get fetchAtPercent(): number {
+    return Number(this.#setting(5));
+  }
+
+  #setting(index: number): bigint {
+    return segmentPolicyHandle(this).settings()[index] ?? 0n;
   }
 
   /** The step after a segment of `step` IDs lasted `lastedMillis`. */

@@ -6,6 +6,7 @@
 import * as wasm from "./wasm/mintid_wasm.js";
 import { call } from "./call.js";
 import { checkBytes, checkIndex, checkString, toU64 } from "./check.js";
+import { Grant } from "./request-id.js";
 
 /** A server secret: at least 32 random bytes, under a key id (a u32). */
 export interface SecretKey {
@@ -85,15 +86,15 @@ export class KeyRing {
   }
 
   /**
-   * A grant (58 characters) letting a client mint request IDs for `scope`
-   * (1 to 255 UTF-8 bytes) until `expiresMillis` (Unix ms).
+   * A {@link Grant} letting a client mint request IDs for `scope` (1 to 64
+   * UTF-8 bytes) until `expiresMillis` (Unix ms); send the client its `text`.
    *
    * @throws RequestIdError `request_id.invalid_scope`, `request_id.expiry_out_of_range`.
    */
-  issueGrant(scope: string, expiresMillis: number | bigint): string {
+  issueGrant(scope: string, expiresMillis: number | bigint): Grant {
     checkString(scope, "scope");
     const expires = toU64(expiresMillis, "expiresMillis");
-    return call(() => this.#ring.issueGrant(scope, expires));
+    return Grant.parse(call(() => this.#ring.issueGrant(scope, expires)));
   }
 
   /**

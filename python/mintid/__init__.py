@@ -23,7 +23,13 @@ packages; this package converts types and hands IDs out fast. Errors are
 
 import importlib.metadata
 
-from mintid._fingerprint import Fingerprint, canonical_json, fingerprint, fingerprint_json
+from mintid._fingerprint import (
+    Fingerprint,
+    canonical_json,
+    fingerprint,
+    fingerprint_bytes,
+    fingerprint_json,
+)
 from mintid._key import IdempotencyKey, key_id_from_fields, parse_idempotency_key_header
 from mintid._lease import (
     Acquisition,
@@ -152,6 +158,7 @@ __all__ = [
     "IdempotencyKey",
     "canonical_json",
     "fingerprint",
+    "fingerprint_bytes",
     "fingerprint_json",
     "key_id_from_fields",
     "parse_idempotency_key_header",

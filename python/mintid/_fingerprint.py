@@ -1,4 +1,9 @@
-"""Payload fingerprints: the same SHA-256 in every language."""
+"""Payload fingerprints: the same SHA-256 in every language.
+
+One input rule per call, the same in every host: :func:`fingerprint` takes a
+parsed value, :func:`fingerprint_json` a JSON text (str or UTF-8 bytes),
+:func:`fingerprint_bytes` a raw body. No call guesses from the argument's type.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,13 @@ from collections.abc import Iterable
 from mintid._native import call, ffi
 from mintid.errors import FingerprintInvalidJsonError
 
-__all__ = ["Fingerprint", "canonical_json", "fingerprint", "fingerprint_json"]
+__all__ = [
+    "Fingerprint",
+    "canonical_json",
+    "fingerprint",
+    "fingerprint_bytes",
+    "fingerprint_json",
+]
 
 
 class Fingerprint:
@@ -74,69 +85,77 @@ def _pointers(name: str, pointers: Iterable[str]) -> list[str]:
     return listed
 
 
-def _json_text(payload: object) -> builtins.bytes:
-    """A JSON text as given (str or bytes), or a Python value written as JSON."""
-    if isinstance(payload, str):
-        return payload.encode("utf-8", "surrogatepass")
-    if isinstance(payload, builtins.bytes | bytearray | memoryview):
-        return builtins.bytes(payload)
-    try:
-        text = json.dumps(payload, ensure_ascii=False, allow_nan=False)
-    except ValueError as error:
-        raise FingerprintInvalidJsonError(
-            f"the payload cannot be written as JSON: {error}"
-        ) from None
-    return text.encode("utf-8", "surrogatepass")
+def _text_bytes(text: str | builtins.bytes) -> builtins.bytes:
+    """The UTF-8 bytes of a JSON text given as str or bytes."""
+    if isinstance(text, str):
+        return text.encode("utf-8", "surrogatepass")
+    if isinstance(text, builtins.bytes | bytearray | memoryview):
+        return builtins.bytes(text)
+    raise TypeError(f"text must be str or bytes, got {type(text).__name__}")
 
 
 def fingerprint(
-    payload: object, *, include: Iterable[str] = (), exclude: Iterable[str] = ()
+    value: object, *, include: Iterable[str] = (), exclude: Iterable[str] = ()
 ) -> Fingerprint:
-    """The fingerprint of a payload.
+    """The fingerprint of a parsed value (``dict``, ``list``, numbers, ...).
 
-    * ``bytes``: a raw, non-JSON body (SHA-256 of a domain tag and the bytes);
-      use :func:`fingerprint_json` for a JSON body held as bytes.
-    * ``str``: a JSON text.
-    * anything else (``dict``, ``list``, numbers, ...): written with
-      ``json.dumps(..., ensure_ascii=False, allow_nan=False)``.
-
-    JSON is canonicalised by the core (RFC 8785) before hashing, so the same
-    document hashes the same in every language, whatever its key order or
-    spacing. ``include`` and ``exclude`` are JSON Pointers (``/meta/trace_id``)
-    selecting the fields that count.
+    The value is written with ``json.dumps(..., allow_nan=False)`` (every
+    non-ASCII character escaped, so a lone surrogate reaches the core, which
+    refuses it as in every language) and canonicalised by the core (RFC 8785) before
+    hashing, so the same document hashes the same in every language,
+    whatever its key order or spacing. JSON text is never parsed here: a
+    value that is one ``str`` raises :class:`~mintid.FingerprintStringValueError`
+    (it could be meant as JSON text, which :func:`fingerprint_json` takes),
+    and ``bytes`` raise :class:`~mintid.FingerprintInvalidJsonError` (use
+    :func:`fingerprint_json` or :func:`fingerprint_bytes`). ``include`` and
+    ``exclude`` are JSON Pointers (``/meta/trace_id``) selecting the fields
+    that count.
     """
-    if isinstance(payload, builtins.bytes | bytearray | memoryview):
-        if list(include) or list(exclude):
-            raise ValueError("include and exclude select JSON fields; a raw body has none")
-        return Fingerprint._of_core(call(ffi.fingerprint_bytes, builtins.bytes(payload)))
-    return fingerprint_json(_json_text(payload), include=include, exclude=exclude)
-
-
-def fingerprint_json(
-    text: str | builtins.bytes, *, include: Iterable[str] = (), exclude: Iterable[str] = ()
-) -> Fingerprint:
-    """The fingerprint of a JSON text (str, or UTF-8 bytes such as a request body)."""
-    if not isinstance(text, str | builtins.bytes | bytearray | memoryview):
-        raise TypeError(f"text must be str or bytes, got {type(text).__name__}")
+    if isinstance(value, builtins.bytes | bytearray | memoryview):
+        raise FingerprintInvalidJsonError(
+            "the value is bytes; pass JSON text to fingerprint_json or a raw body "
+            "to fingerprint_bytes"
+        )
+    try:
+        text = json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as error:
+        raise FingerprintInvalidJsonError(f"the value cannot be written as JSON: {error}") from None
     digest = call(
-        ffi.fingerprint_json,
-        _json_text(text),
+        ffi.fingerprint_value,
+        text.encode("ascii"),
         _pointers("include", include),
         _pointers("exclude", exclude),
     )
     return Fingerprint._of_core(digest)
 
 
-def canonical_json(
-    payload: object, *, include: Iterable[str] = (), exclude: Iterable[str] = ()
-) -> str:
-    """The RFC 8785 canonical JSON that :func:`fingerprint` hashes.
+def fingerprint_json(
+    text: str | builtins.bytes, *, include: Iterable[str] = (), exclude: Iterable[str] = ()
+) -> Fingerprint:
+    """The fingerprint of a JSON text (str, or UTF-8 bytes such as a request body)."""
+    digest = call(
+        ffi.fingerprint_json,
+        _text_bytes(text),
+        _pointers("include", include),
+        _pointers("exclude", exclude),
+    )
+    return Fingerprint._of_core(digest)
 
-    ``payload`` is a JSON text (str or bytes) or a Python value.
-    """
+
+def fingerprint_bytes(raw: builtins.bytes) -> Fingerprint:
+    """The fingerprint of a raw, non-JSON body (SHA-256 of a domain tag and the bytes)."""
+    if not isinstance(raw, builtins.bytes | bytearray | memoryview):
+        raise TypeError(f"raw must be bytes, got {type(raw).__name__}")
+    return Fingerprint._of_core(call(ffi.fingerprint_bytes, builtins.bytes(raw)))
+
+
+def canonical_json(
+    text: str | builtins.bytes, *, include: Iterable[str] = (), exclude: Iterable[str] = ()
+) -> str:
+    """The RFC 8785 canonical JSON that :func:`fingerprint_json` hashes for a JSON text."""
     return call(
         ffi.fingerprint_canonical_json,
-        _json_text(payload),
+        _text_bytes(text),
         _pointers("include", include),
         _pointers("exclude", exclude),
     )

@@ -13,7 +13,13 @@ from collections.abc import Callable
 from typing import ParamSpec, TypeVar
 
 from mintid._ffi import mintid_ffi as ffi
-from mintid.errors import ArgumentOutOfRangeError, InternalError, MintidError, error_class
+from mintid.errors import (
+    ArgumentNegativeError,
+    ArgumentOutOfRangeError,
+    InternalError,
+    MintidError,
+    error_class,
+)
 
 __all__ = ["call", "check_uint", "ffi", "ids_from_bytes", "native_error"]
 
@@ -46,12 +52,16 @@ def native_error(error: Exception) -> MintidError:
 def check_uint(name: str, value: int, bits: int = 64) -> int:
     """Return ``value`` if it is an int in 0..2^bits-1; else raise.
 
-    A non-integer raises :class:`TypeError`; an integer out of range raises
-    :class:`~mintid.errors.ArgumentOutOfRangeError`.
+    A non-integer raises :class:`TypeError`; a negative integer
+    :class:`~mintid.errors.ArgumentNegativeError`, a larger one
+    :class:`~mintid.errors.ArgumentOutOfRangeError` (the core's codes, as in
+    every host).
     """
     if not isinstance(value, int) or isinstance(value, bool):
         raise TypeError(f"{name} must be an int, got {type(value).__name__}")
-    if not 0 <= value < (1 << bits):
+    if value < 0:
+        raise ArgumentNegativeError(f"{name} must not be negative, got {value}")
+    if value >= 1 << bits:
         raise ArgumentOutOfRangeError(
             f"{name} must be an integer from 0 to 2^{bits}-1, got {value}"
         )

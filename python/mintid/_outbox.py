@@ -54,7 +54,8 @@ class BatchClaim:
 @dataclass(frozen=True, init=False)
 class RelayPolicy:
     """How a relay claims and retries messages; values left out keep the
-    core's defaults (backoff from 1 s to 10 min with 50 % jitter, 10 attempts).
+    core's defaults (batches of 100 claimed for 60 s, backoff from 1 s to
+    10 min with 50 % jitter, 10 attempts).
     """  # noqa: D205
 
     batch_size: int
@@ -66,8 +67,8 @@ class RelayPolicy:
 
     def __init__(
         self,
-        batch_size: int,
-        claim_ms: int,
+        batch_size: int | None = None,
+        claim_ms: int | None = None,
         *,
         base_backoff_ms: int | None = None,
         max_backoff_ms: int | None = None,
@@ -77,8 +78,8 @@ class RelayPolicy:
         """Check the policy with the core and hold its values."""
         made = call(
             ffi.outbox_relay_policy_new,
-            check_uint("batch_size", batch_size),
-            check_uint("claim_ms", claim_ms),
+            None if batch_size is None else check_uint("batch_size", batch_size),
+            None if claim_ms is None else check_uint("claim_ms", claim_ms),
             None if base_backoff_ms is None else check_uint("base_backoff_ms", base_backoff_ms),
             None if max_backoff_ms is None else check_uint("max_backoff_ms", max_backoff_ms),
             None if jitter_percent is None else check_uint("jitter_percent", jitter_percent, 8),

@@ -200,7 +200,7 @@ class KeyRing:
         return list(call(self._core.key_ids))
 
     def issue_grant(self, scope: str, expires_ms: int) -> Grant:
-        """A grant for ``scope`` (1 to 255 bytes) until ``expires_ms`` (Unix ms)."""
+        """A grant for ``scope`` (1 to 64 bytes) until ``expires_ms`` (Unix ms)."""
         return Grant._of(
             call(
                 self._core.issue_grant,

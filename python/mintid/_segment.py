@@ -12,7 +12,8 @@ __all__ = ["SegmentAllocator", "SegmentPolicy"]
 @dataclass(frozen=True, init=False)
 class SegmentPolicy:
     """How a segment allocator sizes its fetches; values left out keep the
-    core's defaults (fetch at 10 % used; double below 15 min, halve above 30).
+    core's defaults (steps from 1000 within 100 to 1 000 000, fetch at 10 %
+    used; double below 15 min, halve above 30).
     """  # noqa: D205
 
     initial_step: int
@@ -24,9 +25,9 @@ class SegmentPolicy:
 
     def __init__(
         self,
-        initial_step: int,
-        min_step: int,
-        max_step: int,
+        initial_step: int | None = None,
+        min_step: int | None = None,
+        max_step: int | None = None,
         *,
         fetch_at_percent: int | None = None,
         grow_below_ms: int | None = None,
@@ -35,9 +36,9 @@ class SegmentPolicy:
         """Check the policy with the core and hold its values."""
         made = call(
             ffi.segment_policy_new,
-            check_uint("initial_step", initial_step),
-            check_uint("min_step", min_step),
-            check_uint("max_step", max_step),
+            None if initial_step is None else check_uint("initial_step", initial_step),
+            None if min_step is None else check_uint("min_step", min_step),
+            None if max_step is None else check_uint("max_step", max_step),
             None
             if fetch_at_percent is None
             else check_uint("fetch_at_percent", fetch_at_percent, 8),

@@ -6,8 +6,10 @@ import copy
 import dataclasses
 import datetime
 import pickle
+import re
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -56,14 +58,14 @@ def test_uuid7_value_type() -> None:
 
 def test_fingerprints_and_keys() -> None:
     made = mintid.fingerprint({"b": [1, 2.5, None], "a": "é"})
-    assert made == mintid.fingerprint('{"a":"\\u00e9","b":[1,2.50,null]}')
-    assert mintid.canonical_json({"b": 1, "a": 2}) == '{"a":2,"b":1}'
+    assert made == mintid.fingerprint_json('{"a":"\\u00e9","b":[1,2.50,null]}')
+    assert mintid.canonical_json('{"b": 1, "a": 2}') == '{"a":2,"b":1}'
     assert repr(made).startswith("Fingerprint('sha256:")
     assert len({made, mintid.Fingerprint(made.digest)}) == 1
     key = mintid.IdempotencyKey("order.create", "user:1", "x")
     assert repr(key) == "IdempotencyKey('order.create', 'user:1', 'x')"
     assert mintid.IdempotencyKey.derived("k", "s", made) == mintid.IdempotencyKey.derived(
-        "k", "s", mintid.fingerprint('{"a":"é","b":[1,2.5,null]}')
+        "k", "s", mintid.fingerprint_json('{"a":"é","b":[1,2.5,null]}')
     )
 
 
@@ -121,3 +123,29 @@ def test_signed_request_ids_round_trip() -> None:
     assert mintid.RequestId.verify(minted.text, ring, "user:42") == minted.uuid
     assert mintid.RequestId.verify_unsigned(str(mintid.uuid7())).version == 7
     assert "secret" not in repr(ring) and "grant_key" not in repr(grant)
+
+
+def _glossary_names(column: int) -> list[str]:
+    """The names one column of docs/spec.md's glossary table of fingerprints,
+    grants, policies and errors gives (``KeyRing.issue_grant``, ``fingerprint``).
+    """
+    spec = (Path(__file__).resolve().parents[2] / "docs" / "spec.md").read_text(encoding="utf-8")
+    table = spec.split("Fingerprints, grants, policies and errors", 1)[1].split("\n\n", 2)[1]
+    names = []
+    for row in table.splitlines()[2:]:
+        cell = row.split("|")[column + 1]
+        for span in re.findall(r"`([^`]+)`", cell):
+            name = span.removeprefix("new ").split("(")[0].strip()
+            if re.fullmatch(r"[A-Za-z_][\w.]*", name):
+                names.append(name)
+    return names
+
+
+def test_the_glossary_names_are_the_python_names() -> None:
+    names = _glossary_names(1)
+    assert "fingerprint_json" in names
+    for name in names:
+        owner: object = mintid
+        for part in name.split("."):
+            assert hasattr(owner, part), name
+            owner = getattr(owner, part)

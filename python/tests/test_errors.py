@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import contextlib
+import re
 import time
 import uuid
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 import mintid
+import mintid.errors
+import mintid.store
 from mintid.testing import ManualClock
 
 CLASSIC = mintid.SnowflakeLayout.CLASSIC
@@ -106,7 +110,7 @@ BAD_INPUT: list[tuple[str, Callable[[], object], type[mintid.MintidError]]] = [
     (
         "lease row",
         lambda: mintid.acquire_lease(row(worker_id=-1), 0, LEASES),
-        mintid.ArgumentOutOfRangeError,
+        mintid.ArgumentNegativeError,
     ),
     ("guard not ready", lambda: guard().check(0), mintid.LeaseNotReadyError),
     ("guard expired", lambda: guard().check(10**9), mintid.LeaseExpiredError),
@@ -156,7 +160,7 @@ BAD_INPUT: list[tuple[str, Callable[[], object], type[mintid.MintidError]]] = [
     ("epoch", lambda: CLASSIC.with_epoch_ms(2**64 - 1), mintid.SnowflakeInvalidLayoutError),
     ("preset", lambda: mintid.SnowflakeLayout.preset("nope"), mintid.SnowflakeUnknownPresetError),
     ("worker", lambda: mintid.Snowflake(worker=1024), mintid.SnowflakeWorkerOutOfRangeError),
-    ("negative worker", lambda: mintid.Snowflake(worker=-1), mintid.ArgumentOutOfRangeError),
+    ("negative worker", lambda: mintid.Snowflake(worker=-1), mintid.ArgumentNegativeError),
     (
         "preset by name",
         lambda: mintid.Snowflake(worker=1, layout="x"),
@@ -256,7 +260,7 @@ BAD_INPUT: list[tuple[str, Callable[[], object], type[mintid.MintidError]]] = [
         lambda: mintid.Uuid7Generator().next_bytes(2**16 + 1),
         mintid.ArgumentBatchTooLargeError,
     ),
-    ("policy bound", lambda: mintid.RollbackPolicy.wait(-1), mintid.ArgumentOutOfRangeError),
+    ("policy bound", lambda: mintid.RollbackPolicy.wait(-1), mintid.ArgumentNegativeError),
     ("key empty", lambda: mintid.IdempotencyKey("", "s", "i"), mintid.KeyEmptyError),
     ("key long", lambda: mintid.IdempotencyKey("k", "s" * 65, "i"), mintid.KeyTooLongError),
     ("key char", lambda: mintid.IdempotencyKey("K", "s", "i"), mintid.KeyInvalidCharacterError),
@@ -269,7 +273,22 @@ BAD_INPUT: list[tuple[str, Callable[[], object], type[mintid.MintidError]]] = [
     ("key fields", lambda: mintid.IdempotencyKey.from_fields("k", "s", []), mintid.KeyEmptyError),
     ("header", lambda: mintid.parse_idempotency_key_header(b""), mintid.KeyEmptyError),
     ("id fields", lambda: mintid.key_id_from_fields([]), mintid.KeyEmptyError),
-    ("fingerprint json", lambda: mintid.fingerprint("{"), mintid.FingerprintInvalidJsonError),
+    ("fingerprint json", lambda: mintid.fingerprint_json("{"), mintid.FingerprintInvalidJsonError),
+    (
+        "fingerprint string value",
+        lambda: mintid.fingerprint('{"a":1}'),
+        mintid.FingerprintStringValueError,
+    ),
+    (
+        "fingerprint lone surrogate",
+        lambda: mintid.fingerprint({"a": "\ud800"}),
+        mintid.FingerprintLoneSurrogateError,
+    ),
+    (
+        "fingerprint bytes value",
+        lambda: mintid.fingerprint(b'{"a":1}'),
+        mintid.FingerprintInvalidJsonError,
+    ),
     (
         "fingerprint nan",
         lambda: mintid.fingerprint({"a": float("nan")}),
@@ -282,7 +301,7 @@ BAD_INPUT: list[tuple[str, Callable[[], object], type[mintid.MintidError]]] = [
     ),
     (
         "fingerprint dup",
-        lambda: mintid.fingerprint('{"a":1,"a":2}'),
+        lambda: mintid.fingerprint_json('{"a":1,"a":2}'),
         mintid.FingerprintDuplicateMemberError,
     ),
     (
@@ -373,7 +392,7 @@ BAD_INPUT: list[tuple[str, Callable[[], object], type[mintid.MintidError]]] = [
         lambda: mintid.decide(EXHAUSTED, INCOMING, 1000, mintid.RecordPolicy()),
         mintid.RecordTokenExhaustedError,
     ),
-    ("clock", lambda: ManualClock(-5), mintid.ArgumentOutOfRangeError),
+    ("clock", lambda: ManualClock(-5), mintid.ArgumentNegativeError),
 ]
 
 
@@ -410,6 +429,8 @@ WRONG_TYPES: list[tuple[str, Callable[[], object]]] = [
     ("key part", lambda: mintid.IdempotencyKey("k", 1, "i")),  # type: ignore[arg-type]
     ("header", lambda: mintid.parse_idempotency_key_header(1)),  # type: ignore[arg-type]
     ("pointers", lambda: mintid.fingerprint({}, include="/a")),
+    ("raw body", lambda: mintid.fingerprint_bytes("raw")),  # type: ignore[arg-type]
+    ("canonical value", lambda: mintid.canonical_json({"a": 1})),  # type: ignore[arg-type]
     ("derived", lambda: mintid.IdempotencyKey.derived("k", "s", "sha256:x")),  # type: ignore[arg-type]
     ("secret", lambda: mintid.KeyRing(1, "secret")),  # type: ignore[arg-type]
     ("mint value", lambda: GRANT.mint("x")),  # type: ignore[arg-type]
@@ -422,11 +443,6 @@ WRONG_TYPES: list[tuple[str, Callable[[], object]]] = [
 def test_wrong_types_raise_type_error(what: str, action: Callable[[], object]) -> None:
     with pytest.raises(TypeError):
         action()
-
-
-def test_a_raw_body_has_no_fields_to_select() -> None:
-    with pytest.raises(ValueError, match="raw body"):
-        mintid.fingerprint(b"raw", exclude=["/a"])
 
 
 def test_key_errors_say_where() -> None:
@@ -469,3 +485,49 @@ def test_request_id_errors_carry_the_core_problem() -> None:
     with pytest.raises(mintid.MintidError) as other:
         mintid.IdempotencyKey("", "s", "i")
     assert other.value.problem_name is None
+
+
+# --- the core's error-code registry ------------------------------------------
+
+PYTHON_SOURCES = Path(mintid.__file__).resolve().parent
+CODE_LITERAL = re.compile(r"""["']((?:[a-z0-9]+_)*[a-z0-9]+\.[a-z][a-z0-9_]*)["']""")
+CONCERNS = {entry.concern for entry in mintid.error_codes()}
+#: Dotted literals that are no error codes: ASGI message types, a limit's name.
+NOT_CODES = {"http.disconnect", "http.request", "record.response_body"}
+
+
+def test_every_registry_code_has_exactly_one_class() -> None:
+    classes = [*mintid.errors.__all__, *mintid.store.__all__]
+    for entry in mintid.error_codes():
+        if not entry.host:
+            continue
+        made = mintid.error_class(entry.code)
+        assert entry.code == made.CODE, entry.code
+        named = [
+            name
+            for name in classes
+            if getattr(
+                getattr(mintid.store, name, None) or getattr(mintid.errors, name), "CODE", ""
+            )
+            == entry.code
+        ]
+        assert len(named) == 1, (entry.code, named)
+
+
+def test_the_declarations_match_the_registry() -> None:
+    stub = (PYTHON_SOURCES / "errors.pyi").read_text(encoding="utf-8")
+    declared = set(re.findall(r"^class (\w+)\(", stub, re.MULTILINE))
+    assert declared == set(mintid.errors.__all__) - {"error_class", "error_codes", "ErrorCode"}
+
+
+def test_python_raises_no_code_outside_the_registry() -> None:
+    registered = {entry.code for entry in mintid.error_codes()}
+    problems = {entry.code: entry.problem_name for entry in mintid.error_codes()}
+    assert problems["request_id.grant_expired"] == "grant_expired"
+    assert problems["store.unavailable"] == "storage_unavailable"
+    for path in PYTHON_SOURCES.rglob("*.py"):
+        if "_ffi" in path.parts:
+            continue
+        for code in CODE_LITERAL.findall(path.read_text(encoding="utf-8")):
+            if code.partition(".")[0] in CONCERNS and code not in NOT_CODES:
+                assert code in registered, f"{path.name}: {code}"

@@ -94,15 +94,15 @@ def test_fingerprint_ignores_key_order_and_spacing(payload: dict[str, object], r
     shuffled = json.dumps(
         dict(items), indent=rng.choice([None, 2]), ensure_ascii=rng.random() < 0.5
     )
-    assert mintid.fingerprint(payload) == mintid.fingerprint(shuffled)
-    canonical = mintid.canonical_json(payload)
+    assert mintid.fingerprint(payload) == mintid.fingerprint_json(shuffled)
+    canonical = mintid.canonical_json(shuffled)
     assert mintid.canonical_json(canonical) == canonical
-    assert mintid.fingerprint(canonical) == mintid.fingerprint(payload)
+    assert mintid.fingerprint_json(canonical) == mintid.fingerprint(payload)
 
 
 @given(st.binary(max_size=64))
 def test_raw_bodies_and_json_text_never_collide(body: bytes) -> None:
-    made = mintid.fingerprint(body)
+    made = mintid.fingerprint_bytes(body)
     assert mintid.Fingerprint.parse(str(made)) == made
     assert made != mintid.fingerprint_json(b'"' + body.hex().encode() + b'"')
 
@@ -120,7 +120,7 @@ def test_key_text_round_trips(kind: str, scope: str, key_id: str) -> None:
 
 @given(st.binary(min_size=32, max_size=64), st.text(min_size=1, max_size=40))
 def test_minted_request_ids_verify_for_their_scope_only(secret: bytes, scope: str) -> None:
-    if len(scope.encode()) > 255:
+    if len(scope.encode()) > 64:
         return
     ring = mintid.KeyRing(7, secret)
     now = 1_700_000_000_000

@@ -305,7 +305,7 @@ pub enum GrantCommand {
         /// Which key of the file issues the grant (default: the first).
         #[arg(long, value_name = "K")]
         key_id: Option<u32>,
-        /// The client's scope (user, session or tenant), 1 to 255 bytes.
+        /// The client's scope (user, session or tenant), 1 to 64 bytes.
         #[arg(long, value_name = "S")]
         scope: String,
         /// How long the grant lasts, e.g. 15m, 1h, 3600s.

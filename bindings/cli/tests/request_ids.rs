@@ -293,7 +293,7 @@ fn every_verification_failure_has_its_code() {
         .issue_grant("user:42", later)
         .unwrap()
         .to_text();
-    let long_scope = "s".repeat(256);
+    let long_scope = "s".repeat(65);
     let verify = |keys: &str, scope: &str, id: &str, code: &str| {
         fails(
             &[
@@ -361,6 +361,8 @@ fn grant_and_key_file_errors() {
         "request_id.expiry_out_of_range",
     );
     issue(&keys, &["--ttl", "soon"], 2, "usage");
+    issue(&keys, &["--ttl", "0s"], 2, "usage");
+    issue(&keys, &["--ttl", "0ms"], 2, "usage");
     issue(&keys, &["--ttl", "15"], 2, "usage");
     issue(&keys, &["--key-id", "-3"], 2, "usage");
     fails(
@@ -371,6 +373,22 @@ fn grant_and_key_file_errors() {
             &keys,
             "--scope",
             "",
+            "--ttl",
+            "1h",
+        ],
+        1,
+        "request_id.invalid_scope",
+    );
+    // A grant's scope scopes the keys of its requests: no longer than a key's scope.
+    let long_scope = "s".repeat(65);
+    fails(
+        &[
+            "grant",
+            "issue",
+            "--secret-file",
+            &keys,
+            "--scope",
+            &long_scope,
             "--ttl",
             "1h",
         ],

@@ -39,6 +39,23 @@ pub fn fingerprint_json(
         .to_vec())
 }
 
+/// The fingerprint (32 digest bytes) of a value the host parsed and wrote as
+/// JSON text: as [`fingerprint_json`], but a document that is one string is
+/// refused (`fingerprint.string_value`).
+///
+/// Fails as [`fingerprint_json`] does, or with `fingerprint.string_value`.
+#[uniffi::export]
+pub fn fingerprint_value(
+    text: Vec<u8>,
+    include: Vec<String>,
+    exclude: Vec<String>,
+) -> Result<Vec<u8>, MintidError> {
+    let selection = selection(&include, &exclude)?;
+    Ok(fingerprint::fingerprint_value(&text, &selection)?
+        .as_bytes()
+        .to_vec())
+}
+
 /// The fingerprint (32 digest bytes) of a raw, non-JSON body.
 #[uniffi::export]
 pub fn fingerprint_bytes(raw: Vec<u8>) -> Vec<u8> {

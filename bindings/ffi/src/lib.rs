@@ -9,6 +9,7 @@
 mod base32;
 mod batch;
 mod error;
+mod error_codes;
 mod fingerprint;
 mod http;
 mod id_buffer;

@@ -85,24 +85,30 @@ impl TryFrom<RelayPolicy> for core::RelayPolicy {
     }
 }
 
-/// A relay policy; the values left out keep the core's defaults.
+/// A relay policy; every value left out keeps the core's default.
 ///
 /// Fails with `outbox.invalid_policy`.
 #[uniffi::export(default(
+    batch_size = None,
+    claim_millis = None,
     base_backoff_millis = None,
     max_backoff_millis = None,
     jitter_percent = None,
     max_attempts = None
 ))]
 pub fn outbox_relay_policy_new(
-    batch_size: u64,
-    claim_millis: u64,
+    batch_size: Option<u64>,
+    claim_millis: Option<u64>,
     base_backoff_millis: Option<u64>,
     max_backoff_millis: Option<u64>,
     jitter_percent: Option<u8>,
     max_attempts: Option<u64>,
 ) -> Result<RelayPolicy, MintidError> {
-    let mut policy = core::RelayPolicy::new(batch_size, claim_millis)?;
+    let default = core::RelayPolicy::DEFAULT;
+    let mut policy = core::RelayPolicy::new(
+        batch_size.unwrap_or(default.batch_size()),
+        claim_millis.unwrap_or(default.claim_millis()),
+    )?;
     if base_backoff_millis.is_some() || max_backoff_millis.is_some() || jitter_percent.is_some() {
         policy = policy.with_backoff(
             base_backoff_millis.unwrap_or(policy.base_backoff_millis()),

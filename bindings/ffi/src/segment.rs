@@ -49,19 +49,31 @@ impl TryFrom<SegmentPolicy> for core::SegmentPolicy {
     }
 }
 
-/// A policy with these steps; the values left out keep the core's defaults.
+/// A policy; every value left out keeps the core's default.
 ///
 /// Fails with `segment.invalid_policy`.
-#[uniffi::export(default(fetch_at_percent = None, grow_below_millis = None, shrink_above_millis = None))]
+#[uniffi::export(default(
+    initial_step = None,
+    min_step = None,
+    max_step = None,
+    fetch_at_percent = None,
+    grow_below_millis = None,
+    shrink_above_millis = None
+))]
 pub fn segment_policy_new(
-    initial_step: u64,
-    min_step: u64,
-    max_step: u64,
+    initial_step: Option<u64>,
+    min_step: Option<u64>,
+    max_step: Option<u64>,
     fetch_at_percent: Option<u8>,
     grow_below_millis: Option<u64>,
     shrink_above_millis: Option<u64>,
 ) -> Result<SegmentPolicy, MintidError> {
-    let mut policy = core::SegmentPolicy::new(initial_step, min_step, max_step)?;
+    let default = core::SegmentPolicy::DEFAULT;
+    let mut policy = core::SegmentPolicy::new(
+        initial_step.unwrap_or(default.initial_step()),
+        min_step.unwrap_or(default.min_step()),
+        max_step.unwrap_or(default.max_step()),
+    )?;
     if let Some(percent) = fetch_at_percent {
         policy = policy.with_fetch_at_percent(percent)?;
     }

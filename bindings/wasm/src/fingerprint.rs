@@ -28,6 +28,21 @@ pub fn fingerprint_json(
         .map_err(to_js)
 }
 
+/// The text form of the fingerprint of a JS value written as JSON text: as
+/// [`fingerprint_json`], but a document that is one string is refused
+/// (`fingerprint.string_value`).
+#[wasm_bindgen(js_name = fingerprintValue)]
+pub fn fingerprint_value(
+    text: &[u8],
+    include: Vec<String>,
+    exclude: Vec<String>,
+) -> Result<String, JsValue> {
+    let selection = selection(include, exclude)?;
+    fingerprint::fingerprint_value(text, &selection)
+        .map(|fingerprint| fingerprint.to_string())
+        .map_err(to_js)
+}
+
 /// The RFC 8785 canonical text that [`fingerprint_json`] hashes.
 #[wasm_bindgen(js_name = canonicalizeJson)]
 pub fn canonicalize_json(

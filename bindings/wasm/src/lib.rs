@@ -28,6 +28,8 @@ extern crate alloc;
 mod clock;
 mod error;
 #[cfg(feature = "server")]
+mod error_codes;
+#[cfg(feature = "server")]
 mod fingerprint;
 #[cfg(feature = "server")]
 mod http;

@@ -17,14 +17,19 @@ impl RelayPolicyHandle {
     /// A policy (`outbox.invalid_policy`); `None` keeps the core's default.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        batch_size: u64,
-        claim_millis: u64,
+        batch_size: Option<u64>,
+        claim_millis: Option<u64>,
         base_backoff_millis: Option<u64>,
         max_backoff_millis: Option<u64>,
         jitter_percent: Option<u8>,
         max_attempts: Option<u64>,
     ) -> Result<RelayPolicyHandle, JsValue> {
-        let mut policy = RelayPolicy::new(batch_size, claim_millis).map_err(to_js)?;
+        let default = RelayPolicy::DEFAULT;
+        let mut policy = RelayPolicy::new(
+            batch_size.unwrap_or(default.batch_size()),
+            claim_millis.unwrap_or(default.claim_millis()),
+        )
+        .map_err(to_js)?;
         if base_backoff_millis.is_some() || max_backoff_millis.is_some() || jitter_percent.is_some()
         {
             policy = policy

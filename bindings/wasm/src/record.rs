@@ -108,14 +108,19 @@ impl RecordPolicyHandle {
     /// for the optional settings.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        lease_millis: u64,
-        retention_millis: u64,
+        lease_millis: Option<u64>,
+        retention_millis: Option<u64>,
         store_errors: Option<bool>,
         retry_after_millis: Option<u64>,
         max_wait_millis: Option<u64>,
         poll_millis: Option<u64>,
     ) -> Result<RecordPolicyHandle, JsValue> {
-        let mut policy = RecordPolicy::new(lease_millis, retention_millis).map_err(to_js)?;
+        let default = RecordPolicy::DEFAULT;
+        let mut policy = RecordPolicy::new(
+            lease_millis.unwrap_or(default.lease_millis()),
+            retention_millis.unwrap_or(default.retention_millis()),
+        )
+        .map_err(to_js)?;
         if let Some(store_errors) = store_errors {
             policy = policy.with_store_errors(store_errors);
         }

@@ -16,14 +16,20 @@ impl SegmentPolicyHandle {
     /// A policy (`segment.invalid_policy`); `None` keeps the core's default.
     #[wasm_bindgen(constructor)]
     pub fn new(
-        initial_step: u64,
-        min_step: u64,
-        max_step: u64,
+        initial_step: Option<u64>,
+        min_step: Option<u64>,
+        max_step: Option<u64>,
         fetch_at_percent: Option<u8>,
         grow_below_millis: Option<u64>,
         shrink_above_millis: Option<u64>,
     ) -> Result<SegmentPolicyHandle, JsValue> {
-        let mut policy = SegmentPolicy::new(initial_step, min_step, max_step).map_err(to_js)?;
+        let default = SegmentPolicy::DEFAULT;
+        let mut policy = SegmentPolicy::new(
+            initial_step.unwrap_or(default.initial_step()),
+            min_step.unwrap_or(default.min_step()),
+            max_step.unwrap_or(default.max_step()),
+        )
+        .map_err(to_js)?;
         if let Some(percent) = fetch_at_percent {
             policy = policy.with_fetch_at_percent(percent).map_err(to_js)?;
         }

@@ -25,6 +25,9 @@ pub enum FingerprintErrorKind {
     InvalidPointer,
     /// A fingerprint text is not `sha256:` followed by 43 base64url characters.
     InvalidText,
+    /// A value to fingerprint is one string: it could be meant as JSON text,
+    /// which [`fingerprint_json`](super::fingerprint_json) takes.
+    StringValue,
 }
 
 impl FingerprintErrorKind {
@@ -39,6 +42,7 @@ impl FingerprintErrorKind {
             Self::TooDeep => "fingerprint.too_deep",
             Self::InvalidPointer => "fingerprint.invalid_pointer",
             Self::InvalidText => "fingerprint.invalid_text",
+            Self::StringValue => "fingerprint.string_value",
         }
     }
 }

@@ -7,6 +7,15 @@
 //! dicts, JS objects) to JSON text first, so the core's input is always JSON
 //! text and every language hashes the same bytes.
 //!
+//! Every host offers the same three calls, with one input rule each:
+//! `fingerprint(value)` takes a value the host parsed (a dict, an object, a
+//! map) and writes it as JSON text for [`fingerprint_value`];
+//! `fingerprint_json(text)` takes JSON text, as a string or UTF-8 bytes
+//! ([`fingerprint_json`]); `fingerprint_bytes(raw)` takes a raw body
+//! ([`fingerprint_bytes`]). No call guesses from the type of its argument:
+//! a value that is one string is refused (`fingerprint.string_value`), since
+//! it could be meant as JSON text.
+//!
 //! A non-JSON body is fingerprinted with [`fingerprint_bytes`], which hashes
 //! a zero byte before the body. Canonical JSON text never starts with a zero
 //! byte, so a raw body and a JSON payload never have the same hash input.
@@ -127,6 +136,29 @@ pub fn fingerprint_json(
     Ok(Fingerprint(Sha256::digest(canonical.as_bytes()).into()))
 }
 
+/// The fingerprint of a parsed value that a host wrote as JSON text (a
+/// Python dict, a JS object, a Kotlin map): [`fingerprint_json`] of that
+/// text, except that a document which is one JSON string is refused with
+/// `fingerprint.string_value` (a string handed to `fingerprint(value)`
+/// could be meant as JSON text: such text goes to `fingerprint_json`).
+pub fn fingerprint_value(
+    text: &[u8],
+    selection: &FieldSelection,
+) -> Result<Fingerprint, FingerprintError> {
+    let document = json::parse(text)?;
+    if matches!(document, json::Value::String(_)) {
+        return Err(FingerprintError::about(
+            FingerprintErrorKind::StringValue,
+            "a value to fingerprint is one string, which could be meant as JSON text; \
+             pass JSON text to fingerprint_json, found",
+            &String::from_utf8_lossy(text),
+        ));
+    }
+    let mut canonical = String::with_capacity(text.len());
+    selection.write_selected(document, &mut canonical);
+    Ok(Fingerprint(Sha256::digest(canonical.as_bytes()).into()))
+}
+
 /// The fingerprint of a raw (non-JSON) body: SHA-256 of the byte
 /// [`BYTES_DOMAIN_TAG`] (0x00) followed by the body.
 pub fn fingerprint_bytes(raw: &[u8]) -> Fingerprint {
@@ -163,6 +195,26 @@ mod tests {
                 "{bad}"
             );
         }
+    }
+
+    #[test]
+    fn a_value_is_never_json_text() {
+        let all = FieldSelection::all();
+        for document in [&b"{\"a\":1}"[..], b"[1,2]", b"42", b"true", b"null"] {
+            assert_eq!(
+                fingerprint_value(document, &all),
+                fingerprint_json(document, &all)
+            );
+        }
+        for string in [&b"\"{}\""[..], b" \"text\" "] {
+            let error = fingerprint_value(string, &all).unwrap_err();
+            assert_eq!(error.code(), "fingerprint.string_value");
+            assert!(fingerprint_json(string, &all).is_ok());
+        }
+        assert_eq!(
+            fingerprint_value(b"{", &all).unwrap_err().code(),
+            "fingerprint.invalid_json"
+        );
     }
 
     #[test]

@@ -32,7 +32,8 @@ pub enum RequestIdErrorKind {
     TooOld,
     /// `request_id.in_future`: the UUIDv7 is later than now plus the allowed skew.
     InFuture,
-    /// `request_id.invalid_scope`: a scope that is empty or longer than 255 bytes.
+    /// `request_id.invalid_scope`: a scope that is empty or longer than 64 bytes
+    /// (the longest scope an idempotency key can carry).
     InvalidScope,
     /// `request_id.malformed_grant`: not the text of a grant.
     MalformedGrant,

@@ -134,7 +134,7 @@ impl KeyRing {
         Ok(())
     }
 
-    /// Issues a grant with the current key for `scope` (1 to 255 bytes,
+    /// Issues a grant with the current key for `scope` (1 to 64 bytes,
     /// `request_id.invalid_scope`) until `expires_millis` (below 2^48,
     /// `request_id.expiry_out_of_range`).
     pub fn issue_grant(&self, scope: &str, expires_millis: u64) -> Result<Grant, RequestIdError> {

@@ -12,7 +12,7 @@ import {
   HttpError,
   httpDefaults,
   IdempotencyKey,
-  KeyError,
+  IdempotencyKeyError,
   KeyRing,
   MintidError,
   type ProblemName,
@@ -215,7 +215,7 @@ export class HttpIdempotency<R> {
         if (error instanceof RequestIdError && error.code !== "request_id.invalid_scope") {
           return { answer: problemAnswer(problemOf(error, "invalid_request_id"), error.message) };
         }
-        if (error instanceof KeyError) return { answer: problemAnswer("invalid_request_id", error.message) };
+        if (error instanceof IdempotencyKeyError) return { answer: problemAnswer("invalid_request_id", error.message) };
         throw error;
       }
       return { admitted: { key: new IdempotencyKey(kind, scope, uuid), keyCreatedMillis: Uuid7.parse(uuid).unixMs, query: request.query } };
@@ -224,7 +224,7 @@ export class HttpIdempotency<R> {
       return { admitted: { key: IdempotencyKey.fromHeader(kind, scope, plain ?? ""), keyCreatedMillis: undefined, query: request.query } };
     } catch (error) {
       // A bad kind or scope is the server's configuration, not the client's key.
-      if (error instanceof KeyError && (error.part === "id" || error.part === undefined)) {
+      if (error instanceof IdempotencyKeyError && (error.part === "id" || error.part === undefined)) {
         return { answer: problemAnswer("malformed_key", error.message) };
       }
       throw error;

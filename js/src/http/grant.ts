@@ -37,7 +37,7 @@ export function grantIssuer<R>(options: GrantEndpointOptions<R>): (request: R) =
         ["content-type", defaults.grantContentType],
         ["cache-control", "no-store"],
       ],
-      body: encoder.encode(grantDocument(grant, expiresMillis)),
+      body: encoder.encode(grantDocument(grant.text, expiresMillis)),
     };
   };
 }

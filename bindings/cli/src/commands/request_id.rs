@@ -19,6 +19,11 @@ pub fn grant(command: &GrantCommand, out: &mut Output) -> Result<(), CliError> {
             ttl,
         } => {
             let ttl = parse_duration(ttl)?;
+            if ttl == 0 {
+                return Err(CliError::usage(
+                    "--ttl must be at least 1ms: a grant of no time is expired when issued",
+                ));
+            }
             let ring = key_file::read(secret_file, *key_id)?;
             let expires = now_unix_ms().checked_add(ttl).ok_or_else(|| {
                 CliError::usage(format!("--ttl {ttl} ms reaches past the end of time"))

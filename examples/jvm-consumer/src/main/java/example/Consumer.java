@@ -23,7 +23,7 @@ public final class Consumer {
         if (!Mintid.version().equals(Mintid.coreVersion())) {
             throw new IllegalStateException("package " + Mintid.version() + ", core " + Mintid.coreVersion());
         }
-        String fingerprint = Mintid.fingerprint("{\"b\":2,\"a\":1}").toString();
+        String fingerprint = Mintid.fingerprintJson("{\"b\":2,\"a\":1}").toString();
         System.out.println("jvm-consumer: io.mintid:mintid from the local repository: snowflake " + b
                 + ", uuid7 " + uuid + ", " + fingerprint + ", version " + Mintid.version());
     }

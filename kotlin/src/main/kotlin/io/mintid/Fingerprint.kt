@@ -5,6 +5,7 @@ import uniffi.mintid_ffi.fingerprintCanonicalJson
 import uniffi.mintid_ffi.fingerprintJson
 import uniffi.mintid_ffi.fingerprintParse
 import uniffi.mintid_ffi.fingerprintToText
+import uniffi.mintid_ffi.fingerprintValue
 
 /**
  * The fingerprint of a request payload: SHA-256 of its RFC 8785 (JCS) canonical JSON, or of the
@@ -13,7 +14,11 @@ import uniffi.mintid_ffi.fingerprintToText
  *
  * Its text form is `sha256:` and 43 base64url characters ([toString]).
  *
- * Java: `Fingerprint.ofJson("{\"a\":1}")`, `Fingerprint.parse("sha256:…")`.
+ * One input rule per call, the same in every language: [of] takes a parsed value (a map, a list,
+ * a number; never JSON text), [ofJson] a JSON text, [ofBytes] a raw body.
+ *
+ * Java: `Fingerprint.of(Map.of("a", 1))`, `Fingerprint.ofJson("{\"a\":1}")`,
+ * `Fingerprint.parse("sha256:…")`.
  */
 class Fingerprint private constructor(
     private val digest: ByteArray,
@@ -35,6 +40,26 @@ class Fingerprint private constructor(
 
     /** Factories. */
     companion object {
+        /**
+         * The fingerprint of a parsed value: a `Map` with `String` keys, a `List` (any
+         * `Iterable`) or array of objects, a `String` inside them, a number, a `Boolean` or
+         * null, narrowed by the JSON Pointers [include] and [exclude] as in [ofJson].
+         *
+         * @throws FingerprintException `fingerprint.string_value` for a value that is one string
+         *   (it could be meant as JSON text, which [ofJson] takes), `fingerprint.invalid_json`
+         *   for a value JSON cannot represent (a `ByteArray` among them), or the core's codes.
+         */
+        @JvmStatic
+        @JvmOverloads
+        fun of(
+            value: Any?,
+            include: List<String> = emptyList(),
+            exclude: List<String> = emptyList(),
+        ): Fingerprint {
+            val text = JsonText.of(value)
+            return ofDigest(core { fingerprintValue(text, include, exclude) })
+        }
+
         /**
          * The fingerprint of the part of a JSON text that the JSON Pointers [include] (the whole
          * document when empty) and [exclude] select: volatile fields such as timestamps or

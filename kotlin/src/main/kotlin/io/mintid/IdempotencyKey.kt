@@ -34,14 +34,14 @@ class IdempotencyKey private constructor(
     /** The canonical text; see [text]. */
     override fun toString(): String = text
 
-    /** Factories; every one fails with a [KeyException] whose `part` and `position` say where. */
+    /** Factories; every one fails with a [IdempotencyKeyException] whose `part` and `position` say where. */
     companion object {
         private fun of(key: FfiKey) = IdempotencyKey(key.kind, key.scope, key.id, key.text)
 
         /**
          * A key from its three parts.
          *
-         * @throws KeyException `key.empty`, `key.too_long` or `key.invalid_character`.
+         * @throws IdempotencyKeyException `key.empty`, `key.too_long` or `key.invalid_character`.
          */
         @JvmStatic
         fun of(
@@ -54,7 +54,7 @@ class IdempotencyKey private constructor(
          * A key whose id is the value of an `Idempotency-Key` header: a Structured Field String
          * (`"…"`) or, as Stripe's clients send it, a bare token.
          *
-         * @throws KeyException as [of] does, or `key.invalid_header`.
+         * @throws IdempotencyKeyException as [of] does, or `key.invalid_header`.
          */
         @JvmStatic
         fun fromHeader(
@@ -74,7 +74,7 @@ class IdempotencyKey private constructor(
         /**
          * A key whose id is built from business fields (e.g. user, order number, date).
          *
-         * @throws KeyException as [of] does.
+         * @throws IdempotencyKeyException as [of] does.
          */
         @JvmStatic
         fun fromFields(
@@ -87,7 +87,7 @@ class IdempotencyKey private constructor(
          * A key whose id is derived from the payload's [fingerprint] (a version 8 UUID), for a
          * request that came without a key.
          *
-         * @throws KeyException as [of] does.
+         * @throws IdempotencyKeyException as [of] does.
          */
         @JvmStatic
         fun derived(
@@ -99,7 +99,7 @@ class IdempotencyKey private constructor(
         /**
          * Reads the canonical text `kind:scope:id`.
          *
-         * @throws KeyException `key.invalid_text` or as [of] does.
+         * @throws IdempotencyKeyException `key.invalid_text` or as [of] does.
          */
         @JvmStatic
         fun parse(text: String): IdempotencyKey = of(core { idempotencyKeyParse(text.toByteArray(Charsets.UTF_8)) })
@@ -107,7 +107,7 @@ class IdempotencyKey private constructor(
         /**
          * The id an `Idempotency-Key` header value carries.
          *
-         * @throws KeyException `key.empty`, `key.too_long`, `key.invalid_character` or
+         * @throws IdempotencyKeyException `key.empty`, `key.too_long`, `key.invalid_character` or
          *   `key.invalid_header`, with the byte [MintidException.position] in the value.
          */
         @JvmStatic
@@ -120,7 +120,7 @@ class IdempotencyKey private constructor(
         /**
          * The id [fromFields] builds from [fields].
          *
-         * @throws KeyException as [of] does for the id.
+         * @throws IdempotencyKeyException as [of] does for the id.
          */
         @JvmStatic
         fun idFromFields(fields: List<String>): String = core { idempotencyKeyIdFromFields(fields) }

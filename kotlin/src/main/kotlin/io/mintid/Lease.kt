@@ -17,7 +17,7 @@ import uniffi.mintid_ffi.WorkerLease as FfiLease
 /**
  * The rules of worker-id leases for one [layout]. Unset durations take the core's defaults.
  *
- * @property layout the Snowflake layout whose worker ids are leased.
+ * @property layout the Snowflake layout whose worker ids are leased (default `classic`).
  * @param leaseMillis how long a lease lasts from its acquisition or renewal.
  * @param renewIntervalMillis how often a holder renews.
  * @param safetyMarginMillis how long before the deadline a holder stops handing out IDs.
@@ -29,7 +29,7 @@ import uniffi.mintid_ffi.WorkerLease as FfiLease
 class LeasePolicy
     @JvmOverloads
     constructor(
-        val layout: SnowflakeLayout,
+        val layout: SnowflakeLayout = SnowflakeLayout.classic(),
         leaseMillis: Long? = null,
         renewIntervalMillis: Long? = null,
         safetyMarginMillis: Long? = null,

@@ -8,18 +8,30 @@ import java.util.UUID
 fun uuid7(): UUID = Uuid7.next()
 
 /**
- * The [Fingerprint] of a JSON payload (Java: `Mintid.fingerprint(json)`); see [Fingerprint.ofJson].
+ * The [Fingerprint] of a parsed value (Java: `Mintid.fingerprint(value)`); see [Fingerprint.of].
+ * JSON text is never parsed here: pass it to [fingerprintJson].
+ *
+ * @throws FingerprintException `fingerprint.string_value` for a value that is one string,
+ *   `fingerprint.invalid_json` for one JSON cannot represent.
+ */
+fun fingerprint(value: Any?): Fingerprint = Fingerprint.of(value)
+
+/**
+ * The [Fingerprint] of a JSON text (Java: `Mintid.fingerprintJson(text)`); see [Fingerprint.ofJson].
  *
  * @throws FingerprintException for invalid JSON, with the byte position.
  */
-fun fingerprint(json: String): Fingerprint = Fingerprint.ofJson(json)
+fun fingerprintJson(text: String): Fingerprint = Fingerprint.ofJson(text)
 
 /**
- * The [Fingerprint] of a JSON payload given as UTF-8 bytes; see [Fingerprint.ofJson].
+ * The [Fingerprint] of a JSON text given as UTF-8 bytes; see [Fingerprint.ofJson].
  *
  * @throws FingerprintException for invalid JSON or UTF-8, with the byte position.
  */
-fun fingerprint(json: ByteArray): Fingerprint = Fingerprint.ofJson(json)
+fun fingerprintJson(text: ByteArray): Fingerprint = Fingerprint.ofJson(text)
+
+/** The [Fingerprint] of a raw, non-JSON body (Java: `Mintid.fingerprintBytes(raw)`); see [Fingerprint.ofBytes]. */
+fun fingerprintBytes(raw: ByteArray): Fingerprint = Fingerprint.ofBytes(raw)
 
 /** This package's version (Java: `Mintid.version()`); every mintid package has the same one. */
 fun version(): String = PackageVersion.value

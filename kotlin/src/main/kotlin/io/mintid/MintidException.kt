@@ -33,6 +33,11 @@ class ArgumentException internal constructor(
     position: Long? = null,
 ) : MintidException(code, detail, part, position)
 
+/** The native library failed unexpectedly (`internal.panic`); please report it. */
+class InternalException internal constructor(
+    detail: String,
+) : MintidException("internal.panic", detail, null, null)
+
 /** Snowflake layouts, IDs and generators (`snowflake.*` codes). */
 class SnowflakeException internal constructor(code: String, detail: String, part: String?, position: Long?) :
     MintidException(code, detail, part, position)
@@ -46,8 +51,12 @@ class Uuid7Exception internal constructor(code: String, detail: String, part: St
     MintidException(code, detail, part, position)
 
 /** Idempotency keys and `Idempotency-Key` headers (`key.*` codes); [part] and [position] say where. */
-class KeyException internal constructor(code: String, detail: String, part: String?, position: Long?) :
+class IdempotencyKeyException internal constructor(code: String, detail: String, part: String?, position: Long?) :
     MintidException(code, detail, part, position)
+
+/** The name [IdempotencyKeyException] had before 0.1.0. */
+@Deprecated("renamed IdempotencyKeyException, as IdempotencyKeyError in Python and JS", ReplaceWith("IdempotencyKeyException"))
+typealias KeyException = IdempotencyKeyException
 
 /** Payload fingerprints (`fingerprint.*` codes); [position] says where a JSON input went wrong. */
 class FingerprintException internal constructor(code: String, detail: String, part: String?, position: Long?) :
@@ -103,6 +112,8 @@ internal inline fun <T> core(call: () -> T): T =
         call()
     } catch (error: FfiException) {
         throw error.toMintid()
+    } catch (error: uniffi.mintid_ffi.InternalException) {
+        throw InternalException("the native library failed: ${error.message}")
     } catch (error: LinkageError) {
         throw NativeLibrary.explain(error)
     }
@@ -127,7 +138,7 @@ private fun FfiException.toMintid(cause: Throwable? = null): MintidException =
         is FfiException.Snowflake -> SnowflakeException(code, detail, part, position?.toLong())
         is FfiException.Uuid -> UuidException(code, detail, part, position?.toLong())
         is FfiException.Uuid7 -> Uuid7Exception(code, detail, part, position?.toLong())
-        is FfiException.Key -> KeyException(code, detail, part, position?.toLong())
+        is FfiException.Key -> IdempotencyKeyException(code, detail, part, position?.toLong())
         is FfiException.Fingerprint -> FingerprintException(code, detail, part, position?.toLong())
         is FfiException.RequestId ->
             RequestIdException(code, detail, part, position?.toLong(), problemNamed(problem))

@@ -98,8 +98,12 @@ enum class Enqueued {
     ALREADY_ENQUEUED,
 }
 
+/** The core's default relay policy, read once. */
+private val DEFAULT_RELAY_POLICY = core { outboxRelayPolicyNew() }
+
 /**
- * How a relay claims, sends and retries.
+ * How a relay claims, sends and retries; every value left out keeps the core's default (batches
+ * of 100 claimed for 60 s, backoff from 1 s to 10 minutes with 50 % jitter, 10 attempts).
  *
  * @property batchSize messages per claim.
  * @property claimMillis how long a claim holds its messages.
@@ -108,32 +112,18 @@ enum class Enqueued {
  * @property jitterPercent how much of a delay is drawn at random.
  * @property maxAttempts attempts before a message is dead.
  */
-data class RelayPolicy(
-    val batchSize: Long,
-    val claimMillis: Long,
-    val baseBackoffMillis: Long,
-    val maxBackoffMillis: Long,
-    val jitterPercent: Int,
-    val maxAttempts: Long,
-) {
-    internal fun toFfi() =
-        FfiPolicy(
-            batchSize.toULong(),
-            claimMillis.toULong(),
-            baseBackoffMillis.toULong(),
-            maxBackoffMillis.toULong(),
-            requireUByte(jitterPercent, "jitter_percent"),
-            maxAttempts.toULong(),
-        )
-
-    /**
-     * Checks the policy against the core's rules; returns it.
-     *
-     * @throws OutboxException `outbox.invalid_policy`.
-     */
-    fun check(): RelayPolicy {
-        core {
-            outboxRelayPolicyNew(
+data class RelayPolicy
+    @JvmOverloads
+    constructor(
+        val batchSize: Long = DEFAULT_RELAY_POLICY.batchSize.toLong(),
+        val claimMillis: Long = DEFAULT_RELAY_POLICY.claimMillis.toLong(),
+        val baseBackoffMillis: Long = DEFAULT_RELAY_POLICY.baseBackoffMillis.toLong(),
+        val maxBackoffMillis: Long = DEFAULT_RELAY_POLICY.maxBackoffMillis.toLong(),
+        val jitterPercent: Int = DEFAULT_RELAY_POLICY.jitterPercent.toInt(),
+        val maxAttempts: Long = DEFAULT_RELAY_POLICY.maxAttempts.toLong(),
+    ) {
+        internal fun toFfi() =
+            FfiPolicy(
                 batchSize.toULong(),
                 claimMillis.toULong(),
                 baseBackoffMillis.toULong(),
@@ -141,83 +131,99 @@ data class RelayPolicy(
                 requireUByte(jitterPercent, "jitter_percent"),
                 maxAttempts.toULong(),
             )
-        }
-        return this
-    }
 
-    /**
-     * The retry delay after [attempts] failures, with [draw] a random number for the jitter.
-     *
-     * @throws OutboxException `outbox.invalid_policy`.
-     */
-    fun backoffMillis(
-        attempts: Long,
-        draw: Long,
-    ): Long = core { outboxBackoffMillis(toFfi(), attempts.toULong(), draw.toULong()) }.toLong()
-
-    /**
-     * A claim at [nowMillis], its token from [draw].
-     *
-     * @throws OutboxException `outbox.time_overflow` or `outbox.invalid_policy`.
-     */
-    fun claim(
-        nowMillis: Long,
-        draw: Long,
-    ): BatchClaim {
-        val made = core { outboxClaim(toFfi(), nowMillis.toULong(), draw.toULong()) }
-        return BatchClaim(made.claimToken.toLong(), made.claimedUntilMillis.toLong(), made.batchSize.toLong(), made.nowMillis.toLong())
-    }
-
-    /**
-     * Whether to send a message that has had [attempts] attempts.
-     *
-     * @throws OutboxException `outbox.invalid_policy`.
-     */
-    fun delivery(attempts: Long): Delivery =
-        when (core { outboxDelivery(toFfi(), attempts.toULong()) }) {
-            FfiDelivery.SEND -> Delivery.SEND
-            FfiDelivery.GIVE_UP -> Delivery.GIVE_UP
-        }
-
-    /**
-     * What to do after the send at attempt [attempts] failed at [nowMillis].
-     *
-     * @throws OutboxException `outbox.time_overflow` or `outbox.invalid_policy`.
-     */
-    fun afterFailure(
-        attempts: Long,
-        nowMillis: Long,
-        draw: Long,
-    ): AfterFailure =
-        when (val after = core { outboxAfterFailure(toFfi(), attempts.toULong(), nowMillis.toULong(), draw.toULong()) }) {
-            is FfiAfterFailure.Retry -> AfterFailure.Retry(after.nextAttemptMillis.toLong())
-            FfiAfterFailure.Dead -> AfterFailure.Dead
-        }
-
-    /** Factories. */
-    companion object {
         /**
-         * A policy with this batch size and claim length and the core's defaults for the rest.
+         * Checks the policy against the core's rules; returns it.
          *
          * @throws OutboxException `outbox.invalid_policy`.
          */
-        @JvmStatic
-        fun of(
-            batchSize: Long,
-            claimMillis: Long,
-        ): RelayPolicy {
-            val made = core { outboxRelayPolicyNew(batchSize.toULong(), claimMillis.toULong()) }
-            return RelayPolicy(
-                made.batchSize.toLong(),
-                made.claimMillis.toLong(),
-                made.baseBackoffMillis.toLong(),
-                made.maxBackoffMillis.toLong(),
-                made.jitterPercent.toInt(),
-                made.maxAttempts.toLong(),
-            )
+        fun check(): RelayPolicy {
+            core {
+                outboxRelayPolicyNew(
+                    batchSize.toULong(),
+                    claimMillis.toULong(),
+                    baseBackoffMillis.toULong(),
+                    maxBackoffMillis.toULong(),
+                    requireUByte(jitterPercent, "jitter_percent"),
+                    maxAttempts.toULong(),
+                )
+            }
+            return this
+        }
+
+        /**
+         * The retry delay after [attempts] failures, with [draw] a random number for the jitter.
+         *
+         * @throws OutboxException `outbox.invalid_policy`.
+         */
+        fun backoffMillis(
+            attempts: Long,
+            draw: Long,
+        ): Long = core { outboxBackoffMillis(toFfi(), attempts.toULong(), draw.toULong()) }.toLong()
+
+        /**
+         * A claim at [nowMillis], its token from [draw].
+         *
+         * @throws OutboxException `outbox.time_overflow` or `outbox.invalid_policy`.
+         */
+        fun claim(
+            nowMillis: Long,
+            draw: Long,
+        ): BatchClaim {
+            val made = core { outboxClaim(toFfi(), nowMillis.toULong(), draw.toULong()) }
+            return BatchClaim(made.claimToken.toLong(), made.claimedUntilMillis.toLong(), made.batchSize.toLong(), made.nowMillis.toLong())
+        }
+
+        /**
+         * Whether to send a message that has had [attempts] attempts.
+         *
+         * @throws OutboxException `outbox.invalid_policy`.
+         */
+        fun delivery(attempts: Long): Delivery =
+            when (core { outboxDelivery(toFfi(), attempts.toULong()) }) {
+                FfiDelivery.SEND -> Delivery.SEND
+                FfiDelivery.GIVE_UP -> Delivery.GIVE_UP
+            }
+
+        /**
+         * What to do after the send at attempt [attempts] failed at [nowMillis].
+         *
+         * @throws OutboxException `outbox.time_overflow` or `outbox.invalid_policy`.
+         */
+        fun afterFailure(
+            attempts: Long,
+            nowMillis: Long,
+            draw: Long,
+        ): AfterFailure =
+            when (val after = core { outboxAfterFailure(toFfi(), attempts.toULong(), nowMillis.toULong(), draw.toULong()) }) {
+                is FfiAfterFailure.Retry -> AfterFailure.Retry(after.nextAttemptMillis.toLong())
+                FfiAfterFailure.Dead -> AfterFailure.Dead
+            }
+
+        /** Factories. */
+        companion object {
+            /**
+             * A policy with this batch size and claim length and the core's defaults for the rest.
+             *
+             * @throws OutboxException `outbox.invalid_policy`.
+             */
+            @JvmStatic
+            fun of(
+                batchSize: Long,
+                claimMillis: Long,
+            ): RelayPolicy {
+                val made = core { outboxRelayPolicyNew(batchSize.toULong(), claimMillis.toULong()) }
+                return RelayPolicy(
+                    made.batchSize.toLong(),
+                    made.claimMillis.toLong(),
+                    made.baseBackoffMillis.toLong(),
+                    made.maxBackoffMillis.toLong(),
+                    made.jitterPercent.toInt(),
+                    made.maxAttempts.toLong(),
+                )
+            }
         }
     }
-}
 
 /** The outbox checks a storage adapter runs on its statements' results. */
 object OutboxRules {

@@ -136,8 +136,13 @@ enum class Problem(
     }
 }
 
+/** The core's default record policy, read once. */
+private val DEFAULT_RECORD_POLICY = recordPolicyDefault()
+
 /**
- * The rules a host sets for its records. Every call that takes a policy checks it.
+ * The rules a host sets for its records. Every call that takes a policy checks it; every value
+ * left out keeps the core's default (a 60 s lease, 24 h retention, errors stored, a 1 s retry
+ * hint, no waiting).
  *
  * @property leaseMillis how long a claim holds the key before another request may reclaim it.
  * @property retentionMillis how long a record is kept, from the key's creation.
@@ -146,53 +151,45 @@ enum class Problem(
  * @property maxWaitMillis how long a duplicate waits for the first request (0: not at all).
  * @property pollMillis how often a waiting duplicate reloads the record.
  */
-data class RecordPolicy(
-    val leaseMillis: Long,
-    val retentionMillis: Long,
-    val storeErrors: Boolean,
-    val retryAfterMillis: Long,
-    val maxWaitMillis: Long,
-    val pollMillis: Long,
-) {
-    /**
-     * Checks the policy against the core's rules.
-     *
-     * @throws RecordException `record.invalid_policy`.
-     */
-    fun check() {
-        checked
+data class RecordPolicy
+    @JvmOverloads
+    constructor(
+        val leaseMillis: Long = DEFAULT_RECORD_POLICY.leaseMillis.toLong(),
+        val retentionMillis: Long = DEFAULT_RECORD_POLICY.retentionMillis.toLong(),
+        val storeErrors: Boolean = DEFAULT_RECORD_POLICY.storeErrors,
+        val retryAfterMillis: Long = DEFAULT_RECORD_POLICY.retryAfterMillis.toLong(),
+        val maxWaitMillis: Long = DEFAULT_RECORD_POLICY.maxWaitMillis.toLong(),
+        val pollMillis: Long = DEFAULT_RECORD_POLICY.pollMillis.toLong(),
+    ) {
+        /**
+         * Checks the policy against the core's rules.
+         *
+         * @throws RecordException `record.invalid_policy`.
+         */
+        fun check() {
+            checked
+        }
+
+        /** The policy as the core checked and holds it: made once, passed to every call. */
+        internal val checked: FfiCheckedPolicy by lazy { core { FfiCheckedPolicy(toFfi()) } }
+
+        internal fun toFfi() =
+            FfiPolicy(
+                leaseMillis.toULong(),
+                retentionMillis.toULong(),
+                storeErrors,
+                retryAfterMillis.toULong(),
+                maxWaitMillis.toULong(),
+                pollMillis.toULong(),
+            )
+
+        /** The core's default. */
+        companion object {
+            /** The core's default policy. */
+            @JvmField
+            val DEFAULT: RecordPolicy = RecordPolicy()
+        }
     }
-
-    /** The policy as the core checked and holds it: made once, passed to every call. */
-    internal val checked: FfiCheckedPolicy by lazy { core { FfiCheckedPolicy(toFfi()) } }
-
-    internal fun toFfi() =
-        FfiPolicy(
-            leaseMillis.toULong(),
-            retentionMillis.toULong(),
-            storeErrors,
-            retryAfterMillis.toULong(),
-            maxWaitMillis.toULong(),
-            pollMillis.toULong(),
-        )
-
-    /** The core's default. */
-    companion object {
-        /** The core's default policy. */
-        @JvmField
-        val DEFAULT: RecordPolicy =
-            recordPolicyDefault().let {
-                RecordPolicy(
-                    it.leaseMillis.toLong(),
-                    it.retentionMillis.toLong(),
-                    it.storeErrors,
-                    it.retryAfterMillis.toLong(),
-                    it.maxWaitMillis.toLong(),
-                    it.pollMillis.toLong(),
-                )
-            }
-    }
-}
 
 /**
  * What identifies one claim of a key: the holder passes it back to complete or fail, and a late

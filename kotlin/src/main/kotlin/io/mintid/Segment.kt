@@ -9,8 +9,12 @@ import uniffi.mintid_ffi.SegmentPolicy as FfiPolicy
 // time, the next segment fetched before the current one runs out, the step adapting to the
 // rate. Counts, steps and times are the core's unsigned 64-bit values carried in Longs.
 
+/** The core's default segment policy, read once. */
+private val DEFAULT_SEGMENT_POLICY = core { segmentPolicyNew() }
+
 /**
- * How segments are sized and fetched.
+ * How segments are sized and fetched; every value left out keeps the core's default (steps from
+ * 1000 within 100 to 1 000 000, fetched at 10 % used, doubled below 15 minutes, halved above 30).
  *
  * @property initialStep the first segment's size.
  * @property minStep the smallest step.
@@ -19,32 +23,18 @@ import uniffi.mintid_ffi.SegmentPolicy as FfiPolicy
  * @property growBelowMillis double the step when a segment lasted less than this.
  * @property shrinkAboveMillis halve the step when a segment lasted more than this.
  */
-data class SegmentPolicy(
-    val initialStep: Long,
-    val minStep: Long,
-    val maxStep: Long,
-    val fetchAtPercent: Int,
-    val growBelowMillis: Long,
-    val shrinkAboveMillis: Long,
-) {
-    internal fun toFfi() =
-        FfiPolicy(
-            initialStep.toULong(),
-            minStep.toULong(),
-            maxStep.toULong(),
-            requireUByte(fetchAtPercent, "fetch_at_percent"),
-            growBelowMillis.toULong(),
-            shrinkAboveMillis.toULong(),
-        )
-
-    /**
-     * Checks the policy against the core's rules; returns it.
-     *
-     * @throws SegmentException `segment.invalid_policy`.
-     */
-    fun check(): SegmentPolicy {
-        core {
-            segmentPolicyNew(
+data class SegmentPolicy
+    @JvmOverloads
+    constructor(
+        val initialStep: Long = DEFAULT_SEGMENT_POLICY.initialStep.toLong(),
+        val minStep: Long = DEFAULT_SEGMENT_POLICY.minStep.toLong(),
+        val maxStep: Long = DEFAULT_SEGMENT_POLICY.maxStep.toLong(),
+        val fetchAtPercent: Int = DEFAULT_SEGMENT_POLICY.fetchAtPercent.toInt(),
+        val growBelowMillis: Long = DEFAULT_SEGMENT_POLICY.growBelowMillis.toLong(),
+        val shrinkAboveMillis: Long = DEFAULT_SEGMENT_POLICY.shrinkAboveMillis.toLong(),
+    ) {
+        internal fun toFfi() =
+            FfiPolicy(
                 initialStep.toULong(),
                 minStep.toULong(),
                 maxStep.toULong(),
@@ -52,45 +42,61 @@ data class SegmentPolicy(
                 growBelowMillis.toULong(),
                 shrinkAboveMillis.toULong(),
             )
-        }
-        return this
-    }
 
-    /**
-     * The step after a segment of [step] IDs lasted [lastedMillis].
-     *
-     * @throws SegmentException `segment.invalid_policy`.
-     */
-    fun adapt(
-        step: Long,
-        lastedMillis: Long,
-    ): Long = core { segmentAdapt(toFfi(), step.toULong(), lastedMillis.toULong()) }.toLong()
-
-    /** Factories. */
-    companion object {
         /**
-         * A policy with these steps and the core's defaults for the rest.
+         * Checks the policy against the core's rules; returns it.
          *
          * @throws SegmentException `segment.invalid_policy`.
          */
-        @JvmStatic
-        fun of(
-            initialStep: Long,
-            minStep: Long,
-            maxStep: Long,
-        ): SegmentPolicy {
-            val made = core { segmentPolicyNew(initialStep.toULong(), minStep.toULong(), maxStep.toULong()) }
-            return SegmentPolicy(
-                made.initialStep.toLong(),
-                made.minStep.toLong(),
-                made.maxStep.toLong(),
-                made.fetchAtPercent.toInt(),
-                made.growBelowMillis.toLong(),
-                made.shrinkAboveMillis.toLong(),
-            )
+        fun check(): SegmentPolicy {
+            core {
+                segmentPolicyNew(
+                    initialStep.toULong(),
+                    minStep.toULong(),
+                    maxStep.toULong(),
+                    requireUByte(fetchAtPercent, "fetch_at_percent"),
+                    growBelowMillis.toULong(),
+                    shrinkAboveMillis.toULong(),
+                )
+            }
+            return this
+        }
+
+        /**
+         * The step after a segment of [step] IDs lasted [lastedMillis].
+         *
+         * @throws SegmentException `segment.invalid_policy`.
+         */
+        fun adapt(
+            step: Long,
+            lastedMillis: Long,
+        ): Long = core { segmentAdapt(toFfi(), step.toULong(), lastedMillis.toULong()) }.toLong()
+
+        /** Factories. */
+        companion object {
+            /**
+             * A policy with these steps and the core's defaults for the rest.
+             *
+             * @throws SegmentException `segment.invalid_policy`.
+             */
+            @JvmStatic
+            fun of(
+                initialStep: Long,
+                minStep: Long,
+                maxStep: Long,
+            ): SegmentPolicy {
+                val made = core { segmentPolicyNew(initialStep.toULong(), minStep.toULong(), maxStep.toULong()) }
+                return SegmentPolicy(
+                    made.initialStep.toLong(),
+                    made.minStep.toLong(),
+                    made.maxStep.toLong(),
+                    made.fetchAtPercent.toInt(),
+                    made.growBelowMillis.toLong(),
+                    made.shrinkAboveMillis.toLong(),
+                )
+            }
         }
     }
-}
 
 /**
  * Hands out IDs from fetched segments; tells its host when to fetch the next segment

@@ -59,7 +59,7 @@ class JavaApiTest {
 
     @Test
     void idempotencyFromJava() {
-        Fingerprint payload = Mintid.fingerprint("{\"b\":2,\"a\":1.0}");
+        Fingerprint payload = Mintid.fingerprintJson("{\"b\":2,\"a\":1.0}");
         assertEquals(payload, Fingerprint.ofJson("{\"a\":1,\"b\":2}"));
         assertEquals(payload, Fingerprint.parse(payload.toString()));
         IdempotencyKey key = IdempotencyKey.fromHeader("order.create", "tenant-7", "\"A-1001\"");

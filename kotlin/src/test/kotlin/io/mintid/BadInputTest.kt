@@ -118,17 +118,19 @@ class BadInputTest {
     @TestFactory
     fun keysAndFingerprints() =
         listOf(
-            case<KeyException>("IdempotencyKey.of, empty kind", "key.empty") { IdempotencyKey.of("", "s", "i") },
-            case<KeyException>("IdempotencyKey.of, upper-case kind", "key.invalid_character") { IdempotencyKey.of("Order", "s", "i") },
-            case<KeyException>("IdempotencyKey.of, id too long", "key.too_long") { IdempotencyKey.of("k", "s", "x".repeat(300)) },
-            case<KeyException>("IdempotencyKey.fromHeader, unterminated", "key.invalid_header") { IdempotencyKey.fromHeader("k", "s", "\"abc") },
-            case<KeyException>("IdempotencyKey.fromFields, none", "key.empty") { IdempotencyKey.fromFields("k", "s", emptyList()) },
-            case<KeyException>("IdempotencyKey.derived, bad scope", "key.invalid_character") { IdempotencyKey.derived("k", "a b", digest) },
-            case<KeyException>("IdempotencyKey.parse, no separator", "key.invalid_text") { IdempotencyKey.parse("order.create") },
-            case<KeyException>("IdempotencyKey.parseHeader, empty", "key.empty") { IdempotencyKey.parseHeader("") },
-            case<KeyException>("IdempotencyKey.idFromFields, none", "key.empty") { IdempotencyKey.idFromFields(emptyList()) },
+            case<IdempotencyKeyException>("IdempotencyKey.of, empty kind", "key.empty") { IdempotencyKey.of("", "s", "i") },
+            case<IdempotencyKeyException>("IdempotencyKey.of, upper-case kind", "key.invalid_character") { IdempotencyKey.of("Order", "s", "i") },
+            case<IdempotencyKeyException>("IdempotencyKey.of, id too long", "key.too_long") { IdempotencyKey.of("k", "s", "x".repeat(300)) },
+            case<IdempotencyKeyException>("IdempotencyKey.fromHeader, unterminated", "key.invalid_header") { IdempotencyKey.fromHeader("k", "s", "\"abc") },
+            case<IdempotencyKeyException>("IdempotencyKey.fromFields, none", "key.empty") { IdempotencyKey.fromFields("k", "s", emptyList()) },
+            case<IdempotencyKeyException>("IdempotencyKey.derived, bad scope", "key.invalid_character") { IdempotencyKey.derived("k", "a b", digest) },
+            case<IdempotencyKeyException>("IdempotencyKey.parse, no separator", "key.invalid_text") { IdempotencyKey.parse("order.create") },
+            case<IdempotencyKeyException>("IdempotencyKey.parseHeader, empty", "key.empty") { IdempotencyKey.parseHeader("") },
+            case<IdempotencyKeyException>("IdempotencyKey.idFromFields, none", "key.empty") { IdempotencyKey.idFromFields(emptyList()) },
             case<FingerprintException>("Fingerprint.ofJson, empty", "fingerprint.invalid_json") { Fingerprint.ofJson("") },
-            case<FingerprintException>("fingerprint(bytes), bad UTF-8", "fingerprint.invalid_utf8") { fingerprint(byteArrayOf(0x22, -1, 0x22)) },
+            case<FingerprintException>("fingerprintJson(bytes), bad UTF-8", "fingerprint.invalid_utf8") { fingerprintJson(byteArrayOf(0x22, -1, 0x22)) },
+            case<FingerprintException>("fingerprint(a string value)", "fingerprint.string_value") { fingerprint("{\"a\":1}") },
+            case<FingerprintException>("fingerprint(bytes)", "fingerprint.invalid_json") { fingerprint(byteArrayOf(0x7b, 0x7d)) },
             case<FingerprintException>("Fingerprint.ofJson, bad pointer", "fingerprint.invalid_pointer") { Fingerprint.ofJson("{}", listOf("a")) },
             case<FingerprintException>("Fingerprint.canonicalJson, trailing comma", "fingerprint.invalid_json") {
                 Fingerprint.canonicalJson("[1,]")

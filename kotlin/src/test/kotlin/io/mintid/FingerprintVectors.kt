@@ -23,8 +23,8 @@ internal object FingerprintVectors {
         case.expect({ Fingerprint.ofJson(input, include, exclude) }) { fingerprint ->
             assertEquals(case.string("fingerprint"), fingerprint.text)
             if (!case.has("input_hex") && include.isEmpty() && exclude.isEmpty()) {
-                assertEquals(fingerprint, fingerprint(case.string("input")))
-                assertEquals(fingerprint, fingerprint(input))
+                assertEquals(fingerprint, fingerprintJson(case.string("input")))
+                assertEquals(fingerprint, fingerprintJson(input))
             }
         }
     }

@@ -32,6 +32,7 @@ class VectorsTest {
 
     private val runners: Map<String, VectorOps> =
         mapOf(
+            "api.json" to ApiVectors.ops,
             "fingerprint.json" to FingerprintVectors.ops,
             "http.json" to HttpVectors.ops,
             "id_buffer.json" to IdBufferVectors.ops,

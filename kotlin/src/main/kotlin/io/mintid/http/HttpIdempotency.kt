@@ -4,7 +4,7 @@ import io.mintid.Freshness
 import io.mintid.HttpException
 import io.mintid.IdempotencyHttp
 import io.mintid.IdempotencyKey
-import io.mintid.KeyException
+import io.mintid.IdempotencyKeyException
 import io.mintid.KeyRing
 import io.mintid.Problem
 import io.mintid.RequestIdException
@@ -182,7 +182,7 @@ class HttpIdempotency<R> private constructor(
             val uuid =
                 try {
                     keyRing.verify(IdempotencyKey.parseHeader(signed), scope, store.clock.nowMillis(), freshness)
-                } catch (error: KeyException) {
+                } catch (error: IdempotencyKeyException) {
                     return Admission.Refused(HttpAnswer.problem(Problem.INVALID_REQUEST_ID, error.detail))
                 } catch (error: RequestIdException) {
                     // The core names the client's problem; without one it is the server's fault.
@@ -193,7 +193,7 @@ class HttpIdempotency<R> private constructor(
         }
         return try {
             Admission.Admitted(IdempotencyKey.fromHeader(kind, scope, plain ?: ""), null, request.query)
-        } catch (error: KeyException) {
+        } catch (error: IdempotencyKeyException) {
             // A bad kind or scope is the server's configuration, not the client's key.
             if (error.part != null && error.part != "id") throw error
             Admission.Refused(HttpAnswer.problem(Problem.MALFORMED_KEY, error.detail))

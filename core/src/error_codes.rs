@@ -1,0 +1,791 @@
+//! The registry of every error code: defined once here, exported through the
+//! bindings (`error_codes()` in uniffi, `errorCodes()` in wasm) so that each
+//! host derives or checks its typed errors against it.
+//!
+//! A code is `<concern>.<kind>`: the concern names the error type of one
+//! module (`snowflake`, `request_id`, `store`, …) and each host has one typed
+//! error per concern (Python also one class per code). The `argument.*` and
+//! `internal.*` codes are the bindings' own: a value no core type can hold
+//! (a negative or too large number, a byte string of the wrong length, a
+//! batch too large) and a panic caught at the boundary.
+
+use crate::record::Problem;
+
+/// One error code of the registry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ErrorCode {
+    /// The stable dotted code, e.g. `"request_id.bad_tag"`.
+    pub code: &'static str,
+    /// The HTTP problem a request failing with this code is answered with,
+    /// when the code is the client's fault (`None`: the server's own fault,
+    /// or no HTTP meaning).
+    pub problem: Option<Problem>,
+    /// Whether a host can meet this code (`false` for the Rust-only
+    /// `base64url.*` codes, which the core maps to its own before they leave).
+    pub host: bool,
+    /// What the code means, in one sentence; an error's message adds the
+    /// offending value.
+    pub summary: &'static str,
+}
+
+impl ErrorCode {
+    /// The concern: the part of the code before its dot (`"request_id"`).
+    pub fn concern(&self) -> &'static str {
+        self.code
+            .split_once('.')
+            .map_or(self.code, |(concern, _)| concern)
+    }
+}
+
+const fn entry(
+    code: &'static str,
+    problem: Option<Problem>,
+    host: bool,
+    summary: &'static str,
+) -> ErrorCode {
+    ErrorCode {
+        code,
+        problem,
+        host,
+        summary,
+    }
+}
+
+/// Every error code, sorted by code.
+pub const ERROR_CODES: &[ErrorCode] = &[
+    entry(
+        "argument.batch_too_large",
+        None,
+        true,
+        "A bulk request for more IDs than one call may make.",
+    ),
+    entry(
+        "argument.byte_length",
+        None,
+        true,
+        "A byte string of the wrong length.",
+    ),
+    entry(
+        "argument.negative",
+        None,
+        true,
+        "A negative number where only non-negative ones make sense (a time, a duration, a count).",
+    ),
+    entry(
+        "argument.out_of_range",
+        None,
+        true,
+        "An integer outside the range of its field (for example beyond 64 bits).",
+    ),
+    entry(
+        "base64url.invalid_character",
+        None,
+        false,
+        "A character outside the base64url alphabet (padding included).",
+    ),
+    entry(
+        "base64url.invalid_length",
+        None,
+        false,
+        "A base64url text whose length no byte string has.",
+    ),
+    entry(
+        "base64url.non_canonical",
+        None,
+        false,
+        "Unused low bits that are not zero in the last character.",
+    ),
+    entry(
+        "base64url.wrong_length",
+        None,
+        false,
+        "A base64url text that decodes to the wrong number of bytes.",
+    ),
+    entry(
+        "fingerprint.duplicate_member",
+        None,
+        true,
+        "An object names a member twice.",
+    ),
+    entry(
+        "fingerprint.invalid_json",
+        None,
+        true,
+        "The payload is not JSON (or has a value JSON cannot hold, such as NaN).",
+    ),
+    entry(
+        "fingerprint.invalid_pointer",
+        None,
+        true,
+        "A field selection that is not a JSON Pointer.",
+    ),
+    entry(
+        "fingerprint.invalid_text",
+        None,
+        true,
+        "A text that is not `sha256:` and 43 base64url characters.",
+    ),
+    entry(
+        "fingerprint.invalid_utf8",
+        None,
+        true,
+        "The payload is not UTF-8.",
+    ),
+    entry(
+        "fingerprint.lone_surrogate",
+        None,
+        true,
+        "A string escapes half of a UTF-16 surrogate pair.",
+    ),
+    entry(
+        "fingerprint.number_out_of_range",
+        None,
+        true,
+        "A number beyond what every language reads exactly.",
+    ),
+    entry(
+        "fingerprint.string_value",
+        None,
+        true,
+        "A value to fingerprint that is one string (JSON text goes to `fingerprint_json`).",
+    ),
+    entry(
+        "fingerprint.too_deep",
+        None,
+        true,
+        "The payload nests deeper than the core allows.",
+    ),
+    entry(
+        "http.bad_stored_response",
+        None,
+        true,
+        "Stored bytes that are not a `mintid-http/1` envelope; `position` says where.",
+    ),
+    entry(
+        "http.invalid_header",
+        None,
+        true,
+        "A header to store whose name is no token or whose value holds CR, LF or NUL.",
+    ),
+    entry(
+        "http.invalid_method",
+        None,
+        true,
+        "A method that cannot name a default key kind.",
+    ),
+    entry(
+        "http.invalid_status",
+        None,
+        true,
+        "A status outside 100-599, or without a plain-status problem.",
+    ),
+    entry(
+        "http.malformed_body",
+        Some(Problem::MalformedBody),
+        true,
+        "A JSON content type with a body that is not JSON (`problem_name` `malformed_body`, 400); `position` says where it stops being JSON.",
+    ),
+    entry(
+        "internal.panic",
+        None,
+        true,
+        "The native library failed unexpectedly; please report it.",
+    ),
+    entry(
+        "key.empty",
+        None,
+        true,
+        "A part of the key (or the header value) is empty.",
+    ),
+    entry(
+        "key.invalid_character",
+        None,
+        true,
+        "A character a part of the key may not hold.",
+    ),
+    entry(
+        "key.invalid_header",
+        None,
+        true,
+        "An `Idempotency-Key` header value that is not a valid string.",
+    ),
+    entry(
+        "key.invalid_text",
+        None,
+        true,
+        "A text that is not `kind:scope:id`.",
+    ),
+    entry(
+        "key.too_long",
+        None,
+        true,
+        "A part of the key is longer than its column allows.",
+    ),
+    entry(
+        "lease.acquire_timeout",
+        None,
+        true,
+        "No worker id could be taken within the caller's timeout.",
+    ),
+    entry(
+        "lease.clock_behind",
+        None,
+        true,
+        "The clock reads earlier than the last renewal.",
+    ),
+    entry(
+        "lease.expired",
+        None,
+        true,
+        "At or past the stop point: renew first.",
+    ),
+    entry(
+        "lease.foreign_id",
+        None,
+        true,
+        "An ID of another worker id, or from before the start point.",
+    ),
+    entry(
+        "lease.high_water_ahead",
+        None,
+        true,
+        "The new holder would wait too long before it is ready.",
+    ),
+    entry(
+        "lease.invalid_policy",
+        None,
+        true,
+        "A lease policy whose values do not fit together.",
+    ),
+    entry(
+        "lease.lost",
+        None,
+        true,
+        "The lease was lost: stop issuing.",
+    ),
+    entry(
+        "lease.no_worker_free",
+        None,
+        true,
+        "Every worker id is held by a live lease.",
+    ),
+    entry(
+        "lease.not_ready",
+        None,
+        true,
+        "Before the holder's ready time.",
+    ),
+    entry("lease.released", None, true, "The lease was released."),
+    entry(
+        "lease.still_held",
+        None,
+        true,
+        "The lease of the row is still running.",
+    ),
+    entry(
+        "lease.time_overflow",
+        None,
+        true,
+        "A time plus a duration passes 2^64 milliseconds.",
+    ),
+    entry(
+        "lease.token_exhausted",
+        None,
+        true,
+        "The fencing token cannot be bumped further.",
+    ),
+    entry(
+        "lease.worker_out_of_range",
+        None,
+        true,
+        "A worker id above the policy's range.",
+    ),
+    entry(
+        "outbox.claim_lost",
+        None,
+        true,
+        "The claim ended and another relay took the message.",
+    ),
+    entry(
+        "outbox.invalid_message",
+        None,
+        true,
+        "A message that may not be enqueued.",
+    ),
+    entry(
+        "outbox.invalid_policy",
+        None,
+        true,
+        "A relay policy whose values do not fit together.",
+    ),
+    entry(
+        "outbox.time_overflow",
+        None,
+        true,
+        "A time plus a duration passes 2^64 milliseconds.",
+    ),
+    entry(
+        "outbox.unexpected_rows",
+        None,
+        true,
+        "An affected-row count the rules do not allow.",
+    ),
+    entry(
+        "outbox.unknown_status",
+        None,
+        true,
+        "A stored status text the core does not know.",
+    ),
+    entry(
+        "record.claim_conflict",
+        None,
+        true,
+        "The record changed since it was loaded: load it and decide again.",
+    ),
+    entry(
+        "record.claim_expired",
+        None,
+        true,
+        "The claim's own lease ended before it was written.",
+    ),
+    entry(
+        "record.invalid_policy",
+        None,
+        true,
+        "A record policy whose values do not fit together.",
+    ),
+    entry(
+        "record.not_pending",
+        None,
+        true,
+        "The claim already ended: the record is no longer pending.",
+    ),
+    entry(
+        "record.stale_token",
+        None,
+        true,
+        "A fence older than the record's latest claim: the key was reclaimed since.",
+    ),
+    entry(
+        "record.time_overflow",
+        None,
+        true,
+        "A time plus the lease or retention passes 2^64 milliseconds.",
+    ),
+    entry(
+        "record.token_exhausted",
+        None,
+        true,
+        "The fencing token cannot be bumped further.",
+    ),
+    entry(
+        "record.unknown_status",
+        None,
+        true,
+        "A stored status text the core does not know.",
+    ),
+    entry(
+        "request_id.bad_tag",
+        Some(Problem::InvalidRequestId),
+        true,
+        "The tag does not verify: forged, or minted for another scope.",
+    ),
+    entry(
+        "request_id.current_key",
+        None,
+        true,
+        "The current key cannot be retired.",
+    ),
+    entry(
+        "request_id.duplicate_key_id",
+        None,
+        true,
+        "A key id the ring already holds.",
+    ),
+    entry(
+        "request_id.expiry_out_of_range",
+        None,
+        true,
+        "An expiry at or beyond 2^48 milliseconds.",
+    ),
+    entry(
+        "request_id.grant_expired",
+        Some(Problem::GrantExpired),
+        true,
+        "The grant the ID was minted from has expired.",
+    ),
+    entry(
+        "request_id.in_future",
+        Some(Problem::InvalidRequestId),
+        true,
+        "The ID is further ahead of the clock than the skew bound allows.",
+    ),
+    entry(
+        "request_id.invalid_scope",
+        None,
+        true,
+        "A scope that is empty or longer than 255 bytes.",
+    ),
+    entry(
+        "request_id.malformed",
+        Some(Problem::InvalidRequestId),
+        true,
+        "The text is not a request ID of any known form.",
+    ),
+    entry(
+        "request_id.malformed_grant",
+        None,
+        true,
+        "The text is not a grant.",
+    ),
+    entry(
+        "request_id.too_old",
+        Some(Problem::KeyTooOld),
+        true,
+        "The ID is older than the freshness bound allows.",
+    ),
+    entry(
+        "request_id.unknown_key",
+        Some(Problem::InvalidRequestId),
+        true,
+        "The key id is not in the key ring.",
+    ),
+    entry(
+        "request_id.unsupported_version",
+        Some(Problem::InvalidRequestId),
+        true,
+        "A signed request ID of a format version this core does not read.",
+    ),
+    entry(
+        "request_id.weak_secret",
+        None,
+        true,
+        "A server secret shorter than 32 bytes.",
+    ),
+    entry(
+        "segment.invalid_policy",
+        None,
+        true,
+        "A segment policy whose values do not fit together.",
+    ),
+    entry(
+        "segment.invalid_row",
+        None,
+        true,
+        "A fetched row that is not a segment.",
+    ),
+    entry(
+        "segment.invalid_tag",
+        None,
+        true,
+        "A segment tag that is not 1 to 64 bytes of ASCII.",
+    ),
+    entry(
+        "segment.no_fetch",
+        None,
+        true,
+        "A fetch reported that was not asked for.",
+    ),
+    entry(
+        "segment.went_back",
+        None,
+        true,
+        "A fetched segment below the previous one.",
+    ),
+    entry(
+        "snowflake.clock_rolled_back",
+        None,
+        true,
+        "The clock went back further than the rollback policy tolerates.",
+    ),
+    entry(
+        "snowflake.epoch_in_future",
+        None,
+        true,
+        "The clock reads a time before the layout's epoch.",
+    ),
+    entry(
+        "snowflake.forked",
+        None,
+        true,
+        "A generator inherited across `fork()` needs its own worker id.",
+    ),
+    entry(
+        "snowflake.id_out_of_range",
+        None,
+        true,
+        "An ID has the sign bit set or bits the layout does not have.",
+    ),
+    entry(
+        "snowflake.invalid_layout",
+        None,
+        true,
+        "The bit counts, tick or epoch do not make a usable layout.",
+    ),
+    entry(
+        "snowflake.invalid_text",
+        None,
+        true,
+        "The text of an ID is neither decimal nor 13 Crockford base32 digits.",
+    ),
+    entry(
+        "snowflake.sequence_out_of_range",
+        None,
+        true,
+        "A sequence number does not fit its field.",
+    ),
+    entry(
+        "snowflake.time_exhausted",
+        None,
+        true,
+        "The layout's time field has run out.",
+    ),
+    entry(
+        "snowflake.time_out_of_range",
+        None,
+        true,
+        "A time or tick lies before the epoch or past the end of the layout.",
+    ),
+    entry(
+        "snowflake.unknown_preset",
+        None,
+        true,
+        "No preset layout has the given name.",
+    ),
+    entry(
+        "snowflake.wait_exceeded",
+        None,
+        true,
+        "The generator waited as long as it may for the clock.",
+    ),
+    entry(
+        "snowflake.worker_out_of_range",
+        None,
+        true,
+        "A worker (or datacenter) id does not fit its field.",
+    ),
+    entry(
+        "store.conflict",
+        Some(Problem::StorageUnavailable),
+        true,
+        "The database kept reporting serialization failures or deadlocks; nothing was run.",
+    ),
+    entry(
+        "store.not_a_response",
+        None,
+        true,
+        "The operation returned something that is not a :class:`~mintid.store.StoredResponse`: the claim was released, nothing stored.",
+    ),
+    entry(
+        "store.query_failed",
+        Some(Problem::StorageUnavailable),
+        true,
+        "A store query failed for another reason (a missing table, a constraint, a permission).",
+    ),
+    entry(
+        "store.record_lost",
+        None,
+        true,
+        "A renewal of the record's lease found the key taken over or completed: the operation no longer holds its record.",
+    ),
+    entry(
+        "store.response_not_storable",
+        None,
+        true,
+        "The response's content type is over 255 bytes or not printable ASCII: stored as a final failure, as for :class:`ResponseTooLargeError`.",
+    ),
+    entry(
+        "store.response_too_large",
+        None,
+        true,
+        "The operation's response is over the 1 MiB limit: it ran, the response is not stored, and its key replays this error (a stored final failure).",
+    ),
+    entry(
+        "store.stale_snapshot",
+        Some(Problem::StorageUnavailable),
+        true,
+        "A claim neither inserted its record nor found the one in the way, round after round: the caller's transaction reads an old snapshot (MySQL or MariaDB `REPEATABLE READ` after an earlier read of the table). Nothing was run; claim before reading, or use `READ COMMITTED`.",
+    ),
+    entry(
+        "store.unavailable",
+        Some(Problem::StorageUnavailable),
+        true,
+        "The database cannot be reached or the connection broke: before the claim was written nothing ran; after the operation ran, its record stays pending until its lease passes.",
+    ),
+    entry(
+        "store.unexpected_row",
+        Some(Problem::StorageUnavailable),
+        true,
+        "A row the core cannot read: the schema is not the one it expects.",
+    ),
+    entry(
+        "uuid.base32_overflow",
+        None,
+        true,
+        "A base32 text whose value needs more than 128 bits.",
+    ),
+    entry(
+        "uuid.invalid_character",
+        None,
+        true,
+        "A character that does not belong where it is.",
+    ),
+    entry(
+        "uuid.invalid_length",
+        None,
+        true,
+        "The text is not 36, 32, 45 or 26 characters long.",
+    ),
+    entry(
+        "uuid7.buffer_length",
+        None,
+        true,
+        "A byte buffer whose length is not a multiple of 16.",
+    ),
+    entry(
+        "uuid7.clock_rollback",
+        None,
+        true,
+        "The clock went back further than the rollback policy tolerates.",
+    ),
+    entry(
+        "uuid7.invalid_text",
+        None,
+        true,
+        "The text is not a UUID in any of the four forms.",
+    ),
+    entry(
+        "uuid7.rand_a_out_of_range",
+        None,
+        true,
+        "A `rand_a` above 2^12 - 1.",
+    ),
+    entry(
+        "uuid7.rand_b_out_of_range",
+        None,
+        true,
+        "A `rand_b` above 2^62 - 1.",
+    ),
+    entry(
+        "uuid7.timestamp_out_of_range",
+        None,
+        true,
+        "A Unix millisecond timestamp above 2^48 - 1.",
+    ),
+    entry(
+        "uuid7.timestamp_overflow",
+        None,
+        true,
+        "The 48-bit timestamp is used up.",
+    ),
+    entry(
+        "uuid7.wrong_variant",
+        None,
+        true,
+        "A version 7 field without the RFC 9562 variant.",
+    ),
+    entry(
+        "uuid7.wrong_version",
+        None,
+        true,
+        "A UUID of another version than 7.",
+    ),
+];
+
+/// The registry entry of `code`, if it is one.
+pub fn error_code(code: &str) -> Option<&'static ErrorCode> {
+    ERROR_CODES
+        .binary_search_by(|entry| entry.code.cmp(code))
+        .ok()
+        .map(|index| &ERROR_CODES[index])
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+
+    use super::*;
+    use std::collections::BTreeSet;
+    use std::string::String;
+    use std::vec::Vec;
+
+    /// The code literals of Rust sources under `dir`: a dotted string after a match arrow.
+    fn codes_in(dir: &std::path::Path, found: &mut BTreeSet<String>) {
+        for entry in std::fs::read_dir(dir).expect("a source directory") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                codes_in(&path, found);
+            } else if path.extension().is_some_and(|ext| ext == "rs") {
+                let text = std::fs::read_to_string(&path).expect("a source file");
+                for piece in text.split("=> \"").skip(1) {
+                    let code = piece.split('"').next().unwrap_or_default();
+                    let dotted = code.split_once('.').is_some_and(|(concern, kind)| {
+                        !concern.is_empty()
+                            && !kind.is_empty()
+                            && code
+                                .bytes()
+                                .all(|b| b.is_ascii_lowercase() || b"._0123456789".contains(&b))
+                    });
+                    if dotted {
+                        found.insert(String::from(code));
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sorted_unique_and_dotted() {
+        let codes: Vec<&str> = ERROR_CODES.iter().map(|entry| entry.code).collect();
+        assert!(
+            codes.windows(2).all(|pair| pair[0] < pair[1]),
+            "sorted, unique"
+        );
+        for entry in ERROR_CODES {
+            assert!(entry.code.contains('.'), "{}", entry.code);
+            assert!(!entry.summary.is_empty(), "{}", entry.code);
+            assert_eq!(error_code(entry.code), Some(entry));
+        }
+        assert_eq!(error_code("nope.nope"), None);
+    }
+
+    #[test]
+    fn every_code_the_core_makes_is_registered() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut found = BTreeSet::new();
+        codes_in(&root, &mut found);
+        let registered: BTreeSet<String> = ERROR_CODES
+            .iter()
+            .map(|entry| String::from(entry.code))
+            .collect();
+        let unregistered: Vec<&String> = found.difference(&registered).collect();
+        assert!(
+            unregistered.is_empty(),
+            "codes missing from the registry: {unregistered:?}"
+        );
+        // The registry's codes that the core's kinds do not make are the bindings' own.
+        let bindings_own: Vec<&String> = registered.difference(&found).collect();
+        assert_eq!(
+            bindings_own,
+            [
+                "argument.batch_too_large",
+                "argument.byte_length",
+                "argument.negative",
+                "argument.out_of_range",
+                "internal.panic",
+                "snowflake.forked",
+            ]
+        );
+    }
+
+    #[test]
+    fn problems_agree_with_the_errors() {
+        use crate::store::StoreErrorKind;
+        for kind in StoreErrorKind::ALL {
+            assert_eq!(
+                error_code(kind.code()).map(|e| e.problem),
+                Some(kind.problem())
+            );
+        }
+    }
+}
