@@ -534,8 +534,9 @@ class AsyncIdempotencyStore:
     Bound to one event loop and one process (:class:`LoopBindingError`).
 
     Cancellation: a ``run_once`` whose task is cancelled while the operation
-    runs releases the key (as for any exception the operation raises) before
-    the :class:`asyncio.CancelledError` propagates; one cancelled during a
+    runs releases the key (as for any exception the operation raises: a
+    retryable failure, error ``CancelledError``, that the next request runs
+    anew) before the :class:`asyncio.CancelledError` propagates; one cancelled during a
     store query (the claim, the completion) or again while releasing leaves
     the record pending until its lease passes, when another request takes
     the key over.
