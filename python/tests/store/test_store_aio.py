@@ -7,17 +7,21 @@ test_store_idempotency_async.py).
 from __future__ import annotations
 
 import asyncio
+import pathlib
 from collections.abc import Callable
 
 import pytest
 
 from mintid import Fingerprint, IdempotencyKey, RecordPolicy
+from mintid.http import HttpIdempotency
+from mintid.http.wsgi import IdempotencyMiddleware as WsgiIdempotency
 from mintid.store import RunResult, StoredResponse, StoreRequest
 from mintid.store.aio import (
     AsyncDatabase,
     AsyncIdempotencyStore,
     AsyncPostgresDatabase,
     AsyncRecordLease,
+    AsyncSqliteDatabase,
     LoopBindingError,
 )
 from store.store_support import Server
@@ -174,3 +178,13 @@ def test_the_apps_psycopg_pool_serves_both_ways(server: Server) -> None:
             assert stored is not None and stored.response == RESPONSE
 
     asyncio.run(main())
+
+
+def test_wsgi_refuses_an_async_store(tmp_path: pathlib.Path) -> None:
+    database = AsyncSqliteDatabase(str(tmp_path / "wsgi.sqlite3"))
+    http = HttpIdempotency(
+        store=AsyncIdempotencyStore(database, RecordPolicy()), scope=lambda request: "user:1"
+    )
+    assert http.is_async
+    with pytest.raises(TypeError, match="synchronous store"):
+        WsgiIdempotency(lambda environ, start_response: [], http=http)

@@ -349,6 +349,12 @@ def user_scope(request: HttpRequestView) -> str:
     return f"user:{request.header('x-test-user')}"
 
 
+def user_scope_on_loop(request: HttpRequestView) -> str:
+    """:func:`user_scope`, failing unless called on the event loop's thread (no worker thread)."""
+    assert threading.current_thread() is threading.main_thread(), "admission left the loop"
+    return user_scope(request)
+
+
 class HeaderValues:
     """Keys and request IDs of one scenario run, minted once by name."""
 
@@ -511,9 +517,8 @@ async def run_scenario(scenario: dict[str, Any], fresh: Fresh, framework: str) -
     ring = KeyRing(7, os.urandom(32)) if config.get("signed") else None
     limit = int(config.get("bodyLimit", DEFAULT_BODY_LIMIT))
     grant = GrantRoute(str(config["grant"]), user_scope) if "grant" in config else None
-    http = HttpIdempotency(
-        store=store, scope=user_scope, key_ring=ring, body_limit=limit, grant=grant
-    )
+    scope = user_scope_on_loop if isinstance(store, AsyncSwitchedStore) else user_scope
+    http = HttpIdempotency(store=store, scope=scope, key_ring=ring, body_limit=limit, grant=grant)
     mounts = [str(prefix) for prefix in config.get("mounts", [])]
     state = HandlerState()
     values = HeaderValues(ring)
