@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
+import inspect
 import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator
@@ -554,6 +555,8 @@ class AsyncIdempotencyStore:
             raise TypeError(f"policy must be a RecordPolicy, got {type(policy).__name__}")
         if not isinstance(database, AsyncDatabase):
             raise TypeError(f"database must be an AsyncDatabase, got {type(database).__name__}")
+        if clock is not None and not inspect.iscoroutinefunction(clock.pause_ms):
+            raise TypeError("clock must be an AsyncStoreClock (its pause_ms a coroutine function)")
         self.database = database
         self.policy = policy
         self._clock: AsyncStoreClock = clock if clock is not None else AsyncSystemStoreClock()

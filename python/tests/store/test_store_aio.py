@@ -15,7 +15,7 @@ import pytest
 from mintid import Fingerprint, IdempotencyKey, RecordPolicy
 from mintid.http import HttpIdempotency
 from mintid.http.wsgi import IdempotencyMiddleware as WsgiIdempotency
-from mintid.store import RunResult, StoredResponse, StoreRequest
+from mintid.store import RunResult, StoredResponse, StoreRequest, SystemStoreClock
 from mintid.store.aio import (
     AsyncDatabase,
     AsyncIdempotencyStore,
@@ -188,3 +188,9 @@ def test_wsgi_refuses_an_async_store(tmp_path: pathlib.Path) -> None:
     assert http.is_async
     with pytest.raises(TypeError, match="synchronous store"):
         WsgiIdempotency(lambda environ, start_response: [], http=http)
+
+
+def test_a_blocking_clock_is_refused(tmp_path: pathlib.Path) -> None:
+    database = AsyncSqliteDatabase(str(tmp_path / "clock.sqlite3"))
+    with pytest.raises(TypeError, match="AsyncStoreClock"):
+        AsyncIdempotencyStore(database, RecordPolicy(), clock=SystemStoreClock())  # type: ignore[arg-type]
