@@ -19,7 +19,7 @@ from mintid._ffi import mintid_ffi as _generated
 from mintid._native import ffi
 from mintid.errors import error_class
 
-__all__ = ["Finished", "Lane", "LaneDriver", "RelayDriver", "drive", "key_text"]
+__all__ = ["Finished", "Lane", "LaneDriver", "RelayDriver", "drive", "drive_async", "key_text"]
 
 RUN: Final = 1
 PAUSE: Final = 2
@@ -477,3 +477,33 @@ def drive(runner: Any, clock: Any, driver: _Driver, step: bytes) -> Any:
                 raise _error(step) from runner.cause
     finally:
         runner.release()
+
+
+async def drive_async(runner: Any, clock: Any, driver: _Driver, step: bytes) -> Any:
+    """:func:`drive` for an asyncio host: the same steps, with the runner's
+    ``result``, ``release`` and the clock's ``pause_ms`` awaited. The one
+    async loop: every async driver runs through it.
+    """  # noqa: D205
+    try:
+        while True:
+            kind = step[0]
+            if kind == RUN:
+                result = await runner.result(*_query(step))
+                shape = type(result)
+                if shape is int:
+                    step = driver.push_affected(result, clock.now_ms())
+                elif shape is list:
+                    step = driver.push_rows(result, clock.now_ms())
+                else:
+                    failure, message = result
+                    step = driver.push_failed(failure, message, clock.now_ms())
+            elif kind == PAUSE:
+                await runner.release()
+                await clock.pause_ms(_pause_millis(step))
+                step = driver.resume()
+            elif kind in (YIELD, DONE):
+                return driver.end(step)
+            else:
+                raise _error(step) from runner.cause
+    finally:
+        await runner.release()

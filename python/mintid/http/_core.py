@@ -7,10 +7,11 @@ and this class. The behaviour is the one of ``tests/http/README.md``.
 
 from __future__ import annotations
 
+import inspect
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Final, Protocol
+from typing import Any, Final, Protocol, cast
 
 from mintid._key import IdempotencyKey, parse_idempotency_key_header
 from mintid._record import Problem, RecordPolicy, retry_after_secs
@@ -53,6 +54,7 @@ __all__ = [
     "IDEMPOTENCY_KEY_HEADER",
     "REQUEST_ID_HEADER",
     "Admitted",
+    "AsyncRunOnceStore",
     "GrantRoute",
     "HttpIdempotency",
     "HttpRequestView",
@@ -91,6 +93,23 @@ class RunOnceStore(Protocol):
         key: IdempotencyKey,
         request: StoreRequest,
         operation: Callable[[], StoredResponse],
+    ) -> RunResult:
+        """Run ``operation`` once for ``key``."""
+        ...
+
+
+class AsyncRunOnceStore(Protocol):
+    """What the ASGI middleware needs of an asyncio store
+    (an :class:`~mintid.store.aio.AsyncIdempotencyStore`).
+    """  # noqa: D205
+
+    policy: RecordPolicy
+
+    async def run_once(
+        self,
+        key: IdempotencyKey,
+        request: StoreRequest,
+        operation: Callable[[], Awaitable[StoredResponse]],
     ) -> RunResult:
         """Run ``operation`` once for ``key``."""
         ...
@@ -142,7 +161,7 @@ class HttpIdempotency:
     def __init__(
         self,
         *,
-        store: RunOnceStore,
+        store: RunOnceStore | AsyncRunOnceStore,
         scope: Callable[[HttpRequestView], str],
         key_ring: KeyRing | None = None,
         request_id_header: str = REQUEST_ID_HEADER,
@@ -294,6 +313,11 @@ class HttpIdempotency:
         _log.error("mintid: the store failed %s; answering %d", when, answer.status, exc_info=error)
         return answer
 
+    @property
+    def is_async(self) -> bool:
+        """Whether the store is an asyncio one (its ``run_once`` is a coroutine function)."""
+        return inspect.iscoroutinefunction(self._store.run_once)
+
     def run(
         self,
         admitted: Admitted,
@@ -317,20 +341,55 @@ class HttpIdempotency:
         ran: list[HttpAnswer] = []
 
         def operation() -> StoredResponse:
-            answer = handler()
-            ran.append(answer)
-            stored = to_stored(answer, self._stored_headers)
-            if answer.status >= 500:
-                raise OperationError(f"the handler answered {answer.status}", response=stored)
-            return stored
+            return self._stored(handler(), ran)
 
         try:
-            result = self._store.run_once(admitted.key, request, operation)
-        except OperationError:
+            result = cast(RunOnceStore, self._store).run_once(admitted.key, request, operation)
+        except Exception as error:
+            return self._failed(error, ran)
+        return self._answered(result, ran)
+
+    async def run_async(
+        self,
+        admitted: Admitted,
+        content_type: str | None,
+        body: bytes,
+        handler: Callable[[], Awaitable[HttpAnswer]],
+    ) -> tuple[HttpAnswer, bool]:
+        """:meth:`run` with an asyncio store (:class:`~mintid.store.aio.AsyncIdempotencyStore`)
+        and an async ``handler``: on the event loop, no thread.
+        """  # noqa: D205
+        request = self.store_request(admitted, content_type, body)
+        if isinstance(request, HttpAnswer):
+            return request, False
+        ran: list[HttpAnswer] = []
+
+        async def operation() -> StoredResponse:
+            return self._stored(await handler(), ran)
+
+        try:
+            store = cast(AsyncRunOnceStore, self._store)
+            result = await store.run_once(admitted.key, request, operation)
+        except Exception as error:
+            return self._failed(error, ran)
+        return self._answered(result, ran)
+
+    def _stored(self, answer: HttpAnswer, ran: list[HttpAnswer]) -> StoredResponse:
+        """The handler's answer as the operation's result (a 5xx: its final failure)."""
+        ran.append(answer)
+        stored = to_stored(answer, self._stored_headers)
+        if answer.status >= 500:
+            raise OperationError(f"the handler answered {answer.status}", response=stored)
+        return stored
+
+    def _failed(self, error: Exception, ran: list[HttpAnswer]) -> tuple[HttpAnswer, bool]:
+        if isinstance(error, OperationError):
             # The handler's own 5xx, stored as its final failure (or released).
             return ran[0], True
-        except Exception as error:
-            return self.failure_answer(error, ran=bool(ran)), bool(ran)
+        return self.failure_answer(error, ran=bool(ran)), bool(ran)
+
+    @staticmethod
+    def _answered(result: RunResult, ran: list[HttpAnswer]) -> tuple[HttpAnswer, bool]:
         return answer_of(result, ran[0] if ran else None), result.decision == "execute"
 
 

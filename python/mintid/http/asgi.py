@@ -10,7 +10,8 @@
 A covered request (POST and PATCH by default) needs a key; its handler runs
 once and its response is stored, so a duplicate gets the same response with
 ``Idempotent-Replayed: true``. The app's response is buffered (the store keeps
-it whole); the store, being synchronous, runs in a worker thread. Refusals are
+it whole); an asyncio store (``mintid.store.aio``) runs on the event loop, a
+synchronous one in a worker thread. Refusals are
 ``application/problem+json``: see ``tests/http/README.md``.
 """
 
@@ -19,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
+from functools import partial
 from typing import Any
 
 from mintid.http._answer import HttpAnswer, status_answer
@@ -129,7 +131,13 @@ async def _call_app(app: ASGIApp, scope: Scope, body: bytes) -> HttpAnswer:
 
 
 class IdempotencyMiddleware:
-    """Pure ASGI middleware around ``app`` applying ``http`` (an :class:`HttpIdempotency`)."""
+    """Pure ASGI middleware around ``app`` applying ``http`` (an :class:`HttpIdempotency`).
+
+    With an asyncio store (:class:`~mintid.store.aio.AsyncIdempotencyStore`)
+    every covered request runs on the event loop: the scope function (which
+    must not block then), the store and the app; with a sync store, the
+    scope function and the store run in a worker thread per request.
+    """
 
     def __init__(self, app: ASGIApp, *, http: HttpIdempotency) -> None:
         """Wrap ``app``; ``http`` holds the store, scope function and settings."""
@@ -153,7 +161,11 @@ class IdempotencyMiddleware:
         if not self.http.covers(view):
             await self.app(scope, receive, send)
             return
-        admission = await asyncio.to_thread(self.http.admit, view)
+        if self.http.is_async:
+            # An asyncio store: admission, the store and the handler all on the loop.
+            admission = self.http.admit(view)
+        else:
+            admission = await asyncio.to_thread(self.http.admit, view)
         if isinstance(admission, HttpAnswer):
             await send_answer(send, admission)
             return
@@ -168,6 +180,12 @@ class IdempotencyMiddleware:
     async def _run(
         self, scope: Scope, view: HttpRequestView, admitted: Admitted, body: bytes
     ) -> HttpAnswer:
+        content_type = view.header("content-type")
+        if self.http.is_async:
+            answer, _ran = await self.http.run_async(
+                admitted, content_type, body, partial(_call_app, self.app, scope, body)
+            )
+            return answer
         loop = asyncio.get_running_loop()
 
         def handler() -> HttpAnswer:
@@ -175,7 +193,5 @@ class IdempotencyMiddleware:
             future = asyncio.run_coroutine_threadsafe(_call_app(self.app, scope, body), loop)
             return future.result()
 
-        answer, _ran = await asyncio.to_thread(
-            self.http.run, admitted, view.header("content-type"), body, handler
-        )
+        answer, _ran = await asyncio.to_thread(self.http.run, admitted, content_type, body, handler)
         return answer

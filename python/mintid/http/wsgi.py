@@ -125,6 +125,8 @@ class IdempotencyMiddleware:
         """Wrap ``app``; ``http`` holds the store, scope function and settings."""
         if not isinstance(http, HttpIdempotency):
             raise TypeError("http must be an HttpIdempotency")
+        if http.is_async:
+            raise TypeError("WSGI needs a synchronous store (an IdempotencyStore)")
         self.app = app
         self.http = http
 

@@ -2,7 +2,8 @@
 on SQLite (``sqlite3``), PostgreSQL (psycopg 3, ``mintid[postgres]``) and
 MySQL/MariaDB (PyMySQL, ``mintid[mysql]``). The SQL of ``schema/`` comes from
 the core's manifest; the record protocol is the core's driver, which this
-package only executes. Every rule is the core's.
+package only executes. Every rule is the core's. The asyncio store is
+:mod:`mintid.store.aio`.
 """  # noqa: D205
 
 from mintid.store._clock import StoreClock, SystemStoreClock

@@ -490,6 +490,28 @@ _PG_SHUTDOWN: Final = frozenset({"57P01", "57P02", "57P03"})
 _PG_SERIALIZATION: Final = frozenset({"40001", "40P01"})
 
 
+def postgres_class(error: BaseException) -> ffi.DbErrorClass:
+    """The class of a psycopg 3 error (its connections, sync or async, raise the same)."""
+    import psycopg  # an optional dependency
+
+    if not isinstance(error, psycopg.Error):
+        return Class.OTHER
+    state = error.sqlstate
+    if state is None:
+        # No SQLSTATE: the client lost the server, or the connection is closed.
+        lost = isinstance(error, psycopg.OperationalError | psycopg.InterfaceError)
+        return Class.CONNECTION_LOST if lost else Class.OTHER
+    if state == "23505":
+        return Class.UNIQUE_VIOLATION
+    if state in _PG_SERIALIZATION:
+        return Class.SERIALIZATION
+    if state.startswith("08") or state in _PG_SHUTDOWN:
+        return Class.CONNECTION_LOST
+    if state.startswith(("23", "22")):
+        return Class.CONSTRAINT
+    return Class.OTHER
+
+
 class PostgresDatabase(Database):
     """A PostgreSQL database through psycopg 3 (``pip install mintid[postgres]``)."""
 
@@ -500,25 +522,7 @@ class PostgresDatabase(Database):
         def connect() -> psycopg.Connection[Any]:
             return psycopg.connect(conninfo, autocommit=True, **connect_kwargs)
 
-        def classify(error: BaseException) -> ffi.DbErrorClass:
-            if not isinstance(error, psycopg.Error):
-                return Class.OTHER
-            state = error.sqlstate
-            if state is None:
-                # No SQLSTATE: the client lost the server, or the connection is closed.
-                lost = isinstance(error, psycopg.OperationalError | psycopg.InterfaceError)
-                return Class.CONNECTION_LOST if lost else Class.OTHER
-            if state == "23505":
-                return Class.UNIQUE_VIOLATION
-            if state in _PG_SERIALIZATION:
-                return Class.SERIALIZATION
-            if state.startswith("08") or state in _PG_SHUTDOWN:
-                return Class.CONNECTION_LOST
-            if state.startswith(("23", "22")):
-                return Class.CONSTRAINT
-            return Class.OTHER
-
-        super().__init__("postgres", ffi.Placeholder.FORMAT, connect, classify)
+        super().__init__("postgres", ffi.Placeholder.FORMAT, connect, postgres_class)
 
 
 # MySQL/MariaDB server error numbers.
@@ -537,6 +541,41 @@ _MY_CLASSES: Final = {
 }
 
 
+def mysql_classifier(errors: Any) -> Callable[[BaseException], ffi.DbErrorClass]:
+    """The classifier of a MySQL driver with PyMySQL's error classes in the
+    module ``errors`` (PyMySQL's ``pymysql.err``, asyncmy's ``asyncmy.errors``).
+    """  # noqa: D205
+
+    def classify(error: BaseException) -> ffi.DbErrorClass:
+        if isinstance(error, errors.InterfaceError):
+            return Class.CONNECTION_LOST  # the connection is closed
+        if not isinstance(error, errors.MySQLError) or not error.args:
+            return Class.OTHER
+        code = error.args[0]
+        if not isinstance(code, int):
+            return Class.OTHER
+        if 2000 <= code < 3000:  # client errors: cannot connect, server gone, lost
+            return Class.CONNECTION_LOST
+        return _MY_CLASSES.get(code, Class.OTHER)
+
+    return classify
+
+
+def mysql_connect_kwargs(url: str | None, connect_kwargs: dict[str, Any]) -> dict[str, Any]:
+    """PyMySQL's keyword arguments from ``url`` (``mysql://user:password@host:port/db``)."""
+    if url is None:
+        return connect_kwargs
+    parts = urllib.parse.urlsplit(url)
+    return {
+        "host": parts.hostname,
+        "port": parts.port or 3306,
+        "user": urllib.parse.unquote(parts.username or ""),
+        "password": urllib.parse.unquote(parts.password or ""),
+        "database": parts.path.lstrip("/") or None,
+        **connect_kwargs,
+    }
+
+
 class MySqlDatabase(Database):
     """A MySQL 8 or MariaDB 10.6+ database through PyMySQL (``pip install mintid[mysql]``).
 
@@ -550,30 +589,9 @@ class MySqlDatabase(Database):
         """  # noqa: D205
         import pymysql  # an optional dependency
 
-        if url is not None:
-            parts = urllib.parse.urlsplit(url)
-            connect_kwargs = {
-                "host": parts.hostname,
-                "port": parts.port or 3306,
-                "user": urllib.parse.unquote(parts.username or ""),
-                "password": urllib.parse.unquote(parts.password or ""),
-                "database": parts.path.lstrip("/") or None,
-                **connect_kwargs,
-            }
+        connect_kwargs = mysql_connect_kwargs(url, connect_kwargs)
 
         def connect() -> Any:
             return pymysql.connect(autocommit=True, **connect_kwargs)
 
-        def classify(error: BaseException) -> ffi.DbErrorClass:
-            if isinstance(error, pymysql.err.InterfaceError):
-                return Class.CONNECTION_LOST  # the connection is closed
-            if not isinstance(error, pymysql.err.MySQLError) or not error.args:
-                return Class.OTHER
-            code = error.args[0]
-            if not isinstance(code, int):
-                return Class.OTHER
-            if 2000 <= code < 3000:  # client errors: cannot connect, server gone, lost
-                return Class.CONNECTION_LOST
-            return _MY_CLASSES.get(code, Class.OTHER)
-
-        super().__init__("mysql", ffi.Placeholder.FORMAT, connect, classify)
+        super().__init__("mysql", ffi.Placeholder.FORMAT, connect, mysql_classifier(pymysql.err))

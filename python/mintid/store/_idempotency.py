@@ -15,9 +15,9 @@ import itertools
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import Any, Final, Literal
+from typing import Any, Final, Literal, TypeVar
 
 from mintid._fingerprint import Fingerprint
 from mintid._key import IdempotencyKey
@@ -126,7 +126,7 @@ class RunResult:
     retry_after_ms: int | None = None
 
 
-def _not_run(finished: Finished) -> RunResult:
+def not_run(finished: Finished) -> RunResult:
     """The result of a request the core did not run."""
     end = finished[0]
     if end == "replay":
@@ -151,13 +151,73 @@ class StoredRecord:
     error: str | None
 
 
-def _native_key(key: IdempotencyKey) -> ffi.IdempotencyKey:
+def native_key(key: IdempotencyKey) -> ffi.IdempotencyKey:
     if not isinstance(key, IdempotencyKey):
         raise TypeError(f"key must be an IdempotencyKey, got {type(key).__name__}")
     return ffi.IdempotencyKey(kind=key.kind, scope=key.scope, id=key.id, text=key.text)
 
 
-class RecordLease:
+class LeaseBase:
+    """What a claim on a key is, sync or async: its driver, token and deadline.
+
+    The I/O-free part of :class:`RecordLease` and
+    :class:`mintid.store.aio.AsyncRecordLease`.
+    """
+
+    def __init__(
+        self, driver: LaneDriver, key: ffi.IdempotencyKey, held: ffi.Held, *, finishable: bool
+    ) -> None:
+        """Made by a store, never by hand."""
+        self._driver = driver
+        self._key = key
+        self._held = held
+        self._finishable = finishable
+        self._deadline = held.lease_deadline_millis
+        self._renewal: ffi.RecordRenewal | None = None
+        self._lost = False
+
+    @property
+    def token(self) -> int:
+        """The fencing token of this claim."""
+        return int(self._held.token)
+
+    @property
+    def lease_deadline_ms(self) -> int:
+        """When the lease ends (Unix ms), as last renewed."""
+        return int(self._deadline)
+
+    @property
+    def lost(self) -> bool:
+        """Whether a renewal found the key taken over or completed (``store.record_lost``)."""
+        return self._lost
+
+    def _renewing(
+        self, manifest: ffi.Manifest, policy: RecordPolicy, now_ms: int
+    ) -> Generator[ffi.StoreQuery, ffi.StoreAnswer, int]:
+        """The core's renewal: its queries out, their answers in; the new deadline."""
+        renewal = self._renewal
+        if renewal is None:
+            renewal = self._renewal = ffi.RecordRenewal(
+                manifest, policy._checked, self._key, self._held
+            )
+        try:
+            step = renewal.push((yield renewal.start(now_ms)))
+            while isinstance(step, ffi.RenewalStep.RUN):
+                step = renewal.push((yield step.query))
+        except _NativeError as error:
+            self._lost = self._lost or isinstance(native_error(error), RecordLostError)
+            raise
+        assert isinstance(step, ffi.RenewalStep.RENEWED)
+        self._deadline = step.lease_deadline_millis
+        return int(self._deadline)
+
+    def _finish_step(self, result: object, now_ms: int) -> bytes:
+        if not self._finishable:
+            raise TypeError("run_once completes its own lease: return or raise instead")
+        return _finish(self._driver, result, now_ms)
+
+
+class RecordLease(LeaseBase):
     """A claim the store holds on a key, with its lease.
 
     From :meth:`IdempotencyStore.claim_lease` ("lease and fence"): complete or
@@ -182,35 +242,14 @@ class RecordLease:
         finishable: bool = True,
     ) -> None:
         """Made by the store, never by hand."""
+        super().__init__(driver, key, held, finishable=finishable)
         self._store = store
-        self._driver = driver
-        self._key = key
-        self._held = held
-        self._finishable = finishable
-        self._deadline = held.lease_deadline_millis
-        self._renewal: ffi.RecordRenewal | None = None
         self._lock = threading.Lock()
-        self._lost = False
 
     @staticmethod
     def current() -> RecordLease | None:
         """The lease of the ``run_once`` operation running in this context, if any."""
         return _CURRENT.get()
-
-    @property
-    def token(self) -> int:
-        """The fencing token of this claim."""
-        return int(self._held.token)
-
-    @property
-    def lease_deadline_ms(self) -> int:
-        """When the lease ends (Unix ms), as last renewed."""
-        return int(self._deadline)
-
-    @property
-    def lost(self) -> bool:
-        """Whether a renewal found the key taken over or completed (``store.record_lost``)."""
-        return self._lost
 
     def renew(self) -> int:
         """Move the lease deadline on (to now plus the policy's lease); the new deadline.
@@ -220,26 +259,9 @@ class RecordLease:
         :class:`~mintid.store.StoreUnavailableError`.
         """
         store = self._store
-        runner = QueryRunner(store.database)
         with self._lock:
-            renewal = self._renewal
-            if renewal is None:
-                renewal = self._renewal = ffi.RecordRenewal(
-                    store.database.manifest, store.policy._checked, self._key, self._held
-                )
-            try:
-                step = renewal.push(runner.answer(renewal.start(store._clock.now_ms())))
-                while isinstance(step, ffi.RenewalStep.RUN):
-                    step = renewal.push(runner.answer(step.query))
-                assert isinstance(step, ffi.RenewalStep.RENEWED)
-            except _NativeError as error:
-                failure = native_error(error)
-                self._lost = self._lost or isinstance(failure, RecordLostError)
-                raise failure from runner.cause
-            finally:
-                runner.release()
-            self._deadline = step.lease_deadline_millis
-            return int(self._deadline)
+            steps = self._renewing(store.database.manifest, store.policy, store._clock.now_ms())
+            return pump(QueryRunner(store.database), steps)
 
     def complete(self, response: StoredResponse) -> None:
         """Store the response. A response that cannot be stored (over 1 MiB:
@@ -258,12 +280,63 @@ class RecordLease:
         self._finish(OperationError(error, retryable=retryable, response=response))
 
     def _finish(self, result: object) -> None:
-        if not self._finishable:
-            raise TypeError("run_once completes its own lease: return or raise instead")
-        store = self._store
-        clock = store._clock
-        step = _finish(self._driver, result, clock.now_ms())
-        drive(QueryRunner(store.database), clock, self._driver, step)
+        clock = self._store._clock
+        step = self._finish_step(result, clock.now_ms())
+        drive(QueryRunner(self._store.database), clock, self._driver, step)
+
+
+T = TypeVar("T")
+
+
+def pump(runner: QueryRunner, steps: Generator[ffi.StoreQuery, ffi.StoreAnswer, T]) -> T:
+    """Answer each query ``steps`` yields on ``runner``; what it returns. A
+    core error is raised as its typed error, the driver's exception behind it.
+    """  # noqa: D205
+    try:
+        query = next(steps)
+        while True:
+            query = steps.send(runner.answer(query))
+    except StopIteration as done:
+        return done.value  # type: ignore[no-any-return]
+    except _NativeError as error:
+        raise native_error(error) from runner.cause
+    finally:
+        runner.release()
+
+
+def request_driver(
+    lane: Lane, clock: StoreClock | Any, way: ffi.Way, key: IdempotencyKey, request: StoreRequest
+) -> tuple[LaneDriver, bytes]:
+    """A driver for ``key`` (checked) on ``lane`` and its first step."""
+    if not isinstance(key, IdempotencyKey):
+        raise TypeError(f"key must be an IdempotencyKey, got {type(key).__name__}")
+    return lane.driver(
+        way, key.text, request.fingerprint.digest, request.key_created_ms, clock.now_ms()
+    )
+
+
+def loading(
+    manifest: ffi.Manifest, key: IdempotencyKey
+) -> Generator[ffi.StoreQuery, ffi.StoreAnswer, StoredRecord | None]:
+    """The core's load of ``key``: one query; the stored record or ``None``."""
+    stored = ffi.store_read_record((yield ffi.store_load_query(manifest, native_key(key))))
+    if stored is None:
+        return None
+    return StoredRecord(
+        Record._of(stored.record), StoredResponse._of(stored.response), stored.error
+    )
+
+
+def cleaning(
+    manifest: ffi.Manifest, batch_size: int, clock: StoreClock | Any
+) -> Generator[ffi.StoreQuery, ffi.StoreAnswer, int]:
+    """The core's cleanup: its queries out, their answers in; the total deleted."""
+    cleanup = ffi.RecordCleanup(manifest, batch_size)
+    step = cleanup.push((yield cleanup.start(clock.now_ms())), clock.now_ms())
+    while isinstance(step, ffi.CleanupStep.RUN):
+        step = cleanup.push((yield step.query), clock.now_ms())
+    assert isinstance(step, ffi.CleanupStep.DONE)
+    return int(step.deleted)
 
 
 class _Heartbeat:
@@ -352,13 +425,8 @@ class IdempotencyStore:
         self, runner: QueryRunner, way: ffi.Way, key: IdempotencyKey, request: StoreRequest
     ) -> tuple[LaneDriver, Any]:
         """A driver for ``key``, run until it hands over (a claim or its end)."""
-        if not isinstance(key, IdempotencyKey):
-            raise TypeError(f"key must be an IdempotencyKey, got {type(key).__name__}")
-        clock = self._clock
-        driver, step = self._lane.driver(
-            way, key.text, request.fingerprint.digest, request.key_created_ms, clock.now_ms()
-        )
-        return driver, drive(runner, clock, driver, step)
+        driver, step = request_driver(self._lane, self._clock, way, key, request)
+        return driver, drive(runner, self._clock, driver, step)
 
     def _end(self, runner: QueryRunner, driver: LaneDriver, result: object) -> None:
         """Tell the driver what the operation came to and store it."""
@@ -391,8 +459,8 @@ class IdempotencyStore:
         runner = QueryRunner(self.database)
         driver, held = self._start(runner, ffi.Way.RUN_ONCE, key, request)
         if type(held) is not _HELD:
-            return _not_run(held)
-        lease = RecordLease(self, driver, _native_key(key), held, finishable=False)
+            return not_run(held)
+        lease = RecordLease(self, driver, native_key(key), held, finishable=False)
         beat = (
             None
             if held.renew_every_millis is None
@@ -429,7 +497,7 @@ class IdempotencyStore:
         runner = QueryRunner(self.database, connection)
         driver, held = self._start(runner, ffi.Way.SAME_TRANSACTION, key, request)
         if type(held) is not _HELD:
-            return _not_run(held)
+            return not_run(held)
         try:
             response = operation(connection)
         except BaseException as error:
@@ -445,39 +513,16 @@ class IdempotencyStore:
         """  # noqa: D205
         driver, held = self._start(QueryRunner(self.database), ffi.Way.LEASE, key, request)
         if type(held) is not _HELD:
-            return _not_run(held)
-        return RecordLease(self, driver, _native_key(key), held)
+            return not_run(held)
+        return RecordLease(self, driver, native_key(key), held)
 
     def load(self, key: IdempotencyKey) -> StoredRecord | None:
         """The stored record of ``key``, or ``None``."""
-        runner = QueryRunner(self.database)
-        try:
-            query = ffi.store_load_query(self.database.manifest, _native_key(key))
-            stored = ffi.store_read_record(runner.answer(query))
-        except _NativeError as error:
-            raise native_error(error) from runner.cause
-        finally:
-            runner.release()
-        if stored is None:
-            return None
-        return StoredRecord(
-            Record._of(stored.record), StoredResponse._of(stored.response), stored.error
-        )
+        return pump(QueryRunner(self.database), loading(self.database.manifest, key))
 
     def cleanup(self, batch_size: int = 1000) -> int:
         """Delete expired records (a pending one only once its lease passed too),
         ``batch_size`` per statement until a batch comes back short; the total.
         """  # noqa: D205
-        runner = QueryRunner(self.database)
-        clock = self._clock
-        try:
-            cleanup = ffi.RecordCleanup(self.database.manifest, batch_size)
-            step = cleanup.push(runner.answer(cleanup.start(clock.now_ms())), clock.now_ms())
-            while isinstance(step, ffi.CleanupStep.RUN):
-                step = cleanup.push(runner.answer(step.query), clock.now_ms())
-            assert isinstance(step, ffi.CleanupStep.DONE)
-        except _NativeError as error:
-            raise native_error(error) from runner.cause
-        finally:
-            runner.release()
-        return int(step.deleted)
+        steps = cleaning(self.database.manifest, batch_size, self._clock)
+        return pump(QueryRunner(self.database), steps)

@@ -24,6 +24,12 @@ import pytest
 from pymysql.constants import CLIENT
 
 from mintid.store import Database, MySqlDatabase, PostgresDatabase, SqliteDatabase
+from mintid.store.aio import (
+    AsyncDatabase,
+    AsyncMySqlDatabase,
+    AsyncPostgresDatabase,
+    AsyncSqliteDatabase,
+)
 
 CONFORMANCE = pathlib.Path(__file__).resolve().parents[3] / "tests" / "conformance"
 DIALECTS = ("sqlite", "postgres", "mysql")
@@ -94,6 +100,7 @@ class Server:
         self.dialect = dialect
         self._directory = directory
         self._cases = 0
+        self._path = ""
         if dialect == "postgres":
             url = _url("MINTID_PG_URL")
             with psycopg.connect(urllib.parse.urlunsplit(url), autocommit=True) as admin:
@@ -113,6 +120,7 @@ class Server:
         self._cases += 1
         if self.dialect == "sqlite":
             path = str(self._directory / f"case-{self._cases}.sqlite3")
+            self._path = path
             return lambda found_rows=False: SqliteDatabase(path)
         if self.dialect == "postgres":
             with psycopg.connect(self._url, autocommit=True) as conn:
@@ -160,6 +168,26 @@ class Server:
                 for (session,) in cursor.fetchall():
                     with contextlib.suppress(pymysql.err.OperationalError):  # ended meanwhile
                         cursor.execute(f"KILL {int(session)}")
+
+    def async_factory(self) -> Callable[..., AsyncDatabase]:
+        """Async databases on the case :meth:`fresh` last emptied (same options)."""
+        if self.dialect == "sqlite":
+            path = self._path
+            return lambda found_rows=False: AsyncSqliteDatabase(path)
+        url = self._url
+        if self.dialect == "postgres":
+            return lambda found_rows=False: AsyncPostgresDatabase(url)
+        return lambda found_rows=False: AsyncMySqlDatabase(
+            url, client_flag=CLIENT.FOUND_ROWS if found_rows else 0
+        )
+
+    def unavailable_async(self) -> AsyncDatabase:
+        """An async database of this dialect pointing where no database is."""
+        if self.dialect == "sqlite":
+            return AsyncSqliteDatabase(str(self._directory / "missing" / "no.sqlite3"))
+        if self.dialect == "postgres":
+            return AsyncPostgresDatabase("postgresql://mintid@127.0.0.1:1/none", connect_timeout=2)
+        return AsyncMySqlDatabase("mysql://mintid@127.0.0.1:1/none", connect_timeout=2)
 
     def unavailable(self) -> Database:
         """A store of this dialect pointing where no database is."""

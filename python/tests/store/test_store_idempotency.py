@@ -124,9 +124,11 @@ def outcome_of(action: Callable[[], Any], ran: list[str] | None = None) -> Any:
 
 @dataclass
 class Worker:
-    database: Database
-    store: IdempotencyStore
-    lease: RecordLease | None = None
+    """A database and a store over it (the async runner's: sync views of async ones)."""
+
+    database: Database | Any
+    store: IdempotencyStore | Any
+    lease: RecordLease | Any = None
 
 
 def in_forked_child(action: Callable[[], Any]) -> Any:
@@ -161,19 +163,30 @@ class Run:
     admin: Database
     workers: dict[str, Worker] = field(default_factory=dict)
 
+    def open(self, store: str | None, clock: StoreClock | None) -> Worker:
+        """A new worker: its database (as ``store`` says) and a store over it."""
+        if store == "unavailable":
+            database = self.server.unavailable()
+        else:
+            database = self.make(found_rows=store == "found_rows")
+        return Worker(database, IdempotencyStore(database, self.policy, clock=clock))
+
     def worker(self, name: str, store: str | None = None) -> Worker:
         if store is not None and store not in ("found_rows", "unavailable"):
             raise unknown("store", store)
         if store == "unavailable":
-            down = self.server.unavailable()
-            return Worker(down, IdempotencyStore(down, self.policy, clock=self.clock))
+            return self.open(store, self.clock)
         made = f"{name}/{store}" if store else name
         if made not in self.workers:
-            database = self.make(found_rows=store == "found_rows")
-            self.workers[made] = Worker(
-                database, IdempotencyStore(database, self.policy, clock=self.clock)
-            )
+            self.workers[made] = self.open(store, self.clock)
         return self.workers[made]
+
+    def close(self) -> None:
+        """Nothing more to stop (the async runner stops its event loop here)."""
+
+    def request_in_child(self, step: dict[str, Any]) -> Any:
+        """A ``run`` step in a forked child, on the store its worker used before the fork."""
+        return self.request(step["worker"], step["way"], step)
 
     def key(self, step: dict[str, Any]) -> IdempotencyKey:
         return key_of(step.get("key", self.case["key"]))
@@ -267,8 +280,8 @@ class Run:
         barrier = threading.Barrier(workers)
 
         def work(n: int) -> None:
-            database = self.make()
-            worker = Worker(database, IdempotencyStore(database, self.policy))
+            worker = self.open(None, SystemStoreClock())
+            database = worker.database
             got = []
             try:
                 barrier.wait()
@@ -361,7 +374,7 @@ class Run:
             )
             if step.get("in_forked_child"):
                 self.worker(step["worker"], step.get("store"))  # used before the fork
-                return in_forked_child(partial(self.request, step["worker"], step["way"], step))
+                return in_forked_child(partial(self.request_in_child, step))
             return self.request(step["worker"], step["way"], step)
         if do == "claim":
             check_fields(step, {"worker", "fingerprint", "now", "key", "key_created"})
@@ -419,8 +432,11 @@ class Run:
             return self.count("SELECT COUNT(*) FROM idempotency_record")
         if do == "cleanup":
             check_fields(step, {"now", "batch_size"})
-            store = IdempotencyStore(self.admin, self.policy, clock=self.clock)
-            return {"deleted": str(store.cleanup(int(step["batch_size"])))}
+            worker = self.open(None, self.clock)
+            try:
+                return {"deleted": str(worker.store.cleanup(int(step["batch_size"])))}
+            finally:
+                worker.database.close()
         if do == "concurrent":
             check_fields(step, {"way", "workers", "keys", "fingerprint", "operation"})
             return self.concurrent(step)
@@ -430,8 +446,12 @@ class Run:
         raise unknown("step", do)
 
 
-@pytest.mark.parametrize("case", cases("idempotency.json"), ids=case_id)
-def test_idempotency_scenario(server: Server, case: dict[str, Any]) -> None:
+def run_scenario(
+    server: Server,
+    case: dict[str, Any],
+    runner: Callable[..., Run] = Run,
+) -> None:
+    """Every step of ``case`` through ``runner`` (the sync store's, or the async store's)."""
     if case["op"] != "scenario":
         raise unknown("op", case["op"])
     clocks: dict[str, Callable[[], StoreClock]] = {
@@ -442,9 +462,17 @@ def test_idempotency_scenario(server: Server, case: dict[str, Any]) -> None:
         raise unknown("clock", case["clock"])
     with databases(server.fresh()) as make:
         admin = make()
-        run = Run(server, make, case, clocks[case["clock"]](), policy_of(case["policy"]), admin)
-        for index, step in enumerate(case["steps"]):
-            got = run.step(step)
-            if index == 0:
-                server.business_table(admin)
-            assert got == expected(step["expect"]), f"step {index}: {step['do']}"
+        run = runner(server, make, case, clocks[case["clock"]](), policy_of(case["policy"]), admin)
+        try:
+            for index, step in enumerate(case["steps"]):
+                got = run.step(step)
+                if index == 0:
+                    server.business_table(admin)
+                assert got == expected(step["expect"]), f"step {index}: {step['do']}"
+        finally:
+            run.close()
+
+
+@pytest.mark.parametrize("case", cases("idempotency.json"), ids=case_id)
+def test_idempotency_scenario(server: Server, case: dict[str, Any]) -> None:
+    run_scenario(server, case)

@@ -1,9 +1,10 @@
 """The HTTP conformance scenarios (tests/http/scenarios.json) against the ASGI
 middleware on a Starlette app (driven through httpx's ASGI transport) and the
 WSGI middleware on a plain WSGI app (served by a threaded wsgiref server on
-127.0.0.1), on SQLite and PostgreSQL; each scenario on a fresh database. An unknown config
-key, step, request field, header value, body kind, handler directive or
-expectation fails the test.
+127.0.0.1), and the ASGI middleware again with the asyncio store
+(``asgi-aio``), on SQLite, PostgreSQL and MariaDB; each scenario on a fresh
+database. An unknown config key, step, request field, header value, body kind,
+handler directive or expectation fails the test.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import threading
 import time
 import urllib.parse
 import uuid
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from dataclasses import dataclass, field
 from http import HTTPStatus
@@ -26,6 +27,7 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 import httpx
 import psycopg
+import pymysql
 import pytest
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -40,11 +42,19 @@ from mintid.http.wsgi import IdempotencyMiddleware as WsgiIdempotency
 from mintid.store import (
     Database,
     IdempotencyStore,
+    MySqlDatabase,
     PostgresDatabase,
     RunResult,
     SqliteDatabase,
     StoredResponse,
     StoreRequest,
+)
+from mintid.store.aio import (
+    AsyncDatabase,
+    AsyncIdempotencyStore,
+    AsyncMySqlDatabase,
+    AsyncPostgresDatabase,
+    AsyncSqliteDatabase,
 )
 
 if TYPE_CHECKING:
@@ -74,15 +84,31 @@ def _pg_url() -> str:
     return value
 
 
-@pytest.fixture(scope="module", params=["sqlite", "postgres"])
+@dataclass
+class Fresh:
+    """An empty database: the sync store's, and a maker of async ones on it."""
+
+    database: Database
+    make_async: Callable[[], AsyncDatabase]
+
+
+@pytest.fixture(scope="module", params=["sqlite", "postgres", "mysql"])
 def fresh_database(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Callable[[], Database]]:
+) -> Iterator[Callable[[], Fresh]]:
     """A factory of empty databases of one dialect."""
     directory = tmp_path_factory.mktemp("http")
     counter = iter(range(1_000_000))
     if request.param == "sqlite":
-        yield lambda: SqliteDatabase(str(directory / f"case-{next(counter)}.sqlite3"))
+
+        def fresh_sqlite() -> Fresh:
+            path = str(directory / f"case-{next(counter)}.sqlite3")
+            return Fresh(SqliteDatabase(path), lambda: AsyncSqliteDatabase(path))
+
+        yield fresh_sqlite
+        return
+    if request.param == "mysql":
+        yield fresh_mysql
         return
     admin_url = urllib.parse.urlsplit(_pg_url())
     with psycopg.connect(admin_url.geturl(), autocommit=True) as admin:
@@ -90,19 +116,45 @@ def fresh_database(
         admin.execute(f"CREATE DATABASE {DATABASE}")
     url = urllib.parse.urlunsplit(admin_url._replace(path=f"/{DATABASE}"))
 
-    def fresh() -> Database:
+    def fresh() -> Fresh:
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute("DROP SCHEMA IF EXISTS public CASCADE")
             conn.execute("CREATE SCHEMA public")
-        return PostgresDatabase(url)
+        return Fresh(PostgresDatabase(url), lambda: AsyncPostgresDatabase(url))
 
     yield fresh
+
+
+def fresh_mysql() -> Fresh:
+    """An empty MariaDB database (dropped and made again)."""
+    value = os.environ.get("MINTID_MYSQL_URL")
+    if not value:
+        message = "MINTID_MYSQL_URL is not set: run the tests through scripts/db/with-db.sh"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message)
+        pytest.skip(message)
+    parts = urllib.parse.urlsplit(value)
+    admin = pymysql.connect(
+        host=parts.hostname,
+        port=parts.port or 3306,
+        user=parts.username,
+        password=parts.password or "",
+        autocommit=True,
+    )
+    try:
+        with admin.cursor() as cursor:
+            cursor.execute(f"DROP DATABASE IF EXISTS {DATABASE}")
+            cursor.execute(f"CREATE DATABASE {DATABASE}")
+    finally:
+        admin.close()
+    url = urllib.parse.urlunsplit(parts._replace(path=f"/{DATABASE}"))
+    return Fresh(MySqlDatabase(url), lambda: AsyncMySqlDatabase(url))
 
 
 class SwitchedStore:
     """The store under test, or (storage down) one whose database refuses connections."""
 
-    def __init__(self, up: IdempotencyStore, down: IdempotencyStore) -> None:
+    def __init__(self, up: Any, down: Any) -> None:
         self.policy = up.policy
         self.up = up
         self.down = down
@@ -114,7 +166,20 @@ class SwitchedStore:
         request: StoreRequest,
         operation: Callable[[], StoredResponse],
     ) -> RunResult:
-        return (self.down if self.is_down else self.up).run_once(key, request, operation)
+        return (self.down if self.is_down else self.up).run_once(key, request, operation)  # type: ignore[no-any-return]
+
+
+class AsyncSwitchedStore(SwitchedStore):
+    """:class:`SwitchedStore` over two asyncio stores."""
+
+    async def run_once(  # type: ignore[override]
+        self,
+        key: IdempotencyKey,
+        request: StoreRequest,
+        operation: Callable[[], Awaitable[StoredResponse]],
+    ) -> RunResult:
+        store = self.down if self.is_down else self.up
+        return await store.run_once(key, request, operation)  # type: ignore[no-any-return]
 
 
 @dataclass
@@ -275,12 +340,19 @@ ClientOf = Callable[
 ]
 FRAMEWORKS: dict[str, ClientOf] = {
     "asgi": asgi_client,
+    "asgi-aio": asgi_client,
     "wsgi": wsgi_client,
 }
 
 
 def user_scope(request: HttpRequestView) -> str:
     return f"user:{request.header('x-test-user')}"
+
+
+def user_scope_on_loop(request: HttpRequestView) -> str:
+    """:func:`user_scope`, failing unless called on the event loop's thread (no worker thread)."""
+    assert threading.current_thread() is threading.main_thread(), "admission left the loop"
+    return user_scope(request)
 
 
 class HeaderValues:
@@ -418,7 +490,7 @@ async def send(
     return await client.request(spec["method"], spec["path"], headers=headers, content=content)
 
 
-async def run_scenario(scenario: dict[str, Any], database: Database, framework: str) -> None:
+async def run_scenario(scenario: dict[str, Any], fresh: Fresh, framework: str) -> None:
     only(scenario, {"name", "doc", "config", "steps"}, "scenario field")
     config: dict[str, Any] = scenario.get("config", {})
     only(config, CONFIG_KEYS, "config key")
@@ -429,16 +501,24 @@ async def run_scenario(scenario: dict[str, Any], database: Database, framework: 
         max_wait_ms=int(config.get("maxWaitMillis", 0)),
         poll_ms=20,
     )
-    database.migrate()
-    store = SwitchedStore(
-        IdempotencyStore(database, policy), IdempotencyStore(PostgresDatabase(UNREACHABLE), policy)
-    )
+    fresh.database.migrate()
+    store: SwitchedStore
+    if framework.endswith("-aio"):
+        up = fresh.make_async()
+        store = AsyncSwitchedStore(
+            AsyncIdempotencyStore(up, policy),
+            AsyncIdempotencyStore(AsyncPostgresDatabase(UNREACHABLE), policy),
+        )
+    else:
+        store = SwitchedStore(
+            IdempotencyStore(fresh.database, policy),
+            IdempotencyStore(PostgresDatabase(UNREACHABLE), policy),
+        )
     ring = KeyRing(7, os.urandom(32)) if config.get("signed") else None
     limit = int(config.get("bodyLimit", DEFAULT_BODY_LIMIT))
     grant = GrantRoute(str(config["grant"]), user_scope) if "grant" in config else None
-    http = HttpIdempotency(
-        store=store, scope=user_scope, key_ring=ring, body_limit=limit, grant=grant
-    )
+    scope = user_scope_on_loop if isinstance(store, AsyncSwitchedStore) else user_scope
+    http = HttpIdempotency(store=store, scope=scope, key_ring=ring, body_limit=limit, grant=grant)
     mounts = [str(prefix) for prefix in config.get("mounts", [])]
     state = HandlerState()
     values = HeaderValues(ring)
@@ -454,6 +534,8 @@ async def run_scenario(scenario: dict[str, Any], database: Database, framework: 
             for gate in state.gates.values():
                 gate.set()
             await asyncio.gather(*background.values(), return_exceptions=True)
+            if isinstance(store, AsyncSwitchedStore):
+                await store.up.database.close()
 
 
 async def run_step(
@@ -509,10 +591,10 @@ def test_scenario_names_are_unique() -> None:
 @pytest.mark.parametrize("framework", sorted(FRAMEWORKS))
 @pytest.mark.parametrize("scenario", LOADED, ids=[str(s["name"]) for s in LOADED])
 def test_http_scenario(
-    framework: str, scenario: dict[str, Any], fresh_database: Callable[[], Database]
+    framework: str, scenario: dict[str, Any], fresh_database: Callable[[], Fresh]
 ) -> None:
-    database = fresh_database()
+    fresh = fresh_database()
     try:
-        asyncio.run(run_scenario(scenario, database, framework))
+        asyncio.run(run_scenario(scenario, fresh, framework))
     finally:
-        database.close()
+        fresh.database.close()

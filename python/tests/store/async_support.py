@@ -1,0 +1,152 @@
+"""Sync views of the async store for the conformance runner: each call runs on
+one event loop in a thread of its own, and an operation the runner gives (a
+plain function) runs in a worker thread, so the runner's scenario reading is
+the sync store's, unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import AbstractAsyncContextManager, contextmanager
+from typing import Any, TypeVar
+
+from mintid import IdempotencyKey
+from mintid.store import RunResult, StoreClock, StoredResponse, StoreRequest, SystemStoreClock
+from mintid.store.aio import AsyncDatabase, AsyncIdempotencyStore, AsyncRecordLease
+
+T = TypeVar("T")
+
+
+class LoopThread:
+    """An event loop running in a daemon thread; :meth:`call` waits for a coroutine there."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self._thread.start()
+
+    def call(self, awaitable: Awaitable[T]) -> T:
+        async def run() -> T:
+            return await awaitable
+
+        return asyncio.run_coroutine_threadsafe(run(), self.loop).result()
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self._thread.join()
+        self.loop.close()
+
+
+class AsyncClock:
+    """The runner's clock for the async store: a manual clock advances on a
+    pause (as in the sync runner), the system clock sleeps on the loop.
+    """
+
+    def __init__(self, clock: StoreClock) -> None:
+        self.clock = clock
+
+    def now_ms(self) -> int:
+        return self.clock.now_ms()
+
+    async def pause_ms(self, millis: int) -> None:
+        if isinstance(self.clock, SystemStoreClock):
+            await asyncio.sleep(millis / 1000)
+        else:
+            self.clock.pause_ms(millis)
+
+
+class SyncDatabase:
+    """The runner's view of an :class:`AsyncDatabase`."""
+
+    def __init__(self, loop: LoopThread, database: AsyncDatabase) -> None:
+        self.loop = loop
+        self.inner = database
+        self.dialect = database.dialect
+
+    @contextmanager
+    def _entered(self, manager: AbstractAsyncContextManager[Any]) -> Iterator[Any]:
+        raw = self.loop.call(manager.__aenter__())
+        try:
+            yield raw
+        except BaseException as error:
+            self.loop.call(manager.__aexit__(type(error), error, error.__traceback__))
+            raise
+        self.loop.call(manager.__aexit__(None, None, None))
+
+    @contextmanager
+    def connection(self) -> Iterator[Any]:
+        with self._entered(self.inner.connection()) as raw:
+            yield raw
+
+    @contextmanager
+    def transaction(self, *, write: bool = False) -> Iterator[Any]:
+        with self._entered(self.inner.transaction(write=write)) as raw:
+            yield raw
+
+    def execute(self, raw: Any, sql: str, params: Any = None) -> None:
+        self.loop.call(self.inner.execute(raw, sql, params))
+
+    def close(self) -> None:
+        self.loop.call(self.inner.close())
+
+
+class SyncLease:
+    """The runner's view of an :class:`AsyncRecordLease`."""
+
+    def __init__(self, loop: LoopThread, lease: AsyncRecordLease) -> None:
+        self.loop = loop
+        self.inner = lease
+
+    @property
+    def token(self) -> int:
+        return self.inner.token
+
+    @property
+    def lease_deadline_ms(self) -> int:
+        return self.inner.lease_deadline_ms
+
+    def renew(self) -> int:
+        return self.loop.call(self.inner.renew())
+
+    def complete(self, response: StoredResponse) -> None:
+        self.loop.call(self.inner.complete(response))
+
+    def fail(self, error: str, *, retryable: bool = False) -> None:
+        self.loop.call(self.inner.fail(error, retryable=retryable))
+
+
+class SyncStore:
+    """The runner's view of an :class:`AsyncIdempotencyStore`."""
+
+    def __init__(self, loop: LoopThread, store: AsyncIdempotencyStore) -> None:
+        self.loop = loop
+        self.inner = store
+
+    def run_once(
+        self, key: IdempotencyKey, request: StoreRequest, operation: Callable[[], StoredResponse]
+    ) -> RunResult:
+        async def run() -> StoredResponse:
+            return await asyncio.to_thread(operation)
+
+        return self.loop.call(self.inner.run_once(key, request, run))
+
+    def in_transaction(
+        self,
+        connection: Any,
+        key: IdempotencyKey,
+        request: StoreRequest,
+        operation: Callable[[Any], StoredResponse],
+    ) -> RunResult:
+        async def run(raw: Any) -> StoredResponse:
+            return await asyncio.to_thread(operation, raw)
+
+        return self.loop.call(self.inner.in_transaction(connection, key, request, run))
+
+    def claim_lease(self, key: IdempotencyKey, request: StoreRequest) -> SyncLease | RunResult:
+        made = self.loop.call(self.inner.claim_lease(key, request))
+        return made if isinstance(made, RunResult) else SyncLease(self.loop, made)
+
+    def cleanup(self, batch_size: int = 1000) -> int:
+        return self.loop.call(self.inner.cleanup(batch_size))

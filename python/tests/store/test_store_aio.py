@@ -1,0 +1,196 @@
+"""What only the asyncio store has: the renewal task, cancellation, its
+binding to one event loop and one process, and the app's psycopg pool, on
+SQLite, PostgreSQL and MariaDB (the protocol's cases run through
+test_store_idempotency_async.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import pathlib
+from collections.abc import Callable
+
+import pytest
+
+from mintid import Fingerprint, IdempotencyKey, RecordPolicy
+from mintid.http import HttpIdempotency
+from mintid.http.wsgi import IdempotencyMiddleware as WsgiIdempotency
+from mintid.store import RunResult, StoredResponse, StoreRequest, SystemStoreClock
+from mintid.store.aio import (
+    AsyncDatabase,
+    AsyncIdempotencyStore,
+    AsyncPostgresDatabase,
+    AsyncRecordLease,
+    AsyncSqliteDatabase,
+    LoopBindingError,
+)
+from store.store_support import Server
+from store.test_store_idempotency import in_forked_child
+
+REQUEST = StoreRequest(Fingerprint(bytes(32)))
+RESPONSE = StoredResponse("text/plain", b"done")
+
+
+def key(name: str) -> IdempotencyKey:
+    return IdempotencyKey("order.create", "tenant-1", name)
+
+
+def fresh(server: Server) -> Callable[[], AsyncDatabase]:
+    server.fresh()
+    made: Callable[..., AsyncDatabase] = server.async_factory()
+    return made
+
+
+def others() -> set[asyncio.Task[object]]:
+    return asyncio.all_tasks() - {asyncio.current_task()}
+
+
+def test_the_lease_is_renewed_by_a_task_while_the_operation_runs(server: Server) -> None:
+    make = fresh(server)
+    policy = RecordPolicy(lease_ms=600, max_wait_ms=0)
+
+    async def main() -> None:
+        database, other = make(), make()
+        await database.migrate()
+        store, second = (
+            AsyncIdempotencyStore(database, policy),
+            AsyncIdempotencyStore(other, policy),
+        )
+        seen: dict[str, object] = {}
+
+        async def operation() -> StoredResponse:
+            lease = AsyncRecordLease.current()
+            assert lease is not None
+            first = lease.lease_deadline_ms
+            while lease.lease_deadline_ms == first:  # renewed by the store's task
+                await asyncio.sleep(0.02)
+            while store._clock.now_ms() <= first:  # the first lease has passed
+                await asyncio.sleep(0.02)
+            seen["during"] = await second.run_once(key("renewed"), REQUEST, operation)
+            seen["lost"] = lease.lost
+            return RESPONSE
+
+        result = await store.run_once(key("renewed"), REQUEST, operation)
+        assert result == RunResult("execute", RESPONSE)
+        during = seen["during"]
+        assert isinstance(during, RunResult) and during.decision == "in_progress"
+        assert seen["lost"] is False
+        assert not others(), "the renewal task outlived run_once"
+        stored = await second.load(key("renewed"))
+        assert stored is not None and stored.response == RESPONSE
+        await database.close()
+        await other.close()
+
+    asyncio.run(main())
+
+
+def test_a_cancelled_operation_releases_its_key(server: Server) -> None:
+    make = fresh(server)
+
+    async def main() -> None:
+        database = make()
+        await database.migrate()
+        store = AsyncIdempotencyStore(database, RecordPolicy(max_wait_ms=0))
+        started = asyncio.Event()
+
+        async def forever() -> StoredResponse:
+            started.set()
+            await asyncio.Event().wait()
+            raise AssertionError("never woken")
+
+        task = asyncio.create_task(store.run_once(key("cancelled"), REQUEST, forever))
+        await started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert not others(), "the renewal task outlived the cancelled run_once"
+        stored = await store.load(key("cancelled"))
+        assert stored is not None and stored.error == "CancelledError"
+        assert str(stored.record.status) == "failed_retryable", "the key was not released"
+
+        async def done() -> StoredResponse:
+            return RESPONSE
+
+        again = await store.run_once(key("cancelled"), REQUEST, done)
+        assert again == RunResult("execute", RESPONSE)
+        await database.close()
+
+    asyncio.run(main())
+
+
+def test_a_store_is_bound_to_one_loop_and_one_process(server: Server) -> None:
+    make = fresh(server)
+    database = make()
+    store = AsyncIdempotencyStore(database, RecordPolicy())
+
+    async def first() -> None:
+        await database.migrate()
+        assert await store.load(key("bound")) is None
+        await database.close()
+
+    asyncio.run(first())
+    with pytest.raises(LoopBindingError, match="another event loop"):
+        asyncio.run(store.load(key("bound")))
+
+    async def in_child() -> str:
+        try:
+            await store.load(key("bound"))
+        except LoopBindingError as error:
+            return str(error)
+        return "served"
+
+    assert "forked child" in in_forked_child(lambda: asyncio.run(in_child()))
+
+
+def test_the_apps_psycopg_pool_serves_both_ways(server: Server) -> None:
+    if server.dialect != "postgres":
+        pytest.skip("a psycopg pool is PostgreSQL's")
+    from psycopg_pool import AsyncConnectionPool
+
+    make = fresh(server)
+    url = getattr(server, "_url")  # noqa: B009
+
+    async def main() -> None:
+        await make().migrate()
+        async with AsyncConnectionPool(url, min_size=1, max_size=2, open=False) as pool:
+            store = AsyncIdempotencyStore(AsyncPostgresDatabase(pool), RecordPolicy())
+
+            async def done() -> StoredResponse:
+                return RESPONSE
+
+            assert await store.run_once(key("pooled"), REQUEST, done) == RunResult(
+                "execute", RESPONSE
+            )
+            replay = await store.run_once(key("pooled"), REQUEST, done)
+            assert replay.decision == "replay" and replay.response == RESPONSE
+
+            async with pool.connection() as conn, conn.transaction():
+                await conn.execute("CREATE TABLE pooled_effect (id text)")
+
+                async def write(raw: object) -> StoredResponse:
+                    assert raw is conn
+                    await conn.execute("INSERT INTO pooled_effect VALUES ('one')")
+                    return RESPONSE
+
+                got = await store.in_transaction(conn, key("same-tx"), REQUEST, write)
+                assert got == RunResult("execute", RESPONSE)
+            stored = await store.load(key("same-tx"))
+            assert stored is not None and stored.response == RESPONSE
+
+    asyncio.run(main())
+
+
+def test_wsgi_refuses_an_async_store(tmp_path: pathlib.Path) -> None:
+    database = AsyncSqliteDatabase(str(tmp_path / "wsgi.sqlite3"))
+    http = HttpIdempotency(
+        store=AsyncIdempotencyStore(database, RecordPolicy()), scope=lambda request: "user:1"
+    )
+    assert http.is_async
+    with pytest.raises(TypeError, match="synchronous store"):
+        WsgiIdempotency(lambda environ, start_response: [], http=http)
+
+
+def test_a_blocking_clock_is_refused(tmp_path: pathlib.Path) -> None:
+    database = AsyncSqliteDatabase(str(tmp_path / "clock.sqlite3"))
+    with pytest.raises(TypeError, match="AsyncStoreClock"):
+        AsyncIdempotencyStore(database, RecordPolicy(), clock=SystemStoreClock())  # type: ignore[arg-type]
