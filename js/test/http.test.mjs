@@ -147,7 +147,7 @@ for (const [name, framework] of Object.entries(FRAMEWORKS)) {
         assert.equal(replay.headers["x-dropped"], undefined);
         assert.equal(replay.text, first.text);
         const stored = await store.load(new IdempotencyKey("test.post", "user:ann", ring.verify(id, "user:ann")));
-        assert.equal(stored?.status, "succeeded");
+        assert.equal(stored?.record.status, "succeeded");
         const free = await send(app.port, { path: "/free", headers: { "x-user": "ann" }, body: "" });
         assert.equal(free.status, 200);
         const garbage = await send(app.port, { path: "/orders", headers: { "x-user": "ann", "idempotency-key": "\"no" }, body: "{}" });

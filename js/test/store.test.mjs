@@ -148,7 +148,7 @@ for (const { dialect, skip } of dialects()) {
         await assert.rejects(store.runOnce(key, request, async () => {
           throw boom;
         }), (error) => error === boom);
-        assert.equal((await store.load(key)).status, "failed_retryable");
+        assert.equal((await store.load(key)).record.status, "failed_retryable");
         const body = new TextEncoder().encode("ok");
         const result = await store.runOnce(key, request, async () => ({ contentType: "text/plain", body }));
         assert.equal(result.decision, "execute");
@@ -221,7 +221,7 @@ for (const { dialect, skip } of dialects()) {
       withStore(dialect, new RecordPolicy({ leaseMillis: 10_000, retentionMillis: 86_400_000 }), async ({ store, key, request }) => {
         await assert.rejects(store.runOnce(key, request, async () => ({ status: 201, body: "created" })),
           (error) => error instanceof StoreError && error.code === "store.not_a_response" && /Object/.test(error.message));
-        assert.equal((await store.load(key)).status, "failed_retryable");
+        assert.equal((await store.load(key)).record.status, "failed_retryable");
         const body = new TextEncoder().encode("ok");
         assert.equal((await store.runOnce(key, request, async () => ({ contentType: "text/plain", body }))).decision, "execute");
       }));
@@ -241,7 +241,7 @@ for (const { dialect, skip } of dialects()) {
         });
         assert.equal(first.decision, "execute");
         assert.equal(duplicate.decision, "in_progress");
-        assert.equal((await store.load(key)).status, "succeeded");
+        assert.equal((await store.load(key)).record.status, "succeeded");
       }, { poolSize: 2 }));
 
     test("a lease taken over is lost: the operation's signal aborts with store.record_lost and its completion is refused", () =>
@@ -277,7 +277,7 @@ for (const { dialect, skip } of dialects()) {
         await assert.rejects(store.runOnce(key, request, async () => {
           throw new OperationError("é".repeat(2000));
         }), OperationError);
-        const { status, error } = await store.load(key);
+        const { record: { status }, error } = await store.load(key);
         assert.equal(status, "failed");
         assert.ok(Buffer.byteLength(error) <= 1024 && error.endsWith("… [truncated]"));
       }));

@@ -80,8 +80,10 @@ export type RunResult =
 /** A refusal or a replay: every {@link RunResult} but `execute`. */
 export type NotExecuted = Exclude<RunResult, { readonly decision: "execute" }>;
 
-/** A record as stored: the core's fields plus what it replays. */
-export interface StoredRecord extends IdempotencyRecord {
+/** A record as stored: the core's record and what it replays (as in every mintid language). */
+export interface StoredRecord {
+  /** The core's record: status, fingerprint, fence, lease and retention. */
+  readonly record: IdempotencyRecord;
   /** The stored response, or `null`. */
   readonly response: StoredResponse | null;
   /** The stored error text, or `null`. */
@@ -471,8 +473,11 @@ export class IdempotencyStore {
    */
   async load(key: IdempotencyKey): Promise<StoredRecord | null> {
     const query = drive(() => storeLoadQuery(manifestOf(this.database.dialect), key), undefined);
-    const read = ({ answer, failure }: Answered) => ({ kind: "read", record: drive(() => storeReadRecord(answer), failure) }) as const;
-    return (await runQueries(this.useConnection, query, read)).record;
+    const read = ({ answer, failure }: Answered) => ({ kind: "read", stored: drive(() => storeReadRecord(answer), failure) }) as const;
+    const { stored } = await runQueries(this.useConnection, query, read);
+    if (stored === null) return null;
+    const { response, error, ...record } = stored;
+    return { record, response, error };
   }
 
   /**

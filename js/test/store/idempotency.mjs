@@ -222,16 +222,17 @@ export async function runIdempotencyCase(testCase, db) {
           break;
         }
         case "check": {
-          const record = await new IdempotencyStore(admin, policy, { clock }).load(keyOf(step));
-          const actual = record === null ? null : {
+          const stored = await new IdempotencyStore(admin, policy, { clock }).load(keyOf(step));
+          const record = stored?.record;
+          const actual = stored === null ? null : {
             status: record.status,
             fingerprint: hex(Buffer.from(record.fingerprint.slice("sha256:".length), "base64url")),
             token: String(record.token),
             lease_deadline: String(record.leaseDeadlineMillis),
             created: String(record.createdMillis),
             expires: String(record.expiresMillis),
-            response: responseLike(record.response, step.expect?.response),
-            error: record.error,
+            response: responseLike(stored.response, step.expect?.response),
+            error: stored.error,
           };
           assert.deepEqual(actual, step.expect, where);
           break;
