@@ -447,11 +447,13 @@ class RelayDriver(_Driver):
         )
 
 
-def drive(runner: Any, clock: Any, driver: _Driver, step: bytes) -> Any:
+def drive(runner: Any, clock: Any, driver: _Driver, step: bytes, *, hold: bool = False) -> Any:
     """Run ``step`` and the ones after it on ``runner`` until the driver
     hands over (a ``YIELD`` or ``DONE`` step: what :meth:`_Driver.end`
     reads from it). A ``FAIL`` step is raised as the core's typed error, the
-    driver's exception behind it as ``__cause__``.
+    driver's exception behind it as ``__cause__``. The connection goes back
+    to the pool at a pause and at the end, unless ``hold`` keeps it for the
+    caller's next drive (the caller releases it).
     """  # noqa: D205
     try:
         while True:
@@ -472,11 +474,16 @@ def drive(runner: Any, clock: Any, driver: _Driver, step: bytes) -> Any:
                 clock.pause_ms(_pause_millis(step))
                 step = driver.resume()
             elif kind in (YIELD, DONE):
-                return driver.end(step)
+                handed = driver.end(step)
+                break
             else:
                 raise _error(step) from runner.cause
-    finally:
+    except BaseException:
         runner.release()
+        raise
+    if not hold:
+        runner.release()
+    return handed
 
 
 async def drive_async(runner: Any, clock: Any, driver: _Driver, step: bytes) -> Any:

@@ -136,16 +136,20 @@ class Outbox:
         clock = self._clock
         runner = QueryRunner(self.database)
         driver = RelayDriver(self.database.manifest, self.policy._to_ffi(), self._draw())
-        handed = lane_drive(runner, clock, driver, driver.start(clock.now_ms()))
-        while handed[0] == "send":
-            message = ClaimedMessage(*handed[1:])
-            try:
-                send(message)
-            except Exception as error:
-                step = driver.failed(str(error) or type(error).__name__, clock.now_ms())
-            else:
-                step = driver.sent(clock.now_ms())
-            handed = lane_drive(runner, clock, driver, step)
+        try:
+            # The relay keeps its connection from send to send: one per relay.
+            handed = lane_drive(runner, clock, driver, driver.start(clock.now_ms()), hold=True)
+            while handed[0] == "send":
+                message = ClaimedMessage(*handed[1:])
+                try:
+                    send(message)
+                except Exception as error:
+                    step = driver.failed(str(error) or type(error).__name__, clock.now_ms())
+                else:
+                    step = driver.sent(clock.now_ms())
+                handed = lane_drive(runner, clock, driver, step, hold=True)
+        finally:
+            runner.release()
         return RelayReport(*handed[1:])
 
     def load(self, kind: str, business_key: str) -> StoredMessage | None:
