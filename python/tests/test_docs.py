@@ -28,7 +28,7 @@ def _idempotency() -> dict[str, object]:
     return {
         "mintid": mintid,
         "request": SimpleNamespace(headers={"Idempotency-Key": str(uuid.uuid4())}),
-        "body": b'{"amount": 12.5, "currency": "EUR", "meta": {"trace_id": "t-1"}}',  # the raw JSON body
+        "body": b'{"amount": 12.5, "currency": "EUR", "meta": {"trace_id": "t-1"}}',
         "stored_record": None,  # a first request: no record yet
         "now_ms": int(time.time() * 1000),
     }
