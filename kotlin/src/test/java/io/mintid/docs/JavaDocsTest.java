@@ -86,7 +86,7 @@ class JavaDocsTest {
                 .build();
         long orderId = ids.nextId();
         UUID id = Mintid.uuid7();
-        Fingerprint payload = Mintid.fingerprint(body);
+        Fingerprint payload = Mintid.fingerprintJson(body);
         IdempotencyKey key = IdempotencyKey.fromHeader("order.create", "tenant-7", headerValue);
         Decision decision = Decision.decide(null, new Incoming(payload), System.currentTimeMillis(), RecordPolicy.DEFAULT);
         try {

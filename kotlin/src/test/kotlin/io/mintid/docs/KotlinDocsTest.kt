@@ -59,7 +59,7 @@ class KotlinDocsTest {
 
         // Exactly-once requests: key, fingerprint, decision.
         val key = IdempotencyKey.fromHeader("order.create", "tenant-7", headerValue)
-        val payload = fingerprint(body)                 // RFC 8785 JSON, same in every language
+        val payload = fingerprintJson(body)             // JSON text; fingerprint(map) for a parsed value
         val first = Decision.decide(storedRecord, Incoming(payload), System.currentTimeMillis(), RecordPolicy.DEFAULT)
         when (val decision = Decision.decide(storedRecord, Incoming(payload), System.currentTimeMillis(), RecordPolicy.DEFAULT)) {
             is Decision.Execute -> { /* write decision.claim, run, then record.complete(claim.fence) */ }
