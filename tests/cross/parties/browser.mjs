@@ -22,7 +22,7 @@ const PAGE = `<!doctype html>
           ring = new KeyRing({ id: Number(args[0]), secret: bytes(args[1]) });
           return ["ok"];
         case "issue":
-          return ["ok", ring.issueGrant(args[0], BigInt(args[1]))];
+          return ["ok", ring.issueGrant(args[0], BigInt(args[1])).text];
         case "mint":
           return ["ok", ...Array.from({ length: Number(args[1]) }, () => mintRequestId(args[0]))];
         case "verify":
