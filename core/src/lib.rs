@@ -52,6 +52,7 @@ pub mod http;
 pub mod id_buffer;
 pub mod key;
 pub mod lease;
+pub mod metrics;
 pub mod outbox;
 mod quote;
 pub mod record;

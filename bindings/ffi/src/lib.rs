@@ -16,6 +16,7 @@ mod id_buffer;
 mod key;
 mod lane;
 mod lease;
+mod metrics;
 mod outbox;
 mod record;
 mod request_id;

@@ -42,6 +42,8 @@ mod lane;
 #[cfg(feature = "server")]
 mod lease;
 #[cfg(feature = "server")]
+mod metrics;
+#[cfg(feature = "server")]
 mod outbox;
 #[cfg(feature = "server")]
 mod record;
