@@ -94,10 +94,15 @@ pub const CLASS: MetricAttribute = MetricAttribute {
     ],
 };
 
-/// The `code` attribute of a rejected request ID: its `request_id.*` error code.
+/// The `code` attribute of a rejected request ID: its error code, `key.*` when
+/// the header is not a key at all, else `request_id.*`.
 pub const CODE: MetricAttribute = MetricAttribute {
     name: "code",
     values: &[
+        "key.empty",
+        "key.invalid_character",
+        "key.invalid_header",
+        "key.too_long",
         "request_id.bad_tag",
         "request_id.grant_expired",
         "request_id.in_future",
@@ -278,8 +283,11 @@ mod tests {
         }
         for code in CODE.values {
             let entry = error_code(code).expect("a registered code");
-            assert_eq!(entry.concern(), "request_id");
-            assert!(entry.problem.is_some(), "{code} is a client's fault");
+            match entry.concern() {
+                "key" => {}
+                "request_id" => assert!(entry.problem.is_some(), "{code} is a client's fault"),
+                other => panic!("{code}: {other}"),
+            }
         }
         for attribute in [DECISION, WAY, CLASS, CODE, RESULT] {
             assert!(attribute.values.iter().all(|value| !value.is_empty()));

@@ -183,10 +183,12 @@ class HttpIdempotency<R> private constructor(
                 try {
                     keyRing.verify(IdempotencyKey.parseHeader(signed), scope, store.clock.nowMillis(), freshness)
                 } catch (error: IdempotencyKeyException) {
+                    store.metrics.requestIdRejected(error.code)
                     return Admission.Refused(HttpAnswer.problem(Problem.INVALID_REQUEST_ID, error.detail))
                 } catch (error: RequestIdException) {
                     // The core names the client's problem; without one it is the server's fault.
                     val problem = error.problem ?: throw error
+                    store.metrics.requestIdRejected(error.code)
                     return Admission.Refused(HttpAnswer.problem(problem, error.detail))
                 }
             return Admission.Admitted(IdempotencyKey.of(kind, scope, uuid.toString()), Uuid7.timestampMillis(uuid), request.query)

@@ -19,6 +19,7 @@ import uniffi.mintid_ffi.RecordDrivers
 import uniffi.mintid_ffi.RecordRenewal
 import uniffi.mintid_ffi.RecordStep
 import uniffi.mintid_ffi.RenewalStep
+import uniffi.mintid_ffi.StoreAnswer
 import uniffi.mintid_ffi.Way
 import uniffi.mintid_ffi.storeLoadQuery
 import uniffi.mintid_ffi.storeReadRecord
@@ -155,6 +156,7 @@ class RecordLease internal constructor(
  * @property dialect the database's SQL dialect.
  * @property policy the record policy.
  * @property clock the time every decision and statement uses (the system clock by default).
+ * @property metrics where decisions, latencies and errors are reported ([StoreMetrics.NONE] by default).
  */
 class IdempotencyStore
     @JvmOverloads
@@ -163,6 +165,7 @@ class IdempotencyStore
         val dialect: Dialect,
         val policy: RecordPolicy = RecordPolicy.DEFAULT,
         val clock: StoreClock = StoreClock.SYSTEM,
+        val metrics: StoreMetrics = StoreMetrics.NONE,
     ) {
         private val manifest = Statements.of(dialect).manifest
 
@@ -202,7 +205,7 @@ class IdempotencyStore
             operation: Operation,
         ): RunResult {
             val held =
-                when (val step = pooled { it.advance(driver) { driver.start(now()) } }) {
+                when (val step = claim(Way.RUN_ONCE) { pooled { it.advance(driver) { driver.start(now()) } } }) {
                     is RecordStep.Execute -> step.held
                     is RecordStep.Done -> return result(step.finished, null)
                     else -> error("the driver stopped at $step")
@@ -221,7 +224,7 @@ class IdempotencyStore
                 } finally {
                     if (renewal.isInitialized()) renewal.value.close()
                 }
-            return finish(driver, ran) { action -> pooled(action) }
+            return finish(Way.RUN_ONCE, driver, ran) { action -> pooled(action) }
         }
 
         /**
@@ -249,12 +252,12 @@ class IdempotencyStore
             operation: TransactionalOperation,
         ): RunResult {
             val session = DriverSession(dialect, pooled = false) { connection }
-            when (val step = session.advance(driver) { driver.start(now()) }) {
+            when (val step = claim(Way.SAME_TRANSACTION) { session.advance(driver) { driver.start(now()) } }) {
                 is RecordStep.Execute -> Unit
                 is RecordStep.Done -> return result(step.finished, null)
                 else -> error("the driver stopped at $step")
             }
-            return finish(driver, Ran.of { operation.run(connection) }) { action -> action(session) }
+            return finish(Way.SAME_TRANSACTION, driver, Ran.of { operation.run(connection) }) { action -> action(session) }
         }
 
         /**
@@ -279,7 +282,7 @@ class IdempotencyStore
             request: StoreRequest,
         ): LeaseResult {
             val driver = driver(Way.LEASE, key, request)
-            return when (val step = pooled { it.advance(driver) { driver.start(now()) } }) {
+            return when (val step = claim(Way.LEASE) { pooled { it.advance(driver) { driver.start(now()) } } }) {
                 is RecordStep.Execute -> RecordLease(this, driver, key.toFfi(), step.held)
                 is RecordStep.Done -> result(step.finished, null) as NotExecuted
                 else -> error("the driver stopped at $step")
@@ -320,7 +323,13 @@ class IdempotencyStore
 
         /** One renewal of a held lease, on a connection of its own: the new deadline. */
         internal fun renew(renewal: RecordRenewal): Long {
-            val renewed = pooled { it.loop(renewal.start(now()), renewal::push) { step -> (step as? RenewalStep.Run)?.query } }
+            val renewed =
+                try {
+                    pooled { it.loop(renewal.start(now()), renewal::push) { step -> (step as? RenewalStep.Run)?.query } }
+                } catch (lost: RecordLostException) {
+                    metrics.recordLost()
+                    throw lost
+                }
             return (renewed as RenewalStep.Renewed).leaseDeadlineMillis.toLong()
         }
 
@@ -329,7 +338,7 @@ class IdempotencyStore
             driver: LaneDriver,
             outcome: OperationOutcome,
         ) {
-            when (val step = pooled { it.advance(driver) { driver.finish(outcome, now()) } }) {
+            when (val step = complete(Way.LEASE, outcome) { pooled { it.advance(driver) { driver.finish(outcome, now()) } } }) {
                 is RecordStep.Done -> Unit
                 else -> error("the driver stopped at $step")
             }
@@ -349,13 +358,15 @@ class IdempotencyStore
 
         /** Pushes what the operation came to and reads how the protocol ended. */
         private fun finish(
+            way: Way,
             driver: LaneDriver,
             ran: Ran,
             use: (action: (DriverSession) -> RecordStep) -> RecordStep,
         ): RunResult {
+            val outcome = ran.outcome()
             val step =
                 try {
-                    use { it.advance(driver) { driver.finish(ran.outcome(), now()) } }
+                    complete(way, outcome) { use { it.advance(driver) { driver.finish(outcome, now()) } } }
                 } catch (storeError: MintidException) {
                     // The operation's own error comes first; the store's goes with it.
                     ran.thrown?.let {
@@ -390,6 +401,40 @@ class IdempotencyStore
                 is Finished.FingerprintMismatch -> FingerprintMismatch()
                 is Finished.KeyTooOld -> KeyTooOld()
             }
+
+        // The metrics hook: the driver has decided; these only time and name what it did.
+
+        /** Runs the claim [action] of [way] and reports its decision and time to [metrics]. */
+        private inline fun claim(
+            way: Way,
+            action: () -> RecordStep,
+        ): RecordStep {
+            val started = System.nanoTime()
+            return action().also { step ->
+                if (metrics === StoreMetrics.NONE) return@also
+                val decision = if (step is RecordStep.Done) result(step.finished, null).decision else "execute"
+                metrics.claimed(wayName(way), decision, System.nanoTime() - started)
+            }
+        }
+
+        /** Runs the completion [action] of [way] storing [outcome] and reports its time and response size. */
+        private inline fun complete(
+            way: Way,
+            outcome: OperationOutcome,
+            action: () -> RecordStep,
+        ): RecordStep {
+            val started = System.nanoTime()
+            return action().also {
+                if (metrics === StoreMetrics.NONE) return@also
+                val response =
+                    when (outcome) {
+                        is OperationOutcome.Succeeded -> outcome.response
+                        is OperationOutcome.Failed -> outcome.response
+                        else -> null
+                    }
+                metrics.completed(wayName(way), System.nanoTime() - started, response?.body?.size)
+            }
+        }
 
         /** Runs [renewal] every [everyMillis] on the shared scheduler until cancelled or lost. */
         private fun heartbeat(
@@ -432,6 +477,7 @@ class IdempotencyStore
                     when (step) {
                         is RecordStep.Run -> {
                             val answer = answer(step.query)
+                            if (answer is StoreAnswer.Failed) metrics.storeError(answer.`class`.name.lowercase())
                             coreStore({ executor.lastError }) { driver.push(answer, now()) }
                         }
                         is RecordStep.Pause -> {

@@ -127,6 +127,7 @@ fun interface MessageSender {
  * @property dialect the database's SQL dialect.
  * @property policy batch size, claim length, backoff and attempts.
  * @property clock the time every decision and statement uses (the system clock by default).
+ * @property metrics where each run's sent, retried and dead messages are reported.
  * @param draw a random 64-bit number per relay run, for its claim tokens and backoff jitter (a
  *   [SecureRandom] by default).
  */
@@ -137,6 +138,7 @@ class Outbox
         val dialect: Dialect,
         val policy: RelayPolicy,
         val clock: StoreClock = StoreClock.SYSTEM,
+        val metrics: StoreMetrics = StoreMetrics.NONE,
         private val draw: LongSupplier = defaultDraw(),
     ) {
         private val manifest = Statements.of(dialect).manifest
@@ -204,7 +206,7 @@ class Outbox
                                 is RelayStep.Done -> step
                             }
                     }
-                    return step.report
+                    return step.report.also { metrics.relayed(it.sent, it.retried, it.dead) }
                 }
             } finally {
                 session.release()

@@ -45,32 +45,37 @@ import kotlin.io.path.readText
  * request field, a header value object, a body kind, an expectation) fails the scenario.
  */
 class HttpScenariosTest {
-    private val file =
-        Paths.get(System.getProperty("mintid.http") ?: "../tests/http").toAbsolutePath().normalize().resolve("scenarios.json")
-
-    private val integrations: Map<String, (IdempotencyStore, ScenarioConfig) -> ScenarioApp> =
-        mapOf("neutral" to ::NeutralApp, "ktor" to ::KtorApp)
-
     @TestFactory
-    fun `every HTTP scenario`(): List<DynamicNode> {
-        val scenarios = Json.parseToJsonElement(file.readText()).jsonObject.getValue("scenarios").jsonArray.map { it.jsonObject }
-        assertTrue(scenarios.isNotEmpty(), "no scenarios in $file")
-        return integrations.map { (name, make) ->
-            DynamicContainer.dynamicContainer(
-                name,
-                listOf(Dialect.SQLITE, Dialect.POSTGRES).map { dialect ->
-                    DynamicContainer.dynamicContainer(
-                        dialect.name.lowercase(),
-                        scenarios.map { scenario ->
-                            DynamicTest.dynamicTest(scenario.text("name")) {
-                                skipReason(dialect)?.let { assumeTrue(false, it) }
-                                ScenarioRun(scenario, dialect, make).run()
-                            }
-                        },
-                    )
-                },
-            )
-        }
+    fun `every HTTP scenario`(): List<DynamicNode> =
+        httpScenarioTests(mapOf("neutral" to ::NeutralApp, "ktor" to ::KtorApp), listOf(Dialect.SQLITE, Dialect.POSTGRES))
+}
+
+/**
+ * Every scenario for each of [integrations] on each of [dialects], a fresh database each (the
+ * Spring Boot starter's tests run them on its filter too).
+ */
+internal fun httpScenarioTests(
+    integrations: Map<String, (IdempotencyStore, ScenarioConfig) -> ScenarioApp>,
+    dialects: List<Dialect>,
+): List<DynamicNode> {
+    val file = Paths.get(System.getProperty("mintid.http") ?: "../tests/http").toAbsolutePath().normalize().resolve("scenarios.json")
+    val scenarios = Json.parseToJsonElement(file.readText()).jsonObject.getValue("scenarios").jsonArray.map { it.jsonObject }
+    assertTrue(scenarios.isNotEmpty(), "no scenarios in $file")
+    return integrations.map { (name, make) ->
+        DynamicContainer.dynamicContainer(
+            name,
+            dialects.map { dialect ->
+                DynamicContainer.dynamicContainer(
+                    dialect.name.lowercase(),
+                    scenarios.map { scenario ->
+                        DynamicTest.dynamicTest(scenario.text("name")) {
+                            skipReason(dialect)?.let { assumeTrue(false, it) }
+                            ScenarioRun(scenario, dialect, make).run()
+                        }
+                    },
+                )
+            },
+        )
     }
 }
 
