@@ -103,7 +103,7 @@ class OrdersApplicationTest {
         val missing = post("$base/orders", """{"sku":"a"}""")
         assertEquals(400, missing.statusCode())
         assertEquals("application/problem+json", missing.headers().firstValue("content-type").orElse(null))
-        assertTrue(missing.body().decodeToString().contains("missing_key"), missing.body().decodeToString())
+        assertTrue(missing.body().decodeToString().contains("problems/missing-key"), missing.body().decodeToString())
 
         // A grant, then signed request IDs minted from it.
         val grant = post("$base/grant", "")
