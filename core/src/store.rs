@@ -41,6 +41,7 @@
 
 mod answer;
 mod error;
+mod error_class;
 mod lease_driver;
 #[cfg(target_has_atomic = "64")]
 mod lease_renewal;
@@ -54,6 +55,7 @@ mod value;
 
 pub use answer::{Answer, DbError, DbErrorClass};
 pub use error::{DriverError, StoreError, StoreErrorKind};
+pub use error_class::classify_db_error;
 pub use lease_driver::{LeaseAcquisition, LeaseStep};
 #[cfg(target_has_atomic = "64")]
 pub use lease_renewal::{LeaseRelease, LeaseRenewal};

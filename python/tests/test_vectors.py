@@ -1128,7 +1128,20 @@ def api_policy(made: Callable[..., object], fields: list[str]) -> Callable[[Case
     return run
 
 
+# --- db_error.json -----------------------------------------------------------
+
+
+def db_error_classify(case: Case) -> None:
+    dialect = {"postgres": ffi.Dialect.POSTGRES, "mysql": ffi.Dialect.MYSQL}.get(
+        case["dialect"], ffi.Dialect.SQLITE
+    )
+    assert case["dialect"] in ("postgres", "mysql", "sqlite")
+    made = ffi.classify_db_error(dialect, case.get("code"), case.get("sqlstate"))
+    assert made.name.lower() == case["class"]
+
+
 RUNNERS: dict[str, dict[str, Callable[[Case], None]]] = {
+    "db_error.json": {"classify": db_error_classify},
     "api.json": {
         "fingerprint": api_case(api_fingerprint),
         "fingerprint_json": api_case(api_fingerprint_json),
