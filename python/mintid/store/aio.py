@@ -49,6 +49,7 @@ from mintid.store._database import (
     mysql_classifier,
     mysql_connect_kwargs,
     postgres_class,
+    step_kind,
 )
 from mintid.store._errors import RecordLostError, StoreUnavailableError
 from mintid.store._idempotency import (
@@ -70,12 +71,16 @@ from mintid.store._idempotency import (
 __all__ = [
     "AsyncDatabase",
     "AsyncIdempotencyStore",
+    "AsyncLeasedSnowflake",
     "AsyncMySqlDatabase",
+    "AsyncOutbox",
     "AsyncPostgresDatabase",
     "AsyncRecordLease",
+    "AsyncSegmentIds",
     "AsyncSqliteDatabase",
     "AsyncStoreClock",
     "AsyncSystemStoreClock",
+    "AsyncWorkerLeases",
     "LoopBindingError",
 ]
 
@@ -117,6 +122,15 @@ class AsyncSystemStoreClock:
     async def pause_ms(self, millis: int) -> None:
         """Sleep ``millis`` milliseconds."""
         await asyncio.sleep(millis / 1000)
+
+
+def async_clock(clock: AsyncStoreClock | None) -> AsyncStoreClock:
+    """``clock`` (checked: its ``pause_ms`` a coroutine function), or the system's."""
+    if clock is None:
+        return AsyncSystemStoreClock()
+    if not inspect.iscoroutinefunction(clock.pause_ms):
+        raise TypeError("clock must be an AsyncStoreClock (its pause_ms a coroutine function)")
+    return clock
 
 
 class AsyncDatabase:
@@ -247,14 +261,23 @@ class AsyncDatabase:
         statement = self.statements[name]
         return await self._execute(raw, statement.sql, params, statement.kind in _ROWS)
 
-    async def execute(self, raw: Any, sql: str, params: Any = None) -> None:
-        """Run plain SQL on ``raw`` (driver placeholders), discarding any rows."""
+    async def _guarded(self, running: Awaitable[T]) -> T:
         try:
-            await self._execute(raw, sql, params, False)
+            return await running
         except Exception as error:
             if self.classify(error) is Class.CONNECTION_LOST:
                 raise self._unavailable() from error
             raise
+
+    async def execute(self, raw: Any, sql: str, params: Any = None) -> None:
+        """Run plain SQL on ``raw`` (driver placeholders), discarding any rows."""
+        await self._guarded(self._execute(raw, sql, params, False))
+
+    async def query(self, raw: Any, name: str, params: list[Any]) -> Rows | int:
+        """:meth:`run`, with a lost connection raised as
+        :class:`~mintid.store.StoreUnavailableError`.
+        """  # noqa: D205
+        return await self._guarded(self.run(raw, name, params))
 
     async def migrate(self) -> None:
         """Apply every migration of the core's manifest, each in one transaction (idempotent)."""
@@ -395,7 +418,7 @@ class AsyncQueryRunner:
     when it broke or the task was cancelled mid-query) or on the caller's own.
     """  # noqa: D205
 
-    __slots__ = ("_database", "_pooled", "_raw", "cause")
+    __slots__ = ("_database", "_pooled", "_raw", "cause", "in_transaction")
 
     def __init__(self, database: AsyncDatabase, raw: Any = None) -> None:
         """A runner over ``database``'s pool, or over the caller's ``raw`` connection."""
@@ -404,6 +427,8 @@ class AsyncQueryRunner:
         self._pooled = raw is None
         #: The driver's exception behind the last failed answer.
         self.cause: BaseException | None = None
+        #: Whether a transaction a driver began is open.
+        self.in_transaction = False
 
     async def answer(self, query: ffi.StoreQuery) -> ffi.StoreAnswer:
         """The database's answer to ``query`` (a failure classified, never raised)."""
@@ -412,6 +437,40 @@ class AsyncQueryRunner:
 
     async def result(self, name: str, params: list[Any]) -> Rows | int | Failure:
         """The answer to the statement ``name``: rows, a count or the failure."""
+        database = self._database
+        return await self._answer(lambda raw: database.run(raw, name, params))
+
+    async def begin(self, write: bool) -> ffi.StoreAnswer:
+        """Begin a transaction (``write``: SQLite's ``BEGIN IMMEDIATE``)."""
+        answer = await self._answer(self._control(self._database._begin(write)))
+        self.in_transaction = isinstance(answer, int)
+        return _store_answer(answer)
+
+    async def commit(self) -> ffi.StoreAnswer:
+        """Commit; a failed commit stays in the transaction, for the driver's rollback."""
+        answer = await self._answer(self._control("COMMIT"))
+        self.in_transaction = not isinstance(answer, int)
+        return _store_answer(answer)
+
+    async def rollback(self) -> ffi.StoreAnswer:
+        """Roll back, whatever happened: ``Affected(0)`` (the cause of the
+        failure that led here is kept).
+        """  # noqa: D205
+        cause = self.cause
+        await self._answer(self._control("ROLLBACK"))
+        self.in_transaction, self.cause = False, cause
+        return _store_answer(0)
+
+    def _control(self, sql: str) -> Callable[[Any], Awaitable[Rows | int]]:
+        database = self._database
+
+        async def run(raw: Any) -> int:
+            await database._execute(raw, sql, None, False)
+            return 0
+
+        return run
+
+    async def _answer(self, run: Callable[[Any], Awaitable[Rows | int]]) -> Rows | int | Failure:
         database = self._database
         raw = self._raw
         if raw is None:
@@ -423,13 +482,14 @@ class AsyncQueryRunner:
                 self.cause = error
                 return (Class.CONNECTION_LOST, str(error))
         try:
-            answer = await database.run(raw, name, params)
+            answer = await run(raw)
         except Exception as error:
             self.cause = error
             kind = database.classify(error)
             if kind is Class.CONNECTION_LOST and self._pooled:
                 # The server may have restarted: the idle connections are likely gone too.
                 self._raw = None
+                self.in_transaction = False
                 await database._close_quietly(raw)
                 await database.close()
             return (kind, str(error))
@@ -437,17 +497,59 @@ class AsyncQueryRunner:
             # Cancelled mid-query: the connection's state is unknown.
             if self._pooled:
                 self._raw = None
+                self.in_transaction = False
                 await database._close_quietly(raw)
             raise
         self.cause = None
         return answer
 
     async def release(self) -> None:
-        """Give the pool's connection back (the caller's stays with the caller)."""
+        """Give the pool's connection back (the caller's stays with the caller);
+        a transaction still open is rolled back first.
+        """  # noqa: D205
+        if self.in_transaction:
+            await self.rollback()
         raw = self._raw
         if raw is not None and self._pooled:
             self._raw = None
             await self._database._checkin(raw)
+
+
+async def drive_steps(
+    runner: AsyncQueryRunner,
+    clock: AsyncStoreClock,
+    first: Callable[[], Any],
+    push: Callable[[ffi.StoreAnswer], Any],
+    resume: Callable[[], Any],
+) -> Any:
+    """:func:`mintid.store._database.drive` for asyncio: a core driver's
+    ``steps`` (not on the lane: leases, segment fetches) run on ``runner``,
+    each answer and pause awaited, until its end. Every loop, retry and error
+    code is the driver's.
+    """  # noqa: D205
+    try:
+        step = first()
+        while True:
+            kind = step_kind(step)
+            if kind == "RUN":
+                step = push(await runner.answer(step.query))
+            elif kind == "BEGIN":
+                step = push(await runner.begin(step.write))
+            elif kind == "COMMIT":
+                step = push(await runner.commit())
+            elif kind == "ROLLBACK":
+                step = push(await runner.rollback())
+            elif kind == "PAUSE":
+                if not runner.in_transaction:
+                    await runner.release()
+                await clock.pause_ms(step.millis)
+                step = resume()
+            else:
+                return step
+    except _NativeError as error:
+        raise native_error(error) from runner.cause
+    finally:
+        await runner.release()
 
 
 async def pump_async(
@@ -555,11 +657,9 @@ class AsyncIdempotencyStore:
             raise TypeError(f"policy must be a RecordPolicy, got {type(policy).__name__}")
         if not isinstance(database, AsyncDatabase):
             raise TypeError(f"database must be an AsyncDatabase, got {type(database).__name__}")
-        if clock is not None and not inspect.iscoroutinefunction(clock.pause_ms):
-            raise TypeError("clock must be an AsyncStoreClock (its pause_ms a coroutine function)")
         self.database = database
         self.policy = policy
-        self._clock: AsyncStoreClock = clock if clock is not None else AsyncSystemStoreClock()
+        self._clock = async_clock(clock)
         self._lane = Lane(ffi.RecordDrivers(database.manifest, policy._checked))
 
     async def _start(
@@ -664,3 +764,12 @@ async def _stopped(beat: asyncio.Task[None] | None) -> None:
         return
     beat.cancel()
     await asyncio.wait([beat])
+
+
+# The async twins of the other stores, on the pieces above (imported last: they use them).
+from mintid.store._aio_ids import (  # noqa: E402
+    AsyncLeasedSnowflake,
+    AsyncSegmentIds,
+    AsyncWorkerLeases,
+)
+from mintid.store._aio_outbox import AsyncOutbox  # noqa: E402

@@ -23,7 +23,18 @@ import pymysql
 import pytest
 from pymysql.constants import CLIENT
 
-from mintid.store import Database, MySqlDatabase, PostgresDatabase, SqliteDatabase
+from mintid import LeasePolicy, RelayPolicy, SegmentPolicy
+from mintid.store import (
+    Database,
+    LeasedSnowflake,
+    MySqlDatabase,
+    Outbox,
+    PostgresDatabase,
+    SegmentIds,
+    SqliteDatabase,
+    StoreClock,
+    WorkerLeases,
+)
 from mintid.store.aio import (
     AsyncDatabase,
     AsyncMySqlDatabase,
@@ -240,3 +251,39 @@ def scalar(database: Database, sql: str, params: tuple[Any, ...] = ()) -> Any:
         finally:
             cursor.close()
     return None if row is None else row[0]
+
+
+class Kit:
+    """The stores a lease, segment or outbox runner drives: mintid.store's
+    (store/async_support.py has the async store's, behind sync views).
+    """
+
+    @contextmanager
+    def databases(self, server: Server) -> Iterator[Factory]:
+        """An emptied database of the case, and a factory of databases on it."""
+        with databases(server.fresh()) as make:
+            yield make
+
+    def unavailable(self, server: Server) -> Any:
+        return server.unavailable()
+
+    def leases(self, database: Any, policy: LeasePolicy, clock: StoreClock | None = None) -> Any:
+        return WorkerLeases(database, policy, clock=clock)
+
+    def leased(self, leases: Any, owner: str, timeout_ms: int | None) -> Any:
+        return LeasedSnowflake.acquire(leases, owner, timeout_ms)
+
+    def segments(self, database: Any, tag: str, policy: SegmentPolicy, **options: Any) -> Any:
+        return SegmentIds(database, tag, policy, **options)
+
+    def segment_row(self, database: Any, tag: str) -> tuple[Any, ...] | None:
+        """The tag's ``(max_id, step)``, or ``None``."""
+        with database.connection() as raw:
+            found = database.one(raw, "segment_load", {"tag": tag})
+        return None if found is None else (found["max_id"], found["step"])
+
+    def outbox(self, database: Any, policy: RelayPolicy, **options: Any) -> Any:
+        return Outbox(database, policy, **options)
+
+
+SYNC = Kit()

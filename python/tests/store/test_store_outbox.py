@@ -14,12 +14,13 @@ from mintid import RelayPolicy
 from mintid.errors import MintidError
 from mintid.store import ClaimedMessage, Database, Outbox, OutboxMessage
 from store.store_support import (
+    SYNC,
+    Kit,
     ManualStoreClock,
     Server,
     case_id,
     cases,
     check_fields,
-    databases,
     unknown,
 )
 
@@ -51,12 +52,12 @@ def error_text(spec: Any) -> str:
     raise unknown("error text", spec)
 
 
-def enqueue(outbox: Outbox, message: OutboxMessage, way: str) -> Any:
+def enqueue(outbox: Outbox, database: Database, message: OutboxMessage, way: str) -> Any:
     if way not in ("commit", "rollback"):
         raise unknown("way", way)
     result: Any = ""
     try:
-        with outbox.database.transaction(write=True) as raw:
+        with database.transaction(write=True) as raw:
             result = outbox.enqueue(raw, message)
             if way == "rollback":
                 raise RollBackError
@@ -77,10 +78,10 @@ def sent_counts(sent: list[int]) -> dict[str, str]:
 
 
 def concurrent_relays(
-    make: Callable[[], Database], policy: RelayPolicy, messages: int, relays: int
+    kit: Kit, make: Callable[[], Database], policy: RelayPolicy, messages: int, relays: int
 ) -> dict[str, str]:
     database = make()
-    outbox = Outbox(database, policy)
+    outbox = kit.outbox(database, policy)
     for n in range(messages):
         with database.connection() as raw:
             outbox.enqueue(raw, OutboxMessage(n + 1, "event", f"e-{n}", b"{}"))
@@ -91,7 +92,7 @@ def concurrent_relays(
         own = make()
         try:
             barrier.wait()
-            Outbox(own, policy).relay(lambda message: sent.append(message.message_id))
+            kit.outbox(own, policy).relay(lambda message: sent.append(message.message_id))
         finally:
             own.close()
 
@@ -104,10 +105,10 @@ def concurrent_relays(
 
 
 def slow_relays(
-    make: Callable[[], Database], policy: RelayPolicy, step: dict[str, Any]
+    kit: Kit, make: Callable[[], Database], policy: RelayPolicy, step: dict[str, Any]
 ) -> dict[str, str]:
     database = make()
-    outbox = Outbox(database, policy)
+    outbox = kit.outbox(database, policy)
     for n in range(int(step["messages"])):
         with database.connection() as raw:
             outbox.enqueue(raw, OutboxMessage(n + 1, "event", f"e-{n}", b"{}"))
@@ -122,7 +123,7 @@ def slow_relays(
         own = make()
         try:
             time.sleep(after)
-            Outbox(own, policy).relay(send)
+            kit.outbox(own, policy).relay(send)
         finally:
             own.close()
 
@@ -140,16 +141,22 @@ def slow_relays(
 class Runner:
     """One case's outboxes, one per store kind, on one manual clock."""
 
-    def __init__(self, make: Callable[..., Database], policy: RelayPolicy) -> None:
+    def __init__(self, kit: Kit, make: Callable[..., Database], policy: RelayPolicy) -> None:
+        self.kit = kit
         self.make = make
         self.policy = policy
         self.clock = ManualStoreClock()
-        self.outbox = Outbox(make(), policy, clock=self.clock)
-        self.found_rows = Outbox(make(found_rows=True), policy, clock=self.clock)
+        self.database = make()
+        self.outbox = kit.outbox(self.database, policy, clock=self.clock)
+        self.found_rows_database = make(found_rows=True)
+        self.found_rows = kit.outbox(self.found_rows_database, policy, clock=self.clock)
 
     def relay(self, step: dict[str, Any]) -> Any:
         script = list(step["sends"])
-        outbox = Outbox(self.make(), self.policy, clock=self.clock, draw=lambda: int(step["draw"]))
+        database = self.make()
+        outbox = self.kit.outbox(
+            database, self.policy, clock=self.clock, draw=lambda: int(step["draw"])
+        )
 
         def send(message: ClaimedMessage) -> None:
             assert script, f"an unscripted send of message {message.message_id}"
@@ -170,7 +177,7 @@ class Runner:
         try:
             report = outbox.relay(send)
         finally:
-            outbox.database.close()
+            database.close()
         assert not script, f"scripted sends never made: {script}"
         return report_of(report)
 
@@ -181,7 +188,7 @@ class Runner:
         got: Any
         if do == "migrate":
             check_fields(step, set())
-            self.outbox.database.migrate()
+            self.database.migrate()
             got = "ok"
         elif do == "enqueue":
             check_fields(
@@ -196,7 +203,10 @@ class Runner:
                 step["business_key"],
                 step["payload"].encode(),
             )
-            got = enqueue(self.found_rows if store else self.outbox, message, step["way"])
+            if store:
+                got = enqueue(self.found_rows, self.found_rows_database, message, step["way"])
+            else:
+                got = enqueue(self.outbox, self.database, message, step["way"])
         elif do == "relay":
             check_fields(step, {"relay", "now", "draw", "sends"})
             got = self.relay(step)
@@ -220,21 +230,21 @@ class Runner:
         elif do == "concurrent_relays":
             check_fields(step, {"messages", "relays"})
             got = concurrent_relays(
-                self.make, self.policy, int(step["messages"]), int(step["relays"])
+                self.kit, self.make, self.policy, int(step["messages"]), int(step["relays"])
             )
         elif do == "slow_relays":
             check_fields(step, {"messages", "send_millis", "second_after_millis"})
-            got = slow_relays(self.make, self.policy, step)
+            got = slow_relays(self.kit, self.make, self.policy, step)
         else:
             raise unknown("step", do)
         assert got == step["expect"], f"{do} {step.get('relay', '')}"
 
 
-def run_case(server: Server, case: dict[str, Any]) -> None:
+def run_case(server: Server, case: dict[str, Any], kit: Kit = SYNC) -> None:
     if case["op"] != "scenario" or case["clock"] not in ("manual", "system"):
         raise unknown("case shape", (case["op"], case["clock"]))
-    with databases(server.fresh()) as make:
-        runner = Runner(make, policy_of(case["policy"]))
+    with kit.databases(server) as make:
+        runner = Runner(kit, make, policy_of(case["policy"]))
         for step in case["steps"]:
             runner.run(step)
 
