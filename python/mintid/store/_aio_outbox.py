@@ -28,6 +28,7 @@ from mintid.store.aio import (
     AsyncQueryRunner,
     AsyncStoreClock,
     async_clock,
+    driver_connection,
     pump_async,
 )
 
@@ -59,12 +60,15 @@ class AsyncOutbox(OutboxBase):
     async def enqueue(
         self, connection: Any, message: OutboxMessage
     ) -> Literal["new", "already_enqueued"]:
-        """Insert ``message`` on the caller's async ``connection``, inside its
-        business transaction (see :meth:`Outbox.enqueue <mintid.store.Outbox.enqueue>`).
+        """Insert ``message`` on the caller's async ``connection`` (the driver's, or
+        a SQLAlchemy ``AsyncConnection``: :func:`~mintid.store.aio.driver_connection`),
+        inside its business transaction (see :meth:`Outbox.enqueue
+        <mintid.store.Outbox.enqueue>`).
         """  # noqa: D205
         self.database.bound()
         steps = enqueuing(self.database.manifest, message, self._clock.now_ms())
-        return await pump_async(AsyncQueryRunner(self.database, connection), steps)
+        runner = AsyncQueryRunner(self.database, await driver_connection(connection))
+        return await pump_async(runner, steps)
 
     async def relay(self, send: Callable[[ClaimedMessage], Awaitable[None]]) -> RelayReport:
         """:meth:`Outbox.relay <mintid.store.Outbox.relay>` with an async ``send``:

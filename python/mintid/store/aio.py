@@ -82,6 +82,7 @@ __all__ = [
     "AsyncSystemStoreClock",
     "AsyncWorkerLeases",
     "LoopBindingError",
+    "driver_connection",
 ]
 
 T = TypeVar("T")
@@ -412,6 +413,20 @@ class AsyncSqliteDatabase(AsyncDatabase):
             return max(int(cursor.rowcount), 0)
 
 
+async def driver_connection(connection: Any) -> Any:
+    """The driver's connection under the caller's ``connection``: a SQLAlchemy
+    ``AsyncConnection`` (``postgresql+psycopg``, ``mysql+asyncmy``,
+    ``sqlite+aiosqlite``; for an ``AsyncSession``, its ``await
+    session.connection()``) gives the one it wraps, so the store's statements
+    run in the app's transaction and commit or roll back with its writes; any
+    other connection is the driver's own.
+    """  # noqa: D205
+    raw = getattr(connection, "get_raw_connection", None)
+    if raw is None:
+        return connection
+    return (await raw()).driver_connection
+
+
 class AsyncQueryRunner:
     """Runs a driver's queries and keeps what went wrong: on a connection of
     the pool (taken at the first query, given back by :meth:`release`, closed
@@ -715,11 +730,13 @@ class AsyncIdempotencyStore:
         operation: Callable[[Any], Awaitable[StoredResponse]],
     ) -> RunResult:
         """:meth:`run_once` inside the caller's transaction on ``connection`` (the
-        driver's async connection, e.g. from :meth:`AsyncDatabase.transaction`),
-        as :meth:`IdempotencyStore.in_transaction
-        <mintid.store.IdempotencyStore.in_transaction>`.
+        driver's async connection, e.g. from :meth:`AsyncDatabase.transaction`,
+        or a SQLAlchemy ``AsyncConnection`` on the same driver: see
+        :func:`driver_connection`), as :meth:`IdempotencyStore.in_transaction
+        <mintid.store.IdempotencyStore.in_transaction>`; ``operation`` gets
+        ``connection`` as given.
         """  # noqa: D205
-        runner = AsyncQueryRunner(self.database, connection)
+        runner = AsyncQueryRunner(self.database, await driver_connection(connection))
         driver, held = await self._start(runner, ffi.Way.SAME_TRANSACTION, key, request)
         if type(held) is not _HELD:
             return not_run(held)

@@ -173,7 +173,6 @@ class SyncStore:
         return self.loop.call(self.inner.cleanup(batch_size))
 
 
-
 def _inner(value: Any) -> Any:
     return value.inner if isinstance(value, SyncDatabase | Synced) else value
 

@@ -220,9 +220,7 @@ def run_case(server: Server, case: dict[str, Any], kit: Kit = SYNC) -> None:
             assert got == step["expect"], f"step {index}: {do}"
 
 
-def concurrent_acquire(
-    kit: Kit, make: Callable[..., Any], policy: LeasePolicy, count: int
-) -> Any:
+def concurrent_acquire(kit: Kit, make: Callable[..., Any], policy: LeasePolicy, count: int) -> Any:
     results: list[Any] = []
     lock = threading.Lock()
     barrier = threading.Barrier(count)

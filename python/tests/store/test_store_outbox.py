@@ -12,7 +12,7 @@ import pytest
 
 from mintid import RelayPolicy
 from mintid.errors import MintidError
-from mintid.store import ClaimedMessage, Database, Outbox, OutboxMessage
+from mintid.store import ClaimedMessage, Database, Outbox, OutboxMessage, RelayReport
 from store.store_support import (
     SYNC,
     Kit,
@@ -252,3 +252,42 @@ def run_case(server: Server, case: dict[str, Any], kit: Kit = SYNC) -> None:
 @pytest.mark.parametrize("case", cases("outbox.json"), ids=case_id)
 def test_outbox_scenario(server: Server, case: dict[str, Any]) -> None:
     run_case(server, case)
+
+
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+def test_relay_takes_a_fresh_connection_after_a_server_side_kill(
+    server: Server, flavour: str
+) -> None:
+    """The relay holds one connection from send to send: when the server ends
+    that session (pg_terminate_backend, KILL) while the database stays up, the
+    core retries the next statement, which runs on a fresh connection: every
+    message is sent once and marked, and the run goes on.
+    """
+    if server.dialect == "sqlite":
+        pytest.skip("SQLite has no server session to end")
+    from store.async_support import AsyncKit
+
+    kit = SYNC if flavour == "sync" else AsyncKit()
+    policy = RelayPolicy(10, 60_000)
+    with kit.databases(server) as make:
+        database = make()
+        database.migrate()
+        outbox = kit.outbox(database, policy)
+        for n in range(3):
+            with database.connection() as raw:
+                outbox.enqueue(raw, OutboxMessage(n + 1, "event", f"e-{n}", b"{}"))
+        sent: list[int] = []
+
+        def send(message: ClaimedMessage) -> None:
+            if not sent:
+                server.kill_connections()  # the relay's own session among them
+            sent.append(message.message_id)
+
+        report = kit.outbox(make(), policy).relay(send)
+        assert sent == [1, 2, 3]
+        assert report_of(report) == report_of(RelayReport(sent=3))
+        # The kill ended the idle sessions of this test's own pool too: read on a new one.
+        check = kit.outbox(make(), policy)
+        for n in range(3):
+            stored = check.load("event", f"e-{n}")
+            assert stored is not None and stored.status == "sent"
