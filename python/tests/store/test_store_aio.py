@@ -203,7 +203,8 @@ class AbortError(Exception):
 def sqlalchemy_url(server: Server) -> str:
     """The case's database as a SQLAlchemy async URL, on the store's own driver."""
     if server.dialect == "sqlite":
-        return "sqlite+aiosqlite:///" + getattr(server, "_path")  # noqa: B009
+        path: str = getattr(server, "_path")  # noqa: B009
+        return "sqlite+aiosqlite:///" + path
     url: str = getattr(server, "_url")  # noqa: B009
     if server.dialect == "postgres":
         return "postgresql+psycopg://" + url.split("://", 1)[1]

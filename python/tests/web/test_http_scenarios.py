@@ -248,7 +248,7 @@ def mounted(app: Any, mounts: list[str]) -> Any:
     return Starlette(routes=[Mount(prefix, app=app) for prefix in mounts])
 
 
-def make_asgi_app(state: HandlerState, http: HttpIdempotency, mounts: list[str]) -> Starlette:
+def make_asgi_app(state: HandlerState, http: HttpIdempotency, mounts: list[str]) -> Any:
     """The test app of tests/http/README.md behind the ASGI middleware (mounted
     with the middleware inside at each of ``mounts``, when there are any).
     """
