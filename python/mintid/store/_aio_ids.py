@@ -26,6 +26,7 @@ from mintid.store.aio import (
     AsyncQueryRunner,
     AsyncStoreClock,
     async_clock,
+    async_database,
     drive_steps,
 )
 
@@ -46,9 +47,7 @@ class AsyncWorkerLeases(LeasesBase):
         self, database: AsyncDatabase, policy: LeasePolicy, *, clock: AsyncStoreClock | None = None
     ) -> None:
         """Leases over ``database``."""
-        if not isinstance(database, AsyncDatabase):
-            raise TypeError(f"database must be an AsyncDatabase, got {type(database).__name__}")
-        super().__init__(database, policy, async_clock(clock))
+        super().__init__(async_database(database), policy, async_clock(clock))
 
     async def _drive(self, steps: Any) -> Any:
         self.database.bound()
@@ -148,9 +147,7 @@ class AsyncSegmentIds(SegmentsBase):
         background: bool = True,
     ) -> None:
         """IDs of ``tag`` (see :class:`~mintid.store.SegmentIds`)."""
-        if not isinstance(database, AsyncDatabase):
-            raise TypeError(f"database must be an AsyncDatabase, got {type(database).__name__}")
-        super().__init__(database, tag, policy, async_clock(clock), background)
+        super().__init__(async_database(database), tag, policy, async_clock(clock), background)
         self._refill = asyncio.Lock()
         self._changed = asyncio.Condition()
         self._fetches: set[asyncio.Task[None]] = set()

@@ -28,6 +28,7 @@ from mintid.store.aio import (
     AsyncQueryRunner,
     AsyncStoreClock,
     async_clock,
+    async_database,
     driver_connection,
     pump_async,
 )
@@ -53,9 +54,7 @@ class AsyncOutbox(OutboxBase):
         draw: Callable[[], int] | None = None,
     ) -> None:
         """An outbox over ``database`` (see :class:`~mintid.store.Outbox`)."""
-        if not isinstance(database, AsyncDatabase):
-            raise TypeError(f"database must be an AsyncDatabase, got {type(database).__name__}")
-        super().__init__(database, policy, async_clock(clock), draw)
+        super().__init__(async_database(database), policy, async_clock(clock), draw)
 
     async def enqueue(
         self, connection: Any, message: OutboxMessage

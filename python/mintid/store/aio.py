@@ -125,6 +125,13 @@ class AsyncSystemStoreClock:
         await asyncio.sleep(millis / 1000)
 
 
+def async_database(database: AsyncDatabase) -> AsyncDatabase:
+    """``database``, checked to be an :class:`AsyncDatabase`."""
+    if not isinstance(database, AsyncDatabase):
+        raise TypeError(f"database must be an AsyncDatabase, got {type(database).__name__}")
+    return database
+
+
 def async_clock(clock: AsyncStoreClock | None) -> AsyncStoreClock:
     """``clock`` (checked: its ``pause_ms`` a coroutine function), or the system's."""
     if clock is None:
@@ -670,9 +677,7 @@ class AsyncIdempotencyStore:
         """A store over ``database`` (see :class:`AsyncPostgresDatabase`, …)."""
         if not isinstance(policy, RecordPolicy):
             raise TypeError(f"policy must be a RecordPolicy, got {type(policy).__name__}")
-        if not isinstance(database, AsyncDatabase):
-            raise TypeError(f"database must be an AsyncDatabase, got {type(database).__name__}")
-        self.database = database
+        self.database = async_database(database)
         self.policy = policy
         self._clock = async_clock(clock)
         self._lane = Lane(ffi.RecordDrivers(database.manifest, policy._checked))

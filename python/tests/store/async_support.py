@@ -32,7 +32,7 @@ from mintid.store.aio import (
     AsyncSegmentIds,
     AsyncWorkerLeases,
 )
-from store.store_support import Factory, Kit, Server
+from store.store_support import Factory, Kit, Server, databases
 
 T = TypeVar("T")
 
@@ -230,18 +230,14 @@ class AsyncKit(Kit):
     def databases(self, server: Server) -> Iterator[Factory]:
         server.fresh()
         factory = server.async_factory()
-        made: list[SyncDatabase] = []
 
-        def make(found_rows: bool = False) -> Any:
-            database = SyncDatabase(self.loop, factory(found_rows=found_rows))
-            made.append(database)
-            return database
+        def view(found_rows: bool = False) -> Any:
+            return SyncDatabase(self.loop, factory(found_rows=found_rows))
 
         try:
-            yield make
+            with databases(view) as make:
+                yield make
         finally:
-            for database in made:
-                database.close()
             self.loop.stop()
 
     def unavailable(self, server: Server) -> Any:

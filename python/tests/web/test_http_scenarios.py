@@ -334,13 +334,18 @@ class _ThreadingWSGIServer(socketserver.ThreadingMixIn, WSGIServer):
     daemon_threads = True
 
 
-@asynccontextmanager
-async def asgi_client(
-    state: HandlerState, http: HttpIdempotency, mounts: list[str]
-) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=make_asgi_app(state, http, mounts))
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
-        yield client
+def asgi_client_of(make_app: Callable[[HandlerState, HttpIdempotency, list[str]], Any]) -> Any:
+    """A client of the app ``make_app`` makes, through httpx's ASGI transport."""
+
+    @asynccontextmanager
+    async def client_of(
+        state: HandlerState, http: HttpIdempotency, mounts: list[str]
+    ) -> AsyncIterator[httpx.AsyncClient]:
+        transport = httpx.ASGITransport(app=make_app(state, http, mounts))
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            yield client
+
+    return client_of
 
 
 @asynccontextmanager
@@ -371,19 +376,10 @@ ClientOf = Callable[
 ]
 
 
-@asynccontextmanager
-async def fastapi_client(
-    state: HandlerState, http: HttpIdempotency, mounts: list[str]
-) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=make_fastapi_app(state, http, mounts))
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
-        yield client
-
-
 FRAMEWORKS: dict[str, ClientOf] = {
-    "asgi": asgi_client,
-    "asgi-aio": asgi_client,
-    "fastapi-aio": fastapi_client,
+    "asgi": asgi_client_of(make_asgi_app),
+    "asgi-aio": asgi_client_of(make_asgi_app),
+    "fastapi-aio": asgi_client_of(make_fastapi_app),
     "wsgi": wsgi_client,
 }
 
