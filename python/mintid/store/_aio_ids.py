@@ -102,7 +102,7 @@ class AsyncLeasedSnowflake(LeasedBase):
 
     async def _beat(self) -> None:
         while (wait_ms := self._wait_ms()) is not None:
-            with contextlib.suppress(TimeoutError):
+            with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(self._stop.wait(), wait_ms / 1000)
                 return
             with contextlib.suppress(Exception):  # counted by the core; next_id reports it
@@ -178,7 +178,7 @@ class AsyncSegmentIds(SegmentsBase):
                 elif action == "wait":
                     async with self._changed:
                         # Another task's fetch is in flight: wait for it to end.
-                        with contextlib.suppress(TimeoutError):
+                        with contextlib.suppress(asyncio.TimeoutError):
                             await asyncio.wait_for(self._changed.wait_for(self._settled), 1.0)
                 if first_id is not None:
                     return first_id

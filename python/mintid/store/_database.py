@@ -512,6 +512,11 @@ def postgres_class(error: BaseException) -> ffi.DbErrorClass:
         # No SQLSTATE: the client lost the server, or the connection is closed.
         lost = isinstance(error, psycopg.OperationalError | psycopg.InterfaceError)
         return Class.CONNECTION_LOST if lost else Class.OTHER
+    return postgres_state_class(state)
+
+
+def postgres_state_class(state: str) -> ffi.DbErrorClass:
+    """The class of a PostgreSQL error by its SQLSTATE (psycopg's and asyncpg's)."""
     if state == "23505":
         return Class.UNIQUE_VIOLATION
     if state in _PG_SERIALIZATION:

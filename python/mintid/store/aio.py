@@ -1,7 +1,9 @@
-"""The idempotency store for asyncio: :class:`AsyncIdempotencyStore`, with
-executors for psycopg 3 (``AsyncConnection``, or the app's
-``psycopg_pool.AsyncConnectionPool``), asyncmy (``mintid[asyncmy]``) and
-SQLite (aiosqlite, ``mintid[aiosqlite]``).
+"""The stores for asyncio: :class:`AsyncIdempotencyStore`, and the worker-id
+leases, segment IDs and outbox (:class:`AsyncWorkerLeases`,
+:class:`AsyncLeasedSnowflake`, :class:`AsyncSegmentIds`, :class:`AsyncOutbox`),
+with executors for psycopg 3 (``AsyncConnection``, or the app's
+``psycopg_pool.AsyncConnectionPool``), asyncpg (``mintid[asyncpg]``), asyncmy
+(``mintid[asyncmy]``) and SQLite (aiosqlite, ``mintid[aiosqlite]``).
 
 The same three ways in as :class:`~mintid.store.IdempotencyStore`, with the
 same names, arguments, defaults, results and errors, spelled ``async``. The
@@ -49,6 +51,7 @@ from mintid.store._database import (
     mysql_classifier,
     mysql_connect_kwargs,
     postgres_class,
+    postgres_state_class,
     step_kind,
 )
 from mintid.store._errors import RecordLostError, StoreUnavailableError
@@ -81,6 +84,7 @@ __all__ = [
     "AsyncStoreClock",
     "AsyncSystemStoreClock",
     "AsyncWorkerLeases",
+    "AsyncpgDatabase",
     "LoopBindingError",
     "driver_connection",
 ]
@@ -358,6 +362,46 @@ class AsyncPostgresDatabase(AsyncDatabase):
             return max(int(cursor.rowcount), 0)
 
 
+def asyncpg_class(error: BaseException) -> ffi.DbErrorClass:
+    """The class of an asyncpg error (by its SQLSTATE, as psycopg's)."""
+    import asyncpg  # an optional dependency
+
+    if isinstance(error, asyncpg.PostgresError):
+        return postgres_state_class(str(error.sqlstate))
+    if isinstance(error, asyncpg.InterfaceError | OSError):
+        return Class.CONNECTION_LOST  # the connection is closed, or the server out of reach
+    return Class.OTHER
+
+
+class AsyncpgDatabase(AsyncDatabase):
+    """PostgreSQL through asyncpg (``pip install mintid[asyncpg]``), one of its
+    connections per store connection (no asyncpg pool: its reset query on every
+    release would cost a round trip).
+    """  # noqa: D205
+
+    def __init__(self, dsn: str, **connect_kwargs: Any) -> None:
+        """A database at ``dsn`` (a ``postgresql://`` URL)."""
+        super().__init__("postgres", ffi.Placeholder.NUMBERED, asyncpg_class)
+        self._dsn = dsn
+        self._connect_kwargs = connect_kwargs
+
+    async def _connect(self) -> Any:
+        import asyncpg
+
+        return await asyncpg.connect(self._dsn, **self._connect_kwargs)
+
+    async def _close(self, raw: Any) -> None:
+        await raw.close()
+
+    async def _execute(self, raw: Any, sql: str, params: Any, rows: bool) -> Rows | int:
+        if rows:
+            return [tuple(row) for row in await raw.fetch(sql, *params)]
+        # The command tag ends with the affected-row count (``UPDATE 1``), if it has one.
+        tag = await raw.execute(sql, *(params or ()))
+        count = str(tag).rpartition(" ")[2]
+        return int(count) if count.isdigit() else 0
+
+
 class AsyncMySqlDatabase(AsyncDatabase):
     """MySQL 8 or MariaDB 10.6+ through asyncmy (``pip install mintid[asyncmy]``).
 
@@ -422,7 +466,7 @@ class AsyncSqliteDatabase(AsyncDatabase):
 
 async def driver_connection(connection: Any) -> Any:
     """The driver's connection under the caller's ``connection``: a SQLAlchemy
-    ``AsyncConnection`` (``postgresql+psycopg``, ``mysql+asyncmy``,
+    ``AsyncConnection`` (``postgresql+psycopg`` or ``+asyncpg``, ``mysql+asyncmy``,
     ``sqlite+aiosqlite``; for an ``AsyncSession``, its ``await
     session.connection()``) gives the one it wraps, so the store's statements
     run in the app's transaction and commit or roll back with its writes; any

@@ -223,13 +223,14 @@ class AsyncKit(Kit):
     runner's concurrent steps call in from threads: their tasks interleave there).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, driver: str = "psycopg") -> None:
         self.loop = LoopThread()
+        self.driver = driver
 
     @contextmanager
     def databases(self, server: Server) -> Iterator[Factory]:
         server.fresh()
-        factory = server.async_factory()
+        factory = server.async_factory(self.driver)
 
         def view(found_rows: bool = False) -> Any:
             return SyncDatabase(self.loop, factory(found_rows=found_rows))
@@ -241,7 +242,7 @@ class AsyncKit(Kit):
             self.loop.stop()
 
     def unavailable(self, server: Server) -> Any:
-        return SyncDatabase(self.loop, server.unavailable_async())
+        return SyncDatabase(self.loop, server.unavailable_async(self.driver))
 
     def leases(self, database: Any, policy: LeasePolicy, clock: StoreClock | None = None) -> Any:
         return Synced(self.loop, AsyncWorkerLeases(_inner(database), policy, clock=_clock(clock)))

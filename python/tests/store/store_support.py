@@ -38,6 +38,7 @@ from mintid.store import (
 from mintid.store.aio import (
     AsyncDatabase,
     AsyncMySqlDatabase,
+    AsyncpgDatabase,
     AsyncPostgresDatabase,
     AsyncSqliteDatabase,
 )
@@ -180,22 +181,28 @@ class Server:
                     with contextlib.suppress(pymysql.err.OperationalError):  # ended meanwhile
                         cursor.execute(f"KILL {int(session)}")
 
-    def async_factory(self) -> Callable[..., AsyncDatabase]:
-        """Async databases on the case :meth:`fresh` last emptied (same options)."""
+    def async_factory(self, driver: str = "psycopg") -> Callable[..., AsyncDatabase]:
+        """Async databases on the case :meth:`fresh` last emptied (same options);
+        PostgreSQL's through ``driver`` (``psycopg`` or ``asyncpg``).
+        """
         if self.dialect == "sqlite":
             path = self._path
             return lambda found_rows=False: AsyncSqliteDatabase(path)
         url = self._url
+        if self.dialect == "postgres" and driver == "asyncpg":
+            return lambda found_rows=False: AsyncpgDatabase(url)
         if self.dialect == "postgres":
             return lambda found_rows=False: AsyncPostgresDatabase(url)
         return lambda found_rows=False: AsyncMySqlDatabase(
             url, client_flag=CLIENT.FOUND_ROWS if found_rows else 0
         )
 
-    def unavailable_async(self) -> AsyncDatabase:
+    def unavailable_async(self, driver: str = "psycopg") -> AsyncDatabase:
         """An async database of this dialect pointing where no database is."""
         if self.dialect == "sqlite":
             return AsyncSqliteDatabase(str(self._directory / "missing" / "no.sqlite3"))
+        if self.dialect == "postgres" and driver == "asyncpg":
+            return AsyncpgDatabase("postgresql://mintid@127.0.0.1:1/none", timeout=2)
         if self.dialect == "postgres":
             return AsyncPostgresDatabase("postgresql://mintid@127.0.0.1:1/none", connect_timeout=2)
         return AsyncMySqlDatabase("mysql://mintid@127.0.0.1:1/none", connect_timeout=2)

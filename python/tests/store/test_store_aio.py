@@ -200,31 +200,35 @@ class AbortError(Exception):
     """Ends the app's transaction with a rollback."""
 
 
-def sqlalchemy_url(server: Server) -> str:
+def sqlalchemy_url(server: Server, driver: str) -> str:
     """The case's database as a SQLAlchemy async URL, on the store's own driver."""
     if server.dialect == "sqlite":
         path: str = getattr(server, "_path")  # noqa: B009
         return "sqlite+aiosqlite:///" + path
     url: str = getattr(server, "_url")  # noqa: B009
     if server.dialect == "postgres":
-        return "postgresql+psycopg://" + url.split("://", 1)[1]
+        return f"postgresql+{driver}://" + url.split("://", 1)[1]
     return "mysql+asyncmy://" + url.split("://", 1)[1]
 
 
-def test_a_sqlalchemy_connection_serves_the_same_transaction(server: Server) -> None:
+@pytest.mark.parametrize("driver", ["psycopg", "asyncpg"])
+def test_a_sqlalchemy_connection_serves_the_same_transaction(server: Server, driver: str) -> None:
     """The record commits with the app's writes on its SQLAlchemy AsyncConnection,
     and rolls back with them: no record, no business row.
     """
+    if driver == "asyncpg" and server.dialect != "postgres":
+        pytest.skip("asyncpg is PostgreSQL's")
     from sqlalchemy import text
     from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
 
-    make = fresh(server)
+    server.fresh()
+    make = server.async_factory(driver)
 
     async def main() -> None:
         database = make()
         await database.migrate()
         store = AsyncIdempotencyStore(database, RecordPolicy())
-        engine = create_async_engine(sqlalchemy_url(server))
+        engine = create_async_engine(sqlalchemy_url(server, driver))
         try:
             async with engine.begin() as conn:
                 await conn.execute(text("CREATE TABLE sa_effect (name VARCHAR(16))"))
