@@ -475,7 +475,14 @@ async def driver_connection(connection: Any) -> Any:
     raw = getattr(connection, "get_raw_connection", None)
     if raw is None:
         return connection
-    return (await raw()).driver_connection
+    driver = (await raw()).driver_connection
+    begun = getattr(driver, "is_in_transaction", None)  # asyncpg's
+    if begun is not None and not begun() and connection.in_transaction():
+        # SQLAlchemy's asyncpg adapter sends BEGIN with its own first statement (the
+        # other drivers begin with any statement): an empty one begins it now, or the
+        # store's statements would commit on their own.
+        await connection.exec_driver_sql(";")
+    return driver
 
 
 class AsyncQueryRunner:

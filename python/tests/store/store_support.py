@@ -24,6 +24,7 @@ import pytest
 from pymysql.constants import CLIENT
 
 from mintid import LeasePolicy, RelayPolicy, SegmentPolicy
+from mintid._native import ffi
 from mintid.store import (
     Database,
     LeasedSnowflake,
@@ -229,6 +230,14 @@ class Server:
 
 def placeholder(database: Database) -> str:
     return "?" if database.dialect == "sqlite" else "%s"
+
+
+def marks(database: Any, count: int) -> str:
+    """``count`` placeholders of ``database``'s driver (an async database's behind a view)."""
+    manifest = getattr(database, "inner", database).manifest
+    if manifest.placeholder == ffi.Placeholder.NUMBERED:
+        return ", ".join(f"${n}" for n in range(1, count + 1))
+    return ", ".join([placeholder(database)] * count)
 
 
 @contextmanager
