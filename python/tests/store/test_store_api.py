@@ -8,8 +8,10 @@ import os
 import pathlib
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import partial
+from typing import Any
 
 import pytest
 
@@ -75,6 +77,16 @@ def kit_of(flavour: str) -> Kit:
     return SYNC if flavour == "sync" else AsyncKit()
 
 
+@contextmanager
+def leased(kit: Kit, server: Server, policy: LeasePolicy) -> Iterator[tuple[Any, Any]]:
+    """Leases on a fresh database of ``server`` and a generator ``pod-a`` holds."""
+    with kit.databases(server) as make:
+        database = make()
+        leases = kit.leases(database, policy)
+        database.migrate()
+        yield leases, kit.leased(leases, "pod-a", None)
+
+
 @pytest.mark.parametrize("flavour", ["sync", "async"])
 def test_leased_snowflake_renews_in_the_background_and_releases_on_close(
     server: Server, flavour: str
@@ -89,11 +101,7 @@ def test_leased_snowflake_renews_in_the_background_and_releases_on_close(
         max_start_wait_ms=1000,
     )
     kit = kit_of(flavour)
-    with kit.databases(server) as make:
-        database = make()
-        leases = kit.leases(database, policy)
-        database.migrate()
-        generator = kit.leased(leases, "pod-a", None)
+    with leased(kit, server, policy) as (leases, generator):
         try:
             first = generator.next_id()
             time.sleep(0.9)  # longer than the lease: only the heartbeat keeps it
@@ -123,11 +131,7 @@ def test_leased_snowflake_stops_when_it_cannot_renew(tmp_path: pathlib.Path, fla
         "classic", lease_ms=400, renew_interval_ms=100, safety_margin_ms=100, renew_retry_ms=50
     )
     kit = kit_of(flavour)
-    with kit.databases(server) as make:
-        database = make()
-        leases = kit.leases(database, policy)
-        database.migrate()
-        generator = kit.leased(leases, "pod-a", None)
+    with leased(kit, server, policy) as (leases, generator):
         generator.next_id()
         leases.database = kit.unavailable(server)  # the database goes away
         time.sleep(0.45)
