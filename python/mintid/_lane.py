@@ -486,10 +486,12 @@ def drive(runner: Any, clock: Any, driver: _Driver, step: bytes, *, hold: bool =
     return handed
 
 
-async def drive_async(runner: Any, clock: Any, driver: _Driver, step: bytes) -> Any:
+async def drive_async(
+    runner: Any, clock: Any, driver: _Driver, step: bytes, *, hold: bool = False
+) -> Any:
     """:func:`drive` for an asyncio host: the same steps, with the runner's
     ``result``, ``release`` and the clock's ``pause_ms`` awaited. The one
-    async loop: every async driver runs through it.
+    async loop: every async driver on the lane runs through it.
     """  # noqa: D205
     try:
         while True:
@@ -509,8 +511,13 @@ async def drive_async(runner: Any, clock: Any, driver: _Driver, step: bytes) -> 
                 await clock.pause_ms(_pause_millis(step))
                 step = driver.resume()
             elif kind in (YIELD, DONE):
-                return driver.end(step)
+                handed = driver.end(step)
+                break
             else:
                 raise _error(step) from runner.cause
-    finally:
+    except BaseException:
         await runner.release()
+        raise
+    if not hold:
+        await runner.release()
+    return handed

@@ -227,9 +227,27 @@ class HttpIdempotency:
         ``None``.
         """  # noqa: D205
         route = self._grant
-        if route is None or self._ring is None or not self.grants(request):
+        if route is None or not self.grants(request):
             return None
-        return grant_answer(self._ring, route.scope(request), ttl_ms=route.ttl_ms)
+        if inspect.iscoroutinefunction(route.scope):
+            raise TypeError("an async grant scope function needs the ASGI middleware")
+        scope = route.scope(request)
+        assert scope is None or isinstance(scope, str), "a plain scope function gives a str"
+        return self.grant_of(scope)
+
+    def grant_of(self, scope: str | None) -> HttpAnswer:
+        """The grant endpoint's answer for the logged-in user's ``scope`` (what
+        ``grant.scope(request)`` gave, or awaited to): a grant, or 401 for ``None``.
+        """  # noqa: D205
+        route = self._grant
+        if route is None or self._ring is None:
+            raise ValueError("no grant endpoint is configured")
+        return grant_answer(self._ring, scope, ttl_ms=route.ttl_ms)
+
+    @property
+    def grant_route(self) -> GrantRoute | None:
+        """The grant endpoint the middleware serves, if any."""
+        return self._grant
 
     def covers(self, request: HttpRequestView) -> bool:
         """Whether the request is covered: its method is, it is not for the

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -55,7 +55,10 @@ class GrantRoute:
     #: The full path of the endpoint, e.g. ``/api/grant``.
     path: str
     #: The logged-in user's scope (as the middleware's ``scope``), or ``None``: 401.
-    scope: Callable[[HttpRequestView], str | None]
+    #: Under the ASGI middleware it may be an ``async`` function, awaited on the loop.
+    scope: (
+        Callable[[HttpRequestView], str | None] | Callable[[HttpRequestView], Awaitable[str | None]]
+    )
     #: How long a grant lasts, in milliseconds.
     ttl_ms: int = DEFAULT_GRANT_TTL_MS
 

@@ -37,13 +37,17 @@ __all__ = [
     "PostgresDatabase",
     "QueryRunner",
     "SqliteDatabase",
+    "Steps",
     "drive",
+    "step_kind",
 ]
 
 T = TypeVar("T")
 Row = dict[str, Any]
 #: A failed query: the executor's class and the driver's message.
 Failure = tuple[Any, str]
+#: A core driver's first step, how it takes an answer, and how it resumes after a pause.
+Steps = tuple[Callable[[], Any], Callable[[ffi.StoreAnswer], Any], Callable[[], Any]]
 
 #: The SQL dialects of ``schema/``.
 Dialect = Literal["postgres", "mysql", "sqlite"]
@@ -401,9 +405,7 @@ def drive(
     try:
         step = first()
         while True:
-            # Every driver's steps share these variant names (`<Enum>.<VARIANT>`);
-            # a driver without transactions has no BEGIN, COMMIT or ROLLBACK.
-            kind = type(step).__name__.rpartition(".")[2]
+            kind = step_kind(step)
             if kind == "RUN":
                 step = push(runner.answer(step.query))
             elif kind == "BEGIN":
@@ -423,6 +425,15 @@ def drive(
         raise native_error(error) from runner.cause
     finally:
         runner.release()
+
+
+def step_kind(step: Any) -> str:
+    """A core driver's step by its variant's name: ``RUN``, ``BEGIN``, ``COMMIT``,
+    ``ROLLBACK``, ``PAUSE`` or an end (every driver's steps share these names,
+    ``<Enum>.<VARIANT>``; a driver without transactions has no ``BEGIN``,
+    ``COMMIT`` or ``ROLLBACK``).
+    """  # noqa: D205
+    return type(step).__name__.rpartition(".")[2]
 
 
 def _store_answer(result: list[tuple[Any, ...]] | int | Failure) -> ffi.StoreAnswer:
@@ -482,6 +493,11 @@ def postgres_class(error: BaseException) -> ffi.DbErrorClass:
         # No SQLSTATE: the client lost the server, or the connection is closed.
         lost = isinstance(error, psycopg.OperationalError | psycopg.InterfaceError)
         return Class.CONNECTION_LOST if lost else Class.OTHER
+    return postgres_state_class(state)
+
+
+def postgres_state_class(state: str) -> ffi.DbErrorClass:
+    """The class of a PostgreSQL error by its SQLSTATE (psycopg's, asyncpg's): the core's table."""
     return ffi.classify_db_error(ffi.Dialect.POSTGRES, None, state)
 
 

@@ -8,8 +8,10 @@ import os
 import pathlib
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import partial
+from typing import Any
 
 import pytest
 
@@ -28,7 +30,6 @@ from mintid.errors import error_class
 from mintid.store import (
     Database,
     IdempotencyStore,
-    LeasedSnowflake,
     MySqlDatabase,
     Outbox,
     OutboxMessage,
@@ -45,7 +46,7 @@ from mintid.store import (
     WorkerLeases,
 )
 from mintid.store._database import text
-from store.store_support import Server, databases
+from store.store_support import SYNC, Kit, Server, databases
 
 
 @pytest.mark.parametrize(
@@ -69,7 +70,27 @@ def test_statements_come_from_the_core_in_the_drivers_style(
     )
 
 
-def test_leased_snowflake_renews_in_the_background_and_releases_on_close(server: Server) -> None:
+def kit_of(flavour: str) -> Kit:
+    """The sync stores, or the async ones behind sync views (their tasks on a loop thread)."""
+    from store.async_support import AsyncKit
+
+    return SYNC if flavour == "sync" else AsyncKit()
+
+
+@contextmanager
+def leased(kit: Kit, server: Server, policy: LeasePolicy) -> Iterator[tuple[Any, Any]]:
+    """Leases on a fresh database of ``server`` and a generator ``pod-a`` holds."""
+    with kit.databases(server) as make:
+        database = make()
+        leases = kit.leases(database, policy)
+        database.migrate()
+        yield leases, kit.leased(leases, "pod-a", None)
+
+
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+def test_leased_snowflake_renews_in_the_background_and_releases_on_close(
+    server: Server, flavour: str
+) -> None:
     policy = LeasePolicy(
         "classic",
         lease_ms=600,
@@ -79,10 +100,9 @@ def test_leased_snowflake_renews_in_the_background_and_releases_on_close(server:
         max_skew_ms=10,
         max_start_wait_ms=1000,
     )
-    with databases(server.fresh()) as make:
-        leases = WorkerLeases(make(), policy)
-        leases.database.migrate()
-        with LeasedSnowflake.acquire(leases, "pod-a") as generator:
+    kit = kit_of(flavour)
+    with leased(kit, server, policy) as (leases, generator):
+        try:
             first = generator.next_id()
             time.sleep(0.9)  # longer than the lease: only the heartbeat keeps it
             second = generator.next_id()
@@ -90,27 +110,30 @@ def test_leased_snowflake_renews_in_the_background_and_releases_on_close(server:
             row = leases.load(generator.worker_id)
             assert row is not None and row.owner == "pod-a"
             assert generator.guard.lease_deadline_ms > generator.guard.start_after_ms + 600
+        finally:
+            generator.close()
         row = leases.load(generator.worker_id)
         assert row is not None and row.owner is None
         issued_ms = policy.layout.decode(second).unix_ms
         assert row.high_water_ms >= issued_ms
-        with LeasedSnowflake.acquire(leases, "pod-b") as successor:
+        successor = kit.leased(leases, "pod-b", None)
+        try:
             assert successor.worker_id == generator.worker_id
             assert successor.next_id() > second
+        finally:
+            successor.close()
 
 
-def test_leased_snowflake_stops_when_it_cannot_renew(tmp_path: pathlib.Path) -> None:
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+def test_leased_snowflake_stops_when_it_cannot_renew(tmp_path: pathlib.Path, flavour: str) -> None:
     server = Server("sqlite", tmp_path)
     policy = LeasePolicy(
         "classic", lease_ms=400, renew_interval_ms=100, safety_margin_ms=100, renew_retry_ms=50
     )
-    with databases(server.fresh()) as make:
-        database = make()
-        leases = WorkerLeases(database, policy)
-        database.migrate()
-        generator = LeasedSnowflake.acquire(leases, "pod-a")
+    kit = kit_of(flavour)
+    with leased(kit, server, policy) as (leases, generator):
         generator.next_id()
-        leases.database = server.unavailable()  # the database goes away
+        leases.database = kit.unavailable(server)  # the database goes away
         time.sleep(0.45)
         with pytest.raises(LeaseExpiredError):
             generator.next_id()
@@ -119,12 +142,14 @@ def test_leased_snowflake_stops_when_it_cannot_renew(tmp_path: pathlib.Path) -> 
         assert generator.close() is False
 
 
-def test_segment_ids_prefetch_in_the_background(server: Server) -> None:
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+def test_segment_ids_prefetch_in_the_background(server: Server, flavour: str) -> None:
     policy = SegmentPolicy(100, 100, 1000, fetch_at_percent=10)
-    with databases(server.fresh()) as make:
+    kit = kit_of(flavour)
+    with kit.databases(server) as make:
         database = make()
         database.migrate()
-        ids = SegmentIds(database, "orders", policy)
+        ids = kit.segments(database, "orders", policy)
         drawn = [ids.next_id() for _ in range(2500)]
         assert drawn == sorted(set(drawn))
         assert drawn[0] == 1

@@ -37,6 +37,7 @@ from store.store_support import (
     cases,
     check_fields,
     databases,
+    marks,
     placeholder,
     scalar,
     unknown,
@@ -192,11 +193,10 @@ class Run:
         return key_of(step.get("key", self.case["key"]))
 
     def side_effect(self, database: Database, raw: Any, key: IdempotencyKey, worker: str) -> None:
-        mark = placeholder(database)
         database.execute(
             raw,
             f"INSERT INTO conformance_side_effect (scope, kind, key_id, worker) "
-            f"VALUES ({mark}, {mark}, {mark}, {mark})",
+            f"VALUES ({marks(database, 4)})",
             (key.scope, key.kind, key.id, worker),
         )
 

@@ -14,15 +14,16 @@ import pytest
 
 from mintid import LeaseGuard, LeasePolicy, Snowflake, SnowflakeLayout
 from mintid.errors import MintidError
-from mintid.store import LeasedSnowflake, StoreUnavailableError, WorkerLeases
+from mintid.store import LeasedSnowflake, StoreUnavailableError
 from mintid.testing import ManualClock
 from store.store_support import (
+    SYNC,
+    Kit,
     ManualStoreClock,
     Server,
     case_id,
     cases,
     check_fields,
-    databases,
     unknown,
 )
 
@@ -71,7 +72,7 @@ class Host:
     snowflake: Snowflake
 
 
-def run_case(server: Server, case: dict[str, Any]) -> None:
+def run_case(server: Server, case: dict[str, Any], kit: Kit = SYNC) -> None:
     if case["op"] != "scenario" or case["clock"] not in ("manual", "system"):
         raise unknown("case shape", (case["op"], case["clock"]))
     policy = policy_of(case["policy"])
@@ -79,8 +80,9 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
     hosts: dict[str, Host] = {}
     leased: dict[str, LeasedSnowflake] = {}
     ids: list[int] = []
-    with databases(server.fresh()) as make:
-        leases = WorkerLeases(make(), policy, clock=clock)
+    with kit.databases(server) as make:
+        database = make()
+        leases = kit.leases(database, policy, clock)
         for index, step in enumerate(case["steps"]):
             do = step["do"]
             now = int(step.get("now", 0))
@@ -89,7 +91,7 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
             got: Any
             if do == "migrate":
                 check_fields(step, set())
-                leases.database.migrate()
+                database.migrate()
                 got = "ok"
             elif do == "acquire":
                 check_fields(step, {"host", "owner", "now", "timeout"})
@@ -148,7 +150,7 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
             elif do == "renew_unreachable":
                 check_fields(step, {"host", "now"})
                 assert host is not None
-                down = WorkerLeases(server.unavailable(), policy, clock=clock)
+                down = kit.leases(kit.unavailable(server), policy, clock)
                 with pytest.raises(StoreUnavailableError):
                     down.renew(host.guard, now)
                 got = {"next_renewal_at": str(host.guard.next_renewal_at_ms)}
@@ -179,8 +181,8 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
                 }
             elif do == "leased_acquire":
                 check_fields(step, {"host", "owner", "timeout"})
-                leased[step["host"]] = LeasedSnowflake.acquire(
-                    WorkerLeases(leases.database, policy),
+                leased[step["host"]] = kit.leased(
+                    kit.leases(database, policy),
                     step["owner"],
                     optional_int(step, "timeout"),
                 )
@@ -212,13 +214,13 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
                 )
             elif do == "concurrent_acquire":
                 check_fields(step, {"hosts"})
-                got = concurrent_acquire(make, policy, int(step["hosts"]))
+                got = concurrent_acquire(kit, make, policy, int(step["hosts"]))
             else:
                 raise unknown("step", do)
             assert got == step["expect"], f"step {index}: {do}"
 
 
-def concurrent_acquire(make: Callable[..., Any], policy: LeasePolicy, count: int) -> Any:
+def concurrent_acquire(kit: Kit, make: Callable[..., Any], policy: LeasePolicy, count: int) -> Any:
     results: list[Any] = []
     lock = threading.Lock()
     barrier = threading.Barrier(count)
@@ -227,7 +229,7 @@ def concurrent_acquire(make: Callable[..., Any], policy: LeasePolicy, count: int
         database = make()
         try:
             barrier.wait()
-            got = outcome(lambda: WorkerLeases(database, policy).acquire(f"host-{n}").worker_id)
+            got = outcome(lambda: kit.leases(database, policy).acquire(f"host-{n}").worker_id)
         finally:
             database.close()
         with lock:

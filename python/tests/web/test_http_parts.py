@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -280,3 +281,55 @@ def test_the_asgi_middleware_passes_other_scopes_through() -> None:
     get = {"type": "http", "method": "GET", "path": "/orders", "headers": []}
     asyncio.run(middleware(get, receive, send))
     assert seen == ["lifespan", "http"]
+
+
+def test_the_asgi_grant_endpoint_awaits_an_async_scope_on_the_loop() -> None:
+    ring = KeyRing(1, os.urandom(32))
+    on: list[object] = []
+
+    async def logged_in(request: HttpRequestView) -> str | None:
+        on.append(threading.current_thread())
+        await asyncio.sleep(0)
+        return "user:ann" if request.header("cookie") == "session=ann" else None
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        raise AssertionError("the grant endpoint never reaches the app")
+
+    def granted(body: bytes, scope: str) -> bool:
+        minted = RequestId.mint(Grant.parse(json.loads(body)["grant"])).text
+        RequestId.verify(minted, ring, scope)  # raises for another scope
+        return True
+
+    def plain(request: HttpRequestView) -> str:
+        on.append(threading.current_thread())
+        return "user:bob"
+
+    async def ask(scope_of: Any, *headers: tuple[bytes, bytes]) -> tuple[int, bytes]:
+        served = http(key_ring=ring, grant=GrantRoute("/api/grant", scope_of))
+        middleware = IdempotencyMiddleware(app, http=served)
+        sent: list[dict[str, Any]] = []
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": b""}
+
+        async def send(message: Any) -> None:
+            sent.append(message)
+
+        request = {"type": "http", "method": "POST", "path": "/api/grant", "headers": headers}
+        await middleware(request, receive, send)
+        return int(sent[0]["status"]), bytes(sent[1]["body"])
+
+    async def main() -> None:
+        status, body = await ask(logged_in, (b"cookie", b"session=ann"))
+        assert status == 200 and granted(body, "user:ann")
+        assert (await ask(logged_in))[0] == 401
+        assert on == [threading.current_thread()] * 2  # awaited on the loop, no thread
+        status, body = await ask(plain)  # a plain function still works (in a worker thread)
+        assert status == 200 and granted(body, "user:bob")
+        assert on[-1] is not threading.current_thread()
+
+    asyncio.run(main())
+    with pytest.raises(TypeError, match="ASGI"):
+        http(key_ring=ring, grant=GrantRoute("/api/grant", logged_in)).grant(
+            view("POST", "/api/grant")
+        )
