@@ -1,6 +1,6 @@
 // Stored responses cross hosts: the Express integration (JS), a Rust server
-// (axum behind mintid-store's IdempotencyLayer) and the Python WSGI middleware
-// share one SQLite file; the Rust server and each other host replay what the
+// (axum behind mintid-store's IdempotencyLayer), the Python WSGI middleware and
+// Kotlin's HttpIdempotency (from one JVM) share one SQLite file; the Rust server and each other host replay what the
 // other stored under the same key (the same scope, the
 // default kind of the same full path, the same body), with
 // `Idempotent-Replayed: true` and the stored status, headers and body. See
@@ -16,6 +16,7 @@ import express from "../../js/node_modules/express/index.js";
 import { idempotency } from "../../js/dist/full/http/express.js";
 import { RecordPolicy } from "../../js/dist/full/node.js";
 import { IdempotencyStore, migrate, sqliteDatabase } from "../../js/dist/full/store/sqlite.js";
+import { kotlinParty } from "./parties/kotlin.mjs";
 import { lineParty } from "./parties/lines.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -30,6 +31,7 @@ let database;
 let server;
 let rust;
 let python;
+let kotlin;
 
 before(async () => {
   database = sqliteDatabase(file);
@@ -53,11 +55,14 @@ before(async () => {
   assert.deepEqual(replies, [["ok"], ["ok"]]);
   python = lineParty("Python", PYTHON, [fileURLToPath(new URL("parties/python_party.py", import.meta.url))]);
   assert.deepEqual(await python.ask([["store", file]]), [["ok"]]);
+  kotlin = kotlinParty();
+  assert.deepEqual(await kotlin.ask([["store", file]]), [["ok"]]);
 });
 
 after(async () => {
   await rust?.close();
   await python?.close();
+  await kotlin?.close();
   server?.closeAllConnections();
   await new Promise((resolve) => server?.close(resolve));
   await database?.close();
@@ -97,16 +102,21 @@ test("the Express integration replays what the Rust server stored", async () => 
   assert.deepEqual(await postJs(key), ["201", "true", location, body]);
 });
 
-test("the Python WSGI middleware replays what the Rust server stored", async () => {
-  const key = randomUUID();
-  const [status, replayed, location, body] = await postRust(key);
-  assert.deepEqual([status, replayed, JSON.parse(body).by], ["201", "false", "rust"]);
-  assert.deepEqual(await postTo(python, key), ["201", "true", location, body]);
-});
+for (const [host, party, prefix] of [
+  ["the Python WSGI middleware", () => python, "py"],
+  ["Kotlin's HttpIdempotency", () => kotlin, "kt"],
+]) {
+  test(`${host} replays what the Rust server stored`, async () => {
+    const key = randomUUID();
+    const [status, replayed, location, body] = await postRust(key);
+    assert.deepEqual([status, replayed, JSON.parse(body).by], ["201", "false", "rust"]);
+    assert.deepEqual(await postTo(party(), key), ["201", "true", location, body]);
+  });
 
-test("the Rust server replays what the Python WSGI middleware stored", async () => {
-  const key = randomUUID();
-  const [status, replayed, location, body] = await postTo(python, key);
-  assert.deepEqual([status, replayed, location, JSON.parse(body)], ["201", "false", "/orders/py-1", { order: 1, by: "python" }]);
-  assert.deepEqual(await postRust(key), ["201", "true", location, body]);
-});
+  test(`the Rust server replays what ${host} stored`, async () => {
+    const key = randomUUID();
+    const [status, replayed, location, body] = await postTo(party(), key);
+    assert.deepEqual([status, replayed, location.replace(/\d+$/, "N")], ["201", "false", `/orders/${prefix}-N`]);
+    assert.deepEqual(await postRust(key), ["201", "true", location, body]);
+  });
+}
