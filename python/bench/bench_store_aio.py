@@ -28,7 +28,6 @@ A smoke run: ``--seconds 0.2 --rounds 2``.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import itertools
 import os
@@ -42,6 +41,7 @@ from bench_store import (
     RAW_COMPLETE,
     RESPONSE,
     Row,
+    arguments,
     bench_idemkit,
     fresh_postgres,
     summary,
@@ -128,13 +128,7 @@ def bench_raw_aio(url: str, tasks: int, seconds: float) -> Row:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
-    parser.add_argument("--rounds", type=int, default=3, help="measurements per row")
-    args = parser.parse_args()
-    base = os.environ.get("MINTID_PG_URL")
-    if not base:
-        raise SystemExit("MINTID_PG_URL is not set: run through scripts/db/with-db.sh")
+    args, base = arguments(__doc__)
     url = fresh_postgres(base, "mintid_bench_aio")
     peer_url = fresh_postgres(base, "mintid_bench_aio_idemkit")
     asyncio.run(init_pg(peer_url))
