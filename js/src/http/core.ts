@@ -8,6 +8,7 @@
 
 import {
   defaultKind as coreDefaultKind,
+  type Fingerprint,
   fingerprintRequest,
   HttpError,
   httpDefaults,
@@ -20,6 +21,7 @@ import {
   Uuid7,
   type VerifyOptions,
 } from "../node.js";
+import { checkCount } from "../check.js";
 import { StoreError } from "../store/errors.js";
 import { type IdempotencyStore, OperationError, type RunResult, type StoreRequest } from "../store/idempotency.js";
 import { type HttpAnswer, problemAnswer, replayedHeader, retryAfter, statusAnswer } from "./answer.js";
@@ -162,8 +164,7 @@ export class HttpIdempotency<R> {
     if (typeof options.store?.runOnce !== "function") throw new TypeError("options.store must be an IdempotencyStore");
     if (typeof options.scope !== "function") throw new TypeError("options.scope must be a function of the request");
     if (options.keyRing !== undefined && !(options.keyRing instanceof KeyRing)) throw new TypeError("options.keyRing must be a KeyRing");
-    const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-    if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError("options.bodyLimit must be a non-negative safe integer");
+    const limit = checkCount(options.bodyLimit ?? DEFAULT_BODY_LIMIT, "options.bodyLimit");
     this.#options = options;
     this.#methods = new Set((options.methods ?? DEFAULT_METHODS).map((method) => method.toUpperCase()));
     this.#storedHeaders = [...(options.storedHeaders ?? DEFAULT_STORED_HEADERS)];
@@ -243,7 +244,7 @@ export class HttpIdempotency<R> {
    * JSON (nothing runs, nothing is stored).
    */
   storeRequest(admitted: Admitted, contentType: string | undefined, body: Uint8Array): StoreRequest | HttpAnswer {
-    let fingerprint: string;
+    let fingerprint: Fingerprint;
     try {
       fingerprint = fingerprintRequest(contentType, admitted.query, body);
     } catch (error) {

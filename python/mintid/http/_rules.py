@@ -12,10 +12,11 @@ from typing import Final
 from mintid._fingerprint import Fingerprint
 from mintid._native import call, check_uint, ffi
 from mintid._record import Problem
+from mintid._renamed import millis_renamed
 
 __all__ = [
     "DEFAULT_BODY_LIMIT",
-    "DEFAULT_GRANT_TTL_MS",
+    "DEFAULT_GRANT_TTL_MILLIS",
     "DEFAULT_METHODS",
     "DEFAULT_STORED_HEADERS",
     "GRANT_CONTENT_TYPE",
@@ -46,7 +47,7 @@ DEFAULT_METHODS: Final[tuple[str, ...]] = tuple(_DEFAULTS.methods)
 #: The response headers stored (besides content-type) by default.
 DEFAULT_STORED_HEADERS: Final[tuple[str, ...]] = tuple(_DEFAULTS.stored_headers)
 #: How long a grant lasts by default, in milliseconds (one hour).
-DEFAULT_GRANT_TTL_MS: Final[int] = _DEFAULTS.grant_ttl_millis
+DEFAULT_GRANT_TTL_MILLIS: Final[int] = _DEFAULTS.grant_ttl_millis
 #: The content type of a grant endpoint's answer.
 GRANT_CONTENT_TYPE: Final[str] = _DEFAULTS.grant_content_type
 
@@ -133,10 +134,11 @@ def status_document(status: int, detail: str | None = None) -> bytes:
     return call(ffi.http_status_document, status, _check_optional_str("detail", detail)).encode()
 
 
-def grant_document(grant: str, expires_ms: int) -> bytes:
+@millis_renamed
+def grant_document(grant: str, expires_millis: int) -> bytes:
     """The body of a grant endpoint's answer: ``{"grant", "expiresMillis"}``."""
-    check_uint("expires_ms", expires_ms)
-    return ffi.http_grant_document(_check_str("grant", grant), expires_ms).encode()
+    check_uint("expires_millis", expires_millis)
+    return ffi.http_grant_document(_check_str("grant", grant), expires_millis).encode()
 
 
 @dataclass(frozen=True)

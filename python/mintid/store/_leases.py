@@ -14,6 +14,7 @@ from typing import Any, NoReturn
 
 from mintid._lease import LeaseGuard, LeasePolicy
 from mintid._native import check_uint, ffi
+from mintid._renamed import millis_renamed
 from mintid._snowflake import Snowflake
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner, drive, text
@@ -21,6 +22,7 @@ from mintid.store._database import Database, QueryRunner, drive, text
 __all__ = ["LeasedSnowflake", "WorkerLeaseRow", "WorkerLeases"]
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class WorkerLeaseRow:
     """A row of ``worker_lease``."""
@@ -29,14 +31,15 @@ class WorkerLeaseRow:
     #: The holder's identity, or ``None`` when free.
     owner: str | None
     fencing_token: int
-    lease_deadline_ms: int
-    high_water_ms: int
+    lease_deadline_millis: int
+    high_water_millis: int
 
 
 def _never() -> NoReturn:
     raise AssertionError("a lease renewal or release never pauses")
 
 
+@millis_renamed
 class WorkerLeases:
     """Worker-id leases in one database, under one :class:`~mintid.LeasePolicy`.
 
@@ -54,22 +57,22 @@ class WorkerLeases:
         self.policy = policy
         self.clock: StoreClock = clock if clock is not None else SystemStoreClock()
 
-    def acquire(self, owner: str, timeout_ms: int | None = None) -> LeaseGuard:
+    def acquire(self, owner: str, timeout_millis: int | None = None) -> LeaseGuard:
         """Take the lowest usable free or expired worker id for ``owner``
         (host/pod/process), seeding the table on first use, and return once the
         new holder may issue (after an expired lease: the previous holder's
         clock-skew bound). A free row whose high-water mark lies too far ahead
-        of this clock is skipped for the next one. With ``timeout_ms``, wait up
+        of this clock is skipped for the next one. With ``timeout_millis``, wait up
         to that long for a worker id to become usable.
 
         Raises :class:`~mintid.LeaseNoWorkerFreeError` (every worker id held),
         ``lease.high_water_ahead`` (only rows too far ahead free; both without
-        ``timeout_ms``), ``lease.acquire_timeout``,
+        ``timeout_millis``), ``lease.acquire_timeout``,
         :class:`~mintid.store.StoreUnavailableError`.
         """  # noqa: D205
-        timeout = None if timeout_ms is None else check_uint("timeout_ms", timeout_ms)
+        timeout = None if timeout_millis is None else check_uint("timeout_millis", timeout_millis)
         driver = ffi.LeaseAcquisition(self.database.manifest, self.policy._core, owner, timeout)
-        now = self.clock.now_ms
+        now = self.clock.now_millis
         step = drive(
             QueryRunner(self.database),
             self.clock,
@@ -79,8 +82,8 @@ class WorkerLeases:
         )
         return LeaseGuard._of(step.guard)
 
-    def renew(self, guard: LeaseGuard, high_water_ms: int) -> None:
-        """Renew ``guard``'s lease, storing ``high_water_ms``; the guard learns
+    def renew(self, guard: LeaseGuard, high_water_millis: int) -> None:
+        """Renew ``guard``'s lease, storing ``high_water_millis``; the guard learns
         the outcome. A renewal the clock refuses (``lease.clock_behind``,
         ``lease.expired``) or the database does not answer counts as a failed
         attempt: the next one is due after the policy's retry delay.
@@ -89,8 +92,8 @@ class WorkerLeases:
         :class:`~mintid.store.StoreUnavailableError`.
         """  # noqa: D205
         driver = ffi.LeaseRenewal(self.database.manifest, guard._core)
-        now = self.clock.now_ms
-        mark = check_uint("high_water_ms", high_water_ms)
+        now = self.clock.now_millis
+        mark = check_uint("high_water_millis", high_water_millis)
         drive(
             QueryRunner(self.database),
             self.clock,
@@ -99,18 +102,18 @@ class WorkerLeases:
             _never,
         )
 
-    def release(self, guard: LeaseGuard, high_water_ms: int | Callable[[], int]) -> bool:
+    def release(self, guard: LeaseGuard, high_water_millis: int | Callable[[], int]) -> bool:
         """Release ``guard``'s lease with the high-water mark; whether the row
-        was still its. ``guard`` stops issuing first; ``high_water_ms`` may be
+        was still its. ``guard`` stops issuing first; ``high_water_millis`` may be
         a function, read after that (the generator's own high-water time).
         """  # noqa: D205
         driver = ffi.LeaseRelease(self.database.manifest, guard._core)
-        mark = high_water_ms() if callable(high_water_ms) else high_water_ms
-        mark = check_uint("high_water_ms", mark)
+        mark = high_water_millis() if callable(high_water_millis) else high_water_millis
+        mark = check_uint("high_water_millis", mark)
         step = drive(
             QueryRunner(self.database),
             self.clock,
-            lambda: driver.start(self.clock.now_ms(), mark),
+            lambda: driver.start(self.clock.now_millis(), mark),
             driver.push,
             _never,
         )
@@ -131,6 +134,7 @@ class WorkerLeases:
         )
 
 
+@millis_renamed
 class LeasedSnowflake:
     """A Snowflake generator on a leased worker id (on the leases' policy's
     layout): it starts after the previous holder's high-water mark, renews the
@@ -150,7 +154,7 @@ class LeasedSnowflake:
         self._snowflake = Snowflake(
             worker=self.guard.worker_id,
             layout=leases.policy.layout,
-            starting_after_unix_ms=self.guard.start_after_ms,
+            starting_after_unix_millis=self.guard.start_after_millis,
         )
         self._stop = threading.Event()
         self._closed = False
@@ -161,15 +165,15 @@ class LeasedSnowflake:
 
     @classmethod
     def acquire(
-        cls, leases: WorkerLeases, owner: str, timeout_ms: int | None = None
+        cls, leases: WorkerLeases, owner: str, timeout_millis: int | None = None
     ) -> LeasedSnowflake:
         """Acquire a worker id for ``owner`` (waiting until the new holder may
-        issue, and up to ``timeout_ms`` for a usable worker id).
+        issue, and up to ``timeout_millis`` for a usable worker id).
 
         Raises :class:`~mintid.LeaseNoWorkerFreeError`, ``lease.acquire_timeout``,
         :class:`~mintid.store.StoreUnavailableError`.
         """  # noqa: D205
-        return cls(leases, leases.acquire(owner, timeout_ms))
+        return cls(leases, leases.acquire(owner, timeout_millis))
 
     @property
     def worker_id(self) -> int:
@@ -177,18 +181,18 @@ class LeasedSnowflake:
         return self.guard.worker_id
 
     @property
-    def high_water_ms(self) -> int:
+    def high_water_millis(self) -> int:
         """No ID issued so far carries a later time (Unix ms): the generator's
         high-water time (IDs come from a buffer: its newest counts), or the
         lease's start point before the first ID.
         """  # noqa: D205
         issued = self._snowflake.high_water
-        issued_ms = 0 if issued is None else self._snowflake.decode(issued).unix_ms
-        return max(self.guard.start_after_ms, issued_ms)
+        issued_millis = 0 if issued is None else self._snowflake.decode(issued).unix_millis
+        return max(self.guard.start_after_millis, issued_millis)
 
     def next_id(self) -> int:
         """The next ID, admitted by the lease's guard (raises a ``LeaseError`` once unsafe)."""
-        self.guard.check(self._leases.clock.now_ms())
+        self.guard.check(self._leases.clock.now_millis())
         snowflake_id = self._snowflake.next_id()
         self.guard.admit(snowflake_id)
         return snowflake_id
@@ -196,11 +200,11 @@ class LeasedSnowflake:
     def _beat(self) -> None:
         clock = self._leases.clock
         while self.guard.is_live:
-            wait_ms = self.guard.next_renewal_at_ms - clock.now_ms()
-            if self._stop.wait(max(0, wait_ms) / 1000):
+            wait_millis = self.guard.next_renewal_at_millis - clock.now_millis()
+            if self._stop.wait(max(0, wait_millis) / 1000):
                 return
             with contextlib.suppress(Exception):  # counted by the core; next_id reports it
-                self._leases.renew(self.guard, self.high_water_ms)
+                self._leases.renew(self.guard, self.high_water_millis)
 
     def close(self) -> bool:
         """Stop the heartbeat and release the lease; whether the row was still ours.
@@ -214,7 +218,7 @@ class LeasedSnowflake:
         self._closed = True
         self._stop.set()
         self._heartbeat.join()
-        return self._leases.release(self.guard, lambda: self.high_water_ms)
+        return self._leases.release(self.guard, lambda: self.high_water_millis)
 
     def __enter__(self) -> LeasedSnowflake:
         """Use as a context manager."""

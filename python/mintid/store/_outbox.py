@@ -15,6 +15,7 @@ from mintid._lane import RelayDriver
 from mintid._lane import drive as lane_drive
 from mintid._native import check_uint, ffi, native_error
 from mintid._outbox import RelayPolicy
+from mintid._renamed import millis_renamed
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
 
@@ -40,6 +41,7 @@ class OutboxMessage:
     payload: bytes
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class ClaimedMessage:
     """A message of a claimed batch, handed to ``send``."""
@@ -50,9 +52,10 @@ class ClaimedMessage:
     payload: bytes
     #: The sends started so far, this one included.
     attempts: int
-    created_ms: int
+    created_millis: int
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class StoredMessage:
     """A message as stored."""
@@ -60,7 +63,7 @@ class StoredMessage:
     message_id: int
     status: str
     attempts: int
-    next_attempt_ms: int
+    next_attempt_millis: int
     last_error: str | None
 
 
@@ -82,6 +85,7 @@ class RelayReport:
     released: int = 0
 
 
+@millis_renamed
 class Outbox:
     """The outbox in one database, under one :class:`~mintid.RelayPolicy`. Thread-safe."""
 
@@ -119,7 +123,7 @@ class Outbox:
                 message.business_key,
                 message.payload,
             )
-            step = driver.start(self._clock.now_ms())
+            step = driver.start(self._clock.now_millis())
             while isinstance(step, ffi.EnqueueStep.RUN):
                 step = driver.push(runner.answer(step.query))
             assert isinstance(step, ffi.EnqueueStep.DONE)
@@ -138,15 +142,15 @@ class Outbox:
         driver = RelayDriver(self.database.manifest, self.policy._to_ffi(), self._draw())
         try:
             # The relay keeps its connection from send to send: one per relay.
-            handed = lane_drive(runner, clock, driver, driver.start(clock.now_ms()), hold=True)
+            handed = lane_drive(runner, clock, driver, driver.start(clock.now_millis()), hold=True)
             while handed[0] == "send":
                 message = ClaimedMessage(*handed[1:])
                 try:
                     send(message)
                 except Exception as error:
-                    step = driver.failed(str(error) or type(error).__name__, clock.now_ms())
+                    step = driver.failed(str(error) or type(error).__name__, clock.now_millis())
                 else:
-                    step = driver.sent(clock.now_ms())
+                    step = driver.sent(clock.now_millis())
                 handed = lane_drive(runner, clock, driver, step, hold=True)
         finally:
             runner.release()
@@ -172,15 +176,15 @@ class Outbox:
             stored.last_error,
         )
 
-    def cleanup(self, sent_before_ms: int, batch_size: int = 1000) -> int:
-        """Delete sent messages last updated at or before ``sent_before_ms``, in
+    def cleanup(self, sent_before_millis: int, batch_size: int = 1000) -> int:
+        """Delete sent messages last updated at or before ``sent_before_millis``, in
         batches until one comes back short; the total. Dead ones are kept.
         """  # noqa: D205
         runner = QueryRunner(self.database)
         try:
             cleanup = ffi.OutboxCleanup(
                 self.database.manifest,
-                check_uint("sent_before_ms", sent_before_ms),
+                check_uint("sent_before_millis", sent_before_millis),
                 check_uint("batch_size", batch_size),
             )
             step = cleanup.start()

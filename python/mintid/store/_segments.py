@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 from mintid._native import call, ffi
+from mintid._renamed import millis_renamed
 from mintid._segment import SegmentPolicy
 from mintid.errors import MintidError
 from mintid.store._clock import StoreClock, SystemStoreClock
@@ -22,6 +23,7 @@ __all__ = ["SegmentIds"]
 _EMPTY: Final[Iterator[int]] = iter(())
 
 
+@millis_renamed
 class SegmentIds:
     """IDs of one ``tag``, unique across every process sharing it and increasing
     within this one. Once the policy's share of a segment is used, the next is
@@ -74,7 +76,7 @@ class SegmentIds:
                 # Another thread may have taken a run meanwhile.
                 for first in self._ids:
                     return first
-                taken = driver.take(self._clock.now_ms())
+                taken = driver.take(self._clock.now_millis())
                 if taken.fetch_due:
                     if not taken.count:
                         self._fetch()
@@ -105,7 +107,7 @@ class SegmentIds:
                 QueryRunner(self.database),
                 clock,
                 driver.fetch,
-                lambda answer: driver.push(answer, clock.now_ms()),
+                lambda answer: driver.push(answer, clock.now_millis()),
                 driver.resume,
             )
         except MintidError:

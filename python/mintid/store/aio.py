@@ -38,6 +38,7 @@ from mintid._key import IdempotencyKey
 from mintid._lane import Lane, LaneDriver, drive_async
 from mintid._native import ffi, native_error
 from mintid._record import Problem, RecordPolicy
+from mintid._renamed import millis_renamed
 from mintid.store._database import (
     _DIALECTS,
     _ROWS,
@@ -98,11 +99,11 @@ class LoopBindingError(RuntimeError):
 class AsyncStoreClock(Protocol):
     """The async store's clock: Unix milliseconds, and an awaited pause."""
 
-    def now_ms(self) -> int:
+    def now_millis(self) -> int:
         """The time in Unix milliseconds."""
         ...
 
-    async def pause_ms(self, millis: int) -> None:
+    async def pause_millis(self, millis: int) -> None:
         """Wait ``millis`` milliseconds (without blocking the loop)."""
         ...
 
@@ -110,11 +111,11 @@ class AsyncStoreClock(Protocol):
 class AsyncSystemStoreClock:
     """The system clock and :func:`asyncio.sleep`."""
 
-    def now_ms(self) -> int:
+    def now_millis(self) -> int:
         """The wall clock in Unix milliseconds."""
         return time.time_ns() // 1_000_000
 
-    async def pause_ms(self, millis: int) -> None:
+    async def pause_millis(self, millis: int) -> None:
         """Sleep ``millis`` milliseconds."""
         await asyncio.sleep(millis / 1000)
 
@@ -466,6 +467,7 @@ async def pump_async(
         await runner.release()
 
 
+@millis_renamed
 class AsyncRecordLease(LeaseBase):
     """:class:`~mintid.store.RecordLease` for asyncio: a claim on a key, with
     its lease, from :meth:`AsyncIdempotencyStore.claim_lease` (or, as
@@ -496,7 +498,7 @@ class AsyncRecordLease(LeaseBase):
         store = self._store
         store.database.bound()
         async with self._lock:
-            steps = self._renewing(store.database.manifest, store.policy, store._clock.now_ms())
+            steps = self._renewing(store.database.manifest, store.policy, store._clock.now_millis())
             return await pump_async(AsyncQueryRunner(store.database), steps)
 
     async def complete(self, response: StoredResponse) -> None:
@@ -512,14 +514,14 @@ class AsyncRecordLease(LeaseBase):
     async def _finish(self, result: object) -> None:
         store = self._store
         store.database.bound()
-        step = self._finish_step(result, store._clock.now_ms())
+        step = self._finish_step(result, store._clock.now_millis())
         await drive_async(AsyncQueryRunner(store.database), store._clock, self._driver, step)
 
-    async def _renew_every(self, every_ms: int) -> None:
-        """The background renewal: every ``every_ms`` until cancelled or lost."""
+    async def _renew_every(self, every_millis: int) -> None:
+        """The background renewal: every ``every_millis`` until cancelled or lost."""
         while True:
             # The schedule is real time, as the sync store's heartbeat (never a test's clock).
-            await asyncio.sleep(every_ms / 1000)
+            await asyncio.sleep(every_millis / 1000)
             try:
                 await self.renew()
             except RecordLostError:
@@ -528,6 +530,7 @@ class AsyncRecordLease(LeaseBase):
                 continue
 
 
+@millis_renamed
 class AsyncIdempotencyStore:
     """:class:`~mintid.store.IdempotencyStore` for asyncio: idempotency records
     in one :class:`AsyncDatabase` under one :class:`~mintid.RecordPolicy`.
@@ -555,8 +558,10 @@ class AsyncIdempotencyStore:
             raise TypeError(f"policy must be a RecordPolicy, got {type(policy).__name__}")
         if not isinstance(database, AsyncDatabase):
             raise TypeError(f"database must be an AsyncDatabase, got {type(database).__name__}")
-        if clock is not None and not inspect.iscoroutinefunction(clock.pause_ms):
-            raise TypeError("clock must be an AsyncStoreClock (its pause_ms a coroutine function)")
+        if clock is not None and not inspect.iscoroutinefunction(clock.pause_millis):
+            raise TypeError(
+                "clock must be an AsyncStoreClock (its pause_millis a coroutine function)"
+            )
         self.database = database
         self.policy = policy
         self._clock: AsyncStoreClock = clock if clock is not None else AsyncSystemStoreClock()
@@ -571,7 +576,7 @@ class AsyncIdempotencyStore:
 
     async def _end(self, runner: AsyncQueryRunner, driver: LaneDriver, result: object) -> None:
         clock = self._clock
-        await drive_async(runner, clock, driver, _finish(driver, result, clock.now_ms()))
+        await drive_async(runner, clock, driver, _finish(driver, result, clock.now_millis()))
 
     async def run_once(
         self,

@@ -1,5 +1,6 @@
 package io.mintid.http
 
+import io.mintid.ArgumentException
 import io.mintid.Freshness
 import io.mintid.HttpException
 import io.mintid.IdempotencyHttp
@@ -10,6 +11,7 @@ import io.mintid.Problem
 import io.mintid.RequestIdException
 import io.mintid.StoreException
 import io.mintid.Uuid7
+import io.mintid.requireNonNegative
 import io.mintid.store.FingerprintMismatch
 import io.mintid.store.IdempotencyStore
 import io.mintid.store.InProgress
@@ -392,7 +394,10 @@ class HttpIdempotency<R> private constructor(
         /** The largest body read, in bytes (default 1 MiB); above it the answer is 413. */
         fun bodyLimit(bytes: Int) =
             apply {
-                require(bytes in 0 until Int.MAX_VALUE) { "the body limit must be 0 to ${Int.MAX_VALUE - 1} bytes, not $bytes" }
+                requireNonNegative(bytes.toLong(), "the body limit")
+                if (bytes == Int.MAX_VALUE) {
+                    throw ArgumentException("argument.out_of_range", "the body limit must be 0 to ${Int.MAX_VALUE - 1} bytes, not $bytes")
+                }
                 bodyLimit = bytes
             }
 
