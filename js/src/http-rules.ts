@@ -9,6 +9,7 @@
 import * as wasm from "./wasm/mintid_wasm.js";
 import { call } from "./call.js";
 import { checkBytes, checkIndex, checkString, toU64 } from "./check.js";
+import type { MintidError } from "./errors.js";
 import { Fingerprint } from "./fingerprint.js";
 import type { ProblemName } from "./record.js";
 
@@ -90,6 +91,16 @@ export function fingerprintRequest(contentType: string | undefined, query: strin
   checkString(query, "query");
   const bytes = checkBytes(body, "body");
   return Fingerprint.ofText(call(() => wasm.httpFingerprintRequest(contentType, query, bytes)));
+}
+
+/**
+ * The problem refusing a request whose key failed to read with `error`, from
+ * a signed request ID (`signed`) or an `Idempotency-Key`; `undefined`: the
+ * server's failure (a kind or scope it computed, a key ring that cannot
+ * verify), to be rethrown. The core's rule (`mintid::http::key_refusal`).
+ */
+export function keyRefusal(error: MintidError, signed: boolean): ProblemName | undefined {
+  return wasm.httpKeyRefusal(signed, error.code, error.part) as ProblemName | undefined;
 }
 
 /** The `application/problem+json` body of the core's problem `name`, with an optional `detail`. */

@@ -22,6 +22,7 @@ import {
   type VerifyOptions,
 } from "../node.js";
 import { checkCount } from "../check.js";
+import { keyRefusal } from "../http-rules.js";
 import { StoreError } from "../store/errors.js";
 import { type IdempotencyStore, OperationError, type RunResult, type StoreRequest } from "../store/idempotency.js";
 import { type HttpAnswer, problemAnswer, replayedHeader, retryAfter, statusAnswer } from "./answer.js";
@@ -137,10 +138,6 @@ function defaultKind(request: HttpRequestView<unknown>): string {
   return coreDefaultKind(request.method, request.path);
 }
 
-function problemOf(error: MintidError, fallback: ProblemName): ProblemName {
-  return (error.problem as ProblemName | undefined) ?? fallback;
-}
-
 /** The problem the core attaches to a store's failure; every store error's is `storage_unavailable`. */
 function problemOfFailure(error: unknown): ProblemName | undefined {
   if (error instanceof MintidError && error.problem !== undefined) return error.problem as ProblemName;
@@ -213,22 +210,18 @@ export class HttpIdempotency<R> {
         // Bare, or a Structured Field String as `Idempotency-Key` values are.
         uuid = ring.verify(IdempotencyKey.parseHeader(signed), scope, this.#options.verify ?? {});
       } catch (error) {
-        if (error instanceof RequestIdError && error.code !== "request_id.invalid_scope") {
-          return { answer: problemAnswer(problemOf(error, "invalid_request_id"), error.message) };
-        }
-        if (error instanceof IdempotencyKeyError) return { answer: problemAnswer("invalid_request_id", error.message) };
-        throw error;
+        const refusal = error instanceof RequestIdError || error instanceof IdempotencyKeyError ? keyRefusal(error, true) : undefined;
+        if (refusal === undefined) throw error;
+        return { answer: problemAnswer(refusal, error.message) };
       }
       return { admitted: { key: new IdempotencyKey(kind, scope, uuid), keyCreatedMillis: Uuid7.parse(uuid).unixMs, query: request.query } };
     }
     try {
       return { admitted: { key: IdempotencyKey.fromHeader(kind, scope, plain ?? ""), keyCreatedMillis: undefined, query: request.query } };
     } catch (error) {
-      // A bad kind or scope is the server's configuration, not the client's key.
-      if (error instanceof IdempotencyKeyError && (error.part === "id" || error.part === undefined)) {
-        return { answer: problemAnswer("malformed_key", error.message) };
-      }
-      throw error;
+      const refusal = error instanceof IdempotencyKeyError ? keyRefusal(error, false) : undefined;
+      if (refusal === undefined) throw error;
+      return { answer: problemAnswer(refusal, error.message) };
     }
   }
 

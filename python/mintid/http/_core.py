@@ -40,6 +40,7 @@ from mintid.http._rules import (
     fingerprint_body,
     fingerprint_request,
     is_json_content_type,
+    key_refusal,
 )
 from mintid.store import (
     OperationError,
@@ -262,22 +263,21 @@ class HttpIdempotency:
                     max_age_millis=self._max_age_ms,
                     max_skew_millis=self._max_skew_ms,
                 )
-            except IdempotencyKeyError as error:
-                return problem_answer(Problem.INVALID_REQUEST_ID, error.message)
-            except RequestIdError as error:
-                if error.problem_name is None:
+            except (IdempotencyKeyError, RequestIdError) as error:
+                refusal = key_refusal(error, signed=True)
+                if refusal is None:
                     raise
-                return problem_answer(_PROBLEM_BY_NAME[error.problem_name], error.message)
+                return problem_answer(refusal, error.message)
             key = IdempotencyKey(kind, scope, str(uuid))
             return Admitted(key, Uuid7.parse(str(uuid)).unix_millis, request.query)
         try:
             key = IdempotencyKey.from_header(kind, scope, plain or "")
             return Admitted(key, None, request.query)
         except IdempotencyKeyError as error:
-            # A bad kind or scope is the server's configuration, not the client's key.
-            if error.part not in (None, "id"):
+            refusal = key_refusal(error, signed=False)
+            if refusal is None:
                 raise
-            return problem_answer(Problem.MALFORMED_KEY, error.message)
+            return problem_answer(refusal, error.message)
 
     def too_large(self) -> HttpAnswer:
         """The answer for a body over :attr:`body_limit`: 413."""

@@ -13,6 +13,7 @@ from mintid._fingerprint import Fingerprint
 from mintid._native import call, check_uint, ffi
 from mintid._record import Problem
 from mintid._renamed import millis_renamed
+from mintid.errors import MintidError
 
 __all__ = [
     "DEFAULT_BODY_LIMIT",
@@ -202,3 +203,12 @@ def decode_envelope(content_type: str, body: bytes) -> EnvelopeResponse:
     )
     headers = tuple((header.name, header.value) for header in response.headers)
     return EnvelopeResponse(response.status, headers, response.body)
+
+
+def key_refusal(error: MintidError, *, signed: bool) -> Problem | None:
+    """The problem refusing a request whose key failed to read with ``error``, from a signed
+    request ID (``signed``) or an ``Idempotency-Key``; ``None``: the server's failure (a kind or
+    scope it computed, a key ring that cannot verify), to be raised. The core's rule.
+    """  # noqa: D205
+    made = ffi.http_key_refusal(signed, error.code, error.part)
+    return None if made is None else Problem(made)

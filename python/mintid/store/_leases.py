@@ -206,8 +206,9 @@ class LeasedSnowflake:
             with contextlib.suppress(Exception):  # counted by the core; next_id reports it
                 self._leases.renew(self.guard, self.high_water_millis)
 
-    def close(self) -> bool:
-        """Stop the heartbeat and release the lease; whether the row was still ours.
+    def release(self) -> bool:
+        """Stop the heartbeat and release the lease, once; whether the row was still ours
+        (``False`` when the lease was lost, or on a second call), as ``release()`` in every host.
 
         Raises :class:`~mintid.store.StoreUnavailableError` when the release
         cannot be written: the lease then ends at its deadline, and the next
@@ -220,10 +221,14 @@ class LeasedSnowflake:
         self._heartbeat.join()
         return self._leases.release(self.guard, lambda: self.high_water_millis)
 
+    def close(self) -> bool:
+        """:meth:`release`, under the name of a closable resource."""
+        return self.release()
+
     def __enter__(self) -> LeasedSnowflake:
-        """Use as a context manager."""
+        """Use as a context manager: :meth:`release` at its end."""
         return self
 
     def __exit__(self, *_exc: Any) -> None:
-        """Close: release the lease."""
-        self.close()
+        """Release the lease."""
+        self.release()

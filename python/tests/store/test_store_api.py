@@ -99,6 +99,10 @@ def test_leased_snowflake_renews_in_the_background_and_releases_on_close(server:
         with LeasedSnowflake.acquire(leases, "pod-b") as successor:
             assert successor.worker_id == generator.worker_id
             assert successor.next_id() > second
+            # release() once, as in every host; close() and the with block call it.
+            assert successor.release() is True
+            assert successor.close() is False
+        assert generator.release() is False
 
 
 def test_leased_snowflake_stops_when_it_cannot_renew(tmp_path: pathlib.Path) -> None:

@@ -185,20 +185,16 @@ class HttpIdempotency<R> private constructor(
                 try {
                     keyRing.verify(IdempotencyKey.parseHeader(signed), scope, store.clock.nowMillis(), freshness)
                 } catch (error: IdempotencyKeyException) {
-                    return Admission.Refused(HttpAnswer.problem(Problem.INVALID_REQUEST_ID, error.detail))
+                    return Admission.Refused(HttpAnswer.problem(HttpRules.keyRefusal(error, signed = true) ?: throw error, error.detail))
                 } catch (error: RequestIdException) {
-                    // The core names the client's problem; without one it is the server's fault.
-                    val problem = error.problem ?: throw error
-                    return Admission.Refused(HttpAnswer.problem(problem, error.detail))
+                    return Admission.Refused(HttpAnswer.problem(HttpRules.keyRefusal(error, signed = true) ?: throw error, error.detail))
                 }
             return Admission.Admitted(IdempotencyKey.of(kind, scope, uuid.toString()), Uuid7.timestampMillis(uuid), request.query)
         }
         return try {
             Admission.Admitted(IdempotencyKey.fromHeader(kind, scope, plain ?: ""), null, request.query)
         } catch (error: IdempotencyKeyException) {
-            // A bad kind or scope is the server's configuration, not the client's key.
-            if (error.part != null && error.part != "id") throw error
-            Admission.Refused(HttpAnswer.problem(Problem.MALFORMED_KEY, error.detail))
+            Admission.Refused(HttpAnswer.problem(HttpRules.keyRefusal(error, signed = false) ?: throw error, error.detail))
         }
     }
 
