@@ -7,7 +7,6 @@ import { errorOf } from "./errors.js";
 
 const encoder = new TextEncoder();
 
-
 /** A field that holds no lone surrogate: UTF-8 cannot carry one, and wasm would send U+FFFD instead. */
 function wellFormed(field: string, index: number): string {
   const lone = /[\uD800-\uDFFF]/u.exec(field);

@@ -147,7 +147,7 @@ def _pack_rows(rows: list[tuple[Any, ...]]) -> bytes:
 
 
 #: A surrogate code point: in a ``str`` always a lone one, which UTF-8 cannot encode.
-_SURROGATE = re.compile("[\ud800-\udfff]")
+SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def free_text(value: str) -> bytes:
@@ -160,7 +160,7 @@ def free_text(value: str) -> bytes:
     try:
         return value.encode()
     except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", value).encode()
+        return SURROGATE.sub("\ufffd", value).encode()
 
 
 def _text(value: str | None) -> bytes:

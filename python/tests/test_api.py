@@ -150,3 +150,17 @@ def test_the_glossary_names_are_the_python_names() -> None:
         for part in name.split("."):
             assert hasattr(owner, part), name
             owner = getattr(owner, part)
+
+
+def test_a_field_with_a_lone_surrogate_is_a_key_error_as_in_js() -> None:
+    for call in (
+        lambda: mintid.IdempotencyKey.from_fields("order.create", "user:1", ["a", "\ud800"]),
+        lambda: mintid.key_id_from_fields(["\udc00"]),
+    ):
+        with pytest.raises(mintid.IdempotencyKeyError) as refused:
+            call()
+        assert (refused.value.code, refused.value.part) == ("key.invalid_character", "id")
+    made = mintid.IdempotencyKey.from_fields(
+        "order.create", "user:1", ["a", "\ufffd", "\U0001f600"]
+    )
+    assert made.kind == "order.create"

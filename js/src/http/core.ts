@@ -210,7 +210,8 @@ export class HttpIdempotency<R> {
         // Bare, or a Structured Field String as `Idempotency-Key` values are.
         uuid = ring.verify(IdempotencyKey.parseHeader(signed), scope, this.#options.verify ?? {});
       } catch (error) {
-        const refusal = error instanceof RequestIdError || error instanceof IdempotencyKeyError ? keyRefusal(error, true) : undefined;
+        if (!(error instanceof RequestIdError || error instanceof IdempotencyKeyError)) throw error;
+        const refusal = keyRefusal(error, true);
         if (refusal === undefined) throw error;
         return { answer: problemAnswer(refusal, error.message) };
       }
@@ -219,7 +220,8 @@ export class HttpIdempotency<R> {
     try {
       return { admitted: { key: IdempotencyKey.fromHeader(kind, scope, plain ?? ""), keyCreatedMillis: undefined, query: request.query } };
     } catch (error) {
-      const refusal = error instanceof IdempotencyKeyError ? keyRefusal(error, false) : undefined;
+      if (!(error instanceof IdempotencyKeyError)) throw error;
+      const refusal = keyRefusal(error, false);
       if (refusal === undefined) throw error;
       return { answer: problemAnswer(refusal, error.message) };
     }
