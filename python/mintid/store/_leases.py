@@ -207,8 +207,9 @@ class LeasedSnowflake:
                 self._leases.renew(self.guard, self.high_water_millis)
 
     def release(self) -> bool:
-        """Stop the heartbeat and release the lease, once; whether the row was still ours
-        (``False`` when the lease was lost, or on a second call), as ``release()`` in every host.
+        """Stop the heartbeat and release the lease, once: whether the row was still ours.
+
+        ``False`` when the lease was lost, or on a second call; ``release()`` in every host.
 
         Raises :class:`~mintid.store.StoreUnavailableError` when the release
         cannot be written: the lease then ends at its deadline, and the next
