@@ -9,15 +9,18 @@ The old names go in the next release after this one.
 from __future__ import annotations
 
 import functools
-import inspect
 import sys
 import warnings
 from collections.abc import Callable
+from types import FunctionType
 from typing import Any, Final, TypeVar
 
 __all__ = ["RENAMED", "millis_renamed", "module_getattr"]
 
 _T = TypeVar("_T")
+
+#: The code flag of an ``async def`` (``inspect.CO_COROUTINE``, without importing ``inspect``).
+_CO_COROUTINE: Final = 0x80
 
 #: Every public name whose old spelling (``…_ms``, ``…_MS``) still works.
 RENAMED: Final = frozenset(
@@ -117,7 +120,7 @@ def _accepting_old_keywords(function: Callable[..., Any]) -> Callable[..., Any]:
         return function
     old = renames.keys()
 
-    if inspect.iscoroutinefunction(function):
+    if function.__code__.co_flags & _CO_COROUTINE:
 
         @functools.wraps(function)
         async def awaited(*args: Any, **kwargs: Any) -> Any:
@@ -165,7 +168,7 @@ def millis_renamed(target: _T) -> _T:
             wrapped = _accepting_old_keywords(member.__func__)
             if wrapped is not member.__func__:
                 setattr(target, name, type(member)(wrapped))
-        elif inspect.isfunction(member):
+        elif isinstance(member, FunctionType):
             wrapped = _accepting_old_keywords(member)
             if wrapped is not member:
                 setattr(target, name, wrapped)

@@ -6,6 +6,7 @@ The old ``_ms`` names still work, each with a DeprecationWarning, through the on
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import types
 import warnings
@@ -17,7 +18,7 @@ import mintid
 import mintid.http
 import mintid.store
 import mintid.store.aio
-from mintid._renamed import RENAMED, _OldName
+from mintid._renamed import RENAMED, _OldName, millis_renamed
 
 FP = mintid.fingerprint({"a": 1})
 MODULES = (mintid, mintid.http, mintid.store, mintid.store.aio)
@@ -76,9 +77,9 @@ def test_an_old_attribute_property_method_and_constant_still_read_with_a_warning
     with pytest.warns(DeprecationWarning, match="MINTID_EPOCH_MS"):
         assert mintid.SnowflakeLayout.MINTID_EPOCH_MS == mintid.SnowflakeLayout.MINTID_EPOCH_MILLIS  # type: ignore[attr-defined]
     with pytest.warns(DeprecationWarning, match="DEFAULT_GRANT_TTL_MS"):
-        assert mintid.http.DEFAULT_GRANT_TTL_MS == mintid.http.DEFAULT_GRANT_TTL_MILLIS  # type: ignore[attr-defined]
+        assert mintid.http.DEFAULT_GRANT_TTL_MS == mintid.http.DEFAULT_GRANT_TTL_MILLIS
     with pytest.raises(AttributeError):
-        _ = mintid.http.NO_SUCH_MS  # type: ignore[attr-defined]
+        _ = mintid.http.NO_SUCH_MS
 
 
 def test_an_old_and_a_new_keyword_together_are_refused() -> None:
@@ -107,3 +108,14 @@ def test_no_public_name_is_spelled_ms_and_every_renamed_one_exists() -> None:
         spelled_ms += [f"{where}: {name}" for name in names if name.lower().endswith("_ms")]
     assert spelled_ms == []
     assert sorted(RENAMED - found) == []
+
+
+def test_an_async_function_stays_a_coroutine_function() -> None:
+    @millis_renamed
+    async def wait(pause_millis: int) -> int:
+        return pause_millis
+
+    assert inspect.iscoroutinefunction(wait)
+    with pytest.warns(DeprecationWarning, match="pause_ms"):
+        assert asyncio.run(wait(pause_ms=3)) == 3  # type: ignore[call-arg]
+    assert asyncio.run(wait(3)) == 3

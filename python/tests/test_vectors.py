@@ -1138,7 +1138,8 @@ def api_decide(case: Case) -> object:
             int(stored["expires_millis"]),
         )
     )
-    policy = mintid.RecordPolicy(**{name: int(value) for name, value in case["args"].items()})
+    made: Callable[..., mintid.RecordPolicy] = mintid.RecordPolicy
+    policy = made(**{name: int(value) for name, value in case["args"].items()})
     incoming = mintid.Incoming(mintid.Fingerprint.parse(case["fingerprint"]))
     decision = mintid.decide(existing, incoming, int(case["now_millis"]), policy)
     if not isinstance(decision, mintid.Execute):
