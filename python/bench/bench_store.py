@@ -234,7 +234,7 @@ def bench_leases(database: Database, rounds: int) -> list[str]:
         started = time.perf_counter_ns()
         guard = leases.acquire(f"bench-{n}")
         times.append(time.perf_counter_ns() - started)
-        leases.release(guard, guard.start_after_ms)
+        leases.release(guard, guard.start_after_millis)
     times.sort()
     return [
         f"| `WorkerLeases.acquire()` (PostgreSQL), median | {times[rounds // 2] / 1e6:.2f} ms |"

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mintid._lease import LeaseGuard, LeasePolicy
+from mintid._renamed import millis_renamed
 from mintid._segment import SegmentPolicy
 from mintid.errors import MintidError
 from mintid.store._leases import LeasedBase, LeasesBase, WorkerLeaseRow, lease_row
@@ -33,6 +34,7 @@ from mintid.store.aio import (
 __all__ = ["AsyncLeasedSnowflake", "AsyncSegmentIds", "AsyncWorkerLeases"]
 
 
+@millis_renamed
 class AsyncWorkerLeases(LeasesBase):
     """:class:`~mintid.store.WorkerLeases` for asyncio: worker-id leases in one
     :class:`~mintid.store.aio.AsyncDatabase` under one
@@ -53,17 +55,17 @@ class AsyncWorkerLeases(LeasesBase):
         self.database.bound()
         return await drive_steps(AsyncQueryRunner(self.database), self.clock, *steps)
 
-    async def acquire(self, owner: str, timeout_ms: int | None = None) -> LeaseGuard:
+    async def acquire(self, owner: str, timeout_millis: int | None = None) -> LeaseGuard:
         """:meth:`WorkerLeases.acquire <mintid.store.WorkerLeases.acquire>`, awaited."""
-        return LeaseGuard._of((await self._drive(self._acquiring(owner, timeout_ms))).guard)
+        return LeaseGuard._of((await self._drive(self._acquiring(owner, timeout_millis))).guard)
 
-    async def renew(self, guard: LeaseGuard, high_water_ms: int) -> None:
+    async def renew(self, guard: LeaseGuard, high_water_millis: int) -> None:
         """:meth:`WorkerLeases.renew <mintid.store.WorkerLeases.renew>`, awaited."""
-        await self._drive(self._renewing(guard, high_water_ms))
+        await self._drive(self._renewing(guard, high_water_millis))
 
-    async def release(self, guard: LeaseGuard, high_water_ms: int | Callable[[], int]) -> bool:
+    async def release(self, guard: LeaseGuard, high_water_millis: int | Callable[[], int]) -> bool:
         """:meth:`WorkerLeases.release <mintid.store.WorkerLeases.release>`, awaited."""
-        return bool((await self._drive(self._releasing(guard, high_water_ms))).released)
+        return bool((await self._drive(self._releasing(guard, high_water_millis))).released)
 
     async def load(self, worker_id: int) -> WorkerLeaseRow | None:
         """The row of ``worker_id``, or ``None``."""
@@ -73,6 +75,7 @@ class AsyncWorkerLeases(LeasesBase):
         return lease_row(rows[0]) if rows else None
 
 
+@millis_renamed
 class AsyncLeasedSnowflake(LeasedBase):
     """:class:`~mintid.store.LeasedSnowflake` for asyncio: a Snowflake generator
     on a leased worker id whose lease a task of the loop renews when the guard
@@ -95,18 +98,18 @@ class AsyncLeasedSnowflake(LeasedBase):
 
     @classmethod
     async def acquire(
-        cls, leases: AsyncWorkerLeases, owner: str, timeout_ms: int | None = None
+        cls, leases: AsyncWorkerLeases, owner: str, timeout_millis: int | None = None
     ) -> AsyncLeasedSnowflake:
         """:meth:`LeasedSnowflake.acquire <mintid.store.LeasedSnowflake.acquire>`, awaited."""
-        return cls(leases, await leases.acquire(owner, timeout_ms))
+        return cls(leases, await leases.acquire(owner, timeout_millis))
 
     async def _beat(self) -> None:
-        while (wait_ms := self._wait_ms()) is not None:
+        while (wait_millis := self._wait_ms()) is not None:
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self._stop.wait(), wait_ms / 1000)
+                await asyncio.wait_for(self._stop.wait(), wait_millis / 1000)
                 return
             with contextlib.suppress(Exception):  # counted by the core; next_id reports it
-                await self._leases.renew(self.guard, self.high_water_ms)
+                await self._leases.renew(self.guard, self.high_water_millis)
 
     async def close(self) -> bool:
         """:meth:`LeasedSnowflake.close <mintid.store.LeasedSnowflake.close>`: the
@@ -117,7 +120,7 @@ class AsyncLeasedSnowflake(LeasedBase):
         self._closed = True
         self._stop.set()
         await self._heartbeat
-        return await self._leases.release(self.guard, lambda: self.high_water_ms)
+        return await self._leases.release(self.guard, lambda: self.high_water_millis)
 
     async def __aenter__(self) -> AsyncLeasedSnowflake:
         """Use as an async context manager."""

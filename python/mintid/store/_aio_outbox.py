@@ -13,6 +13,7 @@ from typing import Any, Literal
 
 from mintid._lane import drive_async
 from mintid._outbox import RelayPolicy
+from mintid._renamed import millis_renamed
 from mintid.store._outbox import (
     ClaimedMessage,
     OutboxBase,
@@ -36,6 +37,7 @@ from mintid.store.aio import (
 __all__ = ["AsyncOutbox"]
 
 
+@millis_renamed
 class AsyncOutbox(OutboxBase):
     """:class:`~mintid.store.Outbox` for asyncio: the outbox in one
     :class:`~mintid.store.aio.AsyncDatabase` under one :class:`~mintid.RelayPolicy`,
@@ -65,7 +67,7 @@ class AsyncOutbox(OutboxBase):
         <mintid.store.Outbox.enqueue>`).
         """  # noqa: D205
         self.database.bound()
-        steps = enqueuing(self.database.manifest, message, self._clock.now_ms())
+        steps = enqueuing(self.database.manifest, message, self._clock.now_millis())
         runner = AsyncQueryRunner(self.database, await driver_connection(connection))
         return await pump_async(runner, steps)
 
@@ -79,7 +81,7 @@ class AsyncOutbox(OutboxBase):
         driver = self._relay_driver()
         try:
             # The relay keeps its connection from send to send: one per relay.
-            step = driver.start(clock.now_ms())
+            step = driver.start(clock.now_millis())
             handed = await drive_async(runner, clock, driver, step, hold=True)
             while handed[0] == "send":
                 try:
@@ -99,8 +101,8 @@ class AsyncOutbox(OutboxBase):
         steps = loading_message(self.database.manifest, kind, business_key)
         return await pump_async(AsyncQueryRunner(self.database), steps)
 
-    async def cleanup(self, sent_before_ms: int, batch_size: int = 1000) -> int:
+    async def cleanup(self, sent_before_millis: int, batch_size: int = 1000) -> int:
         """:meth:`Outbox.cleanup <mintid.store.Outbox.cleanup>`, awaited."""
         self.database.bound()
-        steps = cleaning_sent(self.database.manifest, sent_before_ms, batch_size)
+        steps = cleaning_sent(self.database.manifest, sent_before_millis, batch_size)
         return await pump_async(AsyncQueryRunner(self.database), steps)

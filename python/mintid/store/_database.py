@@ -417,7 +417,7 @@ def drive(
             elif kind == "PAUSE":
                 if not runner.in_transaction:
                     runner.release()
-                clock.pause_ms(step.millis)
+                clock.pause_millis(step.millis)
                 step = resume()
             else:
                 return step

@@ -24,6 +24,7 @@ from mintid._key import IdempotencyKey
 from mintid._lane import Finished, Lane, LaneDriver, drive
 from mintid._native import ffi, native_error
 from mintid._record import Outcome, Problem, Record, RecordPolicy
+from mintid._renamed import millis_renamed
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
 from mintid.store._errors import RecordLostError
@@ -66,6 +67,7 @@ class StoredResponse:
         return None if response is None else cls(response.content_type, response.body)
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class StoreRequest:
     """What the store needs about a request besides its key."""
@@ -73,7 +75,7 @@ class StoreRequest:
     #: The payload's fingerprint (:func:`mintid.fingerprint`).
     fingerprint: Fingerprint
     #: When the key was created (a verified request ID's time), if known.
-    key_created_ms: int | None = None
+    key_created_millis: int | None = None
 
 
 class OperationError(Exception):
@@ -93,21 +95,22 @@ class OperationError(Exception):
         self.response = response
 
 
-def _finish(driver: LaneDriver, result: object, now_ms: int) -> bytes:
+def _finish(driver: LaneDriver, result: object, now_millis: int) -> bytes:
     """Tell the core what the operation came to (its return value or the
     exception it raised); the step that stores it.
     """  # noqa: D205
     if isinstance(result, StoredResponse):
-        return driver.finish_succeeded(result.content_type, result.body, now_ms)
+        return driver.finish_succeeded(result.content_type, result.body, now_millis)
     if isinstance(result, OperationError):
         response = result.response
         stored = None if response is None else (response.content_type, response.body)
-        return driver.finish_failed(result.message, result.retryable, stored, now_ms)
+        return driver.finish_failed(result.message, result.retryable, stored, now_millis)
     if isinstance(result, BaseException):
-        return driver.finish_raised(str(result) or type(result).__name__, now_ms)
-    return driver.finish_not_a_response(type(result).__name__, now_ms)
+        return driver.finish_raised(str(result) or type(result).__name__, now_millis)
+    return driver.finish_not_a_response(type(result).__name__, now_millis)
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class RunResult:
     """The outcome of a request: run, replayed, or refused."""
@@ -123,7 +126,7 @@ class RunResult:
     #: For a refusal: the HTTP problem to answer with.
     problem: Problem | None = None
     #: For ``in_progress``: the suggested retry delay (ms).
-    retry_after_ms: int | None = None
+    retry_after_millis: int | None = None
 
 
 def not_run(finished: Finished) -> RunResult:
@@ -134,7 +137,7 @@ def not_run(finished: Finished) -> RunResult:
         stored = None if response is None else StoredResponse(*response)
         return RunResult("replay", stored, Outcome(outcome), error=error)
     if end == "in_progress":
-        return RunResult("in_progress", problem=Problem.IN_PROGRESS, retry_after_ms=finished[1])
+        return RunResult("in_progress", problem=Problem.IN_PROGRESS, retry_after_millis=finished[1])
     if end == "fingerprint_mismatch":
         return RunResult("fingerprint_mismatch", problem=Problem.FINGERPRINT_MISMATCH)
     if end == "key_too_old":
@@ -157,6 +160,7 @@ def native_key(key: IdempotencyKey) -> ffi.IdempotencyKey:
     return ffi.IdempotencyKey(kind=key.kind, scope=key.scope, id=key.id, text=key.text)
 
 
+@millis_renamed
 class LeaseBase:
     """What a claim on a key is, sync or async: its driver, token and deadline.
 
@@ -182,7 +186,7 @@ class LeaseBase:
         return int(self._held.token)
 
     @property
-    def lease_deadline_ms(self) -> int:
+    def lease_deadline_millis(self) -> int:
         """When the lease ends (Unix ms), as last renewed."""
         return int(self._deadline)
 
@@ -192,7 +196,7 @@ class LeaseBase:
         return self._lost
 
     def _renewing(
-        self, manifest: ffi.Manifest, policy: RecordPolicy, now_ms: int
+        self, manifest: ffi.Manifest, policy: RecordPolicy, now_millis: int
     ) -> Generator[ffi.StoreQuery, ffi.StoreAnswer, int]:
         """The core's renewal: its queries out, their answers in; the new deadline."""
         renewal = self._renewal
@@ -201,7 +205,7 @@ class LeaseBase:
                 manifest, policy._checked, self._key, self._held
             )
         try:
-            step = renewal.push((yield renewal.start(now_ms)))
+            step = renewal.push((yield renewal.start(now_millis)))
             while isinstance(step, ffi.RenewalStep.RUN):
                 step = renewal.push((yield step.query))
         except _NativeError as error:
@@ -211,17 +215,18 @@ class LeaseBase:
         self._deadline = step.lease_deadline_millis
         return int(self._deadline)
 
-    def _finish_step(self, result: object, now_ms: int) -> bytes:
+    def _finish_step(self, result: object, now_millis: int) -> bytes:
         if not self._finishable:
             raise TypeError("run_once completes its own lease: return or raise instead")
-        return _finish(self._driver, result, now_ms)
+        return _finish(self._driver, result, now_millis)
 
 
+@millis_renamed
 class RecordLease(LeaseBase):
     """A claim the store holds on a key, with its lease.
 
     From :meth:`IdempotencyStore.claim_lease` ("lease and fence"): complete or
-    fail it before :attr:`lease_deadline_ms` (:meth:`renew` moves it on);
+    fail it before :attr:`lease_deadline_millis` (:meth:`renew` moves it on);
     after it, another request may take the key over and a late write raises
     :class:`~mintid.RecordStaleTokenError`.
 
@@ -260,7 +265,7 @@ class RecordLease(LeaseBase):
         """
         store = self._store
         with self._lock:
-            steps = self._renewing(store.database.manifest, store.policy, store._clock.now_ms())
+            steps = self._renewing(store.database.manifest, store.policy, store._clock.now_millis())
             return pump(QueryRunner(store.database), steps)
 
     def complete(self, response: StoredResponse) -> None:
@@ -281,7 +286,7 @@ class RecordLease(LeaseBase):
 
     def _finish(self, result: object) -> None:
         clock = self._store._clock
-        step = self._finish_step(result, clock.now_ms())
+        step = self._finish_step(result, clock.now_millis())
         drive(QueryRunner(self._store.database), clock, self._driver, step)
 
 
@@ -311,7 +316,7 @@ def request_driver(
     if not isinstance(key, IdempotencyKey):
         raise TypeError(f"key must be an IdempotencyKey, got {type(key).__name__}")
     return lane.driver(
-        way, key.text, request.fingerprint.digest, request.key_created_ms, clock.now_ms()
+        way, key.text, request.fingerprint.digest, request.key_created_millis, clock.now_millis()
     )
 
 
@@ -332,9 +337,9 @@ def cleaning(
 ) -> Generator[ffi.StoreQuery, ffi.StoreAnswer, int]:
     """The core's cleanup: its queries out, their answers in; the total deleted."""
     cleanup = ffi.RecordCleanup(manifest, batch_size)
-    step = cleanup.push((yield cleanup.start(clock.now_ms())), clock.now_ms())
+    step = cleanup.push((yield cleanup.start(clock.now_millis())), clock.now_millis())
     while isinstance(step, ffi.CleanupStep.RUN):
-        step = cleanup.push((yield step.query), clock.now_ms())
+        step = cleanup.push((yield step.query), clock.now_millis())
     assert isinstance(step, ffi.CleanupStep.DONE)
     return int(step.deleted)
 
@@ -361,11 +366,11 @@ class _Heartbeat:
                 threading.Thread(target=self._beat, name=name, daemon=True).start()
                 self._pid = os.getpid()
 
-    def add(self, lease: RecordLease, every_ms: int) -> list[Any]:
-        """Renew ``lease`` every ``every_ms`` until :meth:`stop`; the handle to stop it."""
+    def add(self, lease: RecordLease, every_millis: int) -> list[Any]:
+        """Renew ``lease`` every ``every_millis`` until :meth:`stop`; the handle to stop it."""
         if self._pid != os.getpid():
             self._start()  # first in this process (or a forked child)
-        entry = [time.monotonic() + every_ms / 1000, next(self._order), lease, every_ms]
+        entry = [time.monotonic() + every_millis / 1000, next(self._order), lease, every_millis]
         with self._cond:
             heapq.heappush(self._queue, entry)
             if self._queue[0] is entry:
@@ -403,6 +408,7 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_HEARTBEAT.forked)
 
 
+@millis_renamed
 class IdempotencyStore:
     """Idempotency records in one database, under one :class:`~mintid.RecordPolicy`.
 
@@ -431,7 +437,7 @@ class IdempotencyStore:
     def _end(self, runner: QueryRunner, driver: LaneDriver, result: object) -> None:
         """Tell the driver what the operation came to and store it."""
         clock = self._clock
-        drive(runner, clock, driver, _finish(driver, result, clock.now_ms()))
+        drive(runner, clock, driver, _finish(driver, result, clock.now_millis()))
 
     def run_once(
         self,
@@ -441,7 +447,7 @@ class IdempotencyStore:
     ) -> RunResult:
         """Run ``operation`` once for ``key``: the first request claims the key,
         runs it and stores its response; a duplicate replays what was stored,
-        waits for a request in flight (the policy's ``max_wait_ms``) or is
+        waits for a request in flight (the policy's ``max_wait_millis``) or is
         answered ``in_progress``. While it runs, its lease is renewed in the
         background (:meth:`RecordLease.current` tells the operation whether it
         lost the record). An operation that raises is failed (see

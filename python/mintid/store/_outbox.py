@@ -15,6 +15,7 @@ from mintid._lane import RelayDriver
 from mintid._lane import drive as lane_drive
 from mintid._native import check_uint, ffi
 from mintid._outbox import RelayPolicy
+from mintid._renamed import millis_renamed
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
 from mintid.store._idempotency import pump
@@ -40,6 +41,7 @@ class OutboxMessage:
     payload: bytes
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class ClaimedMessage:
     """A message of a claimed batch, handed to ``send``."""
@@ -50,9 +52,10 @@ class ClaimedMessage:
     payload: bytes
     #: The sends started so far, this one included.
     attempts: int
-    created_ms: int
+    created_millis: int
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class StoredMessage:
     """A message as stored."""
@@ -60,7 +63,7 @@ class StoredMessage:
     message_id: int
     status: str
     attempts: int
-    next_attempt_ms: int
+    next_attempt_millis: int
     last_error: str | None
 
 
@@ -83,7 +86,7 @@ class RelayReport:
 
 
 def enqueuing(
-    manifest: ffi.Manifest, message: OutboxMessage, now_ms: int
+    manifest: ffi.Manifest, message: OutboxMessage, now_millis: int
 ) -> Generator[ffi.StoreQuery, ffi.StoreAnswer, Literal["new", "already_enqueued"]]:
     """The core's enqueue of ``message``: its queries out, their answers in."""
     driver = ffi.OutboxEnqueue(
@@ -93,7 +96,7 @@ def enqueuing(
         message.business_key,
         message.payload,
     )
-    step = driver.start(now_ms)
+    step = driver.start(now_millis)
     while isinstance(step, ffi.EnqueueStep.RUN):
         step = driver.push((yield step.query))
     assert isinstance(step, ffi.EnqueueStep.DONE)
@@ -117,12 +120,12 @@ def loading_message(
 
 
 def cleaning_sent(
-    manifest: ffi.Manifest, sent_before_ms: int, batch_size: int
+    manifest: ffi.Manifest, sent_before_millis: int, batch_size: int
 ) -> Generator[ffi.StoreQuery, ffi.StoreAnswer, int]:
     """The core's cleanup of sent messages: its queries out, their answers in; the total."""
     cleanup = ffi.OutboxCleanup(
         manifest,
-        check_uint("sent_before_ms", sent_before_ms),
+        check_uint("sent_before_millis", sent_before_millis),
         check_uint("batch_size", batch_size),
     )
     step = cleanup.start()
@@ -132,6 +135,7 @@ def cleaning_sent(
     return int(step.deleted)
 
 
+@millis_renamed
 class OutboxBase:
     """What an outbox is, sync or async: its policy, clock and each relay run's
     driver (the I/O-free part of :class:`Outbox` and
@@ -155,12 +159,13 @@ class OutboxBase:
 
     def _after_send(self, driver: RelayDriver, error: Exception | None) -> bytes:
         """Tell the driver how the send of the message it handed over went; its next step."""
-        now = self._clock.now_ms()
+        now = self._clock.now_millis()
         if error is None:
             return driver.sent(now)
         return driver.failed(str(error) or type(error).__name__, now)
 
 
+@millis_renamed
 class Outbox(OutboxBase):
     """The outbox in one database, under one :class:`~mintid.RelayPolicy`. Thread-safe."""
 
@@ -187,7 +192,7 @@ class Outbox(OutboxBase):
         transaction; a second message for the same kind and business key is
         ``already_enqueued``, not an error.
         """  # noqa: D205
-        steps = enqueuing(self.database.manifest, message, self._clock.now_ms())
+        steps = enqueuing(self.database.manifest, message, self._clock.now_millis())
         return pump(QueryRunner(self.database, connection), steps)
 
     def relay(self, send: Callable[[ClaimedMessage], None]) -> RelayReport:
@@ -201,7 +206,7 @@ class Outbox(OutboxBase):
         driver = self._relay_driver()
         try:
             # The relay keeps its connection from send to send: one per relay.
-            handed = lane_drive(runner, clock, driver, driver.start(clock.now_ms()), hold=True)
+            handed = lane_drive(runner, clock, driver, driver.start(clock.now_millis()), hold=True)
             while handed[0] == "send":
                 try:
                     send(ClaimedMessage(*handed[1:]))
@@ -219,9 +224,9 @@ class Outbox(OutboxBase):
         steps = loading_message(self.database.manifest, kind, business_key)
         return pump(QueryRunner(self.database), steps)
 
-    def cleanup(self, sent_before_ms: int, batch_size: int = 1000) -> int:
-        """Delete sent messages last updated at or before ``sent_before_ms``, in
+    def cleanup(self, sent_before_millis: int, batch_size: int = 1000) -> int:
+        """Delete sent messages last updated at or before ``sent_before_millis``, in
         batches until one comes back short; the total. Dead ones are kept.
         """  # noqa: D205
-        steps = cleaning_sent(self.database.manifest, sent_before_ms, batch_size)
+        steps = cleaning_sent(self.database.manifest, sent_before_millis, batch_size)
         return pump(QueryRunner(self.database), steps)

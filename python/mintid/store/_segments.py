@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 from mintid._native import call, ffi
+from mintid._renamed import millis_renamed
 from mintid._segment import SegmentPolicy
 from mintid.errors import MintidError
 from mintid.store._clock import StoreClock, SystemStoreClock
@@ -22,6 +23,7 @@ __all__ = ["SegmentIds", "SegmentsBase"]
 _EMPTY: Final[Iterator[int]] = iter(())
 
 
+@millis_renamed
 class SegmentsBase:
     """What segment IDs are, sync or async: the core's driver, the run of IDs
     in hand, and what a take calls for (the I/O-free part of
@@ -50,7 +52,7 @@ class SegmentsBase:
         inline and quietly; ``wait`` for another caller's fetch; or ``none``)
         and the run's first ID, when there is one (the rest is in hand).
         """  # noqa: D205
-        taken = self._driver.take(self._clock.now_ms())
+        taken = self._driver.take(self._clock.now_millis())
         action = "none"
         if taken.fetch_due:
             action = "fetch_beside" if taken.count else "fetch"
@@ -69,7 +71,7 @@ class SegmentsBase:
     def _fetching(self) -> Steps:
         """The due fetch's first step, how it takes an answer, and how it resumes."""
         driver, clock = self._driver, self._clock
-        return driver.fetch, lambda answer: driver.push(answer, clock.now_ms()), driver.resume
+        return driver.fetch, lambda answer: driver.push(answer, clock.now_millis()), driver.resume
 
 
 class SegmentIds(SegmentsBase):

@@ -40,6 +40,7 @@ from mintid._key import IdempotencyKey
 from mintid._lane import Lane, LaneDriver, drive_async
 from mintid._native import ffi, native_error
 from mintid._record import Problem, RecordPolicy
+from mintid._renamed import millis_renamed
 from mintid.store._database import (
     _DIALECTS,
     _ROWS,
@@ -108,11 +109,11 @@ class LoopBindingError(RuntimeError):
 class AsyncStoreClock(Protocol):
     """The async store's clock: Unix milliseconds, and an awaited pause."""
 
-    def now_ms(self) -> int:
+    def now_millis(self) -> int:
         """The time in Unix milliseconds."""
         ...
 
-    async def pause_ms(self, millis: int) -> None:
+    async def pause_millis(self, millis: int) -> None:
         """Wait ``millis`` milliseconds (without blocking the loop)."""
         ...
 
@@ -120,11 +121,11 @@ class AsyncStoreClock(Protocol):
 class AsyncSystemStoreClock:
     """The system clock and :func:`asyncio.sleep`."""
 
-    def now_ms(self) -> int:
+    def now_millis(self) -> int:
         """The wall clock in Unix milliseconds."""
         return time.time_ns() // 1_000_000
 
-    async def pause_ms(self, millis: int) -> None:
+    async def pause_millis(self, millis: int) -> None:
         """Sleep ``millis`` milliseconds."""
         await asyncio.sleep(millis / 1000)
 
@@ -137,11 +138,11 @@ def async_database(database: AsyncDatabase) -> AsyncDatabase:
 
 
 def async_clock(clock: AsyncStoreClock | None) -> AsyncStoreClock:
-    """``clock`` (checked: its ``pause_ms`` a coroutine function), or the system's."""
+    """``clock`` (checked: its ``pause_millis`` a coroutine function), or the system's."""
     if clock is None:
         return AsyncSystemStoreClock()
-    if not inspect.iscoroutinefunction(clock.pause_ms):
-        raise TypeError("clock must be an AsyncStoreClock (its pause_ms a coroutine function)")
+    if not inspect.iscoroutinefunction(clock.pause_millis):
+        raise TypeError("clock must be an AsyncStoreClock (its pause_millis a coroutine function)")
     return clock
 
 
@@ -615,7 +616,7 @@ async def drive_steps(
             elif kind == "PAUSE":
                 if not runner.in_transaction:
                     await runner.release()
-                await clock.pause_ms(step.millis)
+                await clock.pause_millis(step.millis)
                 step = resume()
             else:
                 return step
@@ -641,6 +642,7 @@ async def pump_async(
         await runner.release()
 
 
+@millis_renamed
 class AsyncRecordLease(LeaseBase):
     """:class:`~mintid.store.RecordLease` for asyncio: a claim on a key, with
     its lease, from :meth:`AsyncIdempotencyStore.claim_lease` (or, as
@@ -671,7 +673,7 @@ class AsyncRecordLease(LeaseBase):
         store = self._store
         store.database.bound()
         async with self._lock:
-            steps = self._renewing(store.database.manifest, store.policy, store._clock.now_ms())
+            steps = self._renewing(store.database.manifest, store.policy, store._clock.now_millis())
             return await pump_async(AsyncQueryRunner(store.database), steps)
 
     async def complete(self, response: StoredResponse) -> None:
@@ -687,14 +689,14 @@ class AsyncRecordLease(LeaseBase):
     async def _finish(self, result: object) -> None:
         store = self._store
         store.database.bound()
-        step = self._finish_step(result, store._clock.now_ms())
+        step = self._finish_step(result, store._clock.now_millis())
         await drive_async(AsyncQueryRunner(store.database), store._clock, self._driver, step)
 
-    async def _renew_every(self, every_ms: int) -> None:
-        """The background renewal: every ``every_ms`` until cancelled or lost."""
+    async def _renew_every(self, every_millis: int) -> None:
+        """The background renewal: every ``every_millis`` until cancelled or lost."""
         while True:
             # The schedule is real time, as the sync store's heartbeat (never a test's clock).
-            await asyncio.sleep(every_ms / 1000)
+            await asyncio.sleep(every_millis / 1000)
             try:
                 await self.renew()
             except RecordLostError:
@@ -703,6 +705,7 @@ class AsyncRecordLease(LeaseBase):
                 continue
 
 
+@millis_renamed
 class AsyncIdempotencyStore:
     """:class:`~mintid.store.IdempotencyStore` for asyncio: idempotency records
     in one :class:`AsyncDatabase` under one :class:`~mintid.RecordPolicy`.
@@ -742,7 +745,7 @@ class AsyncIdempotencyStore:
 
     async def _end(self, runner: AsyncQueryRunner, driver: LaneDriver, result: object) -> None:
         clock = self._clock
-        await drive_async(runner, clock, driver, _finish(driver, result, clock.now_ms()))
+        await drive_async(runner, clock, driver, _finish(driver, result, clock.now_millis()))
 
     async def run_once(
         self,

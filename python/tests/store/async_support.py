@@ -65,14 +65,14 @@ class AsyncClock:
     def __init__(self, clock: StoreClock) -> None:
         self.clock = clock
 
-    def now_ms(self) -> int:
-        return self.clock.now_ms()
+    def now_millis(self) -> int:
+        return self.clock.now_millis()
 
-    async def pause_ms(self, millis: int) -> None:
+    async def pause_millis(self, millis: int) -> None:
         if isinstance(self.clock, SystemStoreClock):
             await asyncio.sleep(millis / 1000)
         else:
-            self.clock.pause_ms(millis)
+            self.clock.pause_millis(millis)
 
 
 class SyncDatabase:
@@ -125,8 +125,8 @@ class SyncLease:
         return self.inner.token
 
     @property
-    def lease_deadline_ms(self) -> int:
-        return self.inner.lease_deadline_ms
+    def lease_deadline_millis(self) -> int:
+        return self.inner.lease_deadline_millis
 
     def renew(self) -> int:
         return self.loop.call(self.inner.renew())
@@ -247,8 +247,8 @@ class AsyncKit(Kit):
     def leases(self, database: Any, policy: LeasePolicy, clock: StoreClock | None = None) -> Any:
         return Synced(self.loop, AsyncWorkerLeases(_inner(database), policy, clock=_clock(clock)))
 
-    def leased(self, leases: Any, owner: str, timeout_ms: int | None) -> Any:
-        made = AsyncLeasedSnowflake.acquire(_inner(leases), owner, timeout_ms)
+    def leased(self, leases: Any, owner: str, timeout_millis: int | None) -> Any:
+        made = AsyncLeasedSnowflake.acquire(_inner(leases), owner, timeout_millis)
         return Synced(self.loop, self.loop.call(made))
 
     def segments(self, database: Any, tag: str, policy: SegmentPolicy, **options: Any) -> Any:

@@ -75,19 +75,19 @@ def check_fields(step: dict[str, Any], allowed: set[str]) -> None:
 class ManualStoreClock:
     """A store clock set by the runner; pauses move it forward (advancing on pause)."""
 
-    def __init__(self, now_ms: int = 0) -> None:
-        self._now = now_ms
+    def __init__(self, now_millis: int = 0) -> None:
+        self._now = now_millis
         self._lock = threading.Lock()
 
-    def set(self, now_ms: int) -> None:
+    def set(self, now_millis: int) -> None:
         with self._lock:
-            self._now = now_ms
+            self._now = now_millis
 
-    def now_ms(self) -> int:
+    def now_millis(self) -> int:
         with self._lock:
             return self._now
 
-    def pause_ms(self, millis: int) -> None:
+    def pause_millis(self, millis: int) -> None:
         with self._lock:
             self._now += millis
 
@@ -286,8 +286,8 @@ class Kit:
     def leases(self, database: Any, policy: LeasePolicy, clock: StoreClock | None = None) -> Any:
         return WorkerLeases(database, policy, clock=clock)
 
-    def leased(self, leases: Any, owner: str, timeout_ms: int | None) -> Any:
-        return LeasedSnowflake.acquire(leases, owner, timeout_ms)
+    def leased(self, leases: Any, owner: str, timeout_millis: int | None) -> Any:
+        return LeasedSnowflake.acquire(leases, owner, timeout_millis)
 
     def segments(self, database: Any, tag: str, policy: SegmentPolicy, **options: Any) -> Any:
         return SegmentIds(database, tag, policy, **options)

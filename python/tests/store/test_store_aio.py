@@ -47,7 +47,7 @@ def others() -> set[asyncio.Task[object]]:
 
 def test_the_lease_is_renewed_by_a_task_while_the_operation_runs(server: Server) -> None:
     make = fresh(server)
-    policy = RecordPolicy(lease_ms=600, max_wait_ms=0)
+    policy = RecordPolicy(lease_millis=600, max_wait_millis=0)
 
     async def main() -> None:
         database, other = make(), make()
@@ -61,10 +61,10 @@ def test_the_lease_is_renewed_by_a_task_while_the_operation_runs(server: Server)
         async def operation() -> StoredResponse:
             lease = AsyncRecordLease.current()
             assert lease is not None
-            first = lease.lease_deadline_ms
-            while lease.lease_deadline_ms == first:  # renewed by the store's task
+            first = lease.lease_deadline_millis
+            while lease.lease_deadline_millis == first:  # renewed by the store's task
                 await asyncio.sleep(0.02)
-            while store._clock.now_ms() <= first:  # the first lease has passed
+            while store._clock.now_millis() <= first:  # the first lease has passed
                 await asyncio.sleep(0.02)
             seen["during"] = await second.run_once(key("renewed"), REQUEST, operation)
             seen["lost"] = lease.lost
@@ -90,7 +90,7 @@ def test_a_cancelled_operation_releases_its_key(server: Server) -> None:
     async def main() -> None:
         database = make()
         await database.migrate()
-        store = AsyncIdempotencyStore(database, RecordPolicy(max_wait_ms=0))
+        store = AsyncIdempotencyStore(database, RecordPolicy(max_wait_millis=0))
         started = asyncio.Event()
 
         async def forever() -> StoredResponse:

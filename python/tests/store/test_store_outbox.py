@@ -37,8 +37,8 @@ def policy_of(spec: dict[str, Any]) -> RelayPolicy:
     return RelayPolicy(
         int(spec["batch_size"]),
         int(spec["claim_millis"]),
-        base_backoff_ms=int(spec["base_backoff_millis"]),
-        max_backoff_ms=int(spec["max_backoff_millis"]),
+        base_backoff_millis=int(spec["base_backoff_millis"]),
+        max_backoff_millis=int(spec["max_backoff_millis"]),
         jitter_percent=int(spec["jitter_percent"]),
         max_attempts=int(spec["max_attempts"]),
     )
@@ -163,7 +163,7 @@ class Runner:
             entry = script.pop(0)
             check_fields(entry, {"message_id", "outcome", "millis", "during"})
             assert str(message.message_id) == entry["message_id"], "the send order"
-            start = self.clock.now_ms()
+            start = self.clock.now_millis()
             for inner in entry.get("during", []):
                 self.run(inner)
             self.clock.set(start + int(entry["millis"]))
@@ -219,7 +219,7 @@ class Runner:
                 else {
                     "status": stored.status,
                     "attempts": str(stored.attempts),
-                    "next_attempt": str(stored.next_attempt_ms),
+                    "next_attempt": str(stored.next_attempt_millis),
                     "last_error": stored.last_error,
                 }
             )

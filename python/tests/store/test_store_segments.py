@@ -30,8 +30,8 @@ def policy_of(spec: dict[str, Any]) -> SegmentPolicy:
         int(spec["min_step"]),
         int(spec["max_step"]),
         fetch_at_percent=int(spec["fetch_at_percent"]),
-        grow_below_ms=int(spec["grow_below_millis"]),
-        shrink_above_ms=int(spec["shrink_above_millis"]),
+        grow_below_millis=int(spec["grow_below_millis"]),
+        shrink_above_millis=int(spec["shrink_above_millis"]),
     )
 
 

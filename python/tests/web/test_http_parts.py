@@ -115,27 +115,31 @@ def test_problem_documents_come_from_the_core() -> None:
 
 def test_the_grant_endpoint_answers_a_grant_for_the_scope_or_401() -> None:
     ring = KeyRing(3, os.urandom(32))
-    answer = grant_answer(ring, "user:ann", ttl_ms=60_000, now_ms=1_000_000)
+    answer = grant_answer(ring, "user:ann", ttl_millis=60_000, now_millis=1_000_000)
     assert answer.status == 200
     assert answer.header("cache-control") == "no-store"
     document = json.loads(answer.body)
     assert document["expiresMillis"] == 1_060_000
-    assert Grant.parse(document["grant"]).expires_ms == 1_060_000
+    assert Grant.parse(document["grant"]).expires_millis == 1_060_000
     live = json.loads(grant_answer(ring, "user:ann").body)["grant"]
     minted = RequestId.mint(live)
     assert ring.verify(minted.text, "user:ann") == minted.uuid
     refused = grant_answer(ring, None)
     assert refused.status == 401
     assert json.loads(refused.body)["type"] == "about:blank"
-    with pytest.raises(ValueError):
-        grant_answer(ring, "user:ann", ttl_ms=0)
+    # Typed with the core's codes, as in Kotlin and JS.
+    with pytest.raises(mintid.errors.ArgumentOutOfRangeError):
+        grant_answer(ring, "user:ann", ttl_millis=0)
+    with pytest.raises(mintid.errors.ArgumentNegativeError):
+        grant_answer(ring, "user:ann", ttl_millis=-1)
 
 
 def test_settings_are_checked() -> None:
     with pytest.raises(TypeError):
         HttpIdempotency(store=object(), scope=lambda _r: "s")  # type: ignore[arg-type]
-    with pytest.raises(ValueError):
+    with pytest.raises(mintid.errors.ArgumentNegativeError) as refused:
         http(body_limit=-1)
+    assert refused.value.code == "argument.negative"
     with pytest.raises(TypeError):
         http(key_ring="secret")
     with pytest.raises(TypeError):
@@ -160,7 +164,7 @@ def test_plain_keys_only_count_with_a_ring_when_accepted() -> None:
     admitted = http(key_ring=ring, accept_idempotency_key=True).admit(plain)
     assert not isinstance(admitted, HttpAnswer)
     assert admitted.key.id == "abc"
-    assert admitted.key_created_ms is None
+    assert admitted.key_created_millis is None
 
 
 def test_a_signed_id_is_read_bare_or_as_a_structured_field_string() -> None:

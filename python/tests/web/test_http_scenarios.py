@@ -534,11 +534,11 @@ async def run_scenario(scenario: dict[str, Any], fresh: Fresh, framework: str) -
     config: dict[str, Any] = scenario.get("config", {})
     only(config, CONFIG_KEYS, "config key")
     policy = RecordPolicy(
-        lease_ms=30_000,
-        retention_ms=86_400_000,
+        lease_millis=30_000,
+        retention_millis=86_400_000,
         store_errors=bool(config.get("storeErrors", True)),
-        max_wait_ms=int(config.get("maxWaitMillis", 0)),
-        poll_ms=20,
+        max_wait_millis=int(config.get("maxWaitMillis", 0)),
+        poll_millis=20,
     )
     fresh.database.migrate()
     store: SwitchedStore
