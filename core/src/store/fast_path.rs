@@ -234,9 +234,9 @@ impl FastPath {
         }
     }
 
-    /// After a claim is written: a fenced takeover (a reclaim, token above
-    /// 1) invalidates the entry (`forget` up to the new fence); a first
-    /// claim needs nothing.
+    /// After a claim is written: a fenced takeover (a reclaim, whose token
+    /// is above one) invalidates the entry (`forget` up to the new fence);
+    /// a first claim needs nothing.
     pub fn claimed(&self, key: &IdempotencyKey, held: &Held) -> Option<RedisCall> {
         (held.token > 1).then(|| self.forget(key, Some(held.fence())))
     }
