@@ -10,6 +10,7 @@ mod base32;
 mod batch;
 mod error;
 mod error_codes;
+mod fast_path;
 mod fingerprint;
 mod http;
 mod id_buffer;
