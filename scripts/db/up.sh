@@ -188,19 +188,13 @@ SQL
 }
 
 # --- Redis Cluster -------------------------------------------------------------
-# Six nodes in cluster mode, no persistence, a small cluster-node-timeout so that a
-# killed primary fails over in about two seconds (the fault tests); the debug command
-# from loopback, for DEBUG SLEEP. `redis-cli --cluster create` gives each primary a
+# Six nodes (redis-node.sh), then `redis-cli --cluster create` gives each primary a
 # third of the slots and a replica.
 redis_up() {
   local port nodes=()
   for port in $REDIS_PORTS; do
     mkdir -p "$TMP/redis/$port"
-    redis-server --port "$port" --bind 127.0.0.1 --save "" --appendonly no \
-      --cluster-enabled yes --cluster-config-file nodes.conf --cluster-node-timeout 1000 \
-      --cluster-require-full-coverage no --enable-debug-command local \
-      --dir "$TMP/redis/$port" --pidfile "$TMP/redis/$port/pid" \
-      --logfile "$TMP/redis/$port/log" --daemonize yes 9>&-
+    "$(dirname "$0")/redis-node.sh" "$port" "$TMP/redis/$port" 9>&-
     nodes+=("127.0.0.1:$port")
   done
   for port in $REDIS_PORTS; do
