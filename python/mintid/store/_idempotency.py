@@ -484,7 +484,9 @@ class IdempotencyStore:
         fast = self._fast
         if fast is None:
             return self._run_once(key, request, operation, None)
-        hit = fast.check(key.text, request.fingerprint.digest, request.key_created_ms, self._clock.now_ms())
+        hit = fast.check(
+            key.text, request.fingerprint.digest, request.key_created_ms, self._clock.now_ms()
+        )
         if hit is not None:
             return not_run(hit)
         settling: list[Any] = [None, None, None]  # held, result, finished
@@ -492,7 +494,9 @@ class IdempotencyStore:
             return self._run_once(key, request, operation, settling)
         finally:
             held, result, finished = settling
-            fast.settle(key.text, request.fingerprint.digest, held, result, finished, self._clock.now_ms())
+            fast.settle(
+                key.text, request.fingerprint.digest, held, result, finished, self._clock.now_ms()
+            )
 
     def _run_once(
         self,

@@ -18,14 +18,23 @@ module never imports ``redis`` itself.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final, cast
 
 from mintid._native import ffi
 from mintid._record import RecordPolicy
 from mintid.store._idempotency import OperationError, StoredResponse
 
 __all__ = ["AsyncRedisFastPath", "FastPathMetrics", "RedisFastPath"]
+
+_NIL: Final = cast(Callable[[], ffi.FastAnswer], ffi.FastAnswer.NIL)
+_FIELDS: Final = cast(Callable[..., ffi.FastAnswer], ffi.FastAnswer.FIELDS)
+_FAILED: Final = cast(Callable[..., ffi.FastAnswer], ffi.FastAnswer.FAILED)
+_EXECUTED: Final = cast(Callable[..., ffi.Settled], ffi.Settled.EXECUTED)
+_FAILED_STORED: Final = cast(Callable[..., ffi.Settled], ffi.Settled.FAILED_STORED)
+_OTHER: Final = cast(Callable[..., ffi.Settled], ffi.Settled.OTHER)
+
 
 @dataclass(frozen=True)
 class FastPathMetrics:
@@ -48,8 +57,7 @@ class _Counters:
         self.client = client
         self.ttl_ms = ttl_ms
         self._scripts = {
-            script.name: client.register_script(script.text)
-            for script in ffi.fast_path_scripts()
+            script.name: client.register_script(script.text) for script in ffi.fast_path_scripts()
         }
         self._lock = threading.Lock()
         self._counts = {"hits": 0, "misses": 0, "fallbacks": 0, "write_failures": 0}
@@ -101,7 +109,7 @@ class AsyncRedisFastPath(_Counters):
 def _answer(reply: Any) -> ffi.FastAnswer:
     """What Redis said, for the core: nil, the fields of an array, or a failure."""
     if reply is None:
-        return ffi.FastAnswer.NIL()
+        return _NIL()
     if isinstance(reply, list):
         fields: list[bytes | None] = []
         for field in reply:
@@ -110,13 +118,13 @@ def _answer(reply: Any) -> ffi.FastAnswer:
             elif isinstance(field, int | str):
                 fields.append(str(field).encode())
             else:
-                return ffi.FastAnswer.FAILED(f"an element of type {type(field).__name__}")
-        return ffi.FastAnswer.FIELDS(fields)
-    return ffi.FastAnswer.FAILED(f"a reply of type {type(reply).__name__}")
+                return _FAILED(f"an element of type {type(field).__name__}")
+        return _FIELDS(fields)
+    return _FAILED(f"a reply of type {type(reply).__name__}")
 
 
 def _failed(error: Exception) -> ffi.FastAnswer:
-    return ffi.FastAnswer.FAILED(str(error) or type(error).__name__)
+    return _FAILED(str(error) or type(error).__name__)
 
 
 class BoundFastPath:
@@ -158,14 +166,14 @@ class BoundFastPath:
         settled: ffi.Settled
         if held is not None and finished == ("executed",) and isinstance(result, StoredResponse):
             response = ffi.StoredResponse(content_type=result.content_type, body=result.body)
-            settled = ffi.Settled.EXECUTED(held=held, response=response)
+            settled = _EXECUTED(held=held, response=response)
         elif (
             held is not None
             and finished == ("operation_failed", True)
             and isinstance(result, OperationError)
         ):
             stored = result.response
-            settled = ffi.Settled.FAILED_STORED(
+            settled = _FAILED_STORED(
                 held=held,
                 message=result.message,
                 response=None
@@ -173,7 +181,7 @@ class BoundFastPath:
                 else ffi.StoredResponse(content_type=stored.content_type, body=stored.body),
             )
         else:
-            settled = ffi.Settled.OTHER(held=held)
+            settled = _OTHER(held=held)
         return self._core.settle(key_text, digest, settled, now_ms)
 
     def _write(self, call: ffi.RedisCall | None) -> None:
@@ -251,6 +259,4 @@ class BoundFastPath:
         now_ms: int,
     ) -> None:
         """:meth:`settle` on an asyncio client."""
-        await self._write_async(
-            self._settle_call(key_text, digest, held, result, finished, now_ms)
-        )
+        await self._write_async(self._settle_call(key_text, digest, held, result, finished, now_ms))
