@@ -95,11 +95,16 @@ TMP=$(mktemp -d /tmp/mintid-db.XXXXXX)
 chmod 755 "$TMP"
 PG_PORT=$(free_port)
 MY_PORT=$(free_port "$PG_PORT")
-# --- Redis Cluster ports: six, none taken, none another server's ---
+# --- Redis Cluster ports: six, each with its cluster bus port (the port + 10000) free
+# too, none another server's port ---
 REDIS_PORTS=
+taken=" $PG_PORT $MY_PORT "
 while [ "$(wc -w <<<"$REDIS_PORTS")" -lt 6 ]; do
-  port=$(free_port "$PG_PORT")
-  case " $MY_PORT $REDIS_PORTS " in *" $port "*) continue ;; esac
+  port=$((20000 + RANDOM % 35000))
+  case "$taken" in *" $port "* | *" $((port + 10000)) "*) continue ;; esac
+  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && continue
+  (exec 3<>"/dev/tcp/127.0.0.1/$((port + 10000))") 2>/dev/null && continue
+  taken="$taken$port $((port + 10000)) "
   REDIS_PORTS="${REDIS_PORTS:+$REDIS_PORTS }$port"
 done
 MY_SOCKET="$TMP/mysql/run/mysqld.sock"

@@ -26,8 +26,9 @@ import redis
 import redis.asyncio
 import redis.asyncio.cluster
 import redis.asyncio.retry
+import redis.cluster
 from redis.backoff import NoBackoff
-from redis.cluster import ClusterNode, RedisCluster
+from redis.cluster import RedisCluster
 from redis.retry import Retry
 
 from mintid import IdempotencyKey, RecordPolicy, fingerprint_bytes
@@ -44,6 +45,8 @@ from store.async_support import LoopThread, SyncStore
 from store.store_support import Server, case_id, cases, check_fields, unknown
 
 TIMEOUT = 0.1
+#: redis-py's node class (untyped constructor).
+ClusterNode: Any = redis.cluster.ClusterNode
 
 
 def _nodes() -> list[tuple[str, int]]:
@@ -227,7 +230,7 @@ def _wait_healthy(nodes: int, deadline_s: float = 10.0) -> None:
         for host, port in _nodes():
             node = redis.Redis(host=host, port=port, socket_timeout=1)
             try:
-                info = node.execute_command("CLUSTER", "INFO").decode()
+                info = node.cluster("INFO").decode()
                 states.append("cluster_state:ok" in info)
                 roles.append(node.info("replication")["role"])
             except (redis.RedisError, OSError):
@@ -244,7 +247,7 @@ def _kill(port: int) -> None:
     """SIGKILL the primary on ``port``; :func:`_restart` starts it again."""
     node = redis.Redis(port=port, socket_timeout=1)
     pid = int(node.info("server")["process_id"])
-    directory = node.config_get("dir")["dir"]
+    directory = str(node.config_get("dir")["dir"])
     node.close()
     os.kill(pid, signal.SIGKILL)
     _KILLED.append((port, directory))
@@ -265,7 +268,8 @@ def _restart() -> None:
 def _sleep(port: int) -> None:
     node = redis.Redis(port=port, socket_timeout=5)
     try:
-        node.execute_command("DEBUG", "SLEEP", "1.2")
+        command: Any = node.execute_command
+        command("DEBUG", "SLEEP", "1.2")
     finally:
         node.close()
 
