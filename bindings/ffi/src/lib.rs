@@ -16,6 +16,7 @@ mod http;
 mod id_buffer;
 mod key;
 mod lane;
+mod lane_fast;
 mod lease;
 mod outbox;
 mod record;

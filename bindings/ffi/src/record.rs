@@ -73,7 +73,7 @@ impl From<core::Record> for Record {
     }
 }
 
-pub(crate) fn fingerprint(bytes: &[u8]) -> Result<Fingerprint, MintidError> {
+fn fingerprint(bytes: &[u8]) -> Result<Fingerprint, MintidError> {
     fixed_bytes::<32>("a fingerprint", bytes).map(Fingerprint::from_digest)
 }
 

@@ -441,7 +441,9 @@ class IdempotencyStore:
         self.policy = policy
         self._clock: StoreClock = clock if clock is not None else SystemStoreClock()
         self._lane = Lane(ffi.RecordDrivers(database.manifest, policy._checked))
-        self._fast: BoundFastPath | None = None if fast_path is None else fast_path._bind(policy)
+        self._fast: BoundFastPath | None = (
+            None if fast_path is None else fast_path._bind(self._lane)
+        )
 
     def _start(
         self, runner: QueryRunner, way: ffi.Way, key: IdempotencyKey, request: StoreRequest

@@ -580,7 +580,9 @@ class AsyncIdempotencyStore:
         self.policy = policy
         self._clock: AsyncStoreClock = clock if clock is not None else AsyncSystemStoreClock()
         self._lane = Lane(ffi.RecordDrivers(database.manifest, policy._checked))
-        self._fast: BoundFastPath | None = None if fast_path is None else fast_path._bind(policy)
+        self._fast: BoundFastPath | None = (
+            None if fast_path is None else fast_path._bind(self._lane)
+        )
 
     async def _start(
         self, runner: AsyncQueryRunner, way: ffi.Way, key: IdempotencyKey, request: StoreRequest

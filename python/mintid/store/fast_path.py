@@ -18,22 +18,16 @@ module never imports ``redis`` itself.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, cast
+from typing import Any
 
+from mintid import _lane_fast
+from mintid._lane import Lane
+from mintid._lane_fast import FastLane, RedisCall
 from mintid._native import ffi
-from mintid._record import RecordPolicy
 from mintid.store._idempotency import OperationError, StoredResponse
 
 __all__ = ["AsyncRedisFastPath", "FastPathMetrics", "RedisFastPath"]
-
-_NIL: Final = cast(Callable[[], ffi.FastAnswer], ffi.FastAnswer.NIL)
-_FIELDS: Final = cast(Callable[..., ffi.FastAnswer], ffi.FastAnswer.FIELDS)
-_FAILED: Final = cast(Callable[..., ffi.FastAnswer], ffi.FastAnswer.FAILED)
-_EXECUTED: Final = cast(Callable[..., ffi.Settled], ffi.Settled.EXECUTED)
-_FAILED_STORED: Final = cast(Callable[..., ffi.Settled], ffi.Settled.FAILED_STORED)
-_OTHER: Final = cast(Callable[..., ffi.Settled], ffi.Settled.OTHER)
 
 
 @dataclass(frozen=True)
@@ -72,12 +66,13 @@ class _Counters:
         with self._lock:
             self._counts[counter] += 1
 
-    def _script(self, call: ffi.RedisCall) -> Any:
+    def _script(self, call: RedisCall) -> Any:
         """The client's call of ``call`` (``EVALSHA``, ``NOSCRIPT`` loads it again)."""
-        return self._scripts[call.script](keys=call.keys, args=call.args)
+        name, keys, args = call
+        return self._scripts[name](keys=keys, args=args)
 
-    def _bind(self, policy: RecordPolicy) -> BoundFastPath:
-        return BoundFastPath(self, ffi.RecordFastPath(policy._checked, self.ttl_ms))
+    def _bind(self, lane: Lane) -> BoundFastPath:
+        return BoundFastPath(self, FastLane(lane, self.ttl_ms))
 
 
 class RedisFastPath(_Counters):
@@ -106,25 +101,8 @@ class AsyncRedisFastPath(_Counters):
         super().__init__(client, ttl_ms)
 
 
-def _answer(reply: Any) -> ffi.FastAnswer:
-    """What Redis said, for the core: nil, the fields of an array, or a failure."""
-    if reply is None:
-        return _NIL()
-    if isinstance(reply, list):
-        fields: list[bytes | None] = []
-        for field in reply:
-            if field is None or isinstance(field, bytes):
-                fields.append(field)
-            elif isinstance(field, int | str):
-                fields.append(str(field).encode())
-            else:
-                return _FAILED(f"an element of type {type(field).__name__}")
-        return _FIELDS(fields)
-    return _FAILED(f"a reply of type {type(reply).__name__}")
-
-
-def _failed(error: Exception) -> ffi.FastAnswer:
-    return _FAILED(str(error) or type(error).__name__)
+def _failed(error: Exception) -> bytes:
+    return _lane_fast.failed(str(error) or type(error).__name__)
 
 
 class BoundFastPath:
@@ -132,26 +110,21 @@ class BoundFastPath:
     calls out, Redis's answers in, sync or async.
     """  # noqa: D205
 
-    def __init__(self, fast: _Counters, core: ffi.RecordFastPath) -> None:
+    def __init__(self, fast: _Counters, core: FastLane) -> None:
         """Made by the fast path's ``_bind``."""
         self.fast = fast
         self._core = core
 
-    def _verdict(self, digest: bytes, answer: ffi.FastAnswer) -> Any:
+    def _verdict(self, digest: bytes, answer: bytes) -> Any:
         """The core's verdict, counted: a replay or in-progress end (the lane's
         ``Finished`` tuple) to answer with, or ``None`` to go to the database.
         """  # noqa: D205
-        verdict = self._core.read_check(digest, answer)
+        verdict = self._core.read(digest, answer)
         fast = self.fast
-        if isinstance(verdict, ffi.FastVerdict.REPLAY):
+        if verdict[0] in ("replay", "in_progress"):
             fast._count("hits")
-            response = verdict.response
-            stored = None if response is None else (response.content_type, response.body)
-            return ("replay", verdict.outcome, stored, verdict.error)
-        if isinstance(verdict, ffi.FastVerdict.IN_PROGRESS):
-            fast._count("hits")
-            return ("in_progress", verdict.retry_after_millis)
-        fast._count("misses" if isinstance(verdict, ffi.FastVerdict.MISS) else "fallbacks")
+            return verdict
+        fast._count("misses" if verdict[0] == "miss" else "fallbacks")
         return None
 
     def _settle_call(
@@ -162,29 +135,22 @@ class BoundFastPath:
         result: object,
         finished: Any,
         now_ms: int,
-    ) -> ffi.RedisCall:
-        settled: ffi.Settled
+    ) -> RedisCall:
         if held is not None and finished == ("executed",) and isinstance(result, StoredResponse):
-            response = ffi.StoredResponse(content_type=result.content_type, body=result.body)
-            settled = _EXECUTED(held=held, response=response)
+            settled = _lane_fast.executed(held, result.content_type, result.body)
         elif (
             held is not None
             and finished == ("operation_failed", True)
             and isinstance(result, OperationError)
         ):
             stored = result.response
-            settled = _FAILED_STORED(
-                held=held,
-                message=result.message,
-                response=None
-                if stored is None
-                else ffi.StoredResponse(content_type=stored.content_type, body=stored.body),
-            )
+            response = None if stored is None else (stored.content_type, stored.body)
+            settled = _lane_fast.failed_stored(held, result.message, response)
         else:
-            settled = _OTHER(held=held)
+            settled = _lane_fast.other(held)
         return self._core.settle(key_text, digest, settled, now_ms)
 
-    def _write(self, call: ffi.RedisCall | None) -> None:
+    def _write(self, call: RedisCall | None) -> None:
         """Run a write that nothing depends on: a failure is only counted."""
         if call is None:
             return
@@ -193,7 +159,7 @@ class BoundFastPath:
         except Exception:  # Redis down or slow: the database holds the truth
             self.fast._count("write_failures")
 
-    async def _write_async(self, call: ffi.RedisCall | None) -> None:
+    async def _write_async(self, call: RedisCall | None) -> None:
         if call is None:
             return
         try:
@@ -207,7 +173,7 @@ class BoundFastPath:
         if call is None:
             return None
         try:
-            answer = _answer(self.fast._script(call))
+            answer = _lane_fast.answer(self.fast._script(call))
         except Exception as error:  # down, slow, failing over: the database path
             answer = _failed(error)
         return self._verdict(digest, answer)
@@ -220,7 +186,7 @@ class BoundFastPath:
         if call is None:
             return None
         try:
-            answer = _answer(await self.fast._script(call))
+            answer = _lane_fast.answer(await self.fast._script(call))
         except Exception as error:  # down, slow, failing over: the database path
             answer = _failed(error)
         return self._verdict(digest, answer)

@@ -1,0 +1,157 @@
+//! The Redis fast path on the lane: a script call, Redis's answer, the
+//! verdict and what the database path came to, packed (`docs/spec.md`,
+//! "The lane").
+
+use alloc::vec::Vec;
+
+use mintid::record::Outcome;
+use mintid::store::{DriverError, FastAnswer, FastVerdict, Finished, Held, RedisCall, Settled};
+
+use crate::read::{Reader, malformed};
+use crate::write::{put_bytes, put_optional};
+
+/// The tag of a packed call: none (go on without Redis) or a script to run.
+mod call {
+    pub const NONE: u8 = 0;
+    pub const SCRIPT: u8 = 1;
+}
+
+/// The tag of a packed verdict.
+mod verdict {
+    pub const MISS: u8 = 0;
+    pub const FALLBACK: u8 = 1;
+    pub const REPLAY: u8 = 2;
+    pub const IN_PROGRESS: u8 = 3;
+}
+
+/// Packs `call` into `out` (cleared first): `0` none, or `1`, the script's
+/// name (`u8` length), the keys and the arguments (a `u8` count, then each
+/// as `u32` length and bytes).
+pub fn pack_call(out: &mut Vec<u8>, call: Option<&RedisCall>) {
+    out.clear();
+    let Some(call) = call else {
+        out.push(call::NONE);
+        return;
+    };
+    out.push(call::SCRIPT);
+    out.push(u8::try_from(call.script.len()).unwrap_or(u8::MAX));
+    out.extend_from_slice(call.script.as_bytes());
+    out.push(u8::try_from(call.keys.len()).unwrap_or(u8::MAX));
+    for key in &call.keys {
+        put_bytes(out, key.as_bytes());
+    }
+    out.push(u8::try_from(call.args.len()).unwrap_or(u8::MAX));
+    for arg in &call.args {
+        put_bytes(out, arg);
+    }
+}
+
+/// Reads a packed answer: `0` nil, `1` fields (`u32` count, each a present
+/// `u8` and its bytes), `2` failed (the client's message).
+pub fn unpack_answer(packed: &[u8]) -> Result<FastAnswer, DriverError> {
+    let mut reader = Reader(packed);
+    let answer = match reader.u8()? {
+        0 => FastAnswer::Nil,
+        1 => {
+            let count = reader.u32()?;
+            let mut fields = Vec::with_capacity(count.min(16) as usize);
+            for _ in 0..count {
+                fields.push(match reader.u8()? {
+                    0 => None,
+                    _ => Some(reader.bytes()?),
+                });
+            }
+            FastAnswer::Fields(fields)
+        }
+        2 => FastAnswer::Failed(reader.text()?),
+        _ => return Err(malformed("redis answer")),
+    };
+    reader.end(answer)
+}
+
+/// Packs `verdict` into `out` (cleared first): `0` miss, `1` fallback, `2`
+/// replay (outcome `u8`: 0 succeeded, 1 failed; response present `u8`
+/// [content type, body]; error present `u8` [text]), `3` in progress
+/// (retry_after_millis `u64`).
+pub fn pack_verdict(out: &mut Vec<u8>, verdict: &FastVerdict) {
+    out.clear();
+    match verdict {
+        FastVerdict::Miss => out.push(verdict::MISS),
+        FastVerdict::Answer(Finished::Replay {
+            outcome,
+            response,
+            error,
+        }) => {
+            out.push(verdict::REPLAY);
+            out.push(match outcome {
+                Outcome::Succeeded => 0,
+                Outcome::Failed => 1,
+            });
+            match response {
+                None => out.push(0),
+                Some(response) => {
+                    out.push(1);
+                    put_bytes(out, response.content_type.as_bytes());
+                    put_bytes(out, &response.body);
+                }
+            }
+            put_optional(out, error.as_deref().map(str::as_bytes));
+        }
+        FastVerdict::Answer(Finished::InProgress { retry_after_millis }) => {
+            out.push(verdict::IN_PROGRESS);
+            out.extend_from_slice(&retry_after_millis.to_le_bytes());
+        }
+        // The core answers only with a replay or in progress.
+        FastVerdict::Fallback | FastVerdict::Answer(_) => out.push(verdict::FALLBACK),
+    }
+}
+
+/// Reads what the database path came to: `0` executed (the held claim,
+/// content type, body), `1` failed and stored (the held claim, message,
+/// response present `u8` [content type, body]), `2` other (held present
+/// `u8` [the held claim]). A held claim is token, created_millis,
+/// lease_deadline_millis (`u64` each).
+pub fn unpack_settled(packed: &[u8]) -> Result<Settled, DriverError> {
+    let mut reader = Reader(packed);
+    let settled = match reader.u8()? {
+        0 => Settled::Executed {
+            held: held(&mut reader)?,
+            response: reader.response()?,
+        },
+        1 => {
+            let held = held(&mut reader)?;
+            let message = reader.text()?;
+            let response = match reader.u8()? {
+                0 => None,
+                _ => Some(reader.response()?),
+            };
+            Settled::FailedStored {
+                held,
+                message,
+                response,
+            }
+        }
+        2 => Settled::Other {
+            held: match reader.u8()? {
+                0 => None,
+                _ => Some(held(&mut reader)?),
+            },
+        },
+        _ => return Err(malformed("settled")),
+    };
+    reader.end(settled)
+}
+
+fn held(reader: &mut Reader<'_>) -> Result<Held, DriverError> {
+    let word = |reader: &mut Reader<'_>| {
+        let mut bytes = [0; 8];
+        bytes.copy_from_slice(reader.take(8)?);
+        Ok::<u64, DriverError>(u64::from_le_bytes(bytes))
+    };
+    Ok(Held {
+        token: word(reader)?,
+        created_millis: word(reader)?,
+        lease_deadline_millis: word(reader)?,
+        renew_every_millis: None,
+    })
+}
