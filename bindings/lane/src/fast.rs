@@ -155,3 +155,95 @@ fn held(reader: &mut Reader<'_>) -> Result<Held, DriverError> {
         renew_every_millis: None,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use alloc::string::String;
+    use alloc::vec;
+
+    use mintid::fingerprint::Fingerprint;
+    use mintid::key::IdempotencyKey;
+    use mintid::record::RecordPolicy;
+    use mintid::store::{FastPath, StoredResponse};
+
+    use super::*;
+
+    fn fast() -> FastPath {
+        FastPath::new(RecordPolicy::new(60_000, 86_400_000).unwrap())
+    }
+
+    #[test]
+    fn a_check_packs_its_script_keys_and_args() {
+        let key = IdempotencyKey::new("order", "shop", "k-1").unwrap();
+        let call = fast().check(&key, &Fingerprint::from_digest([7; 32]), None, 1);
+        let mut out = Vec::new();
+        pack_call(&mut out, call.as_ref());
+        let mut expected = vec![call::SCRIPT, 5];
+        expected.extend_from_slice(b"check\x01");
+        expected.extend_from_slice(&23u32.to_le_bytes());
+        expected.extend_from_slice(b"mintid:{order:shop:k-1}\x02");
+        expected.extend_from_slice(&32u32.to_le_bytes());
+        expected.extend_from_slice(&[7; 32]);
+        expected.extend_from_slice(&5u32.to_le_bytes());
+        expected.extend_from_slice(b"60000");
+        assert_eq!(out, expected);
+        pack_call(&mut out, None);
+        assert_eq!(out, [call::NONE]);
+    }
+
+    #[test]
+    fn answers_unpack_and_verdicts_pack() {
+        let mut packed = vec![1];
+        packed.extend_from_slice(&2u32.to_le_bytes());
+        packed.extend_from_slice(&[1, 2, 0, 0, 0, b'o', b'k', 0]);
+        assert_eq!(
+            unpack_answer(&packed).unwrap(),
+            FastAnswer::Fields(vec![Some(b"ok".to_vec()), None])
+        );
+        assert_eq!(unpack_answer(&[0]).unwrap(), FastAnswer::Nil);
+        assert!(unpack_answer(&[1, 9]).is_err());
+        assert!(unpack_answer(&[0, 0]).is_err());
+        let mut out = Vec::new();
+        let replay = FastVerdict::Answer(Finished::Replay {
+            outcome: Outcome::Failed,
+            response: None,
+            error: Some(String::from("no")),
+        });
+        pack_verdict(&mut out, &replay);
+        assert_eq!(out, [verdict::REPLAY, 1, 0, 1, 2, 0, 0, 0, b'n', b'o']);
+        let waiting = FastVerdict::Answer(Finished::InProgress {
+            retry_after_millis: 9,
+        });
+        pack_verdict(&mut out, &waiting);
+        assert_eq!(out, [verdict::IN_PROGRESS, 9, 0, 0, 0, 0, 0, 0, 0]);
+        pack_verdict(&mut out, &FastVerdict::Fallback);
+        assert_eq!(out, [verdict::FALLBACK]);
+    }
+
+    #[test]
+    fn settled_results_unpack() {
+        let mut packed = vec![0];
+        for word in [2u64, 10, 70] {
+            packed.extend_from_slice(&word.to_le_bytes());
+        }
+        packed.extend_from_slice(&1u32.to_le_bytes());
+        packed.push(b't');
+        packed.extend_from_slice(&0u32.to_le_bytes());
+        let Settled::Executed { held, response } = unpack_settled(&packed).unwrap() else {
+            panic!("not executed");
+        };
+        assert_eq!((held.token, held.created_millis), (2, 10));
+        assert_eq!(
+            response,
+            StoredResponse {
+                content_type: String::from("t"),
+                body: Vec::new()
+            }
+        );
+        assert_eq!(
+            unpack_settled(&[2, 0]).unwrap(),
+            Settled::Other { held: None }
+        );
+        assert!(unpack_settled(&[3]).is_err());
+    }
+}
