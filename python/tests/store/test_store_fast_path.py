@@ -2,12 +2,13 @@
 scripts/db/with-db.sh (MINTID_REDIS_CLUSTER) in front of SQLite, PostgreSQL
 and MariaDB, for the sync store (redis-py's RedisCluster) and the asyncio one
 (redis.asyncio's RedisCluster, driven through store.async_support's sync view):
-the cases of tests/conformance/fast_path.json, and the fault tests (a primary
+the cases of tests/redis/fast_path.json, and the fault tests (a primary
 killed, a primary asleep) with 32 workers racing on 100 keys.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import pathlib
 import random
@@ -42,8 +43,9 @@ from mintid.store import (
 from mintid.store.aio import AsyncIdempotencyStore
 from mintid.store.fast_path import AsyncRedisFastPath, RedisFastPath
 from store.async_support import LoopThread, SyncStore
-from store.store_support import Server, case_id, cases, check_fields, unknown
+from store.store_support import Server, case_id, check_fields, unknown
 
+ROOT = pathlib.Path(__file__).resolve().parents[3]
 TIMEOUT = 0.1
 #: redis-py's node class (untyped constructor).
 ClusterNode: Any = redis.cluster.ClusterNode
@@ -149,7 +151,10 @@ def _unreachable() -> redis.Redis:
     )
 
 
-@pytest.mark.parametrize("case", cases("fast_path.json"), ids=case_id)
+FAST_PATH_CASES = json.loads((ROOT / "tests" / "redis" / "fast_path.json").read_text())["cases"]
+
+
+@pytest.mark.parametrize("case", FAST_PATH_CASES, ids=case_id)
 def test_fast_path_case(server: Server, flavor: str, case: dict[str, Any]) -> None:
     made = Made(flavor, server, RecordPolicy(), down=case.get("redis") == "down")
     store, fast = made.store, made.fast
@@ -255,7 +260,7 @@ def _kill(port: int) -> None:
 
 #: The nodes killed, to start again (port, data directory).
 _KILLED: list[tuple[int, str]] = []
-_NODE_SCRIPT = pathlib.Path(__file__).resolve().parents[3] / "scripts" / "db" / "redis-node.sh"
+_NODE_SCRIPT = ROOT / "scripts" / "db" / "redis-node.sh"
 
 
 def _restart() -> None:
