@@ -145,7 +145,7 @@ def other(held: Any) -> bytes:
     return b"\2\0" if held is None else b"\2\1" + _fence(held)
 
 
-def _verdict(packed: bytes) -> Finished | None:
+def _verdict(packed: bytes) -> Finished:
     """A packed verdict: the end to answer with (``replay`` or ``in_progress``),
     ``("miss",)``, or ``("fallback",)``.
     """  # noqa: D205
@@ -192,7 +192,7 @@ class FastLane:
         args = (self._handle, key, len(key), digest, len(digest), created, now_ms)
         return _call(_packed(_CHECK, *args))
 
-    def read(self, digest: bytes, packed_answer: bytes) -> Finished | None:
+    def read(self, digest: bytes, packed_answer: bytes) -> Finished:
         """What Redis's packed answer means (see :func:`_verdict`)."""
         args = (self._handle, digest, len(digest), packed_answer, len(packed_answer))
         return _verdict(_packed(_READ, *args))

@@ -4,11 +4,11 @@
 
 use alloc::vec::Vec;
 
-use mintid::record::Outcome;
 use mintid::store::{DriverError, FastAnswer, FastVerdict, Finished, Held, RedisCall, Settled};
 
 use crate::read::{Reader, malformed};
-use crate::write::{put_bytes, put_optional};
+use crate::record::put_finished;
+use crate::write::put_bytes;
 
 /// The tag of a packed call: none (go on without Redis) or a script to run.
 mod call {
@@ -16,11 +16,14 @@ mod call {
     pub const SCRIPT: u8 = 1;
 }
 
-/// The tag of a packed verdict.
+/// The tag of a packed verdict; a replay and in progress are packed as a
+/// record's end is (tags 2 and 3).
 mod verdict {
     pub const MISS: u8 = 0;
     pub const FALLBACK: u8 = 1;
+    #[cfg(test)]
     pub const REPLAY: u8 = 2;
+    #[cfg(test)]
     pub const IN_PROGRESS: u8 = 3;
 }
 
@@ -77,29 +80,8 @@ pub fn pack_verdict(out: &mut Vec<u8>, verdict: &FastVerdict) {
     out.clear();
     match verdict {
         FastVerdict::Miss => out.push(verdict::MISS),
-        FastVerdict::Answer(Finished::Replay {
-            outcome,
-            response,
-            error,
-        }) => {
-            out.push(verdict::REPLAY);
-            out.push(match outcome {
-                Outcome::Succeeded => 0,
-                Outcome::Failed => 1,
-            });
-            match response {
-                None => out.push(0),
-                Some(response) => {
-                    out.push(1);
-                    put_bytes(out, response.content_type.as_bytes());
-                    put_bytes(out, &response.body);
-                }
-            }
-            put_optional(out, error.as_deref().map(str::as_bytes));
-        }
-        FastVerdict::Answer(Finished::InProgress { retry_after_millis }) => {
-            out.push(verdict::IN_PROGRESS);
-            out.extend_from_slice(&retry_after_millis.to_le_bytes());
+        FastVerdict::Answer(finished @ (Finished::Replay { .. } | Finished::InProgress { .. })) => {
+            put_finished(out, finished.clone());
         }
         // The core answers only with a replay or in progress.
         FastVerdict::Fallback | FastVerdict::Answer(_) => out.push(verdict::FALLBACK),
@@ -163,7 +145,7 @@ mod tests {
 
     use mintid::fingerprint::Fingerprint;
     use mintid::key::IdempotencyKey;
-    use mintid::record::RecordPolicy;
+    use mintid::record::{Outcome, RecordPolicy};
     use mintid::store::{FastPath, StoredResponse};
 
     use super::*;

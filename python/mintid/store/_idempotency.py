@@ -292,10 +292,11 @@ class RecordLease(LeaseBase):
         try:
             finished = drive(QueryRunner(store.database), clock, self._driver, step)
         finally:
-            if store._fast is not None:
-                store._fast.settle(
-                    self._key.text, self._digest, self._held, result, finished, clock.now_ms()
-                )
+            fast = store._fast
+            if fast is not None:
+                now = clock.now_ms()
+                call = fast.settle(self._key.text, self._digest, self._held, result, finished, now)
+                fast.write(call)
 
 
 T = TypeVar("T")
@@ -496,9 +497,9 @@ class IdempotencyStore:
             return self._run_once(key, request, operation, settling)
         finally:
             held, result, finished = settling
-            fast.settle(
-                key.text, request.fingerprint.digest, held, result, finished, self._clock.now_ms()
-            )
+            now = self._clock.now_ms()
+            digest = request.fingerprint.digest
+            fast.write(fast.settle(key.text, digest, held, result, finished, now))
 
     def _run_once(
         self,
@@ -517,7 +518,7 @@ class IdempotencyStore:
         if settling is not None:
             settling[0] = held
             assert self._fast is not None
-            self._fast.claimed(key.text, held)
+            self._fast.write(self._fast.claimed(key.text, held))
         lease = RecordLease(self, driver, native_key(key), held, finishable=False)
         beat = (
             None
@@ -587,14 +588,14 @@ class IdempotencyStore:
             driver, held = self._start(QueryRunner(self.database), ffi.Way.LEASE, key, request)
         except BaseException:
             if fast is not None:
-                fast.settle(key.text, digest, None, None, None, self._clock.now_ms())
+                fast.write(fast.settle(key.text, digest, None, None, None, self._clock.now_ms()))
             raise
         if type(held) is not _HELD:
             if fast is not None:
-                fast.settle(key.text, digest, None, None, held, self._clock.now_ms())
+                fast.write(fast.settle(key.text, digest, None, None, held, self._clock.now_ms()))
             return not_run(held)
         if fast is not None:
-            fast.claimed(key.text, held)
+            fast.write(fast.claimed(key.text, held))
         lease = RecordLease(self, driver, native_key(key), held)
         lease._digest = digest
         return lease

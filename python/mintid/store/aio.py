@@ -526,9 +526,9 @@ class AsyncRecordLease(LeaseBase):
         finally:
             if store._fast is not None:
                 now = store._clock.now_ms()
-                await store._fast.settle_async(
-                    self._key.text, self._digest, self._held, result, finished, now
-                )
+                fast = store._fast
+                call = fast.settle(self._key.text, self._digest, self._held, result, finished, now)
+                await fast.write_async(call)
 
     async def _renew_every(self, every_ms: int) -> None:
         """The background renewal: every ``every_ms`` until cancelled or lost."""
@@ -619,7 +619,7 @@ class AsyncIdempotencyStore:
         finally:
             held, result, finished = settling
             now = self._clock.now_ms()
-            await fast.settle_async(key.text, digest, held, result, finished, now)
+            await fast.write_async(fast.settle(key.text, digest, held, result, finished, now))
 
     async def _run_once(
         self,
@@ -636,7 +636,7 @@ class AsyncIdempotencyStore:
         if settling is not None:
             settling[0] = held
             assert self._fast is not None
-            await self._fast.claimed_async(key.text, held)
+            await self._fast.write_async(self._fast.claimed(key.text, held))
         lease = AsyncRecordLease(self, driver, native_key(key), held, finishable=False)
         every = held.renew_every_millis
         current = _CURRENT.set(lease)
@@ -707,14 +707,16 @@ class AsyncIdempotencyStore:
             driver, held = await self._start(runner, ffi.Way.LEASE, key, request)
         except BaseException:
             if fast is not None:
-                await fast.settle_async(key.text, digest, None, None, None, self._clock.now_ms())
+                now = self._clock.now_ms()
+                await fast.write_async(fast.settle(key.text, digest, None, None, None, now))
             raise
         if type(held) is not _HELD:
             if fast is not None:
-                await fast.settle_async(key.text, digest, None, None, held, self._clock.now_ms())
+                now = self._clock.now_ms()
+                await fast.write_async(fast.settle(key.text, digest, None, None, held, now))
             return not_run(held)
         if fast is not None:
-            await fast.claimed_async(key.text, held)
+            await fast.write_async(fast.claimed(key.text, held))
         lease = AsyncRecordLease(self, driver, native_key(key), held)
         lease._digest = digest
         return lease

@@ -127,7 +127,7 @@ class BoundFastPath:
         fast._count("misses" if verdict[0] == "miss" else "fallbacks")
         return None
 
-    def _settle_call(
+    def settle(
         self,
         key_text: str,
         digest: bytes,
@@ -136,6 +136,12 @@ class BoundFastPath:
         finished: Any,
         now_ms: int,
     ) -> RedisCall:
+        """The write after the database path: the committed result, or forget.
+
+        ``result`` is what the operation returned or raised, ``finished``
+        the driver's end (``None`` when the store raised). Run it with
+        :meth:`write` (or :meth:`write_async`).
+        """
         if held is not None and finished == ("executed",) and isinstance(result, StoredResponse):
             settled = _lane_fast.executed(held, result.content_type, result.body)
         elif (
@@ -150,7 +156,7 @@ class BoundFastPath:
             settled = _lane_fast.other(held)
         return self._core.settle(key_text, digest, settled, now_ms)
 
-    def _write(self, call: RedisCall | None) -> None:
+    def write(self, call: RedisCall | None) -> None:
         """Run a write that nothing depends on: a failure is only counted."""
         if call is None:
             return
@@ -159,7 +165,8 @@ class BoundFastPath:
         except Exception:  # Redis down or slow: the database holds the truth
             self.fast._count("write_failures")
 
-    async def _write_async(self, call: RedisCall | None) -> None:
+    async def write_async(self, call: RedisCall | None) -> None:
+        """:meth:`write` on an asyncio client."""
         if call is None:
             return
         try:
@@ -191,38 +198,6 @@ class BoundFastPath:
             answer = _failed(error)
         return self._verdict(digest, answer)
 
-    def claimed(self, key_text: str, held: ffi.Held) -> None:
-        """After the claim: a takeover invalidates the entry."""
-        self._write(self._core.claimed(key_text, held))
-
-    async def claimed_async(self, key_text: str, held: ffi.Held) -> None:
-        """:meth:`claimed` on an asyncio client."""
-        await self._write_async(self._core.claimed(key_text, held))
-
-    def settle(
-        self,
-        key_text: str,
-        digest: bytes,
-        held: ffi.Held | None,
-        result: object,
-        finished: Any,
-        now_ms: int,
-    ) -> None:
-        """After the database path: write the committed result, or forget.
-
-        ``result`` is what the operation returned or raised, ``finished``
-        the driver's end (``None`` when the store raised).
-        """
-        self._write(self._settle_call(key_text, digest, held, result, finished, now_ms))
-
-    async def settle_async(
-        self,
-        key_text: str,
-        digest: bytes,
-        held: ffi.Held | None,
-        result: object,
-        finished: Any,
-        now_ms: int,
-    ) -> None:
-        """:meth:`settle` on an asyncio client."""
-        await self._write_async(self._settle_call(key_text, digest, held, result, finished, now_ms))
+    def claimed(self, key_text: str, held: ffi.Held) -> RedisCall | None:
+        """The write after a claim, if any: a takeover invalidates the entry."""
+        return self._core.claimed(key_text, held)
