@@ -74,7 +74,7 @@ pub fn unpack_answer(packed: &[u8]) -> Result<FastAnswer, DriverError> {
 
 /// Packs `verdict` into `out` (cleared first): `0` miss, `1` fallback, `2`
 /// replay (outcome `u8`: 0 succeeded, 1 failed; response present `u8`
-/// [content type, body]; error present `u8` [text]), `3` in progress
+/// \[content type, body\]; error present `u8` \[text\]), `3` in progress
 /// (retry_after_millis `u64`).
 pub fn pack_verdict(out: &mut Vec<u8>, verdict: &FastVerdict) {
     out.clear();
@@ -90,8 +90,8 @@ pub fn pack_verdict(out: &mut Vec<u8>, verdict: &FastVerdict) {
 
 /// Reads what the database path came to: `0` executed (the held claim,
 /// content type, body), `1` failed and stored (the held claim, message,
-/// response present `u8` [content type, body]), `2` other (held present
-/// `u8` [the held claim]). A held claim is token, created_millis,
+/// response present `u8` \[content type, body\]), `2` other (held present
+/// `u8` \[the held claim\]). A held claim is token, created_millis,
 /// lease_deadline_millis (`u64` each).
 pub fn unpack_settled(packed: &[u8]) -> Result<Settled, DriverError> {
     let mut reader = Reader(packed);
