@@ -178,10 +178,10 @@ class FastLane:
 
     __slots__ = ("_handle", "_lane")
 
-    def __init__(self, lane: Lane, ttl_ms: int | None) -> None:
-        """The fast path of ``lane``'s policy; entries live at most ``ttl_ms``."""
+    def __init__(self, lane: Lane, ttl_millis: int | None) -> None:
+        """The fast path of ``lane``'s policy; entries live at most ``ttl_millis``."""
         self._lane = lane  # keeps the record lane's handle alive
-        self._handle = _NEW(lane._handle, -1 if ttl_ms is None else ttl_ms)
+        self._handle = _NEW(lane._handle, -1 if ttl_millis is None else ttl_millis)
 
     def check(
         self, key_text: str, digest: bytes, key_created_ms: int | None, now_ms: int

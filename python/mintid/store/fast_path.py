@@ -47,9 +47,9 @@ class FastPathMetrics:
 class _Counters:
     """The scripts loaded on a client, and the counters of what they came to."""
 
-    def __init__(self, client: Any, ttl_ms: int | None) -> None:
+    def __init__(self, client: Any, ttl_millis: int | None) -> None:
         self.client = client
-        self.ttl_ms = ttl_ms
+        self.ttl_millis = ttl_millis
         self._scripts = {
             script.name: client.register_script(script.text) for script in ffi.fast_path_scripts()
         }
@@ -72,22 +72,22 @@ class _Counters:
         return self._scripts[name](keys=keys, args=args)
 
     def _bind(self, lane: Lane) -> BoundFastPath:
-        return BoundFastPath(self, FastLane(lane, self.ttl_ms))
+        return BoundFastPath(self, FastLane(lane, self.ttl_millis))
 
 
 class RedisFastPath(_Counters):
     """The fast path over ``client`` (a ``redis.cluster.RedisCluster``): pass
     it to :class:`~mintid.store.IdempotencyStore` as ``fast_path=``.
 
-    ``ttl_ms`` caps how long an entry lives (it always ends before the
+    ``ttl_millis`` caps how long an entry lives (it always ends before the
     record's retention). One instance may serve several stores; its
     counters (:attr:`metrics`) add up across them. Thread-safe when
     ``client`` is.
     """  # noqa: D205
 
-    def __init__(self, client: Any, *, ttl_ms: int | None = None) -> None:
+    def __init__(self, client: Any, *, ttl_millis: int | None = None) -> None:
         """Load the core's scripts on ``client`` (``register_script``)."""
-        super().__init__(client, ttl_ms)
+        super().__init__(client, ttl_millis)
 
 
 class AsyncRedisFastPath(_Counters):
@@ -96,9 +96,9 @@ class AsyncRedisFastPath(_Counters):
     :class:`~mintid.store.aio.AsyncIdempotencyStore` as ``fast_path=``.
     """  # noqa: D205
 
-    def __init__(self, client: Any, *, ttl_ms: int | None = None) -> None:
+    def __init__(self, client: Any, *, ttl_millis: int | None = None) -> None:
         """Load the core's scripts on ``client`` (``register_script``)."""
-        super().__init__(client, ttl_ms)
+        super().__init__(client, ttl_millis)
 
 
 def _failed(error: Exception) -> bytes:
