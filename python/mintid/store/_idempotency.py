@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import Any, Final, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 from mintid._fingerprint import Fingerprint
 from mintid._key import IdempotencyKey
@@ -28,6 +28,9 @@ from mintid._renamed import millis_renamed
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
 from mintid.store._errors import RecordLostError
+
+if TYPE_CHECKING:
+    from mintid.store.fast_path import BoundFastPath, RedisFastPath
 
 __all__ = [
     "MAX_RESPONSE_BYTES",
@@ -250,6 +253,8 @@ class RecordLease(LeaseBase):
         super().__init__(driver, key, held, finishable=finishable)
         self._store = store
         self._lock = threading.Lock()
+        #: The request's fingerprint, for the store's fast path.
+        self._digest = b""
 
     @staticmethod
     def current() -> RecordLease | None:
@@ -285,9 +290,18 @@ class RecordLease(LeaseBase):
         self._finish(OperationError(error, retryable=retryable, response=response))
 
     def _finish(self, result: object) -> None:
-        clock = self._store._clock
+        store = self._store
+        clock = store._clock
         step = self._finish_step(result, clock.now_millis())
-        drive(QueryRunner(self._store.database), clock, self._driver, step)
+        finished = None
+        try:
+            finished = drive(QueryRunner(store.database), clock, self._driver, step)
+        finally:
+            fast = store._fast
+            if fast is not None:
+                now = clock.now_millis()
+                call = fast.settle(self._key.text, self._digest, self._held, result, finished, now)
+                fast.write(call)
 
 
 T = TypeVar("T")
@@ -417,15 +431,26 @@ class IdempotencyStore:
     """
 
     def __init__(
-        self, database: Database, policy: RecordPolicy, *, clock: StoreClock | None = None
+        self,
+        database: Database,
+        policy: RecordPolicy,
+        *,
+        clock: StoreClock | None = None,
+        fast_path: RedisFastPath | None = None,
     ) -> None:
-        """A store over ``database`` (see :class:`~mintid.store.SqliteDatabase`, …)."""
+        """A store over ``database`` (see :class:`~mintid.store.SqliteDatabase`, …),
+        with the Redis fast path in front of ``run_once`` and ``claim_lease``
+        when ``fast_path`` is given (:mod:`mintid.store.fast_path`).
+        """  # noqa: D205
         if not isinstance(policy, RecordPolicy):
             raise TypeError(f"policy must be a RecordPolicy, got {type(policy).__name__}")
         self.database = database
         self.policy = policy
         self._clock: StoreClock = clock if clock is not None else SystemStoreClock()
         self._lane = Lane(ffi.RecordDrivers(database.manifest, policy._checked))
+        self._fast: BoundFastPath | None = (
+            None if fast_path is None else fast_path._bind(self._lane)
+        )
 
     def _start(
         self, runner: QueryRunner, way: ffi.Way, key: IdempotencyKey, request: StoreRequest
@@ -434,10 +459,10 @@ class IdempotencyStore:
         driver, step = request_driver(self._lane, self._clock, way, key, request)
         return driver, drive(runner, self._clock, driver, step)
 
-    def _end(self, runner: QueryRunner, driver: LaneDriver, result: object) -> None:
-        """Tell the driver what the operation came to and store it."""
+    def _end(self, runner: QueryRunner, driver: LaneDriver, result: object) -> Finished:
+        """Tell the driver what the operation came to and store it; its end."""
         clock = self._clock
-        drive(runner, clock, driver, _finish(driver, result, clock.now_millis()))
+        return drive(runner, clock, driver, _finish(driver, result, clock.now_millis()))  # type: ignore[no-any-return]
 
     def run_once(
         self,
@@ -461,11 +486,48 @@ class IdempotencyStore:
         :class:`~mintid.store.ResponseTooLargeError`, …) and
         :class:`~mintid.RecordStaleTokenError` (the lease passed and the key
         was taken over before completion).
+
+        With a fast path, a duplicate may be answered from Redis (a replay of
+        what the database committed, or ``in_progress``) without the database.
+        """  # noqa: D205
+        fast = self._fast
+        if fast is None:
+            return self._run_once(key, request, operation, None)
+        hit = fast.check(
+            key.text,
+            request.fingerprint.digest,
+            request.key_created_millis,
+            self._clock.now_millis(),
+        )
+        if hit is not None:
+            return not_run(hit)
+        settling: list[Any] = [None, None, None]  # held, result, finished
+        try:
+            return self._run_once(key, request, operation, settling)
+        finally:
+            held, result, finished = settling
+            now = self._clock.now_millis()
+            digest = request.fingerprint.digest
+            fast.write(fast.settle(key.text, digest, held, result, finished, now))
+
+    def _run_once(
+        self,
+        key: IdempotencyKey,
+        request: StoreRequest,
+        operation: Callable[[], StoredResponse],
+        settling: list[Any] | None,
+    ) -> RunResult:
+        """The database path of :meth:`run_once`; ``settling`` gets the held
+        claim, the operation's result and the driver's end for the fast path.
         """  # noqa: D205
         runner = QueryRunner(self.database)
         driver, held = self._start(runner, ffi.Way.RUN_ONCE, key, request)
         if type(held) is not _HELD:
             return not_run(held)
+        if settling is not None:
+            settling[0] = held
+            assert self._fast is not None
+            self._fast.write(self._fast.claimed(key.text, held))
         lease = RecordLease(self, driver, native_key(key), held, finishable=False)
         beat = (
             None
@@ -479,12 +541,20 @@ class IdempotencyStore:
             _CURRENT.reset(current)
             if beat is not None:
                 _HEARTBEAT.stop(beat)
-            self._end(runner, driver, error)
+            if settling is not None:
+                settling[1] = error
+            finished = self._end(runner, driver, error)
+            if settling is not None:
+                settling[2] = finished
             raise
         _CURRENT.reset(current)
         if beat is not None:
             _HEARTBEAT.stop(beat)
-        self._end(runner, driver, response)
+        if settling is not None:
+            settling[1] = response
+        finished = self._end(runner, driver, response)
+        if settling is not None:
+            settling[2] = finished
         return RunResult("execute", response)
 
     def in_transaction(
@@ -515,12 +585,33 @@ class IdempotencyStore:
     def claim_lease(self, key: IdempotencyKey, request: StoreRequest) -> RecordLease | RunResult:
         """Claim ``key`` with a lease: a :class:`RecordLease` to complete or fail
         (and renew while it runs), or the :class:`RunResult` of a request that
-        does not run.
+        does not run. With a fast path, a duplicate may be answered from Redis.
         """  # noqa: D205
-        driver, held = self._start(QueryRunner(self.database), ffi.Way.LEASE, key, request)
+        fast = self._fast
+        digest = request.fingerprint.digest
+        if fast is not None:
+            hit = fast.check(key.text, digest, request.key_created_millis, self._clock.now_millis())
+            if hit is not None:
+                return not_run(hit)
+        try:
+            driver, held = self._start(QueryRunner(self.database), ffi.Way.LEASE, key, request)
+        except BaseException:
+            if fast is not None:
+                fast.write(
+                    fast.settle(key.text, digest, None, None, None, self._clock.now_millis())
+                )
+            raise
         if type(held) is not _HELD:
+            if fast is not None:
+                fast.write(
+                    fast.settle(key.text, digest, None, None, held, self._clock.now_millis())
+                )
             return not_run(held)
-        return RecordLease(self, driver, native_key(key), held)
+        if fast is not None:
+            fast.write(fast.claimed(key.text, held))
+        lease = RecordLease(self, driver, native_key(key), held)
+        lease._digest = digest
+        return lease
 
     def load(self, key: IdempotencyKey) -> StoredRecord | None:
         """The stored record of ``key``, or ``None``."""

@@ -34,7 +34,7 @@ import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator
 from contextlib import asynccontextmanager
-from typing import Any, Final, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from mintid._key import IdempotencyKey
 from mintid._lane import Lane, LaneDriver, drive_async
@@ -56,6 +56,9 @@ from mintid.store._database import (
     step_kind,
 )
 from mintid.store._errors import RecordLostError, StoreUnavailableError
+
+if TYPE_CHECKING:
+    from mintid.store.fast_path import AsyncRedisFastPath, BoundFastPath
 from mintid.store._idempotency import (
     _HELD,
     LeaseBase,
@@ -662,6 +665,8 @@ class AsyncRecordLease(LeaseBase):
         super().__init__(driver, key, held, finishable=finishable)
         self._store = store
         self._lock = asyncio.Lock()
+        #: The request's fingerprint, for the store's fast path.
+        self._digest = b""
 
     @staticmethod
     def current() -> AsyncRecordLease | None:
@@ -690,7 +695,17 @@ class AsyncRecordLease(LeaseBase):
         store = self._store
         store.database.bound()
         step = self._finish_step(result, store._clock.now_millis())
-        await drive_async(AsyncQueryRunner(store.database), store._clock, self._driver, step)
+        finished = None
+        try:
+            finished = await drive_async(
+                AsyncQueryRunner(store.database), store._clock, self._driver, step
+            )
+        finally:
+            if store._fast is not None:
+                now = store._clock.now_millis()
+                fast = store._fast
+                call = fast.settle(self._key.text, self._digest, self._held, result, finished, now)
+                await fast.write_async(call)
 
     async def _renew_every(self, every_millis: int) -> None:
         """The background renewal: every ``every_millis`` until cancelled or lost."""
@@ -727,14 +742,21 @@ class AsyncIdempotencyStore:
         policy: RecordPolicy,
         *,
         clock: AsyncStoreClock | None = None,
+        fast_path: AsyncRedisFastPath | None = None,
     ) -> None:
-        """A store over ``database`` (see :class:`AsyncPostgresDatabase`, …)."""
+        """A store over ``database`` (see :class:`AsyncPostgresDatabase`, …), with
+        the Redis fast path in front of ``run_once`` and ``claim_lease`` when
+        ``fast_path`` is given (:mod:`mintid.store.fast_path`).
+        """  # noqa: D205
         if not isinstance(policy, RecordPolicy):
             raise TypeError(f"policy must be a RecordPolicy, got {type(policy).__name__}")
         self.database = async_database(database)
         self.policy = policy
         self._clock = async_clock(clock)
         self._lane = Lane(ffi.RecordDrivers(database.manifest, policy._checked))
+        self._fast: BoundFastPath | None = (
+            None if fast_path is None else fast_path._bind(self._lane)
+        )
 
     async def _start(
         self, runner: AsyncQueryRunner, way: ffi.Way, key: IdempotencyKey, request: StoreRequest
@@ -743,9 +765,9 @@ class AsyncIdempotencyStore:
         driver, step = request_driver(self._lane, self._clock, way, key, request)
         return driver, await drive_async(runner, self._clock, driver, step)
 
-    async def _end(self, runner: AsyncQueryRunner, driver: LaneDriver, result: object) -> None:
+    async def _end(self, runner: AsyncQueryRunner, driver: LaneDriver, result: object) -> Any:
         clock = self._clock
-        await drive_async(runner, clock, driver, _finish(driver, result, clock.now_millis()))
+        return await drive_async(runner, clock, driver, _finish(driver, result, clock.now_millis()))
 
     async def run_once(
         self,
@@ -757,10 +779,38 @@ class AsyncIdempotencyStore:
         with an async ``operation``; its lease is renewed by a task of this
         loop while it runs (:meth:`AsyncRecordLease.current`).
         """  # noqa: D205
+        fast = self._fast
+        if fast is None:
+            return await self._run_once(key, request, operation, None)
+        digest = request.fingerprint.digest
+        now = self._clock.now_millis()
+        hit = await fast.check_async(key.text, digest, request.key_created_millis, now)
+        if hit is not None:
+            return not_run(hit)
+        settling: list[Any] = [None, None, None]  # held, result, finished
+        try:
+            return await self._run_once(key, request, operation, settling)
+        finally:
+            held, result, finished = settling
+            now = self._clock.now_millis()
+            await fast.write_async(fast.settle(key.text, digest, held, result, finished, now))
+
+    async def _run_once(
+        self,
+        key: IdempotencyKey,
+        request: StoreRequest,
+        operation: Callable[[], Awaitable[StoredResponse]],
+        settling: list[Any] | None,
+    ) -> RunResult:
+        """The database path of :meth:`run_once` (``settling`` as the sync store's)."""
         runner = AsyncQueryRunner(self.database)
         driver, held = await self._start(runner, ffi.Way.RUN_ONCE, key, request)
         if type(held) is not _HELD:
             return not_run(held)
+        if settling is not None:
+            settling[0] = held
+            assert self._fast is not None
+            await self._fast.write_async(self._fast.claimed(key.text, held))
         lease = AsyncRecordLease(self, driver, native_key(key), held, finishable=False)
         every = held.renew_every_millis
         current = _CURRENT.set(lease)
@@ -774,11 +824,19 @@ class AsyncIdempotencyStore:
         except BaseException as error:
             await _stopped(beat)
             _CURRENT.reset(current)
-            await self._end(runner, driver, error)
+            if settling is not None:
+                settling[1] = error
+            finished = await self._end(runner, driver, error)
+            if settling is not None:
+                settling[2] = finished
             raise
         await _stopped(beat)
         _CURRENT.reset(current)
-        await self._end(runner, driver, response)
+        if settling is not None:
+            settling[1] = response
+        finished = await self._end(runner, driver, response)
+        if settling is not None:
+            settling[2] = finished
         return RunResult("execute", response)
 
     async def in_transaction(
@@ -813,11 +871,31 @@ class AsyncIdempotencyStore:
         """Claim ``key`` with a lease: an :class:`AsyncRecordLease` to complete or
         fail, or the :class:`~mintid.store.RunResult` of a request that does not run.
         """  # noqa: D205
+        fast = self._fast
+        digest = request.fingerprint.digest
+        if fast is not None:
+            now = self._clock.now_millis()
+            hit = await fast.check_async(key.text, digest, request.key_created_millis, now)
+            if hit is not None:
+                return not_run(hit)
         runner = AsyncQueryRunner(self.database)
-        driver, held = await self._start(runner, ffi.Way.LEASE, key, request)
+        try:
+            driver, held = await self._start(runner, ffi.Way.LEASE, key, request)
+        except BaseException:
+            if fast is not None:
+                now = self._clock.now_millis()
+                await fast.write_async(fast.settle(key.text, digest, None, None, None, now))
+            raise
         if type(held) is not _HELD:
+            if fast is not None:
+                now = self._clock.now_millis()
+                await fast.write_async(fast.settle(key.text, digest, None, None, held, now))
             return not_run(held)
-        return AsyncRecordLease(self, driver, native_key(key), held)
+        if fast is not None:
+            await fast.write_async(fast.claimed(key.text, held))
+        lease = AsyncRecordLease(self, driver, native_key(key), held)
+        lease._digest = digest
+        return lease
 
     async def load(self, key: IdempotencyKey) -> StoredRecord | None:
         """The stored record of ``key``, or ``None``."""

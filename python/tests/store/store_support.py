@@ -92,14 +92,19 @@ class ManualStoreClock:
             self._now += millis
 
 
-def _url(variable: str) -> urllib.parse.SplitResult:
+def environment(variable: str) -> str:
+    """A server's variable from scripts/db/with-db.sh: skipped without it (failed under CI)."""
     value = os.environ.get(variable)
     if not value:
         message = f"{variable} is not set: run the tests through scripts/db/with-db.sh"
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)
-    return urllib.parse.urlsplit(value)
+    return value
+
+
+def _url(variable: str) -> urllib.parse.SplitResult:
+    return urllib.parse.urlsplit(environment(variable))
 
 
 def _replace_path(url: urllib.parse.SplitResult, database: str) -> str:
