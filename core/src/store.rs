@@ -35,12 +35,16 @@
 //! * [`OutboxEnqueue`], [`OutboxRelay`] and [`OutboxCleanup`]: the outbox
 //!   (enqueue in the caller's transaction; the relay loop with its send
 //!   decision, retries, dead messages and bounded error text; cleanup).
+//! * [`FastPath`]: the Redis fast path in front of the record driver (the
+//!   script to run, what its answer means, the write after the commit).
 //!
 //! The limits every protocol enforces before it writes are in [`limits`].
 //! The full rules are in `docs/spec.md`, section "Store drivers".
 
 mod answer;
 mod error;
+mod error_class;
+mod fast_path;
 mod lease_driver;
 #[cfg(target_has_atomic = "64")]
 mod lease_renewal;
@@ -54,6 +58,10 @@ mod value;
 
 pub use answer::{Answer, DbError, DbErrorClass};
 pub use error::{DriverError, StoreError, StoreErrorKind};
+pub use error_class::classify_db_error;
+pub use fast_path::{
+    ENTRY_PREFIX, FastAnswer, FastPath, FastVerdict, RedisCall, SCRIPTS, Settled, TTL_MARGIN_MILLIS,
+};
 pub use lease_driver::{LeaseAcquisition, LeaseStep};
 #[cfg(target_has_atomic = "64")]
 pub use lease_renewal::{LeaseRelease, LeaseRenewal};

@@ -10,6 +10,7 @@ use mintid::fingerprint::{
     FieldSelection, Fingerprint, FingerprintError, fingerprint_bytes, fingerprint_json,
     fingerprint_value,
 };
+use mintid::record::{Decision, Incoming, Record, Status, decide};
 use mintid::request_id::{KeyRing, SecretKey};
 use mintid::{LeasePolicy, RecordPolicy, RelayPolicy, SegmentPolicy, SnowflakeLayout};
 use serde_json::{Value, json};
@@ -150,6 +151,49 @@ fn issue_grant(case: &Value) -> Result<Value, String> {
     }))
 }
 
+/// A vector's stored record (numbers as decimal text), or `None`.
+fn stored(record: &Value) -> Option<Record> {
+    if record.is_null() {
+        return None;
+    }
+    let millis = |field: &str| arg(record, field).expect(field);
+    Some(Record {
+        status: Status::parse(text(record, "status")).expect("a status"),
+        fingerprint: text(record, "fingerprint").parse().expect("a fingerprint"),
+        token: millis("token"),
+        lease_deadline_millis: millis("lease_deadline_millis"),
+        created_millis: millis("created_millis"),
+        expires_millis: millis("expires_millis"),
+    })
+}
+
+/// `decide(existing, incoming, now_millis, policy)`, the order of every host.
+fn decide_case(case: &Value) -> Result<Value, String> {
+    let args = &case["args"];
+    only(args, &["lease_millis"]);
+    let d = RecordPolicy::DEFAULT;
+    let policy = RecordPolicy::new(
+        arg(args, "lease_millis").unwrap_or(d.lease_millis()),
+        d.retention_millis(),
+    )
+    .map_err(|e| e.code().to_owned())?;
+    let fingerprint: Fingerprint = text(case, "fingerprint").parse().expect("a fingerprint");
+    let now = arg(case, "now_millis").expect("now_millis");
+    let existing = stored(&case["existing"]);
+    let decision = decide(existing.as_ref(), &Incoming::new(fingerprint), now, &policy)
+        .map_err(|e| e.code().to_owned())?;
+    Ok(match &decision {
+        Decision::Execute(claim) => json!({
+            "decision": decision.name(),
+            "token": claim.record.token.to_string(),
+            "lease_deadline_millis": claim.record.lease_deadline_millis.to_string(),
+            "created_millis": claim.record.created_millis.to_string(),
+            "expires_millis": claim.record.expires_millis.to_string(),
+        }),
+        _ => json!({ "decision": decision.name() }),
+    })
+}
+
 #[test]
 fn api_vectors() {
     let file = common::vectors("api.json");
@@ -162,6 +206,7 @@ fn api_vectors() {
                 fingerprint(case).map(|fp| Value::String(fp.to_string()))
             }
             "issue_grant" => issue_grant(case),
+            "decide" => decide_case(case),
             "record_policy" | "segment_policy" | "relay_policy" | "lease_policy" => policy(case),
             call => panic!("{name}: unknown op {call}"),
         };

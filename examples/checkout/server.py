@@ -114,7 +114,7 @@ class Shop:
                 query(raw, "DELETE FROM checkout_order")
                 query(raw, "DELETE FROM idempotency_record")
         # No waiting: a duplicate that finds the first request in flight gets 409.
-        self.store = IdempotencyStore(database, RecordPolicy(lease_ms=30_000))
+        self.store = IdempotencyStore(database, RecordPolicy(lease_millis=30_000))
         # A fresh secret per run: grants last as long as the server.
         self.ring = KeyRing(1, secrets.token_bytes(32))
         self.http = HttpIdempotency(store=self.store, scope=self.scope, key_ring=self.ring)

@@ -14,6 +14,7 @@ export { FingerprintError, HttpError, IdempotencyKeyError, KeyError, LeaseError,
 export {
   canonicalJson,
   type FieldSelection,
+  Fingerprint,
   fingerprint,
   fingerprintBytes,
   fingerprintJson,

@@ -35,6 +35,21 @@ export function toU64(value: unknown, what: string): bigint {
   return checkU64(value, what);
 }
 
+/**
+ * A `number` option that counts something (bytes, milliseconds): a safe
+ * integer of at least `least`, else `ArgumentError` (`argument.negative`
+ * below zero, `argument.out_of_range` otherwise), as Python and Kotlin
+ * refuse the same option.
+ */
+export function checkCount(value: unknown, what: string, least = 0): number {
+  if (typeof value !== "number") throw new TypeError(`${what} must be a number, got ${describe(value)}`);
+  if (value < 0) throw new ArgumentError("argument.negative", `${what} must not be negative, got ${value}`);
+  if (!Number.isSafeInteger(value) || value < least) {
+    throw new ArgumentError("argument.out_of_range", `${what} must be a safe integer of at least ${least}, got ${value}`);
+  }
+  return value;
+}
+
 /** An integer `number` in `[0, limit)`, or `TypeError` / `RangeError`. */
 export function checkIndex(value: unknown, limit: number, what: string): number {
   if (typeof value !== "number") {

@@ -24,6 +24,65 @@ export interface FieldSelection {
   readonly exclude?: readonly string[];
 }
 
+/**
+ * A payload's fingerprint, as Python's, Kotlin's and Rust's `Fingerprint`:
+ * its text form `sha256:` + 43 base64url characters (`text`, `toString()`,
+ * and `JSON.stringify`), its 32 digest bytes (`digest()`, a copy), and
+ * equality by value (`equals`). Store and compare it as its `text`.
+ */
+export class Fingerprint {
+  /** The text form, `sha256:` + base64url of the digest. */
+  readonly text: string;
+
+  private constructor(text: string) {
+    this.text = text;
+  }
+
+  /** Wraps a text the core made (already checked). */
+  static ofText(text: string): Fingerprint {
+    return new Fingerprint(text);
+  }
+
+  /**
+   * Reads the text form `sha256:…`.
+   *
+   * @throws FingerprintError `fingerprint.invalid_text`.
+   */
+  static parse(text: string): Fingerprint {
+    return new Fingerprint(formatFingerprint(parseFingerprint(text)));
+  }
+
+  /** The fingerprint of 32 SHA-256 digest bytes. */
+  static fromDigest(digest: Uint8Array): Fingerprint {
+    return new Fingerprint(formatFingerprint(digest));
+  }
+
+  /** The 32 digest bytes (a copy). */
+  digest(): Uint8Array {
+    return wasm.fingerprintParse(this.text);
+  }
+
+  /** Whether `other` is a fingerprint of the same digest. */
+  equals(other: unknown): boolean {
+    return other instanceof Fingerprint && other.text === this.text;
+  }
+
+  /** The text form. */
+  toString(): string {
+    return this.text;
+  }
+
+  /** The text form, for `JSON.stringify`. */
+  toJSON(): string {
+    return this.text;
+  }
+}
+
+/** A fingerprint's text, given a {@link Fingerprint} or its text (`what` names it in errors). */
+export function fingerprintText(value: Fingerprint | string, what: string): string {
+  return value instanceof Fingerprint ? value.text : checkString(value, what);
+}
+
 const encoder = new TextEncoder();
 const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
 
@@ -97,11 +156,11 @@ function toJsonText(value: unknown): string {
  * (`fingerprint.number_out_of_range` for an integer beyond ±(2^53−1),
  * `fingerprint.lone_surrogate`, `fingerprint.too_deep`, `fingerprint.invalid_pointer`).
  */
-export function fingerprint(value: unknown, selection: FieldSelection = {}): string {
+export function fingerprint(value: unknown, selection: FieldSelection = {}): Fingerprint {
   const include = pointers(selection.include, "include");
   const exclude = pointers(selection.exclude, "exclude");
   const bytes = jsonBytes(toJsonText(value));
-  return call(() => wasm.fingerprintValue(bytes, include, exclude));
+  return Fingerprint.ofText(call(() => wasm.fingerprintValue(bytes, include, exclude)));
 }
 
 /**
@@ -113,11 +172,11 @@ export function fingerprint(value: unknown, selection: FieldSelection = {}): str
  * `fingerprint.number_out_of_range`, `fingerprint.too_deep` (with `position`),
  * or `fingerprint.invalid_pointer`.
  */
-export function fingerprintJson(text: string | Uint8Array, selection: FieldSelection = {}): string {
+export function fingerprintJson(text: string | Uint8Array, selection: FieldSelection = {}): Fingerprint {
   const include = pointers(selection.include, "include");
   const exclude = pointers(selection.exclude, "exclude");
   const bytes = jsonBytes(text);
-  return call(() => wasm.fingerprintJson(bytes, include, exclude));
+  return Fingerprint.ofText(call(() => wasm.fingerprintJson(bytes, include, exclude)));
 }
 
 /** The RFC 8785 canonical text that {@link fingerprintJson} hashes for the same arguments. */
@@ -129,8 +188,8 @@ export function canonicalJson(text: string | Uint8Array, selection: FieldSelecti
 }
 
 /** The fingerprint of a raw (non-JSON) body: SHA-256 of a zero byte and the body. */
-export function fingerprintBytes(body: Uint8Array): string {
-  return wasm.fingerprintBytes(checkBytes(body, "body"));
+export function fingerprintBytes(body: Uint8Array): Fingerprint {
+  return Fingerprint.ofText(wasm.fingerprintBytes(checkBytes(body, "body")));
 }
 
 /**

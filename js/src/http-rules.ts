@@ -9,6 +9,8 @@
 import * as wasm from "./wasm/mintid_wasm.js";
 import { call } from "./call.js";
 import { checkBytes, checkIndex, checkString, toU64 } from "./check.js";
+import type { MintidError } from "./errors.js";
+import { Fingerprint } from "./fingerprint.js";
 import type { ProblemName } from "./record.js";
 
 /** The HTTP integrations' header names and defaults. */
@@ -71,10 +73,10 @@ export function isJsonContentType(contentType: string | undefined): boolean {
  * @throws HttpError `http.malformed_body` (problem `malformed_body`) for a
  *   JSON content type whose body is not JSON.
  */
-export function fingerprintBody(contentType: string | undefined, body: Uint8Array): string {
+export function fingerprintBody(contentType: string | undefined, body: Uint8Array): Fingerprint {
   if (contentType !== undefined) checkString(contentType, "contentType");
   const bytes = checkBytes(body, "body");
-  return call(() => wasm.httpFingerprintBody(contentType, bytes));
+  return Fingerprint.ofText(call(() => wasm.httpFingerprintBody(contentType, bytes)));
 }
 
 /**
@@ -84,11 +86,21 @@ export function fingerprintBody(contentType: string | undefined, body: Uint8Arra
  *
  * @throws HttpError `http.malformed_body`, as {@link fingerprintBody}.
  */
-export function fingerprintRequest(contentType: string | undefined, query: string, body: Uint8Array): string {
+export function fingerprintRequest(contentType: string | undefined, query: string, body: Uint8Array): Fingerprint {
   if (contentType !== undefined) checkString(contentType, "contentType");
   checkString(query, "query");
   const bytes = checkBytes(body, "body");
-  return call(() => wasm.httpFingerprintRequest(contentType, query, bytes));
+  return Fingerprint.ofText(call(() => wasm.httpFingerprintRequest(contentType, query, bytes)));
+}
+
+/**
+ * The problem refusing a request whose key failed to read with `error`, from
+ * a signed request ID (`signed`) or an `Idempotency-Key`; `undefined`: the
+ * server's failure (a kind or scope it computed, a key ring that cannot
+ * verify), to be rethrown. The core's rule (`mintid::http::key_refusal`).
+ */
+export function keyRefusal(error: MintidError, signed: boolean): ProblemName | undefined {
+  return wasm.httpKeyRefusal(signed, error.code, error.part) as ProblemName | undefined;
 }
 
 /** The `application/problem+json` body of the core's problem `name`, with an optional `detail`. */

@@ -3,9 +3,18 @@
 import * as wasm from "./wasm/mintid_wasm.js";
 import { call } from "./call.js";
 import { checkString } from "./check.js";
+import { errorOf } from "./errors.js";
 
 const encoder = new TextEncoder();
 
+/** A field that holds no lone surrogate: UTF-8 cannot carry one, and wasm would send U+FFFD instead. */
+function wellFormed(field: string, index: number): string {
+  const lone = /[\uD800-\uDFFF]/u.exec(field);
+  if (lone !== null) {
+    throw errorOf("key.invalid_character", `fields[${index}] holds a lone surrogate at UTF-16 index ${lone.index}, which UTF-8 cannot encode`, { part: "id" });
+  }
+  return field;
+}
 /** Header values as bytes: a string is encoded as UTF-8, bytes pass as they are. */
 function headerBytes(value: string | Uint8Array): Uint8Array {
   return value instanceof Uint8Array ? value : encoder.encode(checkString(value, "header"));
@@ -58,7 +67,7 @@ export class IdempotencyKey {
     checkString(kind, "kind");
     checkString(scope, "scope");
     if (!Array.isArray(fields)) throw new TypeError("fields must be an array of strings");
-    const list = fields.map((field, i) => checkString(field, `fields[${i}]`));
+    const list = fields.map((field, i) => wellFormed(checkString(field, `fields[${i}]`), i));
     return fromParts(call(() => wasm.keyFromFields(kind, scope, list)));
   }
 

@@ -8,6 +8,8 @@
 import * as wasm from "./wasm/mintid_wasm.js";
 import { call } from "./call.js";
 import { checkString, toU64 } from "./check.js";
+import { warnDeprecated } from "./deprecation.js";
+import { type Fingerprint, fingerprintText } from "./fingerprint.js";
 import { policyHandle as handleOf, setPolicyHandle } from "./handles.js";
 
 /** Where a record is in its life. */
@@ -138,7 +140,7 @@ function toFields(record: IdempotencyRecord): wasm.RecordFields {
   if (typeof record !== "object" || record === null) throw new TypeError("record must be an IdempotencyRecord");
   return new wasm.RecordFields(
     checkString(record.status, "record.status"),
-    checkString(record.fingerprint, "record.fingerprint"),
+    fingerprintText(record.fingerprint, "record.fingerprint"),
     toU64(record.token, "record.token"),
     toU64(record.leaseDeadlineMillis, "record.leaseDeadlineMillis"),
     toU64(record.createdMillis, "record.createdMillis"),
@@ -185,8 +187,8 @@ function fromDecision(fields: wasm.DecisionFields): Decision {
 
 /** What the core needs to know about an incoming request. */
 export interface Incoming {
-  /** The fingerprint (`sha256:…`) of the request's payload. */
-  readonly fingerprint: string;
+  /** The fingerprint of the request's payload (a {@link Fingerprint} or its text `sha256:…`). */
+  readonly fingerprint: Fingerprint | string;
   /** When the key was created (Unix ms), if known: a verified request ID's UUIDv7 timestamp. */
   readonly keyCreatedMillis?: number | bigint;
   /** How long this request already waited for a concurrent duplicate (ms; default 0). */
@@ -194,20 +196,36 @@ export interface Incoming {
 }
 
 /**
- * The decision for `incoming`, given the stored `record` of its key (`null`
- * when there is none) at `now` (default `Date.now()`).
+ * The decision for `incoming`, given the stored record of its key
+ * (`existing`, `null` when there is none) at `nowMillis` (Unix ms) under
+ * `policy`: the argument order of every host (`decide(existing, incoming,
+ * now_millis, policy)`).
  *
  * @throws RecordError `record.time_overflow`, `record.token_exhausted`,
  * `record.unknown_status`; FingerprintError `fingerprint.invalid_text`.
  */
-export function decide(record: IdempotencyRecord | null, incoming: Incoming, policy: RecordPolicy, now: number | bigint = Date.now()): Decision {
-  const existing = optionalFields(record);
-  const fingerprint = checkString(incoming.fingerprint, "incoming.fingerprint");
+export function decide(existing: IdempotencyRecord | null, incoming: Incoming, nowMillis: number | bigint, policy: RecordPolicy): Decision;
+/**
+ * @deprecated The order before 0.x: `decide(existing, incoming, policy,
+ * now?)`. Pass `nowMillis` before `policy` (`decide(existing, incoming,
+ * Date.now(), policy)`), as every host does; this order warns once.
+ */
+export function decide(existing: IdempotencyRecord | null, incoming: Incoming, policy: RecordPolicy, now?: number | bigint): Decision;
+export function decide(existing: IdempotencyRecord | null, incoming: Incoming, third: number | bigint | RecordPolicy, fourth?: number | bigint | RecordPolicy): Decision {
+  let nowMillis: unknown = third;
+  let policy: unknown = fourth;
+  if (typeof third === "object" && third !== null) {
+    warnDeprecated("decide(existing, incoming, policy, now)", "pass the time before the policy: decide(existing, incoming, nowMillis, policy)");
+    nowMillis = fourth ?? Date.now();
+    policy = third;
+  }
+  const fields = optionalFields(existing);
+  const fingerprint = fingerprintText(incoming.fingerprint, "incoming.fingerprint");
   const created = optionalU64(incoming.keyCreatedMillis, "incoming.keyCreatedMillis");
   const waited = toU64(incoming.waitedMillis ?? 0, "incoming.waitedMillis");
-  const at = toU64(now, "now");
-  const handle = handleOf(policy);
-  return fromDecision(call(() => wasm.recordDecide(existing, fingerprint, created, waited, at, handle)));
+  const at = toU64(nowMillis, "nowMillis");
+  const handle = handleOf(policy as RecordPolicy);
+  return fromDecision(call(() => wasm.recordDecide(fields, fingerprint, created, waited, at, handle)));
 }
 
 /**

@@ -145,16 +145,16 @@ const CASES = [
   ["inspectRequestId", () => mintid.inspectRequestId("x"), "request_id.malformed", mintid.RequestIdError],
   ["RecordPolicy", () => new RecordPolicy({ leaseMillis: 0, retentionMillis: 1000 }), "record.invalid_policy", mintid.RecordError],
   ["RecordPolicy", () => new RecordPolicy({ leaseMillis: 1000, retentionMillis: 2000, storeErrors: "yes" }), TypeError],
-  ["decide", () => mintid.decide({ ...record, status: "bogus" }, { fingerprint: FP }, policy, 1500), "record.unknown_status", mintid.RecordError],
-  ["decide", () => mintid.decide(null, { fingerprint: "sha256:x" }, policy, 1500), "fingerprint.invalid_text", mintid.FingerprintError],
-  ["decide", () => mintid.decide(null, { fingerprint: FP }, policy, 2n ** 64n - 1n), "record.time_overflow", mintid.RecordError],
-  ["decide", () => mintid.decide(null, { fingerprint: FP }, {}, 1500), TypeError],
+  ["decide", () => mintid.decide({ ...record, status: "bogus" }, { fingerprint: FP }, 1500, policy), "record.unknown_status", mintid.RecordError],
+  ["decide", () => mintid.decide(null, { fingerprint: "sha256:x" }, 1500, policy), "fingerprint.invalid_text", mintid.FingerprintError],
+  ["decide", () => mintid.decide(null, { fingerprint: FP }, 2n ** 64n - 1n, policy), "record.time_overflow", mintid.RecordError],
+  ["decide", () => mintid.decide(null, { fingerprint: FP }, 1500, {}), TypeError],
   ["applyClaim", () => {
-    const decision = mintid.decide(null, { fingerprint: FP }, policy, 1000);
+    const decision = mintid.decide(null, { fingerprint: FP }, 1000, policy);
     mintid.applyClaim(decision.claim, null, 5000);
   }, "record.claim_expired", mintid.RecordError],
   ["applyClaim", () => {
-    const decision = mintid.decide(null, { fingerprint: FP }, policy, 1000);
+    const decision = mintid.decide(null, { fingerprint: FP }, 1000, policy);
     mintid.applyClaim(decision.claim, record, 1000);
   }, "record.claim_conflict", mintid.RecordError],
   ["completeRecord", () => mintid.completeRecord(record, { token: 2n, createdMillis: 1000n }), "record.stale_token", mintid.RecordError],

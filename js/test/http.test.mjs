@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import express from "express";
 import Fastify from "fastify";
-import { grantFields, HttpError, IdempotencyKey, KeyRing, mintRequestId, RecordPolicy } from "mintid";
+import { ArgumentError, grantFields, HttpError, IdempotencyKey, KeyRing, mintRequestId, RecordPolicy } from "mintid";
 import { fromStored, HttpIdempotency, toStored } from "mintid/http";
 import * as expressHttp from "mintid/http/express";
 import * as fastifyHttp from "mintid/http/fastify";
@@ -222,8 +222,14 @@ describe("the neutral core", () => {
     assert.throws(() => new HttpIdempotency({ scope: () => "s" }), TypeError);
     assert.throws(() => new HttpIdempotency({ store }), TypeError);
     assert.throws(() => new HttpIdempotency({ store, scope: () => "s", keyRing: {} }), TypeError);
-    assert.throws(() => new HttpIdempotency({ store, scope: () => "s", bodyLimit: -1 }), RangeError);
+    // Typed as in Python and Kotlin: an ArgumentError (a RangeError) with the core's code.
+    const argument = (code) => (error) => error instanceof ArgumentError && error instanceof RangeError && error.code === code;
+    assert.throws(() => new HttpIdempotency({ store, scope: () => "s", bodyLimit: -1 }), argument("argument.negative"));
+    assert.throws(() => new HttpIdempotency({ store, scope: () => "s", bodyLimit: 1.5 }), argument("argument.out_of_range"));
+    assert.throws(() => new HttpIdempotency({ store, scope: () => "s", bodyLimit: "1" }), TypeError);
     assert.throws(() => expressHttp.grantEndpoint({ keyRing: {}, scope }), TypeError);
-    assert.throws(() => fastifyHttp.grantEndpoint({ keyRing: new KeyRing({ id: 1, secret: randomBytes(32) }), scope, ttlMillis: 0 }), RangeError);
+    const keyRing = new KeyRing({ id: 1, secret: randomBytes(32) });
+    assert.throws(() => fastifyHttp.grantEndpoint({ keyRing, scope, ttlMillis: 0 }), argument("argument.out_of_range"));
+    assert.throws(() => fastifyHttp.grantEndpoint({ keyRing, scope, ttlMillis: -5 }), argument("argument.negative"));
   });
 });

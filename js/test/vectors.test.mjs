@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { test } from "node:test";
 import { apiRunners } from "./vectors/api.mjs";
+import { dbErrorRunners } from "./vectors/db_error.mjs";
 import { fingerprintRunners } from "./vectors/fingerprint.mjs";
 import { httpRunners } from "./vectors/http.mjs";
 import { idBufferRunners } from "./vectors/id_buffer.mjs";
@@ -21,6 +22,7 @@ const VECTOR_DIR = new URL("../../tests/vectors/", import.meta.url);
 /** For each vector file, its runners by `op`. */
 const RUNNERS = {
   "api.json": apiRunners,
+  "db_error.json": dbErrorRunners,
   "fingerprint.json": fingerprintRunners,
   "http.json": httpRunners,
   "id_buffer.json": idBufferRunners,

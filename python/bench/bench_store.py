@@ -234,7 +234,7 @@ def bench_leases(database: Database, rounds: int) -> list[str]:
         started = time.perf_counter_ns()
         guard = leases.acquire(f"bench-{n}")
         times.append(time.perf_counter_ns() - started)
-        leases.release(guard, guard.start_after_ms)
+        leases.release(guard, guard.start_after_millis)
     times.sort()
     return [
         f"| `WorkerLeases.acquire()` (PostgreSQL), median | {times[rounds // 2] / 1e6:.2f} ms |"
@@ -274,14 +274,20 @@ def fresh_postgres(base: str, name: str) -> str:
     return urllib.parse.urlunsplit(urllib.parse.urlsplit(base)._replace(path=f"/{name}"))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+def arguments(description: str | None) -> tuple[argparse.Namespace, str]:
+    """``--seconds`` and ``--rounds``, and the server's URL (``MINTID_PG_URL``)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--seconds", type=float, default=3.0, help="per measurement")
     parser.add_argument("--rounds", type=int, default=3, help="measurements per row")
     args = parser.parse_args()
     base = os.environ.get("MINTID_PG_URL")
     if not base:
         raise SystemExit("MINTID_PG_URL is not set: run through scripts/db/with-db.sh")
+    return args, base
+
+
+def main() -> None:
+    args, base = arguments(__doc__)
     rows: list[Row] = []
     pg_url = fresh_postgres(base, "mintid_bench")
     peer_url = fresh_postgres(base, "mintid_bench_idemkit")

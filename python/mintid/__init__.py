@@ -21,166 +21,65 @@ packages; this package converts types and hands IDs out fast. Errors are
 :class:`MintidError` subclasses carrying the core's stable ``code``.
 """
 
-import importlib.metadata
+# `import mintid` imports nothing but this file and mintid._lazy: each public name
+# comes from its module when first used (PEP 562, see mintid/_lazy.py). Type
+# checkers read the imports below instead; tests/test_package.py checks both agree.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from mintid._fingerprint import *  # noqa: F403
+    from mintid._key import *  # noqa: F403
+    from mintid._lease import *  # noqa: F403
+    from mintid._outbox import *  # noqa: F403
+    from mintid._policy import *  # noqa: F403
+    from mintid._record import *  # noqa: F403
+    from mintid._request_id import *  # noqa: F403
+    from mintid._segment import *  # noqa: F403
+    from mintid._snowflake import *  # noqa: F403
+    from mintid._uuid import *  # noqa: F403
+    from mintid._version import core_version as core_version
+    from mintid.errors import *  # noqa: F403
 
-from mintid._fingerprint import (
-    Fingerprint,
-    canonical_json,
-    fingerprint,
-    fingerprint_bytes,
-    fingerprint_json,
-)
-from mintid._key import IdempotencyKey, key_id_from_fields, parse_idempotency_key_header
-from mintid._lease import (
-    Acquisition,
-    LeaseGuard,
-    LeasePolicy,
-    LeaseRelease,
-    LeaseRenewal,
-    WorkerLease,
-    acquire_lease,
-    lease_none_found,
-)
-from mintid._native import ffi as _ffi
-from mintid._outbox import (
-    OUTBOX_ATTEMPTS_EXHAUSTED,
-    BatchClaim,
-    OutboxStatus,
-    RelayPolicy,
-    check_outbox_marked,
-    check_outbox_message,
-    outbox_enqueued,
-)
-from mintid._policy import RollbackPolicy, SequencePolicy
-from mintid._record import (
-    PROBLEM_CONTENT_TYPE,
-    REPLAYED_HEADER,
-    REPLAYED_VALUE,
-    RETRY_AFTER_HEADER,
-    Claim,
-    Decision,
-    Execute,
-    Expected,
-    Failure,
-    Fence,
-    FingerprintMismatch,
-    Incoming,
-    InProgress,
-    KeyTooOld,
-    Outcome,
-    Problem,
-    Record,
-    RecordPolicy,
-    RecordStatus,
-    Replay,
-    Wait,
-    decide,
-    retry_after_secs,
-)
-from mintid._request_id import Grant, KeyRing, RequestId
-from mintid._segment import SegmentAllocator, SegmentPolicy
-from mintid._snowflake import (
-    Snowflake,
-    SnowflakeLayout,
-    SnowflakeParts,
-    snowflake_from_base32,
-    snowflake_from_decimal,
-    snowflake_to_base32,
-)
-from mintid._uuid import (
-    TextForm,
-    Uuid7,
-    Uuid7Generator,
-    UuidInfo,
-    format_uuid,
-    inspect_uuid,
-    parse_uuid,
-    uuid7,
-    uuid7_str,
-    uuid_v8,
-)
-from mintid.errors import *  # noqa: F403
-from mintid.errors import __all__ as _error_names
+    #: The version of this package (the Cargo workspace's, as every mintid package).
+    __version__: str
+    __all__: list[str]
+else:
+    from mintid._lazy import attach
 
-__version__ = importlib.metadata.version("mintid")
-
-
-def core_version() -> str:
-    """The version of the Rust core (crate ``mintid``) inside this package's native library."""
-    return str(_ffi.core_version())
-
-
-__all__ = [
-    "Acquisition",
-    "LeaseGuard",
-    "LeasePolicy",
-    "LeaseRelease",
-    "LeaseRenewal",
-    "WorkerLease",
-    "acquire_lease",
-    "lease_none_found",
-    "OUTBOX_ATTEMPTS_EXHAUSTED",
-    "BatchClaim",
-    "OutboxStatus",
-    "RelayPolicy",
-    "check_outbox_marked",
-    "check_outbox_message",
-    "outbox_enqueued",
-    "SegmentAllocator",
-    "SegmentPolicy",
-    "PROBLEM_CONTENT_TYPE",
-    "REPLAYED_HEADER",
-    "REPLAYED_VALUE",
-    "RETRY_AFTER_HEADER",
-    "Claim",
-    "Decision",
-    "Execute",
-    "Expected",
-    "Failure",
-    "Fence",
-    "FingerprintMismatch",
-    "InProgress",
-    "Incoming",
-    "KeyTooOld",
-    "Outcome",
-    "Problem",
-    "Record",
-    "RecordPolicy",
-    "RecordStatus",
-    "Replay",
-    "Wait",
-    "decide",
-    "retry_after_secs",
-    "Fingerprint",
-    "Grant",
-    "KeyRing",
-    "RequestId",
-    "IdempotencyKey",
-    "canonical_json",
-    "fingerprint",
-    "fingerprint_bytes",
-    "fingerprint_json",
-    "key_id_from_fields",
-    "parse_idempotency_key_header",
-    "RollbackPolicy",
-    "SequencePolicy",
-    "Snowflake",
-    "SnowflakeLayout",
-    "SnowflakeParts",
-    "TextForm",
-    "Uuid7",
-    "Uuid7Generator",
-    "UuidInfo",
-    "__version__",
-    "core_version",
-    "format_uuid",
-    "inspect_uuid",
-    "parse_uuid",
-    "snowflake_from_base32",
-    "snowflake_from_decimal",
-    "snowflake_to_base32",
-    "uuid7",
-    "uuid7_str",
-    "uuid_v8",
-    *_error_names,
-]
+    __getattr__, __dir__ = attach(
+        __name__,
+        {
+            "mintid._fingerprint": (
+                "Fingerprint canonical_json fingerprint fingerprint_bytes fingerprint_json"
+            ),
+            "mintid._key": "IdempotencyKey key_id_from_fields parse_idempotency_key_header",
+            "mintid._lease": (
+                "Acquisition LeaseGuard LeasePolicy LeaseRelease LeaseRenewal "
+                "WorkerLease acquire_lease lease_none_found"
+            ),
+            "mintid._outbox": (
+                "OUTBOX_ATTEMPTS_EXHAUSTED BatchClaim OutboxStatus RelayPolicy "
+                "check_outbox_marked check_outbox_message outbox_enqueued"
+            ),
+            "mintid._policy": "RollbackPolicy SequencePolicy",
+            "mintid._record": (
+                "PROBLEM_CONTENT_TYPE REPLAYED_HEADER REPLAYED_VALUE RETRY_AFTER_HEADER "
+                "Claim Decision Execute Expected Failure Fence FingerprintMismatch "
+                "Incoming InProgress KeyTooOld Outcome Problem Record RecordPolicy "
+                "RecordStatus Replay Wait decide retry_after_secs"
+            ),
+            "mintid._request_id": "Grant KeyRing RequestId",
+            "mintid._segment": "SegmentAllocator SegmentPolicy",
+            "mintid._snowflake": (
+                "Snowflake SnowflakeLayout SnowflakeParts snowflake_from_base32 "
+                "snowflake_from_decimal snowflake_to_base32"
+            ),
+            "mintid._uuid": (
+                "TextForm Uuid7 Uuid7Generator UuidInfo format_uuid inspect_uuid "
+                "parse_uuid uuid7 uuid7_str uuid_v8"
+            ),
+            "mintid._version": "core_version",
+        },
+        star="mintid.errors",
+        computed={"__version__": ("mintid._version", "package_version")},
+    )
+    del attach

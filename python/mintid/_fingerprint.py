@@ -60,6 +60,11 @@ class Fingerprint:
         """The text form ``sha256:...``."""
         return call(ffi.fingerprint_to_text, self.digest)
 
+    @property
+    def text(self) -> str:
+        """The text form ``sha256:...`` (as ``str()``; ``text`` in Kotlin and JS too)."""
+        return str(self)
+
     def __repr__(self) -> str:
         """Show the text form."""
         return f"Fingerprint({str(self)!r})"

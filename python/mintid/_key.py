@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mintid._fingerprint import Fingerprint
-from mintid._lane import key_text
+from mintid._lane import SURROGATE, key_text
 from mintid._native import call, ffi
+from mintid.errors import error_class
 
 __all__ = ["IdempotencyKey", "key_id_from_fields", "parse_idempotency_key_header"]
 
@@ -14,6 +15,18 @@ __all__ = ["IdempotencyKey", "key_id_from_fields", "parse_idempotency_key_header
 def _text(name: str, value: str) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{name} must be a str, got {type(value).__name__}")
+    return value
+
+
+def _field(index: int, value: str) -> str:
+    """A business field, which may hold any character but a lone surrogate (UTF-8 has none)."""
+    lone = SURROGATE.search(_text("field", value))
+    if lone is not None:
+        raise error_class("key.invalid_character")(
+            f"fields[{index}] holds a lone surrogate at index {lone.start()}, "
+            "which UTF-8 cannot encode",
+            part="id",
+        )
     return value
 
 
@@ -78,7 +91,7 @@ class IdempotencyKey:
                 ffi.idempotency_key_from_fields,
                 _text("kind", kind),
                 _text("scope", scope),
-                [_text("field", field) for field in fields],
+                [_field(index, field) for index, field in enumerate(fields)],
             )
         )
 
@@ -133,4 +146,7 @@ def parse_idempotency_key_header(value: str | bytes) -> str:
 
 def key_id_from_fields(fields: Sequence[str]) -> str:
     """An id built from business fields, e.g. ``["user", "123"]`` gives ``user:123``."""
-    return call(ffi.idempotency_key_id_from_fields, [_text("field", field) for field in fields])
+    return call(
+        ffi.idempotency_key_id_from_fields,
+        [_field(index, field) for index, field in enumerate(fields)],
+    )

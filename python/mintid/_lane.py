@@ -12,6 +12,7 @@ lane"); this module only reads and writes it and owns the handles.
 from __future__ import annotations
 
 import ctypes
+import re
 import struct
 from typing import Any, Final
 
@@ -87,7 +88,7 @@ def _optional(step: bytes, at: int) -> tuple[bytes | None, int]:
 
 #: A protocol's end: ``("executed",)``, ``("operation_failed", stored)``,
 #: ``("replay", outcome, (content_type, body) | None, error | None)``,
-#: ``("in_progress", retry_after_ms)``, ``("fingerprint_mismatch",)`` or
+#: ``("in_progress", retry_after_millis)``, ``("fingerprint_mismatch",)`` or
 #: ``("key_too_old",)``.
 Finished = tuple[Any, ...]
 
@@ -129,7 +130,7 @@ def _value(out: bytearray, value: Any) -> None:
         out += _U32.pack(len(value))
         out += value
     else:
-        raw = str(value).encode()
+        raw = free_text(str(value))
         out.append(_TEXT)
         out += _U32.pack(len(raw))
         out += raw
@@ -145,8 +146,25 @@ def _pack_rows(rows: list[tuple[Any, ...]]) -> bytes:
     return bytes(out)
 
 
+#: A surrogate code point: in a ``str`` always a lone one, which UTF-8 cannot encode.
+SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def free_text(value: str) -> bytes:
+    """UTF-8 of a text, each lone surrogate written as U+FFFD (as JS and Kotlin write it).
+
+    For free texts (an operation's error message, a driver's message, a column value): a key
+    text never gets here with a lone surrogate (the core refused it with ``key.invalid_character``),
+    and a content type with U+FFFD is refused by the core.
+    """
+    try:
+        return value.encode()
+    except UnicodeEncodeError:
+        return SURROGATE.sub("\ufffd", value).encode()
+
+
 def _text(value: str | None) -> bytes:
-    raw = b"" if value is None else value.encode()
+    raw = b"" if value is None else free_text(value)
     return _U32.pack(len(raw)) + raw
 
 
@@ -284,16 +302,21 @@ class Lane:
         self._handle = drivers.lane()
 
     def driver(
-        self, way: ffi.Way, key_text: str, digest: bytes, key_created_ms: int | None, now_ms: int
+        self,
+        way: ffi.Way,
+        key_text: str,
+        digest: bytes,
+        key_created_millis: int | None,
+        now_millis: int,
     ) -> tuple[LaneDriver, bytes]:
         """A driver for one request and its first step."""
         key = key_text.encode()
-        created = -1 if key_created_ms is None else key_created_ms
+        created = -1 if key_created_millis is None else key_created_millis
         driver = LaneDriver(
             _NEW(self._handle, _WAYS[way], key, len(key), digest, len(digest), created)
         )
         out = driver._out
-        return driver, driver._read(_START(driver._handle, now_ms, out, _CAP))
+        return driver, driver._read(_START(driver._handle, now_millis, out, _CAP))
 
     def __del__(self) -> None:
         """Free the core's handle."""
@@ -322,23 +345,23 @@ class _Driver:
             return _string_at(out, length)
         return _string_at(self._out, length)
 
-    def push_affected(self, count: int, now_ms: int) -> bytes:
+    def push_affected(self, count: int, now_millis: int) -> bytes:
         """Push an affected-row count; the next step."""
-        return self._read(self._entries.affected(self._handle, count, now_ms, self._out, _CAP))
+        return self._read(self._entries.affected(self._handle, count, now_millis, self._out, _CAP))
 
-    def push_rows(self, rows: list[tuple[Any, ...]], now_ms: int) -> bytes:
+    def push_rows(self, rows: list[tuple[Any, ...]], now_millis: int) -> bytes:
         """Push rows (tuples in ``SELECT`` order); the next step."""
         packed = _pack_rows(rows)
         return self._read(
-            self._entries.rows(self._handle, packed, len(packed), now_ms, self._out, _CAP)
+            self._entries.rows(self._handle, packed, len(packed), now_millis, self._out, _CAP)
         )
 
-    def push_failed(self, kind: Any, message: str, now_ms: int) -> bytes:
+    def push_failed(self, kind: Any, message: str, now_millis: int) -> bytes:
         """Push a failed query (the executor's class, the driver's message); the next step."""
-        raw = message.encode(errors="replace")
+        raw = free_text(message)
         return self._read(
             self._entries.failed(
-                self._handle, _CLASSES[kind], raw, len(raw), now_ms, self._out, _CAP
+                self._handle, _CLASSES[kind], raw, len(raw), now_millis, self._out, _CAP
             )
         )
 
@@ -368,28 +391,28 @@ class LaneDriver(_Driver):
         """Own ``handle``."""
         super().__init__(_RECORD, handle)
 
-    def finish_succeeded(self, content_type: str, body: bytes, now_ms: int) -> bytes:
+    def finish_succeeded(self, content_type: str, body: bytes, now_millis: int) -> bytes:
         """Finish with the operation's response; the next step."""
-        return self._finish(b"\x00" + _response(content_type, body), now_ms)
+        return self._finish(b"\x00" + _response(content_type, body), now_millis)
 
     def finish_failed(
-        self, message: str, retryable: bool, response: tuple[str, bytes] | None, now_ms: int
+        self, message: str, retryable: bool, response: tuple[str, bytes] | None, now_millis: int
     ) -> bytes:
         """Finish with the operation's failure; the next step."""
         packed = b"\x01" + bytes((int(retryable),)) + _text(message)
         packed += b"\x00" if response is None else b"\x01" + _response(*response)
-        return self._finish(packed, now_ms)
+        return self._finish(packed, now_millis)
 
-    def finish_raised(self, message: str, now_ms: int) -> bytes:
+    def finish_raised(self, message: str, now_millis: int) -> bytes:
         """Finish with the text of an unexpected error (the core decides: retryable)."""
-        return self._finish(b"\x03" + _text(message), now_ms)
+        return self._finish(b"\x03" + _text(message), now_millis)
 
-    def finish_not_a_response(self, type_name: str, now_ms: int) -> bytes:
+    def finish_not_a_response(self, type_name: str, now_millis: int) -> bytes:
         """Finish with the name of what the operation returned; the next step."""
-        return self._finish(b"\x02" + _text(type_name), now_ms)
+        return self._finish(b"\x02" + _text(type_name), now_millis)
 
-    def _finish(self, packed: bytes, now_ms: int) -> bytes:
-        return self._read(_FINISH(self._handle, packed, len(packed), now_ms, self._out, _CAP))
+    def _finish(self, packed: bytes, now_millis: int) -> bytes:
+        return self._read(_FINISH(self._handle, packed, len(packed), now_millis, self._out, _CAP))
 
     def end(self, step: bytes) -> Any:
         """The :class:`~ffi.Held` claim to execute under, or the :data:`Finished` end."""
@@ -397,7 +420,7 @@ class LaneDriver(_Driver):
 
 
 #: A relay's hand-over: a message to send, ``(message_id, kind, business_key,
-#: payload, attempts, created_ms)``, or the run's report, six counts.
+#: payload, attempts, created_millis)``, or the run's report, six counts.
 Sending = tuple[Any, ...]
 
 
@@ -410,18 +433,18 @@ class RelayDriver(_Driver):
         """A run over ``manifest`` under ``policy``; ``seed`` gives its tokens and jitter."""
         super().__init__(_RELAY, ffi.outbox_relay_lane(manifest, policy, seed))
 
-    def start(self, now_ms: int) -> bytes:
+    def start(self, now_millis: int) -> bytes:
         """The first step."""
-        return self._read(_RELAY_START(self._handle, now_ms, self._out, _CAP))
+        return self._read(_RELAY_START(self._handle, now_millis, self._out, _CAP))
 
-    def sent(self, now_ms: int) -> bytes:
+    def sent(self, now_millis: int) -> bytes:
         """The message handed over last was sent; the next step."""
-        return self._read(_RELAY_SENT(self._handle, now_ms, self._out, _CAP))
+        return self._read(_RELAY_SENT(self._handle, now_millis, self._out, _CAP))
 
-    def failed(self, error: str, now_ms: int) -> bytes:
+    def failed(self, error: str, now_millis: int) -> bytes:
         """The send of the message handed over last failed with ``error``; the next step."""
-        raw = error.encode(errors="replace")
-        return self._read(_RELAY_FAILED(self._handle, raw, len(raw), now_ms, self._out, _CAP))
+        raw = free_text(error)
+        return self._read(_RELAY_FAILED(self._handle, raw, len(raw), now_millis, self._out, _CAP))
 
     def end(self, step: bytes) -> Sending:
         """A ``YIELD`` (a message to send: ``kind`` ``"send"`` first) or the ``DONE`` report."""
@@ -463,15 +486,15 @@ def drive(runner: Any, clock: Any, driver: _Driver, step: bytes, *, hold: bool =
                 result = runner.result(*_query(step))
                 shape = type(result)
                 if shape is int:
-                    step = driver.push_affected(result, clock.now_ms())
+                    step = driver.push_affected(result, clock.now_millis())
                 elif shape is list:
-                    step = driver.push_rows(result, clock.now_ms())
+                    step = driver.push_rows(result, clock.now_millis())
                 else:
                     failure, message = result
-                    step = driver.push_failed(failure, message, clock.now_ms())
+                    step = driver.push_failed(failure, message, clock.now_millis())
             elif kind == PAUSE:
                 runner.release()
-                clock.pause_ms(_pause_millis(step))
+                clock.pause_millis(_pause_millis(step))
                 step = driver.resume()
             elif kind in (YIELD, DONE):
                 handed = driver.end(step)
@@ -486,10 +509,12 @@ def drive(runner: Any, clock: Any, driver: _Driver, step: bytes, *, hold: bool =
     return handed
 
 
-async def drive_async(runner: Any, clock: Any, driver: _Driver, step: bytes) -> Any:
+async def drive_async(
+    runner: Any, clock: Any, driver: _Driver, step: bytes, *, hold: bool = False
+) -> Any:
     """:func:`drive` for an asyncio host: the same steps, with the runner's
-    ``result``, ``release`` and the clock's ``pause_ms`` awaited. The one
-    async loop: every async driver runs through it.
+    ``result``, ``release`` and the clock's ``pause_millis`` awaited. The one
+    async loop: every async driver on the lane runs through it.
     """  # noqa: D205
     try:
         while True:
@@ -498,19 +523,24 @@ async def drive_async(runner: Any, clock: Any, driver: _Driver, step: bytes) -> 
                 result = await runner.result(*_query(step))
                 shape = type(result)
                 if shape is int:
-                    step = driver.push_affected(result, clock.now_ms())
+                    step = driver.push_affected(result, clock.now_millis())
                 elif shape is list:
-                    step = driver.push_rows(result, clock.now_ms())
+                    step = driver.push_rows(result, clock.now_millis())
                 else:
                     failure, message = result
-                    step = driver.push_failed(failure, message, clock.now_ms())
+                    step = driver.push_failed(failure, message, clock.now_millis())
             elif kind == PAUSE:
                 await runner.release()
-                await clock.pause_ms(_pause_millis(step))
+                await clock.pause_millis(_pause_millis(step))
                 step = driver.resume()
             elif kind in (YIELD, DONE):
-                return driver.end(step)
+                handed = driver.end(step)
+                break
             else:
                 raise _error(step) from runner.cause
-    finally:
+    except BaseException:
         await runner.release()
+        raise
+    if not hold:
+        await runner.release()
+    return handed

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from mintid._native import call, check_uint, ffi
+from mintid._renamed import millis_renamed
 from mintid._snowflake import SnowflakeLayout
 
 __all__ = [
@@ -27,6 +28,7 @@ def _optional(name: str, value: int | None) -> int | None:
     return None if value is None else check_uint(name, value)
 
 
+@millis_renamed
 class LeasePolicy:
     """How the worker ids of a layout are leased; values left out keep the
     core's defaults (a 30 s lease renewed every 10 s, stopping 5 s early).
@@ -35,34 +37,34 @@ class LeasePolicy:
     __slots__ = (
         "_core",
         "layout",
-        "lease_ms",
-        "max_skew_ms",
-        "max_start_wait_ms",
+        "lease_millis",
+        "max_skew_millis",
+        "max_start_wait_millis",
         "max_worker",
-        "renew_interval_ms",
-        "renew_retry_ms",
-        "safety_margin_ms",
+        "renew_interval_millis",
+        "renew_retry_millis",
+        "safety_margin_millis",
     )
 
     layout: SnowflakeLayout
     max_worker: int
-    lease_ms: int
-    renew_interval_ms: int
-    renew_retry_ms: int
-    safety_margin_ms: int
-    max_skew_ms: int
-    max_start_wait_ms: int
+    lease_millis: int
+    renew_interval_millis: int
+    renew_retry_millis: int
+    safety_margin_millis: int
+    max_skew_millis: int
+    max_start_wait_millis: int
 
     def __init__(
         self,
         layout: SnowflakeLayout | str = "classic",
         *,
-        lease_ms: int | None = None,
-        renew_interval_ms: int | None = None,
-        safety_margin_ms: int | None = None,
-        renew_retry_ms: int | None = None,
-        max_skew_ms: int | None = None,
-        max_start_wait_ms: int | None = None,
+        lease_millis: int | None = None,
+        renew_interval_millis: int | None = None,
+        safety_margin_millis: int | None = None,
+        renew_retry_millis: int | None = None,
+        max_skew_millis: int | None = None,
+        max_start_wait_millis: int | None = None,
     ) -> None:
         """Check and hold the policy."""
         if isinstance(layout, str):
@@ -72,31 +74,33 @@ class LeasePolicy:
         core = call(
             ffi.LeasePolicy,
             layout._core,
-            _optional("lease_ms", lease_ms),
-            _optional("renew_interval_ms", renew_interval_ms),
-            _optional("safety_margin_ms", safety_margin_ms),
-            _optional("renew_retry_ms", renew_retry_ms),
-            _optional("max_skew_ms", max_skew_ms),
-            _optional("max_start_wait_ms", max_start_wait_ms),
+            _optional("lease_millis", lease_millis),
+            _optional("renew_interval_millis", renew_interval_millis),
+            _optional("safety_margin_millis", safety_margin_millis),
+            _optional("renew_retry_millis", renew_retry_millis),
+            _optional("max_skew_millis", max_skew_millis),
+            _optional("max_start_wait_millis", max_start_wait_millis),
         )
         self._core = core
         self.layout = layout
         self.max_worker = core.max_worker()
-        self.lease_ms = core.lease_millis()
-        self.renew_interval_ms = core.renew_interval_millis()
-        self.renew_retry_ms = core.renew_retry_millis()
-        self.safety_margin_ms = core.safety_margin_millis()
-        self.max_skew_ms = core.max_skew_millis()
-        self.max_start_wait_ms = core.max_start_wait_millis()
+        self.lease_millis = core.lease_millis()
+        self.renew_interval_millis = core.renew_interval_millis()
+        self.renew_retry_millis = core.renew_retry_millis()
+        self.safety_margin_millis = core.safety_margin_millis()
+        self.max_skew_millis = core.max_skew_millis()
+        self.max_start_wait_millis = core.max_start_wait_millis()
 
     def __repr__(self) -> str:
         """Show the timings."""
         return (
-            f"LeasePolicy(lease_ms={self.lease_ms}, renew_interval_ms={self.renew_interval_ms}, "
-            f"safety_margin_ms={self.safety_margin_ms}, max_worker={self.max_worker})"
+            f"LeasePolicy(lease_millis={self.lease_millis}, "
+            f"renew_interval_millis={self.renew_interval_millis}, "
+            f"safety_margin_millis={self.safety_margin_millis}, max_worker={self.max_worker})"
         )
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class WorkerLease:
     """One row of the ``worker_lease`` table, as the rules read it."""
@@ -104,9 +108,9 @@ class WorkerLease:
     worker_id: int
     fencing_token: int
     #: When the holder's lease ends (for a released row: when released), Unix ms.
-    lease_deadline_ms: int
+    lease_deadline_millis: int
     #: No ID of this worker id was issued with a time after this (Unix ms).
-    high_water_ms: int
+    high_water_millis: int
     #: Whether a holder has the row.
     held: bool
 
@@ -124,12 +128,13 @@ class WorkerLease:
         return ffi.WorkerLease(
             worker_id=check_uint("worker_id", self.worker_id),
             fencing_token=check_uint("fencing_token", self.fencing_token),
-            lease_deadline_millis=check_uint("lease_deadline_ms", self.lease_deadline_ms),
-            high_water_millis=check_uint("high_water_ms", self.high_water_ms),
+            lease_deadline_millis=check_uint("lease_deadline_millis", self.lease_deadline_millis),
+            high_water_millis=check_uint("high_water_millis", self.high_water_millis),
             held=bool(self.held),
         )
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class Acquisition:
     """A decided acquisition: the row to write by compare-and-set, and where
@@ -141,19 +146,19 @@ class Acquisition:
     #: The fencing token of the row as found: the compare-and-set guard.
     expected_token: int
     #: When the acquisition was decided (Unix ms).
-    acquired_ms: int
-    #: Build the generator with ``starting_after_unix_ms=start_after_ms``.
-    start_after_ms: int
+    acquired_millis: int
+    #: Build the generator with ``starting_after_unix_millis=start_after_millis``.
+    start_after_millis: int
     #: Issue nothing before the clock reaches this (Unix ms).
-    ready_at_ms: int
+    ready_at_millis: int
 
     def _to_ffi(self) -> ffi.Acquisition:
         return ffi.Acquisition(
             lease=self.lease._to_ffi(),
             expected_token=check_uint("expected_token", self.expected_token),
-            acquired_millis=check_uint("acquired_ms", self.acquired_ms),
-            start_after_millis=check_uint("start_after_ms", self.start_after_ms),
-            ready_at_millis=check_uint("ready_at_ms", self.ready_at_ms),
+            acquired_millis=check_uint("acquired_millis", self.acquired_millis),
+            start_after_millis=check_uint("start_after_millis", self.start_after_millis),
+            ready_at_millis=check_uint("ready_at_millis", self.ready_at_millis),
         )
 
 
@@ -163,11 +168,14 @@ def _policy(policy: LeasePolicy) -> ffi.LeasePolicy:
     return policy._core
 
 
-def acquire_lease(row: WorkerLease, now_ms: int, policy: LeasePolicy) -> Acquisition:
-    """Decide the acquisition of ``row``, the row ``lease_find`` returned at ``now_ms``."""
+@millis_renamed
+def acquire_lease(row: WorkerLease, now_millis: int, policy: LeasePolicy) -> Acquisition:
+    """Decide the acquisition of ``row``, the row ``lease_find`` returned at ``now_millis``."""
     if not isinstance(row, WorkerLease):
         raise TypeError(f"row must be a WorkerLease, got {type(row).__name__}")
-    made = call(ffi.lease_acquire, row._to_ffi(), check_uint("now_ms", now_ms), _policy(policy))
+    made = call(
+        ffi.lease_acquire, row._to_ffi(), check_uint("now_millis", now_millis), _policy(policy)
+    )
     return Acquisition(
         WorkerLease._of(made.lease),
         made.expected_token,
@@ -191,36 +199,39 @@ def lease_none_found(present: int, free: int, policy: LeasePolicy) -> Literal["s
     return "seed" if made == ffi.LeaseNoneFound.SEED else "retry"
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class LeaseRenewal:
     """A renewal to write with ``lease_renew``."""
 
     worker_id: int
     fencing_token: int
-    lease_deadline_ms: int
-    high_water_ms: int
-    now_ms: int
+    lease_deadline_millis: int
+    high_water_millis: int
+    now_millis: int
 
     def _to_ffi(self) -> ffi.Renewal:
         return ffi.Renewal(
             worker_id=check_uint("worker_id", self.worker_id),
             fencing_token=check_uint("fencing_token", self.fencing_token),
-            lease_deadline_millis=check_uint("lease_deadline_ms", self.lease_deadline_ms),
-            high_water_millis=check_uint("high_water_ms", self.high_water_ms),
-            now_millis=check_uint("now_ms", self.now_ms),
+            lease_deadline_millis=check_uint("lease_deadline_millis", self.lease_deadline_millis),
+            high_water_millis=check_uint("high_water_millis", self.high_water_millis),
+            now_millis=check_uint("now_millis", self.now_millis),
         )
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class LeaseRelease:
     """A release to write with ``lease_release`` on clean shutdown."""
 
     worker_id: int
     fencing_token: int
-    high_water_ms: int
-    now_ms: int
+    high_water_millis: int
+    now_millis: int
 
 
+@millis_renamed
 class LeaseGuard:
     """A held lease: :meth:`admit` every ID before handing it out, renew on
     time (:meth:`renewal`, then :meth:`renewed`), :meth:`release` on shutdown.
@@ -253,27 +264,27 @@ class LeaseGuard:
         return self._core.fencing_token()
 
     @property
-    def start_after_ms(self) -> int:
+    def start_after_millis(self) -> int:
         """IDs are issued only after this Unix ms."""
         return self._core.start_after_millis()
 
     @property
-    def ready_at_ms(self) -> int:
+    def ready_at_millis(self) -> int:
         """Nothing is issued before the clock reaches this Unix ms."""
         return self._core.ready_at_millis()
 
     @property
-    def lease_deadline_ms(self) -> int:
+    def lease_deadline_millis(self) -> int:
         """The deadline of the last renewal known written."""
         return self._core.lease_deadline_millis()
 
     @property
-    def stop_at_ms(self) -> int:
+    def stop_at_millis(self) -> int:
         """The deadline minus the safety margin: nothing is admitted from it on."""
         return self._core.stop_at_millis()
 
     @property
-    def next_renewal_at_ms(self) -> int:
+    def next_renewal_at_millis(self) -> int:
         """When the next renewal is due."""
         return self._core.next_renewal_at_millis()
 
@@ -282,13 +293,13 @@ class LeaseGuard:
         """Whether the lease is neither lost nor released."""
         return self._core.is_live()
 
-    def renew_due(self, now_ms: int) -> bool:
-        """Whether a renewal is due at ``now_ms``."""
-        return self._core.renew_due(check_uint("now_ms", now_ms))
+    def renew_due(self, now_millis: int) -> bool:
+        """Whether a renewal is due at ``now_millis``."""
+        return self._core.renew_due(check_uint("now_millis", now_millis))
 
-    def check(self, now_ms: int) -> None:
-        """Raise unless the holder may issue at ``now_ms`` (a cheap early refusal)."""
-        call(self._core.check, check_uint("now_ms", now_ms))
+    def check(self, now_millis: int) -> None:
+        """Raise unless the holder may issue at ``now_millis`` (a cheap early refusal)."""
+        call(self._core.check, check_uint("now_millis", now_millis))
 
     def admit(self, snowflake_id: int) -> None:
         """Raise unless ``snowflake_id`` may be handed out; a refused ID must be dropped."""
@@ -298,12 +309,12 @@ class LeaseGuard:
         """:meth:`admit` every ID of a batch; the first refusal raises."""
         call(self._core.admit_all, [check_uint("snowflake_id", i) for i in ids])
 
-    def renewal(self, now_ms: int, high_water_ms: int) -> LeaseRenewal:
-        """The renewal to write at ``now_ms``, storing ``high_water_ms``."""
+    def renewal(self, now_millis: int, high_water_millis: int) -> LeaseRenewal:
+        """The renewal to write at ``now_millis``, storing ``high_water_millis``."""
         made = call(
             self._core.renewal,
-            check_uint("now_ms", now_ms),
-            check_uint("high_water_ms", high_water_ms),
+            check_uint("now_millis", now_millis),
+            check_uint("high_water_millis", high_water_millis),
         )
         return LeaseRenewal(
             made.worker_id,
@@ -319,16 +330,16 @@ class LeaseGuard:
             raise TypeError(f"renewal must be a LeaseRenewal, got {type(renewal).__name__}")
         call(self._core.renewed, renewal._to_ffi(), check_uint("rows", rows))
 
-    def renewal_failed(self, now_ms: int) -> None:
+    def renewal_failed(self, now_millis: int) -> None:
         """Report a renewal attempt that failed (storage unreachable)."""
-        call(self._core.renewal_failed, check_uint("now_ms", now_ms))
+        call(self._core.renewal_failed, check_uint("now_millis", now_millis))
 
-    def release(self, now_ms: int, high_water_ms: int) -> LeaseRelease:
+    def release(self, now_millis: int, high_water_millis: int) -> LeaseRelease:
         """The release to write on clean shutdown; nothing is admitted after."""
         made = call(
             self._core.release,
-            check_uint("now_ms", now_ms),
-            check_uint("high_water_ms", high_water_ms),
+            check_uint("now_millis", now_millis),
+            check_uint("high_water_millis", high_water_millis),
         )
         return LeaseRelease(
             made.worker_id, made.fencing_token, made.high_water_millis, made.now_millis

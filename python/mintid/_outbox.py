@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from mintid._native import call, check_uint, ffi
+from mintid._renamed import millis_renamed
 
 __all__ = [
     "OUTBOX_ATTEMPTS_EXHAUSTED",
@@ -41,16 +42,18 @@ class OutboxStatus(enum.Enum):
         return call(ffi.outbox_status_text, self.value)
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class BatchClaim:
     """The claim of a batch: the parameters of ``outbox_claim``."""
 
     claim_token: int
-    claimed_until_ms: int
+    claimed_until_millis: int
     batch_size: int
-    now_ms: int
+    now_millis: int
 
 
+@millis_renamed
 @dataclass(frozen=True, init=False)
 class RelayPolicy:
     """How a relay claims and retries messages; values left out keep the
@@ -59,19 +62,19 @@ class RelayPolicy:
     """  # noqa: D205
 
     batch_size: int
-    claim_ms: int
-    base_backoff_ms: int
-    max_backoff_ms: int
+    claim_millis: int
+    base_backoff_millis: int
+    max_backoff_millis: int
     jitter_percent: int
     max_attempts: int
 
     def __init__(
         self,
         batch_size: int | None = None,
-        claim_ms: int | None = None,
+        claim_millis: int | None = None,
         *,
-        base_backoff_ms: int | None = None,
-        max_backoff_ms: int | None = None,
+        base_backoff_millis: int | None = None,
+        max_backoff_millis: int | None = None,
         jitter_percent: int | None = None,
         max_attempts: int | None = None,
     ) -> None:
@@ -79,17 +82,21 @@ class RelayPolicy:
         made = call(
             ffi.outbox_relay_policy_new,
             None if batch_size is None else check_uint("batch_size", batch_size),
-            None if claim_ms is None else check_uint("claim_ms", claim_ms),
-            None if base_backoff_ms is None else check_uint("base_backoff_ms", base_backoff_ms),
-            None if max_backoff_ms is None else check_uint("max_backoff_ms", max_backoff_ms),
+            None if claim_millis is None else check_uint("claim_millis", claim_millis),
+            None
+            if base_backoff_millis is None
+            else check_uint("base_backoff_millis", base_backoff_millis),
+            None
+            if max_backoff_millis is None
+            else check_uint("max_backoff_millis", max_backoff_millis),
             None if jitter_percent is None else check_uint("jitter_percent", jitter_percent, 8),
             None if max_attempts is None else check_uint("max_attempts", max_attempts),
         )
         for name, value in (
             ("batch_size", made.batch_size),
-            ("claim_ms", made.claim_millis),
-            ("base_backoff_ms", made.base_backoff_millis),
-            ("max_backoff_ms", made.max_backoff_millis),
+            ("claim_millis", made.claim_millis),
+            ("base_backoff_millis", made.base_backoff_millis),
+            ("max_backoff_millis", made.max_backoff_millis),
             ("jitter_percent", made.jitter_percent),
             ("max_attempts", made.max_attempts),
         ):
@@ -98,14 +105,14 @@ class RelayPolicy:
     def _to_ffi(self) -> ffi.RelayPolicy:
         return ffi.RelayPolicy(
             batch_size=self.batch_size,
-            claim_millis=self.claim_ms,
-            base_backoff_millis=self.base_backoff_ms,
-            max_backoff_millis=self.max_backoff_ms,
+            claim_millis=self.claim_millis,
+            base_backoff_millis=self.base_backoff_millis,
+            max_backoff_millis=self.max_backoff_millis,
             jitter_percent=self.jitter_percent,
             max_attempts=self.max_attempts,
         )
 
-    def backoff_ms(self, attempts: int, draw: int) -> int:
+    def backoff_millis(self, attempts: int, draw: int) -> int:
         """The pause after the ``attempts``-th failure, given a random ``draw`` (a u64)."""
         return call(
             ffi.outbox_backoff_millis,
@@ -114,10 +121,13 @@ class RelayPolicy:
             check_uint("draw", draw),
         )
 
-    def claim(self, now_ms: int, draw: int) -> BatchClaim:
-        """The claim of a batch at ``now_ms``, its token from a random ``draw``."""
+    def claim(self, now_millis: int, draw: int) -> BatchClaim:
+        """The claim of a batch at ``now_millis``, its token from a random ``draw``."""
         made = call(
-            ffi.outbox_claim, self._to_ffi(), check_uint("now_ms", now_ms), check_uint("draw", draw)
+            ffi.outbox_claim,
+            self._to_ffi(),
+            check_uint("now_millis", now_millis),
+            check_uint("draw", draw),
         )
         return BatchClaim(
             made.claim_token, made.claimed_until_millis, made.batch_size, made.now_millis
@@ -128,13 +138,13 @@ class RelayPolicy:
         made = call(ffi.outbox_delivery, self._to_ffi(), check_uint("attempts", attempts))
         return "send" if made == ffi.Delivery.SEND else "give_up"
 
-    def after_failure(self, attempts: int, now_ms: int, draw: int) -> int | None:
+    def after_failure(self, attempts: int, now_millis: int, draw: int) -> int | None:
         """After a failed send: the Unix ms of the next attempt, or ``None``: mark it dead."""
         made = call(
             ffi.outbox_after_failure,
             self._to_ffi(),
             check_uint("attempts", attempts),
-            check_uint("now_ms", now_ms),
+            check_uint("now_millis", now_millis),
             check_uint("draw", draw),
         )
         next_attempt: int | None = getattr(made, "next_attempt_millis", None)

@@ -17,6 +17,7 @@ from typing import Any, ClassVar, Final
 
 from mintid._fingerprint import Fingerprint
 from mintid._native import call, check_uint, ffi
+from mintid._renamed import millis_renamed
 
 __all__ = [
     "PROBLEM_CONTENT_TYPE",
@@ -150,6 +151,7 @@ def retry_after_secs(millis: int) -> int:
 _DEFAULT_POLICY: Final = call(ffi.record_policy_default)
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class RecordPolicy:
     """The rules a host sets for its records; checked on creation.
@@ -160,17 +162,17 @@ class RecordPolicy:
     """
 
     #: How long a claim holds the key before another request may reclaim it (ms).
-    lease_ms: int = _DEFAULT_POLICY.lease_millis
+    lease_millis: int = _DEFAULT_POLICY.lease_millis
     #: How long a record is kept from the key's creation (ms).
-    retention_ms: int = _DEFAULT_POLICY.retention_millis
+    retention_millis: int = _DEFAULT_POLICY.retention_millis
     #: Whether final failures are stored and replayed.
     store_errors: bool = _DEFAULT_POLICY.store_errors
     #: The longest retry delay suggested to a concurrent duplicate (ms).
-    retry_after_ms: int = _DEFAULT_POLICY.retry_after_millis
+    retry_after_millis: int = _DEFAULT_POLICY.retry_after_millis
     #: How long a duplicate waits for the first request (ms; 0: not at all).
-    max_wait_ms: int = _DEFAULT_POLICY.max_wait_millis
+    max_wait_millis: int = _DEFAULT_POLICY.max_wait_millis
     #: How often a waiting duplicate reloads the record (ms).
-    poll_ms: int = _DEFAULT_POLICY.poll_millis
+    poll_millis: int = _DEFAULT_POLICY.poll_millis
 
     def __post_init__(self) -> None:
         """Let the core check the values now, not at the first decision."""
@@ -187,29 +189,31 @@ class RecordPolicy:
 
     def _to_ffi(self) -> ffi.RecordPolicy:
         return ffi.RecordPolicy(
-            lease_millis=check_uint("lease_ms", self.lease_ms),
-            retention_millis=check_uint("retention_ms", self.retention_ms),
+            lease_millis=check_uint("lease_millis", self.lease_millis),
+            retention_millis=check_uint("retention_millis", self.retention_millis),
             store_errors=bool(self.store_errors),
-            retry_after_millis=check_uint("retry_after_ms", self.retry_after_ms),
-            max_wait_millis=check_uint("max_wait_ms", self.max_wait_ms),
-            poll_millis=check_uint("poll_ms", self.poll_ms),
+            retry_after_millis=check_uint("retry_after_millis", self.retry_after_millis),
+            max_wait_millis=check_uint("max_wait_millis", self.max_wait_millis),
+            poll_millis=check_uint("poll_millis", self.poll_millis),
         )
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class Fence:
     """What identifies one claim of a key: its token and the record's creation time."""
 
     token: int
-    created_ms: int
+    created_millis: int
 
     def _to_ffi(self) -> ffi.Fence:
         return ffi.Fence(
             token=check_uint("token", self.token),
-            created_millis=check_uint("created_ms", self.created_ms),
+            created_millis=check_uint("created_millis", self.created_millis),
         )
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class Record:
     """The stored state of one idempotency key: one row of the shared schema."""
@@ -220,11 +224,11 @@ class Record:
     #: The fencing token of the latest claim.
     token: int
     #: While pending: when the holder's lease ends (Unix ms).
-    lease_deadline_ms: int
+    lease_deadline_millis: int
     #: When the key was first claimed (Unix ms).
-    created_ms: int
+    created_millis: int
     #: When the record leaves retention (Unix ms).
-    expires_ms: int
+    expires_millis: int
 
     @classmethod
     def _of(cls, record: ffi.Record) -> Record:
@@ -246,15 +250,15 @@ class Record:
             status=self.status.value,
             fingerprint=self.fingerprint.digest,
             token=check_uint("token", self.token),
-            lease_deadline_millis=check_uint("lease_deadline_ms", self.lease_deadline_ms),
-            created_millis=check_uint("created_ms", self.created_ms),
-            expires_millis=check_uint("expires_ms", self.expires_ms),
+            lease_deadline_millis=check_uint("lease_deadline_millis", self.lease_deadline_millis),
+            created_millis=check_uint("created_millis", self.created_millis),
+            expires_millis=check_uint("expires_millis", self.expires_millis),
         )
 
     @property
     def fence(self) -> Fence:
         """The fence of the record's latest claim."""
-        return Fence(self.token, self.created_ms)
+        return Fence(self.token, self.created_millis)
 
     def complete(self, fence: Fence) -> Record:
         """The record after the holder of ``fence`` completed the operation."""
@@ -268,9 +272,9 @@ class Record:
             call(ffi.record_fail, self._to_ffi(), _fence(fence), failure.value, _policy(policy))
         )
 
-    def is_removable(self, now_ms: int) -> bool:
-        """Whether cleanup may delete the record at ``now_ms``."""
-        return call(ffi.record_is_removable, self._to_ffi(), check_uint("now_ms", now_ms))
+    def is_removable(self, now_millis: int) -> bool:
+        """Whether cleanup may delete the record at ``now_millis``."""
+        return call(ffi.record_is_removable, self._to_ffi(), check_uint("now_millis", now_millis))
 
 
 def _fence(fence: Fence) -> ffi.Fence:
@@ -293,6 +297,7 @@ def _record(record: Record | None) -> ffi.Record | None:
     return record._to_ffi()
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class Incoming:
     """What the core needs to know about an incoming request."""
@@ -300,18 +305,20 @@ class Incoming:
     #: The fingerprint of the request's payload.
     fingerprint: Fingerprint
     #: When the key was created (Unix ms), when known (a verified request ID's time).
-    key_created_ms: int | None = None
+    key_created_millis: int | None = None
     #: How long the request has already waited for a concurrent duplicate (ms).
-    waited_ms: int = 0
+    waited_millis: int = 0
 
     def _to_ffi(self) -> ffi.Incoming:
         if not isinstance(self.fingerprint, Fingerprint):
             raise TypeError(f"fingerprint must be a Fingerprint, got {type(self.fingerprint)}")
-        created = self.key_created_ms
+        created = self.key_created_millis
         return ffi.Incoming(
             fingerprint=self.fingerprint.digest,
-            key_created_millis=None if created is None else check_uint("key_created_ms", created),
-            waited_millis=check_uint("waited_ms", self.waited_ms),
+            key_created_millis=None
+            if created is None
+            else check_uint("key_created_millis", created),
+            waited_millis=check_uint("waited_millis", self.waited_millis),
         )
 
 
@@ -323,6 +330,7 @@ class Expected:
     status: RecordStatus
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class Claim:
     """A claim on a key: the row to write, and what it must replace (``None``: insert)."""
@@ -348,8 +356,8 @@ class Claim:
         """The fence the new holder presents when it completes or fails."""
         return self.record.fence
 
-    def apply(self, current: Record | None, now_ms: int) -> Record:
-        """Apply the claim at ``now_ms`` to ``current``, as the adapter's SQL does."""
+    def apply(self, current: Record | None, now_millis: int) -> Record:
+        """Apply the claim at ``now_millis`` to ``current``, as the adapter's SQL does."""
         expected = self.expected
         claim = ffi.Claim(
             record=self.record._to_ffi(),
@@ -358,7 +366,12 @@ class Claim:
             else ffi.Expected(fence=expected.fence._to_ffi(), status=expected.status.value),
         )
         return Record._of(
-            call(ffi.record_claim_apply, claim, _record(current), check_uint("now_ms", now_ms))
+            call(
+                ffi.record_claim_apply,
+                claim,
+                _record(current),
+                check_uint("now_millis", now_millis),
+            )
         )
 
 
@@ -390,21 +403,23 @@ class Replay(Decision):
     outcome: Outcome
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class InProgress(Decision):
     """Another request holds the key: answer 409 with ``Retry-After``."""
 
     NAME: ClassVar[str] = "in_progress"
-    retry_after_ms: int
+    retry_after_millis: int
     retry_after_secs: int
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class Wait(Decision):
-    """Another request holds the key: pause ``poll_ms``, reload, decide again."""
+    """Another request holds the key: pause ``poll_millis``, reload, decide again."""
 
     NAME: ClassVar[str] = "wait"
-    poll_ms: int
+    poll_millis: int
 
 
 @dataclass(frozen=True)
@@ -438,8 +453,9 @@ def _decision(made: ffi.Decision) -> Decision:
     raise AssertionError(f"unknown decision {made.name!r} from the core")
 
 
+@millis_renamed
 def decide(
-    existing: Record | None, incoming: Incoming, now_ms: int, policy: RecordPolicy
+    existing: Record | None, incoming: Incoming, now_millis: int, policy: RecordPolicy
 ) -> Decision:
     """Decide what to do with ``incoming``, given the stored record of its key.
 
@@ -455,7 +471,7 @@ def decide(
         ffi.record_decide,
         _record(existing),
         incoming._to_ffi(),
-        check_uint("now_ms", now_ms),
+        check_uint("now_millis", now_millis),
         _policy(policy),
     )
     return _decision(made)

@@ -14,13 +14,16 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from mintid._native import call, check_uint, ffi
+from mintid._renamed import millis_renamed
 from mintid._uuid import uuid7
 
 __all__ = ["Grant", "KeyRing", "RequestId"]
 
 
-def _now_ms(now_ms: int | None) -> int:
-    return time.time_ns() // 1_000_000 if now_ms is None else check_uint("now_ms", now_ms)
+def _now_ms(now_millis: int | None) -> int:
+    return (
+        time.time_ns() // 1_000_000 if now_millis is None else check_uint("now_millis", now_millis)
+    )
 
 
 def _optional(name: str, value: int | None) -> int | None:
@@ -39,6 +42,7 @@ def _secret(secret: bytes) -> bytes:
     return bytes(secret)
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class Grant:
     """The right to mint request IDs for one scope until an expiry.
@@ -52,7 +56,7 @@ class Grant:
     #: The id of the server key it was derived from.
     key_id: int
     #: When it expires, in Unix milliseconds.
-    expires_ms: int
+    expires_millis: int
     #: The 32-byte key its request IDs are tagged with.
     grant_key: bytes
 
@@ -75,9 +79,10 @@ class Grant:
 
     def __repr__(self) -> str:
         """Show key id and expiry, never the key."""
-        return f"Grant(key_id={self.key_id}, expires_ms={self.expires_ms})"
+        return f"Grant(key_id={self.key_id}, expires_millis={self.expires_millis})"
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class RequestId:
     """A signed request ID: a UUIDv7 with a tag from its grant's key."""
@@ -87,7 +92,7 @@ class RequestId:
     #: The id of the server key of its grant.
     key_id: int
     #: When its grant expires, in Unix milliseconds.
-    expires_ms: int
+    expires_millis: int
     #: The UUIDv7 it carries (not verified by reading).
     uuid: UUID
     #: The 16-byte tag.
@@ -125,36 +130,40 @@ class RequestId:
         ring: KeyRing,
         scope: str,
         *,
-        now_ms: int | None = None,
-        max_age_ms: int | None = None,
-        max_skew_ms: int | None = None,
+        now_millis: int | None = None,
+        max_age_millis: int | None = None,
+        max_skew_millis: int | None = None,
     ) -> UUID:
         """Verify a signed request ID for the caller's ``scope``; return its UUIDv7.
 
         Checks, in order: scope, form, key id, tag (constant time), grant
-        expiry, freshness (``max_age_ms``, default one day; ``max_skew_ms``,
-        default five minutes, both at ``now_ms``, default now). The first
+        expiry, freshness (``max_age_millis``, default one day; ``max_skew_millis``,
+        default five minutes, both at ``now_millis``, default now). The first
         failure raises its :class:`~mintid.RequestIdError` subclass.
         """
         return ring.verify(
-            text, scope, now_ms=now_ms, max_age_ms=max_age_ms, max_skew_ms=max_skew_ms
+            text,
+            scope,
+            now_millis=now_millis,
+            max_age_millis=max_age_millis,
+            max_skew_millis=max_skew_millis,
         )
 
     @staticmethod
     def verify_unsigned(
         text: str,
         *,
-        now_ms: int | None = None,
-        max_age_ms: int | None = None,
-        max_skew_ms: int | None = None,
+        now_millis: int | None = None,
+        max_age_millis: int | None = None,
+        max_skew_millis: int | None = None,
     ) -> UUID:
         """Check an unsigned request ID (a UUIDv7 in any text form) for freshness."""
         raw = call(
             ffi.request_id_verify_unsigned,
             _str("text", text),
-            _now_ms(now_ms),
-            _optional("max_age_ms", max_age_ms),
-            _optional("max_skew_ms", max_skew_ms),
+            _now_ms(now_millis),
+            _optional("max_age_millis", max_age_millis),
+            _optional("max_skew_millis", max_skew_millis),
         )
         return UUID(bytes=raw)
 
@@ -163,6 +172,7 @@ class RequestId:
         return self.text
 
 
+@millis_renamed
 class KeyRing:
     """A server's secrets: the current key issues grants, every key verifies.
 
@@ -199,13 +209,13 @@ class KeyRing:
         """The ids of every key, the current one first."""
         return list(call(self._core.key_ids))
 
-    def issue_grant(self, scope: str, expires_ms: int) -> Grant:
-        """A grant for ``scope`` (1 to 64 bytes) until ``expires_ms`` (Unix ms)."""
+    def issue_grant(self, scope: str, expires_millis: int) -> Grant:
+        """A grant for ``scope`` (1 to 64 bytes) until ``expires_millis`` (Unix ms)."""
         return Grant._of(
             call(
                 self._core.issue_grant,
                 _str("scope", scope),
-                check_uint("expires_ms", expires_ms),
+                check_uint("expires_millis", expires_millis),
             )
         )
 
@@ -214,18 +224,18 @@ class KeyRing:
         text: str,
         scope: str,
         *,
-        now_ms: int | None = None,
-        max_age_ms: int | None = None,
-        max_skew_ms: int | None = None,
+        now_millis: int | None = None,
+        max_age_millis: int | None = None,
+        max_skew_millis: int | None = None,
     ) -> UUID:
         """Verify a signed request ID (see :meth:`RequestId.verify`)."""
         raw = call(
             self._core.verify,
             _str("text", text),
             _str("scope", scope),
-            _now_ms(now_ms),
-            _optional("max_age_ms", max_age_ms),
-            _optional("max_skew_ms", max_skew_ms),
+            _now_ms(now_millis),
+            _optional("max_age_millis", max_age_millis),
+            _optional("max_skew_millis", max_skew_millis),
         )
         return UUID(bytes=raw)
 

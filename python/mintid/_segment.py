@@ -5,10 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from mintid._native import call, check_uint, ffi, ids_from_bytes
+from mintid._renamed import millis_renamed
 
 __all__ = ["SegmentAllocator", "SegmentPolicy"]
 
 
+@millis_renamed
 @dataclass(frozen=True, init=False)
 class SegmentPolicy:
     """How a segment allocator sizes its fetches; values left out keep the
@@ -20,8 +22,8 @@ class SegmentPolicy:
     min_step: int
     max_step: int
     fetch_at_percent: int
-    grow_below_ms: int
-    shrink_above_ms: int
+    grow_below_millis: int
+    shrink_above_millis: int
 
     def __init__(
         self,
@@ -30,8 +32,8 @@ class SegmentPolicy:
         max_step: int | None = None,
         *,
         fetch_at_percent: int | None = None,
-        grow_below_ms: int | None = None,
-        shrink_above_ms: int | None = None,
+        grow_below_millis: int | None = None,
+        shrink_above_millis: int | None = None,
     ) -> None:
         """Check the policy with the core and hold its values."""
         made = call(
@@ -42,16 +44,20 @@ class SegmentPolicy:
             None
             if fetch_at_percent is None
             else check_uint("fetch_at_percent", fetch_at_percent, 8),
-            None if grow_below_ms is None else check_uint("grow_below_ms", grow_below_ms),
-            None if shrink_above_ms is None else check_uint("shrink_above_ms", shrink_above_ms),
+            None
+            if grow_below_millis is None
+            else check_uint("grow_below_millis", grow_below_millis),
+            None
+            if shrink_above_millis is None
+            else check_uint("shrink_above_millis", shrink_above_millis),
         )
         for name, value in (
             ("initial_step", made.initial_step),
             ("min_step", made.min_step),
             ("max_step", made.max_step),
             ("fetch_at_percent", made.fetch_at_percent),
-            ("grow_below_ms", made.grow_below_millis),
-            ("shrink_above_ms", made.shrink_above_millis),
+            ("grow_below_millis", made.grow_below_millis),
+            ("shrink_above_millis", made.shrink_above_millis),
         ):
             object.__setattr__(self, name, value)
 
@@ -61,20 +67,21 @@ class SegmentPolicy:
             min_step=self.min_step,
             max_step=self.max_step,
             fetch_at_percent=self.fetch_at_percent,
-            grow_below_millis=self.grow_below_ms,
-            shrink_above_millis=self.shrink_above_ms,
+            grow_below_millis=self.grow_below_millis,
+            shrink_above_millis=self.shrink_above_millis,
         )
 
-    def adapt(self, step: int, lasted_ms: int) -> int:
-        """The step after a segment of ``step`` IDs lasted ``lasted_ms``."""
+    def adapt(self, step: int, lasted_millis: int) -> int:
+        """The step after a segment of ``step`` IDs lasted ``lasted_millis``."""
         return call(
             ffi.segment_adapt,
             self._to_ffi(),
             check_uint("step", step),
-            check_uint("lasted_ms", lasted_ms),
+            check_uint("lasted_millis", lasted_millis),
         )
 
 
+@millis_renamed
 class SegmentAllocator:
     """IDs for one tag, handed out from segments the host fetches with
     ``segment_fetch`` when :meth:`fetch_due` says so. Thread-safe.
@@ -111,17 +118,17 @@ class SegmentAllocator:
         """Whether a fetch is under way."""
         return self._core.fetch_in_flight()
 
-    def fetch_due(self, now_ms: int) -> int | None:
-        """The step of the fetch due at ``now_ms`` (it is then in flight), if one is."""
-        return self._core.fetch_due(check_uint("now_ms", now_ms))
+    def fetch_due(self, now_millis: int) -> int | None:
+        """The step of the fetch due at ``now_millis`` (it is then in flight), if one is."""
+        return self._core.fetch_due(check_uint("now_millis", now_millis))
 
-    def fetched(self, max_id: int, step: int, now_ms: int) -> None:
+    def fetched(self, max_id: int, step: int, now_millis: int) -> None:
         """Report the row ``segment_load`` returned after the fetch."""
         call(
             self._core.fetched,
             check_uint("max_id", max_id),
             check_uint("step", step),
-            check_uint("now_ms", now_ms),
+            check_uint("now_millis", now_millis),
         )
 
     def fetch_failed(self) -> None:

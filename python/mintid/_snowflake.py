@@ -11,6 +11,7 @@ from typing import ClassVar, Final
 from mintid._buffer import Buffer, register_for_fork
 from mintid._native import call, check_uint, ffi, ids_from_bytes
 from mintid._policy import RollbackPolicy, SequencePolicy
+from mintid._renamed import millis_renamed
 from mintid.errors import SnowflakeForkedError
 from mintid.testing import ManualClock
 
@@ -29,16 +30,17 @@ _UNIX_EPOCH: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _time_ns = time.time_ns
 
 
-def _datetime_of(unix_ms: int) -> datetime:
-    return _UNIX_EPOCH + timedelta(milliseconds=unix_ms)
+def _datetime_of(unix_millis: int) -> datetime:
+    return _UNIX_EPOCH + timedelta(milliseconds=unix_millis)
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class SnowflakeParts:
     """The fields of a decoded Snowflake ID."""
 
     #: The start of the ID's tick, in Unix milliseconds.
-    unix_ms: int
+    unix_millis: int
     #: Ticks since the layout's epoch.
     tick: int
     #: The whole worker field (datacenter and worker together, if split).
@@ -49,9 +51,10 @@ class SnowflakeParts:
     @property
     def datetime(self) -> datetime:
         """The start of the ID's tick, in UTC."""
-        return _datetime_of(self.unix_ms)
+        return _datetime_of(self.unix_millis)
 
 
+@millis_renamed
 class SnowflakeLayout:
     """How the 63 usable bits of an ID are split, its epoch and its tick.
 
@@ -68,18 +71,18 @@ class SnowflakeLayout:
     __slots__ = (
         "_core",
         "datacenter_bits",
-        "epoch_ms",
+        "epoch_millis",
         "max_id",
         "max_sequence",
         "max_worker",
         "sequence_bits",
-        "tick_ms",
+        "tick_millis",
         "time_bits",
         "worker_bits",
     )
 
     #: The epoch of mintid's presets, 2025-01-01T00:00:00Z, in Unix milliseconds.
-    MINTID_EPOCH_MS: ClassVar[int] = 1_735_689_600_000
+    MINTID_EPOCH_MILLIS: ClassVar[int] = 1_735_689_600_000
     #: 41 bits of 1 ms, 10 worker bits, 12 sequence bits from the mintid epoch.
     CLASSIC: ClassVar[SnowflakeLayout]
     #: Twitter's layout: 41/5+5/12 from Twitter's epoch.
@@ -95,8 +98,8 @@ class SnowflakeLayout:
     worker_bits: int
     sequence_bits: int
     datacenter_bits: int
-    epoch_ms: int
-    tick_ms: int
+    epoch_millis: int
+    tick_millis: int
     max_worker: int
     max_sequence: int
     max_id: int
@@ -107,8 +110,8 @@ class SnowflakeLayout:
         time_bits: int = 41,
         worker_bits: int = 10,
         sequence_bits: int = 12,
-        epoch_ms: int = MINTID_EPOCH_MS,
-        tick_ms: int = 1,
+        epoch_millis: int = MINTID_EPOCH_MILLIS,
+        tick_millis: int = 1,
         datacenter_bits: int = 0,
     ) -> None:
         """Build a layout (the defaults are the classic one)."""
@@ -117,8 +120,8 @@ class SnowflakeLayout:
             check_uint("time_bits", time_bits, 8),
             check_uint("worker_bits", worker_bits, 8),
             check_uint("sequence_bits", sequence_bits, 8),
-            check_uint("epoch_ms", epoch_ms),
-            check_uint("tick_ms", tick_ms),
+            check_uint("epoch_millis", epoch_millis),
+            check_uint("tick_millis", tick_millis),
         )
         if datacenter_bits:
             core = call(
@@ -132,8 +135,8 @@ class SnowflakeLayout:
         self.worker_bits = core.worker_bits()
         self.sequence_bits = core.sequence_bits()
         self.datacenter_bits = core.datacenter_bits()
-        self.epoch_ms = core.epoch_ms()
-        self.tick_ms = core.tick_ms()
+        self.epoch_millis = core.epoch_ms()
+        self.tick_millis = core.tick_ms()
         self.max_worker = core.max_worker()
         self.max_sequence = core.max_sequence()
         self.max_id = core.max_id()
@@ -163,9 +166,11 @@ class SnowflakeLayout:
         bits = check_uint("datacenter_bits", datacenter_bits, 8)
         return self._from_core(call(self._core.with_datacenter_bits, bits))
 
-    def with_epoch_ms(self, epoch_ms: int) -> SnowflakeLayout:
+    def with_epoch_millis(self, epoch_millis: int) -> SnowflakeLayout:
         """The same layout with another epoch (Unix milliseconds)."""
-        return self._from_core(call(self._core.with_epoch_ms, check_uint("epoch_ms", epoch_ms)))
+        return self._from_core(
+            call(self._core.with_epoch_ms, check_uint("epoch_millis", epoch_millis))
+        )
 
     @property
     def ids_per_tick(self) -> int:
@@ -178,24 +183,24 @@ class SnowflakeLayout:
         return bool(call(self._core.is_js_safe))
 
     @property
-    def lifetime_ms(self) -> int:
+    def lifetime_millis(self) -> int:
         """How long the time field lasts from the epoch, in milliseconds."""
         return call(self._core.lifetime_millis)
 
     @property
-    def expires_at_unix_ms(self) -> int:
+    def expires_at_unix_millis(self) -> int:
         """The Unix millisecond at which the time field runs out."""
         return call(self._core.expires_at_unix_ms)
 
     @property
     def expires_at(self) -> datetime:
         """When the time field runs out, in UTC."""
-        return _datetime_of(self.expires_at_unix_ms)
+        return _datetime_of(self.expires_at_unix_millis)
 
-    def remaining_ms(self, now_unix_ms: int | None = None) -> int:
-        """Milliseconds left (at ``now_unix_ms``, default now) before the time field runs out."""
-        now = time.time_ns() // 1_000_000 if now_unix_ms is None else now_unix_ms
-        return call(self._core.remaining_millis, check_uint("now_unix_ms", now))
+    def remaining_millis(self, now_unix_millis: int | None = None) -> int:
+        """Milliseconds left (at ``now_unix_millis``, default now) until the time field runs out."""
+        now = time.time_ns() // 1_000_000 if now_unix_millis is None else now_unix_millis
+        return call(self._core.remaining_millis, check_uint("now_unix_millis", now))
 
     def worker_id(self, datacenter: int, worker: int) -> int:
         """The whole worker field for ``worker`` within ``datacenter``."""
@@ -210,11 +215,11 @@ class SnowflakeLayout:
         split = call(self._core.split_worker_id, check_uint("worker_id", worker_id))
         return split.datacenter, split.worker
 
-    def compose(self, unix_ms: int, worker: int, sequence: int) -> int:
-        """The ID of ``sequence`` from ``worker`` in the tick containing ``unix_ms``."""
+    def compose(self, unix_millis: int, worker: int, sequence: int) -> int:
+        """The ID of ``sequence`` from ``worker`` in the tick containing ``unix_millis``."""
         return call(
             self._core.compose,
-            check_uint("unix_ms", unix_ms),
+            check_uint("unix_millis", unix_millis),
             check_uint("worker", worker),
             check_uint("sequence", sequence),
         )
@@ -239,8 +244,8 @@ class SnowflakeLayout:
             self.worker_bits,
             self.sequence_bits,
             self.datacenter_bits,
-            self.epoch_ms,
-            self.tick_ms,
+            self.epoch_millis,
+            self.tick_millis,
         )
 
     def __eq__(self, other: object) -> bool:
@@ -257,8 +262,8 @@ class SnowflakeLayout:
         """Show the fields."""
         return (
             f"SnowflakeLayout(time_bits={self.time_bits}, worker_bits={self.worker_bits}, "
-            f"sequence_bits={self.sequence_bits}, epoch_ms={self.epoch_ms}, "
-            f"tick_ms={self.tick_ms}, datacenter_bits={self.datacenter_bits})"
+            f"sequence_bits={self.sequence_bits}, epoch_millis={self.epoch_millis}, "
+            f"tick_millis={self.tick_millis}, datacenter_bits={self.datacenter_bits})"
         )
 
 
@@ -305,6 +310,7 @@ class _IdBuffer(Buffer[int]):
         return ids_from_bytes(call(self._core.next_bytes, 1))[0]
 
 
+@millis_renamed
 class Snowflake:
     """A Snowflake ID generator for one worker.
 
@@ -318,7 +324,7 @@ class Snowflake:
     ``layout`` is a :class:`SnowflakeLayout` or a preset name. ``rollback``
     defaults to waiting out a clock rollback of up to 5 ms, ``sequence`` to
     waiting for the next tick when one is used up. ``starting_after`` (an ID)
-    and ``starting_after_unix_ms`` make a restarted worker continue above
+    and ``starting_after_unix_millis`` make a restarted worker continue above
     what it issued before. ``clock`` (a :class:`mintid.testing.ManualClock`)
     makes the generator deterministic and unbuffered, for tests.
     """
@@ -340,7 +346,7 @@ class Snowflake:
         rollback: RollbackPolicy | None = None,
         sequence: SequencePolicy | None = None,
         starting_after: int | None = None,
-        starting_after_unix_ms: int | None = None,
+        starting_after_unix_millis: int | None = None,
         clock: ManualClock | None = None,
     ) -> None:
         """Create a generator for ``worker`` (see the class documentation)."""
@@ -361,12 +367,12 @@ class Snowflake:
             check_uint("worker", worker),
             None if starting_after is None else check_uint("starting_after", starting_after),
             None
-            if starting_after_unix_ms is None
-            else check_uint("starting_after_unix_ms", starting_after_unix_ms),
+            if starting_after_unix_millis is None
+            else check_uint("starting_after_unix_millis", starting_after_unix_millis),
         )
         register_for_fork(self)
 
-    def _start(self, worker: int, after_id: int | None, after_unix_ms: int | None) -> None:
+    def _start(self, worker: int, after_id: int | None, after_unix_millis: int | None) -> None:
         rollback, sequence, clock = self._options
         core = call(
             ffi.Snowflake,
@@ -375,7 +381,7 @@ class Snowflake:
             None if rollback is None else rollback._to_ffi(),
             None if sequence is None else sequence._to_ffi(),
             after_id,
-            after_unix_ms,
+            after_unix_millis,
             None if clock is None else clock._core,
         )
         self._core = core

@@ -18,6 +18,7 @@ from typing import Any, Final, Literal
 from mintid._buffer import Buffer, register_for_fork
 from mintid._native import call, check_uint, ffi
 from mintid._policy import RollbackPolicy
+from mintid._renamed import millis_renamed
 from mintid.testing import ManualClock
 
 __all__ = [
@@ -133,6 +134,7 @@ def uuid_v8(custom: bytes) -> uuid.UUID:
     return uuid.UUID(bytes=call(ffi.uuid_new_v8, bytes(custom)))
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class Uuid7:
     """A UUID known to be version 7 with the RFC 9562 variant, and its fields.
@@ -145,7 +147,7 @@ class Uuid7:
     #: The 16 bytes, most significant first.
     bytes: builtins.bytes
     #: Milliseconds since the Unix epoch (48 bits).
-    unix_ms: int
+    unix_millis: int
     #: The 12 bits after the version field.
     rand_a: int
     #: The 62 bits after the variant field.
@@ -179,12 +181,12 @@ class Uuid7:
         return cls._of(call(ffi.uuid7_from_bytes, value.bytes))
 
     @classmethod
-    def from_fields(cls, unix_ms: int, rand_a: int, rand_b: int) -> Uuid7:
-        """Pack a UUIDv7 from ``unix_ms`` (< 2^48), ``rand_a`` (< 2^12) and ``rand_b`` (< 2^62)."""
+    def from_fields(cls, unix_millis: int, rand_a: int, rand_b: int) -> Uuid7:
+        """Pack a UUIDv7 of ``unix_millis`` (< 2^48), ``rand_a`` (< 2^12), ``rand_b`` (< 2^62)."""
         return cls._of(
             call(
                 ffi.uuid7_from_fields,
-                check_uint("unix_ms", unix_ms),
+                check_uint("unix_millis", unix_millis),
                 check_uint("rand_a", rand_a, 16),
                 check_uint("rand_b", rand_b),
             )
@@ -198,7 +200,7 @@ class Uuid7:
     @property
     def datetime(self) -> datetime:
         """The timestamp, in UTC."""
-        return _UNIX_EPOCH + timedelta(milliseconds=self.unix_ms)
+        return _UNIX_EPOCH + timedelta(milliseconds=self.unix_millis)
 
     def format(self, form: TextForm = "hyphenated") -> str:
         """The ID in ``form``."""

@@ -9,27 +9,31 @@ wall clock.
 from __future__ import annotations
 
 from mintid._native import call, check_uint, ffi
+from mintid._renamed import millis_renamed
 
 __all__ = ["ManualClock"]
 
 
+@millis_renamed
 class ManualClock:
     """A clock reading a fixed Unix millisecond until set or moved."""
 
     __slots__ = ("_core",)
 
-    def __init__(self, unix_ms: int, *, advance_on_pause: bool = False) -> None:
-        """Start at ``unix_ms``; with ``advance_on_pause`` a generator's waits move it."""
-        self._core = call(ffi.ManualClock, check_uint("unix_ms", unix_ms), bool(advance_on_pause))
+    def __init__(self, unix_millis: int, *, advance_on_pause: bool = False) -> None:
+        """Start at ``unix_millis``; with ``advance_on_pause`` a generator's waits move it."""
+        self._core = call(
+            ffi.ManualClock, check_uint("unix_millis", unix_millis), bool(advance_on_pause)
+        )
 
     @property
-    def unix_ms(self) -> int:
+    def unix_millis(self) -> int:
         """The time, in Unix milliseconds."""
         return call(self._core.now_millis)
 
-    def set(self, unix_ms: int) -> None:
+    def set(self, unix_millis: int) -> None:
         """Set the time, forwards or backwards."""
-        call(self._core.set_millis, check_uint("unix_ms", unix_ms))
+        call(self._core.set_millis, check_uint("unix_millis", unix_millis))
 
     def advance(self, millis: int) -> None:
         """Move the time forward."""
@@ -41,4 +45,4 @@ class ManualClock:
 
     def __repr__(self) -> str:
         """Show the time."""
-        return f"ManualClock({self.unix_ms})"
+        return f"ManualClock({self.unix_millis})"

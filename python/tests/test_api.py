@@ -26,11 +26,11 @@ def test_layout_values_and_equality() -> None:
     assert classic.expires_at == datetime.datetime(
         2094, 9, 7, 15, 47, 35, 552000, datetime.timezone.utc
     )
-    assert 0 < classic.remaining_ms() <= classic.lifetime_ms
+    assert 0 < classic.remaining_millis() <= classic.lifetime_millis
     assert "sequence_bits=12" in repr(classic)
     assert set(mintid.SnowflakeLayout.preset_names()) >= {"classic", "js-safe"}
-    moved = classic.with_epoch_ms(0).with_datacenter_bits(5)
-    assert (moved.epoch_ms, moved.datacenter_bits) == (0, 5)
+    moved = classic.with_epoch_millis(0).with_datacenter_bits(5)
+    assert (moved.epoch_millis, moved.datacenter_bits) == (0, 5)
     assert moved.split_worker_id(moved.worker_id(3, 4)) == (3, 4)
 
 
@@ -62,6 +62,7 @@ def test_fingerprints_and_keys() -> None:
     assert mintid.canonical_json('{"b": 1, "a": 2}') == '{"a":2,"b":1}'
     assert repr(made).startswith("Fingerprint('sha256:")
     assert len({made, mintid.Fingerprint(made.digest)}) == 1
+    assert made.text == str(made) == str(mintid.Fingerprint.parse(made.text))
     key = mintid.IdempotencyKey("order.create", "user:1", "x")
     assert repr(key) == "IdempotencyKey('order.create', 'user:1', 'x')"
     assert mintid.IdempotencyKey.derived("k", "s", made) == mintid.IdempotencyKey.derived(
@@ -70,7 +71,7 @@ def test_fingerprints_and_keys() -> None:
 
 
 def test_a_request_runs_once_and_is_replayed() -> None:
-    policy = mintid.RecordPolicy(lease_ms=1_000, retention_ms=60_000)
+    policy = mintid.RecordPolicy(lease_millis=1_000, retention_millis=60_000)
     incoming = mintid.Incoming(mintid.fingerprint({"order": 1}))
     first = mintid.decide(None, incoming, 1_000, policy)
     assert isinstance(first, mintid.Execute) and first.problem is None
@@ -96,7 +97,7 @@ def test_a_request_runs_once_and_is_replayed() -> None:
 
 
 def test_a_policy_copies_pickles_and_replaces_by_its_values() -> None:
-    policy = mintid.RecordPolicy(lease_ms=1_000, retention_ms=60_000)
+    policy = mintid.RecordPolicy(lease_millis=1_000, retention_millis=60_000)
     incoming = mintid.Incoming(mintid.fingerprint({"order": 1}))
     made = [
         copy.copy(policy),
@@ -107,9 +108,9 @@ def test_a_policy_copies_pickles_and_replaces_by_its_values() -> None:
     for other in made:
         assert isinstance(mintid.decide(None, incoming, 1_000, other), mintid.Execute)
     assert made[:3] == [policy] * 3 and not made[3].store_errors
-    assert dataclasses.asdict(policy)["lease_ms"] == 1_000
+    assert dataclasses.asdict(policy)["lease_millis"] == 1_000
     with pytest.raises(mintid.RecordInvalidPolicyError):
-        dataclasses.replace(policy, lease_ms=0)
+        dataclasses.replace(policy, lease_millis=0)
 
 
 def test_signed_request_ids_round_trip() -> None:
@@ -149,3 +150,17 @@ def test_the_glossary_names_are_the_python_names() -> None:
         for part in name.split("."):
             assert hasattr(owner, part), name
             owner = getattr(owner, part)
+
+
+def test_a_field_with_a_lone_surrogate_is_a_key_error_as_in_js() -> None:
+    for call in (
+        lambda: mintid.IdempotencyKey.from_fields("order.create", "user:1", ["a", "\ud800"]),
+        lambda: mintid.key_id_from_fields(["\udc00"]),
+    ):
+        with pytest.raises(mintid.IdempotencyKeyError) as refused:
+            call()
+        assert (refused.value.code, refused.value.part) == ("key.invalid_character", "id")
+    made = mintid.IdempotencyKey.from_fields(
+        "order.create", "user:1", ["a", "\ufffd", "\U0001f600"]
+    )
+    assert made.kind == "order.create"

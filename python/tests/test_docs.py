@@ -30,7 +30,7 @@ def _idempotency() -> dict[str, object]:
         "request": SimpleNamespace(headers={"Idempotency-Key": str(uuid.uuid4())}),
         "body": b'{"amount": 12.5, "currency": "EUR", "meta": {"trace_id": "t-1"}}',
         "stored_record": None,  # a first request: no record yet
-        "now_ms": int(time.time() * 1000),
+        "now_millis": int(time.time() * 1000),
     }
 
 
@@ -38,7 +38,7 @@ def _request_ids() -> dict[str, object]:
     return {
         "mintid": mintid,
         "secret": os.urandom(32),
-        "expires_ms": int(time.time() * 1000) + 3_600_000,
+        "expires_millis": int(time.time() * 1000) + 3_600_000,
         "text": mintid.uuid7_str(),
     }
 

@@ -37,11 +37,13 @@ RELAY = mintid.RelayPolicy(10, 1000)
 def row(
     worker_id: int = 1,
     fencing_token: int = 0,
-    lease_deadline_ms: int = 0,
-    high_water_ms: int = 0,
+    lease_deadline_millis: int = 0,
+    high_water_millis: int = 0,
     held: bool = False,
 ) -> mintid.WorkerLease:
-    return mintid.WorkerLease(worker_id, fencing_token, lease_deadline_ms, high_water_ms, held)
+    return mintid.WorkerLease(
+        worker_id, fencing_token, lease_deadline_millis, high_water_millis, held
+    )
 
 
 def guard() -> mintid.LeaseGuard:
@@ -69,7 +71,7 @@ def fetching() -> mintid.SegmentAllocator:
 
 
 BAD_INPUT: list[tuple[str, Callable[[], object], type[mintid.MintidError]]] = [
-    ("lease policy", lambda: mintid.LeasePolicy(lease_ms=1), mintid.LeaseInvalidPolicyError),
+    ("lease policy", lambda: mintid.LeasePolicy(lease_millis=1), mintid.LeaseInvalidPolicyError),
     (
         "lease layout",
         lambda: mintid.LeasePolicy(
@@ -84,7 +86,7 @@ BAD_INPUT: list[tuple[str, Callable[[], object], type[mintid.MintidError]]] = [
     ),
     (
         "lease held",
-        lambda: mintid.acquire_lease(row(held=True, lease_deadline_ms=10), 5, LEASES),
+        lambda: mintid.acquire_lease(row(held=True, lease_deadline_millis=10), 5, LEASES),
         mintid.LeaseStillHeldError,
     ),
     (
@@ -99,7 +101,7 @@ BAD_INPUT: list[tuple[str, Callable[[], object], type[mintid.MintidError]]] = [
     ),
     (
         "lease start",
-        lambda: mintid.acquire_lease(row(high_water_ms=10**9), 0, LEASES),
+        lambda: mintid.acquire_lease(row(high_water_millis=10**9), 0, LEASES),
         mintid.LeaseHighWaterAheadError,
     ),
     (
@@ -146,7 +148,11 @@ BAD_INPUT: list[tuple[str, Callable[[], object], type[mintid.MintidError]]] = [
         lambda: mintid.SnowflakeLayout(time_bits=50),
         mintid.SnowflakeInvalidLayoutError,
     ),
-    ("layout tick", lambda: mintid.SnowflakeLayout(tick_ms=0), mintid.SnowflakeInvalidLayoutError),
+    (
+        "layout tick",
+        lambda: mintid.SnowflakeLayout(tick_millis=0),
+        mintid.SnowflakeInvalidLayoutError,
+    ),
     (
         "layout bits > u8",
         lambda: mintid.SnowflakeLayout(time_bits=256),
@@ -157,7 +163,7 @@ BAD_INPUT: list[tuple[str, Callable[[], object], type[mintid.MintidError]]] = [
         lambda: CLASSIC.with_datacenter_bits(11),
         mintid.SnowflakeInvalidLayoutError,
     ),
-    ("epoch", lambda: CLASSIC.with_epoch_ms(2**64 - 1), mintid.SnowflakeInvalidLayoutError),
+    ("epoch", lambda: CLASSIC.with_epoch_millis(2**64 - 1), mintid.SnowflakeInvalidLayoutError),
     ("preset", lambda: mintid.SnowflakeLayout.preset("nope"), mintid.SnowflakeUnknownPresetError),
     ("worker", lambda: mintid.Snowflake(worker=1024), mintid.SnowflakeWorkerOutOfRangeError),
     ("negative worker", lambda: mintid.Snowflake(worker=-1), mintid.ArgumentNegativeError),
@@ -173,7 +179,7 @@ BAD_INPUT: list[tuple[str, Callable[[], object], type[mintid.MintidError]]] = [
     ),
     (
         "start after time",
-        lambda: mintid.Snowflake(1, starting_after_unix_ms=2**62),
+        lambda: mintid.Snowflake(1, starting_after_unix_millis=2**62),
         mintid.SnowflakeTimeExhaustedError,
     ),
     (
@@ -353,26 +359,26 @@ BAD_INPUT: list[tuple[str, Callable[[], object], type[mintid.MintidError]]] = [
     ("request id text", lambda: mintid.RequestId.parse("x"), mintid.RequestIdMalformedError),
     (
         "verify scope",
-        lambda: RING.verify(MINTED.text, "other", now_ms=NOW),
+        lambda: RING.verify(MINTED.text, "other", now_millis=NOW),
         mintid.RequestIdBadTagError,
     ),
     (
         "verify expired",
-        lambda: RING.verify(MINTED.text, "s", now_ms=2**47),
+        lambda: RING.verify(MINTED.text, "s", now_millis=2**47),
         mintid.RequestIdGrantExpiredError,
     ),
     (
         "verify old",
-        lambda: RING.verify(MINTED.text, "s", now_ms=NOW + 10_000, max_age_ms=1),
+        lambda: RING.verify(MINTED.text, "s", now_millis=NOW + 10_000, max_age_millis=1),
         mintid.RequestIdTooOldError,
     ),
     (
         "verify future",
-        lambda: RING.verify(MINTED.text, "s", now_ms=NOW - 10_000, max_skew_ms=1),
+        lambda: RING.verify(MINTED.text, "s", now_millis=NOW - 10_000, max_skew_millis=1),
         mintid.RequestIdInFutureError,
     ),
     ("unsigned", lambda: mintid.RequestId.verify_unsigned("x"), mintid.RequestIdMalformedError),
-    ("policy", lambda: mintid.RecordPolicy(lease_ms=0), mintid.RecordInvalidPolicyError),
+    ("policy", lambda: mintid.RecordPolicy(lease_millis=0), mintid.RecordInvalidPolicyError),
     ("status", lambda: mintid.RecordStatus.parse("done"), mintid.RecordUnknownStatusError),
     ("stale fence", lambda: PENDING.complete(mintid.Fence(2, 1000)), mintid.RecordStaleTokenError),
     (
@@ -468,13 +474,13 @@ def test_request_id_errors_carry_the_core_problem() -> None:
     grant = RING.issue_grant("user:1", now + 60_000)
     text = str(grant.mint())
     with pytest.raises(mintid.RequestIdError) as foreign:
-        RING.verify(text, "user:2", now_ms=now)
+        RING.verify(text, "user:2", now_millis=now)
     assert (foreign.value.code, foreign.value.problem_name) == (
         "request_id.bad_tag",
         "invalid_request_id",
     )
     with pytest.raises(mintid.RequestIdError) as expired:
-        RING.verify(text, "user:1", now_ms=now + 120_000)
+        RING.verify(text, "user:1", now_millis=now + 120_000)
     assert (expired.value.code, expired.value.problem_name) == (
         "request_id.grant_expired",
         "grant_expired",

@@ -19,12 +19,12 @@ import mintid
 ROOMY = mintid.SnowflakeLayout(time_bits=41, worker_bits=6, sequence_bits=16)
 
 
-def snowflake_ms(generator: mintid.Snowflake) -> Callable[[int], int]:
-    return lambda snowflake_id: generator.decode(snowflake_id).unix_ms
+def snowflake_millis(generator: mintid.Snowflake) -> Callable[[int], int]:
+    return lambda snowflake_id: generator.decode(snowflake_id).unix_millis
 
 
-def uuid_ms(value: uuid.UUID | str) -> int:
-    return mintid.Uuid7.parse(str(value)).unix_ms
+def uuid_millis(value: uuid.UUID | str) -> int:
+    return mintid.Uuid7.parse(str(value)).unix_millis
 
 
 def test_snowflake_ids_increase_and_carry_the_worker() -> None:
@@ -84,11 +84,11 @@ def test_an_id_is_never_handed_out_more_than_1_ms_behind_the_clock(kind: str) ->
     make: Callable[[], object]
     millis: Callable[[object], int]
     if kind == "snowflake":
-        make, millis = generator.next_id, lambda i: generator.decode(int(str(i))).unix_ms
+        make, millis = generator.next_id, lambda i: generator.decode(int(str(i))).unix_millis
     elif kind == "uuid":
-        make, millis = uuids.next_uuid, lambda u: uuid_ms(str(u))
+        make, millis = uuids.next_uuid, lambda u: uuid_millis(str(u))
     else:
-        make, millis = uuids.next_str, lambda u: uuid_ms(str(u))
+        make, millis = uuids.next_str, lambda u: uuid_millis(str(u))
     rng = random.Random(7)
     checked = []
     deadline = time.monotonic() + 0.5
@@ -110,7 +110,7 @@ def test_sonyflake_like_ticks_keep_ids_within_a_tick_of_the_clock() -> None:
         before = time.time_ns()
         parts = generator.decode(generator.next_id())
         # At most the millisecond after the ID's 10 ms tick (the core's ID buffer rule).
-        assert (parts.unix_ms + 10 + 1) * 1_000_000 > before
+        assert (parts.unix_millis + 10 + 1) * 1_000_000 > before
 
 
 def run_threads(

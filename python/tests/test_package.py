@@ -1,5 +1,12 @@
+import ast
+import importlib
 import importlib.metadata
+import subprocess
+import sys
 import uuid
+from pathlib import Path
+
+import pytest
 
 import mintid
 
@@ -21,3 +28,75 @@ def test_the_native_library_answers() -> None:
 def test_the_core_version_is_the_package_version() -> None:
     # One version for every mintid package (Cargo.toml's [workspace.package]).
     assert mintid.core_version() == mintid.__version__
+
+
+# What `import mintid` must not import: the native library and its generated
+# bindings, every submodule, and the heavier standard modules they use.
+HEAVY_MODULES = [
+    "mintid._ffi",
+    "mintid._ffi.mintid_ffi",
+    "mintid._native",
+    "mintid._uuid",
+    "mintid._snowflake",
+    "mintid._record",
+    "mintid.errors",
+    "mintid.store",
+    "mintid.http",
+    "ctypes",
+    "dataclasses",
+    "enum",
+    "importlib.metadata",
+    "typing",
+]
+
+
+def _modules_after(code: str) -> set[str]:
+    listing = subprocess.run(
+        [sys.executable, "-I", "-c", f"{code}; import sys; print(' '.join(sys.modules))"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return set(listing.split())
+
+
+def test_import_mintid_imports_nothing_heavy() -> None:
+    assert _modules_after("import mintid") & set(HEAVY_MODULES) == set()
+
+
+def test_a_public_name_imports_its_module_on_first_use() -> None:
+    loaded = _modules_after("import mintid; mintid.Snowflake")
+    assert {"mintid._snowflake", "mintid._ffi.mintid_ffi"} <= loaded
+    assert "mintid._record" not in loaded
+    assert "mintid.store" not in loaded
+
+
+def _type_checking_imports() -> list[str]:
+    """The modules that the ``if TYPE_CHECKING:`` block of ``mintid/__init__.py``
+    imports every public name of (``from M import *``).
+    """
+    tree = ast.parse(Path(mintid.__file__).read_text())
+    (block,) = (node for node in tree.body if isinstance(node, ast.If))
+    return [
+        node.module
+        for node in block.body
+        if isinstance(node, ast.ImportFrom) and node.module and node.names[0].name == "*"
+    ]
+
+
+def test_the_lazy_names_are_the_type_checked_names() -> None:
+    # Every name a type checker sees in mintid is there at run time, the same object.
+    expected = {"__version__", "core_version"}
+    for module_name in _type_checking_imports():
+        module = importlib.import_module(module_name)
+        for name in module.__all__:
+            assert getattr(mintid, name) is getattr(module, name), name
+        expected |= set(module.__all__)
+    assert set(mintid.__all__) == expected
+    assert set(dir(mintid)) >= expected
+
+
+def test_a_missing_name_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="no attribute 'no_such_name'"):
+        _ = mintid.no_such_name  # type: ignore[attr-defined]
+    assert mintid.errors.MintidError is mintid.MintidError

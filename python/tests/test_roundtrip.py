@@ -40,7 +40,7 @@ def test_snowflake_compose_then_decode(tick: int, worker: int, sequence: int) ->
     layout = mintid.SnowflakeLayout.CLASSIC
     parts = layout.decode(layout.compose_tick(tick, worker, sequence))
     assert (parts.tick, parts.worker, parts.sequence) == (tick, worker, sequence)
-    assert parts.unix_ms == layout.epoch_ms + tick
+    assert parts.unix_millis == layout.epoch_millis + tick
 
 
 @given(st.binary(min_size=16, max_size=16), FORMS)
@@ -57,9 +57,9 @@ def test_uuid_text_forms_round_trip(data: bytes, form: mintid.TextForm) -> None:
     st.integers(min_value=0, max_value=2**12 - 1),
     st.integers(min_value=0, max_value=2**62 - 1),
 )
-def test_uuid7_fields_round_trip(unix_ms: int, rand_a: int, rand_b: int) -> None:
-    value = mintid.Uuid7.from_fields(unix_ms, rand_a, rand_b)
-    assert (value.unix_ms, value.rand_a, value.rand_b) == (unix_ms, rand_a, rand_b)
+def test_uuid7_fields_round_trip(unix_millis: int, rand_a: int, rand_b: int) -> None:
+    value = mintid.Uuid7.from_fields(unix_millis, rand_a, rand_b)
+    assert (value.unix_millis, value.rand_a, value.rand_b) == (unix_millis, rand_a, rand_b)
     assert value.uuid.version == 7
     assert mintid.Uuid7.parse(str(value)) == value
     assert mintid.Uuid7.from_bytes(value.bytes) == value
@@ -128,6 +128,6 @@ def test_minted_request_ids_verify_for_their_scope_only(secret: bytes, scope: st
     value = mintid.Uuid7.from_fields(now, 1, 2).uuid
     minted = mintid.RequestId.mint(grant, value)
     assert mintid.RequestId.parse(minted.text) == minted
-    assert ring.verify(minted.text, scope, now_ms=now) == value
+    assert ring.verify(minted.text, scope, now_millis=now) == value
     with pytest.raises(mintid.RequestIdBadTagError):
-        ring.verify(minted.text, scope + "x", now_ms=now)
+        ring.verify(minted.text, scope + "x", now_millis=now)

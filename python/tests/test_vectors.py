@@ -50,8 +50,8 @@ def layout_of(spec: str | dict[str, Any]) -> mintid.SnowflakeLayout:
         time_bits=spec["time_bits"],
         worker_bits=spec["worker_bits"],
         sequence_bits=spec["sequence_bits"],
-        epoch_ms=int(spec["epoch_ms"]),
-        tick_ms=int(spec["tick_ms"]),
+        epoch_millis=int(spec["epoch_ms"]),
+        tick_millis=int(spec["tick_ms"]),
         datacenter_bits=spec.get("datacenter_bits", 0),
     )
 
@@ -61,15 +61,15 @@ LAYOUT_FIELDS: dict[str, Callable[[mintid.SnowflakeLayout, Case], object]] = {
     "worker_bits": lambda layout, _: layout.worker_bits,
     "sequence_bits": lambda layout, _: layout.sequence_bits,
     "datacenter_bits": lambda layout, _: layout.datacenter_bits,
-    "epoch_ms": lambda layout, _: str(layout.epoch_ms),
-    "tick_ms": lambda layout, _: str(layout.tick_ms),
+    "epoch_ms": lambda layout, _: str(layout.epoch_millis),
+    "tick_ms": lambda layout, _: str(layout.tick_millis),
     "max_worker": lambda layout, _: str(layout.max_worker),
     "max_sequence": lambda layout, _: str(layout.max_sequence),
     "max_id": lambda layout, _: str(layout.max_id),
     "js_safe": lambda layout, _: layout.is_js_safe,
-    "lifetime_ms": lambda layout, _: str(layout.lifetime_ms),
-    "expires_at_unix_ms": lambda layout, _: str(layout.expires_at_unix_ms),
-    "remaining_ms": lambda layout, case: str(layout.remaining_ms(int(case["now_unix_ms"]))),
+    "lifetime_ms": lambda layout, _: str(layout.lifetime_millis),
+    "expires_at_unix_ms": lambda layout, _: str(layout.expires_at_unix_millis),
+    "remaining_ms": lambda layout, case: str(layout.remaining_millis(int(case["now_unix_ms"]))),
 }
 
 
@@ -107,7 +107,7 @@ def snowflake_decode(case: Case) -> None:
         expect_error(case, lambda: layout.decode(int(case["id"])))
         return
     parts = layout.decode(int(case["id"]))
-    assert (str(parts.tick), str(parts.unix_ms)) == (case["tick"], case["unix_ms"])
+    assert (str(parts.tick), str(parts.unix_millis)) == (case["tick"], case["unix_ms"])
     assert (str(parts.worker), str(parts.sequence)) == (case["worker"], case["sequence"])
 
 
@@ -163,7 +163,7 @@ def snowflake_generate(case: Case) -> None:
                 else mintid.SequencePolicy.borrow_ahead(int(sequence["max_ticks"]))
             ),
             starting_after=int(case["starting_after_id"]) if "starting_after_id" in case else None,
-            starting_after_unix_ms=int(case["starting_after_unix_ms"])
+            starting_after_unix_millis=int(case["starting_after_unix_ms"])
             if "starting_after_unix_ms" in case
             else None,
             clock=clock,
@@ -191,7 +191,7 @@ def snowflake_generate(case: Case) -> None:
             assert [str(i) for i in ids] == step["ids"]
             assert [mintid.snowflake_to_base32(i) for i in ids] == step["base32"]
         if "clock_after_ms" in step:
-            assert str(clock.unix_ms) == step["clock_after_ms"]
+            assert str(clock.unix_millis) == step["clock_after_ms"]
         if "high_water" in step:
             assert str(generator.high_water) == step["high_water"]
 
@@ -206,7 +206,7 @@ def snowflake_layout_invalid(case: Case) -> None:
 def check_uuid7_fields(value: mintid.Uuid7, case: Case) -> None:
     if "bytes" in case:
         assert value.bytes.hex() == case["bytes"]
-    assert str(value.unix_ms) == case["unix_ms"]
+    assert str(value.unix_millis) == case["unix_ms"]
     assert value.rand_a == case["rand_a"]
     assert str(value.rand_b) == case["rand_b"]
     assert value.counter == case["counter"]
@@ -419,7 +419,7 @@ def request_id_parse_grant(case: Case) -> None:
         expect_error(case, lambda: mintid.Grant.parse(case["text"]))
         return
     grant = mintid.Grant.parse(case["text"])
-    assert (str(grant.key_id), str(grant.expires_ms)) == (case["key_id"], case["expires"])
+    assert (str(grant.key_id), str(grant.expires_millis)) == (case["key_id"], case["expires"])
     assert grant.grant_key.hex() == case["grant_key"]
 
 
@@ -440,9 +440,9 @@ def request_id_verify(case: Case) -> None:
             case["request_id"],
             ring,
             case["scope"],
-            now_ms=int(case["now"]),
-            max_age_ms=int(case["max_age"]),
-            max_skew_ms=int(case["max_skew"]),
+            now_millis=int(case["now"]),
+            max_age_millis=int(case["max_age"]),
+            max_skew_millis=int(case["max_skew"]),
         )
 
     if "error" in case:
@@ -455,9 +455,9 @@ def request_id_verify_unsigned(case: Case) -> None:
     def verify() -> uuid.UUID:
         return mintid.RequestId.verify_unsigned(
             case["text"],
-            now_ms=int(case["now"]),
-            max_age_ms=int(case["max_age"]),
-            max_skew_ms=int(case["max_skew"]),
+            now_millis=int(case["now"]),
+            max_age_millis=int(case["max_age"]),
+            max_skew_millis=int(case["max_skew"]),
         )
 
     if "error" in case:
@@ -501,12 +501,12 @@ def request_id_key_ring(case: Case) -> None:
 
 def record_policy_of(spec: dict[str, Any]) -> mintid.RecordPolicy:
     return mintid.RecordPolicy(
-        lease_ms=int(spec["lease_millis"]),
-        retention_ms=int(spec["retention_millis"]),
+        lease_millis=int(spec["lease_millis"]),
+        retention_millis=int(spec["retention_millis"]),
         store_errors=spec["store_errors"],
-        retry_after_ms=int(spec["retry_after_millis"]),
-        max_wait_ms=int(spec["max_wait_millis"]),
-        poll_ms=int(spec["poll_millis"]),
+        retry_after_millis=int(spec["retry_after_millis"]),
+        max_wait_millis=int(spec["max_wait_millis"]),
+        poll_millis=int(spec["poll_millis"]),
     )
 
 
@@ -526,9 +526,9 @@ def record_fields(record: mintid.Record) -> dict[str, Any]:
         "status": str(record.status),
         "fingerprint": record.fingerprint.digest.hex(),
         "token": str(record.token),
-        "lease_deadline": str(record.lease_deadline_ms),
-        "created": str(record.created_ms),
-        "expires": str(record.expires_ms),
+        "lease_deadline": str(record.lease_deadline_millis),
+        "created": str(record.created_millis),
+        "expires": str(record.expires_millis),
     }
 
 
@@ -550,15 +550,15 @@ def check_decision(decision: mintid.Decision, expect: dict[str, Any]) -> None:
         else:
             assert expected is not None
             assert str(expected.fence.token) == replaces["token"]
-            assert str(expected.fence.created_ms) == replaces["created"]
+            assert str(expected.fence.created_millis) == replaces["created"]
             assert str(expected.status) == replaces["status"]
     elif isinstance(decision, mintid.Replay):
         assert str(decision.outcome) == expect["outcome"]
     elif isinstance(decision, mintid.InProgress):
-        assert str(decision.retry_after_ms) == expect["retry_after_millis"]
+        assert str(decision.retry_after_millis) == expect["retry_after_millis"]
         assert str(decision.retry_after_secs) == expect["retry_after_secs"]
     elif isinstance(decision, mintid.Wait):
-        assert str(decision.poll_ms) == expect["poll_millis"]
+        assert str(decision.poll_millis) == expect["poll_millis"]
 
 
 def record_sequence(case: Case) -> None:
@@ -571,8 +571,8 @@ def record_sequence(case: Case) -> None:
         if do == "decide":
             incoming = mintid.Incoming(
                 mintid.Fingerprint(bytes.fromhex(step["fingerprint"])),
-                key_created_ms=int(step["key_created"]) if "key_created" in step else None,
-                waited_ms=int(step.get("waited", "0")),
+                key_created_millis=int(step["key_created"]) if "key_created" in step else None,
+                waited_millis=int(step.get("waited", "0")),
             )
 
             def run(
@@ -676,12 +676,12 @@ def record_http_constants(case: Case) -> None:
 def lease_policy_of(spec: dict[str, Any]) -> mintid.LeasePolicy:
     return mintid.LeasePolicy(
         layout_of(spec["layout"]),
-        lease_ms=int(spec["lease_millis"]),
-        renew_interval_ms=int(spec["renew_interval_millis"]),
-        safety_margin_ms=int(spec["safety_margin_millis"]),
-        renew_retry_ms=int(spec["renew_retry_millis"]),
-        max_skew_ms=int(spec["max_skew_millis"]),
-        max_start_wait_ms=int(spec["max_start_wait_millis"]),
+        lease_millis=int(spec["lease_millis"]),
+        renew_interval_millis=int(spec["renew_interval_millis"]),
+        safety_margin_millis=int(spec["safety_margin_millis"]),
+        renew_retry_millis=int(spec["renew_retry_millis"]),
+        max_skew_millis=int(spec["max_skew_millis"]),
+        max_start_wait_millis=int(spec["max_start_wait_millis"]),
     )
 
 
@@ -699,8 +699,8 @@ def lease_row_fields(row: mintid.WorkerLease) -> dict[str, Any]:
     return {
         "worker_id": str(row.worker_id),
         "fencing_token": str(row.fencing_token),
-        "lease_deadline": str(row.lease_deadline_ms),
-        "high_water": str(row.high_water_ms),
+        "lease_deadline": str(row.lease_deadline_millis),
+        "high_water": str(row.high_water_millis),
         "held": row.held,
     }
 
@@ -724,11 +724,11 @@ def lease_acquire(case: Case) -> None:
     made, expect = acquire(), case["expect"]
     assert lease_row_fields(made.lease) == expect["lease"]
     assert str(made.expected_token) == expect["expected_token"]
-    assert (str(made.start_after_ms), str(made.ready_at_ms)) == (
+    assert (str(made.start_after_millis), str(made.ready_at_millis)) == (
         expect["start_after"],
         expect["ready_at"],
     )
-    assert made.acquired_ms == int(case["now"])
+    assert made.acquired_millis == int(case["now"])
 
 
 def lease_none_found(case: Case) -> None:
@@ -751,9 +751,9 @@ def lease_guard(case: Case) -> None:
         acquisition.lease.worker_id,
         acquisition.lease.fencing_token,
     )
-    assert (guard.start_after_ms, guard.ready_at_ms) == (
-        acquisition.start_after_ms,
-        acquisition.ready_at_ms,
+    assert (guard.start_after_millis, guard.ready_at_millis) == (
+        acquisition.start_after_millis,
+        acquisition.ready_at_millis,
     )
     renewal: mintid.LeaseRenewal | None = None
     for step in case["steps"]:
@@ -783,11 +783,11 @@ def lease_guard(case: Case) -> None:
             made = act()
             if do == "renewal":
                 assert isinstance(made, mintid.LeaseRenewal)
-                assert (str(made.lease_deadline_ms), str(made.high_water_ms)) == (
+                assert (str(made.lease_deadline_millis), str(made.high_water_millis)) == (
                     expect["lease_deadline"],
                     expect["high_water"],
                 )
-                assert (made.worker_id, made.fencing_token, made.now_ms) == (
+                assert (made.worker_id, made.fencing_token, made.now_millis) == (
                     guard.worker_id,
                     guard.fencing_token,
                     int(step["now"]),
@@ -800,13 +800,13 @@ def lease_guard(case: Case) -> None:
             guard.renewal_failed(int(step["now"]))
         elif do == "release":
             release = guard.release(int(step["now"]), int(step["high_water"]))
-            assert str(release.high_water_ms) == expect["high_water"]
+            assert str(release.high_water_millis) == expect["high_water"]
         else:
             assert do == "state", step
             assert {
-                "lease_deadline": str(guard.lease_deadline_ms),
-                "stop_at": str(guard.stop_at_ms),
-                "next_renewal_at": str(guard.next_renewal_at_ms),
+                "lease_deadline": str(guard.lease_deadline_millis),
+                "stop_at": str(guard.stop_at_millis),
+                "next_renewal_at": str(guard.next_renewal_at_millis),
                 "live": guard.is_live,
             } == expect
 
@@ -820,8 +820,8 @@ def segment_policy_of(spec: dict[str, Any]) -> mintid.SegmentPolicy:
         int(spec["min_step"]),
         int(spec["max_step"]),
         fetch_at_percent=spec["fetch_at_percent"],
-        grow_below_ms=int(spec["grow_below_millis"]),
-        shrink_above_ms=int(spec["shrink_above_millis"]),
+        grow_below_millis=int(spec["grow_below_millis"]),
+        shrink_above_millis=int(spec["shrink_above_millis"]),
     )
 
 
@@ -879,8 +879,8 @@ def relay_policy_of(spec: dict[str, Any]) -> mintid.RelayPolicy:
     return mintid.RelayPolicy(
         int(spec["batch_size"]),
         int(spec["claim_millis"]),
-        base_backoff_ms=int(spec["base_backoff_millis"]),
-        max_backoff_ms=int(spec["max_backoff_millis"]),
+        base_backoff_millis=int(spec["base_backoff_millis"]),
+        max_backoff_millis=int(spec["max_backoff_millis"]),
         jitter_percent=spec["jitter_percent"],
         max_attempts=int(spec["max_attempts"]),
     )
@@ -900,10 +900,10 @@ def outbox_case(run: Callable[[Case], object]) -> Callable[[Case], None]:
 
 def outbox_claim(case: Case) -> object:
     claim = relay_policy_of(case["policy"]).claim(int(case["now"]), int(case["draw"]))
-    assert claim.now_ms == int(case["now"])
+    assert claim.now_millis == int(case["now"])
     return {
         "claim_token": str(claim.claim_token),
-        "claimed_until": str(claim.claimed_until_ms),
+        "claimed_until": str(claim.claimed_until_millis),
         "batch_size": str(claim.batch_size),
     }
 
@@ -1032,7 +1032,7 @@ def http_defaults(case: Case) -> None:
     assert str(mintid_http.DEFAULT_BODY_LIMIT) == case["body_limit"]
     assert list(mintid_http.DEFAULT_METHODS) == case["methods"]
     assert list(mintid_http.DEFAULT_STORED_HEADERS) == case["stored_headers"]
-    assert str(mintid_http.DEFAULT_GRANT_TTL_MS) == case["grant_ttl_millis"]
+    assert str(mintid_http.DEFAULT_GRANT_TTL_MILLIS) == case["grant_ttl_millis"]
     assert case["grant_content_type"] == mintid_http.GRANT_CONTENT_TYPE
     empty = mintid_http.encode_envelope(200, (), b"", ())
     assert empty.body == f"{case['envelope_magic']}200\r\n\r\n".encode()
@@ -1062,19 +1062,14 @@ def id_buffer_hand_out(case: Case) -> None:
     )
     deadline_ns = (fresh_until + 1) * 1_000_000
     out = 0
-    for now_ms in case["now_millis"]:
-        if not (int(now_ms) * 1_000_000 + 999_999 < deadline_ns):
+    for now_millis in case["now_millis"]:
+        if not (int(now_millis) * 1_000_000 + 999_999 < deadline_ns):
             break
         out += 1
     assert str(out) == case["handed_out"]
 
 
 # --- api.json ---------------------------------------------------------------
-
-
-def _python_name(name: str) -> str:
-    """The vectors' ``_millis`` suffix as Python spells it."""
-    return name.removesuffix("_millis") + "_ms" if name.endswith("_millis") else name
 
 
 def api_case(made: Callable[[Case], object]) -> Callable[[Case], None]:
@@ -1108,7 +1103,7 @@ def api_issue_grant(case: Case) -> object:
     return {
         "text": grant.text,
         "key_id": grant.key_id,
-        "expires_millis": str(grant.expires_ms),
+        "expires_millis": str(grant.expires_millis),
         "grant_key": grant.grant_key.hex(),
     }
 
@@ -1117,9 +1112,9 @@ def api_policy(made: Callable[..., object], fields: list[str]) -> Callable[[Case
     """A policy built from the case's arguments only, read back field by field."""
 
     def run(case: Case) -> object:
-        args = {_python_name(name): int(value) for name, value in case["args"].items()}
+        args = {name: int(value) for name, value in case["args"].items()}
         policy = made(**args)
-        read = {name: getattr(policy, _python_name(name)) for name in fields}
+        read = {name: getattr(policy, name) for name in fields}
         return {
             name: v if isinstance(v, bool) or name.endswith("percent") else str(v)
             for name, v in read.items()
@@ -1128,7 +1123,51 @@ def api_policy(made: Callable[..., object], fields: list[str]) -> Callable[[Case
     return run
 
 
+# --- db_error.json -----------------------------------------------------------
+
+
+def db_error_classify(case: Case) -> None:
+    dialect = {"postgres": ffi.Dialect.POSTGRES, "mysql": ffi.Dialect.MYSQL}.get(
+        case["dialect"], ffi.Dialect.SQLITE
+    )
+    assert case["dialect"] in ("postgres", "mysql", "sqlite")
+    made = ffi.classify_db_error(dialect, case.get("code"), case.get("sqlstate"))
+    assert made.name.lower() == case["class"]
+
+
+def api_decide(case: Case) -> object:
+    """``decide(existing, incoming, now_millis, policy)``, as every host orders it."""
+    stored = case["existing"]
+    existing = (
+        None
+        if stored is None
+        else mintid.Record(
+            mintid.RecordStatus.parse(stored["status"]),
+            mintid.Fingerprint.parse(stored["fingerprint"]),
+            int(stored["token"]),
+            int(stored["lease_deadline_millis"]),
+            int(stored["created_millis"]),
+            int(stored["expires_millis"]),
+        )
+    )
+    made: Callable[..., mintid.RecordPolicy] = mintid.RecordPolicy
+    policy = made(**{name: int(value) for name, value in case["args"].items()})
+    incoming = mintid.Incoming(mintid.Fingerprint.parse(case["fingerprint"]))
+    decision = mintid.decide(existing, incoming, int(case["now_millis"]), policy)
+    if not isinstance(decision, mintid.Execute):
+        return {"decision": decision.NAME}
+    record = decision.claim.record
+    return {
+        "decision": decision.NAME,
+        "token": str(record.token),
+        "lease_deadline_millis": str(record.lease_deadline_millis),
+        "created_millis": str(record.created_millis),
+        "expires_millis": str(record.expires_millis),
+    }
+
+
 RUNNERS: dict[str, dict[str, Callable[[Case], None]]] = {
+    "db_error.json": {"classify": db_error_classify},
     "api.json": {
         "fingerprint": api_case(api_fingerprint),
         "fingerprint_json": api_case(api_fingerprint_json),
@@ -1175,6 +1214,7 @@ RUNNERS: dict[str, dict[str, Callable[[Case], None]]] = {
                 ],
             )
         ),
+        "decide": api_case(api_decide),
         "lease_policy": api_case(
             api_policy(mintid.LeasePolicy, ["max_worker", "lease_millis", "renew_interval_millis"])
         ),
@@ -1259,7 +1299,9 @@ RUNNERS: dict[str, dict[str, Callable[[Case], None]]] = {
         "policy": outbox_case(outbox_policy),
         "backoff": outbox_case(
             lambda case: str(
-                relay_policy_of(case["policy"]).backoff_ms(int(case["attempts"]), int(case["draw"]))
+                relay_policy_of(case["policy"]).backoff_millis(
+                    int(case["attempts"]), int(case["draw"])
+                )
             )
         ),
         "claim": outbox_case(outbox_claim),

@@ -16,7 +16,8 @@ fi
 . "$DB_STATE_FILE"
 
 if [ "${1:-}" = --show-logs ]; then
-  for log in "$TMP"/pg/initdb.log "$TMP"/pg/log "$TMP"/mysql/install.log "$TMP"/mysql/mysqld.err; do
+  for log in "$TMP"/pg/initdb.log "$TMP"/pg/log "$TMP"/mysql/install.log "$TMP"/mysql/mysqld.err \
+    "$TMP"/redis/create.log "$TMP"/redis/*/log; do
     [ -f "$log" ] && { echo "--- $log" >&2; tail -n 30 "$log" >&2; }
   done
 fi
@@ -30,6 +31,16 @@ if mysql_alive; then
   kill -KILL "$pid"
   while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
 fi
+for port in ${REDIS_PORTS:-}; do
+  pid_file="$TMP/redis/$port/pid"
+  [ -f "$pid_file" ] || continue
+  pid=$(cat "$pid_file")
+  kill -KILL "$pid" 2>/dev/null || continue
+  # Gone, or a zombie (its sockets closed) that nobody has reaped yet.
+  while kill -0 "$pid" 2>/dev/null && ! grep -q '^State:.*Z' "/proc/$pid/status" 2>/dev/null; do
+    sleep 0.02
+  done
+done
 case "$TMP" in
   /tmp/mintid-db.*) rm -rf "$TMP" ;;
 esac

@@ -4,7 +4,7 @@
 
 DB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 DB_STATE_DIR="$DB_ROOT/.cache/db"
-# Written by up.sh: TMP (data dirs), PG_BIN, PG_OWNER, MY_PID_FILE, MY_SOCKET.
+# Written by up.sh: TMP (data dirs), PG_BIN, PG_OWNER, MY_PID_FILE, MY_SOCKET, REDIS_PORTS.
 DB_STATE_FILE="$DB_STATE_DIR/state"
 # Written by up.sh, sourced by tests: MINTID_PG_URL, MINTID_MYSQL_URL and friends.
 DB_ENV_FILE="$DB_STATE_DIR/db.env"
@@ -29,4 +29,13 @@ pg_alive() {
 
 mysql_alive() {
   [ -n "${MY_PID_FILE:-}" ] && [ -f "$MY_PID_FILE" ] && kill -0 "$(cat "$MY_PID_FILE")" 2>/dev/null
+}
+
+# The Redis Cluster's nodes: each one's pid file names a live process.
+redis_alive() {
+  [ -n "${REDIS_PORTS:-}" ] || return 1
+  local port
+  for port in $REDIS_PORTS; do
+    [ -f "$TMP/redis/$port/pid" ] && kill -0 "$(cat "$TMP/redis/$port/pid")" 2>/dev/null || return 1
+  done
 }

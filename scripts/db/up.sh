@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Starts a throwaway PostgreSQL and a throwaway MariaDB on free loopback ports, each
-# with a database `mintid` and a user `mintid` with a random password, and writes the
-# connection details to .cache/db/db.env. Installs the Debian packages when missing
+# with a database `mintid` and a user `mintid` with a random password, and a Redis
+# Cluster (three primaries, three replicas), and writes the connection details to
+# .cache/db/db.env. Installs the Debian packages when missing
 # (as root). Idempotent: when both servers already run, it only says so.
 set -euo pipefail
 # shellcheck source=scripts/db/lib.sh
@@ -15,8 +16,8 @@ flock 9
 if [ -f "$DB_STATE_FILE" ]; then
   # shellcheck disable=SC1090  # written by up.sh
   . "$DB_STATE_FILE"
-  if pg_alive && mysql_alive; then
-    db_log "already running (PostgreSQL on $PG_PORT, MariaDB on $MY_PORT); $DB_ENV_FILE"
+  if pg_alive && mysql_alive && redis_alive; then
+    db_log "already running (PostgreSQL on $PG_PORT, MariaDB on $MY_PORT, Redis on $REDIS_PORTS); $DB_ENV_FILE"
     exit 0
   fi
   db_log "stale state from an earlier run: cleaning up first"
@@ -46,6 +47,7 @@ find_mariadbd() {
 missing=()
 find_pg_bin >/dev/null || missing+=(postgresql)
 { find_mariadbd >/dev/null && command -v mariadb-install-db >/dev/null; } || missing+=(mariadb-server)
+{ command -v redis-server >/dev/null && command -v redis-cli >/dev/null; } || missing+=(redis-server)
 if [ ${#missing[@]} -gt 0 ]; then
   [ "$(id -u)" = 0 ] || { db_log "missing ${missing[*]}: install as root (apt-get install ${missing[*]})"; exit 1; }
   db_log "installing ${missing[*]}"
@@ -93,6 +95,18 @@ TMP=$(mktemp -d /tmp/mintid-db.XXXXXX)
 chmod 755 "$TMP"
 PG_PORT=$(free_port)
 MY_PORT=$(free_port "$PG_PORT")
+# --- Redis Cluster ports: six, each with its cluster bus port (the port + 10000) free
+# too, none another server's port ---
+REDIS_PORTS=
+taken=" $PG_PORT $MY_PORT "
+while [ "$(wc -w <<<"$REDIS_PORTS")" -lt 6 ]; do
+  port=$((20000 + RANDOM % 35000))
+  case "$taken" in *" $port "* | *" $((port + 10000)) "*) continue ;; esac
+  (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && continue
+  (exec 3<>"/dev/tcp/127.0.0.1/$((port + 10000))") 2>/dev/null && continue
+  taken="$taken$port $((port + 10000)) "
+  REDIS_PORTS="${REDIS_PORTS:+$REDIS_PORTS }$port"
+done
 MY_SOCKET="$TMP/mysql/run/mysqld.sock"
 MY_PID_FILE="$TMP/mysql/run/mysqld.pid"
 cat >"$DB_STATE_FILE" <<STATE
@@ -103,6 +117,7 @@ PG_PORT=$PG_PORT
 MY_PORT=$MY_PORT
 MY_SOCKET=$MY_SOCKET
 MY_PID_FILE=$MY_PID_FILE
+REDIS_PORTS="$REDIS_PORTS"
 STATE
 # A failure from here on stops whatever was started.
 trap 'db_log "startup failed"; flock -u 9; "$(dirname "$0")/down.sh" --show-logs' ERR
@@ -177,6 +192,35 @@ GRANT ALL PRIVILEGES ON \`mintid%\`.* TO 'mintid'@'%';
 SQL
 }
 
+# --- Redis Cluster -------------------------------------------------------------
+# Six nodes (redis-node.sh), then `redis-cli --cluster create` gives each primary a
+# third of the slots and a replica.
+redis_up() {
+  local port nodes=()
+  for port in $REDIS_PORTS; do
+    mkdir -p "$TMP/redis/$port"
+    "$(dirname "$0")/redis-node.sh" "$port" "$TMP/redis/$port" 9>&-
+    nodes+=("127.0.0.1:$port")
+  done
+  for port in $REDIS_PORTS; do
+    for _ in $(seq 200); do
+      redis-cli -p "$port" ping >/dev/null 2>&1 && break
+      sleep 0.02
+    done
+  done
+  redis-cli --cluster create "${nodes[@]}" --cluster-replicas 1 --cluster-yes \
+    >"$TMP/redis/create.log" 2>&1 9>&-
+  for port in $REDIS_PORTS; do
+    for _ in $(seq 500); do
+      redis-cli -p "$port" cluster info 2>/dev/null | grep -q '^cluster_state:ok' && break
+      sleep 0.02
+    done
+    redis-cli -p "$port" cluster info | grep -q '^cluster_state:ok'
+  done
+}
+
+redis_up &
+redis_job=$!
 pg_up &
 pg_job=$!
 mysql_up &
@@ -185,11 +229,14 @@ mysql_job=$!
 # other is still starting.
 pg_status=0
 mysql_status=0
+redis_status=0
+wait "$redis_job" || redis_status=$?
 wait "$pg_job" || pg_status=$?
 wait "$mysql_job" || mysql_status=$?
 [ "$pg_status" = 0 ] || db_log "PostgreSQL did not start"
 [ "$mysql_status" = 0 ] || db_log "MariaDB did not start"
-[ "$pg_status" = 0 ] && [ "$mysql_status" = 0 ]
+[ "$redis_status" = 0 ] || db_log "the Redis Cluster did not start"
+[ "$pg_status" = 0 ] && [ "$mysql_status" = 0 ] && [ "$redis_status" = 0 ]
 
 # --- connection details -----------------------------------------------------
 
@@ -206,7 +253,8 @@ MINTID_MYSQL_PORT=$MY_PORT
 MINTID_MYSQL_USER=mintid
 MINTID_MYSQL_PASSWORD=$MY_PASSWORD
 MINTID_MYSQL_DATABASE=mintid
+MINTID_REDIS_CLUSTER=$(for port in $REDIS_PORTS; do printf '127.0.0.1:%s,' "$port"; done | sed 's/,$//')
 ENV
 trap - ERR
 elapsed=$(( ($(date +%s%N) - started) / 1000000 ))
-db_log "PostgreSQL on 127.0.0.1:$PG_PORT, MariaDB on 127.0.0.1:$MY_PORT, up in ${elapsed} ms; $DB_ENV_FILE"
+db_log "PostgreSQL on 127.0.0.1:$PG_PORT, MariaDB on 127.0.0.1:$MY_PORT, Redis Cluster on ${REDIS_PORTS// /,}, up in ${elapsed} ms; $DB_ENV_FILE"

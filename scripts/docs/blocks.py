@@ -11,11 +11,16 @@ A fenced block is one of:
   (leading and trailing blanks aside), so the block cannot drift from the code that runs;
 * marked ``<!-- run by: FILE -->``: FILE reads this document and runs the block itself
   (a page in a browser, a crate's doctest); FILE must name the document's file;
+* an ``sh`` block marked ``<!-- not run: REASON -->``: a command that cannot run inside
+  `make test` (it is `make test` or one of its targets, an install, a release), with the
+  reason; its lines are still checked;
 * ``text``: a picture, not code.
 
 `python3 scripts/docs/blocks.py` checks every marker, checks ``sh`` blocks (make targets
 exist, scripts are executable: scripts/dist/check-docs.py's rules; `python3 FILE` and
-`pip install ./DIR` name what exists), and runs the ``console``
+`pip install ./DIR` name what exists), runs each unmarked ``sh`` block in a temporary
+directory (one `bash -euo pipefail`, the `mintid` command of target/release first on PATH;
+it must succeed), and runs the ``console``
 blocks in a temporary directory with the `mintid` command of target/release: each ``$``
 line runs in one shell, must succeed unless the output shown is a ``mintid: CODE:`` error
 (then it must fail with that code), and must print as many lines as shown.
@@ -54,7 +59,9 @@ HARNESSES = {
     "sh": "scripts/docs/blocks.py",
     "console": "scripts/docs/blocks.py",
 }
-FENCE = re.compile(r"(?ms)^(?:<!-- (fragment|run by): (\S+) -->\n)?```(\w*)([^\n]*)\n(.*?)^```\s*$")
+FENCE = re.compile(
+    r"(?ms)^(?:<!-- (fragment|run by|not run): ([^\n]+?) -->\n)?```(\w*)([^\n]*)\n(.*?)^```\s*$"
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -148,6 +155,26 @@ def check_sh(block: Block) -> list[str]:
     return problems
 
 
+def check_not_run(block: Block) -> list[str]:
+    """A block that cannot run must be shell, say why, and still pass the shell checks."""
+    if block.lang != "sh":
+        return [f"{block.where}: only an sh block may be marked not run, not a `{block.lang}` one"]
+    if len(str(block.target).split()) < 3:
+        return [f"{block.where}: `not run` needs its reason in words, not {block.target!r}"]
+    return check_sh(block)
+
+
+def run_sh(block: Block) -> list[str]:
+    """Runs an unmarked sh block in one bash, in a temporary directory; it must succeed."""
+    env = {**os.environ, "PATH": f"{ROOT / 'target/release'}:{os.environ['PATH']}"}
+    with tempfile.TemporaryDirectory() as tmp:
+        command = ["bash", "-euo", "pipefail", "-c", block.text]
+        done = subprocess.run(command, check=False, cwd=tmp, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        return [f"{block.where}: the sh block failed ({done.returncode}): {done.stdout}{done.stderr}"]
+    return []
+
+
 def console_steps(text: str) -> list[tuple[str, list[str]]]:
     steps: list[tuple[str, list[str]]] = []
     for line in text.splitlines():
@@ -195,8 +222,10 @@ def main() -> int:
                 problems += filter(None, [check_fragment(block)])
             elif block.marker == "run by":
                 problems += filter(None, [check_run_by(block)])
+            elif block.marker == "not run":
+                problems += check_not_run(block)
             elif block.lang == "sh":
-                problems += check_sh(block)
+                problems += check_sh(block) or run_sh(block)
             elif block.lang == "console":
                 problems += run_console(block)
             elif block.lang != "text" and block.lang not in HARNESSES:

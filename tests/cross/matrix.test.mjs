@@ -6,12 +6,13 @@
 // cell must pass. See tests/cross/README.md.
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { fileURLToPath } from "node:url";
 import { browserParty } from "./parties/browser.mjs";
+import { kotlinParty } from "./parties/kotlin.mjs";
 import { lineParty } from "./parties/lines.mjs";
 import { rustParty } from "./parties/rust.mjs";
 
@@ -19,7 +20,6 @@ const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const HERE = fileURLToPath(new URL("./", import.meta.url));
 const CLI = process.env.MINTID_CLI ?? join(ROOT, "target/release/mintid");
 const PYTHON = process.env.MINTID_PYTHON ?? join(ROOT, ".venv/python-test/bin/python");
-const MAVEN_REPO = process.env.MINTID_MAVEN_REPO ?? join(homedir(), ".m2/repository");
 const RUST_SERVER = process.env.MINTID_RUST_SERVER ?? join(ROOT, "target/debug/examples/cross_party");
 
 const KEY_ID = "7";
@@ -29,20 +29,6 @@ const PER_GRANT = 3;
 const BAD_TAG = "request_id.bad_tag";
 /** What a server party answers a refusal with: the problem the core maps the code to. */
 const PROBLEM_OF = { [BAD_TAG]: "invalid_request_id" };
-
-/** The class path of io.mintid:mintid as installed by `make test-kotlin`: the jar, kotlin-stdlib and JNA. */
-function kotlinClassPath() {
-  const jar = (group, artifact, version) => join(MAVEN_REPO, ...group.split("."), artifact, version, `${artifact}-${version}.jar`);
-  const pom = readFileSync(join(MAVEN_REPO, "io/mintid/mintid/0.1.0/mintid-0.1.0.pom"), "utf8");
-  const property = (name) => new RegExp(`<${name}>([^<]+)</${name}>`).exec(pom)?.[1];
-  const jars = [
-    jar("io.mintid", "mintid", "0.1.0"),
-    jar("org.jetbrains.kotlin", "kotlin-stdlib", property("kotlin.version")),
-    jar("net.java.dev.jna", "jna", property("jna.version")),
-  ];
-  for (const path of jars) assert.ok(existsSync(path), `${path} is missing: run make test-kotlin`);
-  return jars.join(":");
-}
 
 /** `id` with its second-to-last character changed (inside the tag). */
 function tamper(id) {
@@ -61,7 +47,7 @@ before(async () => {
     rustParty(CLI, workDir),
     { ...lineParty("Rust server", RUST_SERVER, []), refusals: "problems" },
     lineParty("Python", PYTHON, [join(HERE, "parties/python_party.py")]),
-    lineParty("Kotlin", "java", ["-cp", kotlinClassPath(), join(HERE, "parties/KotlinParty.java")]),
+    kotlinParty(),
     browserParty(),
   ]);
   parties = started.filter(({ status }) => status === "fulfilled").map(({ value }) => value);

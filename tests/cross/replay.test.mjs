@@ -1,6 +1,7 @@
-// Stored responses cross hosts: the Express integration (JS) and a Rust
-// server (axum behind mintid-store's IdempotencyLayer) share one SQLite file;
-// each replays what the other stored under the same key (the same scope, the
+// Stored responses cross hosts: the Express integration (JS), a Rust server
+// (axum behind mintid-store's IdempotencyLayer), the Python WSGI middleware and
+// Kotlin's HttpIdempotency (from one JVM) share one SQLite file; the Rust server and each other host replay what the
+// other stored under the same key (the same scope, the
 // default kind of the same full path, the same body), with
 // `Idempotent-Replayed: true` and the stored status, headers and body. See
 // tests/cross/README.md.
@@ -15,10 +16,12 @@ import express from "../../js/node_modules/express/index.js";
 import { idempotency } from "../../js/dist/full/http/express.js";
 import { RecordPolicy } from "../../js/dist/full/node.js";
 import { IdempotencyStore, migrate, sqliteDatabase } from "../../js/dist/full/store/sqlite.js";
+import { kotlinParty } from "./parties/kotlin.mjs";
 import { lineParty } from "./parties/lines.mjs";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const RUST_SERVER = process.env.MINTID_RUST_SERVER ?? join(ROOT, "target/debug/examples/cross_party");
+const PYTHON = process.env.MINTID_PYTHON ?? join(ROOT, ".venv/python-test/bin/python");
 const SCOPE = "user:alice";
 const BODY = JSON.stringify({ sku: "tea", qty: 2 });
 
@@ -27,6 +30,8 @@ const file = join(dir, "records.sqlite3");
 let database;
 let server;
 let rust;
+let python;
+let kotlin;
 
 before(async () => {
   database = sqliteDatabase(file);
@@ -48,10 +53,16 @@ before(async () => {
     ["store", file],
   ]);
   assert.deepEqual(replies, [["ok"], ["ok"]]);
+  python = lineParty("Python", PYTHON, [fileURLToPath(new URL("parties/python_party.py", import.meta.url))]);
+  assert.deepEqual(await python.ask([["store", file]]), [["ok"]]);
+  kotlin = kotlinParty();
+  assert.deepEqual(await kotlin.ask([["store", file]]), [["ok"]]);
 });
 
 after(async () => {
   await rust?.close();
+  await python?.close();
+  await kotlin?.close();
   server?.closeAllConnections();
   await new Promise((resolve) => server?.close(resolve));
   await database?.close();
@@ -68,12 +79,14 @@ async function postJs(key) {
   return [String(response.status), response.headers.get("idempotent-replayed") ?? "false", response.headers.get("location") ?? "", await response.text()];
 }
 
-/** The same request to the Rust server. */
-async function postRust(key) {
-  const [[status, ...reply]] = await rust.ask([["post", SCOPE, key, BODY]]);
+/** The same request to a line party's app (the Rust server, the Python WSGI app). */
+async function postTo(party, key) {
+  const [[status, ...reply]] = await party.ask([["post", SCOPE, key, BODY]]);
   assert.equal(status, "ok", reply.join(" "));
   return reply;
 }
+
+const postRust = (key) => postTo(rust, key);
 
 test("the Rust server replays what the Express integration stored", async () => {
   const key = randomUUID();
@@ -88,3 +101,22 @@ test("the Express integration replays what the Rust server stored", async () => 
   assert.deepEqual([status, replayed, location, JSON.parse(body)], ["201", "false", "/orders/rust-1", { order: 1, by: "rust" }]);
   assert.deepEqual(await postJs(key), ["201", "true", location, body]);
 });
+
+for (const [host, party, prefix] of [
+  ["the Python WSGI middleware", () => python, "py"],
+  ["Kotlin's HttpIdempotency", () => kotlin, "kt"],
+]) {
+  test(`${host} replays what the Rust server stored`, async () => {
+    const key = randomUUID();
+    const [status, replayed, location, body] = await postRust(key);
+    assert.deepEqual([status, replayed, JSON.parse(body).by], ["201", "false", "rust"]);
+    assert.deepEqual(await postTo(party(), key), ["201", "true", location, body]);
+  });
+
+  test(`the Rust server replays what ${host} stored`, async () => {
+    const key = randomUUID();
+    const [status, replayed, location, body] = await postTo(party(), key);
+    assert.deepEqual([status, replayed, location.replace(/\d+$/, "N")], ["201", "false", `/orders/${prefix}-N`]);
+    assert.deepEqual(await postRust(key), ["201", "true", location, body]);
+  });
+}

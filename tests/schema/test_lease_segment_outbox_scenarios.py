@@ -104,8 +104,8 @@ class Holder:
         slot = max(self.next_slot, ((now - p.epoch) // p.tick) << p.sequence_bits)
         self.next_slot = slot + 1
         tick, seq = slot >> p.sequence_bits, slot & (2**p.sequence_bits - 1)
-        unix_ms = p.epoch + tick * p.tick
-        assert self.start_after < unix_ms < self.deadline - p.safety_margin  # the guard's admit
+        unix_millis = p.epoch + tick * p.tick
+        assert self.start_after < unix_millis < self.deadline - p.safety_margin  # the guard's admit
         return tick << (p.worker_bits + p.sequence_bits) | self.worker << p.sequence_bits | seq
 
     def renewal(self, now: int, high_water: int) -> dict:
@@ -260,8 +260,8 @@ def run_lease_case(connect, db: Db, case: dict) -> None:
                 conn = connect()
                 try:
                     barrier.wait()
-                    now_ms = int(time.time() * 1000)
-                    results.append(outcome(lambda: lease_acquire(conn, policy, f"host-{n}", now_ms),
+                    now_millis = int(time.time() * 1000)
+                    results.append(outcome(lambda: lease_acquire(conn, policy, f"host-{n}", now_millis),
                                            lambda held: held.worker))
                 finally:
                     conn.close()

@@ -115,6 +115,20 @@ pub fn http_fingerprint_request(
     )
 }
 
+/// The problem that refuses a request whose key failed to read with the
+/// error `code` (and the key `part` it names), from a signed request ID
+/// (`signed`) or an `Idempotency-Key`; `None`: the server's failure, not the
+/// client's (the core's `http::key_refusal`).
+#[uniffi::export]
+pub fn http_key_refusal(signed: bool, code: String, part: Option<String>) -> Option<Problem> {
+    let source = if signed {
+        core::KeySource::SignedRequestId
+    } else {
+        core::KeySource::IdempotencyKey
+    };
+    core::key_refusal(source, &code, part.as_deref()).map(Problem::from)
+}
+
 /// The `application/problem+json` body of a problem, with an optional detail.
 #[uniffi::export]
 pub fn http_problem_document(problem: Problem, detail: Option<String>) -> String {

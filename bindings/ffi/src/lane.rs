@@ -40,7 +40,7 @@ impl Refusal for MintidError {
 #[derive(Debug)]
 pub struct RecordLane {
     manifest: core::Manifest,
-    policy: mintid::record::RecordPolicy,
+    pub(crate) policy: mintid::record::RecordPolicy,
 }
 
 /// A driver on the lane, or the packed refusal of one the core would not
@@ -89,7 +89,7 @@ pub fn outbox_relay_lane(manifest: Manifest, policy: RelayPolicy, seed: u64) -> 
 ///
 /// # Safety
 /// `out` points to `cap` writable bytes (or is null with `cap` 0).
-unsafe fn copy_out(packed: &[u8], out: *mut u8, cap: usize) -> usize {
+pub(crate) unsafe fn copy_out(packed: &[u8], out: *mut u8, cap: usize) -> usize {
     if packed.len() <= cap && !out.is_null() {
         // SAFETY: the caller's contract; `packed` is not inside `out`.
         unsafe { std::ptr::copy_nonoverlapping(packed.as_ptr(), out, packed.len()) };
@@ -122,7 +122,7 @@ unsafe fn on_driver<D: Driven>(
     unsafe { copy_out(lane.step(), out, cap) }
 }
 
-fn panicked() -> MintidError {
+pub(crate) fn panicked() -> MintidError {
     MintidError::argument(
         "internal.panic",
         "the core panicked (a bug: please report it)",
@@ -133,7 +133,7 @@ fn panicked() -> MintidError {
 ///
 /// # Safety
 /// `data` points to `length` readable bytes, or is null with `length` 0.
-unsafe fn slice<'a>(data: *const u8, length: usize) -> &'a [u8] {
+pub(crate) unsafe fn slice<'a>(data: *const u8, length: usize) -> &'a [u8] {
     if data.is_null() || length == 0 {
         &[]
     } else {

@@ -41,13 +41,19 @@ pub struct Manifest {
     pub placeholder: Placeholder,
 }
 
+impl From<Dialect> for core::Dialect {
+    fn from(dialect: Dialect) -> Self {
+        match dialect {
+            Dialect::Postgres => Self::Postgres,
+            Dialect::Mysql => Self::Mysql,
+            Dialect::Sqlite => Self::Sqlite,
+        }
+    }
+}
+
 impl From<Manifest> for core::Manifest {
     fn from(manifest: Manifest) -> Self {
-        let dialect = match manifest.dialect {
-            Dialect::Postgres => core::Dialect::Postgres,
-            Dialect::Mysql => core::Dialect::Mysql,
-            Dialect::Sqlite => core::Dialect::Sqlite,
-        };
+        let dialect = manifest.dialect.into();
         let placeholder = match manifest.placeholder {
             Placeholder::Question => core::Placeholder::Question,
             Placeholder::Numbered => core::Placeholder::Numbered,
@@ -250,6 +256,32 @@ pub enum DbErrorClass {
     Constraint,
     /// Anything else.
     Other,
+}
+
+impl From<core::DbErrorClass> for DbErrorClass {
+    fn from(class: core::DbErrorClass) -> Self {
+        match class {
+            core::DbErrorClass::UniqueViolation => Self::UniqueViolation,
+            core::DbErrorClass::Serialization => Self::Serialization,
+            core::DbErrorClass::ConnectionLost => Self::ConnectionLost,
+            core::DbErrorClass::Constraint => Self::Constraint,
+            core::DbErrorClass::Other => Self::Other,
+        }
+    }
+}
+
+/// The class of a database error from the codes its driver reports: `code`
+/// is the dialect's own code as text (a MySQL/MariaDB error number, an SQLite
+/// result code by number or name; none for PostgreSQL), `sqlstate` the
+/// SQLSTATE when the driver gives one. Every executor asks this instead of
+/// mapping codes itself (`mintid::store::classify_db_error`).
+#[uniffi::export]
+pub fn classify_db_error(
+    dialect: Dialect,
+    code: Option<String>,
+    sqlstate: Option<String>,
+) -> DbErrorClass {
+    core::classify_db_error(dialect.into(), code.as_deref(), sqlstate.as_deref()).into()
 }
 
 impl From<DbErrorClass> for core::DbErrorClass {

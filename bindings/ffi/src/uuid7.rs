@@ -176,13 +176,14 @@ impl Uuid7Generator {
 
 /// IDs of 16 bytes each in `form`, separated by single spaces.
 fn text_of(bytes: &[u8], form: TextForm) -> Result<String, MintidError> {
-    let mut text = String::with_capacity((bytes.len() / 16) * (form.text_len() + 1));
+    let mut text = Vec::with_capacity((bytes.len() / 16) * (form.text_len() + 1));
     for chunk in bytes.chunks_exact(16) {
         if !text.is_empty() {
-            text.push(' ');
+            text.push(b' ');
         }
         let id = Uuid::from_bytes(fixed_bytes::<16>("a UUIDv7", chunk)?);
-        text.push_str(id.format(form).as_str());
+        text.extend_from_slice(id.format(form).as_bytes());
     }
-    Ok(text)
+    // Every form is ASCII, so this never fails; checked once for the whole batch.
+    Ok(String::from_utf8(text).unwrap_or_default())
 }

@@ -15,12 +15,14 @@
 
 extern crate alloc;
 
+mod fast;
 mod lane;
 mod read;
 mod record;
 mod relay;
 mod write;
 
+pub use fast::{pack_call, pack_verdict, unpack_answer, unpack_settled};
 pub use lane::{Driven, Lane};
 pub use read::{class_of, unpack_outcome, unpack_rows};
 pub use write::{pack_error, put_value};

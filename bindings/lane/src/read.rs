@@ -70,10 +70,10 @@ pub fn class_of(class: u8) -> DbErrorClass {
     }
 }
 
-struct Reader<'a>(&'a [u8]);
+pub(crate) struct Reader<'a>(pub(crate) &'a [u8]);
 
 impl Reader<'_> {
-    fn take(&mut self, count: usize) -> Result<&[u8], DriverError> {
+    pub(crate) fn take(&mut self, count: usize) -> Result<&[u8], DriverError> {
         if self.0.len() < count {
             return Err(malformed("answer"));
         }
@@ -82,26 +82,26 @@ impl Reader<'_> {
         Ok(head)
     }
 
-    fn u8(&mut self) -> Result<u8, DriverError> {
+    pub(crate) fn u8(&mut self) -> Result<u8, DriverError> {
         Ok(self.take(1)?[0])
     }
 
-    fn u32(&mut self) -> Result<u32, DriverError> {
+    pub(crate) fn u32(&mut self) -> Result<u32, DriverError> {
         let mut word = [0; 4];
         word.copy_from_slice(self.take(4)?);
         Ok(u32::from_le_bytes(word))
     }
 
-    fn bytes(&mut self) -> Result<Vec<u8>, DriverError> {
+    pub(crate) fn bytes(&mut self) -> Result<Vec<u8>, DriverError> {
         let length = self.u32()? as usize;
         Ok(self.take(length)?.to_vec())
     }
 
-    fn text(&mut self) -> Result<String, DriverError> {
+    pub(crate) fn text(&mut self) -> Result<String, DriverError> {
         String::from_utf8(self.bytes()?).map_err(|_| malformed("text"))
     }
 
-    fn response(&mut self) -> Result<StoredResponse, DriverError> {
+    pub(crate) fn response(&mut self) -> Result<StoredResponse, DriverError> {
         Ok(StoredResponse {
             content_type: self.text()?,
             body: self.bytes()?,
@@ -122,7 +122,7 @@ impl Reader<'_> {
         }
     }
 
-    fn end<T>(self, value: T) -> Result<T, DriverError> {
+    pub(crate) fn end<T>(self, value: T) -> Result<T, DriverError> {
         if self.0.is_empty() {
             Ok(value)
         } else {
@@ -131,7 +131,7 @@ impl Reader<'_> {
     }
 }
 
-fn malformed(what: &str) -> DriverError {
+pub(crate) fn malformed(what: &str) -> DriverError {
     DriverError::Store(StoreError::unreadable_answer(&format!(
         "the packed {what} is not in the lane's layout"
     )))

@@ -96,6 +96,20 @@ pub fn http_fingerprint_request(
         .map_err(to_js)
 }
 
+/// The name of the problem that refuses a request whose key failed to read
+/// with the error `code` (and the key `part` it names), from a signed request
+/// ID (`signed`) or an `Idempotency-Key`; `undefined`: the server's failure
+/// (the core's `http::key_refusal`).
+#[wasm_bindgen(js_name = httpKeyRefusal)]
+pub fn http_key_refusal(signed: bool, code: &str, part: Option<String>) -> Option<String> {
+    let source = if signed {
+        core::KeySource::SignedRequestId
+    } else {
+        core::KeySource::IdempotencyKey
+    };
+    core::key_refusal(source, code, part.as_deref()).map(|problem| problem.name().to_string())
+}
+
 /// The `application/problem+json` body of the problem named `name`.
 #[wasm_bindgen(js_name = httpProblemDocument)]
 pub fn http_problem_document(name: &str, detail: Option<String>) -> Result<String, JsValue> {

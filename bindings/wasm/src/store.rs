@@ -291,6 +291,24 @@ pub fn store_limits() -> Array {
         .collect()
 }
 
+/// The class of a database error from the codes its driver reports: `code`
+/// is the dialect's own code as text (a MySQL/MariaDB error number, an SQLite
+/// result code by number or name), `sqlstate` the SQLSTATE when the driver
+/// gives one (`mintid::store::classify_db_error`).
+#[wasm_bindgen(js_name = classifyDbError, unchecked_return_type = "DbErrorClass")]
+pub fn classify_db_error(
+    dialect: &str,
+    code: Option<String>,
+    sqlstate: Option<String>,
+) -> Result<JsValue, JsValue> {
+    let class = mintid::store::classify_db_error(
+        dialect_of(dialect)?,
+        code.as_deref(),
+        sqlstate.as_deref(),
+    );
+    Ok(JsValue::from_str(class.as_str()))
+}
+
 /// The query that loads a key's record (for `load`).
 #[wasm_bindgen(js_name = storeLoadQuery, unchecked_return_type = "StoreQuery")]
 pub fn store_load_query(

@@ -30,6 +30,7 @@ mod document;
 mod envelope;
 mod error;
 mod kind;
+mod refusal;
 
 pub use body::{QUERY_DOMAIN_TAG, fingerprint_body, fingerprint_request, is_json_content_type};
 pub use document::{
@@ -41,6 +42,7 @@ pub use envelope::{
 };
 pub use error::{HttpError, HttpErrorKind};
 pub use kind::{MAX_METHOD_LEN, default_kind, normalise_path};
+pub use refusal::{KeySource, key_refusal};
 
 /// The IETF draft's header carrying a plain idempotency key.
 pub const IDEMPOTENCY_KEY_HEADER: &str = "Idempotency-Key";

@@ -5,8 +5,9 @@ use alloc::vec::Vec;
 
 use super::Value;
 
-/// How a host classifies a database error (each executor maps its driver's
-/// codes: SQLSTATE, MySQL error numbers, SQLite result codes).
+/// The class of a database error. An executor reads its driver's codes
+/// (SQLSTATE, MySQL error numbers, SQLite result codes) and asks
+/// [`classify_db_error`](super::classify_db_error) which class they name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum DbErrorClass {
     /// A unique or primary-key violation (SQLSTATE 23505, MySQL 1062,

@@ -99,25 +99,37 @@ impl fmt::Debug for UuidText {
     }
 }
 
-fn write_hex(bytes: &[u8], out: &mut [u8]) {
-    for (byte, pair) in bytes.iter().zip(out.chunks_exact_mut(2)) {
-        pair[0] = HEX_DIGITS[usize::from(byte >> 4)];
-        pair[1] = HEX_DIGITS[usize::from(byte & 0x0F)];
+/// The two lower-case hex digits of every byte: one load per byte written.
+const HEX_PAIRS: [[u8; 2]; 256] = {
+    let mut pairs = [[0u8; 2]; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        pairs[byte] = [HEX_DIGITS[byte >> 4], HEX_DIGITS[byte & 0x0F]];
+        byte += 1;
+    }
+    pairs
+};
+
+/// Where the two digits of each of the 16 bytes go in the hyphenated form.
+const HYPHENATED_AT: [usize; 16] = [0, 2, 4, 6, 9, 11, 14, 16, 19, 21, 24, 26, 28, 30, 32, 34];
+
+/// Writes the 32 hex digits at the start of `out` (at least 32 bytes).
+fn write_hex(uuid: &[u8; 16], out: &mut [u8]) {
+    for (byte, pair) in uuid.iter().zip(out.chunks_exact_mut(2)) {
+        pair.copy_from_slice(&HEX_PAIRS[usize::from(*byte)]);
     }
 }
 
-/// Writes the 36-character 8-4-4-4-12 form at the start of `out`.
+/// Writes the 36-character 8-4-4-4-12 form at the start of `out` (at least 36 bytes).
 fn write_hyphenated(uuid: &[u8; 16], out: &mut [u8]) {
-    let groups = [(0, 4), (4, 6), (6, 8), (8, 10), (10, 16)];
-    let mut at = 0;
-    for (i, (start, end)) in groups.into_iter().enumerate() {
-        if i > 0 {
-            out[at] = b'-';
-            at += 1;
-        }
-        let digits = 2 * (end - start);
-        write_hex(&uuid[start..end], &mut out[at..at + digits]);
-        at += digits;
+    let Some(out) = out.first_chunk_mut::<36>() else {
+        return;
+    };
+    for (byte, at) in uuid.iter().zip(HYPHENATED_AT) {
+        out[at..at + 2].copy_from_slice(&HEX_PAIRS[usize::from(*byte)]);
+    }
+    for at in HYPHENS {
+        out[at] = b'-';
     }
 }
 

@@ -8,6 +8,7 @@
 
 import {
   defaultKind as coreDefaultKind,
+  type Fingerprint,
   fingerprintRequest,
   HttpError,
   httpDefaults,
@@ -20,6 +21,8 @@ import {
   Uuid7,
   type VerifyOptions,
 } from "../node.js";
+import { checkCount } from "../check.js";
+import { keyRefusal } from "../http-rules.js";
 import { StoreError } from "../store/errors.js";
 import { type IdempotencyStore, OperationError, type RunResult, type StoreRequest } from "../store/idempotency.js";
 import { type HttpAnswer, problemAnswer, replayedHeader, retryAfter, statusAnswer } from "./answer.js";
@@ -135,10 +138,6 @@ function defaultKind(request: HttpRequestView<unknown>): string {
   return coreDefaultKind(request.method, request.path);
 }
 
-function problemOf(error: MintidError, fallback: ProblemName): ProblemName {
-  return (error.problem as ProblemName | undefined) ?? fallback;
-}
-
 /** The problem the core attaches to a store's failure; every store error's is `storage_unavailable`. */
 function problemOfFailure(error: unknown): ProblemName | undefined {
   if (error instanceof MintidError && error.problem !== undefined) return error.problem as ProblemName;
@@ -162,8 +161,7 @@ export class HttpIdempotency<R> {
     if (typeof options.store?.runOnce !== "function") throw new TypeError("options.store must be an IdempotencyStore");
     if (typeof options.scope !== "function") throw new TypeError("options.scope must be a function of the request");
     if (options.keyRing !== undefined && !(options.keyRing instanceof KeyRing)) throw new TypeError("options.keyRing must be a KeyRing");
-    const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT;
-    if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError("options.bodyLimit must be a non-negative safe integer");
+    const limit = checkCount(options.bodyLimit ?? DEFAULT_BODY_LIMIT, "options.bodyLimit");
     this.#options = options;
     this.#methods = new Set((options.methods ?? DEFAULT_METHODS).map((method) => method.toUpperCase()));
     this.#storedHeaders = [...(options.storedHeaders ?? DEFAULT_STORED_HEADERS)];
@@ -212,22 +210,20 @@ export class HttpIdempotency<R> {
         // Bare, or a Structured Field String as `Idempotency-Key` values are.
         uuid = ring.verify(IdempotencyKey.parseHeader(signed), scope, this.#options.verify ?? {});
       } catch (error) {
-        if (error instanceof RequestIdError && error.code !== "request_id.invalid_scope") {
-          return { answer: problemAnswer(problemOf(error, "invalid_request_id"), error.message) };
-        }
-        if (error instanceof IdempotencyKeyError) return { answer: problemAnswer("invalid_request_id", error.message) };
-        throw error;
+        if (!(error instanceof RequestIdError || error instanceof IdempotencyKeyError)) throw error;
+        const refusal = keyRefusal(error, true);
+        if (refusal === undefined) throw error;
+        return { answer: problemAnswer(refusal, error.message) };
       }
       return { admitted: { key: new IdempotencyKey(kind, scope, uuid), keyCreatedMillis: Uuid7.parse(uuid).unixMs, query: request.query } };
     }
     try {
       return { admitted: { key: IdempotencyKey.fromHeader(kind, scope, plain ?? ""), keyCreatedMillis: undefined, query: request.query } };
     } catch (error) {
-      // A bad kind or scope is the server's configuration, not the client's key.
-      if (error instanceof IdempotencyKeyError && (error.part === "id" || error.part === undefined)) {
-        return { answer: problemAnswer("malformed_key", error.message) };
-      }
-      throw error;
+      if (!(error instanceof IdempotencyKeyError)) throw error;
+      const refusal = keyRefusal(error, false);
+      if (refusal === undefined) throw error;
+      return { answer: problemAnswer(refusal, error.message) };
     }
   }
 
@@ -243,7 +239,7 @@ export class HttpIdempotency<R> {
    * JSON (nothing runs, nothing is stored).
    */
   storeRequest(admitted: Admitted, contentType: string | undefined, body: Uint8Array): StoreRequest | HttpAnswer {
-    let fingerprint: string;
+    let fingerprint: Fingerprint;
     try {
       fingerprint = fingerprintRequest(contentType, admitted.query, body);
     } catch (error) {

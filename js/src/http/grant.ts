@@ -1,5 +1,6 @@
 /** The grant-issuing endpoint: a logged-in browser asks for a grant for its own scope. */
 
+import { checkCount } from "../check.js";
 import { grantDocument, httpDefaults, KeyRing } from "../node.js";
 import { type HttpAnswer, statusAnswer } from "./answer.js";
 
@@ -22,8 +23,7 @@ export function grantIssuer<R>(options: GrantEndpointOptions<R>): (request: R) =
   if (!(options.keyRing instanceof KeyRing)) throw new TypeError("options.keyRing must be a KeyRing");
   if (typeof options.scope !== "function") throw new TypeError("options.scope must be a function of the request");
   const defaults = httpDefaults();
-  const ttl = options.ttlMillis ?? defaults.grantTtlMillis;
-  if (!Number.isSafeInteger(ttl) || ttl <= 0) throw new RangeError("options.ttlMillis must be a positive safe integer");
+  const ttl = checkCount(options.ttlMillis ?? defaults.grantTtlMillis, "options.ttlMillis", 1);
   const now = options.now ?? Date.now;
   return async (request) => {
     const scope = await options.scope(request);

@@ -259,7 +259,7 @@ function beginStatement(dialect: Dialect, write: boolean): string {
   return dialect === "sqlite" && write ? "BEGIN IMMEDIATE" : "BEGIN";
 }
 
-export { RecordCleanup, RecordRenewal, storeLoadQuery, storeReadRecord } from "../wasm/mintid_wasm.js";
+export { classifyDbError, RecordCleanup, RecordRenewal, storeLoadQuery, storeReadRecord } from "../wasm/mintid_wasm.js";
 export { LeaseAcquisition, LeaseRelease, LeaseRenewal } from "../wasm/mintid_wasm.js";
 export type { LeaseStep } from "../wasm/mintid_wasm.js";
 export type { Held, StoreRecord, StoreResponse } from "../wasm/mintid_wasm.js";

@@ -9,7 +9,7 @@
 
 import { toU64 } from "../check.js";
 import { policyHandle } from "../handles.js";
-import { type IdempotencyKey, type IdempotencyRecord, type ProblemName, RecordPolicy } from "../node.js";
+import { Fingerprint, type IdempotencyKey, type IdempotencyRecord, type ProblemName, RecordPolicy } from "../node.js";
 import { type StoreClock, systemClock } from "./clock.js";
 import { type Connection, type Database, Serial } from "./database.js";
 import { type Answered, type Dialect, drive, type Held, manifestOf, RecordCleanup, RecordRenewal, storeLimits, storeLoadQuery, storeReadRecord } from "./driver.js";
@@ -30,8 +30,8 @@ export interface StoredResponse {
 
 /** What the store needs about a request besides its key. */
 export interface StoreRequest {
-  /** The payload's fingerprint (`sha256:…`, from `fingerprint()`). */
-  readonly fingerprint: string;
+  /** The payload's fingerprint (from `fingerprint()`, or its text `sha256:…`). */
+  readonly fingerprint: Fingerprint | string;
   /** When the key was created (a verified request ID's time), if known. */
   readonly keyCreatedMillis?: number | bigint;
 }
@@ -140,9 +140,11 @@ export interface IdempotencyStoreOptions {
 
 /** The request as the core's driver takes it: the fingerprint's text and the key's creation time. */
 function requestArgs(request: StoreRequest): [string, bigint | undefined] {
-  if (typeof request !== "object" || request === null || typeof request.fingerprint !== "string") throw new TypeError("request must be { fingerprint: string, keyCreatedMillis? }");
+  if (typeof request !== "object" || request === null || !(typeof request.fingerprint === "string" || request.fingerprint instanceof Fingerprint)) {
+    throw new TypeError("request must be { fingerprint: Fingerprint | string, keyCreatedMillis? }");
+  }
   const created = request.keyCreatedMillis === undefined ? undefined : toU64(request.keyCreatedMillis, "request.keyCreatedMillis");
-  return [request.fingerprint, created];
+  return [String(request.fingerprint), created];
 }
 
 const WAYS = { run_once: 0, same_transaction: 1, lease: 2 } as const;

@@ -223,12 +223,27 @@ export class LeasedSnowflake {
       });
   }
 
-  /** Stops the heartbeat and releases the lease, storing the generator's high-water time read after it stopped issuing; whether the row was still ours. */
-  async close(): Promise<boolean> {
+  /**
+   * Stops the heartbeat and releases the lease, storing the generator's
+   * high-water time read after it stopped issuing, once: whether the row was
+   * still this holder's (false when the lease was lost, or on a second
+   * call), as `release()` in every host.
+   */
+  async release(): Promise<boolean> {
     if (this.#closed) return false;
     this.#closed = true;
     clearTimeout(this.#timer);
     await this.#renewing;
     return this.#leases.release(this.guard, () => this.highWaterMillis);
+  }
+
+  /** {@link release}, under the name of a closable resource. */
+  close(): Promise<boolean> {
+    return this.release();
+  }
+
+  /** {@link release} at the end of an `await using` block. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.release();
   }
 }

@@ -8,7 +8,7 @@
  */
 
 import { betweenBeginAndCommit, type Connection, type Database, dbError, type Result } from "./database.js";
-import { DbError, type DbErrorClass, type SqlValue, type Statement, statementsOf, storeCall } from "./driver.js";
+import { classifyDbError, DbError, type DbErrorClass, type SqlValue, type Statement, statementsOf, storeCall } from "./driver.js";
 
 /** A column of a `mysql2` result. */
 interface MysqlField {
@@ -46,18 +46,14 @@ const INTEGER_TYPES = new Set([1, 2, 3, 8, 9, 13]);
 const LOST_CODES = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EPIPE|EAI_AGAIN|PROTOCOL_CONNECTION_LOST|PROTOCOL_SEQUENCE_TIMEOUT)$/;
 
 /**
- * The class of a `mysql2` error by its MySQL error number (`errno`) or code:
- * 1062, 1213/1205, the client errors 2000-2999 and 1040/1053/1927 (and a
- * socket that is gone), 1406/3819/4025/1048/1264, or other.
+ * The class of a `mysql2` error: its MySQL error number (`errno`) and
+ * `sqlState` by the core's table, a socket that is gone, or a connection that
+ * is closed.
  */
 export function classifyMysqlError(error: unknown): DbErrorClass {
-  const { errno, code, fatal } = (typeof error === "object" && error !== null ? error : {}) as { errno?: unknown; code?: unknown; fatal?: unknown };
+  const { errno, code, fatal, sqlState } = (typeof error === "object" && error !== null ? error : {}) as { errno?: unknown; code?: unknown; fatal?: unknown; sqlState?: unknown };
   if (typeof errno === "number" && typeof code === "string" && code.startsWith("ER_")) {
-    if (errno === 1062) return "unique_violation";
-    if (errno === 1213 || errno === 1205) return "serialization";
-    if ((errno >= 2000 && errno <= 2999) || errno === 1040 || errno === 1053 || errno === 1927) return "connection_lost";
-    if (errno === 1406 || errno === 3819 || errno === 4025 || errno === 1048 || errno === 1264) return "constraint";
-    return "other";
+    return classifyDbError("mysql", String(errno), typeof sqlState === "string" ? sqlState : undefined);
   }
   if ((typeof code === "string" && LOST_CODES.test(code)) || fatal === true) return "connection_lost";
   if (error instanceof Error && /closed state|connection is closed/i.test(error.message)) return "connection_lost";

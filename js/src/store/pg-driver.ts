@@ -5,7 +5,7 @@
  */
 
 import { betweenBeginAndCommit, type Connection, type Database, dbError, type Result } from "./database.js";
-import { DbError, type DbErrorClass, type SqlValue, type Statement, statementsOf, storeCall } from "./driver.js";
+import { classifyDbError, DbError, type DbErrorClass, type SqlValue, type Statement, statementsOf, storeCall } from "./driver.js";
 
 /** The type parsers of a query (`pg`'s `types` option). */
 interface PgTypes {
@@ -44,18 +44,13 @@ const INTEGER_TYPES = new Set([21, 23, 20]);
 const NETWORK_CODES = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH|ENOTFOUND|EPIPE|EAI_AGAIN)$/;
 
 /**
- * The class of a `pg` error by its SQLSTATE (`code`): 23505, 40001/40P01,
- * class 08 and 57P01-57P03 (and a socket that is gone), other class 23 and
- * class 22, or other.
+ * The class of a `pg` error: its SQLSTATE (`code`) by the core's table, a
+ * socket that is gone, or a client that is closed.
  */
 export function classifyPgError(error: unknown): DbErrorClass {
   const { code } = (typeof error === "object" && error !== null ? error : {}) as { code?: unknown };
-  if (typeof code === "string") {
-    if (code === "23505") return "unique_violation";
-    if (code === "40001" || code === "40P01") return "serialization";
-    if (code.startsWith("08") || /^57P0[1-3]$/.test(code) || NETWORK_CODES.test(code)) return "connection_lost";
-    if (code.startsWith("23") || code.startsWith("22")) return "constraint";
-  }
+  if (typeof code === "string" && NETWORK_CODES.test(code)) return "connection_lost";
+  if (typeof code === "string") return classifyDbError("postgres", undefined, code);
   if (error instanceof Error && /Connection terminated|not queryable|connection is closed/i.test(error.message)) return "connection_lost";
   return "other";
 }

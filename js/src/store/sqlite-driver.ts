@@ -4,7 +4,7 @@
  */
 
 import { type Connection, type Database, dbError, type Result, Serial } from "./database.js";
-import { DbError, type DbErrorClass, type SqlValue, type Statement, statementsOf, storeCall } from "./driver.js";
+import { classifyDbError, DbError, type DbErrorClass, type SqlValue, type Statement, statementsOf, storeCall } from "./driver.js";
 
 /** What the executor uses of a better-sqlite3 statement. */
 export interface SqliteStatement {
@@ -65,20 +65,15 @@ function sqliteValue(value: SqlValue): unknown {
 }
 
 /**
- * The class of a better-sqlite3 error by its extended result code: a
- * primary-key or unique constraint, `BUSY`/`LOCKED`, `CANTOPEN`/`IOERR` or a
- * closed connection, any other constraint (`CHECK`, `NOT NULL`), or other.
+ * The class of a better-sqlite3 error: its extended result code (`code`, by
+ * name) by the core's table, or a closed connection.
  */
 export function classifySqliteError(error: unknown): DbErrorClass {
   const { code } = (typeof error === "object" && error !== null ? error : {}) as { code?: unknown };
   if (typeof code !== "string") {
     return error instanceof TypeError && /database connection is not open/.test(error.message) ? "connection_lost" : "other";
   }
-  if (code === "SQLITE_CONSTRAINT_PRIMARYKEY" || code === "SQLITE_CONSTRAINT_UNIQUE") return "unique_violation";
-  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) return "serialization";
-  if (code.startsWith("SQLITE_CANTOPEN") || code.startsWith("SQLITE_IOERR")) return "connection_lost";
-  if (code.startsWith("SQLITE_CONSTRAINT")) return "constraint";
-  return "other";
+  return classifyDbError("sqlite", code, undefined);
 }
 
 interface Prepared {

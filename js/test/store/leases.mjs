@@ -153,7 +153,10 @@ export async function runLeaseCase(testCase, db) {
         const generator = leased.get(step.host);
         assert.ok(generator, `${where}: no leased generator`);
         leased.delete(step.host);
-        const released = await generator.close();
+        const released = await generator.release();
+        // Once: the idiomatic close and `await using` call release, which answers false from then on.
+        assert.equal(await generator.close(), false, where);
+        await generator[Symbol.asyncDispose]();
         const row = await leases.load(generator.workerId);
         const last = layout.decode(issued.at(-1)).unixMs;
         const actual = {

@@ -1,9 +1,11 @@
 // Runners for tests/vectors/api.json, by op: each case is one public call.
 import assert from "node:assert/strict";
 import {
+  decide,
   fingerprint,
   fingerprintBytes,
   fingerprintJson,
+  Fingerprint,
   Grant,
   KeyRing,
   LeasePolicy,
@@ -22,6 +24,14 @@ const apiCase = (made) => (vector, where) => {
   assert.deepEqual(made(vector), vector.expect, where);
 };
 
+/** A `Fingerprint`'s text, checked to be the same object shape as in the other hosts. */
+const textOf = (made) => {
+  assert.ok(made instanceof Fingerprint);
+  assert.equal(String(made), made.text);
+  assert.ok(made.equals(Fingerprint.parse(made.text)));
+  return made.text;
+};
+
 const selection = (vector) => ({ include: vector.include ?? [], exclude: vector.exclude ?? [] });
 
 /** A policy built from the case's arguments only (numbers, as JS callers pass them), read back. */
@@ -35,12 +45,38 @@ const policyCase = (Policy, fields) =>
     }));
   });
 
+/** A vector's stored record (snake_case, numbers as text) as JS's `IdempotencyRecord`, or `null`. */
+const storedRecord = (record) =>
+  record === null
+    ? null
+    : {
+        status: record.status,
+        fingerprint: record.fingerprint,
+        token: BigInt(record.token),
+        leaseDeadlineMillis: BigInt(record.lease_deadline_millis),
+        createdMillis: BigInt(record.created_millis),
+        expiresMillis: BigInt(record.expires_millis),
+      };
+
+/** A decision as the vectors write it: its kind and, for `execute`, the claimed record. */
+const decisionOf = (decision) => {
+  if (decision.kind !== "execute") return { decision: decision.kind };
+  const record = decision.claim.record;
+  return {
+    decision: decision.kind,
+    token: String(record.token),
+    lease_deadline_millis: String(record.leaseDeadlineMillis),
+    created_millis: String(record.createdMillis),
+    expires_millis: String(record.expiresMillis),
+  };
+};
+
 export const apiRunners = {
   fingerprint: apiCase((vector) =>
-    fingerprint("value_bytes" in vector ? fromHex(vector.value_bytes) : vector.value, selection(vector))),
+    textOf(fingerprint("value_bytes" in vector ? fromHex(vector.value_bytes) : vector.value, selection(vector)))),
   fingerprint_json: apiCase((vector) =>
-    fingerprintJson("text_bytes" in vector ? fromHex(vector.text_bytes) : vector.text, selection(vector))),
-  fingerprint_bytes: apiCase((vector) => fingerprintBytes(fromHex(vector.raw))),
+    textOf(fingerprintJson("text_bytes" in vector ? fromHex(vector.text_bytes) : vector.text, selection(vector)))),
+  fingerprint_bytes: apiCase((vector) => textOf(fingerprintBytes(fromHex(vector.raw)))),
   issue_grant: apiCase((vector) => {
     const ring = new KeyRing({ id: vector.key_id, secret: fromHex(vector.secret) });
     const grant = ring.issueGrant(vector.scope, BigInt(vector.expires_millis));
@@ -51,5 +87,9 @@ export const apiRunners = {
   record_policy: policyCase(RecordPolicy, ["lease_millis", "retention_millis", "store_errors", "retry_after_millis", "max_wait_millis", "poll_millis"]),
   segment_policy: policyCase(SegmentPolicy, ["initial_step", "min_step", "max_step", "fetch_at_percent", "grow_below_millis", "shrink_above_millis"]),
   relay_policy: policyCase(RelayPolicy, ["batch_size", "claim_millis", "base_backoff_millis", "max_backoff_millis", "jitter_percent", "max_attempts"]),
+  decide: apiCase((vector) => {
+    const options = Object.fromEntries(Object.entries(vector.args).map(([name, value]) => [camel(name), Number(value)]));
+    return decisionOf(decide(storedRecord(vector.existing), { fingerprint: vector.fingerprint }, Number(vector.now_millis), new RecordPolicy(options)));
+  }),
   lease_policy: policyCase(LeasePolicy, ["max_worker", "lease_millis", "renew_interval_millis"]),
 };

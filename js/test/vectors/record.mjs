@@ -106,7 +106,7 @@ function runSequence(vector, where) {
           ...(step.key_created === undefined ? {} : { keyCreatedMillis: BigInt(step.key_created) }),
           ...(step.waited === undefined ? {} : { waitedMillis: BigInt(step.waited) }),
         };
-        const decision = expectOutcome(() => decide(store, incoming, policy, BigInt(step.now)), step.expect, at);
+        const decision = expectOutcome(() => decide(store, incoming, BigInt(step.now), policy), step.expect, at);
         if (decision === undefined) break;
         checkDecision(decision, step.expect, fingerprint, at);
         if (decision.kind === "execute") claims.set(step.worker, decision.claim);

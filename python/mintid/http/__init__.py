@@ -7,6 +7,7 @@ The framework-neutral :class:`HttpIdempotency` holds the rules of
 handler once and the ``application/problem+json`` refusals from the core.
 """  # noqa: D205
 
+from mintid._renamed import module_getattr
 from mintid.http._answer import HttpAnswer, from_stored, problem_answer, status_answer, to_stored
 from mintid.http._core import (
     DEFAULT_BODY_LIMIT,
@@ -27,7 +28,7 @@ from mintid.http._core import (
 )
 from mintid.http._grant import grant_answer
 from mintid.http._rules import (
-    DEFAULT_GRANT_TTL_MS,
+    DEFAULT_GRANT_TTL_MILLIS,
     GRANT_CONTENT_TYPE,
     EnvelopeResponse,
     StoredEnvelope,
@@ -41,7 +42,7 @@ from mintid.http._rules import (
 
 __all__ = [
     "DEFAULT_BODY_LIMIT",
-    "DEFAULT_GRANT_TTL_MS",
+    "DEFAULT_GRANT_TTL_MILLIS",
     "DEFAULT_METHODS",
     "DEFAULT_STORED_HEADERS",
     "GRANT_CONTENT_TYPE",
@@ -72,3 +73,6 @@ __all__ = [
     "status_document",
     "to_stored",
 ]
+
+#: The old name ``DEFAULT_GRANT_TTL_MS`` still reads ``DEFAULT_GRANT_TTL_MILLIS``, with a warning.
+__getattr__ = module_getattr(__name__)

@@ -14,7 +14,9 @@ from dataclasses import dataclass, field
 from typing import Any, Final, Protocol, cast
 
 from mintid._key import IdempotencyKey, parse_idempotency_key_header
+from mintid._native import check_uint
 from mintid._record import Problem, RecordPolicy, retry_after_secs
+from mintid._renamed import millis_renamed
 from mintid._request_id import KeyRing
 from mintid._uuid import Uuid7
 from mintid.errors import HttpMalformedBodyError, IdempotencyKeyError, MintidError, RequestIdError
@@ -38,6 +40,7 @@ from mintid.http._rules import (
     fingerprint_body,
     fingerprint_request,
     is_json_content_type,
+    key_refusal,
 )
 from mintid.store import (
     OperationError,
@@ -140,13 +143,14 @@ class HttpRequestView:
         return ", ".join(values) if values else None
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class Admitted:
     """A request whose key was read and verified."""
 
     key: IdempotencyKey
     #: When the key was created (a signed request ID's UUIDv7 time), if known.
-    key_created_ms: int | None
+    key_created_millis: int | None
     #: The request's raw query string, which takes part in its fingerprint.
     query: str = ""
 
@@ -155,6 +159,7 @@ def _default_kind(request: HttpRequestView) -> str:
     return default_kind(request.method, request.path)
 
 
+@millis_renamed
 class HttpIdempotency:
     """The neutral middleware: one per app (or per group of routes sharing settings)."""
 
@@ -166,8 +171,8 @@ class HttpIdempotency:
         key_ring: KeyRing | None = None,
         request_id_header: str = REQUEST_ID_HEADER,
         accept_idempotency_key: bool | None = None,
-        max_age_ms: int | None = None,
-        max_skew_ms: int | None = None,
+        max_age_millis: int | None = None,
+        max_skew_millis: int | None = None,
         methods: Iterable[str] = DEFAULT_METHODS,
         routes: Callable[[HttpRequestView], bool] | None = None,
         body_limit: int = DEFAULT_BODY_LIMIT,
@@ -190,8 +195,7 @@ class HttpIdempotency:
             raise TypeError("scope must be a function of the request")
         if key_ring is not None and not isinstance(key_ring, KeyRing):
             raise TypeError("key_ring must be a KeyRing")
-        if isinstance(body_limit, bool) or not isinstance(body_limit, int) or body_limit < 0:
-            raise ValueError("body_limit must be a non-negative integer")
+        check_uint("body_limit", body_limit)
         if grant is not None and not isinstance(grant, GrantRoute):
             raise TypeError("grant must be a GrantRoute")
         if grant is not None and key_ring is None:
@@ -204,8 +208,8 @@ class HttpIdempotency:
         self._accept_plain = (
             key_ring is None if accept_idempotency_key is None else accept_idempotency_key
         )
-        self._max_age_ms = max_age_ms
-        self._max_skew_ms = max_skew_ms
+        self._max_age_ms = max_age_millis
+        self._max_skew_ms = max_skew_millis
         self._methods = frozenset(method.upper() for method in methods)
         self._routes = routes
         self._stored_headers = tuple(stored_headers)
@@ -227,9 +231,27 @@ class HttpIdempotency:
         ``None``.
         """  # noqa: D205
         route = self._grant
-        if route is None or self._ring is None or not self.grants(request):
+        if route is None or not self.grants(request):
             return None
-        return grant_answer(self._ring, route.scope(request), ttl_ms=route.ttl_ms)
+        if inspect.iscoroutinefunction(route.scope):
+            raise TypeError("an async grant scope function needs the ASGI middleware")
+        scope = route.scope(request)
+        assert scope is None or isinstance(scope, str), "a plain scope function gives a str"
+        return self.grant_of(scope)
+
+    def grant_of(self, scope: str | None) -> HttpAnswer:
+        """The grant endpoint's answer for the logged-in user's ``scope`` (what
+        ``grant.scope(request)`` gave, or awaited to): a grant, or 401 for ``None``.
+        """  # noqa: D205
+        route = self._grant
+        if route is None or self._ring is None:
+            raise ValueError("no grant endpoint is configured")
+        return grant_answer(self._ring, scope, ttl_millis=route.ttl_millis)
+
+    @property
+    def grant_route(self) -> GrantRoute | None:
+        """The grant endpoint the middleware serves, if any."""
+        return self._grant
 
     def covers(self, request: HttpRequestView) -> bool:
         """Whether the request is covered: its method is, it is not for the
@@ -256,25 +278,24 @@ class HttpIdempotency:
                 uuid = self._ring.verify(
                     parse_idempotency_key_header(signed),
                     scope,
-                    max_age_ms=self._max_age_ms,
-                    max_skew_ms=self._max_skew_ms,
+                    max_age_millis=self._max_age_ms,
+                    max_skew_millis=self._max_skew_ms,
                 )
-            except IdempotencyKeyError as error:
-                return problem_answer(Problem.INVALID_REQUEST_ID, error.message)
-            except RequestIdError as error:
-                if error.problem_name is None:
+            except (IdempotencyKeyError, RequestIdError) as error:
+                refusal = key_refusal(error, signed=True)
+                if refusal is None:
                     raise
-                return problem_answer(_PROBLEM_BY_NAME[error.problem_name], error.message)
+                return problem_answer(refusal, error.message)
             key = IdempotencyKey(kind, scope, str(uuid))
-            return Admitted(key, Uuid7.parse(str(uuid)).unix_ms, request.query)
+            return Admitted(key, Uuid7.parse(str(uuid)).unix_millis, request.query)
         try:
             key = IdempotencyKey.from_header(kind, scope, plain or "")
             return Admitted(key, None, request.query)
         except IdempotencyKeyError as error:
-            # A bad kind or scope is the server's configuration, not the client's key.
-            if error.part not in (None, "id"):
+            refusal = key_refusal(error, signed=False)
+            if refusal is None:
                 raise
-            return problem_answer(Problem.MALFORMED_KEY, error.message)
+            return problem_answer(refusal, error.message)
 
     def too_large(self) -> HttpAnswer:
         """The answer for a body over :attr:`body_limit`: 413."""
@@ -292,7 +313,7 @@ class HttpIdempotency:
             fingerprint = fingerprint_request(content_type, admitted.query, body)
         except HttpMalformedBodyError as error:
             return problem_answer(Problem.MALFORMED_BODY, error.message)
-        return StoreRequest(fingerprint, admitted.key_created_ms)
+        return StoreRequest(fingerprint, admitted.key_created_millis)
 
     def failure_answer(self, error: Exception, *, ran: bool) -> HttpAnswer:
         """The answer when the store (or the record rules) failed with
@@ -413,6 +434,6 @@ def answer_of(result: RunResult, executed: HttpAnswer | None = None) -> HttpAnsw
         return replayed.with_header(*replayed_header())
     problem = result.problem if result.problem is not None else Problem.IN_PROGRESS
     if result.decision == "in_progress":
-        secs = retry_after_secs(result.retry_after_ms or 0)
+        secs = retry_after_secs(result.retry_after_millis or 0)
         return problem_answer(problem, None, (retry_after(secs),))
     return problem_answer(problem)

@@ -12,10 +12,12 @@ from typing import Final
 from mintid._fingerprint import Fingerprint
 from mintid._native import call, check_uint, ffi
 from mintid._record import Problem
+from mintid._renamed import millis_renamed
+from mintid.errors import MintidError
 
 __all__ = [
     "DEFAULT_BODY_LIMIT",
-    "DEFAULT_GRANT_TTL_MS",
+    "DEFAULT_GRANT_TTL_MILLIS",
     "DEFAULT_METHODS",
     "DEFAULT_STORED_HEADERS",
     "GRANT_CONTENT_TYPE",
@@ -46,7 +48,7 @@ DEFAULT_METHODS: Final[tuple[str, ...]] = tuple(_DEFAULTS.methods)
 #: The response headers stored (besides content-type) by default.
 DEFAULT_STORED_HEADERS: Final[tuple[str, ...]] = tuple(_DEFAULTS.stored_headers)
 #: How long a grant lasts by default, in milliseconds (one hour).
-DEFAULT_GRANT_TTL_MS: Final[int] = _DEFAULTS.grant_ttl_millis
+DEFAULT_GRANT_TTL_MILLIS: Final[int] = _DEFAULTS.grant_ttl_millis
 #: The content type of a grant endpoint's answer.
 GRANT_CONTENT_TYPE: Final[str] = _DEFAULTS.grant_content_type
 
@@ -133,10 +135,11 @@ def status_document(status: int, detail: str | None = None) -> bytes:
     return call(ffi.http_status_document, status, _check_optional_str("detail", detail)).encode()
 
 
-def grant_document(grant: str, expires_ms: int) -> bytes:
+@millis_renamed
+def grant_document(grant: str, expires_millis: int) -> bytes:
     """The body of a grant endpoint's answer: ``{"grant", "expiresMillis"}``."""
-    check_uint("expires_ms", expires_ms)
-    return ffi.http_grant_document(_check_str("grant", grant), expires_ms).encode()
+    check_uint("expires_millis", expires_millis)
+    return ffi.http_grant_document(_check_str("grant", grant), expires_millis).encode()
 
 
 @dataclass(frozen=True)
@@ -200,3 +203,12 @@ def decode_envelope(content_type: str, body: bytes) -> EnvelopeResponse:
     )
     headers = tuple((header.name, header.value) for header in response.headers)
     return EnvelopeResponse(response.status, headers, response.body)
+
+
+def key_refusal(error: MintidError, *, signed: bool) -> Problem | None:
+    """The problem refusing a request whose key failed to read with ``error``, from a signed
+    request ID (``signed``) or an ``Idempotency-Key``; ``None``: the server's failure (a kind or
+    scope it computed, a key ring that cannot verify), to be raised. The core's rule.
+    """  # noqa: D205
+    made = ffi.http_key_refusal(signed, error.code, error.part)
+    return None if made is None else Problem(made)

@@ -18,6 +18,7 @@ synchronous one in a worker thread. Refusals are
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 from collections.abc import Awaitable, Callable, MutableMapping
 from functools import partial
@@ -152,9 +153,14 @@ class IdempotencyMiddleware:
             await self.app(scope, receive, send)
             return
         view = request_view(scope)
-        if self.http.grants(view):
-            # The scope function may block (a session lookup): off the event loop.
-            grant = await asyncio.to_thread(self.http.grant, view)
+        route = self.http.grant_route
+        if route is not None and self.http.grants(view):
+            grant: HttpAnswer | None
+            if inspect.iscoroutinefunction(route.scope):
+                grant = self.http.grant_of(await route.scope(view))
+            else:
+                # A plain scope function may block (a session lookup): off the event loop.
+                grant = await asyncio.to_thread(self.http.grant, view)
             if grant is not None:
                 await send_answer(send, grant)
                 return

@@ -11,11 +11,11 @@ __all__ = ["StoreClock", "SystemStoreClock"]
 class StoreClock(Protocol):
     """Where an adapter reads the time it sends as ``now_millis``, and how it waits."""
 
-    def now_ms(self) -> int:
+    def now_millis(self) -> int:
         """The time in Unix milliseconds."""
         ...
 
-    def pause_ms(self, millis: int) -> None:
+    def pause_millis(self, millis: int) -> None:
         """Wait ``millis`` milliseconds."""
         ...
 
@@ -23,10 +23,10 @@ class StoreClock(Protocol):
 class SystemStoreClock:
     """The system clock and ``time.sleep``."""
 
-    def now_ms(self) -> int:
+    def now_millis(self) -> int:
         """The wall clock in Unix milliseconds."""
         return time.time_ns() // 1_000_000
 
-    def pause_ms(self, millis: int) -> None:
+    def pause_millis(self, millis: int) -> None:
         """Sleep ``millis`` milliseconds."""
         time.sleep(millis / 1000)

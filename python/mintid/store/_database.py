@@ -37,13 +37,17 @@ __all__ = [
     "PostgresDatabase",
     "QueryRunner",
     "SqliteDatabase",
+    "Steps",
     "drive",
+    "step_kind",
 ]
 
 T = TypeVar("T")
 Row = dict[str, Any]
 #: A failed query: the executor's class and the driver's message.
 Failure = tuple[Any, str]
+#: A core driver's first step, how it takes an answer, and how it resumes after a pause.
+Steps = tuple[Callable[[], Any], Callable[[ffi.StoreAnswer], Any], Callable[[], Any]]
 
 #: The SQL dialects of ``schema/``.
 Dialect = Literal["postgres", "mysql", "sqlite"]
@@ -401,9 +405,7 @@ def drive(
     try:
         step = first()
         while True:
-            # Every driver's steps share these variant names (`<Enum>.<VARIANT>`);
-            # a driver without transactions has no BEGIN, COMMIT or ROLLBACK.
-            kind = type(step).__name__.rpartition(".")[2]
+            kind = step_kind(step)
             if kind == "RUN":
                 step = push(runner.answer(step.query))
             elif kind == "BEGIN":
@@ -415,7 +417,7 @@ def drive(
             elif kind == "PAUSE":
                 if not runner.in_transaction:
                     runner.release()
-                clock.pause_ms(step.millis)
+                clock.pause_millis(step.millis)
                 step = resume()
             else:
                 return step
@@ -423,6 +425,15 @@ def drive(
         raise native_error(error) from runner.cause
     finally:
         runner.release()
+
+
+def step_kind(step: Any) -> str:
+    """A core driver's step by its variant's name: ``RUN``, ``BEGIN``, ``COMMIT``,
+    ``ROLLBACK``, ``PAUSE`` or an end (every driver's steps share these names,
+    ``<Enum>.<VARIANT>``; a driver without transactions has no ``BEGIN``,
+    ``COMMIT`` or ``ROLLBACK``).
+    """  # noqa: D205
+    return type(step).__name__.rpartition(".")[2]
 
 
 def _store_answer(result: list[tuple[Any, ...]] | int | Failure) -> ffi.StoreAnswer:
@@ -441,28 +452,13 @@ def _close_quietly(raw: Any) -> None:
         raw.close()
 
 
-# SQLite result codes (sqlite3.h): primary codes and the extended constraint codes.
-_SQLITE_PRIMARY: Final = {
-    5: Class.SERIALIZATION,  # SQLITE_BUSY
-    6: Class.SERIALIZATION,  # SQLITE_LOCKED
-    10: Class.CONNECTION_LOST,  # SQLITE_IOERR
-    14: Class.CONNECTION_LOST,  # SQLITE_CANTOPEN
-}
-_SQLITE_EXTENDED: Final = {
-    1555: Class.UNIQUE_VIOLATION,  # SQLITE_CONSTRAINT_PRIMARYKEY
-    2067: Class.UNIQUE_VIOLATION,  # SQLITE_CONSTRAINT_UNIQUE
-    275: Class.CONSTRAINT,  # SQLITE_CONSTRAINT_CHECK
-    1299: Class.CONSTRAINT,  # SQLITE_CONSTRAINT_NOTNULL
-}
-
-
 def _sqlite_class(error: BaseException) -> ffi.DbErrorClass:
     if isinstance(error, sqlite3.ProgrammingError) and "closed" in str(error):
         return Class.CONNECTION_LOST
     code = getattr(error, "sqlite_errorcode", None)  # Python 3.11+
     if not isinstance(error, sqlite3.Error) or not isinstance(code, int):
         return Class.CONSTRAINT if isinstance(error, sqlite3.IntegrityError) else Class.OTHER
-    return _SQLITE_EXTENDED.get(code) or _SQLITE_PRIMARY.get(code & 0xFF, Class.OTHER)
+    return ffi.classify_db_error(ffi.Dialect.SQLITE, str(code), None)
 
 
 class SqliteDatabase(Database):
@@ -486,10 +482,6 @@ class SqliteDatabase(Database):
         return "BEGIN IMMEDIATE" if write else "BEGIN"
 
 
-_PG_SHUTDOWN: Final = frozenset({"57P01", "57P02", "57P03"})
-_PG_SERIALIZATION: Final = frozenset({"40001", "40P01"})
-
-
 def postgres_class(error: BaseException) -> ffi.DbErrorClass:
     """The class of a psycopg 3 error (its connections, sync or async, raise the same)."""
     import psycopg  # an optional dependency
@@ -501,15 +493,12 @@ def postgres_class(error: BaseException) -> ffi.DbErrorClass:
         # No SQLSTATE: the client lost the server, or the connection is closed.
         lost = isinstance(error, psycopg.OperationalError | psycopg.InterfaceError)
         return Class.CONNECTION_LOST if lost else Class.OTHER
-    if state == "23505":
-        return Class.UNIQUE_VIOLATION
-    if state in _PG_SERIALIZATION:
-        return Class.SERIALIZATION
-    if state.startswith("08") or state in _PG_SHUTDOWN:
-        return Class.CONNECTION_LOST
-    if state.startswith(("23", "22")):
-        return Class.CONSTRAINT
-    return Class.OTHER
+    return postgres_state_class(state)
+
+
+def postgres_state_class(state: str) -> ffi.DbErrorClass:
+    """The class of a PostgreSQL error by its SQLSTATE (psycopg's, asyncpg's): the core's table."""
+    return ffi.classify_db_error(ffi.Dialect.POSTGRES, None, state)
 
 
 class PostgresDatabase(Database):
@@ -525,22 +514,6 @@ class PostgresDatabase(Database):
         super().__init__("postgres", ffi.Placeholder.FORMAT, connect, postgres_class)
 
 
-# MySQL/MariaDB server error numbers.
-_MY_CLASSES: Final = {
-    1062: Class.UNIQUE_VIOLATION,  # ER_DUP_ENTRY
-    1213: Class.SERIALIZATION,  # ER_LOCK_DEADLOCK
-    1205: Class.SERIALIZATION,  # ER_LOCK_WAIT_TIMEOUT
-    1040: Class.CONNECTION_LOST,  # ER_CON_COUNT_ERROR
-    1053: Class.CONNECTION_LOST,  # ER_SERVER_SHUTDOWN
-    1927: Class.CONNECTION_LOST,  # ER_CONNECTION_KILLED (MariaDB)
-    1406: Class.CONSTRAINT,  # ER_DATA_TOO_LONG
-    3819: Class.CONSTRAINT,  # ER_CHECK_CONSTRAINT_VIOLATED (MySQL)
-    4025: Class.CONSTRAINT,  # ER_CONSTRAINT_FAILED (MariaDB)
-    1048: Class.CONSTRAINT,  # ER_BAD_NULL_ERROR
-    1264: Class.CONSTRAINT,  # ER_WARN_DATA_OUT_OF_RANGE
-}
-
-
 def mysql_classifier(errors: Any) -> Callable[[BaseException], ffi.DbErrorClass]:
     """The classifier of a MySQL driver with PyMySQL's error classes in the
     module ``errors`` (PyMySQL's ``pymysql.err``, asyncmy's ``asyncmy.errors``).
@@ -554,9 +527,7 @@ def mysql_classifier(errors: Any) -> Callable[[BaseException], ffi.DbErrorClass]
         code = error.args[0]
         if not isinstance(code, int):
             return Class.OTHER
-        if 2000 <= code < 3000:  # client errors: cannot connect, server gone, lost
-            return Class.CONNECTION_LOST
-        return _MY_CLASSES.get(code, Class.OTHER)
+        return ffi.classify_db_error(ffi.Dialect.MYSQL, str(code), None)
 
     return classify
 

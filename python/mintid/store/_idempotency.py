@@ -17,16 +17,20 @@ import threading
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import Any, Final, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
 
 from mintid._fingerprint import Fingerprint
 from mintid._key import IdempotencyKey
 from mintid._lane import Finished, Lane, LaneDriver, drive
 from mintid._native import ffi, native_error
 from mintid._record import Outcome, Problem, Record, RecordPolicy
+from mintid._renamed import millis_renamed
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
 from mintid.store._errors import RecordLostError
+
+if TYPE_CHECKING:
+    from mintid.store.fast_path import BoundFastPath, RedisFastPath
 
 __all__ = [
     "MAX_RESPONSE_BYTES",
@@ -66,6 +70,7 @@ class StoredResponse:
         return None if response is None else cls(response.content_type, response.body)
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class StoreRequest:
     """What the store needs about a request besides its key."""
@@ -73,7 +78,7 @@ class StoreRequest:
     #: The payload's fingerprint (:func:`mintid.fingerprint`).
     fingerprint: Fingerprint
     #: When the key was created (a verified request ID's time), if known.
-    key_created_ms: int | None = None
+    key_created_millis: int | None = None
 
 
 class OperationError(Exception):
@@ -93,21 +98,22 @@ class OperationError(Exception):
         self.response = response
 
 
-def _finish(driver: LaneDriver, result: object, now_ms: int) -> bytes:
+def _finish(driver: LaneDriver, result: object, now_millis: int) -> bytes:
     """Tell the core what the operation came to (its return value or the
     exception it raised); the step that stores it.
     """  # noqa: D205
     if isinstance(result, StoredResponse):
-        return driver.finish_succeeded(result.content_type, result.body, now_ms)
+        return driver.finish_succeeded(result.content_type, result.body, now_millis)
     if isinstance(result, OperationError):
         response = result.response
         stored = None if response is None else (response.content_type, response.body)
-        return driver.finish_failed(result.message, result.retryable, stored, now_ms)
+        return driver.finish_failed(result.message, result.retryable, stored, now_millis)
     if isinstance(result, BaseException):
-        return driver.finish_raised(str(result) or type(result).__name__, now_ms)
-    return driver.finish_not_a_response(type(result).__name__, now_ms)
+        return driver.finish_raised(str(result) or type(result).__name__, now_millis)
+    return driver.finish_not_a_response(type(result).__name__, now_millis)
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class RunResult:
     """The outcome of a request: run, replayed, or refused."""
@@ -123,7 +129,7 @@ class RunResult:
     #: For a refusal: the HTTP problem to answer with.
     problem: Problem | None = None
     #: For ``in_progress``: the suggested retry delay (ms).
-    retry_after_ms: int | None = None
+    retry_after_millis: int | None = None
 
 
 def not_run(finished: Finished) -> RunResult:
@@ -134,7 +140,7 @@ def not_run(finished: Finished) -> RunResult:
         stored = None if response is None else StoredResponse(*response)
         return RunResult("replay", stored, Outcome(outcome), error=error)
     if end == "in_progress":
-        return RunResult("in_progress", problem=Problem.IN_PROGRESS, retry_after_ms=finished[1])
+        return RunResult("in_progress", problem=Problem.IN_PROGRESS, retry_after_millis=finished[1])
     if end == "fingerprint_mismatch":
         return RunResult("fingerprint_mismatch", problem=Problem.FINGERPRINT_MISMATCH)
     if end == "key_too_old":
@@ -157,6 +163,7 @@ def native_key(key: IdempotencyKey) -> ffi.IdempotencyKey:
     return ffi.IdempotencyKey(kind=key.kind, scope=key.scope, id=key.id, text=key.text)
 
 
+@millis_renamed
 class LeaseBase:
     """What a claim on a key is, sync or async: its driver, token and deadline.
 
@@ -182,7 +189,7 @@ class LeaseBase:
         return int(self._held.token)
 
     @property
-    def lease_deadline_ms(self) -> int:
+    def lease_deadline_millis(self) -> int:
         """When the lease ends (Unix ms), as last renewed."""
         return int(self._deadline)
 
@@ -192,7 +199,7 @@ class LeaseBase:
         return self._lost
 
     def _renewing(
-        self, manifest: ffi.Manifest, policy: RecordPolicy, now_ms: int
+        self, manifest: ffi.Manifest, policy: RecordPolicy, now_millis: int
     ) -> Generator[ffi.StoreQuery, ffi.StoreAnswer, int]:
         """The core's renewal: its queries out, their answers in; the new deadline."""
         renewal = self._renewal
@@ -201,7 +208,7 @@ class LeaseBase:
                 manifest, policy._checked, self._key, self._held
             )
         try:
-            step = renewal.push((yield renewal.start(now_ms)))
+            step = renewal.push((yield renewal.start(now_millis)))
             while isinstance(step, ffi.RenewalStep.RUN):
                 step = renewal.push((yield step.query))
         except _NativeError as error:
@@ -211,17 +218,18 @@ class LeaseBase:
         self._deadline = step.lease_deadline_millis
         return int(self._deadline)
 
-    def _finish_step(self, result: object, now_ms: int) -> bytes:
+    def _finish_step(self, result: object, now_millis: int) -> bytes:
         if not self._finishable:
             raise TypeError("run_once completes its own lease: return or raise instead")
-        return _finish(self._driver, result, now_ms)
+        return _finish(self._driver, result, now_millis)
 
 
+@millis_renamed
 class RecordLease(LeaseBase):
     """A claim the store holds on a key, with its lease.
 
     From :meth:`IdempotencyStore.claim_lease` ("lease and fence"): complete or
-    fail it before :attr:`lease_deadline_ms` (:meth:`renew` moves it on);
+    fail it before :attr:`lease_deadline_millis` (:meth:`renew` moves it on);
     after it, another request may take the key over and a late write raises
     :class:`~mintid.RecordStaleTokenError`.
 
@@ -245,6 +253,8 @@ class RecordLease(LeaseBase):
         super().__init__(driver, key, held, finishable=finishable)
         self._store = store
         self._lock = threading.Lock()
+        #: The request's fingerprint, for the store's fast path.
+        self._digest = b""
 
     @staticmethod
     def current() -> RecordLease | None:
@@ -260,7 +270,7 @@ class RecordLease(LeaseBase):
         """
         store = self._store
         with self._lock:
-            steps = self._renewing(store.database.manifest, store.policy, store._clock.now_ms())
+            steps = self._renewing(store.database.manifest, store.policy, store._clock.now_millis())
             return pump(QueryRunner(store.database), steps)
 
     def complete(self, response: StoredResponse) -> None:
@@ -280,9 +290,18 @@ class RecordLease(LeaseBase):
         self._finish(OperationError(error, retryable=retryable, response=response))
 
     def _finish(self, result: object) -> None:
-        clock = self._store._clock
-        step = self._finish_step(result, clock.now_ms())
-        drive(QueryRunner(self._store.database), clock, self._driver, step)
+        store = self._store
+        clock = store._clock
+        step = self._finish_step(result, clock.now_millis())
+        finished = None
+        try:
+            finished = drive(QueryRunner(store.database), clock, self._driver, step)
+        finally:
+            fast = store._fast
+            if fast is not None:
+                now = clock.now_millis()
+                call = fast.settle(self._key.text, self._digest, self._held, result, finished, now)
+                fast.write(call)
 
 
 T = TypeVar("T")
@@ -311,7 +330,7 @@ def request_driver(
     if not isinstance(key, IdempotencyKey):
         raise TypeError(f"key must be an IdempotencyKey, got {type(key).__name__}")
     return lane.driver(
-        way, key.text, request.fingerprint.digest, request.key_created_ms, clock.now_ms()
+        way, key.text, request.fingerprint.digest, request.key_created_millis, clock.now_millis()
     )
 
 
@@ -332,9 +351,9 @@ def cleaning(
 ) -> Generator[ffi.StoreQuery, ffi.StoreAnswer, int]:
     """The core's cleanup: its queries out, their answers in; the total deleted."""
     cleanup = ffi.RecordCleanup(manifest, batch_size)
-    step = cleanup.push((yield cleanup.start(clock.now_ms())), clock.now_ms())
+    step = cleanup.push((yield cleanup.start(clock.now_millis())), clock.now_millis())
     while isinstance(step, ffi.CleanupStep.RUN):
-        step = cleanup.push((yield step.query), clock.now_ms())
+        step = cleanup.push((yield step.query), clock.now_millis())
     assert isinstance(step, ffi.CleanupStep.DONE)
     return int(step.deleted)
 
@@ -361,11 +380,11 @@ class _Heartbeat:
                 threading.Thread(target=self._beat, name=name, daemon=True).start()
                 self._pid = os.getpid()
 
-    def add(self, lease: RecordLease, every_ms: int) -> list[Any]:
-        """Renew ``lease`` every ``every_ms`` until :meth:`stop`; the handle to stop it."""
+    def add(self, lease: RecordLease, every_millis: int) -> list[Any]:
+        """Renew ``lease`` every ``every_millis`` until :meth:`stop`; the handle to stop it."""
         if self._pid != os.getpid():
             self._start()  # first in this process (or a forked child)
-        entry = [time.monotonic() + every_ms / 1000, next(self._order), lease, every_ms]
+        entry = [time.monotonic() + every_millis / 1000, next(self._order), lease, every_millis]
         with self._cond:
             heapq.heappush(self._queue, entry)
             if self._queue[0] is entry:
@@ -403,6 +422,7 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_HEARTBEAT.forked)
 
 
+@millis_renamed
 class IdempotencyStore:
     """Idempotency records in one database, under one :class:`~mintid.RecordPolicy`.
 
@@ -411,15 +431,26 @@ class IdempotencyStore:
     """
 
     def __init__(
-        self, database: Database, policy: RecordPolicy, *, clock: StoreClock | None = None
+        self,
+        database: Database,
+        policy: RecordPolicy,
+        *,
+        clock: StoreClock | None = None,
+        fast_path: RedisFastPath | None = None,
     ) -> None:
-        """A store over ``database`` (see :class:`~mintid.store.SqliteDatabase`, …)."""
+        """A store over ``database`` (see :class:`~mintid.store.SqliteDatabase`, …),
+        with the Redis fast path in front of ``run_once`` and ``claim_lease``
+        when ``fast_path`` is given (:mod:`mintid.store.fast_path`).
+        """  # noqa: D205
         if not isinstance(policy, RecordPolicy):
             raise TypeError(f"policy must be a RecordPolicy, got {type(policy).__name__}")
         self.database = database
         self.policy = policy
         self._clock: StoreClock = clock if clock is not None else SystemStoreClock()
         self._lane = Lane(ffi.RecordDrivers(database.manifest, policy._checked))
+        self._fast: BoundFastPath | None = (
+            None if fast_path is None else fast_path._bind(self._lane)
+        )
 
     def _start(
         self, runner: QueryRunner, way: ffi.Way, key: IdempotencyKey, request: StoreRequest
@@ -428,10 +459,10 @@ class IdempotencyStore:
         driver, step = request_driver(self._lane, self._clock, way, key, request)
         return driver, drive(runner, self._clock, driver, step)
 
-    def _end(self, runner: QueryRunner, driver: LaneDriver, result: object) -> None:
-        """Tell the driver what the operation came to and store it."""
+    def _end(self, runner: QueryRunner, driver: LaneDriver, result: object) -> Finished:
+        """Tell the driver what the operation came to and store it; its end."""
         clock = self._clock
-        drive(runner, clock, driver, _finish(driver, result, clock.now_ms()))
+        return drive(runner, clock, driver, _finish(driver, result, clock.now_millis()))  # type: ignore[no-any-return]
 
     def run_once(
         self,
@@ -441,7 +472,7 @@ class IdempotencyStore:
     ) -> RunResult:
         """Run ``operation`` once for ``key``: the first request claims the key,
         runs it and stores its response; a duplicate replays what was stored,
-        waits for a request in flight (the policy's ``max_wait_ms``) or is
+        waits for a request in flight (the policy's ``max_wait_millis``) or is
         answered ``in_progress``. While it runs, its lease is renewed in the
         background (:meth:`RecordLease.current` tells the operation whether it
         lost the record). An operation that raises is failed (see
@@ -455,11 +486,48 @@ class IdempotencyStore:
         :class:`~mintid.store.ResponseTooLargeError`, …) and
         :class:`~mintid.RecordStaleTokenError` (the lease passed and the key
         was taken over before completion).
+
+        With a fast path, a duplicate may be answered from Redis (a replay of
+        what the database committed, or ``in_progress``) without the database.
+        """  # noqa: D205
+        fast = self._fast
+        if fast is None:
+            return self._run_once(key, request, operation, None)
+        hit = fast.check(
+            key.text,
+            request.fingerprint.digest,
+            request.key_created_millis,
+            self._clock.now_millis(),
+        )
+        if hit is not None:
+            return not_run(hit)
+        settling: list[Any] = [None, None, None]  # held, result, finished
+        try:
+            return self._run_once(key, request, operation, settling)
+        finally:
+            held, result, finished = settling
+            now = self._clock.now_millis()
+            digest = request.fingerprint.digest
+            fast.write(fast.settle(key.text, digest, held, result, finished, now))
+
+    def _run_once(
+        self,
+        key: IdempotencyKey,
+        request: StoreRequest,
+        operation: Callable[[], StoredResponse],
+        settling: list[Any] | None,
+    ) -> RunResult:
+        """The database path of :meth:`run_once`; ``settling`` gets the held
+        claim, the operation's result and the driver's end for the fast path.
         """  # noqa: D205
         runner = QueryRunner(self.database)
         driver, held = self._start(runner, ffi.Way.RUN_ONCE, key, request)
         if type(held) is not _HELD:
             return not_run(held)
+        if settling is not None:
+            settling[0] = held
+            assert self._fast is not None
+            self._fast.write(self._fast.claimed(key.text, held))
         lease = RecordLease(self, driver, native_key(key), held, finishable=False)
         beat = (
             None
@@ -473,12 +541,20 @@ class IdempotencyStore:
             _CURRENT.reset(current)
             if beat is not None:
                 _HEARTBEAT.stop(beat)
-            self._end(runner, driver, error)
+            if settling is not None:
+                settling[1] = error
+            finished = self._end(runner, driver, error)
+            if settling is not None:
+                settling[2] = finished
             raise
         _CURRENT.reset(current)
         if beat is not None:
             _HEARTBEAT.stop(beat)
-        self._end(runner, driver, response)
+        if settling is not None:
+            settling[1] = response
+        finished = self._end(runner, driver, response)
+        if settling is not None:
+            settling[2] = finished
         return RunResult("execute", response)
 
     def in_transaction(
@@ -509,12 +585,33 @@ class IdempotencyStore:
     def claim_lease(self, key: IdempotencyKey, request: StoreRequest) -> RecordLease | RunResult:
         """Claim ``key`` with a lease: a :class:`RecordLease` to complete or fail
         (and renew while it runs), or the :class:`RunResult` of a request that
-        does not run.
+        does not run. With a fast path, a duplicate may be answered from Redis.
         """  # noqa: D205
-        driver, held = self._start(QueryRunner(self.database), ffi.Way.LEASE, key, request)
+        fast = self._fast
+        digest = request.fingerprint.digest
+        if fast is not None:
+            hit = fast.check(key.text, digest, request.key_created_millis, self._clock.now_millis())
+            if hit is not None:
+                return not_run(hit)
+        try:
+            driver, held = self._start(QueryRunner(self.database), ffi.Way.LEASE, key, request)
+        except BaseException:
+            if fast is not None:
+                fast.write(
+                    fast.settle(key.text, digest, None, None, None, self._clock.now_millis())
+                )
+            raise
         if type(held) is not _HELD:
+            if fast is not None:
+                fast.write(
+                    fast.settle(key.text, digest, None, None, held, self._clock.now_millis())
+                )
             return not_run(held)
-        return RecordLease(self, driver, native_key(key), held)
+        if fast is not None:
+            fast.write(fast.claimed(key.text, held))
+        lease = RecordLease(self, driver, native_key(key), held)
+        lease._digest = digest
+        return lease
 
     def load(self, key: IdempotencyKey) -> StoredRecord | None:
         """The stored record of ``key``, or ``None``."""

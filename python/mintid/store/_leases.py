@@ -8,19 +8,28 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from mintid._lease import LeaseGuard, LeasePolicy
 from mintid._native import check_uint, ffi
+from mintid._renamed import millis_renamed
 from mintid._snowflake import Snowflake
 from mintid.store._clock import StoreClock, SystemStoreClock
-from mintid.store._database import Database, QueryRunner, drive, text
+from mintid.store._database import Database, QueryRunner, Steps, drive, text
 
-__all__ = ["LeasedSnowflake", "WorkerLeaseRow", "WorkerLeases"]
+__all__ = [
+    "LeasedBase",
+    "LeasedSnowflake",
+    "LeasesBase",
+    "WorkerLeaseRow",
+    "WorkerLeases",
+    "lease_row",
+]
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class WorkerLeaseRow:
     """A row of ``worker_lease``."""
@@ -29,58 +38,104 @@ class WorkerLeaseRow:
     #: The holder's identity, or ``None`` when free.
     owner: str | None
     fencing_token: int
-    lease_deadline_ms: int
-    high_water_ms: int
+    lease_deadline_millis: int
+    high_water_millis: int
 
 
 def _never() -> NoReturn:
     raise AssertionError("a lease renewal or release never pauses")
 
 
-class WorkerLeases:
+#: The columns of ``lease_load`` that make a :class:`WorkerLeaseRow`, in ``SELECT`` order.
+_ROW_COLUMNS = ("worker_id", "owner", "fencing_token", "lease_deadline_millis", "high_water_millis")
+
+
+def lease_row(values: Sequence[Any]) -> WorkerLeaseRow:
+    """A row of ``lease_load`` (its first columns, in ``SELECT`` order)."""
+    worker_id, owner, token, deadline, high_water = values[: len(_ROW_COLUMNS)]
+    return WorkerLeaseRow(int(worker_id), text(owner), int(token), int(deadline), int(high_water))
+
+
+@millis_renamed
+class LeasesBase:
+    """What worker-id leases are, sync or async: the policy, the clock, and
+    each core driver's steps (the I/O-free part of :class:`WorkerLeases` and
+    :class:`mintid.store.aio.AsyncWorkerLeases`).
+    """  # noqa: D205
+
+    #: The clock (a :class:`~mintid.store.StoreClock` or an async store's).
+    clock: StoreClock | Any
+
+    def __init__(self, database: Any, policy: LeasePolicy, clock: Any) -> None:
+        """Leases over ``database``."""
+        if not isinstance(policy, LeasePolicy):
+            raise TypeError(f"policy must be a LeasePolicy, got {type(policy).__name__}")
+        self.database = database
+        self.policy = policy
+        self.clock = clock
+
+    def _acquiring(self, owner: str, timeout_millis: int | None) -> Steps:
+        timeout = None if timeout_millis is None else check_uint("timeout_millis", timeout_millis)
+        driver = ffi.LeaseAcquisition(self.database.manifest, self.policy._core, owner, timeout)
+        now = self.clock.now_millis
+        return (
+            lambda: driver.start(now()),
+            lambda answer: driver.push(answer, now()),
+            lambda: driver.resume(now()),
+        )
+
+    def _renewing(self, guard: LeaseGuard, high_water_millis: int) -> Steps:
+        driver = ffi.LeaseRenewal(self.database.manifest, guard._core)
+        now = self.clock.now_millis
+        mark = check_uint("high_water_millis", high_water_millis)
+        return (
+            lambda: driver.start(now(), mark),
+            lambda answer: driver.push(answer, now()),
+            _never,
+        )
+
+    def _releasing(self, guard: LeaseGuard, high_water_millis: int | Callable[[], int]) -> Steps:
+        driver = ffi.LeaseRelease(self.database.manifest, guard._core)
+        mark = high_water_millis() if callable(high_water_millis) else high_water_millis
+        mark = check_uint("high_water_millis", mark)
+        return (lambda: driver.start(self.clock.now_millis(), mark), driver.push, _never)
+
+
+@millis_renamed
+class WorkerLeases(LeasesBase):
     """Worker-id leases in one database, under one :class:`~mintid.LeasePolicy`.
 
     Acquire, renew and release are drivers of the core (every loop, retry,
     pause, deadline and error code); this class runs the statements they name.
     """
 
+    database: Database
+    clock: StoreClock
+
     def __init__(
         self, database: Database, policy: LeasePolicy, *, clock: StoreClock | None = None
     ) -> None:
         """Leases over ``database``."""
-        if not isinstance(policy, LeasePolicy):
-            raise TypeError(f"policy must be a LeasePolicy, got {type(policy).__name__}")
-        self.database = database
-        self.policy = policy
-        self.clock: StoreClock = clock if clock is not None else SystemStoreClock()
+        super().__init__(database, policy, clock if clock is not None else SystemStoreClock())
 
-    def acquire(self, owner: str, timeout_ms: int | None = None) -> LeaseGuard:
+    def acquire(self, owner: str, timeout_millis: int | None = None) -> LeaseGuard:
         """Take the lowest usable free or expired worker id for ``owner``
         (host/pod/process), seeding the table on first use, and return once the
         new holder may issue (after an expired lease: the previous holder's
         clock-skew bound). A free row whose high-water mark lies too far ahead
-        of this clock is skipped for the next one. With ``timeout_ms``, wait up
+        of this clock is skipped for the next one. With ``timeout_millis``, wait up
         to that long for a worker id to become usable.
 
         Raises :class:`~mintid.LeaseNoWorkerFreeError` (every worker id held),
         ``lease.high_water_ahead`` (only rows too far ahead free; both without
-        ``timeout_ms``), ``lease.acquire_timeout``,
+        ``timeout_millis``), ``lease.acquire_timeout``,
         :class:`~mintid.store.StoreUnavailableError`.
         """  # noqa: D205
-        timeout = None if timeout_ms is None else check_uint("timeout_ms", timeout_ms)
-        driver = ffi.LeaseAcquisition(self.database.manifest, self.policy._core, owner, timeout)
-        now = self.clock.now_ms
-        step = drive(
-            QueryRunner(self.database),
-            self.clock,
-            lambda: driver.start(now()),
-            lambda answer: driver.push(answer, now()),
-            lambda: driver.resume(now()),
-        )
-        return LeaseGuard._of(step.guard)
+        steps = self._acquiring(owner, timeout_millis)
+        return LeaseGuard._of(drive(QueryRunner(self.database), self.clock, *steps).guard)
 
-    def renew(self, guard: LeaseGuard, high_water_ms: int) -> None:
-        """Renew ``guard``'s lease, storing ``high_water_ms``; the guard learns
+    def renew(self, guard: LeaseGuard, high_water_millis: int) -> None:
+        """Renew ``guard``'s lease, storing ``high_water_millis``; the guard learns
         the outcome. A renewal the clock refuses (``lease.clock_behind``,
         ``lease.expired``) or the database does not answer counts as a failed
         attempt: the next one is due after the policy's retry delay.
@@ -88,50 +143,74 @@ class WorkerLeases:
         Raises :class:`~mintid.LeaseLostError`, … ;
         :class:`~mintid.store.StoreUnavailableError`.
         """  # noqa: D205
-        driver = ffi.LeaseRenewal(self.database.manifest, guard._core)
-        now = self.clock.now_ms
-        mark = check_uint("high_water_ms", high_water_ms)
-        drive(
-            QueryRunner(self.database),
-            self.clock,
-            lambda: driver.start(now(), mark),
-            lambda answer: driver.push(answer, now()),
-            _never,
-        )
+        drive(QueryRunner(self.database), self.clock, *self._renewing(guard, high_water_millis))
 
-    def release(self, guard: LeaseGuard, high_water_ms: int | Callable[[], int]) -> bool:
+    def release(self, guard: LeaseGuard, high_water_millis: int | Callable[[], int]) -> bool:
         """Release ``guard``'s lease with the high-water mark; whether the row
-        was still its. ``guard`` stops issuing first; ``high_water_ms`` may be
+        was still its. ``guard`` stops issuing first; ``high_water_millis`` may be
         a function, read after that (the generator's own high-water time).
         """  # noqa: D205
-        driver = ffi.LeaseRelease(self.database.manifest, guard._core)
-        mark = high_water_ms() if callable(high_water_ms) else high_water_ms
-        mark = check_uint("high_water_ms", mark)
-        step = drive(
-            QueryRunner(self.database),
-            self.clock,
-            lambda: driver.start(self.clock.now_ms(), mark),
-            driver.push,
-            _never,
-        )
-        return bool(step.released)
+        steps = self._releasing(guard, high_water_millis)
+        return bool(drive(QueryRunner(self.database), self.clock, *steps).released)
 
     def load(self, worker_id: int) -> WorkerLeaseRow | None:
         """The row of ``worker_id``, or ``None``."""
         with self.database.connection() as raw:
             row = self.database.one(raw, "lease_load", {"worker_id": worker_id})
-        if row is None:
-            return None
-        return WorkerLeaseRow(
-            int(row["worker_id"]),
-            text(row["owner"]),
-            int(row["fencing_token"]),
-            int(row["lease_deadline_millis"]),
-            int(row["high_water_millis"]),
+        return None if row is None else lease_row([row[column] for column in _ROW_COLUMNS])
+
+
+@millis_renamed
+class LeasedBase:
+    """What a generator on a leased worker id is, sync or async: the
+    generator, its high-water time and the admission of each ID (the I/O-free
+    part of :class:`LeasedSnowflake` and
+    :class:`mintid.store.aio.AsyncLeasedSnowflake`).
+    """  # noqa: D205
+
+    def __init__(self, leases: LeasesBase, guard: LeaseGuard) -> None:
+        """A generator on ``guard``, a lease ``leases`` acquired and that may issue now."""
+        self._leases = leases
+        self.guard = guard
+        self._snowflake = Snowflake(
+            worker=self.guard.worker_id,
+            layout=leases.policy.layout,
+            starting_after_unix_millis=self.guard.start_after_millis,
         )
+        self._closed = False
+
+    @property
+    def worker_id(self) -> int:
+        """The leased worker id."""
+        return self.guard.worker_id
+
+    @property
+    def high_water_millis(self) -> int:
+        """No ID issued so far carries a later time (Unix ms): the generator's
+        high-water time (IDs come from a buffer: its newest counts), or the
+        lease's start point before the first ID.
+        """  # noqa: D205
+        issued = self._snowflake.high_water
+        issued_millis = 0 if issued is None else self._snowflake.decode(issued).unix_millis
+        return max(self.guard.start_after_millis, issued_millis)
+
+    def next_id(self) -> int:
+        """The next ID, admitted by the lease's guard (raises a ``LeaseError`` once unsafe)."""
+        self.guard.check(self._leases.clock.now_millis())
+        snowflake_id = self._snowflake.next_id()
+        self.guard.admit(snowflake_id)
+        return snowflake_id
+
+    def _wait_ms(self) -> int | None:
+        """How long the heartbeat waits for the next renewal; ``None`` once the lease is over."""
+        if not self.guard.is_live:
+            return None
+        now_millis: int = self._leases.clock.now_millis()
+        return max(0, self.guard.next_renewal_at_millis - now_millis)
 
 
-class LeasedSnowflake:
+@millis_renamed
+class LeasedSnowflake(LeasedBase):
     """A Snowflake generator on a leased worker id (on the leases' policy's
     layout): it starts after the previous holder's high-water mark, renews the
     lease from a daemon thread when the guard says the next renewal is due,
@@ -141,19 +220,14 @@ class LeasedSnowflake:
     the generator's own high-water time, read after it stopped issuing.
     """  # noqa: D205
 
+    _leases: WorkerLeases
+
     def __init__(self, leases: WorkerLeases, guard: LeaseGuard) -> None:
         """A generator on ``guard``, a lease ``leases`` acquired and that may
         issue now; :meth:`acquire` makes both.
         """  # noqa: D205
-        self._leases = leases
-        self.guard = guard
-        self._snowflake = Snowflake(
-            worker=self.guard.worker_id,
-            layout=leases.policy.layout,
-            starting_after_unix_ms=self.guard.start_after_ms,
-        )
+        super().__init__(leases, guard)
         self._stop = threading.Event()
-        self._closed = False
         self._heartbeat = threading.Thread(
             target=self._beat, name=f"mintid-lease-{self.guard.worker_id}", daemon=True
         )
@@ -161,49 +235,27 @@ class LeasedSnowflake:
 
     @classmethod
     def acquire(
-        cls, leases: WorkerLeases, owner: str, timeout_ms: int | None = None
+        cls, leases: WorkerLeases, owner: str, timeout_millis: int | None = None
     ) -> LeasedSnowflake:
         """Acquire a worker id for ``owner`` (waiting until the new holder may
-        issue, and up to ``timeout_ms`` for a usable worker id).
+        issue, and up to ``timeout_millis`` for a usable worker id).
 
         Raises :class:`~mintid.LeaseNoWorkerFreeError`, ``lease.acquire_timeout``,
         :class:`~mintid.store.StoreUnavailableError`.
         """  # noqa: D205
-        return cls(leases, leases.acquire(owner, timeout_ms))
-
-    @property
-    def worker_id(self) -> int:
-        """The leased worker id."""
-        return self.guard.worker_id
-
-    @property
-    def high_water_ms(self) -> int:
-        """No ID issued so far carries a later time (Unix ms): the generator's
-        high-water time (IDs come from a buffer: its newest counts), or the
-        lease's start point before the first ID.
-        """  # noqa: D205
-        issued = self._snowflake.high_water
-        issued_ms = 0 if issued is None else self._snowflake.decode(issued).unix_ms
-        return max(self.guard.start_after_ms, issued_ms)
-
-    def next_id(self) -> int:
-        """The next ID, admitted by the lease's guard (raises a ``LeaseError`` once unsafe)."""
-        self.guard.check(self._leases.clock.now_ms())
-        snowflake_id = self._snowflake.next_id()
-        self.guard.admit(snowflake_id)
-        return snowflake_id
+        return cls(leases, leases.acquire(owner, timeout_millis))
 
     def _beat(self) -> None:
-        clock = self._leases.clock
-        while self.guard.is_live:
-            wait_ms = self.guard.next_renewal_at_ms - clock.now_ms()
-            if self._stop.wait(max(0, wait_ms) / 1000):
+        while (wait_millis := self._wait_ms()) is not None:
+            if self._stop.wait(wait_millis / 1000):
                 return
             with contextlib.suppress(Exception):  # counted by the core; next_id reports it
-                self._leases.renew(self.guard, self.high_water_ms)
+                self._leases.renew(self.guard, self.high_water_millis)
 
-    def close(self) -> bool:
-        """Stop the heartbeat and release the lease; whether the row was still ours.
+    def release(self) -> bool:
+        """Stop the heartbeat and release the lease, once: whether the row was still ours.
+
+        ``False`` when the lease was lost, or on a second call; ``release()`` in every host.
 
         Raises :class:`~mintid.store.StoreUnavailableError` when the release
         cannot be written: the lease then ends at its deadline, and the next
@@ -214,12 +266,16 @@ class LeasedSnowflake:
         self._closed = True
         self._stop.set()
         self._heartbeat.join()
-        return self._leases.release(self.guard, lambda: self.high_water_ms)
+        return self._leases.release(self.guard, lambda: self.high_water_millis)
+
+    def close(self) -> bool:
+        """:meth:`release`, under the name of a closable resource."""
+        return self.release()
 
     def __enter__(self) -> LeasedSnowflake:
-        """Use as a context manager."""
+        """Use as a context manager: :meth:`release` at its end."""
         return self
 
     def __exit__(self, *_exc: Any) -> None:
-        """Close: release the lease."""
-        self.close()
+        """Release the lease."""
+        self.release()

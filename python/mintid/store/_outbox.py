@@ -7,26 +7,27 @@ relay loop, calling ``send`` when the core says so. Every rule is the core's.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from mintid._lane import RelayDriver
 from mintid._lane import drive as lane_drive
-from mintid._native import check_uint, ffi, native_error
+from mintid._native import check_uint, ffi
 from mintid._outbox import RelayPolicy
+from mintid._renamed import millis_renamed
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
+from mintid.store._idempotency import pump
 
 __all__ = [
     "ClaimedMessage",
     "Outbox",
+    "OutboxBase",
     "OutboxMessage",
     "RelayReport",
     "StoredMessage",
 ]
-
-_NativeError = (ffi.MintidError, ffi.InternalError)
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class OutboxMessage:
     payload: bytes
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class ClaimedMessage:
     """A message of a claimed batch, handed to ``send``."""
@@ -50,9 +52,10 @@ class ClaimedMessage:
     payload: bytes
     #: The sends started so far, this one included.
     attempts: int
-    created_ms: int
+    created_millis: int
 
 
+@millis_renamed
 @dataclass(frozen=True)
 class StoredMessage:
     """A message as stored."""
@@ -60,7 +63,7 @@ class StoredMessage:
     message_id: int
     status: str
     attempts: int
-    next_attempt_ms: int
+    next_attempt_millis: int
     last_error: str | None
 
 
@@ -82,8 +85,91 @@ class RelayReport:
     released: int = 0
 
 
-class Outbox:
+def enqueuing(
+    manifest: ffi.Manifest, message: OutboxMessage, now_millis: int
+) -> Generator[ffi.StoreQuery, ffi.StoreAnswer, Literal["new", "already_enqueued"]]:
+    """The core's enqueue of ``message``: its queries out, their answers in."""
+    driver = ffi.OutboxEnqueue(
+        manifest,
+        check_uint("message_id", message.message_id),
+        message.kind,
+        message.business_key,
+        message.payload,
+    )
+    step = driver.start(now_millis)
+    while isinstance(step, ffi.EnqueueStep.RUN):
+        step = driver.push((yield step.query))
+    assert isinstance(step, ffi.EnqueueStep.DONE)
+    return "new" if step.enqueued == ffi.Enqueued.NEW else "already_enqueued"
+
+
+def loading_message(
+    manifest: ffi.Manifest, kind: str, business_key: str
+) -> Generator[ffi.StoreQuery, ffi.StoreAnswer, StoredMessage | None]:
+    """The core's load of one message: one query; the message or ``None``."""
+    stored = ffi.outbox_read_message((yield ffi.outbox_load_query(manifest, kind, business_key)))
+    if stored is None:
+        return None
+    return StoredMessage(
+        stored.message_id,
+        stored.status,
+        stored.attempts,
+        stored.next_attempt_millis,
+        stored.last_error,
+    )
+
+
+def cleaning_sent(
+    manifest: ffi.Manifest, sent_before_millis: int, batch_size: int
+) -> Generator[ffi.StoreQuery, ffi.StoreAnswer, int]:
+    """The core's cleanup of sent messages: its queries out, their answers in; the total."""
+    cleanup = ffi.OutboxCleanup(
+        manifest,
+        check_uint("sent_before_millis", sent_before_millis),
+        check_uint("batch_size", batch_size),
+    )
+    step = cleanup.start()
+    while isinstance(step, ffi.CleanupStep.RUN):
+        step = cleanup.push((yield step.query))
+    assert isinstance(step, ffi.CleanupStep.DONE)
+    return int(step.deleted)
+
+
+@millis_renamed
+class OutboxBase:
+    """What an outbox is, sync or async: its policy, clock and each relay run's
+    driver (the I/O-free part of :class:`Outbox` and
+    :class:`mintid.store.aio.AsyncOutbox`).
+    """  # noqa: D205
+
+    def __init__(
+        self, database: Any, policy: RelayPolicy, clock: Any, draw: Callable[[], int] | None
+    ) -> None:
+        """An outbox over ``database``."""
+        if not isinstance(policy, RelayPolicy):
+            raise TypeError(f"policy must be a RelayPolicy, got {type(policy).__name__}")
+        self.database = database
+        self.policy = policy
+        self._clock = clock
+        self._draw = draw if draw is not None else (lambda: secrets.randbits(64))
+
+    def _relay_driver(self) -> RelayDriver:
+        """A relay run's driver (its claim tokens and jitter from ``draw``)."""
+        return RelayDriver(self.database.manifest, self.policy._to_ffi(), self._draw())
+
+    def _after_send(self, driver: RelayDriver, error: Exception | None) -> bytes:
+        """Tell the driver how the send of the message it handed over went; its next step."""
+        now = self._clock.now_millis()
+        if error is None:
+            return driver.sent(now)
+        return driver.failed(str(error) or type(error).__name__, now)
+
+
+@millis_renamed
+class Outbox(OutboxBase):
     """The outbox in one database, under one :class:`~mintid.RelayPolicy`. Thread-safe."""
+
+    database: Database
 
     def __init__(
         self,
@@ -96,12 +182,8 @@ class Outbox:
         """An outbox over ``database``; ``draw`` gives a random u64 per relay run
         (its claim tokens and jitter).
         """  # noqa: D205
-        if not isinstance(policy, RelayPolicy):
-            raise TypeError(f"policy must be a RelayPolicy, got {type(policy).__name__}")
-        self.database = database
-        self.policy = policy
-        self._clock: StoreClock = clock if clock is not None else SystemStoreClock()
-        self._draw = draw if draw is not None else (lambda: secrets.randbits(64))
+        used = clock if clock is not None else SystemStoreClock()
+        super().__init__(database, policy, used, draw)
 
     def enqueue(
         self, connection: Any, message: OutboxMessage
@@ -110,22 +192,8 @@ class Outbox:
         transaction; a second message for the same kind and business key is
         ``already_enqueued``, not an error.
         """  # noqa: D205
-        runner = QueryRunner(self.database, connection)
-        try:
-            driver = ffi.OutboxEnqueue(
-                self.database.manifest,
-                check_uint("message_id", message.message_id),
-                message.kind,
-                message.business_key,
-                message.payload,
-            )
-            step = driver.start(self._clock.now_ms())
-            while isinstance(step, ffi.EnqueueStep.RUN):
-                step = driver.push(runner.answer(step.query))
-            assert isinstance(step, ffi.EnqueueStep.DONE)
-        except _NativeError as error:
-            raise native_error(error) from runner.cause
-        return "new" if step.enqueued == ffi.Enqueued.NEW else "already_enqueued"
+        steps = enqueuing(self.database.manifest, message, self._clock.now_millis())
+        return pump(QueryRunner(self.database, connection), steps)
 
     def relay(self, send: Callable[[ClaimedMessage], None]) -> RelayReport:
         """Relay until nothing is due: the core claims batches, decides before
@@ -135,18 +203,17 @@ class Outbox:
         """  # noqa: D205
         clock = self._clock
         runner = QueryRunner(self.database)
-        driver = RelayDriver(self.database.manifest, self.policy._to_ffi(), self._draw())
+        driver = self._relay_driver()
         try:
             # The relay keeps its connection from send to send: one per relay.
-            handed = lane_drive(runner, clock, driver, driver.start(clock.now_ms()), hold=True)
+            handed = lane_drive(runner, clock, driver, driver.start(clock.now_millis()), hold=True)
             while handed[0] == "send":
-                message = ClaimedMessage(*handed[1:])
                 try:
-                    send(message)
+                    send(ClaimedMessage(*handed[1:]))
                 except Exception as error:
-                    step = driver.failed(str(error) or type(error).__name__, clock.now_ms())
+                    step = self._after_send(driver, error)
                 else:
-                    step = driver.sent(clock.now_ms())
+                    step = self._after_send(driver, None)
                 handed = lane_drive(runner, clock, driver, step, hold=True)
         finally:
             runner.release()
@@ -154,41 +221,12 @@ class Outbox:
 
     def load(self, kind: str, business_key: str) -> StoredMessage | None:
         """The message of ``kind`` and ``business_key``, or ``None``."""
-        runner = QueryRunner(self.database)
-        try:
-            query = ffi.outbox_load_query(self.database.manifest, kind, business_key)
-            stored = ffi.outbox_read_message(runner.answer(query))
-        except _NativeError as error:
-            raise native_error(error) from runner.cause
-        finally:
-            runner.release()
-        if stored is None:
-            return None
-        return StoredMessage(
-            stored.message_id,
-            stored.status,
-            stored.attempts,
-            stored.next_attempt_millis,
-            stored.last_error,
-        )
+        steps = loading_message(self.database.manifest, kind, business_key)
+        return pump(QueryRunner(self.database), steps)
 
-    def cleanup(self, sent_before_ms: int, batch_size: int = 1000) -> int:
-        """Delete sent messages last updated at or before ``sent_before_ms``, in
+    def cleanup(self, sent_before_millis: int, batch_size: int = 1000) -> int:
+        """Delete sent messages last updated at or before ``sent_before_millis``, in
         batches until one comes back short; the total. Dead ones are kept.
         """  # noqa: D205
-        runner = QueryRunner(self.database)
-        try:
-            cleanup = ffi.OutboxCleanup(
-                self.database.manifest,
-                check_uint("sent_before_ms", sent_before_ms),
-                check_uint("batch_size", batch_size),
-            )
-            step = cleanup.start()
-            while isinstance(step, ffi.CleanupStep.RUN):
-                step = cleanup.push(runner.answer(step.query))
-            assert isinstance(step, ffi.CleanupStep.DONE)
-        except _NativeError as error:
-            raise native_error(error) from runner.cause
-        finally:
-            runner.release()
-        return int(step.deleted)
+        steps = cleaning_sent(self.database.manifest, sent_before_millis, batch_size)
+        return pump(QueryRunner(self.database), steps)

@@ -12,23 +12,77 @@ from collections.abc import Iterator
 from typing import Any, Final
 
 from mintid._native import call, ffi
+from mintid._renamed import millis_renamed
 from mintid._segment import SegmentPolicy
 from mintid.errors import MintidError
 from mintid.store._clock import StoreClock, SystemStoreClock
-from mintid.store._database import Database, QueryRunner, drive
+from mintid.store._database import Database, QueryRunner, Steps, drive
 
-__all__ = ["SegmentIds"]
+__all__ = ["SegmentIds", "SegmentsBase"]
 
 _EMPTY: Final[Iterator[int]] = iter(())
 
 
-class SegmentIds:
+@millis_renamed
+class SegmentsBase:
+    """What segment IDs are, sync or async: the core's driver, the run of IDs
+    in hand, and what a take calls for (the I/O-free part of
+    :class:`SegmentIds` and :class:`mintid.store.aio.AsyncSegmentIds`).
+    """  # noqa: D205
+
+    def __init__(
+        self, database: Any, tag: str, policy: SegmentPolicy, clock: Any, background: bool
+    ) -> None:
+        """IDs of ``tag`` over ``database``."""
+        if not isinstance(policy, SegmentPolicy):
+            raise TypeError(f"policy must be a SegmentPolicy, got {type(policy).__name__}")
+        if not isinstance(tag, str):
+            raise TypeError(f"tag must be a str, got {type(tag).__name__}")
+        self.database = database
+        self.tag = tag
+        self.policy = policy
+        self._clock = clock
+        self._driver: Any = call(ffi.SegmentDriver, database.manifest, tag, policy._to_ffi())
+        self._background = background
+        self._ids: Iterator[int] = _EMPTY
+
+    def _take(self) -> tuple[str, int | None]:
+        """Take the next run of IDs from the driver: what it calls for (``fetch``
+        inline, raising; ``fetch_beside``, in the background or, without one,
+        inline and quietly; ``wait`` for another caller's fetch; or ``none``)
+        and the run's first ID, when there is one (the rest is in hand).
+        """  # noqa: D205
+        taken = self._driver.take(self._clock.now_millis())
+        action = "none"
+        if taken.fetch_due:
+            action = "fetch_beside" if taken.count else "fetch"
+        elif not taken.count:
+            action = "wait"
+        if not taken.count:
+            return action, None
+        self._ids = iter(range(taken.first + 1, taken.first + taken.count))
+        return action, int(taken.first)
+
+    def _settled(self) -> bool:
+        """Whether a caller waiting for another's fetch may take again."""
+        driver = self._driver
+        return bool(driver.remaining() > 0 or not driver.fetch_in_flight())
+
+    def _fetching(self) -> Steps:
+        """The due fetch's first step, how it takes an answer, and how it resumes."""
+        driver, clock = self._driver, self._clock
+        return driver.fetch, lambda answer: driver.push(answer, clock.now_millis()), driver.resume
+
+
+class SegmentIds(SegmentsBase):
     """IDs of one ``tag``, unique across every process sharing it and increasing
     within this one. Once the policy's share of a segment is used, the next is
     fetched in a background thread (double buffer), so :meth:`next_id` waits on
     the database only when the segments run out. A restart loses at most the
     unused rest of what was fetched. Thread-safe.
     """  # noqa: D205
+
+    database: Database
 
     def __init__(
         self,
@@ -43,17 +97,8 @@ class SegmentIds:
         ``background=False`` fetches inline, in the :meth:`next_id` call that
         makes the fetch due.
         """  # noqa: D205
-        if not isinstance(policy, SegmentPolicy):
-            raise TypeError(f"policy must be a SegmentPolicy, got {type(policy).__name__}")
-        if not isinstance(tag, str):
-            raise TypeError(f"tag must be a str, got {type(tag).__name__}")
-        self.database = database
-        self.tag = tag
-        self.policy = policy
-        self._clock: StoreClock = clock if clock is not None else SystemStoreClock()
-        self._driver: Any = call(ffi.SegmentDriver, database.manifest, tag, policy._to_ffi())
-        self._background = background
-        self._ids: Iterator[int] = _EMPTY
+        used = clock if clock is not None else SystemStoreClock()
+        super().__init__(database, tag, policy, used, background)
         self._refill = threading.Lock()
         self._changed = threading.Condition()
 
@@ -69,28 +114,23 @@ class SegmentIds:
     def _next_slow(self) -> int:
         """Take the next run of IDs from the driver, running a fetch when it is due."""
         with self._refill:
-            driver = self._driver
             while True:
                 # Another thread may have taken a run meanwhile.
                 for first in self._ids:
                     return first
-                taken = driver.take(self._clock.now_ms())
-                if taken.fetch_due:
-                    if not taken.count:
-                        self._fetch()
-                    elif self._background:
-                        threading.Thread(target=self._fetch_quietly, daemon=True).start()
-                    else:
-                        self._fetch_quietly()
-                elif not taken.count:
+                action, first_id = self._take()
+                if action == "fetch":
+                    self._fetch()
+                elif action == "fetch_beside" and self._background:
+                    threading.Thread(target=self._fetch_quietly, daemon=True).start()
+                elif action == "fetch_beside":
+                    self._fetch_quietly()
+                elif action == "wait":
                     with self._changed:
                         # Another caller's fetch is in flight: wait for it to end.
-                        self._changed.wait_for(
-                            lambda: driver.remaining() > 0 or not driver.fetch_in_flight(), 1.0
-                        )
-                if taken.count:
-                    self._ids = iter(range(taken.first + 1, taken.first + taken.count))
-                    return int(taken.first)
+                        self._changed.wait_for(self._settled, 1.0)
+                if first_id is not None:
+                    return first_id
 
     def _fetch_quietly(self) -> None:
         # The driver has recorded the failure: the next take asks for the fetch again.
@@ -99,19 +139,12 @@ class SegmentIds:
 
     def _fetch(self) -> None:
         """Run the due fetch's steps; its failure is raised as the core's typed error."""
-        driver, clock = self._driver, self._clock
         try:
-            drive(
-                QueryRunner(self.database),
-                clock,
-                driver.fetch,
-                lambda answer: driver.push(answer, clock.now_ms()),
-                driver.resume,
-            )
+            drive(QueryRunner(self.database), self._clock, *self._fetching())
         except MintidError:
             raise  # the driver ended the fetch itself
         except BaseException:
-            driver.abandon()
+            self._driver.abandon()
             raise
         finally:
             with self._changed:

@@ -1,7 +1,9 @@
-"""The idempotency store for asyncio: :class:`AsyncIdempotencyStore`, with
-executors for psycopg 3 (``AsyncConnection``, or the app's
-``psycopg_pool.AsyncConnectionPool``), asyncmy (``mintid[asyncmy]``) and
-SQLite (aiosqlite, ``mintid[aiosqlite]``).
+"""The stores for asyncio: :class:`AsyncIdempotencyStore`, and the worker-id
+leases, segment IDs and outbox (:class:`AsyncWorkerLeases`,
+:class:`AsyncLeasedSnowflake`, :class:`AsyncSegmentIds`, :class:`AsyncOutbox`),
+with executors for psycopg 3 (``AsyncConnection``, or the app's
+``psycopg_pool.AsyncConnectionPool``), asyncpg (``mintid[asyncpg]``), asyncmy
+(``mintid[asyncmy]``) and SQLite (aiosqlite, ``mintid[aiosqlite]``).
 
 The same three ways in as :class:`~mintid.store.IdempotencyStore`, with the
 same names, arguments, defaults, results and errors, spelled ``async``. The
@@ -32,12 +34,13 @@ import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator
 from contextlib import asynccontextmanager
-from typing import Any, Final, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
 
 from mintid._key import IdempotencyKey
 from mintid._lane import Lane, LaneDriver, drive_async
 from mintid._native import ffi, native_error
 from mintid._record import Problem, RecordPolicy
+from mintid._renamed import millis_renamed
 from mintid.store._database import (
     _DIALECTS,
     _ROWS,
@@ -49,8 +52,13 @@ from mintid.store._database import (
     mysql_classifier,
     mysql_connect_kwargs,
     postgres_class,
+    postgres_state_class,
+    step_kind,
 )
 from mintid.store._errors import RecordLostError, StoreUnavailableError
+
+if TYPE_CHECKING:
+    from mintid.store.fast_path import AsyncRedisFastPath, BoundFastPath
 from mintid.store._idempotency import (
     _HELD,
     LeaseBase,
@@ -70,13 +78,19 @@ from mintid.store._idempotency import (
 __all__ = [
     "AsyncDatabase",
     "AsyncIdempotencyStore",
+    "AsyncLeasedSnowflake",
     "AsyncMySqlDatabase",
+    "AsyncOutbox",
     "AsyncPostgresDatabase",
     "AsyncRecordLease",
+    "AsyncSegmentIds",
     "AsyncSqliteDatabase",
     "AsyncStoreClock",
     "AsyncSystemStoreClock",
+    "AsyncWorkerLeases",
+    "AsyncpgDatabase",
     "LoopBindingError",
+    "driver_connection",
 ]
 
 T = TypeVar("T")
@@ -98,11 +112,11 @@ class LoopBindingError(RuntimeError):
 class AsyncStoreClock(Protocol):
     """The async store's clock: Unix milliseconds, and an awaited pause."""
 
-    def now_ms(self) -> int:
+    def now_millis(self) -> int:
         """The time in Unix milliseconds."""
         ...
 
-    async def pause_ms(self, millis: int) -> None:
+    async def pause_millis(self, millis: int) -> None:
         """Wait ``millis`` milliseconds (without blocking the loop)."""
         ...
 
@@ -110,13 +124,29 @@ class AsyncStoreClock(Protocol):
 class AsyncSystemStoreClock:
     """The system clock and :func:`asyncio.sleep`."""
 
-    def now_ms(self) -> int:
+    def now_millis(self) -> int:
         """The wall clock in Unix milliseconds."""
         return time.time_ns() // 1_000_000
 
-    async def pause_ms(self, millis: int) -> None:
+    async def pause_millis(self, millis: int) -> None:
         """Sleep ``millis`` milliseconds."""
         await asyncio.sleep(millis / 1000)
+
+
+def async_database(database: AsyncDatabase) -> AsyncDatabase:
+    """``database``, checked to be an :class:`AsyncDatabase`."""
+    if not isinstance(database, AsyncDatabase):
+        raise TypeError(f"database must be an AsyncDatabase, got {type(database).__name__}")
+    return database
+
+
+def async_clock(clock: AsyncStoreClock | None) -> AsyncStoreClock:
+    """``clock`` (checked: its ``pause_millis`` a coroutine function), or the system's."""
+    if clock is None:
+        return AsyncSystemStoreClock()
+    if not inspect.iscoroutinefunction(clock.pause_millis):
+        raise TypeError("clock must be an AsyncStoreClock (its pause_millis a coroutine function)")
+    return clock
 
 
 class AsyncDatabase:
@@ -247,14 +277,23 @@ class AsyncDatabase:
         statement = self.statements[name]
         return await self._execute(raw, statement.sql, params, statement.kind in _ROWS)
 
-    async def execute(self, raw: Any, sql: str, params: Any = None) -> None:
-        """Run plain SQL on ``raw`` (driver placeholders), discarding any rows."""
+    async def _guarded(self, running: Awaitable[T]) -> T:
         try:
-            await self._execute(raw, sql, params, False)
+            return await running
         except Exception as error:
             if self.classify(error) is Class.CONNECTION_LOST:
                 raise self._unavailable() from error
             raise
+
+    async def execute(self, raw: Any, sql: str, params: Any = None) -> None:
+        """Run plain SQL on ``raw`` (driver placeholders), discarding any rows."""
+        await self._guarded(self._execute(raw, sql, params, False))
+
+    async def query(self, raw: Any, name: str, params: list[Any]) -> Rows | int:
+        """:meth:`run`, with a lost connection raised as
+        :class:`~mintid.store.StoreUnavailableError`.
+        """  # noqa: D205
+        return await self._guarded(self.run(raw, name, params))
 
     async def migrate(self) -> None:
         """Apply every migration of the core's manifest, each in one transaction (idempotent)."""
@@ -327,6 +366,46 @@ class AsyncPostgresDatabase(AsyncDatabase):
             return max(int(cursor.rowcount), 0)
 
 
+def asyncpg_class(error: BaseException) -> ffi.DbErrorClass:
+    """The class of an asyncpg error (by its SQLSTATE, as psycopg's)."""
+    import asyncpg  # an optional dependency
+
+    if isinstance(error, asyncpg.PostgresError):
+        return postgres_state_class(str(error.sqlstate))
+    if isinstance(error, asyncpg.InterfaceError | OSError):
+        return Class.CONNECTION_LOST  # the connection is closed, or the server out of reach
+    return Class.OTHER
+
+
+class AsyncpgDatabase(AsyncDatabase):
+    """PostgreSQL through asyncpg (``pip install mintid[asyncpg]``), one of its
+    connections per store connection (no asyncpg pool: its reset query on every
+    release would cost a round trip).
+    """  # noqa: D205
+
+    def __init__(self, dsn: str, **connect_kwargs: Any) -> None:
+        """A database at ``dsn`` (a ``postgresql://`` URL)."""
+        super().__init__("postgres", ffi.Placeholder.NUMBERED, asyncpg_class)
+        self._dsn = dsn
+        self._connect_kwargs = connect_kwargs
+
+    async def _connect(self) -> Any:
+        import asyncpg
+
+        return await asyncpg.connect(self._dsn, **self._connect_kwargs)
+
+    async def _close(self, raw: Any) -> None:
+        await raw.close()
+
+    async def _execute(self, raw: Any, sql: str, params: Any, rows: bool) -> Rows | int:
+        if rows:
+            return [tuple(row) for row in await raw.fetch(sql, *params)]
+        # The command tag ends with the affected-row count (``UPDATE 1``), if it has one.
+        tag = await raw.execute(sql, *(params or ()))
+        count = str(tag).rpartition(" ")[2]
+        return int(count) if count.isdigit() else 0
+
+
 class AsyncMySqlDatabase(AsyncDatabase):
     """MySQL 8 or MariaDB 10.6+ through asyncmy (``pip install mintid[asyncmy]``).
 
@@ -389,13 +468,34 @@ class AsyncSqliteDatabase(AsyncDatabase):
             return max(int(cursor.rowcount), 0)
 
 
+async def driver_connection(connection: Any) -> Any:
+    """The driver's connection under the caller's ``connection``: a SQLAlchemy
+    ``AsyncConnection`` (``postgresql+psycopg`` or ``+asyncpg``, ``mysql+asyncmy``,
+    ``sqlite+aiosqlite``; for an ``AsyncSession``, its ``await
+    session.connection()``) gives the one it wraps, so the store's statements
+    run in the app's transaction and commit or roll back with its writes; any
+    other connection is the driver's own.
+    """  # noqa: D205
+    raw = getattr(connection, "get_raw_connection", None)
+    if raw is None:
+        return connection
+    driver = (await raw()).driver_connection
+    begun = getattr(driver, "is_in_transaction", None)  # asyncpg's
+    if begun is not None and not begun() and connection.in_transaction():
+        # SQLAlchemy's asyncpg adapter sends BEGIN with its own first statement (the
+        # other drivers begin with any statement): an empty one begins it now, or the
+        # store's statements would commit on their own.
+        await connection.exec_driver_sql(";")
+    return driver
+
+
 class AsyncQueryRunner:
     """Runs a driver's queries and keeps what went wrong: on a connection of
     the pool (taken at the first query, given back by :meth:`release`, closed
     when it broke or the task was cancelled mid-query) or on the caller's own.
     """  # noqa: D205
 
-    __slots__ = ("_database", "_pooled", "_raw", "cause")
+    __slots__ = ("_database", "_pooled", "_raw", "cause", "in_transaction")
 
     def __init__(self, database: AsyncDatabase, raw: Any = None) -> None:
         """A runner over ``database``'s pool, or over the caller's ``raw`` connection."""
@@ -404,6 +504,8 @@ class AsyncQueryRunner:
         self._pooled = raw is None
         #: The driver's exception behind the last failed answer.
         self.cause: BaseException | None = None
+        #: Whether a transaction a driver began is open.
+        self.in_transaction = False
 
     async def answer(self, query: ffi.StoreQuery) -> ffi.StoreAnswer:
         """The database's answer to ``query`` (a failure classified, never raised)."""
@@ -412,6 +514,40 @@ class AsyncQueryRunner:
 
     async def result(self, name: str, params: list[Any]) -> Rows | int | Failure:
         """The answer to the statement ``name``: rows, a count or the failure."""
+        database = self._database
+        return await self._answer(lambda raw: database.run(raw, name, params))
+
+    async def begin(self, write: bool) -> ffi.StoreAnswer:
+        """Begin a transaction (``write``: SQLite's ``BEGIN IMMEDIATE``)."""
+        answer = await self._answer(self._control(self._database._begin(write)))
+        self.in_transaction = isinstance(answer, int)
+        return _store_answer(answer)
+
+    async def commit(self) -> ffi.StoreAnswer:
+        """Commit; a failed commit stays in the transaction, for the driver's rollback."""
+        answer = await self._answer(self._control("COMMIT"))
+        self.in_transaction = not isinstance(answer, int)
+        return _store_answer(answer)
+
+    async def rollback(self) -> ffi.StoreAnswer:
+        """Roll back, whatever happened: ``Affected(0)`` (the cause of the
+        failure that led here is kept).
+        """  # noqa: D205
+        cause = self.cause
+        await self._answer(self._control("ROLLBACK"))
+        self.in_transaction, self.cause = False, cause
+        return _store_answer(0)
+
+    def _control(self, sql: str) -> Callable[[Any], Awaitable[Rows | int]]:
+        database = self._database
+
+        async def run(raw: Any) -> int:
+            await database._execute(raw, sql, None, False)
+            return 0
+
+        return run
+
+    async def _answer(self, run: Callable[[Any], Awaitable[Rows | int]]) -> Rows | int | Failure:
         database = self._database
         raw = self._raw
         if raw is None:
@@ -423,13 +559,14 @@ class AsyncQueryRunner:
                 self.cause = error
                 return (Class.CONNECTION_LOST, str(error))
         try:
-            answer = await database.run(raw, name, params)
+            answer = await run(raw)
         except Exception as error:
             self.cause = error
             kind = database.classify(error)
             if kind is Class.CONNECTION_LOST and self._pooled:
                 # The server may have restarted: the idle connections are likely gone too.
                 self._raw = None
+                self.in_transaction = False
                 await database._close_quietly(raw)
                 await database.close()
             return (kind, str(error))
@@ -437,17 +574,59 @@ class AsyncQueryRunner:
             # Cancelled mid-query: the connection's state is unknown.
             if self._pooled:
                 self._raw = None
+                self.in_transaction = False
                 await database._close_quietly(raw)
             raise
         self.cause = None
         return answer
 
     async def release(self) -> None:
-        """Give the pool's connection back (the caller's stays with the caller)."""
+        """Give the pool's connection back (the caller's stays with the caller);
+        a transaction still open is rolled back first.
+        """  # noqa: D205
+        if self.in_transaction:
+            await self.rollback()
         raw = self._raw
         if raw is not None and self._pooled:
             self._raw = None
             await self._database._checkin(raw)
+
+
+async def drive_steps(
+    runner: AsyncQueryRunner,
+    clock: AsyncStoreClock,
+    first: Callable[[], Any],
+    push: Callable[[ffi.StoreAnswer], Any],
+    resume: Callable[[], Any],
+) -> Any:
+    """:func:`mintid.store._database.drive` for asyncio: a core driver's
+    ``steps`` (not on the lane: leases, segment fetches) run on ``runner``,
+    each answer and pause awaited, until its end. Every loop, retry and error
+    code is the driver's.
+    """  # noqa: D205
+    try:
+        step = first()
+        while True:
+            kind = step_kind(step)
+            if kind == "RUN":
+                step = push(await runner.answer(step.query))
+            elif kind == "BEGIN":
+                step = push(await runner.begin(step.write))
+            elif kind == "COMMIT":
+                step = push(await runner.commit())
+            elif kind == "ROLLBACK":
+                step = push(await runner.rollback())
+            elif kind == "PAUSE":
+                if not runner.in_transaction:
+                    await runner.release()
+                await clock.pause_millis(step.millis)
+                step = resume()
+            else:
+                return step
+    except _NativeError as error:
+        raise native_error(error) from runner.cause
+    finally:
+        await runner.release()
 
 
 async def pump_async(
@@ -466,6 +645,7 @@ async def pump_async(
         await runner.release()
 
 
+@millis_renamed
 class AsyncRecordLease(LeaseBase):
     """:class:`~mintid.store.RecordLease` for asyncio: a claim on a key, with
     its lease, from :meth:`AsyncIdempotencyStore.claim_lease` (or, as
@@ -485,6 +665,8 @@ class AsyncRecordLease(LeaseBase):
         super().__init__(driver, key, held, finishable=finishable)
         self._store = store
         self._lock = asyncio.Lock()
+        #: The request's fingerprint, for the store's fast path.
+        self._digest = b""
 
     @staticmethod
     def current() -> AsyncRecordLease | None:
@@ -496,7 +678,7 @@ class AsyncRecordLease(LeaseBase):
         store = self._store
         store.database.bound()
         async with self._lock:
-            steps = self._renewing(store.database.manifest, store.policy, store._clock.now_ms())
+            steps = self._renewing(store.database.manifest, store.policy, store._clock.now_millis())
             return await pump_async(AsyncQueryRunner(store.database), steps)
 
     async def complete(self, response: StoredResponse) -> None:
@@ -512,14 +694,24 @@ class AsyncRecordLease(LeaseBase):
     async def _finish(self, result: object) -> None:
         store = self._store
         store.database.bound()
-        step = self._finish_step(result, store._clock.now_ms())
-        await drive_async(AsyncQueryRunner(store.database), store._clock, self._driver, step)
+        step = self._finish_step(result, store._clock.now_millis())
+        finished = None
+        try:
+            finished = await drive_async(
+                AsyncQueryRunner(store.database), store._clock, self._driver, step
+            )
+        finally:
+            if store._fast is not None:
+                now = store._clock.now_millis()
+                fast = store._fast
+                call = fast.settle(self._key.text, self._digest, self._held, result, finished, now)
+                await fast.write_async(call)
 
-    async def _renew_every(self, every_ms: int) -> None:
-        """The background renewal: every ``every_ms`` until cancelled or lost."""
+    async def _renew_every(self, every_millis: int) -> None:
+        """The background renewal: every ``every_millis`` until cancelled or lost."""
         while True:
             # The schedule is real time, as the sync store's heartbeat (never a test's clock).
-            await asyncio.sleep(every_ms / 1000)
+            await asyncio.sleep(every_millis / 1000)
             try:
                 await self.renew()
             except RecordLostError:
@@ -528,6 +720,7 @@ class AsyncRecordLease(LeaseBase):
                 continue
 
 
+@millis_renamed
 class AsyncIdempotencyStore:
     """:class:`~mintid.store.IdempotencyStore` for asyncio: idempotency records
     in one :class:`AsyncDatabase` under one :class:`~mintid.RecordPolicy`.
@@ -549,18 +742,21 @@ class AsyncIdempotencyStore:
         policy: RecordPolicy,
         *,
         clock: AsyncStoreClock | None = None,
+        fast_path: AsyncRedisFastPath | None = None,
     ) -> None:
-        """A store over ``database`` (see :class:`AsyncPostgresDatabase`, …)."""
+        """A store over ``database`` (see :class:`AsyncPostgresDatabase`, …), with
+        the Redis fast path in front of ``run_once`` and ``claim_lease`` when
+        ``fast_path`` is given (:mod:`mintid.store.fast_path`).
+        """  # noqa: D205
         if not isinstance(policy, RecordPolicy):
             raise TypeError(f"policy must be a RecordPolicy, got {type(policy).__name__}")
-        if not isinstance(database, AsyncDatabase):
-            raise TypeError(f"database must be an AsyncDatabase, got {type(database).__name__}")
-        if clock is not None and not inspect.iscoroutinefunction(clock.pause_ms):
-            raise TypeError("clock must be an AsyncStoreClock (its pause_ms a coroutine function)")
-        self.database = database
+        self.database = async_database(database)
         self.policy = policy
-        self._clock: AsyncStoreClock = clock if clock is not None else AsyncSystemStoreClock()
+        self._clock = async_clock(clock)
         self._lane = Lane(ffi.RecordDrivers(database.manifest, policy._checked))
+        self._fast: BoundFastPath | None = (
+            None if fast_path is None else fast_path._bind(self._lane)
+        )
 
     async def _start(
         self, runner: AsyncQueryRunner, way: ffi.Way, key: IdempotencyKey, request: StoreRequest
@@ -569,9 +765,9 @@ class AsyncIdempotencyStore:
         driver, step = request_driver(self._lane, self._clock, way, key, request)
         return driver, await drive_async(runner, self._clock, driver, step)
 
-    async def _end(self, runner: AsyncQueryRunner, driver: LaneDriver, result: object) -> None:
+    async def _end(self, runner: AsyncQueryRunner, driver: LaneDriver, result: object) -> Any:
         clock = self._clock
-        await drive_async(runner, clock, driver, _finish(driver, result, clock.now_ms()))
+        return await drive_async(runner, clock, driver, _finish(driver, result, clock.now_millis()))
 
     async def run_once(
         self,
@@ -583,10 +779,38 @@ class AsyncIdempotencyStore:
         with an async ``operation``; its lease is renewed by a task of this
         loop while it runs (:meth:`AsyncRecordLease.current`).
         """  # noqa: D205
+        fast = self._fast
+        if fast is None:
+            return await self._run_once(key, request, operation, None)
+        digest = request.fingerprint.digest
+        now = self._clock.now_millis()
+        hit = await fast.check_async(key.text, digest, request.key_created_millis, now)
+        if hit is not None:
+            return not_run(hit)
+        settling: list[Any] = [None, None, None]  # held, result, finished
+        try:
+            return await self._run_once(key, request, operation, settling)
+        finally:
+            held, result, finished = settling
+            now = self._clock.now_millis()
+            await fast.write_async(fast.settle(key.text, digest, held, result, finished, now))
+
+    async def _run_once(
+        self,
+        key: IdempotencyKey,
+        request: StoreRequest,
+        operation: Callable[[], Awaitable[StoredResponse]],
+        settling: list[Any] | None,
+    ) -> RunResult:
+        """The database path of :meth:`run_once` (``settling`` as the sync store's)."""
         runner = AsyncQueryRunner(self.database)
         driver, held = await self._start(runner, ffi.Way.RUN_ONCE, key, request)
         if type(held) is not _HELD:
             return not_run(held)
+        if settling is not None:
+            settling[0] = held
+            assert self._fast is not None
+            await self._fast.write_async(self._fast.claimed(key.text, held))
         lease = AsyncRecordLease(self, driver, native_key(key), held, finishable=False)
         every = held.renew_every_millis
         current = _CURRENT.set(lease)
@@ -600,11 +824,19 @@ class AsyncIdempotencyStore:
         except BaseException as error:
             await _stopped(beat)
             _CURRENT.reset(current)
-            await self._end(runner, driver, error)
+            if settling is not None:
+                settling[1] = error
+            finished = await self._end(runner, driver, error)
+            if settling is not None:
+                settling[2] = finished
             raise
         await _stopped(beat)
         _CURRENT.reset(current)
-        await self._end(runner, driver, response)
+        if settling is not None:
+            settling[1] = response
+        finished = await self._end(runner, driver, response)
+        if settling is not None:
+            settling[2] = finished
         return RunResult("execute", response)
 
     async def in_transaction(
@@ -615,11 +847,13 @@ class AsyncIdempotencyStore:
         operation: Callable[[Any], Awaitable[StoredResponse]],
     ) -> RunResult:
         """:meth:`run_once` inside the caller's transaction on ``connection`` (the
-        driver's async connection, e.g. from :meth:`AsyncDatabase.transaction`),
-        as :meth:`IdempotencyStore.in_transaction
-        <mintid.store.IdempotencyStore.in_transaction>`.
+        driver's async connection, e.g. from :meth:`AsyncDatabase.transaction`,
+        or a SQLAlchemy ``AsyncConnection`` on the same driver: see
+        :func:`driver_connection`), as :meth:`IdempotencyStore.in_transaction
+        <mintid.store.IdempotencyStore.in_transaction>`; ``operation`` gets
+        ``connection`` as given.
         """  # noqa: D205
-        runner = AsyncQueryRunner(self.database, connection)
+        runner = AsyncQueryRunner(self.database, await driver_connection(connection))
         driver, held = await self._start(runner, ffi.Way.SAME_TRANSACTION, key, request)
         if type(held) is not _HELD:
             return not_run(held)
@@ -637,11 +871,31 @@ class AsyncIdempotencyStore:
         """Claim ``key`` with a lease: an :class:`AsyncRecordLease` to complete or
         fail, or the :class:`~mintid.store.RunResult` of a request that does not run.
         """  # noqa: D205
+        fast = self._fast
+        digest = request.fingerprint.digest
+        if fast is not None:
+            now = self._clock.now_millis()
+            hit = await fast.check_async(key.text, digest, request.key_created_millis, now)
+            if hit is not None:
+                return not_run(hit)
         runner = AsyncQueryRunner(self.database)
-        driver, held = await self._start(runner, ffi.Way.LEASE, key, request)
+        try:
+            driver, held = await self._start(runner, ffi.Way.LEASE, key, request)
+        except BaseException:
+            if fast is not None:
+                now = self._clock.now_millis()
+                await fast.write_async(fast.settle(key.text, digest, None, None, None, now))
+            raise
         if type(held) is not _HELD:
+            if fast is not None:
+                now = self._clock.now_millis()
+                await fast.write_async(fast.settle(key.text, digest, None, None, held, now))
             return not_run(held)
-        return AsyncRecordLease(self, driver, native_key(key), held)
+        if fast is not None:
+            await fast.write_async(fast.claimed(key.text, held))
+        lease = AsyncRecordLease(self, driver, native_key(key), held)
+        lease._digest = digest
+        return lease
 
     async def load(self, key: IdempotencyKey) -> StoredRecord | None:
         """The stored record of ``key``, or ``None``."""
@@ -664,3 +918,12 @@ async def _stopped(beat: asyncio.Task[None] | None) -> None:
         return
     beat.cancel()
     await asyncio.wait([beat])
+
+
+# The async twins of the other stores, on the pieces above (imported last: they use them).
+from mintid.store._aio_ids import (  # noqa: E402
+    AsyncLeasedSnowflake,
+    AsyncSegmentIds,
+    AsyncWorkerLeases,
+)
+from mintid.store._aio_outbox import AsyncOutbox  # noqa: E402

@@ -7,14 +7,32 @@ the sync store's, unchanged.
 from __future__ import annotations
 
 import asyncio
+import inspect
 import threading
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager, contextmanager
 from typing import Any, TypeVar
 
-from mintid import IdempotencyKey
-from mintid.store import RunResult, StoreClock, StoredResponse, StoreRequest, SystemStoreClock
-from mintid.store.aio import AsyncDatabase, AsyncIdempotencyStore, AsyncRecordLease
+from mintid import IdempotencyKey, LeasePolicy, RelayPolicy, SegmentPolicy
+from mintid.store import (
+    ClaimedMessage,
+    RelayReport,
+    RunResult,
+    StoreClock,
+    StoredResponse,
+    StoreRequest,
+    SystemStoreClock,
+)
+from mintid.store.aio import (
+    AsyncDatabase,
+    AsyncIdempotencyStore,
+    AsyncLeasedSnowflake,
+    AsyncOutbox,
+    AsyncRecordLease,
+    AsyncSegmentIds,
+    AsyncWorkerLeases,
+)
+from store.store_support import Factory, Kit, Server, databases
 
 T = TypeVar("T")
 
@@ -47,14 +65,14 @@ class AsyncClock:
     def __init__(self, clock: StoreClock) -> None:
         self.clock = clock
 
-    def now_ms(self) -> int:
-        return self.clock.now_ms()
+    def now_millis(self) -> int:
+        return self.clock.now_millis()
 
-    async def pause_ms(self, millis: int) -> None:
+    async def pause_millis(self, millis: int) -> None:
         if isinstance(self.clock, SystemStoreClock):
             await asyncio.sleep(millis / 1000)
         else:
-            self.clock.pause_ms(millis)
+            self.clock.pause_millis(millis)
 
 
 class SyncDatabase:
@@ -88,6 +106,9 @@ class SyncDatabase:
     def execute(self, raw: Any, sql: str, params: Any = None) -> None:
         self.loop.call(self.inner.execute(raw, sql, params))
 
+    def migrate(self) -> None:
+        self.loop.call(self.inner.migrate())
+
     def close(self) -> None:
         self.loop.call(self.inner.close())
 
@@ -104,8 +125,8 @@ class SyncLease:
         return self.inner.token
 
     @property
-    def lease_deadline_ms(self) -> int:
-        return self.inner.lease_deadline_ms
+    def lease_deadline_millis(self) -> int:
+        return self.inner.lease_deadline_millis
 
     def renew(self) -> int:
         return self.loop.call(self.inner.renew())
@@ -150,3 +171,101 @@ class SyncStore:
 
     def cleanup(self, batch_size: int = 1000) -> int:
         return self.loop.call(self.inner.cleanup(batch_size))
+
+
+def _inner(value: Any) -> Any:
+    return value.inner if isinstance(value, SyncDatabase | Synced) else value
+
+
+def _clock(clock: StoreClock | None) -> AsyncClock | None:
+    return None if clock is None else AsyncClock(clock)
+
+
+class Synced:
+    """A sync view of an async store object: each coroutine method runs on the
+    loop (views passed in are unwrapped); plain methods, properties and
+    attribute writes go to the object itself.
+    """
+
+    def __init__(self, loop: LoopThread, inner: Any) -> None:
+        object.__setattr__(self, "loop", loop)
+        object.__setattr__(self, "inner", inner)
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self.inner, name)
+        if not inspect.iscoroutinefunction(value):
+            return value
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return self.loop.call(value(*map(_inner, args), **kwargs))
+
+        return call
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        setattr(self.inner, name, _inner(value))
+
+
+class SyncOutbox(Synced):
+    """The runner's view of an :class:`AsyncOutbox`: its plain ``send`` runs in
+    a worker thread (it may drive the runner, which calls into the loop).
+    """
+
+    def relay(self, send: Callable[[ClaimedMessage], None]) -> RelayReport:
+        async def sending(message: ClaimedMessage) -> None:
+            await asyncio.to_thread(send, message)
+
+        report: RelayReport = self.loop.call(self.inner.relay(sending))
+        return report
+
+
+class AsyncKit(Kit):
+    """The async stores behind sync views, every one on one event loop (the
+    runner's concurrent steps call in from threads: their tasks interleave there).
+    """
+
+    def __init__(self, driver: str = "psycopg") -> None:
+        self.loop = LoopThread()
+        self.driver = driver
+
+    @contextmanager
+    def databases(self, server: Server) -> Iterator[Factory]:
+        server.fresh()
+        factory = server.async_factory(self.driver)
+
+        def view(found_rows: bool = False) -> Any:
+            return SyncDatabase(self.loop, factory(found_rows=found_rows))
+
+        try:
+            with databases(view) as make:
+                yield make
+        finally:
+            self.loop.stop()
+
+    def unavailable(self, server: Server) -> Any:
+        return SyncDatabase(self.loop, server.unavailable_async(self.driver))
+
+    def leases(self, database: Any, policy: LeasePolicy, clock: StoreClock | None = None) -> Any:
+        return Synced(self.loop, AsyncWorkerLeases(_inner(database), policy, clock=_clock(clock)))
+
+    def leased(self, leases: Any, owner: str, timeout_millis: int | None) -> Any:
+        made = AsyncLeasedSnowflake.acquire(_inner(leases), owner, timeout_millis)
+        return Synced(self.loop, self.loop.call(made))
+
+    def segments(self, database: Any, tag: str, policy: SegmentPolicy, **options: Any) -> Any:
+        clock = _clock(options.pop("clock", None))
+        made = AsyncSegmentIds(_inner(database), tag, policy, clock=clock, **options)
+        return Synced(self.loop, made)
+
+    def segment_row(self, database: Any, tag: str) -> tuple[Any, ...] | None:
+        inner: AsyncDatabase = _inner(database)
+
+        async def load() -> Any:
+            async with inner.connection() as raw:
+                return await inner.query(raw, "segment_load", [tag])
+
+        rows = self.loop.call(load())
+        return tuple(rows[0]) if rows else None
+
+    def outbox(self, database: Any, policy: RelayPolicy, **options: Any) -> Any:
+        clock = _clock(options.pop("clock", None))
+        return SyncOutbox(self.loop, AsyncOutbox(_inner(database), policy, clock=clock, **options))

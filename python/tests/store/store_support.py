@@ -23,10 +23,23 @@ import pymysql
 import pytest
 from pymysql.constants import CLIENT
 
-from mintid.store import Database, MySqlDatabase, PostgresDatabase, SqliteDatabase
+from mintid import LeasePolicy, RelayPolicy, SegmentPolicy
+from mintid._native import ffi
+from mintid.store import (
+    Database,
+    LeasedSnowflake,
+    MySqlDatabase,
+    Outbox,
+    PostgresDatabase,
+    SegmentIds,
+    SqliteDatabase,
+    StoreClock,
+    WorkerLeases,
+)
 from mintid.store.aio import (
     AsyncDatabase,
     AsyncMySqlDatabase,
+    AsyncpgDatabase,
     AsyncPostgresDatabase,
     AsyncSqliteDatabase,
 )
@@ -62,31 +75,36 @@ def check_fields(step: dict[str, Any], allowed: set[str]) -> None:
 class ManualStoreClock:
     """A store clock set by the runner; pauses move it forward (advancing on pause)."""
 
-    def __init__(self, now_ms: int = 0) -> None:
-        self._now = now_ms
+    def __init__(self, now_millis: int = 0) -> None:
+        self._now = now_millis
         self._lock = threading.Lock()
 
-    def set(self, now_ms: int) -> None:
+    def set(self, now_millis: int) -> None:
         with self._lock:
-            self._now = now_ms
+            self._now = now_millis
 
-    def now_ms(self) -> int:
+    def now_millis(self) -> int:
         with self._lock:
             return self._now
 
-    def pause_ms(self, millis: int) -> None:
+    def pause_millis(self, millis: int) -> None:
         with self._lock:
             self._now += millis
 
 
-def _url(variable: str) -> urllib.parse.SplitResult:
+def environment(variable: str) -> str:
+    """A server's variable from scripts/db/with-db.sh: skipped without it (failed under CI)."""
     value = os.environ.get(variable)
     if not value:
         message = f"{variable} is not set: run the tests through scripts/db/with-db.sh"
         if os.environ.get("CI") == "true":
             pytest.fail(message)
         pytest.skip(message)
-    return urllib.parse.urlsplit(value)
+    return value
+
+
+def _url(variable: str) -> urllib.parse.SplitResult:
+    return urllib.parse.urlsplit(environment(variable))
 
 
 def _replace_path(url: urllib.parse.SplitResult, database: str) -> str:
@@ -169,22 +187,28 @@ class Server:
                     with contextlib.suppress(pymysql.err.OperationalError):  # ended meanwhile
                         cursor.execute(f"KILL {int(session)}")
 
-    def async_factory(self) -> Callable[..., AsyncDatabase]:
-        """Async databases on the case :meth:`fresh` last emptied (same options)."""
+    def async_factory(self, driver: str = "psycopg") -> Callable[..., AsyncDatabase]:
+        """Async databases on the case :meth:`fresh` last emptied (same options);
+        PostgreSQL's through ``driver`` (``psycopg`` or ``asyncpg``).
+        """
         if self.dialect == "sqlite":
             path = self._path
             return lambda found_rows=False: AsyncSqliteDatabase(path)
         url = self._url
+        if self.dialect == "postgres" and driver == "asyncpg":
+            return lambda found_rows=False: AsyncpgDatabase(url)
         if self.dialect == "postgres":
             return lambda found_rows=False: AsyncPostgresDatabase(url)
         return lambda found_rows=False: AsyncMySqlDatabase(
             url, client_flag=CLIENT.FOUND_ROWS if found_rows else 0
         )
 
-    def unavailable_async(self) -> AsyncDatabase:
+    def unavailable_async(self, driver: str = "psycopg") -> AsyncDatabase:
         """An async database of this dialect pointing where no database is."""
         if self.dialect == "sqlite":
             return AsyncSqliteDatabase(str(self._directory / "missing" / "no.sqlite3"))
+        if self.dialect == "postgres" and driver == "asyncpg":
+            return AsyncpgDatabase("postgresql://mintid@127.0.0.1:1/none", timeout=2)
         if self.dialect == "postgres":
             return AsyncPostgresDatabase("postgresql://mintid@127.0.0.1:1/none", connect_timeout=2)
         return AsyncMySqlDatabase("mysql://mintid@127.0.0.1:1/none", connect_timeout=2)
@@ -211,6 +235,14 @@ class Server:
 
 def placeholder(database: Database) -> str:
     return "?" if database.dialect == "sqlite" else "%s"
+
+
+def marks(database: Any, count: int) -> str:
+    """``count`` placeholders of ``database``'s driver (an async database's behind a view)."""
+    manifest = getattr(database, "inner", database).manifest
+    if manifest.placeholder == ffi.Placeholder.NUMBERED:
+        return ", ".join(f"${n}" for n in range(1, count + 1))
+    return ", ".join([placeholder(database)] * count)
 
 
 @contextmanager
@@ -240,3 +272,39 @@ def scalar(database: Database, sql: str, params: tuple[Any, ...] = ()) -> Any:
         finally:
             cursor.close()
     return None if row is None else row[0]
+
+
+class Kit:
+    """The stores a lease, segment or outbox runner drives: mintid.store's
+    (store/async_support.py has the async store's, behind sync views).
+    """
+
+    @contextmanager
+    def databases(self, server: Server) -> Iterator[Factory]:
+        """An emptied database of the case, and a factory of databases on it."""
+        with databases(server.fresh()) as make:
+            yield make
+
+    def unavailable(self, server: Server) -> Any:
+        return server.unavailable()
+
+    def leases(self, database: Any, policy: LeasePolicy, clock: StoreClock | None = None) -> Any:
+        return WorkerLeases(database, policy, clock=clock)
+
+    def leased(self, leases: Any, owner: str, timeout_millis: int | None) -> Any:
+        return LeasedSnowflake.acquire(leases, owner, timeout_millis)
+
+    def segments(self, database: Any, tag: str, policy: SegmentPolicy, **options: Any) -> Any:
+        return SegmentIds(database, tag, policy, **options)
+
+    def segment_row(self, database: Any, tag: str) -> tuple[Any, ...] | None:
+        """The tag's ``(max_id, step)``, or ``None``."""
+        with database.connection() as raw:
+            found = database.one(raw, "segment_load", {"tag": tag})
+        return None if found is None else (found["max_id"], found["step"])
+
+    def outbox(self, database: Any, policy: RelayPolicy, **options: Any) -> Any:
+        return Outbox(database, policy, **options)
+
+
+SYNC = Kit()

@@ -47,7 +47,7 @@ def others() -> set[asyncio.Task[object]]:
 
 def test_the_lease_is_renewed_by_a_task_while_the_operation_runs(server: Server) -> None:
     make = fresh(server)
-    policy = RecordPolicy(lease_ms=600, max_wait_ms=0)
+    policy = RecordPolicy(lease_millis=600, max_wait_millis=0)
 
     async def main() -> None:
         database, other = make(), make()
@@ -61,10 +61,10 @@ def test_the_lease_is_renewed_by_a_task_while_the_operation_runs(server: Server)
         async def operation() -> StoredResponse:
             lease = AsyncRecordLease.current()
             assert lease is not None
-            first = lease.lease_deadline_ms
-            while lease.lease_deadline_ms == first:  # renewed by the store's task
+            first = lease.lease_deadline_millis
+            while lease.lease_deadline_millis == first:  # renewed by the store's task
                 await asyncio.sleep(0.02)
-            while store._clock.now_ms() <= first:  # the first lease has passed
+            while store._clock.now_millis() <= first:  # the first lease has passed
                 await asyncio.sleep(0.02)
             seen["during"] = await second.run_once(key("renewed"), REQUEST, operation)
             seen["lost"] = lease.lost
@@ -90,7 +90,7 @@ def test_a_cancelled_operation_releases_its_key(server: Server) -> None:
     async def main() -> None:
         database = make()
         await database.migrate()
-        store = AsyncIdempotencyStore(database, RecordPolicy(max_wait_ms=0))
+        store = AsyncIdempotencyStore(database, RecordPolicy(max_wait_millis=0))
         started = asyncio.Event()
 
         async def forever() -> StoredResponse:
@@ -194,3 +194,65 @@ def test_a_blocking_clock_is_refused(tmp_path: pathlib.Path) -> None:
     database = AsyncSqliteDatabase(str(tmp_path / "clock.sqlite3"))
     with pytest.raises(TypeError, match="AsyncStoreClock"):
         AsyncIdempotencyStore(database, RecordPolicy(), clock=SystemStoreClock())  # type: ignore[arg-type]
+
+
+class AbortError(Exception):
+    """Ends the app's transaction with a rollback."""
+
+
+def sqlalchemy_url(server: Server, driver: str) -> str:
+    """The case's database as a SQLAlchemy async URL, on the store's own driver."""
+    if server.dialect == "sqlite":
+        path: str = getattr(server, "_path")  # noqa: B009
+        return "sqlite+aiosqlite:///" + path
+    url: str = getattr(server, "_url")  # noqa: B009
+    if server.dialect == "postgres":
+        return f"postgresql+{driver}://" + url.split("://", 1)[1]
+    return "mysql+asyncmy://" + url.split("://", 1)[1]
+
+
+@pytest.mark.parametrize("driver", ["psycopg", "asyncpg"])
+def test_a_sqlalchemy_connection_serves_the_same_transaction(server: Server, driver: str) -> None:
+    """The record commits with the app's writes on its SQLAlchemy AsyncConnection,
+    and rolls back with them: no record, no business row.
+    """
+    if driver == "asyncpg" and server.dialect != "postgres":
+        pytest.skip("asyncpg is PostgreSQL's")
+    from sqlalchemy import text
+    from sqlalchemy.ext.asyncio import AsyncConnection, create_async_engine
+
+    server.fresh()
+    make = server.async_factory(driver)
+
+    async def main() -> None:
+        database = make()
+        await database.migrate()
+        store = AsyncIdempotencyStore(database, RecordPolicy())
+        engine = create_async_engine(sqlalchemy_url(server, driver))
+        try:
+            async with engine.begin() as conn:
+                await conn.execute(text("CREATE TABLE sa_effect (name VARCHAR(16))"))
+
+            async def write(given: object) -> StoredResponse:
+                assert isinstance(given, AsyncConnection)  # the app's, as it passed it
+                await given.execute(text("INSERT INTO sa_effect VALUES ('one')"))
+                return RESPONSE
+
+            async with engine.begin() as conn:
+                got = await store.in_transaction(conn, key("sa-commit"), REQUEST, write)
+                assert got == RunResult("execute", RESPONSE)
+            with pytest.raises(AbortError):
+                async with engine.begin() as conn:
+                    await store.in_transaction(conn, key("sa-rollback"), REQUEST, write)
+                    raise AbortError
+            async with engine.connect() as conn:
+                rows = (await conn.execute(text("SELECT COUNT(*) FROM sa_effect"))).scalar()
+            assert rows == 1  # the rolled-back transaction's row is gone
+            stored = await store.load(key("sa-commit"))
+            assert stored is not None and stored.response == RESPONSE
+            assert await store.load(key("sa-rollback")) is None  # and its record
+        finally:
+            await engine.dispose()
+            await database.close()
+
+    asyncio.run(main())

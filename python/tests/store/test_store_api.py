@@ -8,14 +8,17 @@ import os
 import pathlib
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import partial
+from typing import Any
 
 import pytest
 
 from mintid import (
     Fingerprint,
     IdempotencyKey,
+    IdempotencyKeyError,
     LeaseExpiredError,
     LeasePolicy,
     Problem,
@@ -28,8 +31,8 @@ from mintid.errors import error_class
 from mintid.store import (
     Database,
     IdempotencyStore,
-    LeasedSnowflake,
     MySqlDatabase,
+    OperationError,
     Outbox,
     OutboxMessage,
     PostgresDatabase,
@@ -45,7 +48,7 @@ from mintid.store import (
     WorkerLeases,
 )
 from mintid.store._database import text
-from store.store_support import Server, databases
+from store.store_support import SYNC, Kit, Server, databases
 
 
 @pytest.mark.parametrize(
@@ -69,48 +72,74 @@ def test_statements_come_from_the_core_in_the_drivers_style(
     )
 
 
-def test_leased_snowflake_renews_in_the_background_and_releases_on_close(server: Server) -> None:
+def kit_of(flavour: str) -> Kit:
+    """The sync stores, or the async ones behind sync views (their tasks on a loop thread)."""
+    from store.async_support import AsyncKit
+
+    return SYNC if flavour == "sync" else AsyncKit()
+
+
+@contextmanager
+def leased(kit: Kit, server: Server, policy: LeasePolicy) -> Iterator[tuple[Any, Any]]:
+    """Leases on a fresh database of ``server`` and a generator ``pod-a`` holds."""
+    with kit.databases(server) as make:
+        database = make()
+        leases = kit.leases(database, policy)
+        database.migrate()
+        yield leases, kit.leased(leases, "pod-a", None)
+
+
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+def test_leased_snowflake_renews_in_the_background_and_releases_on_close(
+    server: Server, flavour: str
+) -> None:
     policy = LeasePolicy(
         "classic",
-        lease_ms=600,
-        renew_interval_ms=100,
-        safety_margin_ms=200,
-        renew_retry_ms=50,
-        max_skew_ms=10,
-        max_start_wait_ms=1000,
+        lease_millis=600,
+        renew_interval_millis=100,
+        safety_margin_millis=200,
+        renew_retry_millis=50,
+        max_skew_millis=10,
+        max_start_wait_millis=1000,
     )
-    with databases(server.fresh()) as make:
-        leases = WorkerLeases(make(), policy)
-        leases.database.migrate()
-        with LeasedSnowflake.acquire(leases, "pod-a") as generator:
+    kit = kit_of(flavour)
+    with leased(kit, server, policy) as (leases, generator):
+        try:
             first = generator.next_id()
             time.sleep(0.9)  # longer than the lease: only the heartbeat keeps it
             second = generator.next_id()
             assert second > first
             row = leases.load(generator.worker_id)
             assert row is not None and row.owner == "pod-a"
-            assert generator.guard.lease_deadline_ms > generator.guard.start_after_ms + 600
+            assert generator.guard.lease_deadline_millis > generator.guard.start_after_millis + 600
+        finally:
+            generator.close()
         row = leases.load(generator.worker_id)
         assert row is not None and row.owner is None
-        issued_ms = policy.layout.decode(second).unix_ms
-        assert row.high_water_ms >= issued_ms
-        with LeasedSnowflake.acquire(leases, "pod-b") as successor:
+        issued_millis = policy.layout.decode(second).unix_millis
+        assert row.high_water_millis >= issued_millis
+        successor = kit.leased(leases, "pod-b", None)
+        try:
             assert successor.worker_id == generator.worker_id
             assert successor.next_id() > second
+        finally:
+            successor.close()
 
 
-def test_leased_snowflake_stops_when_it_cannot_renew(tmp_path: pathlib.Path) -> None:
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+def test_leased_snowflake_stops_when_it_cannot_renew(tmp_path: pathlib.Path, flavour: str) -> None:
     server = Server("sqlite", tmp_path)
     policy = LeasePolicy(
-        "classic", lease_ms=400, renew_interval_ms=100, safety_margin_ms=100, renew_retry_ms=50
+        "classic",
+        lease_millis=400,
+        renew_interval_millis=100,
+        safety_margin_millis=100,
+        renew_retry_millis=50,
     )
-    with databases(server.fresh()) as make:
-        database = make()
-        leases = WorkerLeases(database, policy)
-        database.migrate()
-        generator = LeasedSnowflake.acquire(leases, "pod-a")
+    kit = kit_of(flavour)
+    with leased(kit, server, policy) as (leases, generator):
         generator.next_id()
-        leases.database = server.unavailable()  # the database goes away
+        leases.database = kit.unavailable(server)  # the database goes away
         time.sleep(0.45)
         with pytest.raises(LeaseExpiredError):
             generator.next_id()
@@ -119,12 +148,14 @@ def test_leased_snowflake_stops_when_it_cannot_renew(tmp_path: pathlib.Path) -> 
         assert generator.close() is False
 
 
-def test_segment_ids_prefetch_in_the_background(server: Server) -> None:
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+def test_segment_ids_prefetch_in_the_background(server: Server, flavour: str) -> None:
     policy = SegmentPolicy(100, 100, 1000, fetch_at_percent=10)
-    with databases(server.fresh()) as make:
+    kit = kit_of(flavour)
+    with kit.databases(server) as make:
         database = make()
         database.migrate()
-        ids = SegmentIds(database, "orders", policy)
+        ids = kit.segments(database, "orders", policy)
         drawn = [ids.next_id() for _ in range(2500)]
         assert drawn == sorted(set(drawn))
         assert drawn[0] == 1
@@ -210,14 +241,14 @@ def test_outbox_enqueue_and_relay(tmp_path: pathlib.Path) -> None:
         sent: list[int] = []
         report = outbox.relay(lambda message: sent.append(message.message_id))
         assert sent == [1] and report.sent == 1
-        assert outbox.cleanup(sent_before_ms=time.time_ns() // 1_000_000 + 1) == 1
+        assert outbox.cleanup(sent_before_millis=time.time_ns() // 1_000_000 + 1) == 1
 
 
 def test_lease_and_fence(tmp_path: pathlib.Path) -> None:
     with databases(Server("sqlite", tmp_path).fresh()) as make:
         database = make()
         database.migrate()
-        store = IdempotencyStore(database, RecordPolicy(lease_ms=60_000))
+        store = IdempotencyStore(database, RecordPolicy(lease_millis=60_000))
         key = IdempotencyKey("payment.capture", "tenant-1", "p-1")
         lease = store.claim_lease(key, StoreRequest(Fingerprint(bytes(32))))
         assert isinstance(lease, RecordLease)
@@ -257,7 +288,7 @@ def test_a_store_used_before_fork_serves_parent_and_child_each_key_once(server: 
         database = make()
         database.migrate()
         server.business_table(database)
-        store = IdempotencyStore(database, RecordPolicy(max_wait_ms=5_000, poll_ms=5))
+        store = IdempotencyStore(database, RecordPolicy(max_wait_millis=5_000, poll_millis=5))
         warm = IdempotencyKey("order.create", "tenant-1", "before-fork")
         store.run_once(warm, request, lambda: counting(server, database, warm, "parent"))
         with database.connection() as inherited:  # idle in the pool at the fork
@@ -296,17 +327,17 @@ def test_run_once_renews_its_lease_and_tells_the_operation_it_lost_it(server: Se
     with databases(server.fresh()) as make:
         database = make()
         database.migrate()
-        store = IdempotencyStore(database, RecordPolicy(lease_ms=300))
+        store = IdempotencyStore(database, RecordPolicy(lease_millis=300))
         seen: list[int] = []
 
         def slow() -> StoredResponse:
             lease = RecordLease.current()
             assert lease is not None and not lease.lost
-            first = lease.lease_deadline_ms
+            first = lease.lease_deadline_millis
             deadline = time.monotonic() + 10
-            while lease.lease_deadline_ms == first and time.monotonic() < deadline:
+            while lease.lease_deadline_millis == first and time.monotonic() < deadline:
                 time.sleep(0.02)
-            seen.append(lease.lease_deadline_ms - first)
+            seen.append(lease.lease_deadline_millis - first)
             # Another holder takes the key over (a newer token), as after a lost lease.
             mark = "?" if server.dialect == "sqlite" else "%s"
             with database.connection() as raw:
@@ -337,3 +368,27 @@ def test_every_store_code_of_the_core_has_its_class() -> None:
         cls = error_class(code)
         assert issubclass(cls, StoreError) and cls is not StoreError, code
         assert code == cls.CODE
+
+
+def test_a_lone_surrogate_in_free_text_is_stored_as_u_fffd_in_a_key_refused(
+    tmp_path: pathlib.Path,
+) -> None:
+    """An operation's error message is free text: a lone surrogate is written as U+FFFD (as JS
+    and Kotlin write it), never an encoding error; a key part with one is refused by the core."""
+    with pytest.raises(IdempotencyKeyError) as refused:
+        IdempotencyKey("order.create", "user:1", "a\ud800")
+    assert refused.value.code == "key.invalid_character"
+    with databases(Server("sqlite", tmp_path).fresh()) as make:
+        database = make()
+        database.migrate()
+        store = IdempotencyStore(database, RecordPolicy())
+        key = IdempotencyKey("order.create", "user:1", "lone-surrogate")
+        request = StoreRequest(Fingerprint(bytes(32)))
+
+        def fails() -> StoredResponse:
+            raise OperationError("bad \ud800 input", retryable=False)
+
+        with pytest.raises(OperationError):
+            store.run_once(key, request, fails)
+        replay = store.run_once(key, request, fails)
+        assert (replay.decision, replay.error) == ("replay", "bad \ufffd input")

@@ -37,6 +37,7 @@ from store.store_support import (
     cases,
     check_fields,
     databases,
+    marks,
     placeholder,
     scalar,
     unknown,
@@ -69,12 +70,12 @@ def expected(value: Any) -> Any:
 
 def policy_of(spec: dict[str, Any]) -> RecordPolicy:
     return RecordPolicy(
-        lease_ms=int(spec["lease_millis"]),
-        retention_ms=int(spec["retention_millis"]),
+        lease_millis=int(spec["lease_millis"]),
+        retention_millis=int(spec["retention_millis"]),
         store_errors=bool(spec["store_errors"]),
-        retry_after_ms=int(spec["retry_after_millis"]),
-        max_wait_ms=int(spec["max_wait_millis"]),
-        poll_ms=int(spec["poll_millis"]),
+        retry_after_millis=int(spec["retry_after_millis"]),
+        max_wait_millis=int(spec["max_wait_millis"]),
+        poll_millis=int(spec["poll_millis"]),
     )
 
 
@@ -93,7 +94,7 @@ def shown(result: RunResult) -> dict[str, Any]:
     assert result.problem is not None
     got: dict[str, Any] = {"decision": result.decision, "problem": result.problem.problem_name}
     if result.decision == "in_progress":
-        got["retry_after_millis"] = str(result.retry_after_ms)
+        got["retry_after_millis"] = str(result.retry_after_millis)
     return got
 
 
@@ -192,11 +193,10 @@ class Run:
         return key_of(step.get("key", self.case["key"]))
 
     def side_effect(self, database: Database, raw: Any, key: IdempotencyKey, worker: str) -> None:
-        mark = placeholder(database)
         database.execute(
             raw,
             f"INSERT INTO conformance_side_effect (scope, kind, key_id, worker) "
-            f"VALUES ({mark}, {mark}, {mark}, {mark})",
+            f"VALUES ({marks(database, 4)})",
             (key.scope, key.kind, key.id, worker),
         )
 
@@ -265,9 +265,9 @@ class Run:
             "status": str(record.status),
             "fingerprint": record.fingerprint.digest.hex(),
             "token": str(record.token),
-            "lease_deadline": str(record.lease_deadline_ms),
-            "created": str(record.created_ms),
-            "expires": str(record.expires_ms),
+            "lease_deadline": str(record.lease_deadline_millis),
+            "created": str(record.created_millis),
+            "expires": str(record.expires_millis),
             "response": stored.response,
             "error": stored.error,
         }
@@ -392,7 +392,7 @@ class Run:
                 return {
                     "decision": "execute",
                     "token": str(made.token),
-                    "lease_deadline": str(made.lease_deadline_ms),
+                    "lease_deadline": str(made.lease_deadline_millis),
                 }
 
             return outcome_of(claim)

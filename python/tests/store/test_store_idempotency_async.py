@@ -20,16 +20,19 @@ from store.test_store_idempotency import Run, Worker, run_scenario
 class AsyncRun(Run):
     """The sync runner, with every worker's store an :class:`AsyncIdempotencyStore`."""
 
+    #: PostgreSQL's async driver.
+    driver = "psycopg"
+
     def __init__(self, *args: Any) -> None:
         super().__init__(*args)
         self.loop = LoopThread()
-        self.make_async = self.server.async_factory()
+        self.make_async = self.server.async_factory(self.driver)
         self.opened: list[SyncDatabase] = []
 
     def open(self, store: str | None, clock: StoreClock | None) -> Worker:
         made: AsyncDatabase
         if store == "unavailable":
-            made = self.server.unavailable_async()
+            made = self.server.unavailable_async(self.driver)
         else:
             made = self.make_async(found_rows=store == "found_rows")
         database = SyncDatabase(self.loop, made)

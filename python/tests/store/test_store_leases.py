@@ -14,15 +14,16 @@ import pytest
 
 from mintid import LeaseGuard, LeasePolicy, Snowflake, SnowflakeLayout
 from mintid.errors import MintidError
-from mintid.store import LeasedSnowflake, StoreUnavailableError, WorkerLeases
+from mintid.store import LeasedSnowflake, StoreUnavailableError
 from mintid.testing import ManualClock
 from store.store_support import (
+    SYNC,
+    Kit,
     ManualStoreClock,
     Server,
     case_id,
     cases,
     check_fields,
-    databases,
     unknown,
 )
 
@@ -34,17 +35,17 @@ def policy_of(spec: dict[str, Any]) -> LeasePolicy:
             time_bits=int(layout["time_bits"]),
             worker_bits=int(layout["worker_bits"]),
             sequence_bits=int(layout["sequence_bits"]),
-            epoch_ms=int(layout["epoch_ms"]),
-            tick_ms=int(layout["tick_ms"]),
+            epoch_millis=int(layout["epoch_ms"]),
+            tick_millis=int(layout["tick_ms"]),
         )
     return LeasePolicy(
         layout,
-        lease_ms=int(spec["lease_millis"]),
-        renew_interval_ms=int(spec["renew_interval_millis"]),
-        safety_margin_ms=int(spec["safety_margin_millis"]),
-        renew_retry_ms=int(spec["renew_retry_millis"]),
-        max_skew_ms=int(spec["max_skew_millis"]),
-        max_start_wait_ms=int(spec["max_start_wait_millis"]),
+        lease_millis=int(spec["lease_millis"]),
+        renew_interval_millis=int(spec["renew_interval_millis"]),
+        safety_margin_millis=int(spec["safety_margin_millis"]),
+        renew_retry_millis=int(spec["renew_retry_millis"]),
+        max_skew_millis=int(spec["max_skew_millis"]),
+        max_start_wait_millis=int(spec["max_start_wait_millis"]),
     )
 
 
@@ -71,7 +72,7 @@ class Host:
     snowflake: Snowflake
 
 
-def run_case(server: Server, case: dict[str, Any]) -> None:
+def run_case(server: Server, case: dict[str, Any], kit: Kit = SYNC) -> None:
     if case["op"] != "scenario" or case["clock"] not in ("manual", "system"):
         raise unknown("case shape", (case["op"], case["clock"]))
     policy = policy_of(case["policy"])
@@ -79,8 +80,9 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
     hosts: dict[str, Host] = {}
     leased: dict[str, LeasedSnowflake] = {}
     ids: list[int] = []
-    with databases(server.fresh()) as make:
-        leases = WorkerLeases(make(), policy, clock=clock)
+    with kit.databases(server) as make:
+        database = make()
+        leases = kit.leases(database, policy, clock)
         for index, step in enumerate(case["steps"]):
             do = step["do"]
             now = int(step.get("now", 0))
@@ -89,7 +91,7 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
             got: Any
             if do == "migrate":
                 check_fields(step, set())
-                leases.database.migrate()
+                database.migrate()
                 got = "ok"
             elif do == "acquire":
                 check_fields(step, {"host", "owner", "now", "timeout"})
@@ -108,15 +110,15 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
                         Snowflake(
                             worker=guard.worker_id,
                             layout=policy.layout,
-                            starting_after_unix_ms=guard.start_after_ms,
+                            starting_after_unix_millis=guard.start_after_millis,
                             clock=generator_clock,
                         ),
                     )
                     return {
                         "worker_id": str(guard.worker_id),
                         "fencing_token": str(guard.fencing_token),
-                        "start_after": str(guard.start_after_ms),
-                        "ready_at": str(guard.ready_at_ms),
+                        "start_after": str(guard.start_after_millis),
+                        "ready_at": str(guard.ready_at_millis),
                     }
 
                 got = outcome(acquire)
@@ -148,10 +150,10 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
             elif do == "renew_unreachable":
                 check_fields(step, {"host", "now"})
                 assert host is not None
-                down = WorkerLeases(server.unavailable(), policy, clock=clock)
+                down = kit.leases(kit.unavailable(server), policy, clock)
                 with pytest.raises(StoreUnavailableError):
                     down.renew(host.guard, now)
-                got = {"next_renewal_at": str(host.guard.next_renewal_at_ms)}
+                got = {"next_renewal_at": str(host.guard.next_renewal_at_millis)}
             elif do == "release":
                 check_fields(step, {"host", "now", "high_water"})
                 assert host is not None
@@ -165,22 +167,22 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
                     else {
                         "owner": row.owner,
                         "fencing_token": str(row.fencing_token),
-                        "lease_deadline": str(row.lease_deadline_ms),
-                        "high_water": str(row.high_water_ms),
+                        "lease_deadline": str(row.lease_deadline_millis),
+                        "high_water": str(row.high_water_millis),
                     }
                 )
             elif do == "guard":
                 check_fields(step, {"host"})
                 assert host is not None
                 got = {
-                    "lease_deadline": str(host.guard.lease_deadline_ms),
-                    "stop_at": str(host.guard.stop_at_ms),
-                    "next_renewal_at": str(host.guard.next_renewal_at_ms),
+                    "lease_deadline": str(host.guard.lease_deadline_millis),
+                    "stop_at": str(host.guard.stop_at_millis),
+                    "next_renewal_at": str(host.guard.next_renewal_at_millis),
                 }
             elif do == "leased_acquire":
                 check_fields(step, {"host", "owner", "timeout"})
-                leased[step["host"]] = LeasedSnowflake.acquire(
-                    WorkerLeases(leases.database, policy),
+                leased[step["host"]] = kit.leased(
+                    kit.leases(database, policy),
                     step["owner"],
                     optional_int(step, "timeout"),
                 )
@@ -196,11 +198,12 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
                 released = generator.close()
                 row = leases.load(generator.worker_id)
                 assert row is not None
-                last = policy.layout.decode(ids[-1]).unix_ms
+                last = policy.layout.decode(ids[-1]).unix_millis
                 got = {
                     "released": released,
-                    "high_water_is_generators": row.high_water_ms == generator.high_water_ms,
-                    "high_water_covers_last_id": row.high_water_ms >= last,
+                    "high_water_is_generators": row.high_water_millis
+                    == generator.high_water_millis,
+                    "high_water_covers_last_id": row.high_water_millis >= last,
                 }
             elif do == "ids_increasing":
                 check_fields(step, set())
@@ -212,13 +215,13 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
                 )
             elif do == "concurrent_acquire":
                 check_fields(step, {"hosts"})
-                got = concurrent_acquire(make, policy, int(step["hosts"]))
+                got = concurrent_acquire(kit, make, policy, int(step["hosts"]))
             else:
                 raise unknown("step", do)
             assert got == step["expect"], f"step {index}: {do}"
 
 
-def concurrent_acquire(make: Callable[..., Any], policy: LeasePolicy, count: int) -> Any:
+def concurrent_acquire(kit: Kit, make: Callable[..., Any], policy: LeasePolicy, count: int) -> Any:
     results: list[Any] = []
     lock = threading.Lock()
     barrier = threading.Barrier(count)
@@ -227,7 +230,7 @@ def concurrent_acquire(make: Callable[..., Any], policy: LeasePolicy, count: int
         database = make()
         try:
             barrier.wait()
-            got = outcome(lambda: WorkerLeases(database, policy).acquire(f"host-{n}").worker_id)
+            got = outcome(lambda: kit.leases(database, policy).acquire(f"host-{n}").worker_id)
         finally:
             database.close()
         with lock:

@@ -12,14 +12,15 @@ import pytest
 
 from mintid import RelayPolicy
 from mintid.errors import MintidError
-from mintid.store import ClaimedMessage, Database, Outbox, OutboxMessage
+from mintid.store import ClaimedMessage, Database, Outbox, OutboxMessage, RelayReport
 from store.store_support import (
+    SYNC,
+    Kit,
     ManualStoreClock,
     Server,
     case_id,
     cases,
     check_fields,
-    databases,
     unknown,
 )
 
@@ -36,8 +37,8 @@ def policy_of(spec: dict[str, Any]) -> RelayPolicy:
     return RelayPolicy(
         int(spec["batch_size"]),
         int(spec["claim_millis"]),
-        base_backoff_ms=int(spec["base_backoff_millis"]),
-        max_backoff_ms=int(spec["max_backoff_millis"]),
+        base_backoff_millis=int(spec["base_backoff_millis"]),
+        max_backoff_millis=int(spec["max_backoff_millis"]),
         jitter_percent=int(spec["jitter_percent"]),
         max_attempts=int(spec["max_attempts"]),
     )
@@ -51,12 +52,12 @@ def error_text(spec: Any) -> str:
     raise unknown("error text", spec)
 
 
-def enqueue(outbox: Outbox, message: OutboxMessage, way: str) -> Any:
+def enqueue(outbox: Outbox, database: Database, message: OutboxMessage, way: str) -> Any:
     if way not in ("commit", "rollback"):
         raise unknown("way", way)
     result: Any = ""
     try:
-        with outbox.database.transaction(write=True) as raw:
+        with database.transaction(write=True) as raw:
             result = outbox.enqueue(raw, message)
             if way == "rollback":
                 raise RollBackError
@@ -77,10 +78,10 @@ def sent_counts(sent: list[int]) -> dict[str, str]:
 
 
 def concurrent_relays(
-    make: Callable[[], Database], policy: RelayPolicy, messages: int, relays: int
+    kit: Kit, make: Callable[[], Database], policy: RelayPolicy, messages: int, relays: int
 ) -> dict[str, str]:
     database = make()
-    outbox = Outbox(database, policy)
+    outbox = kit.outbox(database, policy)
     for n in range(messages):
         with database.connection() as raw:
             outbox.enqueue(raw, OutboxMessage(n + 1, "event", f"e-{n}", b"{}"))
@@ -91,7 +92,7 @@ def concurrent_relays(
         own = make()
         try:
             barrier.wait()
-            Outbox(own, policy).relay(lambda message: sent.append(message.message_id))
+            kit.outbox(own, policy).relay(lambda message: sent.append(message.message_id))
         finally:
             own.close()
 
@@ -104,10 +105,10 @@ def concurrent_relays(
 
 
 def slow_relays(
-    make: Callable[[], Database], policy: RelayPolicy, step: dict[str, Any]
+    kit: Kit, make: Callable[[], Database], policy: RelayPolicy, step: dict[str, Any]
 ) -> dict[str, str]:
     database = make()
-    outbox = Outbox(database, policy)
+    outbox = kit.outbox(database, policy)
     for n in range(int(step["messages"])):
         with database.connection() as raw:
             outbox.enqueue(raw, OutboxMessage(n + 1, "event", f"e-{n}", b"{}"))
@@ -122,7 +123,7 @@ def slow_relays(
         own = make()
         try:
             time.sleep(after)
-            Outbox(own, policy).relay(send)
+            kit.outbox(own, policy).relay(send)
         finally:
             own.close()
 
@@ -140,23 +141,29 @@ def slow_relays(
 class Runner:
     """One case's outboxes, one per store kind, on one manual clock."""
 
-    def __init__(self, make: Callable[..., Database], policy: RelayPolicy) -> None:
+    def __init__(self, kit: Kit, make: Callable[..., Database], policy: RelayPolicy) -> None:
+        self.kit = kit
         self.make = make
         self.policy = policy
         self.clock = ManualStoreClock()
-        self.outbox = Outbox(make(), policy, clock=self.clock)
-        self.found_rows = Outbox(make(found_rows=True), policy, clock=self.clock)
+        self.database = make()
+        self.outbox = kit.outbox(self.database, policy, clock=self.clock)
+        self.found_rows_database = make(found_rows=True)
+        self.found_rows = kit.outbox(self.found_rows_database, policy, clock=self.clock)
 
     def relay(self, step: dict[str, Any]) -> Any:
         script = list(step["sends"])
-        outbox = Outbox(self.make(), self.policy, clock=self.clock, draw=lambda: int(step["draw"]))
+        database = self.make()
+        outbox = self.kit.outbox(
+            database, self.policy, clock=self.clock, draw=lambda: int(step["draw"])
+        )
 
         def send(message: ClaimedMessage) -> None:
             assert script, f"an unscripted send of message {message.message_id}"
             entry = script.pop(0)
             check_fields(entry, {"message_id", "outcome", "millis", "during"})
             assert str(message.message_id) == entry["message_id"], "the send order"
-            start = self.clock.now_ms()
+            start = self.clock.now_millis()
             for inner in entry.get("during", []):
                 self.run(inner)
             self.clock.set(start + int(entry["millis"]))
@@ -170,7 +177,7 @@ class Runner:
         try:
             report = outbox.relay(send)
         finally:
-            outbox.database.close()
+            database.close()
         assert not script, f"scripted sends never made: {script}"
         return report_of(report)
 
@@ -181,7 +188,7 @@ class Runner:
         got: Any
         if do == "migrate":
             check_fields(step, set())
-            self.outbox.database.migrate()
+            self.database.migrate()
             got = "ok"
         elif do == "enqueue":
             check_fields(
@@ -196,7 +203,10 @@ class Runner:
                 step["business_key"],
                 step["payload"].encode(),
             )
-            got = enqueue(self.found_rows if store else self.outbox, message, step["way"])
+            if store:
+                got = enqueue(self.found_rows, self.found_rows_database, message, step["way"])
+            else:
+                got = enqueue(self.outbox, self.database, message, step["way"])
         elif do == "relay":
             check_fields(step, {"relay", "now", "draw", "sends"})
             got = self.relay(step)
@@ -209,7 +219,7 @@ class Runner:
                 else {
                     "status": stored.status,
                     "attempts": str(stored.attempts),
-                    "next_attempt": str(stored.next_attempt_ms),
+                    "next_attempt": str(stored.next_attempt_millis),
                     "last_error": stored.last_error,
                 }
             )
@@ -220,21 +230,21 @@ class Runner:
         elif do == "concurrent_relays":
             check_fields(step, {"messages", "relays"})
             got = concurrent_relays(
-                self.make, self.policy, int(step["messages"]), int(step["relays"])
+                self.kit, self.make, self.policy, int(step["messages"]), int(step["relays"])
             )
         elif do == "slow_relays":
             check_fields(step, {"messages", "send_millis", "second_after_millis"})
-            got = slow_relays(self.make, self.policy, step)
+            got = slow_relays(self.kit, self.make, self.policy, step)
         else:
             raise unknown("step", do)
         assert got == step["expect"], f"{do} {step.get('relay', '')}"
 
 
-def run_case(server: Server, case: dict[str, Any]) -> None:
+def run_case(server: Server, case: dict[str, Any], kit: Kit = SYNC) -> None:
     if case["op"] != "scenario" or case["clock"] not in ("manual", "system"):
         raise unknown("case shape", (case["op"], case["clock"]))
-    with databases(server.fresh()) as make:
-        runner = Runner(make, policy_of(case["policy"]))
+    with kit.databases(server) as make:
+        runner = Runner(kit, make, policy_of(case["policy"]))
         for step in case["steps"]:
             runner.run(step)
 
@@ -242,3 +252,42 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
 @pytest.mark.parametrize("case", cases("outbox.json"), ids=case_id)
 def test_outbox_scenario(server: Server, case: dict[str, Any]) -> None:
     run_case(server, case)
+
+
+@pytest.mark.parametrize("flavour", ["sync", "async"])
+def test_relay_takes_a_fresh_connection_after_a_server_side_kill(
+    server: Server, flavour: str
+) -> None:
+    """The relay holds one connection from send to send: when the server ends
+    that session (pg_terminate_backend, KILL) while the database stays up, the
+    core retries the next statement, which runs on a fresh connection: every
+    message is sent once and marked, and the run goes on.
+    """
+    if server.dialect == "sqlite":
+        pytest.skip("SQLite has no server session to end")
+    from store.async_support import AsyncKit
+
+    kit = SYNC if flavour == "sync" else AsyncKit()
+    policy = RelayPolicy(10, 60_000)
+    with kit.databases(server) as make:
+        database = make()
+        database.migrate()
+        outbox = kit.outbox(database, policy)
+        for n in range(3):
+            with database.connection() as raw:
+                outbox.enqueue(raw, OutboxMessage(n + 1, "event", f"e-{n}", b"{}"))
+        sent: list[int] = []
+
+        def send(message: ClaimedMessage) -> None:
+            if not sent:
+                server.kill_connections()  # the relay's own session among them
+            sent.append(message.message_id)
+
+        report = kit.outbox(make(), policy).relay(send)
+        assert sent == [1, 2, 3]
+        assert report_of(report) == report_of(RelayReport(sent=3))
+        # The kill ended the idle sessions of this test's own pool too: read on a new one.
+        check = kit.outbox(make(), policy)
+        for n in range(3):
+            stored = check.load("event", f"e-{n}")
+            assert stored is not None and stored.status == "sent"

@@ -11,14 +11,15 @@ from typing import Any
 import pytest
 
 from mintid import MintidError, SegmentPolicy
-from mintid.store import Database, SegmentIds
+from mintid.store import Database
 from store.store_support import (
+    SYNC,
+    Kit,
     ManualStoreClock,
     Server,
     case_id,
     cases,
     check_fields,
-    databases,
     unknown,
 )
 
@@ -29,19 +30,23 @@ def policy_of(spec: dict[str, Any]) -> SegmentPolicy:
         int(spec["min_step"]),
         int(spec["max_step"]),
         fetch_at_percent=int(spec["fetch_at_percent"]),
-        grow_below_ms=int(spec["grow_below_millis"]),
-        shrink_above_ms=int(spec["shrink_above_millis"]),
+        grow_below_millis=int(spec["grow_below_millis"]),
+        shrink_above_millis=int(spec["shrink_above_millis"]),
     )
 
 
-def row(database: Database, tag: str) -> Any:
-    with database.connection() as raw:
-        found = database.one(raw, "segment_load", {"tag": tag})
-    return None if found is None else {"max_id": str(found["max_id"]), "step": str(found["step"])}
+def row(kit: Kit, database: Database, tag: str) -> Any:
+    found = kit.segment_row(database, tag)
+    return None if found is None else {"max_id": str(found[0]), "step": str(found[1])}
 
 
 def concurrent(
-    make: Callable[[], Database], tag: str, policy: SegmentPolicy, processes: int, each: int
+    kit: Kit,
+    make: Callable[[], Database],
+    tag: str,
+    policy: SegmentPolicy,
+    processes: int,
+    each: int,
 ) -> tuple[list[list[int]], int]:
     drawn: list[list[int]] = []
     lock = threading.Lock()
@@ -50,7 +55,7 @@ def concurrent(
     def draw() -> None:
         database = make()
         try:
-            ids = SegmentIds(database, tag, policy)
+            ids = kit.segments(database, tag, policy)
             barrier.wait()
             got = [ids.next_id() for _ in range(each)]
         finally:
@@ -67,16 +72,16 @@ def concurrent(
     return drawn, sum(len(ids) for ids in drawn)
 
 
-def run_case(server: Server, case: dict[str, Any]) -> None:
+def run_case(server: Server, case: dict[str, Any], kit: Kit = SYNC) -> None:
     if case["op"] != "scenario" or case["clock"] not in ("manual", "system"):
         raise unknown("case shape", (case["op"], case["clock"]))
     policy = policy_of(case["policy"])
     clock = ManualStoreClock()
-    processes: dict[tuple[str, str], SegmentIds] = {}
+    processes: dict[tuple[str, str], Any] = {}
     down: set[str] = set()
-    with databases(server.fresh()) as make:
+    with kit.databases(server) as make:
         database = make()
-        unavailable = server.unavailable()
+        unavailable = kit.unavailable(server)
 
         def store_of(process: str) -> Database:
             return unavailable if process in down else database
@@ -93,7 +98,7 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
                 check_fields(step, {"process", "now", "count", "tag"})
                 place = (step["process"], step.get("tag", case["tag"]))
                 if place not in processes:
-                    processes[place] = SegmentIds(
+                    processes[place] = kit.segments(
                         store_of(place[0]), place[1], policy, clock=clock, background=False
                     )
                 ids = processes[place]
@@ -118,15 +123,20 @@ def run_case(server: Server, case: dict[str, Any]) -> None:
                 got = "ok"
             elif do == "row":
                 check_fields(step, set())
-                got = row(database, case["tag"])
+                got = row(kit, database, case["tag"])
             elif do == "concurrent":
                 check_fields(step, {"processes", "ids_per_process"})
                 drawn, total = concurrent(
-                    make, case["tag"], policy, int(step["processes"]), int(step["ids_per_process"])
+                    kit,
+                    make,
+                    case["tag"],
+                    policy,
+                    int(step["processes"]),
+                    int(step["ids_per_process"]),
                 )
                 every = [i for ids in drawn for i in ids]
                 decreasing = sum(1 for ids in drawn for a, b in itertools.pairwise(ids) if b <= a)
-                top = row(database, case["tag"])
+                top = row(kit, database, case["tag"])
                 unused = int(top["max_id"]) - total
                 limit = int(step["expect"]["max_unused"])
                 got = {

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -114,27 +115,31 @@ def test_problem_documents_come_from_the_core() -> None:
 
 def test_the_grant_endpoint_answers_a_grant_for_the_scope_or_401() -> None:
     ring = KeyRing(3, os.urandom(32))
-    answer = grant_answer(ring, "user:ann", ttl_ms=60_000, now_ms=1_000_000)
+    answer = grant_answer(ring, "user:ann", ttl_millis=60_000, now_millis=1_000_000)
     assert answer.status == 200
     assert answer.header("cache-control") == "no-store"
     document = json.loads(answer.body)
     assert document["expiresMillis"] == 1_060_000
-    assert Grant.parse(document["grant"]).expires_ms == 1_060_000
+    assert Grant.parse(document["grant"]).expires_millis == 1_060_000
     live = json.loads(grant_answer(ring, "user:ann").body)["grant"]
     minted = RequestId.mint(live)
     assert ring.verify(minted.text, "user:ann") == minted.uuid
     refused = grant_answer(ring, None)
     assert refused.status == 401
     assert json.loads(refused.body)["type"] == "about:blank"
-    with pytest.raises(ValueError):
-        grant_answer(ring, "user:ann", ttl_ms=0)
+    # Typed with the core's codes, as in Kotlin and JS.
+    with pytest.raises(mintid.errors.ArgumentOutOfRangeError):
+        grant_answer(ring, "user:ann", ttl_millis=0)
+    with pytest.raises(mintid.errors.ArgumentNegativeError):
+        grant_answer(ring, "user:ann", ttl_millis=-1)
 
 
 def test_settings_are_checked() -> None:
     with pytest.raises(TypeError):
         HttpIdempotency(store=object(), scope=lambda _r: "s")  # type: ignore[arg-type]
-    with pytest.raises(ValueError):
+    with pytest.raises(mintid.errors.ArgumentNegativeError) as refused:
         http(body_limit=-1)
+    assert refused.value.code == "argument.negative"
     with pytest.raises(TypeError):
         http(key_ring="secret")
     with pytest.raises(TypeError):
@@ -159,7 +164,7 @@ def test_plain_keys_only_count_with_a_ring_when_accepted() -> None:
     admitted = http(key_ring=ring, accept_idempotency_key=True).admit(plain)
     assert not isinstance(admitted, HttpAnswer)
     assert admitted.key.id == "abc"
-    assert admitted.key_created_ms is None
+    assert admitted.key_created_millis is None
 
 
 def test_a_signed_id_is_read_bare_or_as_a_structured_field_string() -> None:
@@ -280,3 +285,55 @@ def test_the_asgi_middleware_passes_other_scopes_through() -> None:
     get = {"type": "http", "method": "GET", "path": "/orders", "headers": []}
     asyncio.run(middleware(get, receive, send))
     assert seen == ["lifespan", "http"]
+
+
+def test_the_asgi_grant_endpoint_awaits_an_async_scope_on_the_loop() -> None:
+    ring = KeyRing(1, os.urandom(32))
+    on: list[object] = []
+
+    async def logged_in(request: HttpRequestView) -> str | None:
+        on.append(threading.current_thread())
+        await asyncio.sleep(0)
+        return "user:ann" if request.header("cookie") == "session=ann" else None
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        raise AssertionError("the grant endpoint never reaches the app")
+
+    def granted(body: bytes, scope: str) -> bool:
+        minted = RequestId.mint(Grant.parse(json.loads(body)["grant"])).text
+        RequestId.verify(minted, ring, scope)  # raises for another scope
+        return True
+
+    def plain(request: HttpRequestView) -> str:
+        on.append(threading.current_thread())
+        return "user:bob"
+
+    async def ask(scope_of: Any, *headers: tuple[bytes, bytes]) -> tuple[int, bytes]:
+        served = http(key_ring=ring, grant=GrantRoute("/api/grant", scope_of))
+        middleware = IdempotencyMiddleware(app, http=served)
+        sent: list[dict[str, Any]] = []
+
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": b""}
+
+        async def send(message: Any) -> None:
+            sent.append(message)
+
+        request = {"type": "http", "method": "POST", "path": "/api/grant", "headers": headers}
+        await middleware(request, receive, send)
+        return int(sent[0]["status"]), bytes(sent[1]["body"])
+
+    async def main() -> None:
+        status, body = await ask(logged_in, (b"cookie", b"session=ann"))
+        assert status == 200 and granted(body, "user:ann")
+        assert (await ask(logged_in))[0] == 401
+        assert on == [threading.current_thread()] * 2  # awaited on the loop, no thread
+        status, body = await ask(plain)  # a plain function still works (in a worker thread)
+        assert status == 200 and granted(body, "user:bob")
+        assert on[-1] is not threading.current_thread()
+
+    asyncio.run(main())
+    with pytest.raises(TypeError, match="ASGI"):
+        http(key_ring=ring, grant=GrantRoute("/api/grant", logged_in)).grant(
+            view("POST", "/api/grant")
+        )

@@ -29,6 +29,7 @@ import httpx
 import psycopg
 import pymysql
 import pytest
+from fastapi import APIRouter, FastAPI
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
@@ -38,6 +39,7 @@ from starlette.routing import Mount, Route
 from mintid import IdempotencyKey, KeyRing, Problem, RecordPolicy, RequestId, Uuid7
 from mintid.http import DEFAULT_BODY_LIMIT, GrantRoute, HttpIdempotency, HttpRequestView
 from mintid.http.asgi import IdempotencyMiddleware as AsgiIdempotency
+from mintid.http.fastapi import idempotent_route
 from mintid.http.wsgi import IdempotencyMiddleware as WsgiIdempotency
 from mintid.store import (
     Database,
@@ -210,10 +212,8 @@ def received_of(content_type: str | None, body: bytes) -> object:
     return json.loads(body) if content_type == "application/json" else None
 
 
-def make_asgi_app(state: HandlerState, http: HttpIdempotency, mounts: list[str]) -> Starlette:
-    """The test app of tests/http/README.md behind the ASGI middleware (mounted
-    with the middleware inside at each of ``mounts``, when there are any).
-    """
+def orders_handler(state: HandlerState) -> Callable[[Request], Awaitable[Response]]:
+    """The test app's one handler (tests/http/README.md)."""
 
     async def orders(request: Request) -> Response:
         n = state.call()
@@ -238,11 +238,42 @@ def make_asgi_app(state: HandlerState, http: HttpIdempotency, mounts: list[str])
             )
         return JSONResponse({"order": n, "received": received}, media_type=media_type)
 
-    routes = [Route("/orders", orders, methods=["GET", "POST", "PATCH"])]
-    app = Starlette(routes=routes, middleware=[Middleware(AsgiIdempotency, http=http)])
+    return orders
+
+
+def mounted(app: Any, mounts: list[str]) -> Any:
+    """``app``, or a Starlette app with it mounted at each of ``mounts``."""
     if not mounts:
         return app
     return Starlette(routes=[Mount(prefix, app=app) for prefix in mounts])
+
+
+def make_asgi_app(state: HandlerState, http: HttpIdempotency, mounts: list[str]) -> Any:
+    """The test app of tests/http/README.md behind the ASGI middleware (mounted
+    with the middleware inside at each of ``mounts``, when there are any).
+    """
+    routes = [Route("/orders", orders_handler(state), methods=["GET", "POST", "PATCH"])]
+    app = Starlette(routes=routes, middleware=[Middleware(AsgiIdempotency, http=http)])
+    return mounted(app, mounts)
+
+
+def make_fastapi_app(state: HandlerState, http: HttpIdempotency, mounts: list[str]) -> Any:
+    """The test app as a FastAPI app whose ``/orders`` route (and the grant
+    endpoint's, when there is one) is of :func:`idempotent_route`'s class: no
+    app-wide middleware.
+    """
+    app = FastAPI()
+    covered = APIRouter(route_class=idempotent_route(http))
+    covered.add_api_route("/orders", orders_handler(state), methods=["GET", "POST", "PATCH"])
+    grant = http.grant_route
+    if grant is not None:
+
+        async def never(request: Request) -> Response:
+            raise AssertionError("the middleware serves the grant endpoint")
+
+        covered.add_api_route(grant.path, never, methods=["POST"])
+    app.include_router(covered)
+    return mounted(app, mounts)
 
 
 def make_wsgi_app(state: HandlerState, http: HttpIdempotency, mounts: list[str]) -> WSGIApplication:
@@ -303,13 +334,18 @@ class _ThreadingWSGIServer(socketserver.ThreadingMixIn, WSGIServer):
     daemon_threads = True
 
 
-@asynccontextmanager
-async def asgi_client(
-    state: HandlerState, http: HttpIdempotency, mounts: list[str]
-) -> AsyncIterator[httpx.AsyncClient]:
-    transport = httpx.ASGITransport(app=make_asgi_app(state, http, mounts))
-    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
-        yield client
+def asgi_client_of(make_app: Callable[[HandlerState, HttpIdempotency, list[str]], Any]) -> Any:
+    """A client of the app ``make_app`` makes, through httpx's ASGI transport."""
+
+    @asynccontextmanager
+    async def client_of(
+        state: HandlerState, http: HttpIdempotency, mounts: list[str]
+    ) -> AsyncIterator[httpx.AsyncClient]:
+        transport = httpx.ASGITransport(app=make_app(state, http, mounts))
+        async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+            yield client
+
+    return client_of
 
 
 @asynccontextmanager
@@ -338,9 +374,12 @@ async def wsgi_client(
 ClientOf = Callable[
     [HandlerState, HttpIdempotency, list[str]], AbstractAsyncContextManager[httpx.AsyncClient]
 ]
+
+
 FRAMEWORKS: dict[str, ClientOf] = {
-    "asgi": asgi_client,
-    "asgi-aio": asgi_client,
+    "asgi": asgi_client_of(make_asgi_app),
+    "asgi-aio": asgi_client_of(make_asgi_app),
+    "fastapi-aio": asgi_client_of(make_fastapi_app),
     "wsgi": wsgi_client,
 }
 
@@ -495,11 +534,11 @@ async def run_scenario(scenario: dict[str, Any], fresh: Fresh, framework: str) -
     config: dict[str, Any] = scenario.get("config", {})
     only(config, CONFIG_KEYS, "config key")
     policy = RecordPolicy(
-        lease_ms=30_000,
-        retention_ms=86_400_000,
+        lease_millis=30_000,
+        retention_millis=86_400_000,
         store_errors=bool(config.get("storeErrors", True)),
-        max_wait_ms=int(config.get("maxWaitMillis", 0)),
-        poll_ms=20,
+        max_wait_millis=int(config.get("maxWaitMillis", 0)),
+        poll_millis=20,
     )
     fresh.database.migrate()
     store: SwitchedStore

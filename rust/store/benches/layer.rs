@@ -5,8 +5,11 @@
 //! small JSON body, driven through the whole service stack
 //! (`tower::ServiceExt::oneshot`, no sockets: the network is not the
 //! layer's). The layer's own cost is the layered request less the bare one
-//! and less `run_once` (its two round trips); each row is the median of
-//! `--rounds` rounds of `--seconds` seconds on one task.
+//! and less `run_once` (its two round trips), taken in each round and the
+//! median of the rounds; the other columns are the medians of `--rounds`
+//! rounds of `--seconds` seconds on one task, the three interleaved in each
+//! round. Run it with `make bench-rust-layer` (a smoke run:
+//! `make bench-rust-layer RUST_STORE_BENCH_FLAGS="--seconds 0.2 --rounds 2"`).
 
 #[path = "support/timing.rs"]
 mod timing;
@@ -118,15 +121,18 @@ async fn bench<DB: Backend>(name: &str, pool: Pool<DB>, seconds: f64, rounds: us
             .await,
         );
     }
-    let (without, with, store_only) = (
+    // The layer's own cost from each round's three adjacent measurements, then the
+    // median: a change of load between rounds does not land in the difference.
+    let own = (0..rounds)
+        .map(|round| micros(with[round]) - micros(without[round]) - micros(store_only[round]))
+        .collect();
+    let (without, with, store_only, own) = (
         micros(timing::median(without)),
         micros(timing::median(with)),
         micros(timing::median(store_only)),
+        timing::median(own),
     );
-    println!(
-        "| {name} | {without:.1} | {with:.1} | {store_only:.1} | {:.1} |",
-        with - without - store_only
-    );
+    println!("| {name} | {without:.1} | {with:.1} | {store_only:.1} | {own:.1} |");
 }
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]

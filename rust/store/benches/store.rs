@@ -6,8 +6,9 @@
 //! trip), runs a trivial operation and stores its response (one round trip).
 //! The floor binds the same two statements from the core's manifest on raw
 //! sqlx, no decisions. 1 and 8 concurrent tasks share one pool; each row is
-//! the median of `--rounds` rounds of `--seconds` seconds, the rows
-//! interleaved.
+//! the median of `--rounds` rounds of `--seconds` seconds, the store and the
+//! floor interleaved in each round. Run it with `make bench-rust-store` (a
+//! smoke run: `make bench-rust-store RUST_STORE_BENCH_FLAGS="--seconds 0.2 --rounds 2"`).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -5,8 +5,8 @@ use std::future::Future;
 
 use mintid::store::{
     Answer, DbError, DbErrorClass, Dialect, ParamType, Placeholder, ResultKind, Statement, Value,
+    classify_db_error,
 };
-use sqlx::error::ErrorKind;
 
 /// A database sqlx can reach, as the core's store drivers see it: its
 /// dialect of `schema/`, its placeholder style and its executor.
@@ -33,11 +33,7 @@ pub trait Backend: sqlx::Database {
 /// kept for the log.
 pub fn classify(error: &sqlx::Error) -> DbError {
     let class = match error {
-        sqlx::Error::Database(db) => match db.kind() {
-            ErrorKind::UniqueViolation => DbErrorClass::UniqueViolation,
-            ErrorKind::CheckViolation | ErrorKind::NotNullViolation => DbErrorClass::Constraint,
-            _ => classify_code(db.code().as_deref().unwrap_or(""), db.as_ref()),
-        },
+        sqlx::Error::Database(db) => classify_database(db.as_ref()),
         sqlx::Error::Io(_)
         | sqlx::Error::Tls(_)
         | sqlx::Error::Protocol(_)
@@ -52,37 +48,21 @@ pub fn classify(error: &sqlx::Error) -> DbError {
     }
 }
 
-fn classify_code(code: &str, db: &dyn sqlx::error::DatabaseError) -> DbErrorClass {
+/// The class of a database's own error, by the core's table: MySQL's error
+/// number beside its SQLSTATE, SQLite's extended result code, PostgreSQL's
+/// SQLSTATE.
+fn classify_database(db: &dyn sqlx::error::DatabaseError) -> DbErrorClass {
+    let code = db.code();
     #[cfg(feature = "mysql")]
     if let Some(mysql) = db.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>() {
-        return match mysql.number() {
-            1062 => DbErrorClass::UniqueViolation,
-            1213 | 1205 => DbErrorClass::Serialization,
-            1040 | 1053 | 1927 | 2000..=2999 => DbErrorClass::ConnectionLost,
-            1406 | 3819 | 4025 | 1048 | 1264 => DbErrorClass::Constraint,
-            _ => DbErrorClass::Other,
-        };
+        let number = mysql.number().to_string();
+        return classify_db_error(Dialect::Mysql, Some(&number), code.as_deref());
     }
     #[cfg(feature = "sqlite")]
     if db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
-        // Extended result codes: the primary code is the low byte.
-        let primary = code.parse::<u32>().map_or(0, |extended| extended & 0xff);
-        return match primary {
-            5 | 6 => DbErrorClass::Serialization,
-            14 | 10 => DbErrorClass::ConnectionLost,
-            19 => DbErrorClass::Constraint,
-            _ => DbErrorClass::Other,
-        };
+        return classify_db_error(Dialect::Sqlite, code.as_deref(), None);
     }
-    let _ = db;
-    match code {
-        "23505" => DbErrorClass::UniqueViolation,
-        "40001" | "40P01" => DbErrorClass::Serialization,
-        "57P01" | "57P02" | "57P03" => DbErrorClass::ConnectionLost,
-        _ if code.starts_with("08") => DbErrorClass::ConnectionLost,
-        _ if code.starts_with("23") || code.starts_with("22") => DbErrorClass::Constraint,
-        _ => DbErrorClass::Other,
-    }
+    classify_db_error(Dialect::Postgres, None, code.as_deref())
 }
 
 /// Reads one column of a row as the drivers' [`Value`].

@@ -90,6 +90,21 @@ add("relay policy with an empty batch", "relay_policy", args={"batch_size": "0"}
 add("lease policy defaults", "lease_policy", args={}, expect={
     "max_worker": "1023", "lease_millis": "30000", "renew_interval_millis": "10000"})
 
+# decide(existing, incoming, now_millis, policy): the same argument order in every host.
+FP = fp_json({"a": 1})
+add("decide with no record executes", "decide", existing=None, fingerprint=FP, now_millis="5000",
+    args={"lease_millis": "1000"}, expect={
+        "decision": "execute", "token": "1", "lease_deadline_millis": "6000", "created_millis": "5000",
+        "expires_millis": str(5000 + 86_400_000)})
+add("decide with a finished record replays", "decide", fingerprint=FP, now_millis="5000", args={},
+    existing={"status": "succeeded", "fingerprint": FP, "token": "1", "lease_deadline_millis": "2000",
+              "created_millis": "1000", "expires_millis": "86401000"},
+    expect={"decision": "replay"})
+add("decide with another payload's record refuses", "decide", fingerprint=fp_json({"a": 2}), now_millis="5000",
+    args={}, existing={"status": "succeeded", "fingerprint": FP, "token": "1", "lease_deadline_millis": "2000",
+                       "created_millis": "1000", "expires_millis": "86401000"},
+    expect={"decision": "fingerprint_mismatch"})
+
 names = [case["name"] for case in cases]
 assert len(names) == len(set(names))
 DESCRIPTION = ("Public calls of every host, made through each language's own API: the same call with "

@@ -24,6 +24,7 @@ internal object ApiVectors {
             "segment_policy" to { case -> api(case) { segmentPolicy(case.obj("args")) } },
             "relay_policy" to { case -> api(case) { relayPolicy(case.obj("args")) } },
             "lease_policy" to { case -> api(case) { leasePolicy(case.obj("args")) } },
+            "decide" to { case -> api(case) { decide(case) } },
         )
 
     private fun api(
@@ -53,6 +54,39 @@ internal object ApiVectors {
                     else -> element.longOrNull ?: element.content.toDouble()
                 }
         }
+
+    /** `decide(existing, incoming, nowMillis, policy)`, in the order of every host. */
+    private fun decide(case: JsonObject): JsonElement {
+        val stored = case["existing"]
+        val existing =
+            if (stored == null || stored is JsonNull) {
+                null
+            } else {
+                val record = stored as JsonObject
+                Record(
+                    RecordStatus.parse(record.string("status")),
+                    Fingerprint.parse(record.string("fingerprint")),
+                    record.u64("token"),
+                    record.u64("lease_deadline_millis"),
+                    record.u64("created_millis"),
+                    record.u64("expires_millis"),
+                )
+            }
+        val args = case.obj("args")
+        val d = RecordPolicy()
+        val policy = RecordPolicy(leaseMillis = args.arg("lease_millis", setOf("lease_millis")) ?: d.leaseMillis)
+        val decision = Decision.decide(existing, Incoming(Fingerprint.parse(case.string("fingerprint"))), case.u64("now_millis"), policy)
+        return buildJsonObject {
+            put("decision", decision.name)
+            if (decision is Decision.Execute) {
+                val record = decision.claim.record
+                put("token", record.token.toString())
+                put("lease_deadline_millis", record.leaseDeadlineMillis.toString())
+                put("created_millis", record.createdMillis.toString())
+                put("expires_millis", record.expiresMillis.toString())
+            }
+        }
+    }
 
     private fun issueGrant(case: JsonObject): JsonElement {
         val grant = KeyRing(case.int("key_id").toLong(), case.hex("secret")).issueGrant(case.string("scope"), case.u64("expires_millis"))

@@ -33,6 +33,7 @@ class VectorsTest {
     private val runners: Map<String, VectorOps> =
         mapOf(
             "api.json" to ApiVectors.ops,
+            "db_error.json" to DbErrorVectors.ops,
             "fingerprint.json" to FingerprintVectors.ops,
             "http.json" to HttpVectors.ops,
             "id_buffer.json" to IdBufferVectors.ops,

@@ -1,5 +1,6 @@
 package io.mintid.http
 
+import io.mintid.ArgumentException
 import io.mintid.KeyRing
 import io.mintid.requireNonNegative
 
@@ -17,7 +18,9 @@ class GrantEndpoint
         val ttlMillis: Long = HttpRules.DEFAULT_GRANT_TTL_MILLIS,
     ) {
         init {
-            require(ttlMillis > 0) { "the grant TTL must be positive, not $ttlMillis ms" }
+            if (requireNonNegative(ttlMillis, "the grant TTL") == 0UL) {
+                throw ArgumentException("argument.out_of_range", "the grant TTL must be positive, not 0 ms")
+            }
         }
 
         /**

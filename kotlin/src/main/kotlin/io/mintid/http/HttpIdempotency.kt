@@ -1,5 +1,6 @@
 package io.mintid.http
 
+import io.mintid.ArgumentException
 import io.mintid.Freshness
 import io.mintid.HttpException
 import io.mintid.IdempotencyHttp
@@ -10,6 +11,7 @@ import io.mintid.Problem
 import io.mintid.RequestIdException
 import io.mintid.StoreException
 import io.mintid.Uuid7
+import io.mintid.requireNonNegative
 import io.mintid.store.FingerprintMismatch
 import io.mintid.store.IdempotencyStore
 import io.mintid.store.InProgress
@@ -183,11 +185,11 @@ class HttpIdempotency<R> private constructor(
                 try {
                     keyRing.verify(IdempotencyKey.parseHeader(signed), scope, store.clock.nowMillis(), freshness)
                 } catch (error: IdempotencyKeyException) {
+                    val problem = HttpRules.keyRefusal(error, signed = true) ?: throw error
                     store.metrics.requestIdRejected(error.code)
-                    return Admission.Refused(HttpAnswer.problem(Problem.INVALID_REQUEST_ID, error.detail))
+                    return Admission.Refused(HttpAnswer.problem(problem, error.detail))
                 } catch (error: RequestIdException) {
-                    // The core names the client's problem; without one it is the server's fault.
-                    val problem = error.problem ?: throw error
+                    val problem = HttpRules.keyRefusal(error, signed = true) ?: throw error
                     store.metrics.requestIdRejected(error.code)
                     return Admission.Refused(HttpAnswer.problem(problem, error.detail))
                 }
@@ -196,9 +198,7 @@ class HttpIdempotency<R> private constructor(
         return try {
             Admission.Admitted(IdempotencyKey.fromHeader(kind, scope, plain ?: ""), null, request.query)
         } catch (error: IdempotencyKeyException) {
-            // A bad kind or scope is the server's configuration, not the client's key.
-            if (error.part != null && error.part != "id") throw error
-            Admission.Refused(HttpAnswer.problem(Problem.MALFORMED_KEY, error.detail))
+            Admission.Refused(HttpAnswer.problem(HttpRules.keyRefusal(error, signed = false) ?: throw error, error.detail))
         }
     }
 
@@ -394,7 +394,10 @@ class HttpIdempotency<R> private constructor(
         /** The largest body read, in bytes (default 1 MiB); above it the answer is 413. */
         fun bodyLimit(bytes: Int) =
             apply {
-                require(bytes in 0 until Int.MAX_VALUE) { "the body limit must be 0 to ${Int.MAX_VALUE - 1} bytes, not $bytes" }
+                requireNonNegative(bytes.toLong(), "the body limit")
+                if (bytes == Int.MAX_VALUE) {
+                    throw ArgumentException("argument.out_of_range", "the body limit must be 0 to ${Int.MAX_VALUE - 1} bytes, not $bytes")
+                }
                 bodyLimit = bytes
             }
 

@@ -1,6 +1,7 @@
 package io.mintid.http
 
 import io.mintid.Fingerprint
+import io.mintid.MintidException
 import io.mintid.Problem
 import io.mintid.core
 import io.mintid.requireUShort
@@ -13,6 +14,7 @@ import uniffi.mintid_ffi.httpFingerprintBody
 import uniffi.mintid_ffi.httpFingerprintRequest
 import uniffi.mintid_ffi.httpGrantDocument
 import uniffi.mintid_ffi.httpIsJsonContentType
+import uniffi.mintid_ffi.httpKeyRefusal
 import uniffi.mintid_ffi.httpProblemDocument
 import uniffi.mintid_ffi.httpStatusDocument
 import uniffi.mintid_ffi.HttpHeader as FfiHeader
@@ -26,6 +28,16 @@ import uniffi.mintid_ffi.HttpResponse as FfiResponse
  */
 object HttpRules {
     private val defaults = httpDefaults()
+
+    /**
+     * The problem refusing a request whose key failed to read with [error], from a signed
+     * request ID ([signed]) or an `Idempotency-Key`; null: the server's failure (a kind or scope
+     * it computed, a key ring that cannot verify), to be rethrown. The core's rule.
+     */
+    internal fun keyRefusal(
+        error: MintidException,
+        signed: Boolean,
+    ): Problem? = httpKeyRefusal(signed, error.code, error.part)?.let { Problem.of(it) }
 
     /** The IETF draft's header of a plain idempotency key: `Idempotency-Key`. */
     @JvmField

@@ -13,6 +13,7 @@ import uniffi.mintid_ffi.SqlValue
 import uniffi.mintid_ffi.Statement
 import uniffi.mintid_ffi.StoreAnswer
 import uniffi.mintid_ffi.StoreQuery
+import uniffi.mintid_ffi.classifyDbError
 import uniffi.mintid_ffi.storeStatements
 import java.sql.Connection
 import java.sql.PreparedStatement
@@ -183,23 +184,10 @@ private fun sqlValue(value: Any?): SqlValue =
         else -> SqlValue.Text(value.toString())
     }
 
-private val MYSQL_CONNECTION_CODES = setOf(1040, 1053, 1927)
-private val MYSQL_CONSTRAINT_CODES = setOf(1048, 1264, 1406, 3819, 4025)
-private val POSTGRES_SHUTDOWN_STATES = setOf("57P01", "57P02", "57P03")
-
-// SQLite's result codes: primary (JDBC's error code) and extended (xerial's result code).
-private const val SQLITE_BUSY = 5
-private const val SQLITE_LOCKED = 6
-private const val SQLITE_IOERR = 10
-private const val SQLITE_CANTOPEN = 14
-private const val SQLITE_CONSTRAINT = 19
-private const val SQLITE_CONSTRAINT_PRIMARYKEY = 1555
-private const val SQLITE_CONSTRAINT_UNIQUE = 2067
-
 /**
- * The class of a database [error] on [dialect]: SQLSTATE (PostgreSQL, and MySQL/MariaDB's
- * where the vendor code says nothing), MySQL/MariaDB error numbers, SQLite result codes, and
- * JDBC's connection exception types.
+ * The class of a database [error] on [dialect], by the core's table: the vendor code (a
+ * MySQL/MariaDB error number; SQLite's extended result code, or the primary one JDBC gives)
+ * and the SQLSTATE. JDBC's connection exception types say connection lost on their own.
  */
 internal fun classify(
     dialect: Dialect,
@@ -208,41 +196,14 @@ internal fun classify(
     if (error is SQLNonTransientConnectionException || error is SQLTransientConnectionException || error is SQLRecoverableException) {
         return DbErrorClass.CONNECTION_LOST
     }
-    when (dialect) {
-        Dialect.SQLITE -> return sqliteClass(error)
-        Dialect.MYSQL -> mysqlClass(error.errorCode)?.let { return it }
-        Dialect.POSTGRES -> Unit
-    }
-    val state = error.sqlState.orEmpty()
-    return when {
-        state == "23505" -> DbErrorClass.UNIQUE_VIOLATION
-        state == "40001" || state == "40P01" -> DbErrorClass.SERIALIZATION
-        state.startsWith("08") || state in POSTGRES_SHUTDOWN_STATES -> DbErrorClass.CONNECTION_LOST
-        state.startsWith("23") || state.startsWith("22") -> DbErrorClass.CONSTRAINT
-        else -> DbErrorClass.OTHER
-    }
+    val code =
+        when (dialect) {
+            Dialect.SQLITE -> ((error as? SQLiteException)?.resultCode?.code ?: error.errorCode).toString()
+            Dialect.MYSQL -> error.errorCode.toString()
+            Dialect.POSTGRES -> null
+        }
+    return classifyDbError(dialect.ffi, code, error.sqlState)
 }
-
-private fun mysqlClass(code: Int): DbErrorClass? =
-    when {
-        code == 1062 -> DbErrorClass.UNIQUE_VIOLATION
-        code == 1213 || code == 1205 -> DbErrorClass.SERIALIZATION
-        code in 2000..2999 || code in MYSQL_CONNECTION_CODES -> DbErrorClass.CONNECTION_LOST
-        code in MYSQL_CONSTRAINT_CODES -> DbErrorClass.CONSTRAINT
-        else -> null
-    }
-
-private fun sqliteClass(error: SQLException): DbErrorClass =
-    when (error.errorCode) {
-        SQLITE_BUSY, SQLITE_LOCKED -> DbErrorClass.SERIALIZATION
-        SQLITE_IOERR, SQLITE_CANTOPEN -> DbErrorClass.CONNECTION_LOST
-        SQLITE_CONSTRAINT ->
-            when ((error as? SQLiteException)?.resultCode?.code) {
-                SQLITE_CONSTRAINT_PRIMARYKEY, SQLITE_CONSTRAINT_UNIQUE -> DbErrorClass.UNIQUE_VIOLATION
-                else -> DbErrorClass.CONSTRAINT
-            }
-        else -> DbErrorClass.OTHER
-    }
 
 // What the lease, segment and outbox stores share (their protocols are still the host's): a
 // statement bound by parameter name, rows by column name, connection errors as

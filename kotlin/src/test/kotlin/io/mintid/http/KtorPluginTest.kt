@@ -18,6 +18,7 @@ import io.ktor.server.routing.post
 import io.ktor.server.routing.routing
 import io.ktor.server.testing.ApplicationTestBuilder
 import io.ktor.server.testing.testApplication
+import io.mintid.ArgumentException
 import io.mintid.Grant
 import io.mintid.HttpException
 import io.mintid.IdempotencyKey
@@ -202,19 +203,22 @@ class KtorPluginTest {
         assertThrows<IllegalArgumentException> {
             testApplication { application { routing { install(MintidIdempotency) { store = this@KtorPluginTest.store } } } }
         }
-        assertThrows<IllegalArgumentException> {
-            testApplication {
-                application {
-                    routing {
-                        install(MintidIdempotency) {
-                            store = this@KtorPluginTest.store
-                            scope = { "s" }
-                            bodyLimit = -1
+        // A bad body limit is an argument error with the core's code, as in Python and JS.
+        val limit =
+            assertThrows<ArgumentException> {
+                testApplication {
+                    application {
+                        routing {
+                            install(MintidIdempotency) {
+                                store = this@KtorPluginTest.store
+                                scope = { "s" }
+                                bodyLimit = -1
+                            }
                         }
                     }
                 }
             }
-        }
+        assertEquals("argument.negative", limit.code)
         // Outside a route the principal and the route are unknown: refused at install.
         assertThrows<IllegalArgumentException> {
             testApplication { application { install(MintidIdempotency) { store = this@KtorPluginTest.store; scope = { "s" } } } }

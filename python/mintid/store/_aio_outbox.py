@@ -1,0 +1,108 @@
+"""The transactional outbox for asyncio: :class:`AsyncOutbox`, the async twin
+of :class:`mintid.store.Outbox`.
+
+The same core drivers: the relay on the lane, stepped by the one async lane
+loop (:func:`mintid._lane.drive_async`); enqueue, load and cleanup are the
+sync outbox's own step generators with their answers awaited.
+"""  # noqa: D205
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal
+
+from mintid._lane import drive_async
+from mintid._outbox import RelayPolicy
+from mintid._renamed import millis_renamed
+from mintid.store._outbox import (
+    ClaimedMessage,
+    OutboxBase,
+    OutboxMessage,
+    RelayReport,
+    StoredMessage,
+    cleaning_sent,
+    enqueuing,
+    loading_message,
+)
+from mintid.store.aio import (
+    AsyncDatabase,
+    AsyncQueryRunner,
+    AsyncStoreClock,
+    async_clock,
+    async_database,
+    driver_connection,
+    pump_async,
+)
+
+__all__ = ["AsyncOutbox"]
+
+
+@millis_renamed
+class AsyncOutbox(OutboxBase):
+    """:class:`~mintid.store.Outbox` for asyncio: the outbox in one
+    :class:`~mintid.store.aio.AsyncDatabase` under one :class:`~mintid.RelayPolicy`,
+    with an async ``send``.
+    """  # noqa: D205
+
+    database: AsyncDatabase
+    _clock: AsyncStoreClock
+
+    def __init__(
+        self,
+        database: AsyncDatabase,
+        policy: RelayPolicy,
+        *,
+        clock: AsyncStoreClock | None = None,
+        draw: Callable[[], int] | None = None,
+    ) -> None:
+        """An outbox over ``database`` (see :class:`~mintid.store.Outbox`)."""
+        super().__init__(async_database(database), policy, async_clock(clock), draw)
+
+    async def enqueue(
+        self, connection: Any, message: OutboxMessage
+    ) -> Literal["new", "already_enqueued"]:
+        """Insert ``message`` on the caller's async ``connection`` (the driver's, or
+        a SQLAlchemy ``AsyncConnection``: :func:`~mintid.store.aio.driver_connection`),
+        inside its business transaction (see :meth:`Outbox.enqueue
+        <mintid.store.Outbox.enqueue>`).
+        """  # noqa: D205
+        self.database.bound()
+        steps = enqueuing(self.database.manifest, message, self._clock.now_millis())
+        runner = AsyncQueryRunner(self.database, await driver_connection(connection))
+        return await pump_async(runner, steps)
+
+    async def relay(self, send: Callable[[ClaimedMessage], Awaitable[None]]) -> RelayReport:
+        """:meth:`Outbox.relay <mintid.store.Outbox.relay>` with an async ``send``:
+        relay until nothing is due; a ``send`` that raises fails that attempt.
+        """  # noqa: D205
+        self.database.bound()
+        clock = self._clock
+        runner = AsyncQueryRunner(self.database)
+        driver = self._relay_driver()
+        try:
+            # The relay keeps its connection from send to send: one per relay.
+            step = driver.start(clock.now_millis())
+            handed = await drive_async(runner, clock, driver, step, hold=True)
+            while handed[0] == "send":
+                try:
+                    await send(ClaimedMessage(*handed[1:]))
+                except Exception as error:
+                    step = self._after_send(driver, error)
+                else:
+                    step = self._after_send(driver, None)
+                handed = await drive_async(runner, clock, driver, step, hold=True)
+        finally:
+            await runner.release()
+        return RelayReport(*handed[1:])
+
+    async def load(self, kind: str, business_key: str) -> StoredMessage | None:
+        """The message of ``kind`` and ``business_key``, or ``None``."""
+        self.database.bound()
+        steps = loading_message(self.database.manifest, kind, business_key)
+        return await pump_async(AsyncQueryRunner(self.database), steps)
+
+    async def cleanup(self, sent_before_millis: int, batch_size: int = 1000) -> int:
+        """:meth:`Outbox.cleanup <mintid.store.Outbox.cleanup>`, awaited."""
+        self.database.bound()
+        steps = cleaning_sent(self.database.manifest, sent_before_millis, batch_size)
+        return await pump_async(AsyncQueryRunner(self.database), steps)

@@ -1,0 +1,371 @@
+"""The Redis fast path (mintid.store.fast_path) on the real Redis Cluster of
+scripts/db/with-db.sh (MINTID_REDIS_CLUSTER) in front of SQLite, PostgreSQL
+and MariaDB, for the sync store (redis-py's RedisCluster) and the asyncio one
+(redis.asyncio's RedisCluster, driven through store.async_support's sync view):
+the cases of tests/redis/fast_path.json, and the fault tests (a primary
+killed, a primary asleep) with 32 workers racing on 100 keys.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import random
+import signal
+import socket
+import subprocess
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+import redis.asyncio
+import redis.asyncio.cluster
+import redis.asyncio.retry
+import redis.cluster
+from redis.backoff import NoBackoff
+from redis.cluster import RedisCluster
+from redis.retry import Retry
+
+from mintid import IdempotencyKey, RecordPolicy, fingerprint_bytes
+from mintid.store import (
+    IdempotencyStore,
+    OperationError,
+    RunResult,
+    StoredResponse,
+    StoreRequest,
+)
+from mintid.store.aio import AsyncIdempotencyStore
+from mintid.store.fast_path import AsyncRedisFastPath, RedisFastPath
+from store.async_support import LoopThread, SyncStore
+from store.store_support import Server, case_id, check_fields, environment, unknown
+
+ROOT = pathlib.Path(__file__).resolve().parents[3]
+TIMEOUT = 0.1
+#: redis-py's node class (untyped constructor).
+ClusterNode: Any = redis.cluster.ClusterNode
+
+
+def _nodes() -> list[tuple[str, int]]:
+    nodes = []
+    for node in environment("MINTID_REDIS_CLUSTER").split(","):
+        host, port = node.rsplit(":", 1)
+        nodes.append((host, int(port)))
+    return nodes
+
+
+def _cluster() -> RedisCluster:
+    return RedisCluster(
+        startup_nodes=[ClusterNode(host, port) for host, port in _nodes()],
+        socket_timeout=TIMEOUT,
+        socket_connect_timeout=TIMEOUT,
+        retry=Retry(NoBackoff(), 0),
+    )
+
+
+@pytest.fixture(scope="module", params=["sync", "async"])
+def flavor(request: pytest.FixtureRequest) -> Iterator[str]:
+    yield str(request.param)
+
+
+class Made:
+    """A store with the fast path, of one flavor, on a case's fresh database."""
+
+    def __init__(self, flavor: str, server: Server, policy: RecordPolicy, *, down: bool) -> None:
+        database = server.fresh()()
+        self.fast: RedisFastPath | AsyncRedisFastPath
+        self.loop: LoopThread | None = None
+        if flavor == "sync":
+            self.fast = RedisFastPath(_unreachable() if down else _cluster())
+            self.store: Any = IdempotencyStore(database, policy, fast_path=self.fast)
+            database.migrate()
+            self._close: Any = database.close
+            return
+        database.close()
+        loop = self.loop = LoopThread()
+
+        async def make() -> AsyncIdempotencyStore:
+            self.fast = AsyncRedisFastPath(_unreachable_async() if down else _cluster_async())
+            made = AsyncIdempotencyStore(server.async_factory()(), policy, fast_path=self.fast)
+            await made.database.migrate()
+            return made
+
+        inner = loop.call(make())
+        self.store = SyncStore(loop, inner)
+        self._close = lambda: loop.call(inner.database.close())
+
+    def close(self) -> None:
+        self._close()
+        if self.loop is None:
+            self.fast.client.close()
+        else:
+            self.loop.call(self.fast.client.aclose())
+            self.loop.stop()
+
+
+def _cluster_async() -> redis.asyncio.cluster.RedisCluster:
+    return redis.asyncio.cluster.RedisCluster(
+        startup_nodes=[redis.asyncio.cluster.ClusterNode(host, port) for host, port in _nodes()],
+        socket_timeout=TIMEOUT,
+        socket_connect_timeout=TIMEOUT,
+        retry=redis.asyncio.retry.Retry(NoBackoff(), 0),
+    )
+
+
+def _unreachable_async() -> redis.asyncio.Redis:
+    return redis.asyncio.Redis(
+        port=_free_port(),
+        socket_timeout=TIMEOUT,
+        socket_connect_timeout=TIMEOUT,
+        retry=redis.asyncio.retry.Retry(NoBackoff(), 0),
+    )
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _request(payload: str) -> StoreRequest:
+    return StoreRequest(fingerprint_bytes(payload.encode()))
+
+
+def _unreachable() -> redis.Redis:
+    return redis.Redis(
+        port=_free_port(),
+        socket_timeout=TIMEOUT,
+        socket_connect_timeout=TIMEOUT,
+        retry=Retry(NoBackoff(), 0),
+    )
+
+
+FAST_PATH_CASES = json.loads((ROOT / "tests" / "redis" / "fast_path.json").read_text())["cases"]
+
+
+@pytest.mark.parametrize("case", FAST_PATH_CASES, ids=case_id)
+def test_fast_path_case(server: Server, flavor: str, case: dict[str, Any]) -> None:
+    made = Made(flavor, server, RecordPolicy(), down=case.get("redis") == "down")
+    store, fast = made.store, made.fast
+    scope = f"s{uuid.uuid4().hex[:16]}"
+    lease: Any = None
+    for step in case["steps"]:
+        do = step["do"]
+        if do == "run":
+            check_fields(
+                step, {"key", "payload", "respond", "fail", "retryable", "text", "error", "ran"}
+            )
+            ran: list[bool] = []
+
+            def operation(step: dict[str, Any] = step, ran: list[bool] = ran) -> StoredResponse:
+                ran.append(True)
+                if "fail" in step:
+                    raise OperationError(step["fail"], retryable=step.get("retryable", False))
+                return StoredResponse("text/plain", step["respond"].encode())
+
+            key = IdempotencyKey("order", scope, step["key"])
+            try:
+                result = store.run_once(key, _request(step["payload"]), operation)
+                decision = result.decision
+            except OperationError:
+                decision, result = "operation_failed", None
+            assert decision == step["expect"], step
+            assert bool(ran) == step["ran"], step
+            if "text" in step:
+                assert result is not None and result.response is not None
+                assert result.response.body == step["text"].encode()
+            if "error" in step:
+                assert result is not None and result.error == step["error"]
+        elif do == "lease":
+            check_fields(step, {"key", "payload"})
+            key = IdempotencyKey("order", scope, step["key"])
+            claimed = store.claim_lease(key, _request(step["payload"]))
+            if not isinstance(claimed, RunResult):
+                assert step["expect"] == "lease", step
+                lease = claimed
+            else:
+                assert claimed.decision == step["expect"], step
+        elif do == "complete":
+            check_fields(step, {"text"})
+            assert lease is not None
+            lease.complete(StoredResponse("text/plain", step["text"].encode()))
+        elif do == "flush":
+            cluster = _cluster()  # the topology as it is now, after the fault tests
+            cluster.flushall(target_nodes=RedisCluster.PRIMARIES)
+            cluster.close()
+        elif do == "metrics":
+            metrics = fast.metrics
+            counts = {
+                "hits": metrics.hits,
+                "misses": metrics.misses,
+                "fallbacks": metrics.fallbacks,
+            }
+            assert counts == step["expect"], case["name"]
+        else:
+            raise unknown("step", do)
+    made.close()
+
+
+def _primary_ports() -> list[int]:
+    ports = []
+    for host, port in _nodes():
+        node = redis.Redis(host=host, port=port, socket_timeout=1)
+        if node.info("replication")["role"] == "master":
+            ports.append(port)
+        node.close()
+    return ports
+
+
+def _wait_healthy(nodes: int, deadline_s: float = 10.0) -> None:
+    """``nodes`` nodes up, each saying the cluster is ok, three of them primaries."""
+    end = time.monotonic() + deadline_s
+    while time.monotonic() < end:
+        states, roles = [], []
+        for host, port in _nodes():
+            node = redis.Redis(host=host, port=port, socket_timeout=1)
+            try:
+                info = node.cluster("INFO")
+                states.append(info["cluster_state"] == "ok")
+                roles.append(node.info("replication")["role"])
+            except (redis.RedisError, OSError):
+                pass
+            finally:
+                node.close()
+        if len(states) == nodes and all(states) and roles.count("master") == 3:
+            return
+        time.sleep(0.05)
+    raise AssertionError("the Redis Cluster did not come back")
+
+
+def _kill(port: int) -> None:
+    """SIGKILL the primary on ``port``; :func:`_restart` starts it again."""
+    node = redis.Redis(port=port, socket_timeout=1)
+    pid = int(node.info("server")["process_id"])
+    directory = str(node.config_get("dir")["dir"])
+    node.close()
+    os.kill(pid, signal.SIGKILL)
+    _KILLED.append((port, directory))
+
+
+#: The nodes killed, to start again (port, data directory).
+_KILLED: list[tuple[int, str]] = []
+_NODE_SCRIPT = ROOT / "scripts" / "db" / "redis-node.sh"
+
+
+def _restart() -> None:
+    """Start the killed nodes again (each rejoins as a replica)."""
+    while _KILLED:
+        port, directory = _KILLED.pop()
+        subprocess.run([str(_NODE_SCRIPT), str(port), directory], check=True)
+
+
+def _sleep(port: int) -> None:
+    node = redis.Redis(port=port, socket_timeout=5)
+    try:
+        command: Any = node.execute_command
+        command("DEBUG", "SLEEP", "1.2")
+    finally:
+        node.close()
+
+
+def _race(server: Server, flavor: str, fault: Any) -> None:
+    """32 workers race on rounds of 100 fresh keys (each worker on 20 of them)
+    for about two seconds while ``fault`` strikes a primary: every key's
+    operation runs exactly once, every duplicate gets the stored response or
+    ``in_progress``, nothing is lost.
+    """
+    made = Made(flavor, server, RecordPolicy(2_000), down=False)  # a 2 s lease
+    store, fast = made.store, made.fast
+    scope = f"f{uuid.uuid4().hex[:16]}"
+    effects: Counter[str] = Counter()
+    lock = threading.Lock()
+    problems: list[str] = []
+    rounds = 0
+    deadline = time.monotonic() + 2.0
+    struck = threading.Event()
+
+    def operation(name: str) -> StoredResponse:
+        with lock:
+            effects[name] += 1
+        return StoredResponse("text/plain", f"done {name}".encode())
+
+    def worker(names: list[str], barrier: threading.Barrier) -> None:
+        barrier.wait()
+        for name in random.sample(names, 20):
+            key = IdempotencyKey("order", scope, name)
+            try:
+                result = store.run_once(key, _request(name), lambda n=name: operation(n))
+            except Exception as error:
+                problems.append(f"{name}: {error!r}")
+                continue
+            if result.decision == "replay":
+                assert result.response is not None
+                if result.response.body != f"done {name}".encode():
+                    problems.append(f"{name}: replayed {result.response.body!r}")
+            elif result.decision not in ("execute", "in_progress"):
+                problems.append(f"{name}: {result.decision}")
+
+    names_all: list[str] = []
+    while time.monotonic() < deadline:
+        names = [f"r{rounds}-{i}" for i in range(100)]
+        names_all += names
+        barrier = threading.Barrier(32)
+        threads = [threading.Thread(target=worker, args=(names, barrier)) for _ in range(32)]
+        for thread in threads:
+            thread.start()
+        if rounds == 0 and not struck.is_set():
+            struck.set()
+            threading.Thread(target=fault, args=(random.choice(_primary_ports()),)).start()
+        for thread in threads:
+            thread.join()
+        rounds += 1
+    assert problems == []
+    assert all(effects[name] <= 1 for name in names_all), "a side effect ran twice"
+    # Nothing lost: a key nobody saw run is one whose every request was in progress;
+    # its next request runs it, and every key replays its one response. A claiming
+    # marker whose forget or settle was lost to the fault answers in progress until
+    # its lease-long life ends (docs/spec.md, "The fast path").
+    give_up = time.monotonic() + 4.0
+    for name in names_all:
+        key = IdempotencyKey("order", scope, name)
+        result = store.run_once(key, _request(name), lambda n=name: operation(n))
+        while result.decision == "in_progress" and time.monotonic() < give_up:
+            time.sleep(0.1)
+            result = store.run_once(key, _request(name), lambda n=name: operation(n))
+        assert result.decision in ("replay", "execute"), name
+        assert result.response is not None and result.response.body == f"done {name}".encode()
+    assert all(effects[name] == 1 for name in names_all)
+    assert fast.metrics.hits > 0
+    made.close()
+
+
+@pytest.fixture
+def postgres(server: Server) -> Server:
+    """The fault tests run on PostgreSQL only, to stay within the suite's budget:
+    what they test is Redis's failure, and the database's part is the same
+    driver on every dialect (the cases above run on all three).
+    """
+    if server.dialect != "postgres":
+        pytest.skip("the fault tests run on PostgreSQL")
+    return server
+
+
+def test_a_primary_killed_mid_run(postgres: Server, flavor: str) -> None:
+    try:
+        _race(postgres, flavor, _kill)
+    finally:
+        _wait_healthy(6 - len(_KILLED))
+        _restart()
+        _wait_healthy(6)
+
+
+def test_a_primary_asleep_mid_run(postgres: Server, flavor: str) -> None:
+    try:
+        _race(postgres, flavor, _sleep)
+    finally:
+        _wait_healthy(6)
