@@ -68,6 +68,14 @@ interface Script {
   readonly text: string;
 }
 
+/** What a store's {@link BoundFastPath} uses of a {@link RedisFastPath}: its counters and its client. */
+interface Internals {
+  count(counter: keyof FastPathMetrics): void;
+  run(call: RedisCall): Promise<unknown>;
+}
+
+let internalsOf: (fast: RedisFastPath) => Internals;
+
 /**
  * The fast path over `client` (an ioredis `Cluster`): pass it to an
  * {@link IdempotencyStore} as the `fastPath` option. One instance may serve
@@ -95,13 +103,17 @@ export class RedisFastPath {
     return { ...this.#counts };
   }
 
-  /** @internal Counts one of the counters. */
-  count(counter: keyof FastPathMetrics): void {
-    this.#counts[counter] += 1;
+  static {
+    internalsOf = (fast) => ({
+      count: (counter) => {
+        fast.#counts[counter] += 1;
+      },
+      run: (call) => fast.#run(call),
+    });
   }
 
-  /** @internal Runs `call` on the client (`EVALSHA`, `EVAL` after `NOSCRIPT`); its reply. */
-  async run(call: RedisCall): Promise<unknown> {
+  /** Runs `call` on the client (`EVALSHA`, `EVAL` after `NOSCRIPT`); its reply. */
+  async #run(call: RedisCall): Promise<unknown> {
     const script = this.#scripts.get(call.script);
     if (script === undefined) throw new TypeError(`the core named an unknown script ${call.script}`);
     const args = [call.keys.length, ...call.keys, ...call.args.map((arg) => Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength))];
@@ -124,13 +136,13 @@ export interface Settling {
   finished?: Finished;
 }
 
-/** @internal A fast path under one store's policy (made by the store): the core's calls out, Redis's answers in. */
+/** A fast path under one store's policy (made by the store): the core's calls out, Redis's answers in. */
 export class BoundFastPath {
-  readonly #fast: RedisFastPath;
+  readonly #fast: Internals;
   readonly #lane: FastLane;
 
   constructor(fast: RedisFastPath, policy: RecordPolicy) {
-    this.#fast = fast;
+    this.#fast = internalsOf(fast);
     this.#lane = drive(() => new FastLane(policyHandle(policy), fast.ttlMillis), undefined);
   }
 
