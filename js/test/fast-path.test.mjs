@@ -281,7 +281,9 @@ async function race(fault) {
       assert.equal(decoder.decode(result.response.body), `done ${name}`);
     }
     assert.ok(all.every((name) => effects.get(name) === 1));
-    assert.ok(fast.metrics.hits > 0);
+    const { hits, fallbacks } = fast.metrics;
+    assert.ok(hits > 0, "nothing was answered from Redis");
+    assert.ok(fallbacks > 0, "the fault never reached a request");
   } finally {
     await close();
   }
