@@ -349,7 +349,7 @@ class ClaimedLease extends Lease implements RecordLease {
   readonly #run: RecordRun;
   readonly #use: Use;
   readonly #finishes = new Serial();
-  /** The store's fast path and the request's fingerprint, when the store has one. */
+  /** The store's fast path with what its write after a finish needs (the fingerprint, key, claim and clock), when the store has one. */
   readonly #fast: { readonly path: BoundFastPath; readonly fingerprint: string; readonly key: IdempotencyKey; readonly held: Held; readonly clock: StoreClock } | undefined;
 
   constructor(store: IdempotencyStore, clock: StoreClock, key: IdempotencyKey, held: Held, run: RecordRun, fast?: { readonly path: BoundFastPath; readonly fingerprint: string }) {
