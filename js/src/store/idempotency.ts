@@ -16,6 +16,7 @@ import { type Answered, type Dialect, drive, type Held, manifestOf, RecordCleanu
 import { type Finished, type OperationOutcome, packOutcome, pushAnswer, RecordLane, type RecordStep, recordStep } from "./lane.js";
 import type { RecordLaneDriver } from "../wasm/mintid_wasm.js";
 import { type RunStep, runQueries, type Use } from "./steps.js";
+import { BoundFastPath, type RedisFastPath, type Settling } from "./fast-path.js";
 
 /** The largest response stored: 1 MiB (the core's limit `record.response_body`). */
 export const MAX_RESPONSE_BYTES = storeLimits().find((limit) => limit.name === "record.response_body")?.maxBytes ?? 0;
@@ -136,6 +137,11 @@ export type LeaseResult = { readonly decision: "execute"; readonly lease: Record
 export interface IdempotencyStoreOptions {
   /** The clock (default the system clock); tests pass a manual one. */
   readonly clock?: StoreClock;
+  /**
+   * The Redis fast path in front of `runOnce` and `claimLease` (opt-in;
+   * `inTransaction` never uses it: its commit is the caller's).
+   */
+  readonly fastPath?: RedisFastPath;
 }
 
 /** The request as the core's driver takes it: the fingerprint's text and the key's creation time. */
@@ -239,7 +245,7 @@ function notExecuted(finished: Exclude<Finished, { kind: "executed" | "operation
  * Runs the operation the driver said to execute, pushes what it came to and
  * runs the protocol to its end: the response, or the operation's own error.
  */
-async function execute(run: RecordRun, use: Use, operation: () => Promise<unknown>): Promise<RunResult> {
+async function execute(run: RecordRun, use: Use, operation: () => Promise<unknown>, settling?: Settling): Promise<RunResult> {
   let outcome: OperationOutcome;
   let failure: { error: unknown } | undefined;
   try {
@@ -248,7 +254,9 @@ async function execute(run: RecordRun, use: Use, operation: () => Promise<unknow
     failure = { error };
     outcome = thrown(error);
   }
+  if (settling !== undefined) settling.outcome = outcome;
   const finished = await run.finish(outcome, use);
+  if (settling !== undefined) settling.finished = finished;
   if (failure !== undefined) throw failure.error;
   if (finished.kind !== "executed" || outcome.kind !== "succeeded") throw new TypeError(`the record driver ended with ${finished.kind} after the operation returned`);
   return { decision: "execute", response: outcome.response };
@@ -341,21 +349,43 @@ class ClaimedLease extends Lease implements RecordLease {
   readonly #run: RecordRun;
   readonly #use: Use;
   readonly #finishes = new Serial();
+  /** The store's fast path with what its write after a finish needs (the fingerprint, key, claim and clock), when the store has one. */
+  readonly #fast: { readonly path: BoundFastPath; readonly fingerprint: string; readonly key: IdempotencyKey; readonly held: Held; readonly clock: StoreClock } | undefined;
 
-  constructor(store: IdempotencyStore, clock: StoreClock, key: IdempotencyKey, held: Held, run: RecordRun) {
+  constructor(store: IdempotencyStore, clock: StoreClock, key: IdempotencyKey, held: Held, run: RecordRun, fast?: { readonly path: BoundFastPath; readonly fingerprint: string }) {
     super(store, clock, key, held);
     this.#run = run;
     this.#use = store.useConnection;
+    this.#fast = fast === undefined ? undefined : { ...fast, key, held, clock };
   }
 
   async complete(response: StoredResponse): Promise<void> {
-    await this.#finishes.run(() => this.#run.finish(returned(response), this.#use));
+    await this.#finishes.run(() => this.#finish(returned(response)));
   }
 
   async fail(error: string, options: { readonly retryable?: boolean; readonly response?: StoredResponse | null } = {}): Promise<void> {
     const failure = new OperationError(String(error), options);
-    await this.#finishes.run(() => this.#run.finish(thrown(failure), this.#use));
+    await this.#finishes.run(() => this.#finish(thrown(failure)));
   }
+
+  /** Finishes with `outcome`, then writes what the database holds to the fast path. */
+  async #finish(outcome: OperationOutcome): Promise<void> {
+    const fast = this.#fast;
+    if (fast === undefined) {
+      await this.#run.finish(outcome, this.#use);
+      return;
+    }
+    const settling: Settling = { held: fast.held, outcome };
+    try {
+      settling.finished = await this.#run.finish(outcome, this.#use);
+    } finally {
+      await fast.path.write(fast.path.settle(fast.key, fast.fingerprint, settling, now(fast.clock)));
+    }
+  }
+}
+
+function now(clock: StoreClock): bigint {
+  return toU64(clock.now(), "clock.now()");
 }
 
 /**
@@ -375,13 +405,15 @@ export class IdempotencyStore {
   /** The record policy. */
   readonly policy: RecordPolicy;
   readonly #clock: StoreClock;
+  readonly #fast: BoundFastPath | undefined;
 
-  /** A store over `database` (see the `mintid/store/*` entry points). */
+  /** A store over `database` (see the `mintid/store/*` entry points), with the Redis fast path when `options.fastPath` is given. */
   constructor(database: Database, policy: RecordPolicy, options: IdempotencyStoreOptions = {}) {
     if (!(policy instanceof RecordPolicy)) throw new TypeError("policy must be a RecordPolicy");
     this.database = database;
     this.policy = policy;
     this.#clock = options.clock ?? systemClock;
+    this.#fast = options.fastPath === undefined ? undefined : new BoundFastPath(options.fastPath, policy);
   }
 
   readonly #lanes = new Map<Dialect, RecordLane>();
@@ -417,20 +449,52 @@ export class IdempotencyStore {
    * `store.stale_snapshot`, `store.query_failed`. RecordError
    * `record.stale_token` when the lease passed and another request took the
    * key over before completion.
+   *
+   * With a fast path, a duplicate may be answered from Redis (a replay of
+   * what the database committed, or `in_progress`) without the database.
    */
   async runOnce(key: IdempotencyKey, request: StoreRequest, operation: (lease: HeldLease) => Promise<StoredResponse>): Promise<RunResult> {
+    const fast = this.#fast;
+    if (fast === undefined) return this.#runOnce(key, request, operation, undefined);
+    const [fingerprint, created] = requestArgs(request);
+    const hit = await fast.check(key, fingerprint, created, now(this.#clock));
+    if (hit !== null) return notExecuted(hit);
+    const settling: Settling = {};
+    try {
+      return await this.#runOnce(key, request, operation, { path: fast, settling });
+    } finally {
+      await fast.write(fast.settle(key, fingerprint, settling, now(this.#clock)));
+    }
+  }
+
+  /** The database path of {@link runOnce}; `fast.settling` gets the held claim, the operation's outcome and the driver's end. */
+  async #runOnce(
+    key: IdempotencyKey,
+    request: StoreRequest,
+    operation: (lease: HeldLease) => Promise<StoredResponse>,
+    fast: { readonly path: BoundFastPath; readonly settling: Settling } | undefined,
+  ): Promise<RunResult> {
     const run = RecordRun.of(this.#lane(this.database.dialect), "run_once", key, request, this.#clock);
     const step = await run.start(this.useConnection);
     if (step.kind === "done") return this.#notExecuted(step.finished);
+    if (fast !== undefined) {
+      fast.settling.held = step.held;
+      await fast.path.write(fast.path.claimed(key, step.held));
+    }
     const lease = new Lease(this, this.#clock, key, step.held);
     lease.beat();
-    return execute(run, this.useConnection, async () => {
-      try {
-        return await operation(lease);
-      } finally {
-        await lease.stop();
-      }
-    });
+    return execute(
+      run,
+      this.useConnection,
+      async () => {
+        try {
+          return await operation(lease);
+        } finally {
+          await lease.stop();
+        }
+      },
+      fast?.settling,
+    );
   }
 
   /**
@@ -459,13 +523,34 @@ export class IdempotencyStore {
    * `complete` or `fail` before `leaseDeadlineMillis`; later, another request
    * may take the key over and the late write is refused (`record.stale_token`).
    *
+   * With a fast path, a duplicate may be answered from Redis.
+   *
    * @throws StoreError `store.unavailable`, `store.conflict`, `store.query_failed`.
    */
   async claimLease(key: IdempotencyKey, request: StoreRequest): Promise<LeaseResult> {
+    const fast = this.#fast;
     const run = RecordRun.of(this.#lane(this.database.dialect), "lease", key, request, this.#clock);
-    const step = await run.start(this.useConnection);
-    if (step.kind === "done") return this.#notExecuted(step.finished);
-    return { decision: "execute", lease: new ClaimedLease(this, this.#clock, key, step.held, run) };
+    if (fast === undefined) {
+      const step = await run.start(this.useConnection);
+      if (step.kind === "done") return this.#notExecuted(step.finished);
+      return { decision: "execute", lease: new ClaimedLease(this, this.#clock, key, step.held, run) };
+    }
+    const [fingerprint, created] = requestArgs(request);
+    const hit = await fast.check(key, fingerprint, created, now(this.#clock));
+    if (hit !== null) return notExecuted(hit);
+    let step: Awaited<ReturnType<RecordRun["start"]>>;
+    try {
+      step = await run.start(this.useConnection);
+    } catch (error) {
+      await fast.write(fast.settle(key, fingerprint, {}, now(this.#clock)));
+      throw error;
+    }
+    if (step.kind === "done") {
+      await fast.write(fast.settle(key, fingerprint, {}, now(this.#clock)));
+      return this.#notExecuted(step.finished);
+    }
+    await fast.write(fast.claimed(key, step.held));
+    return { decision: "execute", lease: new ClaimedLease(this, this.#clock, key, step.held, run, { path: fast, fingerprint }) };
   }
 
   /**

@@ -54,7 +54,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 const encoder = new TextEncoder();
 
 /** A cursor over a packed step. */
-class Reader {
+export class Reader {
   readonly #bytes: Uint8Array;
   readonly #view: DataView;
   at = 0;
@@ -127,7 +127,8 @@ function query(reader: Reader): StoreQuery {
   return { name, params };
 }
 
-function finished(reader: Reader): Finished {
+/** A record end packed after its tag (`ENDS`), as a {@link Finished}. */
+export function finished(reader: Reader): Finished {
   const end = ENDS[reader.u8()];
   switch (end) {
     case "operation_failed":
@@ -220,7 +221,7 @@ export function relayStep(packed: Uint8Array, cause?: unknown): RelayStep {
  * A growable byte buffer for answers and outcomes, one per module: each
  * packing is copied into wasm by the call it is made for, before the next.
  */
-class Writer {
+export class Writer {
   #bytes = new Uint8Array(1024);
   #view = new DataView(this.#bytes.buffer);
   #at = 0;
@@ -253,6 +254,12 @@ class Writer {
   i64(value: bigint): void {
     this.#room(8);
     this.#view.setBigInt64(this.#at, value, true);
+    this.#at += 8;
+  }
+
+  u64(value: bigint): void {
+    this.#room(8);
+    this.#view.setBigUint64(this.#at, value, true);
     this.#at += 8;
   }
 
