@@ -80,10 +80,17 @@ else
   MY_OWNER=$PG_OWNER
 fi
 
+# Every port (and every Redis cluster bus port, the port + 10000) lies below the kernel's
+# ephemeral range, so no client socket of another process can hold it between the check
+# and the server's bind.
+EPHEMERAL_FIRST=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+[ "${EPHEMERAL_FIRST:-0}" -ge 21000 ] 2>/dev/null || EPHEMERAL_FIRST=32768
+PORT_SPAN=$((EPHEMERAL_FIRST - 20000))
+
 free_port() {
   local port
   for _ in $(seq 100); do
-    port=$((20000 + RANDOM % 40000))
+    port=$((10000 + RANDOM % (PORT_SPAN + 10000)))
     [ "$port" != "${1:-}" ] || continue
     (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null || { echo "$port"; return; }
   done
@@ -100,7 +107,7 @@ MY_PORT=$(free_port "$PG_PORT")
 REDIS_PORTS=
 taken=" $PG_PORT $MY_PORT "
 while [ "$(wc -w <<<"$REDIS_PORTS")" -lt 6 ]; do
-  port=$((20000 + RANDOM % 35000))
+  port=$((10000 + RANDOM % PORT_SPAN))
   case "$taken" in *" $port "* | *" $((port + 10000)) "*) continue ;; esac
   (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && continue
   (exec 3<>"/dev/tcp/127.0.0.1/$((port + 10000))") 2>/dev/null && continue

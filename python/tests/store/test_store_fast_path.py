@@ -222,7 +222,9 @@ def _primary_ports() -> list[int]:
 
 
 def _wait_healthy(nodes: int, deadline_s: float = 10.0) -> None:
-    """``nodes`` nodes up, each saying the cluster is ok, three of them primaries."""
+    """``nodes`` nodes up, each saying the cluster is ok, three of them primaries,
+    every replica in sync with its primary (only a synced replica can take over).
+    """  # noqa: D205
     end = time.monotonic() + deadline_s
     while time.monotonic() < end:
         states, roles = [], []
@@ -230,8 +232,10 @@ def _wait_healthy(nodes: int, deadline_s: float = 10.0) -> None:
             node = redis.Redis(host=host, port=port, socket_timeout=1)
             try:
                 info = node.cluster("INFO")
-                states.append(info["cluster_state"] == "ok")
-                roles.append(node.info("replication")["role"])
+                replication = node.info("replication")
+                synced = replication.get("master_link_status", "up") == "up"
+                states.append(info["cluster_state"] == "ok" and synced)
+                roles.append(replication["role"])
             except (redis.RedisError, OSError):
                 pass
             finally:
@@ -279,6 +283,7 @@ def _race(server: Server, flavor: str, fault: Any) -> None:
     operation runs exactly once, every duplicate gets the stored response or
     ``in_progress``, nothing is lost.
     """
+    _wait_healthy(6)
     made = Made(flavor, server, RecordPolicy(2_000), down=False)  # a 2 s lease
     store, fast = made.store, made.fast
     scope = f"f{uuid.uuid4().hex[:16]}"
