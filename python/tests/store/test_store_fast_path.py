@@ -224,7 +224,7 @@ def _primary_ports() -> list[int]:
 def _wait_healthy(nodes: int, deadline_s: float = 10.0) -> None:
     """``nodes`` nodes up, each saying the cluster is ok, three of them primaries,
     every replica in sync with its primary (only a synced replica can take over).
-    """  # noqa: D205
+    """
     end = time.monotonic() + deadline_s
     while time.monotonic() < end:
         states, roles = [], []
