@@ -235,6 +235,7 @@ internal fun packSettled(
     finished: Finished?,
 ): ByteArray {
     val packer = Packer()
+
     fun fence(held: Held) {
         packer.long(held.token.toLong())
         packer.long(held.createdMillis.toLong())
