@@ -112,14 +112,10 @@ internal class FastLane(
         digest: ByteArray,
         keyCreatedMillis: Long,
         nowMillis: Long,
-    ): RedisCall? {
-        val key = keyText.toByteArray(Charsets.UTF_8)
-        return call(
-            packed { out, cap ->
-                LaneFastNative.mintid_lane_fast_check(handle, key, key.size.toLong(), digest, digest.size.toLong(), keyCreatedMillis, nowMillis, out, cap)
-            },
-        )
-    }
+    ): RedisCall? =
+        keyed(keyText) { key, out, cap ->
+            LaneFastNative.mintid_lane_fast_check(handle, key, key.size.toLong(), digest, digest.size.toLong(), keyCreatedMillis, nowMillis, out, cap)
+        }
 
     /** What Redis's packed [answer] to a `check` means. */
     fun read(
@@ -144,26 +140,27 @@ internal class FastLane(
         digest: ByteArray,
         settled: ByteArray,
         nowMillis: Long,
-    ): RedisCall? {
-        val key = keyText.toByteArray(Charsets.UTF_8)
-        return call(
-            packed { out, cap ->
-                LaneFastNative.mintid_lane_fast_settle(handle, key, key.size.toLong(), digest, digest.size.toLong(), settled, settled.size.toLong(), nowMillis, out, cap)
-            },
-        )
-    }
+    ): RedisCall? =
+        keyed(keyText) { key, out, cap ->
+            LaneFastNative.mintid_lane_fast_settle(handle, key, key.size.toLong(), digest, digest.size.toLong(), settled, settled.size.toLong(), nowMillis, out, cap)
+        }
 
     /** The script after a claim was written under [held] (a takeover invalidates the entry), or null. */
     fun claimed(
         keyText: String,
         held: Held,
+    ): RedisCall? =
+        keyed(keyText) { key, out, cap ->
+            LaneFastNative.mintid_lane_fast_claimed(handle, key, key.size.toLong(), held.token.toLong(), held.createdMillis.toLong(), out, cap)
+        }
+
+    /** The call [entry] packs for the key [keyText] (its UTF-8 bytes passed in). */
+    private inline fun keyed(
+        keyText: String,
+        entry: (key: ByteArray, out: ByteArray, cap: Long) -> Long,
     ): RedisCall? {
         val key = keyText.toByteArray(Charsets.UTF_8)
-        return call(
-            packed { out, cap ->
-                LaneFastNative.mintid_lane_fast_claimed(handle, key, key.size.toLong(), held.token.toLong(), held.createdMillis.toLong(), out, cap)
-            },
-        )
+        return call(packed { out, cap -> entry(key, out, cap) })
     }
 
     /**

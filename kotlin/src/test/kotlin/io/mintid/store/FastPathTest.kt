@@ -377,8 +377,8 @@ class FastPathTest {
         override val connection: StatefulConnection<ByteArray, ByteArray>
 
         init {
-            // Down is down: a shorter timeout than the cluster's keeps the case quick.
-            client.options = ClientOptions.builder().fastFailing(Duration.ofMillis(100)).build()
+            // Down is down: a connection lost for good, and no reconnecting meanwhile.
+            client.options = ClientOptions.builder().fastFailing(Duration.ofMillis(100)).autoReconnect(false).build()
             val server =
                 ProcessBuilder("redis-server", "--port", "$port", "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", "$directory")
                     .redirectOutput(ProcessBuilder.Redirect.DISCARD)
