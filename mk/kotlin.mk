@@ -37,12 +37,14 @@ test-kotlin: kotlin-bindings
 	$(MVN) $(MVN_FLAGS) -f kotlin/spring-boot/pom.xml -Pboot3 -Dtest=OrdersApplicationTest clean verify
 
 # JMH beside uuid-creator and tsid-creator in the same run; short runs for a 2-core machine.
-# Then io.mintid.store on throwaway PostgreSQL and SQLite (a timed loop, from the same jar).
+# Then io.mintid.store on throwaway PostgreSQL and SQLite (a timed loop, from the same jar), and
+# the Redis Cluster fast path in front of PostgreSQL (FastPathBench).
 bench-kotlin: kotlin-bindings
 	$(MVN) $(MVN_FLAGS) -q -f kotlin/pom.xml install -DskipTests
 	$(MVN) $(MVN_FLAGS) -q -f kotlin/bench/pom.xml package
 	java -jar kotlin/target/bench/benchmarks.jar $(KOTLIN_BENCH_FLAGS)
 	scripts/db/with-db.sh java -cp kotlin/target/bench/benchmarks.jar io.mintid.bench.StoreBench --seconds 2 --rounds 3
+	scripts/db/with-db.sh java -cp kotlin/target/bench/benchmarks.jar io.mintid.bench.FastPathBench --seconds 2 --rounds 3
 
 # Leases, segments and the outbox of io.mintid.store: timed loops on SQLite and PostgreSQL
 # (kotlin/bench/store, a plain main; figures in ms and ns, not JMH).

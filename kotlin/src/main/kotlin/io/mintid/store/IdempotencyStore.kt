@@ -82,6 +82,7 @@ class RecordLease internal constructor(
     private val driver: LaneDriver,
     private val key: FfiKey,
     private val held: Held,
+    private val settling: BoundFastPath.Settling?,
 ) : LeaseResult {
     override val decision: String get() = "execute"
 
@@ -116,7 +117,7 @@ class RecordLease internal constructor(
      * @throws io.mintid.StoreUnavailableException `store.unavailable`.
      */
     fun complete(response: StoredResponse) {
-        store.finishHeld(driver, OperationOutcome.Succeeded(response.toFfi()))
+        store.finishHeld(driver, OperationOutcome.Succeeded(response.toFfi()), settling)
     }
 
     /**
@@ -132,7 +133,7 @@ class RecordLease internal constructor(
         retryable: Boolean = false,
         response: StoredResponse? = null,
     ) {
-        store.finishHeld(driver, OperationOutcome.Failed(error, retryable, response?.toFfi()))
+        store.finishHeld(driver, OperationOutcome.Failed(error, retryable, response?.toFfi()), settling)
     }
 }
 
@@ -157,6 +158,7 @@ class RecordLease internal constructor(
  * @property policy the record policy.
  * @property clock the time every decision and statement uses (the system clock by default).
  * @property metrics where decisions, latencies and errors are reported ([StoreMetrics.NONE] by default).
+ * @property fastPath the Redis fast path in front of [runOnce] and [claimLease], or null (none).
  */
 class IdempotencyStore
     @JvmOverloads
@@ -166,11 +168,15 @@ class IdempotencyStore
         val policy: RecordPolicy = RecordPolicy.DEFAULT,
         val clock: StoreClock = StoreClock.SYSTEM,
         val metrics: StoreMetrics = StoreMetrics.NONE,
+        val fastPath: RedisFastPath? = null,
     ) {
         private val manifest = Statements.of(dialect).manifest
 
         /** The manifest and the checked policy, lowered into the core once (the lane's handle). */
         private val lane = Lane(RecordDrivers(manifest, policy.checked))
+
+        /** The fast path under this store's policy. */
+        private val fast = fastPath?.bind(lane)
 
         /**
          * Runs [operation] once for [key]: the first request claims the key, runs it and stores its
@@ -192,17 +198,32 @@ class IdempotencyStore
          *   another request took the key over before completion.
          * @throws io.mintid.StoreException any other `store.*` failure (a serialization
          *   conflict, a query that failed): the database's exception is its cause.
+         *
+         * With a [fastPath], a duplicate may be answered from Redis (a replay of what the
+         * database committed, or [InProgress]) without the database.
          */
         fun runOnce(
             key: IdempotencyKey,
             request: StoreRequest,
             operation: Operation,
-        ): RunResult = driver(Way.RUN_ONCE, key, request).use { driver -> runOnce(driver, key, operation) }
+        ): RunResult {
+            // The fast path: a hit answers without the database; the database path's end is settled.
+            val fast = fast ?: return driver(Way.RUN_ONCE, key, request).use { driver -> runOnce(driver, key, operation, null) }
+            val digest = request.fingerprint.digest()
+            fast.check(key.text, digest, created(request), now().toLong())?.let { return result(it, null) }
+            val settling = fast.settling(key.text, digest)
+            try {
+                return driver(Way.RUN_ONCE, key, request).use { driver -> runOnce(driver, key, operation, settling) }
+            } finally {
+                settling.settle(now().toLong())
+            }
+        }
 
         private fun runOnce(
             driver: LaneDriver,
             key: IdempotencyKey,
             operation: Operation,
+            settling: BoundFastPath.Settling?,
         ): RunResult {
             val held =
                 when (val step = claim(Way.RUN_ONCE) { pooled { it.advance(driver) { driver.start(now()) } } }) {
@@ -210,6 +231,7 @@ class IdempotencyStore
                     is RecordStep.Done -> return result(step.finished, null)
                     else -> error("the driver stopped at $step")
                 }
+            settling?.claimed(held)
             val record = HeldRecord(held.token.toLong(), held.leaseDeadlineMillis.toLong())
             // The renewal is made at the first beat: most operations end before it.
             val renewal = lazy { renewal(key.toFfi(), held) }
@@ -224,7 +246,7 @@ class IdempotencyStore
                 } finally {
                     if (renewal.isInitialized()) renewal.value.close()
                 }
-            return finish(Way.RUN_ONCE, driver, ran) { action -> pooled(action) }
+            return finish(Way.RUN_ONCE, driver, ran, settling) { action -> pooled(action) }
         }
 
         /**
@@ -257,7 +279,7 @@ class IdempotencyStore
                 is RecordStep.Done -> return result(step.finished, null)
                 else -> error("the driver stopped at $step")
             }
-            return finish(Way.SAME_TRANSACTION, driver, Ran.of { operation.run(connection) }) { action -> action(session) }
+            return finish(Way.SAME_TRANSACTION, driver, Ran.of { operation.run(connection) }, null) { action -> action(session) }
         }
 
         /**
@@ -272,7 +294,7 @@ class IdempotencyStore
 
         /**
          * Claims [key] with a lease: a [RecordLease] to renew, complete or fail, or the replay or
-         * refusal a duplicate gets.
+         * refusal a duplicate gets (with a [fastPath], maybe from Redis).
          *
          * @throws io.mintid.StoreUnavailableException `store.unavailable`, and the other
          *   [io.mintid.StoreException]s of a claim.
@@ -281,10 +303,27 @@ class IdempotencyStore
             key: IdempotencyKey,
             request: StoreRequest,
         ): LeaseResult {
+            // The fast path: a hit answers without the database; a claim not written is settled now.
+            val digest = request.fingerprint.digest()
+            fast?.check(key.text, digest, created(request), now().toLong())?.let { return result(it, null) as NotExecuted }
+            val settling = fast?.settling(key.text, digest)
             val driver = driver(Way.LEASE, key, request)
-            return when (val step = claim(Way.LEASE) { pooled { it.advance(driver) { driver.start(now()) } } }) {
-                is RecordStep.Execute -> RecordLease(this, driver, key.toFfi(), step.held)
-                is RecordStep.Done -> result(step.finished, null) as NotExecuted
+            val step =
+                try {
+                    claim(Way.LEASE) { pooled { it.advance(driver) { driver.start(now()) } } }
+                } catch (error: Throwable) {
+                    settling?.settle(now().toLong())
+                    throw error
+                }
+            return when (step) {
+                is RecordStep.Execute -> {
+                    settling?.claimed(step.held)
+                    RecordLease(this, driver, key.toFfi(), step.held, settling)
+                }
+                is RecordStep.Done -> {
+                    settling?.settle(now().toLong())
+                    result(step.finished, null) as NotExecuted
+                }
                 else -> error("the driver stopped at $step")
             }
         }
@@ -337,10 +376,17 @@ class IdempotencyStore
         internal fun finishHeld(
             driver: LaneDriver,
             outcome: OperationOutcome,
+            settling: BoundFastPath.Settling?,
         ) {
-            when (val step = complete(Way.LEASE, outcome) { pooled { it.advance(driver) { driver.finish(outcome, now()) } } }) {
-                is RecordStep.Done -> Unit
-                else -> error("the driver stopped at $step")
+            settling?.outcome = outcome
+            settling?.finished = null
+            try {
+                when (val step = complete(Way.LEASE, outcome) { pooled { it.advance(driver) { driver.finish(outcome, now()) } } }) {
+                    is RecordStep.Done -> settling?.finished = step.finished
+                    else -> error("the driver stopped at $step")
+                }
+            } finally {
+                settling?.settle(now().toLong())
             }
         }
 
@@ -350,20 +396,21 @@ class IdempotencyStore
             way: Way,
             key: IdempotencyKey,
             request: StoreRequest,
-        ): LaneDriver {
-            // The core reads a negative creation time as "not known".
-            val created = request.keyCreatedMillis?.let { requireNonNegative(it, "keyCreatedMillis").toLong() } ?: -1
-            return core { lane.driver(way, key.text, request.fingerprint.digest(), created) }
-        }
+        ): LaneDriver = core { lane.driver(way, key.text, request.fingerprint.digest(), created(request)) }
+
+        /** The key's creation time; the core reads a negative one as "not known". */
+        private fun created(request: StoreRequest): Long = request.keyCreatedMillis?.let { requireNonNegative(it, "keyCreatedMillis").toLong() } ?: -1
 
         /** Pushes what the operation came to and reads how the protocol ended. */
         private fun finish(
             way: Way,
             driver: LaneDriver,
             ran: Ran,
+            settling: BoundFastPath.Settling?,
             use: (action: (DriverSession) -> RecordStep) -> RecordStep,
         ): RunResult {
             val outcome = ran.outcome()
+            settling?.outcome = outcome
             val step =
                 try {
                     complete(way, outcome) { use { it.advance(driver) { driver.finish(outcome, now()) } } }
@@ -376,7 +423,10 @@ class IdempotencyStore
                     throw storeError
                 }
             return when (step) {
-                is RecordStep.Done -> result(step.finished, ran)
+                is RecordStep.Done -> {
+                    settling?.finished = step.finished
+                    result(step.finished, ran)
+                }
                 else -> error("the driver stopped at $step")
             }
         }

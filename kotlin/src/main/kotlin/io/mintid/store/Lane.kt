@@ -30,8 +30,7 @@ import uniffi.mintid_ffi.StoredResponse as FfiResponse
  */
 internal object LaneNative {
     init {
-        val name = System.getProperty("uniffi.component.mintid_ffi.libraryOverride") ?: "mintid_ffi"
-        Native.register(LaneNative::class.java, name)
+        Native.register(LaneNative::class.java, LANE_LIBRARY)
     }
 
     @JvmStatic external fun mintid_lane_record_new(
@@ -108,6 +107,9 @@ internal object LaneNative {
     ): Long
 }
 
+/** The native library every lane entry point is bound from (uniffi's override, if set). */
+internal val LANE_LIBRARY: String get() = System.getProperty("uniffi.component.mintid_ffi.libraryOverride") ?: "mintid_ffi"
+
 /** UTF-8 with each unpaired surrogate as U+FFFD, which the core refuses and places. */
 private fun utf8(value: String): ByteArray {
     if (value.none { it.isSurrogate() }) return value.toByteArray(Charsets.UTF_8)
@@ -140,16 +142,16 @@ internal fun keyText(
     throw Unpacker(ByteBuffer.wrap(out, 1, length.toInt() - 1).order(ByteOrder.LITTLE_ENDIAN)).failure()
 }
 
-private val CLEANER: Cleaner = Cleaner.create()
+internal val CLEANER: Cleaner = Cleaner.create()
 
 /** A buffer a step usually fits in; a longer one is copied again, whole. */
-private const val CAP = 1024
+internal const val CAP = 1024
 
 /** The manifest and policy every driver of one store shares: a core handle, freed with the store. */
 internal class Lane(
     drivers: RecordDrivers,
 ) {
-    private val handle: Long = drivers.lane().toLong()
+    internal val handle: Long = drivers.lane().toLong()
 
     init {
         val handle = handle
@@ -398,7 +400,8 @@ internal class Unpacker(
             }
         }
 
-    private fun finished(): Finished =
+    /** A record end (or a fast verdict's replay or in progress), its tag included. */
+    fun finished(): Finished =
         when (val end = byte()) {
             0 -> Finished.Executed
             1 -> Finished.OperationFailed(byte() != 0)
@@ -446,19 +449,19 @@ internal class Unpacker(
             else -> error("the lane packed a value with tag $kind")
         }
 
-    private fun byte(): Int = buffer.get().toInt() and 0xff
+    fun byte(): Int = buffer.get().toInt() and 0xff
 
     private fun bytes(count: Int): ByteArray = ByteArray(count).also { buffer.get(it) }
 
-    private fun lengthBytes(): ByteArray = bytes(buffer.getInt())
+    fun lengthBytes(): ByteArray = bytes(buffer.getInt())
 
     private fun text(): String = String(lengthBytes(), Charsets.UTF_8)
 
     private fun optionalText(): String? = if (byte() == 0) null else text()
 }
 
-/** Writes the packed layout of what a host pushes: rows and outcomes. */
-private class Packer {
+/** Writes the packed layout of what a host pushes: rows, outcomes, the fast path's answers. */
+internal class Packer {
     private val out = ByteArrayOutputStream(64)
     private val word = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN)
 

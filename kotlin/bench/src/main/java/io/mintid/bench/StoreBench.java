@@ -48,7 +48,7 @@ public final class StoreBench {
             new StoredResponse("application/json", "{\"ok\":true}".getBytes(StandardCharsets.UTF_8));
     private static final StoreRequest REQUEST =
             new StoreRequest(Fingerprint.ofJson("{\"order\":\"A-1001\",\"amount\":12.5}"));
-    private static final String SCHEMA = "mintid_bench_kt";
+    static final String SCHEMA = "mintid_bench_kt";
     private static final String NOSYNC = "PostgreSQL, synchronous_commit off";
     private static final AtomicLong SERIAL = new AtomicLong();
     private static final String RUN = Long.toHexString(System.nanoTime());
@@ -67,17 +67,17 @@ public final class StoreBench {
     private StoreBench() {}
 
     /** One measured row. */
-    private record Row(String what, String where, int threads, double perSecond, double p50, double p99) {}
+    record Row(String what, String where, int threads, double perSecond, double p50, double p99) {}
 
     /** What one thread does once: an operation on a fresh key, claim and completion. */
-    private interface Step {
+    interface Step {
         void run(Connection own) throws Exception;
     }
 
     /** A database to measure: a pool for the store and connections of their own for the floor. */
-    private record Target(String where, Dialect dialect, HikariDataSource pool, ConnectionFactory connect) {}
+    record Target(String where, Dialect dialect, HikariDataSource pool, ConnectionFactory connect) {}
 
-    private interface ConnectionFactory {
+    interface ConnectionFactory {
         Connection open() throws SQLException;
     }
 
@@ -85,7 +85,7 @@ public final class StoreBench {
         return IdempotencyKey.of("bench.op", "tenant-1", RUN + "-" + SERIAL.incrementAndGet());
     }
 
-    private static Row measure(
+    static Row measure(
             String what, Target target, int threads, double seconds, boolean ownConnection, Step step)
             throws Exception {
         List<long[]> latencies = new ArrayList<>();
@@ -184,20 +184,20 @@ public final class StoreBench {
         return value;
     }
 
-    private static HikariDataSource pool(String name, int size, HikariConfig config) {
+    static HikariDataSource pool(String name, int size, HikariConfig config) {
         config.setPoolName(name);
         config.setMaximumPoolSize(size);
         config.setMinimumIdle(size);
         return new HikariDataSource(config);
     }
 
-    private static String postgresUrl(String options) {
+    static String postgresUrl(String options) {
         return "jdbc:postgresql://" + env("MINTID_PG_HOST") + ":" + env("MINTID_PG_PORT") + "/"
                 + env("MINTID_PG_DATABASE") + "?user=" + env("MINTID_PG_USER") + "&password="
                 + env("MINTID_PG_PASSWORD") + "&currentSchema=" + SCHEMA + options;
     }
 
-    private static Target postgres(String where, String options) {
+    static Target postgres(String where, String options) {
         String url = postgresUrl(options);
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
@@ -219,21 +219,65 @@ public final class StoreBench {
         return new Target("SQLite", Dialect.SQLITE, pool("SQLite", 8, hikari), source::getConnection);
     }
 
-    public static void main(String[] args) throws Exception {
-        double seconds = 2;
-        int rounds = 3;
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            switch (args[i]) {
-                case "--seconds" -> seconds = Double.parseDouble(args[i + 1]);
-                case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
-            }
-        }
+    /** Drops the bench's schema, and creates it again when [create]. */
+    static void schema(boolean create) throws SQLException {
         try (Connection admin = DriverManager.getConnection(postgresUrl(""));
                 Statement statement = admin.createStatement()) {
             statement.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
-            statement.execute("CREATE SCHEMA " + SCHEMA);
+            if (create) {
+                statement.execute("CREATE SCHEMA " + SCHEMA);
+            }
         }
+    }
+
+    /** Prints the median round of each run as a table row. */
+    static void table(List<List<Row>> results) {
+        System.out.println("| operation | database | threads | ops/s | p50 ms | p99 ms |");
+        System.out.println("|---|---|---:|---:|---:|---:|");
+        for (List<Row> measured : results) {
+            measured.sort(Comparator.comparingDouble(Row::perSecond));
+            Row row = measured.get(measured.size() / 2);
+            System.out.printf(
+                    "| %s | %s | %d | %,.0f | %.2f | %.2f |%n",
+                    row.what, row.where, row.threads, row.perSecond, row.p50, row.p99);
+        }
+    }
+
+    /** Runs every run once per round, the runs interleaved; each run's rows. */
+    static List<List<Row>> rounds(List<java.util.concurrent.Callable<Row>> runs, int rounds) throws Exception {
+        List<List<Row>> results = new ArrayList<>();
+        for (int i = 0; i < runs.size(); i++) {
+            results.add(new ArrayList<>());
+        }
+        for (int round = 0; round < rounds; round++) {
+            for (int i = 0; i < runs.size(); i++) {
+                results.get(i).add(runs.get(i).call());
+            }
+        }
+        return results;
+    }
+
+    /** The arguments {@code --seconds S --rounds N} (2 s and 3 rounds by default). */
+    record Options(double seconds, int rounds) {
+        static Options of(String[] args) {
+            double seconds = 2;
+            int rounds = 3;
+            for (int i = 0; i + 1 < args.length; i += 2) {
+                switch (args[i]) {
+                    case "--seconds" -> seconds = Double.parseDouble(args[i + 1]);
+                    case "--rounds" -> rounds = Integer.parseInt(args[i + 1]);
+                    default -> throw new IllegalArgumentException("unknown option " + args[i]);
+                }
+            }
+            return new Options(seconds, rounds);
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        Options options = Options.of(args);
+        double seconds = options.seconds();
+        int rounds = options.rounds();
+        schema(true);
         Path directory = Files.createTempDirectory("mintid-kt-bench-");
         List<Target> targets = List.of(
                 postgres("PostgreSQL", ""),
@@ -255,32 +299,12 @@ public final class StoreBench {
                     runs.add(() -> measure("raw JDBC (floor)", target, threads, s, true, StoreBench::raw));
                 }
             }
-            List<List<Row>> results = new ArrayList<>();
-            for (int i = 0; i < runs.size(); i++) {
-                results.add(new ArrayList<>());
-            }
-            for (int round = 0; round < rounds; round++) {
-                for (int i = 0; i < runs.size(); i++) {
-                    results.get(i).add(runs.get(i).call());
-                }
-            }
-            System.out.println("| operation | database | threads | ops/s | p50 ms | p99 ms |");
-            System.out.println("|---|---|---:|---:|---:|---:|");
-            for (List<Row> measured : results) {
-                measured.sort(Comparator.comparingDouble(Row::perSecond));
-                Row row = measured.get(measured.size() / 2);
-                System.out.printf(
-                        "| %s | %s | %d | %,.0f | %.2f | %.2f |%n",
-                        row.what, row.where, row.threads, row.perSecond, row.p50, row.p99);
-            }
+            table(rounds(runs, rounds));
         } finally {
             for (Target target : targets) {
                 target.pool.close();
             }
-            try (Connection admin = DriverManager.getConnection(postgresUrl(""));
-                    Statement statement = admin.createStatement()) {
-                statement.execute("DROP SCHEMA IF EXISTS " + SCHEMA + " CASCADE");
-            }
+            schema(false);
             try (var files = Files.walk(directory)) {
                 files.sorted(Comparator.reverseOrder()).forEach(path -> path.toFile().delete());
             }
