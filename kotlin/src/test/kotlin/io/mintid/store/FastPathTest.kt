@@ -76,7 +76,7 @@ class FastPathTest {
         val redis = if (case.has("redis")) DownRedis().also { assertEquals("down", case.string("redis")) } else Cluster()
         redis.use {
             val fast = RedisFastPath(redis.connection.commands())
-            val store = IdempotencyStore(db.open(), db.dialect, RecordPolicy(), StoreClock.SYSTEM, fast)
+            val store = IdempotencyStore(db.open(), db.dialect, RecordPolicy(), StoreClock.SYSTEM, fastPath = fast)
             Migrations.migrate(store.dataSource, db.dialect)
             val scope = "s${UUID.randomUUID().toString().replace("-", "").take(16)}"
             var lease: RecordLease? = null
@@ -175,7 +175,7 @@ class FastPathTest {
             Cluster().use { redis ->
                 val fast = RedisFastPath(redis.connection.commands())
                 // A 2 s lease: a claiming marker the fault left behind lives no longer.
-                val store = IdempotencyStore(db.open(), Dialect.POSTGRES, RecordPolicy(2_000), StoreClock.SYSTEM, fast)
+                val store = IdempotencyStore(db.open(), Dialect.POSTGRES, RecordPolicy(2_000), StoreClock.SYSTEM, fastPath = fast)
                 Migrations.migrate(store.dataSource, Dialect.POSTGRES)
                 val scope = "f${UUID.randomUUID().toString().replace("-", "").take(16)}"
                 val effects = ConcurrentHashMap<String, AtomicInteger>()

@@ -15,6 +15,7 @@ import io.mintid.store.Migrations;
 import io.mintid.store.RedisFastPath;
 import io.mintid.store.RunResult;
 import io.mintid.store.StoreClock;
+import io.mintid.store.StoreMetrics;
 import io.mintid.store.StoreRequest;
 import io.mintid.store.StoredResponse;
 import java.nio.charset.StandardCharsets;
@@ -84,7 +85,7 @@ public final class FastPathBench {
             RedisFastPath fastPath = new RedisFastPath(connection.sync());
             RecordPolicy policy = RecordPolicy.DEFAULT;
             IdempotencyStore databaseOnly = new IdempotencyStore(target.pool(), Dialect.POSTGRES, policy);
-            IdempotencyStore fast = new IdempotencyStore(target.pool(), Dialect.POSTGRES, policy, StoreClock.SYSTEM, fastPath);
+            IdempotencyStore fast = new IdempotencyStore(target.pool(), Dialect.POSTGRES, policy, StoreClock.SYSTEM, StoreMetrics.NONE, fastPath);
             // The stored keys: through the fast path, so that Redis holds each one's response.
             for (String kind : new String[] {"bench.db", "bench.fast"}) {
                 for (long serial = 0; serial < STORED; serial++) {
