@@ -24,7 +24,7 @@ from typing import Any
 from mintid import _lane_fast
 from mintid._lane import Lane
 from mintid._lane_fast import FastLane, RedisCall
-from mintid._native import ffi
+from mintid._native import check_uint, ffi
 from mintid.store._idempotency import OperationError, StoredResponse
 
 __all__ = ["AsyncRedisFastPath", "FastPathMetrics", "RedisFastPath"]
@@ -49,7 +49,7 @@ class _Counters:
 
     def __init__(self, client: Any, ttl_millis: int | None) -> None:
         self.client = client
-        self.ttl_millis = ttl_millis
+        self.ttl_millis = None if ttl_millis is None else check_uint("ttl_millis", ttl_millis)
         self._scripts = {
             script.name: client.register_script(script.text) for script in ffi.fast_path_scripts()
         }

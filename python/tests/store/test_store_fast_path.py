@@ -33,6 +33,7 @@ from redis.cluster import RedisCluster
 from redis.retry import Retry
 
 from mintid import IdempotencyKey, RecordPolicy, fingerprint_bytes
+from mintid.errors import ArgumentNegativeError
 from mintid.store import (
     IdempotencyStore,
     OperationError,
@@ -146,6 +147,14 @@ def _unreachable() -> redis.Redis:
 
 
 FAST_PATH_CASES = json.loads((ROOT / "tests" / "redis" / "fast_path.json").read_text())["cases"]
+
+
+@pytest.mark.parametrize("made", [RedisFastPath, AsyncRedisFastPath])
+def test_a_negative_ttl_is_refused_as_in_every_host(made: Any) -> None:
+    # Refused before the client is touched: Kotlin and JS give argument.negative too.
+    with pytest.raises(ArgumentNegativeError) as raised:
+        made(None, ttl_millis=-1)
+    assert raised.value.code == "argument.negative"
 
 
 @pytest.mark.parametrize("case", FAST_PATH_CASES, ids=case_id)
