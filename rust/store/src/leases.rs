@@ -259,14 +259,20 @@ impl<DB: Backend> LeasedSnowflake<DB> {
         Ok(id)
     }
 
+    /// [`release`](Self::release), by Rust's usual name for an end.
+    pub async fn close(&self) -> Result<bool, Error> {
+        self.release().await
+    }
+
     /// Stops the heartbeat and releases the lease, storing the generator's
     /// high-water time read after it stopped issuing; whether the row was
-    /// still this holder's (`false` once closed).
+    /// still this holder's (`false` once released), as `release()` answers
+    /// in every host.
     ///
     /// Fails with `store.unavailable` when the release cannot be written:
     /// the lease then ends at its deadline, and the next holder waits out
     /// the clock-skew bound.
-    pub async fn close(&self) -> Result<bool, Error> {
+    pub async fn release(&self) -> Result<bool, Error> {
         let _ = self.stop.send(true);
         let heartbeat = self.heartbeat_handle();
         if let Some(heartbeat) = heartbeat {
