@@ -374,6 +374,12 @@ def asyncpg_class(error: BaseException) -> ffi.DbErrorClass:
         return postgres_state_class(str(error.sqlstate))
     if isinstance(error, asyncpg.InterfaceError | OSError):
         return Class.CONNECTION_LOST  # the connection is closed, or the server out of reach
+    if isinstance(error, asyncpg.exceptions.InternalClientError) and not isinstance(
+        error, asyncpg.exceptions.OutdatedSchemaCacheError
+    ):
+        # The protocol's state is broken: a session the server ended while idle
+        # answers the next query "another operation is in progress".
+        return Class.CONNECTION_LOST
     return Class.OTHER
 
 
