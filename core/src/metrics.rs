@@ -119,6 +119,14 @@ pub const RESULT: MetricAttribute = MetricAttribute {
     values: &["sent", "retried", "dead"],
 };
 
+/// The `verdict` attribute of a fast-path lookup
+/// ([`FastVerdict::as_str`](crate::store::FastVerdict::as_str)): answered from
+/// Redis, sent on to the database, or sent on because Redis failed.
+pub const VERDICT: MetricAttribute = MetricAttribute {
+    name: "verdict",
+    values: &["hit", "miss", "fallback"],
+};
+
 const fn metric(
     name: &'static str,
     kind: MetricKind,
@@ -137,6 +145,20 @@ const fn metric(
 
 /// Every metric, sorted by name.
 pub const METRICS: &[Metric] = &[
+    metric(
+        "mintid.fast_path.lookups",
+        MetricKind::Counter,
+        "{request}",
+        "Requests the Redis fast path looked up before the database, by verdict: answered from Redis (hit), sent on to the database (miss), or sent on because Redis failed (fallback).",
+        &[VERDICT],
+    ),
+    metric(
+        "mintid.fast_path.write_failures",
+        MetricKind::Counter,
+        "{write}",
+        "Writes to Redis after the database path (claimed, settle, forget) that failed; the database still holds the truth.",
+        &[],
+    ),
     metric(
         "mintid.outbox.deliveries",
         MetricKind::Counter,
@@ -289,7 +311,7 @@ mod tests {
                 other => panic!("{code}: {other}"),
             }
         }
-        for attribute in [DECISION, WAY, CLASS, CODE, RESULT] {
+        for attribute in [DECISION, WAY, CLASS, CODE, RESULT, VERDICT] {
             assert!(attribute.values.iter().all(|value| !value.is_empty()));
             assert!(well_formed(&alloc::format!("mintid.{}", attribute.name)));
         }

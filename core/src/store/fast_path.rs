@@ -74,12 +74,13 @@ pub enum FastVerdict {
 }
 
 impl FastVerdict {
-    /// The counter this verdict adds to: `hits`, `misses` or `fallbacks`.
-    pub const fn counter(&self) -> &'static str {
+    /// The `verdict` attribute of `mintid.fast_path.lookups`
+    /// ([`crate::metrics::VERDICT`]): `hit`, `miss` or `fallback`.
+    pub const fn as_str(&self) -> &'static str {
         match self {
-            FastVerdict::Answer(_) => "hits",
-            FastVerdict::Miss => "misses",
-            FastVerdict::Fallback => "fallbacks",
+            FastVerdict::Answer(_) => "hit",
+            FastVerdict::Miss => "miss",
+            FastVerdict::Fallback => "fallback",
         }
     }
 }
@@ -586,11 +587,15 @@ mod tests {
     }
 
     #[test]
-    fn counters_are_named() {
-        assert_eq!(FastVerdict::Miss.counter(), "misses");
-        assert_eq!(FastVerdict::Fallback.counter(), "fallbacks");
+    fn verdicts_are_the_registrys_attribute_values() {
         let hit = FastVerdict::Answer(Finished::KeyTooOld);
-        assert_eq!(hit.counter(), "hits");
+        let names = [
+            hit.as_str(),
+            FastVerdict::Miss.as_str(),
+            FastVerdict::Fallback.as_str(),
+        ];
+        assert_eq!(names, ["hit", "miss", "fallback"]);
+        assert_eq!(names.as_slice(), crate::metrics::VERDICT.values);
     }
 
     #[test]
