@@ -17,13 +17,15 @@ export interface ErrorCodeInfo {
   readonly host: boolean;
   /** What the code means, in one sentence. */
   readonly summary: string;
+  /** The message of an error of this code, a named field in braces for each value it fills in. */
+  readonly template: string;
 }
 
 /** Every code of the core's registry, sorted by code. */
 export function errorCodes(): ErrorCodeInfo[] {
   const flat = wasm.errorCodes();
   const codes: ErrorCodeInfo[] = [];
-  for (let i = 0; i + 3 < flat.length; i += 4) {
+  for (let i = 0; i + 4 < flat.length; i += 5) {
     const code = flat[i] ?? "";
     const problem = flat[i + 1] ?? "";
     codes.push({
@@ -32,6 +34,7 @@ export function errorCodes(): ErrorCodeInfo[] {
       problem: problem === "" ? undefined : problem,
       host: flat[i + 2] === "1",
       summary: flat[i + 3] ?? "",
+      template: flat[i + 4] ?? "",
     });
   }
   return codes;

@@ -47,6 +47,36 @@ test("registry: a negative number is argument.negative, as in every host", () =>
   assert.throws(() => new mintid.RecordPolicy({ leaseMillis: 2n ** 64n }), { code: "argument.out_of_range" });
 });
 
+/** A pattern a message matches when it is `template` filled (a field matches anything). */
+function templatePattern(template) {
+  const literal = template.split(/\{[a-z_]+\}/).map((piece) => piece.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  return new RegExp(`^${literal.join(".+?")}$`, "s");
+}
+
+test("registry: every code has a message template of named fields", () => {
+  for (const entry of mintid.errorCodes()) {
+    assert.match(entry.template, /^(?:[^{}]|\{[a-z_]+\})+$/, entry.code);
+  }
+});
+
+test("registry: a message is its code's template filled", () => {
+  // The same errors as in Python's and Kotlin's registry tests.
+  const templates = new Map(mintid.errorCodes().map((entry) => [entry.code, entry.template]));
+  const cases = [
+    ["key.empty", () => new mintid.IdempotencyKey("", "s", "i")],
+    ["key.invalid_text", () => mintid.IdempotencyKey.parse("nope")],
+    ["fingerprint.invalid_json", () => mintid.fingerprintJson("[1,]")],
+    ["argument.negative", () => new mintid.RecordPolicy({ leaseMillis: -1 })],
+  ];
+  for (const [code, call] of cases) {
+    assert.throws(call, (error) => {
+      assert.equal(error.code, code);
+      assert.match(error.message, templatePattern(templates.get(code)), code);
+      return true;
+    });
+  }
+});
+
 test("registry: the TypeScript sources make no code outside the registry", () => {
   const registered = new Set(registry.map((entry) => entry.code));
   const concerns = new Set(registry.map((entry) => entry.concern));

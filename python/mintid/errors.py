@@ -150,6 +150,9 @@ class ErrorCode:
     host: bool
     #: What the code means, in one sentence.
     summary: str
+    #: The message of an error of this code, a named field in braces for each
+    #: value it fills in, e.g. ``"unknown key id {key_id}"``.
+    template: str
 
 
 def error_codes() -> list[ErrorCode]:
@@ -161,6 +164,7 @@ def error_codes() -> list[ErrorCode]:
             None if entry.problem is None else _ffi.record_problem_details(entry.problem).name,
             entry.host,
             entry.summary,
+            entry.template,
         )
         for entry in _ffi.error_codes()
     ]

@@ -145,8 +145,15 @@ class ErrorCode:
     problem_name: str | None
     host: bool
     summary: str
+    template: str
     def __init__(
-        self, code: str, concern: str, problem_name: str | None, host: bool, summary: str
+        self,
+        code: str,
+        concern: str,
+        problem_name: str | None,
+        host: bool,
+        summary: str,
+        template: str,
     ) -> None: ...
 
 def error_codes() -> list[ErrorCode]: ...

@@ -537,3 +537,36 @@ def test_python_raises_no_code_outside_the_registry() -> None:
         for code in CODE_LITERAL.findall(path.read_text(encoding="utf-8")):
             if code.partition(".")[0] in CONCERNS and code not in NOT_CODES:
                 assert code in registered, f"{path.name}: {code}"
+
+
+def template_pattern(template: str) -> re.Pattern[str]:
+    """A pattern a message matches when it is ``template`` filled (a field matches anything)."""
+    literal = re.split(r"\{[a-z_]+\}", template)
+    return re.compile("(?s)" + ".+?".join(re.escape(piece) for piece in literal))
+
+
+def test_every_code_has_a_message_template() -> None:
+    for entry in mintid.error_codes():
+        assert entry.template, entry.code
+        assert re.fullmatch(r"(?:[^{}]|\{[a-z_]+\})+", entry.template), entry.code
+
+
+@pytest.mark.parametrize(
+    ("call", "code"),
+    [
+        (lambda: mintid.IdempotencyKey("", "s", "i"), "key.empty"),
+        (lambda: mintid.IdempotencyKey.parse("nope"), "key.invalid_text"),
+        (lambda: mintid.fingerprint_json("[1,]"), "fingerprint.invalid_json"),
+        (lambda: mintid.RecordPolicy(lease_millis=-1), "argument.negative"),
+    ],
+)
+def test_a_message_is_its_code_s_template_filled(call: Callable[[], object], code: str) -> None:
+    # The same errors as in JS's and Kotlin's registry tests.
+    templates = {entry.code: entry.template for entry in mintid.error_codes()}
+    with pytest.raises(mintid.MintidError) as raised:
+        call()
+    assert raised.value.code == code
+    assert template_pattern(templates[code]).fullmatch(str(raised.value)), (
+        str(raised.value),
+        templates[code],
+    )

@@ -19,6 +19,9 @@ pub struct ErrorCodeInfo {
     pub host: bool,
     /// What the code means, in one sentence.
     pub summary: String,
+    /// The message of an error of this code, a named field in braces for
+    /// each value it fills in, e.g. `unknown key id {key_id}`.
+    pub template: String,
 }
 
 /// Every code of the core's registry, sorted by code.
@@ -32,6 +35,7 @@ pub fn error_codes() -> Vec<ErrorCodeInfo> {
             problem: entry.problem.map(Problem::from),
             host: entry.host,
             summary: entry.summary.to_owned(),
+            template: entry.template.to_owned(),
         })
         .collect()
 }

@@ -6,9 +6,9 @@ use alloc::vec::Vec;
 use mintid::error_codes::ERROR_CODES;
 use wasm_bindgen::prelude::*;
 
-/// Every code of the core's registry, sorted by code, four strings each:
+/// Every code of the core's registry, sorted by code, five strings each:
 /// the code, its problem's name (empty when none), `"1"` when a host can meet
-/// it (else `"0"`), and its summary.
+/// it (else `"0"`), its summary and its message template.
 #[wasm_bindgen(js_name = errorCodes)]
 pub fn error_codes() -> Vec<String> {
     ERROR_CODES
@@ -22,6 +22,7 @@ pub fn error_codes() -> Vec<String> {
                     .to_string(),
                 if entry.host { "1" } else { "0" }.to_string(),
                 entry.summary.to_string(),
+                entry.template.to_string(),
             ]
         })
         .collect()

@@ -198,7 +198,7 @@ impl FieldSelection {
         if pointer.is_root() {
             return Err(FingerprintError::about(
                 Kind::InvalidPointer,
-                "the empty JSON Pointer (the whole document) cannot be excluded",
+                "JSON Pointer \"\" (the whole document) cannot be excluded",
                 "",
             ));
         }

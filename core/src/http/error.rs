@@ -84,7 +84,7 @@ fn prefix(text: &str) -> String {
 }
 
 impl HttpError {
-    pub(super) fn invalid_method(method: &str) -> Self {
+    pub(crate) fn invalid_method(method: &str) -> Self {
         Self {
             detail: Detail::InvalidMethod {
                 text: prefix(method),
@@ -93,13 +93,13 @@ impl HttpError {
         }
     }
 
-    pub(super) const fn invalid_status(status: u16, reason: &'static str) -> Self {
+    pub(crate) const fn invalid_status(status: u16, reason: &'static str) -> Self {
         Self {
             detail: Detail::InvalidStatus { status, reason },
         }
     }
 
-    pub(super) fn invalid_header(name: &str, reason: &'static str) -> Self {
+    pub(crate) fn invalid_header(name: &str, reason: &'static str) -> Self {
         Self {
             detail: Detail::InvalidHeader {
                 name: prefix(name),
@@ -109,13 +109,13 @@ impl HttpError {
         }
     }
 
-    pub(super) const fn bad_stored_response(position: usize, reason: &'static str) -> Self {
+    pub(crate) const fn bad_stored_response(position: usize, reason: &'static str) -> Self {
         Self {
             detail: Detail::BadStoredResponse { position, reason },
         }
     }
 
-    pub(super) const fn malformed_body(cause: FingerprintError) -> Self {
+    pub(crate) const fn malformed_body(cause: FingerprintError) -> Self {
         Self {
             detail: Detail::MalformedBody { cause },
         }

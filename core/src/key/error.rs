@@ -169,9 +169,9 @@ impl fmt::Display for KeyError {
         let position = self.position.unwrap_or_default();
         match self.detail {
             Detail::EmptyPart => write!(f, "the {part} of an idempotency key is empty"),
-            Detail::NoFields => {
-                f.write_str("no business fields to build an idempotency key id from")
-            }
+            Detail::NoFields => f.write_str(
+                "the list of business fields to build an idempotency key id from is empty",
+            ),
             Detail::EmptyField { index } => {
                 write!(
                     f,

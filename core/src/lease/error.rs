@@ -145,7 +145,7 @@ enum Detail {
 }
 
 impl LeaseError {
-    pub(super) const fn invalid_policy(field: &'static str, reason: &'static str) -> Self {
+    pub(crate) const fn invalid_policy(field: &'static str, reason: &'static str) -> Self {
         Self::new(Detail::InvalidPolicy { field, reason })
     }
 
@@ -158,18 +158,18 @@ impl LeaseError {
         })
     }
 
-    pub(super) const fn no_worker_free(max_worker: u64) -> Self {
+    pub(crate) const fn no_worker_free(max_worker: u64) -> Self {
         Self::new(Detail::NoWorkerFree { max_worker })
     }
 
-    pub(super) const fn worker_out_of_range(worker_id: u64, max_worker: u64) -> Self {
+    pub(crate) const fn worker_out_of_range(worker_id: u64, max_worker: u64) -> Self {
         Self::new(Detail::WorkerOutOfRange {
             worker_id,
             max_worker,
         })
     }
 
-    pub(super) const fn still_held(worker_id: u64, lease_deadline: u64, now: u64) -> Self {
+    pub(crate) const fn still_held(worker_id: u64, lease_deadline: u64, now: u64) -> Self {
         Self::new(Detail::StillHeld {
             worker_id,
             lease_deadline,
@@ -177,7 +177,7 @@ impl LeaseError {
         })
     }
 
-    pub(super) const fn high_water_ahead(
+    pub(crate) const fn high_water_ahead(
         worker_id: u64,
         ready_at: u64,
         now: u64,
@@ -191,21 +191,21 @@ impl LeaseError {
         })
     }
 
-    pub(super) const fn token_exhausted(worker_id: u64) -> Self {
+    pub(crate) const fn token_exhausted(worker_id: u64) -> Self {
         Self::new(Detail::TokenExhausted { worker_id })
     }
 
-    pub(super) const fn time_overflow(millis: u64, duration: u64) -> Self {
+    pub(crate) const fn time_overflow(millis: u64, duration: u64) -> Self {
         Self::new(Detail::TimeOverflow { millis, duration })
     }
 
     #[cfg_attr(not(target_has_atomic = "64"), allow(dead_code))] // only the guard reports it
-    pub(super) const fn not_ready(ready_at: u64, now: u64) -> Self {
+    pub(crate) const fn not_ready(ready_at: u64, now: u64) -> Self {
         Self::new(Detail::NotReady { ready_at, now })
     }
 
     #[cfg_attr(not(target_has_atomic = "64"), allow(dead_code))] // only the guard reports it
-    pub(super) const fn clock_behind(deadline: u64, renewed_deadline: u64) -> Self {
+    pub(crate) const fn clock_behind(deadline: u64, renewed_deadline: u64) -> Self {
         Self::new(Detail::ClockBehind {
             deadline,
             renewed_deadline,
@@ -213,12 +213,12 @@ impl LeaseError {
     }
 
     #[cfg_attr(not(target_has_atomic = "64"), allow(dead_code))] // only the guard reports it
-    pub(super) const fn expired(stop_at: u64, at: u64) -> Self {
+    pub(crate) const fn expired(stop_at: u64, at: u64) -> Self {
         Self::new(Detail::Expired { stop_at, at })
     }
 
     #[cfg_attr(not(target_has_atomic = "64"), allow(dead_code))] // only the guard reports it
-    pub(super) const fn lost(worker_id: u64, fencing_token: u64) -> Self {
+    pub(crate) const fn lost(worker_id: u64, fencing_token: u64) -> Self {
         Self::new(Detail::Lost {
             worker_id,
             fencing_token,
@@ -226,17 +226,17 @@ impl LeaseError {
     }
 
     #[cfg_attr(not(target_has_atomic = "64"), allow(dead_code))] // only the guard reports it
-    pub(super) const fn released(worker_id: u64) -> Self {
+    pub(crate) const fn released(worker_id: u64) -> Self {
         Self::new(Detail::Released { worker_id })
     }
 
     #[cfg_attr(not(target_has_atomic = "64"), allow(dead_code))] // only the guard reports it
-    pub(super) const fn wrong_worker(worker: u64, worker_id: u64) -> Self {
+    pub(crate) const fn wrong_worker(worker: u64, worker_id: u64) -> Self {
         Self::new(Detail::WrongWorker { worker, worker_id })
     }
 
     #[cfg_attr(not(target_has_atomic = "64"), allow(dead_code))] // only the guard reports it
-    pub(super) const fn before_start(unix_ms: u64, start_after: u64) -> Self {
+    pub(crate) const fn before_start(unix_ms: u64, start_after: u64) -> Self {
         Self::new(Detail::BeforeStart {
             unix_ms,
             start_after,
@@ -244,7 +244,7 @@ impl LeaseError {
     }
 
     #[cfg_attr(not(target_has_atomic = "64"), allow(dead_code))] // only the guard reports it
-    pub(super) const fn not_in_layout(id: u64) -> Self {
+    pub(crate) const fn not_in_layout(id: u64) -> Self {
         Self::new(Detail::NotInLayout { id })
     }
 
@@ -387,10 +387,10 @@ impl fmt::Display for LeaseError {
                 start_after,
             } => write!(
                 f,
-                "the ID's time {unix_ms} ms is not after the lease's start point {start_after} ms"
+                "the ID carries time {unix_ms} ms, not after the lease's start point {start_after} ms"
             ),
             Detail::NotInLayout { id } => {
-                write!(f, "{id} is not an ID of the lease's Snowflake layout")
+                write!(f, "the ID {id} is not of the lease's Snowflake layout")
             }
         }
     }

@@ -79,7 +79,7 @@ enum Detail {
 }
 
 impl OutboxError {
-    pub(super) const fn invalid_policy(field: &'static str, reason: &'static str) -> Self {
+    pub(crate) const fn invalid_policy(field: &'static str, reason: &'static str) -> Self {
         Self {
             detail: Detail::InvalidPolicy { field, reason },
         }
@@ -91,7 +91,7 @@ impl OutboxError {
         }
     }
 
-    pub(super) fn unknown_status(text: &str) -> Self {
+    pub(crate) fn unknown_status(text: &str) -> Self {
         let quoted = text
             .char_indices()
             .take_while(|(at, c)| at + c.len_utf8() <= QUOTED_TEXT_MAX)
@@ -105,7 +105,7 @@ impl OutboxError {
         }
     }
 
-    pub(super) const fn claim_lost(message_id: u64, claim_token: u64) -> Self {
+    pub(crate) const fn claim_lost(message_id: u64, claim_token: u64) -> Self {
         Self {
             detail: Detail::ClaimLost {
                 message_id,
@@ -114,13 +114,13 @@ impl OutboxError {
         }
     }
 
-    pub(super) const fn unexpected_rows(statement: &'static str, rows: u64) -> Self {
+    pub(crate) const fn unexpected_rows(statement: &'static str, rows: u64) -> Self {
         Self {
             detail: Detail::UnexpectedRows { statement, rows },
         }
     }
 
-    pub(super) const fn time_overflow(millis: u64, duration: u64) -> Self {
+    pub(crate) const fn time_overflow(millis: u64, duration: u64) -> Self {
         Self {
             detail: Detail::TimeOverflow { millis, duration },
         }

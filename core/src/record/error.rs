@@ -92,13 +92,13 @@ enum Detail {
 }
 
 impl RecordError {
-    pub(super) const fn stale_token(presented: Fence, current: Fence) -> Self {
+    pub(crate) const fn stale_token(presented: Fence, current: Fence) -> Self {
         Self {
             detail: Detail::StaleToken { presented, current },
         }
     }
 
-    pub(super) const fn not_pending(status: Status) -> Self {
+    pub(crate) const fn not_pending(status: Status) -> Self {
         Self {
             detail: Detail::NotPending { status },
         }
@@ -112,37 +112,37 @@ impl RecordError {
         }
     }
 
-    pub(super) const fn claim_conflict() -> Self {
+    pub(crate) const fn claim_conflict() -> Self {
         Self {
             detail: Detail::ClaimConflict,
         }
     }
 
-    pub(super) const fn claim_expired(lease_deadline: u64) -> Self {
+    pub(crate) const fn claim_expired(lease_deadline: u64) -> Self {
         Self {
             detail: Detail::ClaimExpired { lease_deadline },
         }
     }
 
-    pub(super) const fn token_exhausted() -> Self {
+    pub(crate) const fn token_exhausted() -> Self {
         Self {
             detail: Detail::TokenExhausted,
         }
     }
 
-    pub(super) const fn time_overflow(millis: u64, duration: u64) -> Self {
+    pub(crate) const fn time_overflow(millis: u64, duration: u64) -> Self {
         Self {
             detail: Detail::TimeOverflow { millis, duration },
         }
     }
 
-    pub(super) const fn invalid_policy(field: &'static str, reason: &'static str) -> Self {
+    pub(crate) const fn invalid_policy(field: &'static str, reason: &'static str) -> Self {
         Self {
             detail: Detail::InvalidPolicy { field, reason },
         }
     }
 
-    pub(super) fn unknown_status(text: &str) -> Self {
+    pub(crate) fn unknown_status(text: &str) -> Self {
         let quoted = text
             .char_indices()
             .take_while(|(at, c)| at + c.len_utf8() <= QUOTED_TEXT_MAX)

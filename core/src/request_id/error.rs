@@ -131,23 +131,23 @@ impl RequestIdError {
         Self::new(Detail::Malformed(form))
     }
 
-    pub(super) const fn unsupported_version(format: u8) -> Self {
+    pub(crate) const fn unsupported_version(format: u8) -> Self {
         Self::new(Detail::UnsupportedVersion { format })
     }
 
-    pub(super) const fn unknown_key(key_id: u32) -> Self {
+    pub(crate) const fn unknown_key(key_id: u32) -> Self {
         Self::new(Detail::UnknownKey { key_id })
     }
 
-    pub(super) const fn bad_tag() -> Self {
+    pub(crate) const fn bad_tag() -> Self {
         Self::new(Detail::BadTag)
     }
 
-    pub(super) const fn grant_expired(expires: u64, now: u64) -> Self {
+    pub(crate) const fn grant_expired(expires: u64, now: u64) -> Self {
         Self::new(Detail::GrantExpired { expires, now })
     }
 
-    pub(super) const fn too_old(timestamp: u64, now: u64, max_age: u64) -> Self {
+    pub(crate) const fn too_old(timestamp: u64, now: u64, max_age: u64) -> Self {
         Self::new(Detail::TooOld {
             timestamp,
             now,
@@ -155,7 +155,7 @@ impl RequestIdError {
         })
     }
 
-    pub(super) const fn in_future(timestamp: u64, now: u64, max_skew: u64) -> Self {
+    pub(crate) const fn in_future(timestamp: u64, now: u64, max_skew: u64) -> Self {
         Self::new(Detail::InFuture {
             timestamp,
             now,
@@ -163,7 +163,7 @@ impl RequestIdError {
         })
     }
 
-    pub(super) const fn invalid_scope(len: usize) -> Self {
+    pub(crate) const fn invalid_scope(len: usize) -> Self {
         Self::new(Detail::InvalidScope { len })
     }
 
@@ -171,19 +171,19 @@ impl RequestIdError {
         Self::new(Detail::MalformedGrant(form))
     }
 
-    pub(super) const fn weak_secret(len: usize) -> Self {
+    pub(crate) const fn weak_secret(len: usize) -> Self {
         Self::new(Detail::WeakSecret { len })
     }
 
-    pub(super) const fn duplicate_key_id(key_id: u32) -> Self {
+    pub(crate) const fn duplicate_key_id(key_id: u32) -> Self {
         Self::new(Detail::DuplicateKeyId { key_id })
     }
 
-    pub(super) const fn current_key(key_id: u32) -> Self {
+    pub(crate) const fn current_key(key_id: u32) -> Self {
         Self::new(Detail::CurrentKey { key_id })
     }
 
-    pub(super) const fn expiry_out_of_range(expires: u64) -> Self {
+    pub(crate) const fn expiry_out_of_range(expires: u64) -> Self {
         Self::new(Detail::ExpiryOutOfRange { expires })
     }
 

@@ -62,13 +62,13 @@ enum Detail {
 }
 
 impl SegmentError {
-    pub(super) const fn invalid_policy(field: &'static str, reason: &'static str) -> Self {
+    pub(crate) const fn invalid_policy(field: &'static str, reason: &'static str) -> Self {
         Self {
             detail: Detail::InvalidPolicy { field, reason },
         }
     }
 
-    pub(super) const fn invalid_row(max_id: u64, step: u64, requested: u64) -> Self {
+    pub(crate) const fn invalid_row(max_id: u64, step: u64, requested: u64) -> Self {
         Self {
             detail: Detail::InvalidRow {
                 max_id,
@@ -78,7 +78,7 @@ impl SegmentError {
         }
     }
 
-    pub(super) const fn went_back(first: u64, highest: u64) -> Self {
+    pub(crate) const fn went_back(first: u64, highest: u64) -> Self {
         Self {
             detail: Detail::WentBack { first, highest },
         }

@@ -240,7 +240,10 @@ impl fmt::Display for SnowflakeError {
                 )
             }
             Detail::IdOutOfRange { id: None, max } => {
-                write!(f, "ID does not fit 64 bits: the largest ID is {max}")
+                write!(
+                    f,
+                    "ID beyond 64 bits is out of range: the largest ID is {max}"
+                )
             }
             Detail::InvalidText(TextProblem::EmptyDecimal) => {
                 f.write_str("empty text is not a decimal Snowflake ID")

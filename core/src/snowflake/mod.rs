@@ -17,6 +17,8 @@ mod id;
 mod layout;
 mod presets;
 
+#[cfg(test)]
+pub(crate) use error::{Detail, TextProblem};
 pub use error::{SnowflakeError, SnowflakeErrorKind};
 #[cfg(target_has_atomic = "64")]
 pub use generator::{SequencePolicy, Snowflake, SnowflakeBuilder};

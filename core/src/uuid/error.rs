@@ -81,7 +81,7 @@ impl UuidParseError {
     }
 
     /// A text whose length in bytes matches no form.
-    pub(super) fn length(text: &str) -> Self {
+    pub(crate) fn length(text: &str) -> Self {
         let found = text.chars().count();
         if FORMS.iter().any(|form| form.text_len() == found) {
             if let Some((position, character)) =
@@ -97,7 +97,7 @@ impl UuidParseError {
         Self(Repr::Length { found })
     }
 
-    pub(super) fn base32_overflow(text: &str) -> Self {
+    pub(crate) fn base32_overflow(text: &str) -> Self {
         Self(Repr::Base32Overflow {
             first: char_at(text, 0),
         })

@@ -84,33 +84,33 @@ enum Repr {
 }
 
 impl Uuid7Error {
-    pub(super) const fn invalid_text(cause: UuidParseError) -> Self {
+    pub(crate) const fn invalid_text(cause: UuidParseError) -> Self {
         Self(Repr::InvalidText(cause))
     }
 
-    pub(super) const fn wrong_version(found: u8) -> Self {
+    pub(crate) const fn wrong_version(found: u8) -> Self {
         Self(Repr::WrongVersion { found })
     }
 
-    pub(super) const fn wrong_variant(found: Variant) -> Self {
+    pub(crate) const fn wrong_variant(found: Variant) -> Self {
         Self(Repr::WrongVariant { found })
     }
 
-    pub(super) const fn timestamp_out_of_range(unix_ms: u64) -> Self {
+    pub(crate) const fn timestamp_out_of_range(unix_ms: u64) -> Self {
         Self(Repr::TimestampOutOfRange { unix_ms })
     }
 
-    pub(super) const fn rand_a_out_of_range(rand_a: u16) -> Self {
+    pub(crate) const fn rand_a_out_of_range(rand_a: u16) -> Self {
         Self(Repr::RandAOutOfRange { rand_a })
     }
 
-    pub(super) const fn rand_b_out_of_range(rand_b: u64) -> Self {
+    pub(crate) const fn rand_b_out_of_range(rand_b: u64) -> Self {
         Self(Repr::RandBOutOfRange { rand_b })
     }
 
     /// The clock reads `behind_millis` earlier than the latest reading the
     /// generator used; `waited` says whether the policy waited in vain.
-    pub(super) const fn clock_rollback(
+    pub(crate) const fn clock_rollback(
         behind_millis: u64,
         policy: RollbackPolicy,
         waited: bool,
@@ -122,11 +122,11 @@ impl Uuid7Error {
         })
     }
 
-    pub(super) const fn timestamp_overflow(clock_millis: u64) -> Self {
+    pub(crate) const fn timestamp_overflow(clock_millis: u64) -> Self {
         Self(Repr::TimestampOverflow { clock_millis })
     }
 
-    pub(super) const fn buffer_length(len: usize) -> Self {
+    pub(crate) const fn buffer_length(len: usize) -> Self {
         Self(Repr::BufferLength { len })
     }
 

@@ -3,6 +3,7 @@ package io.mintid
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
+import org.junit.jupiter.api.assertThrows
 import uniffi.mintid_ffi.errorCodes
 import java.nio.file.Files
 import java.nio.file.Paths
@@ -64,7 +65,38 @@ class ErrorRegistryTest {
         }
     }
 
+    @Test
+    fun `every code has a message template of named fields`() {
+        for (entry in errorCodes()) {
+            assertTrue(Regex("(?:[^{}]|\\{[a-z_]+\\})+").matches(entry.template), entry.code)
+        }
+    }
+
+    @Test
+    fun `a message is its code's template filled`() {
+        // The same errors as in Python's and JS's registry tests.
+        val templates = errorCodes().associate { it.code to it.template }
+        val cases: List<Pair<String, () -> Any>> =
+            listOf(
+                "key.empty" to { IdempotencyKey.of("", "s", "i") },
+                "key.invalid_text" to { IdempotencyKey.parse("nope") },
+                "fingerprint.invalid_json" to { fingerprintJson("[1,]") },
+                "argument.negative" to { Uuid7Generator().nextUuids(-1) },
+            )
+        for ((code, call) in cases) {
+            val error = assertThrows<MintidException> { call() }
+            assertEquals(code, error.code)
+            val template = templates.getValue(code)
+            assertTrue(templatePattern(template).matches(error.detail), "${error.detail} ~ $template")
+        }
+    }
+
     private companion object {
+        /** A pattern a message matches when it is [template] filled (a field matches anything). */
+        fun templatePattern(template: String): Regex =
+            Regex(template.split(Regex("\\{[a-z_]+\\}")).joinToString(".+?") { Regex.escape(it) }, RegexOption.DOT_MATCHES_ALL)
+
+
         /** Dotted literals that are no error codes: a limit's name in the core's table of limits. */
         val NOT_CODES = setOf("record.response_body")
     }
