@@ -81,7 +81,7 @@ impl Host {
 
     fn high_water(&self) -> u64 {
         self.generator
-            .high_water_unix_ms()
+            .high_water_unix_millis()
             .unwrap_or(self.guard.start_after_millis())
     }
 }
@@ -124,7 +124,7 @@ proptest! {
                     let clock = ManualClock::new(now);
                     let generator = Snowflake::builder(layout, WORKER, clock)
                         .rollback(RollbackPolicy::Fail)
-                        .starting_after_unix_ms(acquisition.start_after_millis)
+                        .starting_after_unix_millis(acquisition.start_after_millis)
                         .build()
                         .unwrap();
                     if let Some(last) = hosts.last() {

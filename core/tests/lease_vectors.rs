@@ -19,8 +19,8 @@ fn layout(value: &Value) -> SnowflakeLayout {
                 bits("time_bits"),
                 bits("worker_bits"),
                 bits("sequence_bits"),
-                int(object, "epoch_ms"),
-                int(object, "tick_ms"),
+                int(object, "epoch_millis"),
+                int(object, "tick_millis"),
             )
             .expect("layout")
         }

@@ -25,11 +25,11 @@ fn code<T: core::fmt::Debug>(result: Result<T, SnowflakeError>) -> &'static str 
     result.unwrap_err().code()
 }
 
-/// Issues one ID at tick 10 000, rewinds the clock by `back_ms` and asks for
+/// Issues one ID at tick 10 000, rewinds the clock by `back_millis` and asks for
 /// another under `policy`; returns the second ID's (tick, sequence).
 fn after_rollback(
     policy: RollbackPolicy,
-    back_ms: u64,
+    back_millis: u64,
     clock: &ManualClock,
 ) -> Result<(u64, u64), SnowflakeError> {
     let layout = SnowflakeLayout::CLASSIC;
@@ -40,7 +40,7 @@ fn after_rollback(
     clock.set_millis(EPOCH + 10_000);
     let first = generator.next_id().unwrap();
     assert_eq!(slot(&layout, first), (10_000, 0));
-    clock.rewind_millis(back_ms);
+    clock.rewind_millis(back_millis);
     let second = generator.next_id()?;
     assert!(second > first);
     Ok(slot(&layout, second))
@@ -281,11 +281,11 @@ fn first_id_of_a_fresh_generator() {
     let clock = ManualClock::new(EPOCH);
     let generator = Snowflake::builder(layout, WORKER, &clock).build().unwrap();
     assert_eq!(generator.high_water(), None);
-    assert_eq!(generator.high_water_unix_ms(), None);
+    assert_eq!(generator.high_water_unix_millis(), None);
     let id = generator.next_id().unwrap();
     assert_eq!(id.get(), WORKER << 12, "tick 0, sequence 0");
     assert_eq!(generator.high_water(), Some(id));
-    assert_eq!(generator.high_water_unix_ms(), Some(EPOCH));
+    assert_eq!(generator.high_water_unix_millis(), Some(EPOCH));
 }
 
 #[test]
@@ -325,23 +325,23 @@ fn restart_after_a_high_water_time() {
     let layout = SnowflakeLayout::CLASSIC;
     let clock = ManualClock::new(EPOCH + 500).advancing_on_pause();
     let generator = Snowflake::builder(layout, WORKER, &clock)
-        .starting_after_unix_ms(EPOCH + 500)
+        .starting_after_unix_millis(EPOCH + 500)
         .starting_after_id(layout.compose_tick(300, WORKER, 9).unwrap())
         .build()
         .unwrap();
     // The later bound holds; tick 501 is 1 ms ahead and waited out.
-    assert_eq!(generator.high_water_unix_ms(), Some(EPOCH + 500));
+    assert_eq!(generator.high_water_unix_millis(), Some(EPOCH + 500));
     assert_eq!(slot(&layout, generator.next_id().unwrap()), (501, 0));
     assert_eq!(clock.now_millis(), EPOCH + 501);
 
     let before_epoch = Snowflake::builder(layout, WORKER, &clock)
-        .starting_after_unix_ms(0)
+        .starting_after_unix_millis(0)
         .build()
         .unwrap();
     assert_eq!(before_epoch.high_water(), None);
 
     let past_end = Snowflake::builder(layout, WORKER, &clock)
-        .starting_after_unix_ms(layout.expires_at_unix_ms())
+        .starting_after_unix_millis(layout.expires_at_unix_millis())
         .build();
     assert_eq!(code(past_end), "snowflake.time_exhausted");
     let misfit = Snowflake::builder(SnowflakeLayout::JS_SAFE, WORKER, &clock)
@@ -358,7 +358,7 @@ fn coarse_ticks() {
     let ids = generator.next_batch(257).unwrap();
     let last = layout.decode(SnowflakeId::new(ids[256]).unwrap()).unwrap();
     assert_eq!(
-        (last.tick, last.sequence, last.unix_ms),
+        (last.tick, last.sequence, last.unix_millis),
         (124, 0, EPOCH + 1_240)
     );
     // The wait lasted until the next 10 ms tick began.

@@ -54,11 +54,11 @@ proptest! {
         steps in steps(),
         rollback in rollback_policies(),
         sequence in sequence_policies(),
-        tick_ms in 1u64..4,
+        tick_millis in 1u64..4,
         advancing in any::<bool>(),
     ) {
         // 2 sequence bits: a tick's IDs run out every few steps.
-        let layout = SnowflakeLayout::new(30, 3, 2, EPOCH, tick_ms).unwrap();
+        let layout = SnowflakeLayout::new(30, 3, 2, EPOCH, tick_millis).unwrap();
         let clock = ManualClock::new(EPOCH + 50);
         let clock = if advancing { clock.advancing_on_pause() } else { clock };
         let generator = Snowflake::builder(layout, WORKER, &clock)
@@ -70,7 +70,7 @@ proptest! {
             SequencePolicy::Wait => 0,
             SequencePolicy::BorrowAhead { max_ticks } => max_ticks,
         } + match rollback {
-            RollbackPolicy::Logical { max_millis } => max_millis / tick_ms,
+            RollbackPolicy::Logical { max_millis } => max_millis / tick_millis,
             _ => 0,
         };
         for step in steps {
@@ -96,7 +96,7 @@ proptest! {
                     continue;
                 }
             };
-            let now_tick = clock.now_millis().saturating_sub(EPOCH) / tick_ms;
+            let now_tick = clock.now_millis().saturating_sub(EPOCH) / tick_millis;
             let mut previous = before;
             for &id in &issued {
                 prop_assert!(previous.is_none_or(|p| id > p), "{id:?} after {previous:?}");

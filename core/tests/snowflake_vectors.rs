@@ -127,8 +127,8 @@ fn layout(fields: &Fields) -> Result<SnowflakeLayout, SnowflakeError> {
         spec.bits("time_bits"),
         spec.bits("worker_bits"),
         spec.bits("sequence_bits"),
-        spec.u64("epoch_ms"),
-        spec.u64("tick_ms"),
+        spec.u64("epoch_millis"),
+        spec.u64("tick_millis"),
     )
     .and_then(|layout| match spec.get("datacenter_bits") {
         Some(_) => layout.with_datacenter_bits(spec.bits("datacenter_bits")),
@@ -146,7 +146,7 @@ fn check_id(fields: &Fields, id: SnowflakeId) {
 fn run_layout(case: &Fields) {
     let layout = layout(case).unwrap_or_else(|e| panic!("{}: {e}", case.what));
     let expect = Fields::new(format!("{}: expect", case.what), case.need("expect"));
-    let now = case.opt_u64("now_unix_ms");
+    let now = case.opt_u64("now_unix_millis");
     for key in expect.map.keys() {
         let actual = match key.as_str() {
             "time_bits" => Value::from(layout.time_bits()),
@@ -154,16 +154,17 @@ fn run_layout(case: &Fields) {
             "sequence_bits" => Value::from(layout.sequence_bits()),
             "datacenter_bits" => Value::from(layout.datacenter_bits()),
             "js_safe" => Value::from(layout.is_js_safe()),
-            "epoch_ms" => layout.epoch_ms().to_string().into(),
-            "tick_ms" => layout.tick_ms().to_string().into(),
+            "epoch_millis" => layout.epoch_millis().to_string().into(),
+            "tick_millis" => layout.tick_millis().to_string().into(),
             "max_worker" => layout.max_worker().to_string().into(),
             "max_sequence" => layout.max_sequence().to_string().into(),
             "max_id" => layout.max_id().to_string().into(),
-            "lifetime_ms" => layout.lifetime_millis().to_string().into(),
-            "expires_at_unix_ms" => layout.expires_at_unix_ms().to_string().into(),
-            "remaining_ms" => {
-                let now =
-                    now.unwrap_or_else(|| panic!("{}: remaining_ms needs now_unix_ms", case.what));
+            "lifetime_millis" => layout.lifetime_millis().to_string().into(),
+            "expires_at_unix_millis" => layout.expires_at_unix_millis().to_string().into(),
+            "remaining_millis" => {
+                let now = now.unwrap_or_else(|| {
+                    panic!("{}: remaining_millis needs now_unix_millis", case.what)
+                });
                 layout.remaining_millis(now).to_string().into()
             }
             other => panic!("{}: unknown expectation {other:?}", case.what),
@@ -178,7 +179,7 @@ fn run_compose(case: &Fields) {
         let (worker, sequence) = (case.u64("worker"), case.u64("sequence"));
         match case.opt_u64("tick") {
             Some(tick) => layout.compose_tick(tick, worker, sequence),
-            None => layout.compose(case.u64("unix_ms"), worker, sequence),
+            None => layout.compose(case.u64("unix_millis"), worker, sequence),
         }
     });
     expect(case, result, |id| check_id(case, id));
@@ -188,7 +189,7 @@ fn run_decode(case: &Fields) {
     let layout = layout(case).unwrap_or_else(|e| panic!("{}: {e}", case.what));
     let result = SnowflakeId::new(case.u64("id")).and_then(|id| layout.decode(id));
     expect(case, result, |parts| {
-        assert_eq!(parts.unix_ms, case.u64("unix_ms"), "{}", case.what);
+        assert_eq!(parts.unix_millis, case.u64("unix_millis"), "{}", case.what);
         assert_eq!(parts.tick, case.u64("tick"), "{}", case.what);
         assert_eq!(parts.worker, case.u64("worker"), "{}", case.what);
         assert_eq!(parts.sequence, case.u64("sequence"), "{}", case.what);
@@ -254,7 +255,7 @@ fn sequence_policy(case: &Fields) -> SequencePolicy {
 fn run_generate(case: &Fields) {
     let layout = layout(case).unwrap_or_else(|e| panic!("{}: {e}", case.what));
     let clock_spec = Fields::new(format!("{}: clock", case.what), case.need("clock"));
-    let clock = ManualClock::new(clock_spec.u64("start_ms"));
+    let clock = ManualClock::new(clock_spec.u64("start_millis"));
     let advancing = clock_spec.need("advance_on_pause").as_bool();
     let clock = match advancing {
         Some(true) => clock.advancing_on_pause(),
@@ -269,8 +270,8 @@ fn run_generate(case: &Fields) {
     if let Some(id) = case.opt_u64("starting_after_id") {
         builder = builder.starting_after_id(SnowflakeId::new(id).unwrap());
     }
-    if let Some(unix_ms) = case.opt_u64("starting_after_unix_ms") {
-        builder = builder.starting_after_unix_ms(unix_ms);
+    if let Some(unix_millis) = case.opt_u64("starting_after_unix_millis") {
+        builder = builder.starting_after_unix_millis(unix_millis);
     }
     let steps = case.need("steps").as_array().expect("steps is a list");
     let generator = match (case.error(), builder.build()) {
@@ -284,7 +285,7 @@ fn run_generate(case: &Fields) {
 
     for (i, step) in steps.iter().enumerate() {
         let step = Fields::new(format!("{} step {i}", case.what), step);
-        if let Some(ms) = step.opt_u64("clock_ms") {
+        if let Some(ms) = step.opt_u64("clock_millis") {
             clock.set_millis(ms);
         }
         let count = usize::try_from(step.small("count")).unwrap();
@@ -312,7 +313,7 @@ fn run_generate(case: &Fields) {
                 .collect();
             assert_eq!(texts, step.strings("base32"), "{}", step.what);
         });
-        if let Some(ms) = step.opt_u64("clock_after_ms") {
+        if let Some(ms) = step.opt_u64("clock_after_millis") {
             assert_eq!(clock.now_millis(), ms, "{}: clock after", step.what);
         }
         if let Some(id) = step.opt_u64("high_water") {

@@ -181,9 +181,9 @@ fn counter_rollover_advances_the_timestamp_and_is_no_rollback() {
         let first = g.next().unwrap();
         assert_eq!(first.counter(), 0x7FFF);
         let rest = g.batch(32_768).unwrap();
-        let last_of_ms = rest[32_767];
+        let last_of_millis = rest[32_767];
         assert_eq!(
-            (last_of_ms.timestamp_millis(), last_of_ms.counter()),
+            (last_of_millis.timestamp_millis(), last_of_millis.counter()),
             (T, 0xFFFF)
         );
         let carried = g.next().unwrap();
@@ -351,11 +351,11 @@ fn std_conveniences_make_increasing_version_7_ids() {
         bulk.chunks_exact(16)
             .all(|b| { uuid::Uuid::from_slice(b).unwrap().get_version_num() == 7 })
     );
-    let now_ms = std::time::SystemTime::now()
+    let now_millis = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_millis() as u64;
-    assert!(a.timestamp_millis().abs_diff(now_ms) < 10_000);
+    assert!(a.timestamp_millis().abs_diff(now_millis) < 10_000);
     let _ = SharedUuid7Generator::default();
     let _ = Uuid7Generator::default();
 }

@@ -56,7 +56,11 @@ impl ErrorCode for mintid::UuidParseError {
 
 fn check_fields(case: &Value, id: Uuid7) {
     let name = &case["name"];
-    assert_eq!(id.timestamp_millis(), u64_field(case, "unix_ms"), "{name}");
+    assert_eq!(
+        id.timestamp_millis(),
+        u64_field(case, "unix_millis"),
+        "{name}"
+    );
     assert_eq!(
         u64::from(id.rand_a()),
         small_field(case, "rand_a"),
@@ -94,7 +98,7 @@ fn check_forms(case: &Value, uuid: &Uuid) {
 fn run_from_fields(case: &Value) {
     let rand_a = u16::try_from(small_field(case, "rand_a")).expect("rand_a fits u16");
     let result = Uuid7::from_fields(
-        u64_field(case, "unix_ms"),
+        u64_field(case, "unix_millis"),
         rand_a,
         u64_field(case, "rand_b"),
     );
@@ -194,7 +198,7 @@ fn run_generate_on(case: &Value, path: Path) {
     let mut previous: Option<Uuid7> = None;
     let steps = case["steps"].as_array().expect("steps");
     for (i, step) in steps.iter().enumerate() {
-        clock.set_millis(u64_field(step, "clock_ms"));
+        clock.set_millis(u64_field(step, "clock_millis"));
         if step.get("error").is_some() {
             let err = batch(1).expect_err(&format!("{name} step {i} ({path:?}) must fail"));
             assert_eq!(

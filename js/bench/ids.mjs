@@ -10,7 +10,7 @@ import { PlainSnowflake } from "./plain-snowflake.mjs";
 
 const ulid = monotonicFactory();
 // 2^18 IDs per ms: the per-call cost without the 4096-per-ms cap of 12 sequence bits.
-const WIDE = { timeBits: 41, workerBits: 4, sequenceBits: 18, epochMs: 1735689600000 };
+const WIDE = { timeBits: 41, workerBits: 4, sequenceBits: 18, epochMillis: 1735689600000 };
 const classic = new Snowflake({ worker: 1 });
 const wide = new Snowflake({ worker: 1, layout: new SnowflakeLayout(WIDE) });
 const plainClassic = new PlainSnowflake({ worker: 1 });

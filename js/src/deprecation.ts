@@ -16,3 +16,27 @@ export function warnDeprecated(name: string, advice: string): void {
   if (typeof proc?.emitWarning === "function") proc.emitWarning(message, "DeprecationWarning", "MINTID_DEPRECATED");
   else console.warn(`DeprecationWarning: ${message}`);
 }
+
+/**
+ * The option `name` of `options`, or the value under its old name `old`
+ * (with a one-time warning) when only that is given: the `…Ms` options of
+ * 0.1.0's previews are `…Millis` now, as in every host.
+ */
+export function renamedOption(options: object, name: string, old: string, where: string): unknown {
+  const values = options as Record<string, unknown>;
+  if (values[name] !== undefined || values[old] === undefined) return values[name];
+  warnDeprecated(`${where} option ${old}`, `it is named ${name} now`);
+  return values[old];
+}
+
+/** Gives the plain object `target` its property `name` under the old name `old` too: hidden from enumeration, warning once. */
+export function renamedField<T extends object>(target: T, name: keyof T & string, old: string, where: string): T {
+  Object.defineProperty(target, old, {
+    get: () => {
+      warnDeprecated(`${where}.${old}`, `it is named ${name} now`);
+      return target[name];
+    },
+    enumerable: false,
+  });
+  return target;
+}

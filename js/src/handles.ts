@@ -10,8 +10,8 @@ import { FixedEntropy, type ManualClock, type RollbackPolicy } from "./sources.j
 const clockHandles = new WeakMap<ManualClock, wasm.ManualClockHandle>();
 
 /** Creates the wasm clock behind a new `ManualClock`. */
-export function newClockHandle(clock: ManualClock, unixMs: bigint, advanceOnPause: boolean): void {
-  clockHandles.set(clock, new wasm.ManualClockHandle(unixMs, advanceOnPause));
+export function newClockHandle(clock: ManualClock, unixMillis: bigint, advanceOnPause: boolean): void {
+  clockHandles.set(clock, new wasm.ManualClockHandle(unixMillis, advanceOnPause));
 }
 
 /** The wasm clock behind `clock`. */

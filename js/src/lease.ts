@@ -8,6 +8,7 @@
 import * as wasm from "./wasm/mintid_wasm.js";
 import { call } from "./call.js";
 import { checkU64, toU64 } from "./check.js";
+import { warnDeprecated } from "./deprecation.js";
 import { layoutHandle, leaseGuardHandle, leasePolicyHandle, setLeaseGuardHandle, setLeasePolicyHandle } from "./handles.js";
 import { SnowflakeLayout, type SnowflakePreset } from "./snowflake.js";
 
@@ -119,15 +120,31 @@ export interface Acquisition {
 }
 
 /**
- * The acquisition of `row`, the row `lease_find` returned, at `now`.
+ * The acquisition of `row`, the row `lease_find` returned, at `nowMillis`
+ * (Unix ms) under `policy`: the argument order of every host
+ * (`acquire_lease(row, now_millis, policy)`).
  *
  * @throws LeaseError `lease.worker_out_of_range`, `lease.still_held`, `lease.token_exhausted`,
  * `lease.time_overflow`, `lease.high_water_ahead`.
  */
-export function acquireLease(row: WorkerLease, policy: LeasePolicy, now: number | bigint = Date.now()): Acquisition {
+export function acquireLease(row: WorkerLease, nowMillis: number | bigint, policy: LeasePolicy): Acquisition;
+/**
+ * @deprecated The order before 0.1.0: `acquireLease(row, policy, now?)`.
+ * Pass `nowMillis` before `policy` (`acquireLease(row, Date.now(), policy)`),
+ * as every host does; this order warns once.
+ */
+export function acquireLease(row: WorkerLease, policy: LeasePolicy, now?: number | bigint): Acquisition;
+export function acquireLease(row: WorkerLease, second: number | bigint | LeasePolicy, third?: number | bigint | LeasePolicy): Acquisition {
+  let nowMillis: unknown = second;
+  let policy: unknown = third;
+  if (typeof second === "object" && second !== null) {
+    warnDeprecated("acquireLease(row, policy, now)", "pass the time before the policy: acquireLease(row, nowMillis, policy)");
+    nowMillis = third ?? Date.now();
+    policy = second;
+  }
   const found = rowArgs(row);
-  const at = toU64(now, "now");
-  const fields = call(() => wasm.leaseAcquire(policyOf(policy), found, at));
+  const at = toU64(nowMillis, "nowMillis");
+  const fields = call(() => wasm.leaseAcquire(policyOf(policy as LeasePolicy), found, at));
   const [expectedToken = 0n, acquiredMillis = 0n, startAfterMillis = 0n, readyAtMillis = 0n] = fields.slice(5);
   return { lease: rowOf(fields.slice(0, 5)), expectedToken, acquiredMillis, startAfterMillis, readyAtMillis };
 }

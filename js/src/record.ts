@@ -9,7 +9,7 @@ import * as wasm from "./wasm/mintid_wasm.js";
 import { call } from "./call.js";
 import { checkString, toU64 } from "./check.js";
 import { warnDeprecated } from "./deprecation.js";
-import { type Fingerprint, fingerprintText } from "./fingerprint.js";
+import { Fingerprint, fingerprintText } from "./fingerprint.js";
 import { policyHandle as handleOf, setPolicyHandle } from "./handles.js";
 
 /** Where a record is in its life. */
@@ -19,8 +19,11 @@ export type RecordStatus = "pending" | "succeeded" | "failed" | "failed_retryabl
 export interface IdempotencyRecord {
   /** Where the record is in its life. */
   readonly status: RecordStatus;
-  /** The fingerprint (`sha256:…`) of the payload that first used the key. */
-  readonly fingerprint: string;
+  /**
+   * The fingerprint of the payload that first used the key, as in every host
+   * (a record passed in may still give its text `sha256:…`).
+   */
+  readonly fingerprint: Fingerprint;
   /** The fencing token of the latest claim (1, then one more per reclaim). */
   readonly token: bigint;
   /** While pending: when the holder's lease ends (Unix ms). */
@@ -155,7 +158,7 @@ function optionalFields(record: IdempotencyRecord | null | undefined): wasm.Reco
 function fromFields(fields: wasm.RecordFields): IdempotencyRecord {
   return {
     status: fields.status as RecordStatus,
-    fingerprint: fields.fingerprint,
+    fingerprint: Fingerprint.ofText(fields.fingerprint),
     token: fields.token,
     leaseDeadlineMillis: fields.leaseDeadlineMillis,
     createdMillis: fields.createdMillis,

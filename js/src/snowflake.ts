@@ -4,6 +4,7 @@ import * as wasm from "./wasm/mintid_wasm.js";
 import { MAX_BULK } from "./batch.js";
 import { call } from "./call.js";
 import { checkIndex, checkString, checkU64, toU64 } from "./check.js";
+import { renamedField, renamedOption, warnDeprecated } from "./deprecation.js";
 import { clockArg, layoutHandle, rollbackArgs, setLayoutHandle } from "./handles.js";
 import type { ManualClock, RollbackPolicy } from "./sources.js";
 
@@ -18,18 +19,18 @@ export interface SnowflakeLayoutFields {
   readonly workerBits: number;
   /** Width of the sequence field (at least 1); the three add up to at most 63. */
   readonly sequenceBits: number;
-  /** The Unix millisecond of tick 0. */
-  readonly epochMs: number | bigint;
-  /** Length of a tick in milliseconds (default 1). */
-  readonly tickMs?: number | bigint;
+  /** The Unix millisecond of tick 0 (the old name `epochMs` still works, with a one-time warning). */
+  readonly epochMillis: number | bigint;
+  /** Length of a tick in milliseconds (default 1; the old name `tickMs` still works, with a one-time warning). */
+  readonly tickMillis?: number | bigint;
   /** How many of the top worker bits are a datacenter id (default 0). */
   readonly datacenterBits?: number;
 }
 
 /** The fields of a decoded ID. */
 export interface SnowflakeParts {
-  /** The start of the ID's tick, in Unix milliseconds. */
-  readonly unixMs: bigint;
+  /** The start of the ID's tick, in Unix milliseconds (the old name `unixMs` still works, with a one-time warning). */
+  readonly unixMillis: bigint;
   /** Ticks since the layout's epoch. */
   readonly tick: bigint;
   /** The whole worker field (datacenter and worker together, if split). */
@@ -57,11 +58,11 @@ export class SnowflakeLayout {
     const timeBits = bits(fields.timeBits, "timeBits");
     const workerBits = bits(fields.workerBits, "workerBits");
     const sequenceBits = bits(fields.sequenceBits, "sequenceBits");
-    const epochMs = toU64(fields.epochMs, "epochMs");
-    const tickMs = toU64(fields.tickMs ?? 1, "tickMs");
+    const epochMillis = toU64(renamedOption(fields, "epochMillis", "epochMs", "SnowflakeLayout"), "epochMillis");
+    const tickMillis = toU64(renamedOption(fields, "tickMillis", "tickMs", "SnowflakeLayout") ?? 1, "tickMillis");
     const datacenterBits = bits(fields.datacenterBits ?? 0, "datacenterBits");
     call(() => {
-      const handle = new wasm.LayoutHandle(timeBits, workerBits, sequenceBits, epochMs, tickMs);
+      const handle = new wasm.LayoutHandle(timeBits, workerBits, sequenceBits, epochMillis, tickMillis);
       setLayoutHandle(this, datacenterBits === 0 ? handle : handle.withDatacenterBits(datacenterBits));
     });
   }
@@ -83,9 +84,15 @@ export class SnowflakeLayout {
   }
 
   /** The same layout with another epoch. */
-  withEpochMs(epochMs: number | bigint): SnowflakeLayout {
-    const value = toU64(epochMs, "epochMs");
-    return fromHandle(call(() => layoutHandle(this).withEpochMs(value)));
+  withEpochMillis(epochMillis: number | bigint): SnowflakeLayout {
+    const value = toU64(epochMillis, "epochMillis");
+    return fromHandle(call(() => layoutHandle(this).withEpochMillis(value)));
+  }
+
+  /** @deprecated renamed {@link withEpochMillis}, as in every host. */
+  withEpochMs(epochMillis: number | bigint): SnowflakeLayout {
+    warnDeprecated("SnowflakeLayout.withEpochMs", "it is named withEpochMillis now");
+    return this.withEpochMillis(epochMillis);
   }
 
   /** Width of the time field. */
@@ -105,12 +112,22 @@ export class SnowflakeLayout {
     return layoutHandle(this).datacenterBits;
   }
   /** The Unix millisecond of tick 0. */
+  get epochMillis(): bigint {
+    return layoutHandle(this).epochMillis;
+  }
+  /** @deprecated renamed {@link epochMillis}, as in every host. */
   get epochMs(): bigint {
-    return layoutHandle(this).epochMs;
+    warnDeprecated("SnowflakeLayout.epochMs", "it is named epochMillis now");
+    return this.epochMillis;
   }
   /** The length of one tick in milliseconds. */
+  get tickMillis(): bigint {
+    return layoutHandle(this).tickMillis;
+  }
+  /** @deprecated renamed {@link tickMillis}, as in every host. */
   get tickMs(): bigint {
-    return layoutHandle(this).tickMs;
+    warnDeprecated("SnowflakeLayout.tickMs", "it is named tickMillis now");
+    return this.tickMillis;
   }
   /** The largest tick: 2^timeBits − 1. */
   get maxTick(): bigint {
@@ -141,22 +158,27 @@ export class SnowflakeLayout {
     return layoutHandle(this).lifetimeMillis;
   }
   /** The first Unix millisecond the layout cannot represent. */
+  get expiresAtUnixMillis(): bigint {
+    return layoutHandle(this).expiresAtUnixMillis;
+  }
+  /** @deprecated renamed {@link expiresAtUnixMillis}, as in every host. */
   get expiresAtUnixMs(): bigint {
-    return layoutHandle(this).expiresAtUnixMs;
+    warnDeprecated("SnowflakeLayout.expiresAtUnixMs", "it is named expiresAtUnixMillis now");
+    return this.expiresAtUnixMillis;
   }
 
-  /** Milliseconds left at `nowUnixMs` (default `Date.now()`) before the time field runs out. */
-  remainingMillis(nowUnixMs: number | bigint = Date.now()): bigint {
-    return layoutHandle(this).remainingMillis(toU64(nowUnixMs, "nowUnixMs"));
+  /** Milliseconds left at `nowUnixMillis` (default `Date.now()`) before the time field runs out. */
+  remainingMillis(nowUnixMillis: number | bigint = Date.now()): bigint {
+    return layoutHandle(this).remainingMillis(toU64(nowUnixMillis, "nowUnixMillis"));
   }
 
   /**
-   * The tick containing `unixMs`.
+   * The tick containing `unixMillis`.
    *
    * @throws SnowflakeError `snowflake.time_out_of_range`.
    */
-  tickAt(unixMs: number | bigint): bigint {
-    const value = toU64(unixMs, "unixMs");
+  tickAt(unixMillis: number | bigint): bigint {
+    const value = toU64(unixMillis, "unixMillis");
     return call(() => layoutHandle(this).tickAt(value));
   }
 
@@ -178,11 +200,12 @@ export class SnowflakeLayout {
   }
 
   /**
-   * The ID of `sequence` from `worker` at `unixMs` (rounded down to its tick) or at `tick`.
+   * The ID of `sequence` from `worker` at `unixMillis` (rounded down to its tick) or at `tick`
+   * (the old name `unixMs` still works, with a one-time warning).
    *
    * @throws SnowflakeError `snowflake.time_out_of_range`, `snowflake.worker_out_of_range` or `snowflake.sequence_out_of_range`.
    */
-  compose(fields: { readonly worker: number | bigint; readonly sequence: number | bigint } & ({ readonly unixMs: number | bigint } | { readonly tick: number | bigint })): bigint {
+  compose(fields: { readonly worker: number | bigint; readonly sequence: number | bigint } & ({ readonly unixMillis: number | bigint } | { readonly tick: number | bigint })): bigint {
     const worker = toU64(fields.worker, "worker");
     const sequence = toU64(fields.sequence, "sequence");
     const handle = layoutHandle(this);
@@ -190,8 +213,8 @@ export class SnowflakeLayout {
       const tick = toU64(fields.tick, "tick");
       return call(() => handle.composeTick(tick, worker, sequence));
     }
-    const unixMs = toU64(fields.unixMs, "unixMs");
-    return call(() => handle.compose(unixMs, worker, sequence));
+    const unixMillis = toU64(renamedOption(fields, "unixMillis", "unixMs", "SnowflakeLayout.compose"), "unixMillis");
+    return call(() => handle.compose(unixMillis, worker, sequence));
   }
 
   /**
@@ -201,8 +224,8 @@ export class SnowflakeLayout {
    */
   decode(id: bigint): SnowflakeParts {
     const value = checkU64(id, "id");
-    const [unixMs = 0n, tick = 0n, worker = 0n, sequence = 0n] = call(() => layoutHandle(this).decode(value));
-    return { unixMs, tick, worker, sequence };
+    const [unixMillis = 0n, tick = 0n, worker = 0n, sequence = 0n] = call(() => layoutHandle(this).decode(value));
+    return renamedField({ unixMillis, tick, worker, sequence }, "unixMillis", "unixMs", "SnowflakeParts");
   }
 
   /** 41 ms / 10 worker / 12 sequence bits from 2025-01-01: 1024 workers, 4096 IDs per ms each. */
@@ -253,8 +276,11 @@ export interface SnowflakeOptions {
   readonly sequencePolicy?: SequencePolicy;
   /** Issue only IDs after this one (a saved {@link Snowflake.highWater}). */
   readonly startingAfterId?: bigint;
-  /** Issue only IDs from ticks after the one containing this Unix millisecond. */
-  readonly startingAfterUnixMs?: number | bigint;
+  /**
+   * Issue only IDs from ticks after the one containing this Unix millisecond
+   * (the old name `startingAfterUnixMs` still works, with a one-time warning).
+   */
+  readonly startingAfterUnixMillis?: number | bigint;
   /** A manual clock instead of `Date.now()` (tests); IDs are then made one call at a time, never batched. */
   readonly clock?: ManualClock;
 }
@@ -284,10 +310,11 @@ export class Snowflake {
     const [kind, maxMillis] = rollbackArgs(options.rollback);
     const borrow = borrowTicks(options.sequencePolicy);
     const afterId = options.startingAfterId === undefined ? undefined : checkU64(options.startingAfterId, "startingAfterId");
-    const afterMs = options.startingAfterUnixMs === undefined ? undefined : toU64(options.startingAfterUnixMs, "startingAfterUnixMs");
+    const startingAfterUnixMillis = renamedOption(options, "startingAfterUnixMillis", "startingAfterUnixMs", "Snowflake");
+    const afterMillis = startingAfterUnixMillis === undefined ? undefined : toU64(startingAfterUnixMillis, "startingAfterUnixMillis");
     const clock = clockArg(options.clock);
     const handle = layoutHandle(layout);
-    this.#source = call(() => new wasm.SnowflakeSource(handle, worker, kind, maxMillis, borrow, afterId, afterMs, clock));
+    this.#source = call(() => new wasm.SnowflakeSource(handle, worker, kind, maxMillis, borrow, afterId, afterMillis, clock));
     this.#layout = layout;
     this.#worker = worker;
     this.#batched = options.clock === undefined;
@@ -346,8 +373,14 @@ export class Snowflake {
   }
 
   /** The Unix millisecond at which the tick of {@link highWater} starts. */
+  get highWaterUnixMillis(): bigint | undefined {
+    return this.#source.highWaterUnixMillis;
+  }
+
+  /** @deprecated renamed {@link highWaterUnixMillis}, as in every host. */
   get highWaterUnixMs(): bigint | undefined {
-    return this.#source.highWaterUnixMs;
+    warnDeprecated("Snowflake.highWaterUnixMs", "it is named highWaterUnixMillis now");
+    return this.highWaterUnixMillis;
   }
 
   /**

@@ -24,12 +24,12 @@ export type RollbackPolicy =
 /** A clock that moves only when told to (Unix milliseconds), for tests. */
 export class ManualClock {
   /**
-   * A clock reading `unixMs`. With `advanceOnPause`, each pause a generator
+   * A clock reading `unixMillis`. With `advanceOnPause`, each pause a generator
    * asks for (waiting for a new tick or for a rolled-back clock) moves the
    * clock forward by that long, as real time would.
    */
-  constructor(unixMs: number | bigint, options: { readonly advanceOnPause?: boolean } = {}) {
-    newClockHandle(this, toU64(unixMs, "unixMs"), options.advanceOnPause === true);
+  constructor(unixMillis: number | bigint, options: { readonly advanceOnPause?: boolean } = {}) {
+    newClockHandle(this, toU64(unixMillis, "unixMillis"), options.advanceOnPause === true);
   }
 
   /** The time in Unix milliseconds. */
@@ -38,8 +38,8 @@ export class ManualClock {
   }
 
   /** Sets the time, forwards or backwards. */
-  set(unixMs: number | bigint): void {
-    clockHandle(this).setMillis(toU64(unixMs, "unixMs"));
+  set(unixMillis: number | bigint): void {
+    clockHandle(this).setMillis(toU64(unixMillis, "unixMillis"));
   }
 
   /** Moves the time forward. */

@@ -79,7 +79,7 @@ test("browser: request IDs minted in Chromium verify on the Node server; forged 
   assert.deepEqual(retry, first, "a retry carries the same ID and verifies to the same UUID");
   assert.equal(second.ok, true);
   assert.ok(second.uuid > first.uuid, "a second ID has a later UUIDv7");
-  assert.ok(Math.abs(Uuid7.parse(first.uuid).unixMs - Date.now()) < 60_000);
+  assert.ok(Math.abs(Uuid7.parse(first.uuid).unixMillis - Date.now()) < 60_000);
   assert.deepEqual(tampered, { ok: false, code: "request_id.bad_tag", problem: "invalid_request_id" });
   assert.deepEqual(otherUser, { ok: false, code: "request_id.bad_tag", problem: "invalid_request_id" });
   assert.ok(BigInt(ids[1]) > BigInt(ids[0]), "Snowflake IDs cross as decimal strings, in order");

@@ -27,7 +27,7 @@ test("uuid7(): unique, increasing, never more than 1 ms stale", () => {
       const id = uuid7();
       assert.ok(id > last, `${id} after ${last}`);
       last = id;
-      const behind = before - Uuid7.parse(id).unixMs;
+      const behind = before - Uuid7.parse(id).unixMillis;
       assert.ok(behind <= 1, `${id} is ${behind} ms behind the clock read before the call`);
     }
     spin(pause);
@@ -43,7 +43,7 @@ test("Snowflake.nextId(): unique, increasing, never more than 1 ms stale, bulk c
       const id = generator.nextId();
       assert.ok(id > last, `${id} after ${last}`);
       last = id;
-      const behind = before - generator.decode(id).unixMs;
+      const behind = before - generator.decode(id).unixMillis;
       assert.ok(behind <= 1n, `${id} is ${behind} ms behind the clock read before the call`);
     }
     if (burst % 3 === 0) {
@@ -75,12 +75,12 @@ test("a generator on a manual clock makes IDs one call at a time (no batches to 
   const first = generator.nextId();
   clock.advance(5);
   const second = generator.nextId();
-  assert.equal(generator.decode(second).unixMs - generator.decode(first).unixMs, 5n);
+  assert.equal(generator.decode(second).unixMillis - generator.decode(first).unixMillis, 5n);
   assert.equal(generator.decode(second).sequence, 0n);
   const uuids = new Uuid7Generator({ clock });
   const a = Uuid7.parse(uuids.next());
   clock.advance(3);
-  assert.equal(Uuid7.parse(uuids.next()).unixMs - a.unixMs, 3);
+  assert.equal(Uuid7.parse(uuids.next()).unixMillis - a.unixMillis, 3);
 });
 
 test("IDs never pass through a JS number", () => {

@@ -41,7 +41,7 @@ function headerValues(ring) {
       if (!ids.has(value.requestId)) {
         if (value.grant !== undefined) assert.equal(value.grant, "expired", `unknown grant ${value.grant}`);
         const granted = grant(value.grantFor ?? user, value.grant === "expired");
-        const uuid = value.ageMillis === undefined ? undefined : Uuid7.fromFields({ unixMs: Date.now() - value.ageMillis, randA: 0, randB: 1n }).toString();
+        const uuid = value.ageMillis === undefined ? undefined : Uuid7.fromFields({ unixMillis: Date.now() - value.ageMillis, randA: 0, randB: 1n }).toString();
         ids.set(value.requestId, mintRequestId(granted, uuid));
       }
       const id = ids.get(value.requestId);

@@ -135,8 +135,8 @@ class SnowflakeLayout:
         self.worker_bits = core.worker_bits()
         self.sequence_bits = core.sequence_bits()
         self.datacenter_bits = core.datacenter_bits()
-        self.epoch_millis = core.epoch_ms()
-        self.tick_millis = core.tick_ms()
+        self.epoch_millis = core.epoch_millis()
+        self.tick_millis = core.tick_millis()
         self.max_worker = core.max_worker()
         self.max_sequence = core.max_sequence()
         self.max_id = core.max_id()
@@ -169,7 +169,7 @@ class SnowflakeLayout:
     def with_epoch_millis(self, epoch_millis: int) -> SnowflakeLayout:
         """The same layout with another epoch (Unix milliseconds)."""
         return self._from_core(
-            call(self._core.with_epoch_ms, check_uint("epoch_millis", epoch_millis))
+            call(self._core.with_epoch_millis, check_uint("epoch_millis", epoch_millis))
         )
 
     @property
@@ -190,7 +190,7 @@ class SnowflakeLayout:
     @property
     def expires_at_unix_millis(self) -> int:
         """The Unix millisecond at which the time field runs out."""
-        return call(self._core.expires_at_unix_ms)
+        return call(self._core.expires_at_unix_millis)
 
     @property
     def expires_at(self) -> datetime:
@@ -236,7 +236,7 @@ class SnowflakeLayout:
     def decode(self, snowflake_id: int) -> SnowflakeParts:
         """The fields of an ID."""
         parts = call(self._core.decode, check_uint("snowflake_id", snowflake_id))
-        return SnowflakeParts(parts.unix_ms, parts.tick, parts.worker, parts.sequence)
+        return SnowflakeParts(parts.unix_millis, parts.tick, parts.worker, parts.sequence)
 
     def _fields(self) -> tuple[int, ...]:
         return (

@@ -157,7 +157,7 @@ class Uuid7:
 
     @classmethod
     def _of(cls, fields: ffi.Uuid7Fields) -> Uuid7:
-        return cls(fields.bytes, fields.unix_ms, fields.rand_a, fields.rand_b, fields.counter)
+        return cls(fields.bytes, fields.unix_millis, fields.rand_a, fields.rand_b, fields.counter)
 
     @classmethod
     def parse(cls, text: str) -> Uuid7:

@@ -50,8 +50,8 @@ def layout_of(spec: str | dict[str, Any]) -> mintid.SnowflakeLayout:
         time_bits=spec["time_bits"],
         worker_bits=spec["worker_bits"],
         sequence_bits=spec["sequence_bits"],
-        epoch_millis=int(spec["epoch_ms"]),
-        tick_millis=int(spec["tick_ms"]),
+        epoch_millis=int(spec["epoch_millis"]),
+        tick_millis=int(spec["tick_millis"]),
         datacenter_bits=spec.get("datacenter_bits", 0),
     )
 
@@ -61,15 +61,15 @@ LAYOUT_FIELDS: dict[str, Callable[[mintid.SnowflakeLayout, Case], object]] = {
     "worker_bits": lambda layout, _: layout.worker_bits,
     "sequence_bits": lambda layout, _: layout.sequence_bits,
     "datacenter_bits": lambda layout, _: layout.datacenter_bits,
-    "epoch_ms": lambda layout, _: str(layout.epoch_millis),
-    "tick_ms": lambda layout, _: str(layout.tick_millis),
+    "epoch_millis": lambda layout, _: str(layout.epoch_millis),
+    "tick_millis": lambda layout, _: str(layout.tick_millis),
     "max_worker": lambda layout, _: str(layout.max_worker),
     "max_sequence": lambda layout, _: str(layout.max_sequence),
     "max_id": lambda layout, _: str(layout.max_id),
     "js_safe": lambda layout, _: layout.is_js_safe,
-    "lifetime_ms": lambda layout, _: str(layout.lifetime_millis),
-    "expires_at_unix_ms": lambda layout, _: str(layout.expires_at_unix_millis),
-    "remaining_ms": lambda layout, case: str(layout.remaining_millis(int(case["now_unix_ms"]))),
+    "lifetime_millis": lambda layout, _: str(layout.lifetime_millis),
+    "expires_at_unix_millis": lambda layout, _: str(layout.expires_at_unix_millis),
+    "remaining_millis": lambda layout, case: str(layout.remaining_millis(int(case["now_unix_millis"]))),
 }
 
 
@@ -93,7 +93,7 @@ def snowflake_compose(case: Case) -> None:
     def compose() -> int:
         if "tick" in case:
             return layout.compose_tick(int(case["tick"]), worker, sequence)
-        return layout.compose(int(case["unix_ms"]), worker, sequence)
+        return layout.compose(int(case["unix_millis"]), worker, sequence)
 
     if "error" in case:
         expect_error(case, compose)
@@ -107,7 +107,7 @@ def snowflake_decode(case: Case) -> None:
         expect_error(case, lambda: layout.decode(int(case["id"])))
         return
     parts = layout.decode(int(case["id"]))
-    assert (str(parts.tick), str(parts.unix_millis)) == (case["tick"], case["unix_ms"])
+    assert (str(parts.tick), str(parts.unix_millis)) == (case["tick"], case["unix_millis"])
     assert (str(parts.worker), str(parts.sequence)) == (case["worker"], case["sequence"])
 
 
@@ -146,7 +146,7 @@ def policy_of(spec: dict[str, Any] | None) -> mintid.RollbackPolicy | None:
 
 def snowflake_generate(case: Case) -> None:
     clock = ManualClock(
-        int(case["clock"]["start_ms"]), advance_on_pause=case["clock"]["advance_on_pause"]
+        int(case["clock"]["start_millis"]), advance_on_pause=case["clock"]["advance_on_pause"]
     )
     sequence = case.get("sequence_policy")
 
@@ -163,8 +163,8 @@ def snowflake_generate(case: Case) -> None:
                 else mintid.SequencePolicy.borrow_ahead(int(sequence["max_ticks"]))
             ),
             starting_after=int(case["starting_after_id"]) if "starting_after_id" in case else None,
-            starting_after_unix_millis=int(case["starting_after_unix_ms"])
-            if "starting_after_unix_ms" in case
+            starting_after_unix_millis=int(case["starting_after_unix_millis"])
+            if "starting_after_unix_millis" in case
             else None,
             clock=clock,
         )
@@ -175,8 +175,8 @@ def snowflake_generate(case: Case) -> None:
         return
     generator = build()
     for step in case["steps"]:
-        if "clock_ms" in step:
-            clock.set(int(step["clock_ms"]))
+        if "clock_millis" in step:
+            clock.set(int(step["clock_millis"]))
 
         def call(step: Case = step) -> list[int]:
             if step["call"] == "batch":
@@ -190,8 +190,8 @@ def snowflake_generate(case: Case) -> None:
             ids = call()
             assert [str(i) for i in ids] == step["ids"]
             assert [mintid.snowflake_to_base32(i) for i in ids] == step["base32"]
-        if "clock_after_ms" in step:
-            assert str(clock.unix_millis) == step["clock_after_ms"]
+        if "clock_after_millis" in step:
+            assert str(clock.unix_millis) == step["clock_after_millis"]
         if "high_water" in step:
             assert str(generator.high_water) == step["high_water"]
 
@@ -206,7 +206,7 @@ def snowflake_layout_invalid(case: Case) -> None:
 def check_uuid7_fields(value: mintid.Uuid7, case: Case) -> None:
     if "bytes" in case:
         assert value.bytes.hex() == case["bytes"]
-    assert str(value.unix_millis) == case["unix_ms"]
+    assert str(value.unix_millis) == case["unix_millis"]
     assert value.rand_a == case["rand_a"]
     assert str(value.rand_b) == case["rand_b"]
     assert value.counter == case["counter"]
@@ -214,7 +214,7 @@ def check_uuid7_fields(value: mintid.Uuid7, case: Case) -> None:
 
 def uuid7_from_fields(case: Case) -> None:
     def build() -> mintid.Uuid7:
-        return mintid.Uuid7.from_fields(int(case["unix_ms"]), case["rand_a"], int(case["rand_b"]))
+        return mintid.Uuid7.from_fields(int(case["unix_millis"]), case["rand_a"], int(case["rand_b"]))
 
     if "error" in case:
         expect_error(case, build)
@@ -265,13 +265,13 @@ def uuid7_new_v8(case: Case) -> None:
 
 def uuid7_generate(case: Case) -> None:
     first_step = case["steps"][0]
-    clock = ManualClock(int(first_step["clock_ms"]))
+    clock = ManualClock(int(first_step["clock_millis"]))
     generator = mintid.Uuid7Generator(
         rollback=policy_of(case["policy"]), clock=clock, entropy=bytes.fromhex(case["entropy"])
     )
     previous = ""
     for step in case["steps"]:
-        clock.set(int(step["clock_ms"]))
+        clock.set(int(step["clock_millis"]))
         if "error" in step:
             expect_error(step, generator.next_str)
             continue

@@ -64,7 +64,7 @@ class Policy:
             self.worker_bits, self.sequence_bits, self.epoch, self.tick = PRESETS[layout]
         else:
             self.worker_bits, self.sequence_bits = layout["worker_bits"], layout["sequence_bits"]
-            self.epoch, self.tick = int(layout["epoch_ms"]), int(layout["tick_ms"])
+            self.epoch, self.tick = int(layout["epoch_millis"]), int(layout["tick_millis"])
         self.max_worker = 2**self.worker_bits - 1
         for field in ("lease_millis", "renew_interval_millis", "safety_margin_millis",
                       "renew_retry_millis", "max_skew_millis", "max_start_wait_millis"):

@@ -40,8 +40,8 @@ pub fn resolve_parts(
         base.time_bits(),
         base.worker_bits(),
         base.sequence_bits(),
-        time.epoch.unwrap_or(base.epoch_ms()),
-        time.tick.unwrap_or(base.tick_ms()),
+        time.epoch.unwrap_or(base.epoch_millis()),
+        time.tick.unwrap_or(base.tick_millis()),
     )?
     .with_datacenter_bits(base.datacenter_bits())?;
     Ok(layout)
@@ -104,8 +104,8 @@ pub fn summary(layout: &SnowflakeLayout) -> String {
         "{} (bits {}, tick {} ms, epoch {})",
         preset_name(layout).unwrap_or("custom"),
         bits_text(layout),
-        layout.tick_ms(),
-        rfc3339(layout.epoch_ms())
+        layout.tick_millis(),
+        rfc3339(layout.epoch_millis())
     )
 }
 
@@ -118,8 +118,8 @@ pub fn to_json(layout: &SnowflakeLayout) -> Value {
         "datacenter_bits": layout.datacenter_bits(),
         "worker_bits": layout.worker_bits(),
         "sequence_bits": layout.sequence_bits(),
-        "epoch_ms": layout.epoch_ms(),
-        "tick_ms": layout.tick_ms(),
+        "epoch_ms": layout.epoch_millis(),
+        "tick_ms": layout.tick_millis(),
     })
 }
 
@@ -138,8 +138,8 @@ mod tests {
     fn bits_name_the_presets_they_equal() {
         for &(name, preset) in SnowflakeLayout::PRESETS {
             let time = LayoutTimeArgs {
-                epoch: Some(preset.epoch_ms()),
-                tick: Some(preset.tick_ms()),
+                epoch: Some(preset.epoch_millis()),
+                tick: Some(preset.tick_millis()),
             };
             let rebuilt = resolve_parts(None, Some(&bits_text(&preset)), &time).unwrap();
             assert_eq!(rebuilt, preset, "{name}");

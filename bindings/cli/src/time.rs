@@ -8,7 +8,7 @@ use crate::error::CliError;
 const MILLIS_PER_DAY: u64 = 86_400_000;
 
 /// The current Unix time in milliseconds (0 if the clock reads before 1970).
-pub fn now_unix_ms() -> u64 {
+pub fn now_unix_millis() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |elapsed| {
@@ -19,9 +19,9 @@ pub fn now_unix_ms() -> u64 {
 /// A Unix millisecond as RFC 3339 UTC with milliseconds, e.g.
 /// `2022-02-22T19:22:22.000Z`. Years past 9999, which RFC 3339 cannot
 /// write, use ISO 8601's expanded form with a `+` sign (`+10889-08-02T…`).
-pub fn rfc3339(unix_ms: u64) -> String {
-    let days = unix_ms / MILLIS_PER_DAY;
-    let in_day = unix_ms % MILLIS_PER_DAY;
+pub fn rfc3339(unix_millis: u64) -> String {
+    let days = unix_millis / MILLIS_PER_DAY;
+    let in_day = unix_millis % MILLIS_PER_DAY;
     let (year, month, day) = civil_from_days(days);
     let year = if year > 9999 {
         format!("+{year}")

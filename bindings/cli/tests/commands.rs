@@ -81,7 +81,7 @@ fn fails_with_stdin(args: &[&str], stdin: &[u8], exit: i32, code: &str) {
     assert!(run.stderr.ends_with('\n'));
 }
 
-fn now_ms() -> u64 {
+fn now_millis() -> u64 {
     let elapsed = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
     u64::try_from(elapsed.as_millis()).unwrap()
 }
@@ -105,9 +105,9 @@ fn field<'a>(value: &'a Value, name: &str) -> &'a Value {
 
 #[test]
 fn snowflakes_are_increasing_and_decode_to_the_worker() {
-    let before = now_ms();
+    let before = now_millis();
     let ids = strings(&json(&["snowflake", "-n", "1000", "--worker", "7"]));
-    let after = now_ms();
+    let after = now_millis();
     assert_eq!(ids.len(), 1000);
     let ids: Vec<SnowflakeId> = ids
         .iter()
@@ -119,7 +119,10 @@ fn snowflakes_are_increasing_and_decode_to_the_worker() {
         assert_eq!(parts.worker, 7);
         // IDs may borrow no time ahead by default, but a full tick waits for
         // the next one: the times lie within the run, give or take a tick.
-        assert!((before..=after + 1).contains(&parts.unix_ms), "{parts:?}");
+        assert!(
+            (before..=after + 1).contains(&parts.unix_millis),
+            "{parts:?}"
+        );
     }
 }
 
@@ -198,7 +201,7 @@ fn snowflake_with_custom_bits_epoch_and_tick() {
             .decode(SnowflakeId::from_decimal(&id).unwrap())
             .unwrap();
         assert_eq!(layout.split_worker_id(parts.worker), (15, 255));
-        assert_eq!(parts.unix_ms % 10, 0);
+        assert_eq!(parts.unix_millis % 10, 0);
     }
 }
 
@@ -305,14 +308,16 @@ fn inspect_other_uuid_versions() {
 
 #[test]
 fn inspect_a_composed_snowflake_in_both_forms() {
-    let unix_ms = 1_796_000_000_123;
-    let id = SnowflakeLayout::CLASSIC.compose(unix_ms, 7, 42).unwrap();
+    let unix_millis = 1_796_000_000_123;
+    let id = SnowflakeLayout::CLASSIC
+        .compose(unix_millis, 7, 42)
+        .unwrap();
     for text in [id.to_string(), id.to_base32()] {
         let report = json(&["inspect", &text]);
         assert_eq!(field(&report, "kind"), "snowflake");
         assert_eq!(field(&report, "id"), id.to_string().as_str());
         assert_eq!(field(&report, "base32"), id.to_base32().as_str());
-        assert_eq!(field(&report, "unix_ms"), unix_ms);
+        assert_eq!(field(&report, "unix_ms"), unix_millis);
         assert_eq!(field(&report, "time"), "2026-11-30T00:53:20.123Z");
         assert_eq!(field(&report, "worker"), 7);
         assert_eq!(field(&report, "sequence"), 42);
@@ -376,7 +381,10 @@ fn layout_reports_rate_and_lifetime() {
     assert_eq!(field(&report, "ids_per_tick"), 64);
     assert_eq!(field(&report, "ids_per_second"), 64_000.0);
     assert_eq!(field(&report, "expires"), "2094-09-07T15:47:35.552Z");
-    assert_eq!(field(&report, "expires_ms"), layout.expires_at_unix_ms());
+    assert_eq!(
+        field(&report, "expires_ms"),
+        layout.expires_at_unix_millis()
+    );
     assert_eq!(field(&report, "lifetime_ms"), layout.lifetime_millis());
     let remaining = field(&report, "remaining_ms").as_u64().unwrap();
     assert!(remaining > 0 && remaining < layout.lifetime_millis());
@@ -404,7 +412,10 @@ fn layout_of_custom_bits_and_an_expired_one() {
     ]);
     let layout = SnowflakeLayout::new(28, 22, 13, 1_463_673_600_000, 1000).unwrap();
     assert_eq!(field(&report, "layout"), "custom");
-    assert_eq!(field(&report, "expires_ms"), layout.expires_at_unix_ms());
+    assert_eq!(
+        field(&report, "expires_ms"),
+        layout.expires_at_unix_millis()
+    );
     assert_eq!(field(&report, "expires"), "2024-11-20T13:24:16.000Z");
     assert_eq!(field(&report, "remaining_ms"), 0);
     assert!(

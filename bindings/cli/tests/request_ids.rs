@@ -57,7 +57,7 @@ fn fails(args: &[&str], exit: i32, code: &str) {
     assert_eq!(run.stderr.lines().count(), 1, "{args:?}");
 }
 
-fn now_ms() -> u64 {
+fn now_millis() -> u64 {
     let elapsed = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
     u64::try_from(elapsed.as_millis()).unwrap()
 }
@@ -97,7 +97,7 @@ fn core_request_id(scope: &str, expires: u64) -> String {
 #[test]
 fn grant_issue_matches_the_core() {
     let keys = example_keys();
-    let before = now_ms();
+    let before = now_millis();
     let report = json(&[
         "grant",
         "issue",
@@ -110,7 +110,7 @@ fn grant_issue_matches_the_core() {
         "--ttl",
         "15m",
     ]);
-    let after = now_ms();
+    let after = now_millis();
     let expires = report["expires_ms"].as_u64().unwrap();
     assert!((before + 900_000..=after + 900_000).contains(&expires));
     assert_eq!(report["key_id"], 1);
@@ -148,7 +148,7 @@ fn minted_ids_verify_in_the_core_for_their_scope_only() {
     let run = mintid(&["request-id", "mint", "--grant", &grant, "-n", "20"]);
     assert_eq!(run.status, 0);
     let ring = example_ring();
-    let now = now_ms();
+    let now = now_millis();
     let mut uuids = Vec::new();
     for id in run.stdout.lines() {
         assert_eq!(id.len(), 58);
@@ -170,7 +170,7 @@ fn minted_ids_verify_in_the_core_for_their_scope_only() {
 #[test]
 fn verify_a_core_minted_id() {
     let keys = example_keys();
-    let id = core_request_id("user:42", now_ms() + 3_600_000);
+    let id = core_request_id("user:42", now_millis() + 3_600_000);
     let args = [
         "request-id",
         "verify",
@@ -248,7 +248,7 @@ fn unsigned_request_ids() {
         1,
         "request_id.too_old",
     );
-    let ahead = Uuid7::from_fields(now_ms() + 3_600_000, 0, 0)
+    let ahead = Uuid7::from_fields(now_millis() + 3_600_000, 0, 0)
         .unwrap()
         .to_string();
     fails(
@@ -283,9 +283,9 @@ fn unsigned_request_ids() {
 fn every_verification_failure_has_its_code() {
     let keys = example_keys();
     let other_keys = key_file("other.keys", &format!("2 {SECRET_HEX}\n"));
-    let later = now_ms() + 3_600_000;
+    let later = now_millis() + 3_600_000;
     let id = core_request_id("user:42", later);
-    let expired = core_request_id("user:42", now_ms() - 1);
+    let expired = core_request_id("user:42", now_millis() - 1);
     let mut tampered = id.clone().into_bytes();
     tampered[50] = if tampered[50] == b'A' { b'B' } else { b'A' };
     let tampered = String::from_utf8(tampered).unwrap();
@@ -406,7 +406,7 @@ fn grant_and_key_file_errors() {
         1,
         "request_id.malformed_grant",
     );
-    let id = core_request_id("s", now_ms() + 60_000);
+    let id = core_request_id("s", now_millis() + 60_000);
     fails(
         &["request-id", "mint", "--grant", &id],
         1,

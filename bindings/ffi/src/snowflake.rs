@@ -19,7 +19,7 @@ pub struct SnowflakeLayout(mintid::SnowflakeLayout);
 #[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Record)]
 pub struct SnowflakeParts {
     /// The start of the ID's tick, in Unix milliseconds.
-    pub unix_ms: u64,
+    pub unix_millis: u64,
     /// Ticks since the layout's epoch.
     pub tick: u64,
     /// The whole worker field (datacenter and worker together, if split).
@@ -31,7 +31,7 @@ pub struct SnowflakeParts {
 impl From<CoreParts> for SnowflakeParts {
     fn from(parts: CoreParts) -> Self {
         Self {
-            unix_ms: parts.unix_ms,
+            unix_millis: parts.unix_millis,
             tick: parts.tick,
             worker: parts.worker,
             sequence: parts.sequence,
@@ -74,11 +74,16 @@ impl SnowflakeLayout {
         time_bits: u8,
         worker_bits: u8,
         sequence_bits: u8,
-        epoch_ms: u64,
-        tick_ms: u64,
+        epoch_millis: u64,
+        tick_millis: u64,
     ) -> Result<Arc<Self>, MintidError> {
-        let layout =
-            mintid::SnowflakeLayout::new(time_bits, worker_bits, sequence_bits, epoch_ms, tick_ms)?;
+        let layout = mintid::SnowflakeLayout::new(
+            time_bits,
+            worker_bits,
+            sequence_bits,
+            epoch_millis,
+            tick_millis,
+        )?;
         Ok(Arc::new(Self(layout)))
     }
 
@@ -104,8 +109,8 @@ impl SnowflakeLayout {
     /// The same layout with another epoch (Unix ms).
     ///
     /// Fails with `snowflake.invalid_layout`.
-    pub fn with_epoch_ms(&self, epoch_ms: u64) -> Result<Arc<Self>, MintidError> {
-        Ok(Arc::new(Self(self.0.with_epoch_ms(epoch_ms)?)))
+    pub fn with_epoch_millis(&self, epoch_millis: u64) -> Result<Arc<Self>, MintidError> {
+        Ok(Arc::new(Self(self.0.with_epoch_millis(epoch_millis)?)))
     }
 
     /// Width of the time field.
@@ -129,13 +134,13 @@ impl SnowflakeLayout {
     }
 
     /// The epoch, in Unix milliseconds.
-    pub fn epoch_ms(&self) -> u64 {
-        self.0.epoch_ms()
+    pub fn epoch_millis(&self) -> u64 {
+        self.0.epoch_millis()
     }
 
     /// The length of a tick, in milliseconds.
-    pub fn tick_ms(&self) -> u64 {
-        self.0.tick_ms()
+    pub fn tick_millis(&self) -> u64 {
+        self.0.tick_millis()
     }
 
     /// The largest whole worker id.
@@ -164,13 +169,13 @@ impl SnowflakeLayout {
     }
 
     /// The Unix millisecond at which the time field runs out.
-    pub fn expires_at_unix_ms(&self) -> u64 {
-        self.0.expires_at_unix_ms()
+    pub fn expires_at_unix_millis(&self) -> u64 {
+        self.0.expires_at_unix_millis()
     }
 
-    /// Milliseconds left at `now_unix_ms` before the time field runs out.
-    pub fn remaining_millis(&self, now_unix_ms: u64) -> u64 {
-        self.0.remaining_millis(now_unix_ms)
+    /// Milliseconds left at `now_unix_millis` before the time field runs out.
+    pub fn remaining_millis(&self, now_unix_millis: u64) -> u64 {
+        self.0.remaining_millis(now_unix_millis)
     }
 
     /// The whole worker field for `worker` within `datacenter`.
@@ -186,12 +191,17 @@ impl SnowflakeLayout {
         SnowflakeWorkerSplit { datacenter, worker }
     }
 
-    /// The ID of `sequence` from `worker` in the tick containing `unix_ms`.
+    /// The ID of `sequence` from `worker` in the tick containing `unix_millis`.
     ///
     /// Fails with `snowflake.time_out_of_range`, `snowflake.worker_out_of_range`
     /// or `snowflake.sequence_out_of_range`.
-    pub fn compose(&self, unix_ms: u64, worker: u64, sequence: u64) -> Result<u64, MintidError> {
-        Ok(self.0.compose(unix_ms, worker, sequence)?.get())
+    pub fn compose(
+        &self,
+        unix_millis: u64,
+        worker: u64,
+        sequence: u64,
+    ) -> Result<u64, MintidError> {
+        Ok(self.0.compose(unix_millis, worker, sequence)?.get())
     }
 
     /// The ID of `sequence` from `worker` in tick `tick` since the epoch.
@@ -290,7 +300,7 @@ impl Snowflake {
         rollback = None,
         sequence = None,
         starting_after_id = None,
-        starting_after_unix_ms = None,
+        starting_after_unix_millis = None,
         clock = None
     ))]
     pub fn new(
@@ -299,7 +309,7 @@ impl Snowflake {
         rollback: Option<RollbackPolicy>,
         sequence: Option<SequencePolicy>,
         starting_after_id: Option<u64>,
-        starting_after_unix_ms: Option<u64>,
+        starting_after_unix_millis: Option<u64>,
         clock: Option<Arc<ManualClock>>,
     ) -> Result<Arc<Self>, MintidError> {
         let mut builder =
@@ -313,8 +323,8 @@ impl Snowflake {
         if let Some(after) = starting_after_id {
             builder = builder.starting_after_id(id(after)?);
         }
-        if let Some(unix_ms) = starting_after_unix_ms {
-            builder = builder.starting_after_unix_ms(unix_ms);
+        if let Some(unix_millis) = starting_after_unix_millis {
+            builder = builder.starting_after_unix_millis(unix_millis);
         }
         Ok(Arc::new(Self(builder.build()?)))
     }
@@ -351,7 +361,7 @@ impl Snowflake {
         let mut ids = vec![0u64; batch_len(size)?];
         self.0.fill(&mut ids)?;
         let first = layout.decode(id(ids[0])?)?;
-        let fresh = mintid::id_buffer::fresh_until_millis(first.unix_ms, layout.tick_ms());
+        let fresh = mintid::id_buffer::fresh_until_millis(first.unix_millis, layout.tick_millis());
         IdBytes::from_u64s_after(fresh, &ids)
     }
 
@@ -361,8 +371,8 @@ impl Snowflake {
     }
 
     /// The Unix millisecond at which the tick of [`high_water`](Self::high_water) starts.
-    pub fn high_water_unix_ms(&self) -> Option<u64> {
-        self.0.high_water_unix_ms()
+    pub fn high_water_unix_millis(&self) -> Option<u64> {
+        self.0.high_water_unix_millis()
     }
 
     /// The layout of the IDs.

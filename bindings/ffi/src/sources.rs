@@ -10,12 +10,12 @@ pub struct ManualClock(mintid::ManualClock);
 
 #[uniffi::export]
 impl ManualClock {
-    /// A clock reading `unix_ms` until set or moved; with
+    /// A clock reading `unix_millis` until set or moved; with
     /// `advance_on_pause`, each pause a generator asks for moves it forward
     /// by that long.
     #[uniffi::constructor(default(advance_on_pause = false))]
-    pub fn new(unix_ms: u64, advance_on_pause: bool) -> Arc<Self> {
-        let clock = mintid::ManualClock::new(unix_ms);
+    pub fn new(unix_millis: u64, advance_on_pause: bool) -> Arc<Self> {
+        let clock = mintid::ManualClock::new(unix_millis);
         Arc::new(Self(if advance_on_pause {
             clock.advancing_on_pause()
         } else {
@@ -28,9 +28,9 @@ impl ManualClock {
         self.0.now_millis()
     }
 
-    /// Sets the time to `unix_ms`, forwards or backwards.
-    pub fn set_millis(&self, unix_ms: u64) {
-        self.0.set_millis(unix_ms)
+    /// Sets the time to `unix_millis`, forwards or backwards.
+    pub fn set_millis(&self, unix_millis: u64) {
+        self.0.set_millis(unix_millis)
     }
 
     /// Moves the time forward by `millis`.

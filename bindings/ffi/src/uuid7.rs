@@ -18,7 +18,7 @@ pub struct Uuid7Fields {
     /// The 16 bytes, most significant first.
     pub bytes: Vec<u8>,
     /// Milliseconds since the Unix epoch (48 bits).
-    pub unix_ms: u64,
+    pub unix_millis: u64,
     /// The 12 bits after the version field.
     pub rand_a: u16,
     /// The 62 bits after the variant field.
@@ -31,7 +31,7 @@ impl From<Uuid7> for Uuid7Fields {
     fn from(id: Uuid7) -> Self {
         Self {
             bytes: id.as_bytes().to_vec(),
-            unix_ms: id.timestamp_millis(),
+            unix_millis: id.timestamp_millis(),
             rand_a: id.rand_a(),
             rand_b: id.rand_b(),
             counter: id.counter(),
@@ -45,11 +45,11 @@ impl From<Uuid7> for Uuid7Fields {
 /// `uuid7.rand_b_out_of_range`.
 #[uniffi::export]
 pub fn uuid7_from_fields(
-    unix_ms: u64,
+    unix_millis: u64,
     rand_a: u16,
     rand_b: u64,
 ) -> Result<Uuid7Fields, MintidError> {
-    Ok(Uuid7::from_fields(unix_ms, rand_a, rand_b)?.into())
+    Ok(Uuid7::from_fields(unix_millis, rand_a, rand_b)?.into())
 }
 
 /// Reads 16 bytes as a UUIDv7.

@@ -32,12 +32,18 @@ impl LayoutHandle {
         time_bits: u8,
         worker_bits: u8,
         sequence_bits: u8,
-        epoch_ms: u64,
-        tick_ms: u64,
+        epoch_millis: u64,
+        tick_millis: u64,
     ) -> Result<Self, JsValue> {
-        SnowflakeLayout::new(time_bits, worker_bits, sequence_bits, epoch_ms, tick_ms)
-            .map(Self)
-            .map_err(to_js)
+        SnowflakeLayout::new(
+            time_bits,
+            worker_bits,
+            sequence_bits,
+            epoch_millis,
+            tick_millis,
+        )
+        .map(Self)
+        .map_err(to_js)
     }
 
     /// The preset called `name` (`snowflake.unknown_preset`).
@@ -55,9 +61,12 @@ impl LayoutHandle {
     }
 
     /// The same layout with another epoch.
-    #[wasm_bindgen(js_name = withEpochMs)]
-    pub fn with_epoch_ms(&self, epoch_ms: u64) -> Result<LayoutHandle, JsValue> {
-        self.0.with_epoch_ms(epoch_ms).map(Self).map_err(to_js)
+    #[wasm_bindgen(js_name = withEpochMillis)]
+    pub fn with_epoch_millis(&self, epoch_millis: u64) -> Result<LayoutHandle, JsValue> {
+        self.0
+            .with_epoch_millis(epoch_millis)
+            .map(Self)
+            .map_err(to_js)
     }
 
     /// Width of the time field.
@@ -85,15 +94,15 @@ impl LayoutHandle {
     }
 
     /// The Unix millisecond of tick 0.
-    #[wasm_bindgen(getter = epochMs)]
-    pub fn epoch_ms(&self) -> u64 {
-        self.0.epoch_ms()
+    #[wasm_bindgen(getter = epochMillis)]
+    pub fn epoch_millis(&self) -> u64 {
+        self.0.epoch_millis()
     }
 
     /// The length of one tick in milliseconds.
-    #[wasm_bindgen(getter = tickMs)]
-    pub fn tick_ms(&self) -> u64 {
-        self.0.tick_ms()
+    #[wasm_bindgen(getter = tickMillis)]
+    pub fn tick_millis(&self) -> u64 {
+        self.0.tick_millis()
     }
 
     /// The largest tick.
@@ -139,21 +148,21 @@ impl LayoutHandle {
     }
 
     /// The first Unix millisecond the layout cannot represent.
-    #[wasm_bindgen(getter = expiresAtUnixMs)]
-    pub fn expires_at_unix_ms(&self) -> u64 {
-        self.0.expires_at_unix_ms()
+    #[wasm_bindgen(getter = expiresAtUnixMillis)]
+    pub fn expires_at_unix_millis(&self) -> u64 {
+        self.0.expires_at_unix_millis()
     }
 
-    /// Milliseconds left at `now_unix_ms`.
+    /// Milliseconds left at `now_unix_millis`.
     #[wasm_bindgen(js_name = remainingMillis)]
-    pub fn remaining_millis(&self, now_unix_ms: u64) -> u64 {
-        self.0.remaining_millis(now_unix_ms)
+    pub fn remaining_millis(&self, now_unix_millis: u64) -> u64 {
+        self.0.remaining_millis(now_unix_millis)
     }
 
-    /// The tick containing `unix_ms`.
+    /// The tick containing `unix_millis`.
     #[wasm_bindgen(js_name = tickAt)]
-    pub fn tick_at(&self, unix_ms: u64) -> Result<u64, JsValue> {
-        self.0.tick_at(unix_ms).map_err(to_js)
+    pub fn tick_at(&self, unix_millis: u64) -> Result<u64, JsValue> {
+        self.0.tick_at(unix_millis).map_err(to_js)
     }
 
     /// The whole worker field of `worker` in `datacenter`.
@@ -169,10 +178,10 @@ impl LayoutHandle {
         vec![datacenter, worker]
     }
 
-    /// The ID of `sequence` from `worker` in the tick containing `unix_ms`.
-    pub fn compose(&self, unix_ms: u64, worker: u64, sequence: u64) -> Result<u64, JsValue> {
+    /// The ID of `sequence` from `worker` in the tick containing `unix_millis`.
+    pub fn compose(&self, unix_millis: u64, worker: u64, sequence: u64) -> Result<u64, JsValue> {
         self.0
-            .compose(unix_ms, worker, sequence)
+            .compose(unix_millis, worker, sequence)
             .map(SnowflakeId::get)
             .map_err(to_js)
     }
@@ -186,13 +195,13 @@ impl LayoutHandle {
             .map_err(to_js)
     }
 
-    /// `[unix_ms, tick, worker, sequence]` of `id`.
+    /// `[unix_millis, tick, worker, sequence]` of `id`.
     pub fn decode(&self, id: u64) -> Result<Vec<u64>, JsValue> {
         let parts = SnowflakeId::new(id)
             .and_then(|id| self.0.decode(id))
             .map_err(to_js)?;
         Ok(vec![
-            parts.unix_ms,
+            parts.unix_millis,
             parts.tick,
             parts.worker,
             parts.sequence,
@@ -245,7 +254,7 @@ impl SnowflakeSource {
         rollback_max_millis: u64,
         borrow_ahead_ticks: Option<u64>,
         starting_after_id: Option<u64>,
-        starting_after_unix_ms: Option<u64>,
+        starting_after_unix_millis: Option<u64>,
         clock: Option<ManualClockHandle>,
     ) -> Result<Self, JsValue> {
         let rollback = rollback_policy(rollback_kind, rollback_max_millis, Default::default())?;
@@ -258,8 +267,8 @@ impl SnowflakeSource {
         if let Some(id) = starting_after_id {
             builder = builder.starting_after_id(SnowflakeId::new(id).map_err(to_js)?);
         }
-        if let Some(unix_ms) = starting_after_unix_ms {
-            builder = builder.starting_after_unix_ms(unix_ms);
+        if let Some(unix_millis) = starting_after_unix_millis {
+            builder = builder.starting_after_unix_millis(unix_millis);
         }
         Ok(Self {
             generator: builder.build().map_err(to_js)?,
@@ -277,7 +286,8 @@ impl SnowflakeSource {
                 .and_then(|id| layout.decode(id))
                 .map_err(to_js)?;
             self.fresh_until =
-                mintid::id_buffer::fresh_until_millis(parts.unix_ms, layout.tick_ms()) as f64;
+                mintid::id_buffer::fresh_until_millis(parts.unix_millis, layout.tick_millis())
+                    as f64;
         }
         Ok(ids)
     }
@@ -305,8 +315,8 @@ impl SnowflakeSource {
     }
 
     /// The Unix millisecond at which the high water's tick starts, if any.
-    #[wasm_bindgen(getter = highWaterUnixMs)]
-    pub fn high_water_unix_ms(&self) -> Option<u64> {
-        self.generator.high_water_unix_ms()
+    #[wasm_bindgen(getter = highWaterUnixMillis)]
+    pub fn high_water_unix_millis(&self) -> Option<u64> {
+        self.generator.high_water_unix_millis()
     }
 }

@@ -32,15 +32,15 @@ pub fn uuid7_parse(text: &str) -> Result<Vec<u8>, JsValue> {
 
 /// The UUIDv7 with these fields.
 #[wasm_bindgen(js_name = uuid7FromFields)]
-pub fn uuid7_from_fields(unix_ms: u64, rand_a: u16, rand_b: u64) -> Result<Vec<u8>, JsValue> {
-    Uuid7::from_fields(unix_ms, rand_a, rand_b)
+pub fn uuid7_from_fields(unix_millis: u64, rand_a: u16, rand_b: u64) -> Result<Vec<u8>, JsValue> {
+    Uuid7::from_fields(unix_millis, rand_a, rand_b)
         .map(|id| id.as_bytes().to_vec())
         .map_err(to_js)
 }
 
 /// The 48-bit Unix millisecond timestamp (exact in a JS number).
-#[wasm_bindgen(js_name = uuid7UnixMs)]
-pub fn uuid7_unix_ms(bytes: &[u8]) -> Result<f64, JsValue> {
+#[wasm_bindgen(js_name = uuid7UnixMillis)]
+pub fn uuid7_unix_millis(bytes: &[u8]) -> Result<f64, JsValue> {
     uuid7_of(bytes).map(|id| id.timestamp_millis() as f64)
 }
 

@@ -21,7 +21,7 @@ struct Input {
     scope: String,
     other_scope: String,
     /// The UUIDv7's time, taken modulo 2^48.
-    unix_ms: u64,
+    unix_millis: u64,
     /// Masked to 12 bits.
     rand_a: u16,
     /// Shifted to 62 bits.
@@ -37,8 +37,8 @@ struct Input {
 }
 
 fuzz_target!(|input: Input| {
-    let unix_ms = input.unix_ms % (1 << 48);
-    let now = unix_ms.saturating_add_signed(input.now_offset.into());
+    let unix_millis = input.unix_millis % (1 << 48);
+    let now = unix_millis.saturating_add_signed(input.now_offset.into());
     let expires_millis = input
         .raw_expiry
         .unwrap_or_else(|| now.saturating_add_signed(input.expires_offset.into()));
@@ -54,7 +54,7 @@ fuzz_target!(|input: Input| {
     };
     assert_eq!(grant.key_id(), input.key_id);
     assert_eq!(grant.expires_millis(), expires_millis);
-    let Ok(uuid) = Uuid7::from_fields(unix_ms, input.rand_a & 0xFFF, input.rand_b >> 2) else {
+    let Ok(uuid) = Uuid7::from_fields(unix_millis, input.rand_a & 0xFFF, input.rand_b >> 2) else {
         panic!("a UUIDv7 from any fields in range");
     };
     // The client holds the grant as text.

@@ -14,7 +14,7 @@ fn check_layout(layout: &SnowflakeLayout, id: SnowflakeId) {
             assert!(id <= layout.max_id());
             let composed = layout.compose_tick(parts.tick, parts.worker, parts.sequence);
             assert_eq!(composed, Ok(id));
-            if let Ok(by_time) = layout.compose(parts.unix_ms, parts.worker, parts.sequence) {
+            if let Ok(by_time) = layout.compose(parts.unix_millis, parts.worker, parts.sequence) {
                 assert_eq!(by_time, id);
             }
         }

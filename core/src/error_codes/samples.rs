@@ -187,16 +187,16 @@ fn segment_samples() -> Vec<Sample> {
 fn snowflake_samples() -> Vec<Sample> {
     let layout = SnowflakeLayout::new(41, 10, 12, 0, 1).expect("a layout");
     vec![
-        sample!(SnowflakeError::new(Detail::ClockRolledBack { behind_ms: 5, tolerance_ms: 1 }), "behind_millis" => 5, "tolerance_millis" => 1),
-        sample!(SnowflakeError::new(Detail::EpochInFuture { now_ms: 5, epoch_ms: 10 }), "now_millis" => 5, "epoch_millis" => 10),
+        sample!(SnowflakeError::new(Detail::ClockRolledBack { behind_millis: 5, tolerance_millis: 1 }), "behind_millis" => 5, "tolerance_millis" => 1),
+        sample!(SnowflakeError::new(Detail::EpochInFuture { now_millis: 5, epoch_millis: 10 }), "now_millis" => 5, "epoch_millis" => 10),
         sample!(SnowflakeError::new(Detail::IdOutOfRange { id: None, max: 7 }), "id" => "beyond 64 bits", "limit" => "the largest ID is 7"),
         sample!(err(SnowflakeLayout::new(0, 10, 12, 0, 1)), "reason" => "the time field needs at least 1 bit"),
         sample!(SnowflakeError::new(Detail::InvalidText(TextProblem::Base32(Base32Error::Overflow))), "reason" => "invalid base32 Snowflake ID: base32 value is too large for its type"),
         sample!(err(layout.compose(0, 0, 1 << 13)), "value" => 1 << 13, "max" => 4095),
-        sample!(SnowflakeError::new(Detail::TimeExhausted { end_ms: 9 }), "end_millis" => 9),
+        sample!(SnowflakeError::new(Detail::TimeExhausted { end_millis: 9 }), "end_millis" => 9),
         sample!(SnowflakeError::new(Detail::TickOutOfRange { tick: 9, max: 7 }), "time" => "tick 9", "reason" => "is out of range 0..=7"),
         sample!(err(SnowflakeLayout::preset("nope")), "name" => "\"nope\"", "known" => "classic twitter datacenter-worker sonyflake-like js-safe"),
-        sample!(SnowflakeError::new(Detail::WaitExceeded { paused_micros: 3, target_ms: 9, now_ms: 8 }), "paused_micros" => 3, "target_millis" => 9, "now_millis" => 8),
+        sample!(SnowflakeError::new(Detail::WaitExceeded { paused_micros: 3, target_millis: 9, now_millis: 8 }), "paused_micros" => 3, "target_millis" => 9, "now_millis" => 8),
         sample!(err(layout.worker_id(0, 2000)), "field" => "worker", "value" => 2000, "max" => 1023),
     ]
 }

@@ -9,7 +9,7 @@ use super::{LeaseError, LeasePolicy, WorkerLease};
 /// [`expected_token`](Acquisition::expected_token); on one row it holds the
 /// worker id, waits until its clock reaches
 /// [`ready_at_millis`](Acquisition::ready_at_millis), and builds its generator
-/// with `starting_after_unix_ms(start_after_millis)`.
+/// with `starting_after_unix_millis(start_after_millis)`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Acquisition {
     /// The row to write: held, the next fencing token, the new deadline, and

@@ -136,7 +136,7 @@ enum Detail {
         worker_id: u64,
     },
     BeforeStart {
-        unix_ms: u64,
+        unix_millis: u64,
         start_after: u64,
     },
     NotInLayout {
@@ -236,9 +236,9 @@ impl LeaseError {
     }
 
     #[cfg_attr(not(target_has_atomic = "64"), allow(dead_code))] // only the guard reports it
-    pub(crate) const fn before_start(unix_ms: u64, start_after: u64) -> Self {
+    pub(crate) const fn before_start(unix_millis: u64, start_after: u64) -> Self {
         Self::new(Detail::BeforeStart {
-            unix_ms,
+            unix_millis,
             start_after,
         })
     }
@@ -383,11 +383,11 @@ impl fmt::Display for LeaseError {
                 "the ID carries worker {worker}, but the lease is on worker id {worker_id}"
             ),
             Detail::BeforeStart {
-                unix_ms,
+                unix_millis,
                 start_after,
             } => write!(
                 f,
-                "the ID carries time {unix_ms} ms, not after the lease's start point {start_after} ms"
+                "the ID carries time {unix_millis} ms, not after the lease's start point {start_after} ms"
             ),
             Detail::NotInLayout { id } => {
                 write!(f, "the ID {id} is not of the lease's Snowflake layout")

@@ -107,7 +107,7 @@ impl LeaseGuard {
     }
 
     /// IDs are issued only after this Unix millisecond: build the generator
-    /// with `starting_after_unix_ms(start_after_millis)`.
+    /// with `starting_after_unix_millis(start_after_millis)`.
     pub fn start_after_millis(&self) -> u64 {
         self.start_after_millis
     }
@@ -174,18 +174,21 @@ impl LeaseGuard {
         if parts.worker != self.worker_id {
             return Err(LeaseError::wrong_worker(parts.worker, self.worker_id));
         }
-        if parts.unix_ms <= self.start_after_millis {
+        if parts.unix_millis <= self.start_after_millis {
             return Err(LeaseError::before_start(
-                parts.unix_ms,
+                parts.unix_millis,
                 self.start_after_millis,
             ));
         }
-        if parts.unix_ms.saturating_add(layout.tick_ms()) <= self.ready_at_millis {
-            return Err(LeaseError::not_ready(self.ready_at_millis, parts.unix_ms));
+        if parts.unix_millis.saturating_add(layout.tick_millis()) <= self.ready_at_millis {
+            return Err(LeaseError::not_ready(
+                self.ready_at_millis,
+                parts.unix_millis,
+            ));
         }
         let stop_at = self.stop_at_millis();
-        if parts.unix_ms >= stop_at {
-            return Err(LeaseError::expired(stop_at, parts.unix_ms));
+        if parts.unix_millis >= stop_at {
+            return Err(LeaseError::expired(stop_at, parts.unix_millis));
         }
         Ok(())
     }
@@ -200,7 +203,7 @@ impl LeaseGuard {
     }
 
     /// The renewal to write at `now_millis`, storing `high_water_millis` (the
-    /// generator's `high_water_unix_ms`, or the start point before the first
+    /// generator's `high_water_unix_millis`, or the start point before the first
     /// ID; the stored mark never goes down).
     ///
     /// Fails with `lease.lost` or `lease.released`, with `lease.expired` once
@@ -275,7 +278,7 @@ impl LeaseGuard {
 
     /// Ends the lease on clean shutdown: from now on every check fails with
     /// `lease.released`. Returns the release to write, storing the final
-    /// `high_water_millis` (the generator's `high_water_unix_ms`, read after
+    /// `high_water_millis` (the generator's `high_water_unix_millis`, read after
     /// the threads issuing IDs have stopped; never below the mark stored).
     pub fn release(&self, now_millis: u64, high_water_millis: u64) -> Release {
         self.state
@@ -320,8 +323,8 @@ mod tests {
         LeaseGuard::new(&acquire(&free, now, &policy).unwrap(), &policy)
     }
 
-    fn id(unix_ms: u64, worker: u64) -> SnowflakeId {
-        policy().layout().compose(unix_ms, worker, 0).unwrap()
+    fn id(unix_millis: u64, worker: u64) -> SnowflakeId {
+        policy().layout().compose(unix_millis, worker, 0).unwrap()
     }
 
     #[test]

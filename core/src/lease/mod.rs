@@ -10,7 +10,7 @@
 //!                                                 lease.no_worker_free
 //!          acquire(&row, now, policy)          ─▶ Acquisition (token + 1, deadline, start point)
 //!          lease_take(…) = 1 row; COMMIT      ─▶ LeaseGuard::new; wait for ready_at;
-//!                                                 Snowflake::builder(…).starting_after_unix_ms(start_after)
+//!                                                 Snowflake::builder(…).starting_after_unix_millis(start_after)
 //!   every ID:   guard.admit(id)               (time after the start point, before the stop point)
 //!   heartbeat:  guard.renewal(now, hw) ─▶ lease_renew ─▶ guard.renewed(&renewal, rows)
 //!   shutdown:   guard.release(now, hw) ─▶ lease_release

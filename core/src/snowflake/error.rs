@@ -80,7 +80,7 @@ pub(crate) enum LayoutProblem {
     },
     ZeroTick,
     EndPastU64 {
-        epoch_ms: u64,
+        epoch_millis: u64,
     },
 }
 
@@ -106,12 +106,12 @@ pub(crate) enum Detail {
         max: u64,
     },
     TimeBeforeEpoch {
-        unix_ms: u64,
-        epoch_ms: u64,
+        unix_millis: u64,
+        epoch_millis: u64,
     },
     TimeAfterEnd {
-        unix_ms: u64,
-        end_ms: u64,
+        unix_millis: u64,
+        end_millis: u64,
     },
     TickOutOfRange {
         tick: u64,
@@ -125,23 +125,23 @@ pub(crate) enum Detail {
     InvalidText(TextProblem),
     #[cfg_attr(not(target_has_atomic = "64"), allow(dead_code))] // only the generator reports it
     EpochInFuture {
-        now_ms: u64,
-        epoch_ms: u64,
+        now_millis: u64,
+        epoch_millis: u64,
     },
     #[cfg_attr(not(target_has_atomic = "64"), allow(dead_code))] // only the generator reports it
     ClockRolledBack {
-        behind_ms: u64,
-        tolerance_ms: u64,
+        behind_millis: u64,
+        tolerance_millis: u64,
     },
     #[cfg_attr(not(target_has_atomic = "64"), allow(dead_code))] // only the generator reports it
     TimeExhausted {
-        end_ms: u64,
+        end_millis: u64,
     },
     #[cfg_attr(not(target_has_atomic = "64"), allow(dead_code))] // only the generator reports it
     WaitExceeded {
         paused_micros: u64,
-        target_ms: u64,
-        now_ms: u64,
+        target_millis: u64,
+        now_millis: u64,
     },
 }
 
@@ -193,9 +193,9 @@ impl fmt::Display for LayoutProblem {
                 "{datacenter_bits} datacenter bits do not fit in {worker_bits} worker bits"
             ),
             Self::ZeroTick => f.write_str("the tick must be at least 1 ms"),
-            Self::EndPastU64 { epoch_ms } => write!(
+            Self::EndPastU64 { epoch_millis } => write!(
                 f,
-                "with epoch {epoch_ms} the time field would end past the largest 64-bit Unix millisecond"
+                "with epoch {epoch_millis} the time field would end past the largest 64-bit Unix millisecond"
             ),
         }
     }
@@ -222,13 +222,19 @@ impl fmt::Display for SnowflakeError {
             Detail::SequenceOutOfRange { value, max } => {
                 write!(f, "sequence {value} is out of range 0..={max}")
             }
-            Detail::TimeBeforeEpoch { unix_ms, epoch_ms } => write!(
+            Detail::TimeBeforeEpoch {
+                unix_millis,
+                epoch_millis,
+            } => write!(
                 f,
-                "time {unix_ms} ms lies before the layout's epoch {epoch_ms} ms"
+                "time {unix_millis} ms lies before the layout's epoch {epoch_millis} ms"
             ),
-            Detail::TimeAfterEnd { unix_ms, end_ms } => write!(
+            Detail::TimeAfterEnd {
+                unix_millis,
+                end_millis,
+            } => write!(
                 f,
-                "time {unix_ms} ms lies past the end of the layout's time field ({end_ms} ms)"
+                "time {unix_millis} ms lies past the end of the layout's time field ({end_millis} ms)"
             ),
             Detail::TickOutOfRange { tick, max } => {
                 write!(f, "tick {tick} is out of range 0..={max}")
@@ -264,28 +270,31 @@ impl fmt::Display for SnowflakeError {
             Detail::InvalidText(TextProblem::Base32(error)) => {
                 write!(f, "invalid base32 Snowflake ID: {error}")
             }
-            Detail::EpochInFuture { now_ms, epoch_ms } => write!(
-                f,
-                "the clock reads {now_ms} ms, before the layout's epoch {epoch_ms} ms"
-            ),
-            Detail::ClockRolledBack {
-                behind_ms,
-                tolerance_ms,
+            Detail::EpochInFuture {
+                now_millis,
+                epoch_millis,
             } => write!(
                 f,
-                "the clock is {behind_ms} ms behind the last ID issued; the rollback policy tolerates {tolerance_ms} ms"
+                "the clock reads {now_millis} ms, before the layout's epoch {epoch_millis} ms"
             ),
-            Detail::TimeExhausted { end_ms } => write!(
+            Detail::ClockRolledBack {
+                behind_millis,
+                tolerance_millis,
+            } => write!(
                 f,
-                "the layout's time field ran out at {end_ms} ms: no more IDs can be issued"
+                "the clock is {behind_millis} ms behind the last ID issued; the rollback policy tolerates {tolerance_millis} ms"
+            ),
+            Detail::TimeExhausted { end_millis } => write!(
+                f,
+                "the layout's time field ran out at {end_millis} ms: no more IDs can be issued"
             ),
             Detail::WaitExceeded {
                 paused_micros,
-                target_ms,
-                now_ms,
+                target_millis,
+                now_millis,
             } => write!(
                 f,
-                "paused {paused_micros} µs waiting for the clock to reach {target_ms} ms; it still reads {now_ms} ms"
+                "paused {paused_micros} µs waiting for the clock to reach {target_millis} ms; it still reads {now_millis} ms"
             ),
         }
     }
@@ -314,12 +323,12 @@ mod tests {
     fn time_problems_share_one_kind() {
         for detail in [
             Detail::TimeBeforeEpoch {
-                unix_ms: 1,
-                epoch_ms: 2,
+                unix_millis: 1,
+                epoch_millis: 2,
             },
             Detail::TimeAfterEnd {
-                unix_ms: 9,
-                end_ms: 8,
+                unix_millis: 9,
+                end_millis: 8,
             },
             Detail::TickOutOfRange { tick: 4, max: 3 },
         ] {
@@ -333,8 +342,8 @@ mod tests {
     #[test]
     fn messages_name_the_values() {
         let rolled = SnowflakeError::new(Detail::ClockRolledBack {
-            behind_ms: 2000,
-            tolerance_ms: 5,
+            behind_millis: 2000,
+            tolerance_millis: 5,
         });
         assert!(rolled.to_string().contains("2000 ms"));
         let text = SnowflakeError::new(Detail::InvalidText(TextProblem::DecimalCharacter {

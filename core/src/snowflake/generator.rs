@@ -85,7 +85,7 @@ pub struct SnowflakeBuilder<C> {
     rollback: RollbackPolicy,
     sequence: SequencePolicy,
     after_id: Option<SnowflakeId>,
-    after_unix_ms: Option<u64>,
+    after_unix_millis: Option<u64>,
 }
 
 impl<C: Clock> SnowflakeBuilder<C> {
@@ -112,11 +112,11 @@ impl<C: Clock> SnowflakeBuilder<C> {
         self
     }
 
-    /// Issues only IDs from ticks after the one containing `unix_ms`. With
+    /// Issues only IDs from ticks after the one containing `unix_millis`. With
     /// [`starting_after_id`](Self::starting_after_id) too, the later bound holds.
     /// A time before the epoch bounds nothing.
-    pub fn starting_after_unix_ms(mut self, unix_ms: u64) -> Self {
-        self.after_unix_ms = Some(unix_ms);
+    pub fn starting_after_unix_millis(mut self, unix_millis: u64) -> Self {
+        self.after_unix_millis = Some(unix_millis);
         self
     }
 
@@ -125,7 +125,7 @@ impl<C: Clock> SnowflakeBuilder<C> {
     /// Fails with `snowflake.worker_out_of_range`, with
     /// `snowflake.id_out_of_range` when the `starting_after_id` ID does not
     /// fit the layout, and with `snowflake.time_exhausted` when the
-    /// `starting_after_unix_ms` time lies past the layout's end.
+    /// `starting_after_unix_millis` time lies past the layout's end.
     pub fn build(self) -> Result<Snowflake<C>, SnowflakeError> {
         let layout = self.layout;
         layout.check_worker(self.worker)?;
@@ -137,12 +137,12 @@ impl<C: Clock> SnowflakeBuilder<C> {
             }
             None => 0,
         };
-        let after_time_slot = match self.after_unix_ms {
-            Some(unix_ms) if unix_ms >= layout.epoch_ms() => {
-                let tick = layout.ticks_in(unix_ms - layout.epoch_ms());
+        let after_time_slot = match self.after_unix_millis {
+            Some(unix_millis) if unix_millis >= layout.epoch_millis() => {
+                let tick = layout.ticks_in(unix_millis - layout.epoch_millis());
                 if tick > layout.max_tick() {
                     return Err(SnowflakeError::new(Detail::TimeExhausted {
-                        end_ms: layout.expires_at_unix_ms(),
+                        end_millis: layout.expires_at_unix_millis(),
                     }));
                 }
                 (tick + 1) << sequence_bits
@@ -154,7 +154,7 @@ impl<C: Clock> SnowflakeBuilder<C> {
             RollbackPolicy::Fail | RollbackPolicy::Logical { .. } => 0,
         };
         let wait_budget_millis = rollback_wait
-            .saturating_add(layout.tick_ms())
+            .saturating_add(layout.tick_millis())
             .saturating_add(WAIT_SLACK_MILLIS);
         Ok(Snowflake {
             clock: self.clock,
@@ -192,7 +192,7 @@ impl<C: Clock> Snowflake<C> {
             rollback: RollbackPolicy::DEFAULT,
             sequence: SequencePolicy::Wait,
             after_id: None,
-            after_unix_ms: None,
+            after_unix_millis: None,
         }
     }
 
@@ -247,8 +247,8 @@ impl<C: Clock> Snowflake<C> {
 
     /// The Unix millisecond at which the tick of [`high_water`](Self::high_water)
     /// starts: a worker id's next holder starts after it with
-    /// [`starting_after_unix_ms`](SnowflakeBuilder::starting_after_unix_ms).
-    pub fn high_water_unix_ms(&self) -> Option<u64> {
+    /// [`starting_after_unix_millis`](SnowflakeBuilder::starting_after_unix_millis).
+    pub fn high_water_unix_millis(&self) -> Option<u64> {
         let last = self.next_slot.load(Ordering::Relaxed).checked_sub(1)?;
         Some(
             self.layout
@@ -294,8 +294,8 @@ impl<C: Clock> Snowflake<C> {
         let mut wait = Wait::default();
         let mut next = self.next_slot.load(Ordering::Relaxed);
         loop {
-            let now_ms = self.clock.now_millis();
-            let now = self.clock_tick(now_ms)?;
+            let now_millis = self.clock.now_millis();
+            let now = self.clock_tick(now_millis)?;
             wait.note_clock(now);
             // How far IDs may run ahead of the clock, in ticks.
             let mut lead_limit = borrow;
@@ -306,20 +306,20 @@ impl<C: Clock> Snowflake<C> {
                 .map_or(0, |last| (last >> sequence_bits).saturating_sub(now))
                 .saturating_sub(borrow);
             if rolled_back > 0 {
-                let behind_ms = rolled_back.saturating_mul(layout.tick_ms());
+                let behind_millis = rolled_back.saturating_mul(layout.tick_millis());
                 match self.rollback {
-                    RollbackPolicy::Wait { max_millis } if behind_ms <= max_millis => {
-                        self.pause_until(now_ms, now + rolled_back, &mut wait)?;
+                    RollbackPolicy::Wait { max_millis } if behind_millis <= max_millis => {
+                        self.pause_until(now_millis, now + rolled_back, &mut wait)?;
                         next = self.next_slot.load(Ordering::Relaxed);
                         continue;
                     }
-                    RollbackPolicy::Logical { max_millis } if behind_ms <= max_millis => {
-                        lead_limit = lead_limit.saturating_add(max_millis / layout.tick_ms());
+                    RollbackPolicy::Logical { max_millis } if behind_millis <= max_millis => {
+                        lead_limit = lead_limit.saturating_add(max_millis / layout.tick_millis());
                     }
                     policy => {
                         return Err(SnowflakeError::new(Detail::ClockRolledBack {
-                            behind_ms,
-                            tolerance_ms: policy.tolerance_millis(),
+                            behind_millis,
+                            tolerance_millis: policy.tolerance_millis(),
                         }));
                     }
                 }
@@ -338,7 +338,7 @@ impl<C: Clock> Snowflake<C> {
                 // `first`'s tick is `now + lead_limit + 1` or later (it is
                 // below the layout's end): wait until the clock is close enough.
                 let target = (first >> sequence_bits) - lead_limit;
-                self.pause_until(now_ms, target, &mut wait)?;
+                self.pause_until(now_millis, target, &mut wait)?;
                 next = self.next_slot.load(Ordering::Relaxed);
                 continue;
             }
@@ -356,12 +356,12 @@ impl<C: Clock> Snowflake<C> {
     }
 
     /// The tick of a clock reading.
-    fn clock_tick(&self, now_ms: u64) -> Result<u64, SnowflakeError> {
-        let epoch_ms = self.layout.epoch_ms();
-        let Some(since_epoch) = now_ms.checked_sub(epoch_ms) else {
+    fn clock_tick(&self, now_millis: u64) -> Result<u64, SnowflakeError> {
+        let epoch_millis = self.layout.epoch_millis();
+        let Some(since_epoch) = now_millis.checked_sub(epoch_millis) else {
             return Err(SnowflakeError::new(Detail::EpochInFuture {
-                now_ms,
-                epoch_ms,
+                now_millis,
+                epoch_millis,
             }));
         };
         let tick = self.layout.ticks_in(since_epoch);
@@ -373,29 +373,29 @@ impl<C: Clock> Snowflake<C> {
 
     fn time_exhausted(&self) -> SnowflakeError {
         SnowflakeError::new(Detail::TimeExhausted {
-            end_ms: self.layout.expires_at_unix_ms(),
+            end_millis: self.layout.expires_at_unix_millis(),
         })
     }
 
     /// One pause toward the start of `target_tick`, which the clock (reading
-    /// `now_ms`) has not reached. Counts at least 1 µs per call against the
+    /// `now_millis`) has not reached. Counts at least 1 µs per call against the
     /// budget, so no clock can keep the generator waiting for ever.
     fn pause_until(
         &self,
-        now_ms: u64,
+        now_millis: u64,
         target_tick: u64,
         wait: &mut Wait,
     ) -> Result<(), SnowflakeError> {
-        let target_ms = self.layout.unix_ms_of_tick(target_tick);
+        let target_millis = self.layout.unix_ms_of_tick(target_tick);
         let budget_left = self.wait_budget_micros.saturating_sub(wait.paused_micros);
         if budget_left == 0 {
             return Err(SnowflakeError::new(Detail::WaitExceeded {
                 paused_micros: wait.paused_micros,
-                target_ms,
-                now_ms,
+                target_millis,
+                now_millis,
             }));
         }
-        let step = target_ms
+        let step = target_millis
             .saturating_mul(1000)
             .saturating_sub(self.clock.now_micros())
             .clamp(1, budget_left);

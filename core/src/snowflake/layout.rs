@@ -10,7 +10,7 @@ use super::id::SnowflakeId;
 /// when the fields add up to less than 63 are zero high bits, which keeps the
 /// IDs small (see [`JS_SAFE`](Self::JS_SAFE)).
 ///
-/// A tick is `tick_ms` milliseconds long (1 by default, 10 for a
+/// A tick is `tick_millis` milliseconds long (1 by default, 10 for a
 /// Sonyflake-like layout); the epoch is a Unix time in milliseconds.
 ///
 /// Construct one with [`new`](Self::new), or take a preset
@@ -24,15 +24,15 @@ pub struct SnowflakeLayout {
     worker_bits: u8,
     sequence_bits: u8,
     datacenter_bits: u8,
-    epoch_ms: u64,
-    tick_ms: u64,
+    epoch_millis: u64,
+    tick_millis: u64,
 }
 
 /// The fields of a decoded ID.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SnowflakeParts {
     /// The start of the ID's tick, in Unix milliseconds.
-    pub unix_ms: u64,
+    pub unix_millis: u64,
     /// Ticks since the layout's epoch.
     pub tick: u64,
     /// The whole worker field (datacenter and worker together, if split).
@@ -51,15 +51,15 @@ impl SnowflakeLayout {
     ///
     /// Fails with `snowflake.invalid_layout` unless `time_bits` and
     /// `sequence_bits` are at least 1, the three widths add up to at most 63,
-    /// `tick_ms` is at least 1, and the end of the time field
-    /// (`epoch_ms + 2^time_bits × tick_ms`) fits in a `u64`. `worker_bits` may
+    /// `tick_millis` is at least 1, and the end of the time field
+    /// (`epoch_millis + 2^time_bits × tick_millis`) fits in a `u64`. `worker_bits` may
     /// be 0 (a single generator).
     pub fn new(
         time_bits: u8,
         worker_bits: u8,
         sequence_bits: u8,
-        epoch_ms: u64,
-        tick_ms: u64,
+        epoch_millis: u64,
+        tick_millis: u64,
     ) -> Result<Self, SnowflakeError> {
         let invalid = |problem| Err(SnowflakeError::new(Detail::InvalidLayout(problem)));
         let total = u32::from(time_bits) + u32::from(worker_bits) + u32::from(sequence_bits);
@@ -72,22 +72,22 @@ impl SnowflakeLayout {
         if total > 63 {
             return invalid(LayoutProblem::TooWide { total });
         }
-        if tick_ms == 0 {
+        if tick_millis == 0 {
             return invalid(LayoutProblem::ZeroTick);
         }
         let end = (1u64 << time_bits)
-            .checked_mul(tick_ms)
-            .and_then(|lifetime| lifetime.checked_add(epoch_ms));
+            .checked_mul(tick_millis)
+            .and_then(|lifetime| lifetime.checked_add(epoch_millis));
         if end.is_none() {
-            return invalid(LayoutProblem::EndPastU64 { epoch_ms });
+            return invalid(LayoutProblem::EndPastU64 { epoch_millis });
         }
         Ok(Self::unchecked(
             time_bits,
             worker_bits,
             sequence_bits,
             0,
-            epoch_ms,
-            tick_ms,
+            epoch_millis,
+            tick_millis,
         ))
     }
 
@@ -97,16 +97,16 @@ impl SnowflakeLayout {
         worker_bits: u8,
         sequence_bits: u8,
         datacenter_bits: u8,
-        epoch_ms: u64,
-        tick_ms: u64,
+        epoch_millis: u64,
+        tick_millis: u64,
     ) -> Self {
         Self {
             time_bits,
             worker_bits,
             sequence_bits,
             datacenter_bits,
-            epoch_ms,
-            tick_ms,
+            epoch_millis,
+            tick_millis,
         }
     }
 
@@ -134,13 +134,13 @@ impl SnowflakeLayout {
     }
 
     /// The same layout with another epoch (Unix ms), validated as in [`new`](Self::new).
-    pub fn with_epoch_ms(self, epoch_ms: u64) -> Result<Self, SnowflakeError> {
+    pub fn with_epoch_millis(self, epoch_millis: u64) -> Result<Self, SnowflakeError> {
         Self::new(
             self.time_bits,
             self.worker_bits,
             self.sequence_bits,
-            epoch_ms,
-            self.tick_ms,
+            epoch_millis,
+            self.tick_millis,
         )?
         .with_datacenter_bits(self.datacenter_bits)
     }
@@ -167,13 +167,13 @@ impl SnowflakeLayout {
     }
 
     /// The epoch: the Unix millisecond of tick 0.
-    pub const fn epoch_ms(&self) -> u64 {
-        self.epoch_ms
+    pub const fn epoch_millis(&self) -> u64 {
+        self.epoch_millis
     }
 
     /// The length of one tick in milliseconds.
-    pub const fn tick_ms(&self) -> u64 {
-        self.tick_ms
+    pub const fn tick_millis(&self) -> u64 {
+        self.tick_millis
     }
 
     /// The largest tick the time field holds: 2^time_bits − 1.
@@ -209,41 +209,42 @@ impl SnowflakeLayout {
         self.time_bits + self.worker_bits + self.sequence_bits <= 53
     }
 
-    /// How long the time field lasts from the epoch: 2^time_bits × tick_ms
+    /// How long the time field lasts from the epoch: 2^time_bits × tick_millis
     /// milliseconds.
     pub const fn lifetime_millis(&self) -> u64 {
-        (1u64 << self.time_bits) * self.tick_ms
+        (1u64 << self.time_bits) * self.tick_millis
     }
 
     /// The first Unix millisecond the layout cannot represent:
-    /// `epoch_ms + lifetime_millis()`. From then on a generator fails with
+    /// `epoch_millis + lifetime_millis()`. From then on a generator fails with
     /// `snowflake.time_exhausted`.
-    pub const fn expires_at_unix_ms(&self) -> u64 {
-        self.epoch_ms + self.lifetime_millis()
+    pub const fn expires_at_unix_millis(&self) -> u64 {
+        self.epoch_millis + self.lifetime_millis()
     }
 
-    /// Milliseconds left at `now_unix_ms` before the time field runs out
+    /// Milliseconds left at `now_unix_millis` before the time field runs out
     /// (0 once it has).
-    pub const fn remaining_millis(&self, now_unix_ms: u64) -> u64 {
-        self.expires_at_unix_ms().saturating_sub(now_unix_ms)
+    pub const fn remaining_millis(&self, now_unix_millis: u64) -> u64 {
+        self.expires_at_unix_millis()
+            .saturating_sub(now_unix_millis)
     }
 
-    /// The tick containing `unix_ms`.
+    /// The tick containing `unix_millis`.
     ///
     /// Fails with `snowflake.time_out_of_range` before the epoch or from
-    /// [`expires_at_unix_ms`](Self::expires_at_unix_ms) on.
-    pub fn tick_at(&self, unix_ms: u64) -> Result<u64, SnowflakeError> {
-        let Some(since_epoch) = unix_ms.checked_sub(self.epoch_ms) else {
+    /// [`expires_at_unix_millis`](Self::expires_at_unix_millis) on.
+    pub fn tick_at(&self, unix_millis: u64) -> Result<u64, SnowflakeError> {
+        let Some(since_epoch) = unix_millis.checked_sub(self.epoch_millis) else {
             return Err(SnowflakeError::new(Detail::TimeBeforeEpoch {
-                unix_ms,
-                epoch_ms: self.epoch_ms,
+                unix_millis,
+                epoch_millis: self.epoch_millis,
             }));
         };
         let tick = self.ticks_in(since_epoch);
         if tick > self.max_tick() {
             return Err(SnowflakeError::new(Detail::TimeAfterEnd {
-                unix_ms,
-                end_ms: self.expires_at_unix_ms(),
+                unix_millis,
+                end_millis: self.expires_at_unix_millis(),
             }));
         }
         Ok(tick)
@@ -252,10 +253,10 @@ impl SnowflakeLayout {
     /// Whole ticks in `millis` (the division is skipped for 1 ms ticks, the
     /// generator's hot path).
     pub(super) const fn ticks_in(&self, millis: u64) -> u64 {
-        if self.tick_ms == 1 {
+        if self.tick_millis == 1 {
             millis
         } else {
-            millis / self.tick_ms
+            millis / self.tick_millis
         }
     }
 
@@ -263,7 +264,7 @@ impl SnowflakeLayout {
     /// [`max_tick`](Self::max_tick) (or one past it), which keeps the sum
     /// within the range [`new`](Self::new) checked.
     pub(super) const fn unix_ms_of_tick(&self, tick: u64) -> u64 {
-        self.epoch_ms + tick * self.tick_ms
+        self.epoch_millis + tick * self.tick_millis
     }
 
     /// Joins a datacenter id and a worker id within it into the whole worker
@@ -308,18 +309,18 @@ impl SnowflakeLayout {
         Ok(())
     }
 
-    /// The ID of `sequence` from `worker` in the tick containing `unix_ms`
+    /// The ID of `sequence` from `worker` in the tick containing `unix_millis`
     /// (a time inside a tick is rounded down to the tick's start).
     ///
     /// Fails with `snowflake.time_out_of_range`,
     /// `snowflake.worker_out_of_range` or `snowflake.sequence_out_of_range`.
     pub fn compose(
         &self,
-        unix_ms: u64,
+        unix_millis: u64,
         worker: u64,
         sequence: u64,
     ) -> Result<SnowflakeId, SnowflakeError> {
-        self.compose_tick(self.tick_at(unix_ms)?, worker, sequence)
+        self.compose_tick(self.tick_at(unix_millis)?, worker, sequence)
     }
 
     /// The ID of `sequence` from `worker` in tick `tick` since the epoch.
@@ -372,7 +373,7 @@ impl SnowflakeLayout {
         }
         let tick = value >> (self.worker_bits + self.sequence_bits);
         Ok(SnowflakeParts {
-            unix_ms: self.unix_ms_of_tick(tick),
+            unix_millis: self.unix_ms_of_tick(tick),
             tick,
             worker: (value >> self.sequence_bits) & self.max_worker(),
             sequence: value & self.max_sequence(),
@@ -406,7 +407,7 @@ mod tests {
             layout.with_datacenter_bits(10).unwrap().datacenter_bits(),
             10
         );
-        assert!(invalid(layout.with_epoch_ms(u64::MAX)));
+        assert!(invalid(layout.with_epoch_millis(u64::MAX)));
     }
 
     #[test]
@@ -417,7 +418,7 @@ mod tests {
         assert_eq!(
             layout.decode(id),
             Ok(SnowflakeParts {
-                unix_ms: 1_005,
+                unix_millis: 1_005,
                 tick: 5,
                 worker: 3,
                 sequence: 7
@@ -434,7 +435,7 @@ mod tests {
         let layout = SnowflakeLayout::new(39, 16, 8, 100, 10).unwrap();
         let id = layout.compose(100 + 129, 1, 2).unwrap();
         let parts = layout.decode(id).unwrap();
-        assert_eq!((parts.tick, parts.unix_ms), (12, 220));
+        assert_eq!((parts.tick, parts.unix_millis), (12, 220));
     }
 
     #[test]
@@ -503,7 +504,7 @@ mod tests {
             let id = layout.compose_tick(tick, worker, sequence).unwrap();
             let parts = layout.decode(id).unwrap();
             prop_assert_eq!((parts.tick, parts.worker, parts.sequence), (tick, worker, sequence));
-            prop_assert_eq!(layout.compose(parts.unix_ms, worker, sequence), Ok(id));
+            prop_assert_eq!(layout.compose(parts.unix_millis, worker, sequence), Ok(id));
             prop_assert!(id <= layout.max_id());
         }
 

@@ -83,8 +83,8 @@ mod tests {
                 preset.time_bits(),
                 preset.worker_bits(),
                 preset.sequence_bits(),
-                preset.epoch_ms(),
-                preset.tick_ms(),
+                preset.epoch_millis(),
+                preset.tick_millis(),
             )
             .and_then(|l| l.with_datacenter_bits(preset.datacenter_bits()));
             assert_eq!(rebuilt, Ok(preset), "{name}");
@@ -96,21 +96,21 @@ mod tests {
     fn preset_lifetimes() {
         // 2^41 ms after 2025-01-01 is 2094-09-07T15:47:35.552Z.
         assert_eq!(
-            SnowflakeLayout::CLASSIC.expires_at_unix_ms(),
+            SnowflakeLayout::CLASSIC.expires_at_unix_millis(),
             3_934_712_855_552
         );
         assert_eq!(
-            SnowflakeLayout::JS_SAFE.expires_at_unix_ms(),
+            SnowflakeLayout::JS_SAFE.expires_at_unix_millis(),
             3_934_712_855_552
         );
         // Twitter's IDs run out at 2080-07-10T17:30:30.209Z.
         assert_eq!(
-            SnowflakeLayout::TWITTER.expires_at_unix_ms(),
+            SnowflakeLayout::TWITTER.expires_at_unix_millis(),
             3_487_858_230_209
         );
         // 2^39 ticks of 10 ms: 2199-03-19T03:28:58.880Z.
         assert_eq!(
-            SnowflakeLayout::SONYFLAKE_LIKE.expires_at_unix_ms(),
+            SnowflakeLayout::SONYFLAKE_LIKE.expires_at_unix_millis(),
             7_233_247_738_880
         );
     }

@@ -62,7 +62,7 @@ enum Repr {
         found: Variant,
     },
     TimestampOutOfRange {
-        unix_ms: u64,
+        unix_millis: u64,
     },
     RandAOutOfRange {
         rand_a: u16,
@@ -96,8 +96,8 @@ impl Uuid7Error {
         Self(Repr::WrongVariant { found })
     }
 
-    pub(crate) const fn timestamp_out_of_range(unix_ms: u64) -> Self {
-        Self(Repr::TimestampOutOfRange { unix_ms })
+    pub(crate) const fn timestamp_out_of_range(unix_millis: u64) -> Self {
+        Self(Repr::TimestampOutOfRange { unix_millis })
     }
 
     pub(crate) const fn rand_a_out_of_range(rand_a: u16) -> Self {
@@ -160,9 +160,9 @@ impl fmt::Display for Uuid7Error {
                 f,
                 "expected the RFC 9562 variant (10xx), found the {found} variant"
             ),
-            Repr::TimestampOutOfRange { unix_ms } => write!(
+            Repr::TimestampOutOfRange { unix_millis } => write!(
                 f,
-                "UUIDv7 timestamp {unix_ms} ms does not fit 48 bits (maximum {})",
+                "UUIDv7 timestamp {unix_millis} ms does not fit 48 bits (maximum {})",
                 super::layout::MAX_UNIX_MS
             ),
             Repr::RandAOutOfRange { rand_a } => write!(

@@ -25,7 +25,7 @@ pub struct Uuid7Generator<C, E> {
     clock: C,
     entropy: E,
     policy: RollbackPolicy,
-    /// State (`unix_ms << 16 | counter`) of the last ID issued.
+    /// State (`unix_millis << 16 | counter`) of the last ID issued.
     last: u64,
     /// The latest clock reading used.
     high: u64,

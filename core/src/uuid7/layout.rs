@@ -1,6 +1,6 @@
 //! How a generator's 64-bit state maps onto UUIDv7 bits.
 //!
-//! A state is `unix_ms << 16 | counter`. Adding 1 to it carries a counter
+//! A state is `unix_millis << 16 | counter`. Adding 1 to it carries a counter
 //! rollover into the timestamp, so states (and the UUIDs made from them)
 //! strictly increase without the counter ever wrapping.
 

@@ -30,7 +30,7 @@
 //! a random value below 2^15 (top bit zero), so at least 32 769 IDs fit in
 //! every millisecond; each further ID in the same millisecond adds one.
 //! Counter rollover carries into the timestamp (the state
-//! `unix_ms << 16 | counter` simply adds one), so the timestamp runs ahead
+//! `unix_millis << 16 | counter` simply adds one), so the timestamp runs ahead
 //! of the clock by a millisecond per 65 536 extra IDs and the counter never
 //! wraps. Method 1 was chosen over method 3 (sub-millisecond time) because
 //! it guarantees order however fast IDs are made, needs no finer clock than

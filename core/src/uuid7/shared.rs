@@ -14,14 +14,14 @@ const CHUNK_IDS: usize = 64;
 /// A UUIDv7 generator shared by many threads (`&self`, `Send + Sync` when
 /// its clock and entropy are), lock-free.
 ///
-/// Its whole state is one `AtomicU64` holding `unix_ms << 16 | counter` of
+/// Its whole state is one `AtomicU64` holding `unix_millis << 16 | counter` of
 /// the last ID issued; an ID is claimed by one compare-and-swap, so IDs are
 /// unique and each thread sees them strictly increase. A second atomic keeps
 /// the latest clock reading, against which rollbacks are measured. IDs match
 /// [`Uuid7Generator`](super::Uuid7Generator)'s exactly for the same clock
 /// readings and entropy bytes.
 pub struct SharedUuid7Generator<C, E> {
-    /// State (`unix_ms << 16 | counter`) of the last ID issued.
+    /// State (`unix_millis << 16 | counter`) of the last ID issued.
     state: AtomicU64,
     /// The latest clock reading used.
     high: AtomicU64,

@@ -19,8 +19,8 @@ pub struct Uuid7(Uuid);
 
 impl Uuid7 {
     /// Packs fields already known to be in range (masking them to be sure).
-    pub(super) const fn from_parts(unix_ms: u64, rand_a: u16, rand_b: u64) -> Self {
-        let high = ((unix_ms & MAX_UNIX_MS) << 16) | 0x7000 | (rand_a & RAND_A_MAX) as u64;
+    pub(super) const fn from_parts(unix_millis: u64, rand_a: u16, rand_b: u64) -> Self {
+        let high = ((unix_millis & MAX_UNIX_MS) << 16) | 0x7000 | (rand_a & RAND_A_MAX) as u64;
         let low = (0b10 << 62) | (rand_b & RAND_B_MAX);
         Self(Uuid::from_u128(((high as u128) << 64) | low as u128))
     }
@@ -44,17 +44,21 @@ impl Uuid7 {
         Self::from_uuid(Uuid::from_bytes(bytes))
     }
 
-    /// Builds a UUIDv7 from its fields: `unix_ms` below 2^48, `rand_a`
+    /// Builds a UUIDv7 from its fields: `unix_millis` below 2^48, `rand_a`
     /// below 2^12, `rand_b` below 2^62.
-    pub const fn from_fields(unix_ms: u64, rand_a: u16, rand_b: u64) -> Result<Self, Uuid7Error> {
-        if unix_ms > MAX_UNIX_MS {
-            Err(Uuid7Error::timestamp_out_of_range(unix_ms))
+    pub const fn from_fields(
+        unix_millis: u64,
+        rand_a: u16,
+        rand_b: u64,
+    ) -> Result<Self, Uuid7Error> {
+        if unix_millis > MAX_UNIX_MS {
+            Err(Uuid7Error::timestamp_out_of_range(unix_millis))
         } else if rand_a > RAND_A_MAX {
             Err(Uuid7Error::rand_a_out_of_range(rand_a))
         } else if rand_b > RAND_B_MAX {
             Err(Uuid7Error::rand_b_out_of_range(rand_b))
         } else {
-            Ok(Self::from_parts(unix_ms, rand_a, rand_b))
+            Ok(Self::from_parts(unix_millis, rand_a, rand_b))
         }
     }
 

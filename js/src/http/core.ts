@@ -215,7 +215,7 @@ export class HttpIdempotency<R> {
         if (refusal === undefined) throw error;
         return { answer: problemAnswer(refusal, error.message) };
       }
-      return { admitted: { key: new IdempotencyKey(kind, scope, uuid), keyCreatedMillis: Uuid7.parse(uuid).unixMs, query: request.query } };
+      return { admitted: { key: new IdempotencyKey(kind, scope, uuid), keyCreatedMillis: Uuid7.parse(uuid).unixMillis, query: request.query } };
     }
     try {
       return { admitted: { key: IdempotencyKey.fromHeader(kind, scope, plain ?? ""), keyCreatedMillis: undefined, query: request.query } };

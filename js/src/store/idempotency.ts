@@ -564,7 +564,7 @@ export class IdempotencyStore {
     const { stored } = await runQueries(this.useConnection, query, read);
     if (stored === null) return null;
     const { response, error, ...record } = stored;
-    return { record, response, error };
+    return { record: { ...record, fingerprint: Fingerprint.ofText(record.fingerprint) }, response, error };
   }
 
   /**

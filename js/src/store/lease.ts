@@ -163,7 +163,7 @@ export class LeasedSnowflake {
   private constructor(leases: WorkerLeases, guard: LeaseGuard) {
     this.#leases = leases;
     this.guard = guard;
-    this.#snowflake = new Snowflake({ worker: guard.workerId, layout: leases.policy.layout, startingAfterUnixMs: guard.startAfterMillis });
+    this.#snowflake = new Snowflake({ worker: guard.workerId, layout: leases.policy.layout, startingAfterUnixMillis: guard.startAfterMillis });
     this.#schedule();
   }
 
@@ -188,7 +188,7 @@ export class LeasedSnowflake {
    * high-water time, or the lease's start point before the first ID.
    */
   get highWaterMillis(): bigint {
-    const issued = this.#snowflake.highWaterUnixMs;
+    const issued = this.#snowflake.highWaterUnixMillis;
     const start = this.guard.startAfterMillis;
     return issued !== undefined && issued > start ? issued : start;
   }

@@ -226,7 +226,7 @@ export async function runIdempotencyCase(testCase, db) {
           const record = stored?.record;
           const actual = stored === null ? null : {
             status: record.status,
-            fingerprint: hex(Buffer.from(record.fingerprint.slice("sha256:".length), "base64url")),
+            fingerprint: hex(Buffer.from(record.fingerprint.text.slice("sha256:".length), "base64url")),
             token: String(record.token),
             lease_deadline: String(record.leaseDeadlineMillis),
             created: String(record.createdMillis),

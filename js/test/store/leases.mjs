@@ -10,8 +10,8 @@ function layoutOf(spec) {
     timeBits: spec.time_bits,
     workerBits: spec.worker_bits,
     sequenceBits: spec.sequence_bits,
-    epochMs: BigInt(spec.epoch_ms),
-    tickMs: BigInt(spec.tick_ms),
+    epochMillis: BigInt(spec.epoch_millis),
+    tickMillis: BigInt(spec.tick_millis),
   });
 }
 
@@ -71,7 +71,7 @@ export async function runLeaseCase(testCase, db) {
         const result = await outcome(async () => {
           const guard = await leases.acquire(step.owner, timeoutOf(step));
           const snowflakeClock = new ManualClock(clock.current);
-          const snowflake = new Snowflake({ worker: guard.workerId, layout, startingAfterUnixMs: guard.startAfterMillis, clock: snowflakeClock });
+          const snowflake = new Snowflake({ worker: guard.workerId, layout, startingAfterUnixMillis: guard.startAfterMillis, clock: snowflakeClock });
           hosts.set(step.host, { guard, snowflake, snowflakeClock });
           return {
             worker_id: String(guard.workerId),
@@ -158,7 +158,7 @@ export async function runLeaseCase(testCase, db) {
         assert.equal(await generator.close(), false, where);
         await generator[Symbol.asyncDispose]();
         const row = await leases.load(generator.workerId);
-        const last = layout.decode(issued.at(-1)).unixMs;
+        const last = layout.decode(issued.at(-1)).unixMillis;
         const actual = {
           released,
           high_water_is_generators: row.highWaterMillis === generator.highWaterMillis,

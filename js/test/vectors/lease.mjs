@@ -9,8 +9,8 @@ function layoutOf(spec) {
     timeBits: spec.time_bits,
     workerBits: spec.worker_bits,
     sequenceBits: spec.sequence_bits,
-    epochMs: BigInt(spec.epoch_ms),
-    tickMs: BigInt(spec.tick_ms),
+    epochMillis: BigInt(spec.epoch_millis),
+    tickMillis: BigInt(spec.tick_millis),
   });
 }
 
@@ -53,7 +53,7 @@ function expectOk(action, expect, where) {
 
 function runGuard(vector, where) {
   const policy = policyOf(vector.policy);
-  const guard = new LeaseGuard(acquireLease(rowOf(vector.row), policy, BigInt(vector.now)), policy);
+  const guard = new LeaseGuard(acquireLease(rowOf(vector.row), BigInt(vector.now), policy), policy);
   let latestRenewal;
   vector.steps.forEach((step, index) => {
     const at = `${where} step ${index} (${step.do})`;
@@ -111,7 +111,7 @@ export const leaseRunners = {
     assert.equal(String(policyOf(vector.policy).maxWorker), vector.expect.max_worker, where);
   },
   acquire(vector, where) {
-    const acquire = () => acquireLease(rowOf(vector.row), policyOf(vector.policy), BigInt(vector.now));
+    const acquire = () => acquireLease(rowOf(vector.row), BigInt(vector.now), policyOf(vector.policy));
     if ("error" in vector) return expectError(acquire, vector.error, where);
     const acquisition = acquire();
     assert.deepEqual(

@@ -43,7 +43,7 @@ function recordOf(spec) {
 function specOf(record) {
   return {
     status: record.status,
-    fingerprint: toHex(parseFingerprint(record.fingerprint)),
+    fingerprint: toHex(parseFingerprint(String(record.fingerprint))),
     token: String(record.token),
     lease_deadline: String(record.leaseDeadlineMillis),
     created: String(record.createdMillis),
@@ -67,7 +67,7 @@ function checkDecision(decision, expect, incomingFingerprint, where) {
     case "execute": {
       const { record, replaces } = decision.claim;
       assert.deepEqual(
-        [record.status, record.fingerprint, String(record.token), String(record.leaseDeadlineMillis), String(record.createdMillis), String(record.expiresMillis)],
+        [record.status, String(record.fingerprint), String(record.token), String(record.leaseDeadlineMillis), String(record.createdMillis), String(record.expiresMillis)],
         ["pending", incomingFingerprint, expect.token, expect.lease_deadline, expect.created, expect.expires],
         `${where}: claim`,
       );

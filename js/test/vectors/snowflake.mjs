@@ -9,8 +9,8 @@ function layoutOf(spec) {
     timeBits: spec.time_bits,
     workerBits: spec.worker_bits,
     sequenceBits: spec.sequence_bits,
-    epochMs: BigInt(spec.epoch_ms),
-    tickMs: BigInt(spec.tick_ms),
+    epochMillis: BigInt(spec.epoch_millis),
+    tickMillis: BigInt(spec.tick_millis),
     ...(spec.datacenter_bits === undefined ? {} : { datacenterBits: spec.datacenter_bits }),
   });
 }
@@ -20,14 +20,14 @@ const LAYOUT_FIELDS = {
   worker_bits: (l) => l.workerBits,
   sequence_bits: (l) => l.sequenceBits,
   datacenter_bits: (l) => l.datacenterBits,
-  epoch_ms: (l) => l.epochMs.toString(),
-  tick_ms: (l) => l.tickMs.toString(),
+  epoch_millis: (l) => l.epochMillis.toString(),
+  tick_millis: (l) => l.tickMillis.toString(),
   max_worker: (l) => l.maxWorker.toString(),
   max_sequence: (l) => l.maxSequence.toString(),
   max_id: (l) => l.maxId.toString(),
   js_safe: (l) => l.isJsSafe,
-  lifetime_ms: (l) => l.lifetimeMillis.toString(),
-  expires_at_unix_ms: (l) => l.expiresAtUnixMs.toString(),
+  lifetime_millis: (l) => l.lifetimeMillis.toString(),
+  expires_at_unix_millis: (l) => l.expiresAtUnixMillis.toString(),
 };
 
 function rollbackOf(spec) {
@@ -44,8 +44,8 @@ export const snowflakeRunners = {
   layout(vector, where) {
     const layout = layoutOf(vector.layout);
     for (const [field, expected] of Object.entries(vector.expect)) {
-      if (field === "remaining_ms") {
-        assert.equal(layout.remainingMillis(BigInt(vector.now_unix_ms)).toString(), expected, `${where}: ${field}`);
+      if (field === "remaining_millis") {
+        assert.equal(layout.remainingMillis(BigInt(vector.now_unix_millis)).toString(), expected, `${where}: ${field}`);
         continue;
       }
       const read = LAYOUT_FIELDS[field];
@@ -59,7 +59,7 @@ export const snowflakeRunners = {
   compose(vector, where) {
     const compose = () => {
       const layout = layoutOf(vector.layout);
-      const at = "tick" in vector ? { tick: BigInt(vector.tick) } : { unixMs: BigInt(vector.unix_ms) };
+      const at = "tick" in vector ? { tick: BigInt(vector.tick) } : { unixMillis: BigInt(vector.unix_millis) };
       return layout.compose({ ...at, worker: BigInt(vector.worker), sequence: BigInt(vector.sequence) });
     };
     if ("error" in vector) return expectError(compose, vector.error, where);
@@ -75,7 +75,7 @@ export const snowflakeRunners = {
     for (const field of ["tick", "worker", "sequence"]) {
       assert.equal(parts[field].toString(), vector[field], `${where}: ${field}`);
     }
-    assert.equal(parts.unixMs.toString(), vector.unix_ms, `${where}: unix_ms`);
+    assert.equal(parts.unixMillis.toString(), vector.unix_millis, `${where}: unix_millis`);
   },
   worker_id(vector, where) {
     const layout = layoutOf(vector.layout);
@@ -98,21 +98,21 @@ export const snowflakeRunners = {
     assert.equal(Snowflake.toBase32(id), vector.base32, where);
   },
   generate(vector, where) {
-    const clock = new ManualClock(BigInt(vector.clock.start_ms), { advanceOnPause: vector.clock.advance_on_pause });
+    const clock = new ManualClock(BigInt(vector.clock.start_millis), { advanceOnPause: vector.clock.advance_on_pause });
     const build = () => new Snowflake({
       worker: BigInt(vector.worker),
       layout: layoutOf(vector.layout),
       rollback: rollbackOf(vector.rollback),
       sequencePolicy: sequencePolicyOf(vector.sequence_policy),
       ...(vector.starting_after_id === undefined ? {} : { startingAfterId: BigInt(vector.starting_after_id) }),
-      ...(vector.starting_after_unix_ms === undefined ? {} : { startingAfterUnixMs: BigInt(vector.starting_after_unix_ms) }),
+      ...(vector.starting_after_unix_millis === undefined ? {} : { startingAfterUnixMillis: BigInt(vector.starting_after_unix_millis) }),
       clock,
     });
     if ("error" in vector) return expectError(build, vector.error, where);
     const generator = build();
     vector.steps.forEach((step, index) => {
       const at = `${where} step ${index}`;
-      if ("clock_ms" in step) clock.set(BigInt(step.clock_ms));
+      if ("clock_millis" in step) clock.set(BigInt(step.clock_millis));
       const make = () => (step.call === "batch"
         ? Array.from(generator.nextBatch(step.count))
         : Array.from({ length: step.count }, () => generator.nextId()));
@@ -124,7 +124,7 @@ export const snowflakeRunners = {
         assert.deepEqual(ids.map(String), step.ids, at);
         assert.deepEqual(ids.map((id) => Snowflake.toBase32(id)), step.base32, at);
       }
-      if ("clock_after_ms" in step) assert.equal(clock.now().toString(), step.clock_after_ms, `${at}: clock after`);
+      if ("clock_after_millis" in step) assert.equal(clock.now().toString(), step.clock_after_millis, `${at}: clock after`);
       if ("high_water" in step) assert.equal(generator.highWater?.toString(), step.high_water, `${at}: high water`);
     });
   },

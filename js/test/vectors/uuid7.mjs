@@ -4,7 +4,7 @@ import { FixedEntropy, ManualClock, Uuid, Uuid7, Uuid7Generator } from "mintid";
 import { expectError, fromHex, toHex } from "./common.mjs";
 
 function checkFields(id, vector, where) {
-  assert.equal(id.unixMs, Number(vector.unix_ms), `${where}: unix_ms`);
+  assert.equal(id.unixMillis, Number(vector.unix_millis), `${where}: unix_millis`);
   assert.equal(id.randA, vector.rand_a, `${where}: rand_a`);
   assert.equal(id.randB, BigInt(vector.rand_b), `${where}: rand_b`);
   assert.equal(id.counter, vector.counter, `${where}: counter`);
@@ -25,7 +25,7 @@ function runGenerate(vector, where, make) {
   let last = "";
   vector.steps.forEach((step, index) => {
     const at = `${where} step ${index}`;
-    clock.set(BigInt(step.clock_ms));
+    clock.set(BigInt(step.clock_millis));
     if ("error" in step) {
       expectError(() => generator.next(), step.error, at);
       return;
@@ -41,7 +41,7 @@ function runGenerate(vector, where, make) {
 
 export const uuid7Runners = {
   from_fields(vector, where) {
-    const make = () => Uuid7.fromFields({ unixMs: BigInt(vector.unix_ms), randA: vector.rand_a, randB: BigInt(vector.rand_b) });
+    const make = () => Uuid7.fromFields({ unixMillis: BigInt(vector.unix_millis), randA: vector.rand_a, randB: BigInt(vector.rand_b) });
     if ("error" in vector) return expectError(make, vector.error, where);
     const id = make();
     assert.equal(toHex(id.toBytes()), vector.bytes, where);

@@ -35,8 +35,8 @@ def policy_of(spec: dict[str, Any]) -> LeasePolicy:
             time_bits=int(layout["time_bits"]),
             worker_bits=int(layout["worker_bits"]),
             sequence_bits=int(layout["sequence_bits"]),
-            epoch_millis=int(layout["epoch_ms"]),
-            tick_millis=int(layout["tick_ms"]),
+            epoch_millis=int(layout["epoch_millis"]),
+            tick_millis=int(layout["tick_millis"]),
         )
     return LeasePolicy(
         layout,

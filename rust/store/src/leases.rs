@@ -182,7 +182,7 @@ impl<DB: Backend> Leased<DB> {
     fn high_water_millis(&self) -> u64 {
         let start = self.guard.start_after_millis();
         self.snowflake
-            .high_water_unix_ms()
+            .high_water_unix_millis()
             .map_or(start, |issued| issued.max(start))
     }
 }
@@ -207,7 +207,7 @@ impl<DB: Backend> LeasedSnowflake<DB> {
     pub fn new(leases: WorkerLeases<DB>, guard: LeaseGuard) -> Result<Self, Error> {
         let clock = leases.store.clock.clone();
         let snowflake = Snowflake::builder(*leases.policy.layout(), guard.worker_id(), clock)
-            .starting_after_unix_ms(guard.start_after_millis())
+            .starting_after_unix_millis(guard.start_after_millis())
             .build()
             .map_err(Error::Snowflake)?;
         let inner = Arc::new(Leased {

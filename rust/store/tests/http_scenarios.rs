@@ -152,8 +152,13 @@ fn random_u64() -> u64 {
     u64::from_le_bytes(bytes)
 }
 
-fn fresh_uuid(unix_ms: u64) -> Uuid7 {
-    Uuid7::from_fields(unix_ms, (random_u64() & 0xfff) as u16, random_u64() >> 2).unwrap()
+fn fresh_uuid(unix_millis: u64) -> Uuid7 {
+    Uuid7::from_fields(
+        unix_millis,
+        (random_u64() & 0xfff) as u16,
+        random_u64() >> 2,
+    )
+    .unwrap()
 }
 
 /// The header values of one run: keys and request IDs by name, minted once.

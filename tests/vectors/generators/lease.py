@@ -5,19 +5,19 @@ import json
 E = 1735689600000  # mintid epoch
 PRESETS = {"classic": (41, 10, 12, E, 1), "js-safe": (41, 6, 6, E, 1),
            "sonyflake-like": (39, 16, 8, E, 10)}
-TEN_MS = {"time_bits": 39, "worker_bits": 4, "sequence_bits": 8, "epoch_ms": "0", "tick_ms": "10"}
-ONE_MS = {"time_bits": 41, "worker_bits": 10, "sequence_bits": 12, "epoch_ms": "0", "tick_ms": "1"}
-WIDE = {"time_bits": 30, "worker_bits": 17, "sequence_bits": 16, "epoch_ms": "0", "tick_ms": "1"}
+TEN_MS = {"time_bits": 39, "worker_bits": 4, "sequence_bits": 8, "epoch_millis": "0", "tick_millis": "10"}
+ONE_MS = {"time_bits": 41, "worker_bits": 10, "sequence_bits": 12, "epoch_millis": "0", "tick_millis": "1"}
+WIDE = {"time_bits": 30, "worker_bits": 17, "sequence_bits": 16, "epoch_millis": "0", "tick_millis": "1"}
 
 def fields(layout):
     if isinstance(layout, str):
         return PRESETS[layout]
     return (layout["time_bits"], layout["worker_bits"], layout["sequence_bits"],
-            int(layout["epoch_ms"]), int(layout["tick_ms"]))
+            int(layout["epoch_millis"]), int(layout["tick_millis"]))
 
-def id_of(layout, unix_ms, worker, seq=0):
+def id_of(layout, unix_millis, worker, seq=0):
     t, w, sq, epoch, tick = fields(layout)
-    return ((unix_ms - epoch) // tick) << (w + sq) | worker << sq | seq
+    return ((unix_millis - epoch) // tick) << (w + sq) | worker << sq | seq
 
 def pol(layout=ONE_MS, lease=30000, renew=10000, margin=5000, retry=1000, skew=1000, start_wait=10000):
     return {"layout": layout, "lease_millis": str(lease), "renew_interval_millis": str(renew),
@@ -108,8 +108,8 @@ for name, present, free, expect in [
     case(name, "none_found", policy=P, present=str(present), free=str(free), **expect)
 
 # ---- guard sequences (policy P: lease 30 s, renew every 10 s, retry 1 s, margin 5 s, skew 1 s)
-def g_id(unix_ms, worker, layout=ONE_MS, seq=0):
-    return str(id_of(layout, unix_ms, worker, seq))
+def g_id(unix_millis, worker, layout=ONE_MS, seq=0):
+    return str(id_of(layout, unix_millis, worker, seq))
 
 def state(deadline, stop_at, renew_at, live=True):
     return {"do": "state", "expect": {"lease_deadline": str(deadline), "stop_at": str(stop_at),

@@ -8,18 +8,18 @@ def b32(v):
 def s(v): return str(v)
 
 PRESETS = {
-    "classic": dict(time_bits=41, worker_bits=10, sequence_bits=12, datacenter_bits=0, epoch_ms=E, tick_ms=1),
-    "twitter": dict(time_bits=41, worker_bits=10, sequence_bits=12, datacenter_bits=5, epoch_ms=T, tick_ms=1),
-    "datacenter-worker": dict(time_bits=41, worker_bits=10, sequence_bits=12, datacenter_bits=5, epoch_ms=E, tick_ms=1),
-    "sonyflake-like": dict(time_bits=39, worker_bits=16, sequence_bits=8, datacenter_bits=0, epoch_ms=E, tick_ms=10),
-    "js-safe": dict(time_bits=41, worker_bits=6, sequence_bits=6, datacenter_bits=0, epoch_ms=E, tick_ms=1),
+    "classic": dict(time_bits=41, worker_bits=10, sequence_bits=12, datacenter_bits=0, epoch_millis=E, tick_millis=1),
+    "twitter": dict(time_bits=41, worker_bits=10, sequence_bits=12, datacenter_bits=5, epoch_millis=T, tick_millis=1),
+    "datacenter-worker": dict(time_bits=41, worker_bits=10, sequence_bits=12, datacenter_bits=5, epoch_millis=E, tick_millis=1),
+    "sonyflake-like": dict(time_bits=39, worker_bits=16, sequence_bits=8, datacenter_bits=0, epoch_millis=E, tick_millis=10),
+    "js-safe": dict(time_bits=41, worker_bits=6, sequence_bits=6, datacenter_bits=0, epoch_millis=E, tick_millis=1),
 }
 def L(layout):
     return PRESETS[layout] if isinstance(layout, str) else dict(datacenter_bits=0, **layout)
 def lay_json(layout):
     if isinstance(layout, str): return layout
     d = {k: layout[k] for k in ("time_bits", "worker_bits", "sequence_bits")}
-    d["epoch_ms"] = s(layout["epoch_ms"]); d["tick_ms"] = s(layout["tick_ms"])
+    d["epoch_millis"] = s(layout["epoch_millis"]); d["tick_millis"] = s(layout["tick_millis"])
     if "datacenter_bits" in layout: d["datacenter_bits"] = layout["datacenter_bits"]
     return d
 def idof(layout, tick, worker, seq):
@@ -34,59 +34,59 @@ def case(name, op, **kw):
 # ---- layouts (presets and lifetimes)
 for name, l in PRESETS.items():
     total = l["time_bits"] + l["worker_bits"] + l["sequence_bits"]
-    life = (2 ** l["time_bits"]) * l["tick_ms"]
+    life = (2 ** l["time_bits"]) * l["tick_millis"]
     case(f"preset {name}", "layout", layout=name, expect={
         "time_bits": l["time_bits"], "worker_bits": l["worker_bits"], "sequence_bits": l["sequence_bits"],
-        "datacenter_bits": l["datacenter_bits"], "epoch_ms": s(l["epoch_ms"]), "tick_ms": s(l["tick_ms"]),
+        "datacenter_bits": l["datacenter_bits"], "epoch_millis": s(l["epoch_millis"]), "tick_millis": s(l["tick_millis"]),
         "max_worker": s(2 ** l["worker_bits"] - 1), "max_sequence": s(2 ** l["sequence_bits"] - 1),
         "max_id": s(2 ** total - 1), "js_safe": total <= 53,
-        "lifetime_ms": s(life), "expires_at_unix_ms": s(l["epoch_ms"] + life)})
+        "lifetime_millis": s(life), "expires_at_unix_millis": s(l["epoch_millis"] + life)})
 case("preset names ignore case and underscores", "layout", layout="JS_SAFE", expect={"max_id": s(2**53 - 1), "js_safe": True})
-custom = dict(time_bits=20, worker_bits=3, sequence_bits=4, epoch_ms=1000, tick_ms=1000)
-case("custom layout remaining lifetime", "layout", layout=lay_json(custom), now_unix_ms=s(1000 + 2**20 * 1000 - 1500),
-     expect={"lifetime_ms": s(2**20 * 1000), "expires_at_unix_ms": s(1000 + 2**20 * 1000), "remaining_ms": "1500", "js_safe": True, "max_id": s(2**27 - 1)})
-case("remaining lifetime after the end is zero", "layout", layout="classic", now_unix_ms=s(E + 2**41 + 5), expect={"remaining_ms": "0"})
+custom = dict(time_bits=20, worker_bits=3, sequence_bits=4, epoch_millis=1000, tick_millis=1000)
+case("custom layout remaining lifetime", "layout", layout=lay_json(custom), now_unix_millis=s(1000 + 2**20 * 1000 - 1500),
+     expect={"lifetime_millis": s(2**20 * 1000), "expires_at_unix_millis": s(1000 + 2**20 * 1000), "remaining_millis": "1500", "js_safe": True, "max_id": s(2**27 - 1)})
+case("remaining lifetime after the end is zero", "layout", layout="classic", now_unix_millis=s(E + 2**41 + 5), expect={"remaining_millis": "0"})
 
 # ---- invalid layouts
 def bad(name, err="snowflake.invalid_layout", **l):
-    base = dict(time_bits=41, worker_bits=10, sequence_bits=12, epoch_ms=0, tick_ms=1); base.update(l)
+    base = dict(time_bits=41, worker_bits=10, sequence_bits=12, epoch_millis=0, tick_millis=1); base.update(l)
     case(name, "layout_invalid", layout=lay_json(base), error=err)
 bad("no time bits", time_bits=0)
 bad("no sequence bits", sequence_bits=0)
 bad("64 bits leave no sign bit", worker_bits=11)
-bad("zero tick", tick_ms=0)
-bad("end of time field past u64", time_bits=62, worker_bits=0, sequence_bits=1, tick_ms=4)
-bad("epoch too late", epoch_ms=2**64 - 2**41)
+bad("zero tick", tick_millis=0)
+bad("end of time field past u64", time_bits=62, worker_bits=0, sequence_bits=1, tick_millis=4)
+bad("epoch too late", epoch_millis=2**64 - 2**41)
 bad("datacenter wider than worker", datacenter_bits=11)
 case("unknown preset", "layout_invalid", layout="sonyflake", error="snowflake.unknown_preset")
-case("63 bits is the most", "layout", layout=lay_json(dict(time_bits=62, worker_bits=0, sequence_bits=1, epoch_ms=0, tick_ms=1)),
-     expect={"max_id": s(2**63 - 1), "expires_at_unix_ms": s(2**62)})
+case("63 bits is the most", "layout", layout=lay_json(dict(time_bits=62, worker_bits=0, sequence_bits=1, epoch_millis=0, tick_millis=1)),
+     expect={"max_id": s(2**63 - 1), "expires_at_unix_millis": s(2**62)})
 
 # ---- compose
-def comp(name, layout, worker, seq, unix_ms=None, tick=None, error=None):
+def comp(name, layout, worker, seq, unix_millis=None, tick=None, error=None):
     kw = dict(layout=lay_json(layout) if not isinstance(layout, str) else layout, worker=s(worker), sequence=s(seq))
-    if unix_ms is not None: kw["unix_ms"] = s(unix_ms)
+    if unix_millis is not None: kw["unix_millis"] = s(unix_millis)
     if tick is not None: kw["tick"] = s(tick)
     if error: kw["error"] = error
     else:
         l = L(layout)
-        t = tick if tick is not None else (unix_ms - l["epoch_ms"]) // l["tick_ms"]
+        t = tick if tick is not None else (unix_millis - l["epoch_millis"]) // l["tick_millis"]
         v = idof(layout, t, worker, seq); kw["id"] = s(v); kw["base32"] = b32(v)
     case(name, "compose", **kw)
-comp("classic at the epoch", "classic", 0, 0, unix_ms=E)
-comp("classic worker 7 sequence 3", "classic", 7, 3, unix_ms=E + 1000)
-comp("classic a year in", "classic", 1023, 4095, unix_ms=E + 31_536_000_000)
+comp("classic at the epoch", "classic", 0, 0, unix_millis=E)
+comp("classic worker 7 sequence 3", "classic", 7, 3, unix_millis=E + 1000)
+comp("classic a year in", "classic", 1023, 4095, unix_millis=E + 31_536_000_000)
 comp("classic last tick", "classic", 1023, 4095, tick=2**41 - 1)
-comp("twitter layout", "twitter", (3 << 5) | 4, 17, unix_ms=1_700_000_000_123)
-comp("sonyflake-like rounds down to the 10 ms tick", "sonyflake-like", 65535, 255, unix_ms=E + 1239)
+comp("twitter layout", "twitter", (3 << 5) | 4, 17, unix_millis=1_700_000_000_123)
+comp("sonyflake-like rounds down to the 10 ms tick", "sonyflake-like", 65535, 255, unix_millis=E + 1239)
 comp("js-safe largest id", "js-safe", 63, 63, tick=2**41 - 1)
-comp("js-safe compose", "js-safe", 5, 6, unix_ms=E + 86_400_000)
-comp("before the epoch", "classic", 0, 0, unix_ms=E - 1, error="snowflake.time_out_of_range")
-comp("past the end", "classic", 0, 0, unix_ms=E + 2**41, error="snowflake.time_out_of_range")
+comp("js-safe compose", "js-safe", 5, 6, unix_millis=E + 86_400_000)
+comp("before the epoch", "classic", 0, 0, unix_millis=E - 1, error="snowflake.time_out_of_range")
+comp("past the end", "classic", 0, 0, unix_millis=E + 2**41, error="snowflake.time_out_of_range")
 comp("tick past the end", "js-safe", 0, 0, tick=2**41, error="snowflake.time_out_of_range")
-comp("compose worker out of range", "classic", 1024, 0, unix_ms=E, error="snowflake.worker_out_of_range")
-comp("js-safe worker out of range", "js-safe", 64, 0, unix_ms=E, error="snowflake.worker_out_of_range")
-comp("sequence out of range", "classic", 0, 4096, unix_ms=E, error="snowflake.sequence_out_of_range")
+comp("compose worker out of range", "classic", 1024, 0, unix_millis=E, error="snowflake.worker_out_of_range")
+comp("js-safe worker out of range", "js-safe", 64, 0, unix_millis=E, error="snowflake.worker_out_of_range")
+comp("sequence out of range", "classic", 0, 4096, unix_millis=E, error="snowflake.sequence_out_of_range")
 
 # ---- decode
 def dec(name, layout, idv, error=None):
@@ -95,7 +95,7 @@ def dec(name, layout, idv, error=None):
     else:
         l = L(layout); ws = l["worker_bits"] + l["sequence_bits"]
         tick = idv >> ws
-        kw.update(tick=s(tick), unix_ms=s(l["epoch_ms"] + tick * l["tick_ms"]),
+        kw.update(tick=s(tick), unix_millis=s(l["epoch_millis"] + tick * l["tick_millis"]),
                   worker=s((idv >> l["sequence_bits"]) & (2**l["worker_bits"] - 1)),
                   sequence=s(idv & (2**l["sequence_bits"] - 1)))
     case(name, "decode", **kw)
@@ -144,55 +144,55 @@ for t in ["8000000000000", "FZZZZZZZZZZZZ", "G000000000000", "ZZZZZZZZZZZZZ"]:
     p32(t, error="snowflake.id_out_of_range")
 
 # ---- generate: expected (tick, sequence) per ID derived by hand from the spec
-def gen(name, layout, worker, steps, clock_ms, advancing=False, rollback=None, sequence=None,
-        after_id=None, after_ms=None, error=None):
+def gen(name, layout, worker, steps, clock_millis, advancing=False, rollback=None, sequence=None,
+        after_id=None, after_millis=None, error=None):
     c = dict(layout=lay_json(layout) if not isinstance(layout, str) else layout, worker=s(worker),
-             clock={"start_ms": s(clock_ms), "advance_on_pause": advancing})
+             clock={"start_millis": s(clock_millis), "advance_on_pause": advancing})
     if rollback: c["rollback"] = rollback
     if sequence: c["sequence_policy"] = sequence
     if after_id is not None: c["starting_after_id"] = s(after_id)
-    if after_ms is not None: c["starting_after_unix_ms"] = s(after_ms)
+    if after_millis is not None: c["starting_after_unix_millis"] = s(after_millis)
     if error: c["error"] = error
     out = []
     for st in steps:
         o = {}
-        if "clock" in st: o["clock_ms"] = s(st["clock"])
+        if "clock" in st: o["clock_millis"] = s(st["clock"])
         o["call"] = st["call"]; o["count"] = st.get("count", len(st.get("slots", [])) or 1)
         if "slots" in st:
             ids = [idof(layout, t, worker, q) for t, q in st["slots"]]
             o["ids"] = [s(v) for v in ids]; o["base32"] = [b32(v) for v in ids]
         if "error" in st: o["error"] = st["error"]
-        if "after" in st: o["clock_after_ms"] = s(st["after"])
+        if "after" in st: o["clock_after_millis"] = s(st["after"])
         if "high_water" in st: o["high_water"] = s(idof(layout, st["high_water"][0], worker, st["high_water"][1]))
         out.append(o)
     c["steps"] = out
     case(name, "generate", **c)
 
-small = dict(time_bits=41, worker_bits=10, sequence_bits=2, epoch_ms=E, tick_ms=1)
+small = dict(time_bits=41, worker_bits=10, sequence_bits=2, epoch_millis=E, tick_millis=1)
 
 gen("classic basics", "classic", 7, [
     {"call": "next", "slots": [(1000, 0), (1000, 1), (1000, 2)]},
     {"clock": E + 1001, "call": "next", "slots": [(1001, 0)]},
     {"clock": E + 1005, "call": "batch", "slots": [(1005, 0), (1005, 1)], "after": E + 1005},
-], clock_ms=E + 1000)
+], clock_millis=E + 1000)
 gen("used-up sequence waits for the next tick", small, 5, [
     {"call": "next", "slots": [(100, 0), (100, 1), (100, 2), (100, 3), (101, 0)], "after": E + 101},
     {"call": "batch", "slots": [(101, 1), (101, 2), (101, 3), (102, 0), (102, 1)], "after": E + 102},
-], clock_ms=E + 100, advancing=True)
+], clock_millis=E + 100, advancing=True)
 gen("used-up sequence on a stalled clock", small, 5, [
     {"call": "next", "slots": [(100, 0), (100, 1), (100, 2), (100, 3)]},
     {"call": "next", "error": "snowflake.wait_exceeded", "after": E + 100},
     {"clock": E + 101, "call": "next", "slots": [(101, 0)]},
-], clock_ms=E + 100)
+], clock_millis=E + 100)
 gen("borrow ahead up to 2 ticks", small, 5, [
     {"call": "batch", "slots": [(100 + i // 4, i % 4) for i in range(12)]},
     {"call": "next", "error": "snowflake.wait_exceeded"},
     {"clock": E + 101, "call": "next", "slots": [(103, 0)]},
     {"clock": E + 150, "call": "next", "slots": [(150, 0)]},
-], clock_ms=E + 100, sequence={"policy": "borrow_ahead", "max_ticks": "2"})
+], clock_millis=E + 100, sequence={"policy": "borrow_ahead", "max_ticks": "2"})
 gen("borrow ahead, then wait on an advancing clock", small, 5, [
     {"call": "batch", "slots": [(100 + i // 4, i % 4) for i in range(10)], "after": E + 101},
-], clock_ms=E + 100, advancing=True, sequence={"policy": "borrow_ahead", "max_ticks": "1"})
+], clock_millis=E + 100, advancing=True, sequence={"policy": "borrow_ahead", "max_ticks": "1"})
 for policy, back, steps in [
     ({"policy": "fail"}, 1, [{"call": "next", "error": "snowflake.clock_rolled_back", "after": E + 9_999}]),
     ({"policy": "wait", "max_millis": "5"}, 1, [{"call": "next", "slots": [(10_000, 1)], "after": E + 10_000}]),
@@ -204,42 +204,42 @@ for policy, back, steps in [
 ]:
     gen(f"rollback {back} ms under {policy['policy']} {policy.get('max_millis', '')}".rstrip(), "classic", 1,
         [{"call": "next", "slots": [(10_000, 0)]}, {"clock": E + 10_000 - back, **steps[0]}],
-        clock_ms=E + 10_000, advancing=True, rollback=policy)
+        clock_millis=E + 10_000, advancing=True, rollback=policy)
 gen("logical clock carries into later ticks", small, 5, [
     {"call": "next", "slots": [(100, q) for q in range(4)]},
     {"clock": E + 99, "call": "batch", "slots": [(t, q) for t in (101, 102) for q in range(4)]},
     {"call": "next", "error": "snowflake.wait_exceeded"},
-], clock_ms=E + 100, rollback={"policy": "logical", "max_millis": "3"})
-tiny = dict(time_bits=4, worker_bits=10, sequence_bits=2, epoch_ms=E, tick_ms=1)
+], clock_millis=E + 100, rollback={"policy": "logical", "max_millis": "3"})
+tiny = dict(time_bits=4, worker_bits=10, sequence_bits=2, epoch_millis=E, tick_millis=1)
 gen("time field runs out", tiny, 5, [
     {"call": "next", "slots": [(15, q) for q in range(4)]},
     {"call": "next", "error": "snowflake.time_exhausted", "after": E + 15},
     {"clock": E + 16, "call": "next", "error": "snowflake.time_exhausted"},
-], clock_ms=E + 15, advancing=True, sequence={"policy": "borrow_ahead", "max_ticks": "5"})
-gen("epoch in the future", "classic", 1, [{"call": "next", "error": "snowflake.epoch_in_future"}], clock_ms=E - 1)
+], clock_millis=E + 15, advancing=True, sequence={"policy": "borrow_ahead", "max_ticks": "5"})
+gen("epoch in the future", "classic", 1, [{"call": "next", "error": "snowflake.epoch_in_future"}], clock_millis=E - 1)
 gen("starting after a high-water id", "classic", 7, [
     {"call": "next", "slots": [(500, 4)], "high_water": (500, 4)},
-], clock_ms=E + 500, after_id=idof("classic", 500, 7, 3))
+], clock_millis=E + 500, after_id=idof("classic", 500, 7, 3))
 gen("starting after a high-water id the clock is behind", "classic", 7, [
     {"call": "next", "error": "snowflake.clock_rolled_back"},
-], clock_ms=E + 400, after_id=idof("classic", 500, 7, 3))
+], clock_millis=E + 400, after_id=idof("classic", 500, 7, 3))
 gen("starting after a high-water time", "classic", 7, [
     {"call": "next", "slots": [(501, 0)], "after": E + 501},
-], clock_ms=E + 500, advancing=True, after_ms=E + 500)
+], clock_millis=E + 500, advancing=True, after_millis=E + 500)
 gen("sonyflake-like 10 ms ticks", "sonyflake-like", 9, [
     {"call": "next", "slots": [(123, 0)]},
     {"clock": E + 1239, "call": "next", "slots": [(123, 1)]},
     {"clock": E + 1240, "call": "next", "slots": [(124, 0)]},
-], clock_ms=E + 1234)
+], clock_millis=E + 1234)
 gen("js-safe batch", "js-safe", 63, [
     {"call": "batch", "slots": [(86_400_000, q) for q in range(3)]},
-], clock_ms=E + 86_400_000)
+], clock_millis=E + 86_400_000)
 gen("twitter layout with datacenter 3 worker 4", "twitter", (3 << 5) | 4, [
     {"call": "next", "slots": [(1_700_000_000_123 - T, 0)]},
-], clock_ms=1_700_000_000_123)
-gen("generator worker out of range", "classic", 1024, [], clock_ms=E, error="snowflake.worker_out_of_range")
-gen("high-water id that does not fit the layout", "js-safe", 1, [], clock_ms=E, after_id=2**53, error="snowflake.id_out_of_range")
-gen("high-water time past the end", "classic", 1, [], clock_ms=E, after_ms=E + 2**41, error="snowflake.time_exhausted")
+], clock_millis=1_700_000_000_123)
+gen("generator worker out of range", "classic", 1024, [], clock_millis=E, error="snowflake.worker_out_of_range")
+gen("high-water id that does not fit the layout", "js-safe", 1, [], clock_millis=E, after_id=2**53, error="snowflake.id_out_of_range")
+gen("high-water time past the end", "classic", 1, [], clock_millis=E, after_millis=E + 2**41, error="snowflake.time_exhausted")
 
 names = [c["name"] for c in cases]; assert len(names) == len(set(names)), [n for n in names if names.count(n) > 1]
 doc = {"description": "Snowflake layouts, compose/decode, text forms and generator runs on a manual clock. See tests/vectors/README.md (section snowflake) and docs/spec.md.", "cases": cases}

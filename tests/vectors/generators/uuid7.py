@@ -16,7 +16,7 @@ def pack(ms, a, b):
 
 def fields(v):
     ms = v >> 80; a = (v >> 64) & 0xFFF; b = v & ((1 << 62) - 1)
-    return {"unix_ms": str(ms), "rand_a": a, "rand_b": str(b), "counter": (a << 4) | (b >> 58)}
+    return {"unix_millis": str(ms), "rand_a": a, "rand_b": str(b), "counter": (a << 4) | (b >> 58)}
 
 cases = []
 def case(**kw):
@@ -24,7 +24,7 @@ def case(**kw):
 
 # ---------- from_fields ----------
 def from_fields(name, ms, a, b, error=None):
-    c = {"name": name, "op": "from_fields", "unix_ms": str(ms), "rand_a": a, "rand_b": str(b)}
+    c = {"name": name, "op": "from_fields", "unix_millis": str(ms), "rand_a": a, "rand_b": str(b)}
     if error:
         c["error"] = error
     else:
@@ -173,7 +173,7 @@ def generate(name, policy, entropy, steps, description):
     m = Model(policy, entropy)
     out = []
     for clock, skip, count, expect_error in steps:
-        step = {"clock_ms": str(clock)}
+        step = {"clock_millis": str(clock)}
         if expect_error:
             got, err = m.one(clock)
             assert err == expect_error, (name, clock, got, err)

@@ -8,7 +8,7 @@ use crate::cli::InspectArgs;
 use crate::error::CliError;
 use crate::layout;
 use crate::output::{Output, Report};
-use crate::time::{now_unix_ms, rfc3339};
+use crate::time::{now_unix_millis, rfc3339};
 
 /// How far past now a decoded Snowflake time may lie before the report
 /// suggests the layout or epoch is wrong.
@@ -73,8 +73,8 @@ fn snowflake(id: SnowflakeId, layout: &SnowflakeLayout) -> Result<Report, CliErr
         .field("id", id.to_string())
         .field("base32", id.to_base32())
         .field_with_text("layout", layout::to_json(layout), layout::summary(layout))
-        .field("time", rfc3339(parts.unix_ms))
-        .field("unix_ms", parts.unix_ms)
+        .field("time", rfc3339(parts.unix_millis))
+        .field("unix_ms", parts.unix_millis)
         .field("tick", parts.tick);
     if layout.datacenter_bits() > 0 {
         let (datacenter, worker) = layout.split_worker_id(parts.worker);
@@ -86,7 +86,7 @@ fn snowflake(id: SnowflakeId, layout: &SnowflakeLayout) -> Result<Report, CliErr
         report.field("worker", parts.worker);
     }
     report.field("sequence", parts.sequence);
-    if parts.unix_ms > now_unix_ms().saturating_add(FUTURE_SLACK_MS) {
+    if parts.unix_millis > now_unix_millis().saturating_add(FUTURE_SLACK_MS) {
         report.field(
             "note",
             "this time lies in the future: is the layout or epoch right?",

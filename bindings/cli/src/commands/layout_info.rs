@@ -7,11 +7,11 @@ use crate::cli::LayoutCommandArgs;
 use crate::error::CliError;
 use crate::layout;
 use crate::output::{Output, Report};
-use crate::time::{human_span, now_unix_ms, rfc3339};
+use crate::time::{human_span, now_unix_millis, rfc3339};
 
 /// `mintid layout`: one layout, or every preset when none is named.
 pub fn run(args: &LayoutCommandArgs, out: &mut Output) -> Result<(), CliError> {
-    let now = now_unix_ms();
+    let now = now_unix_millis();
     if args.preset.is_some() || args.bits.is_some() || args.time.is_given() {
         let layout =
             layout::resolve_parts(args.preset.as_deref(), args.bits.as_deref(), &args.time)?;
@@ -34,7 +34,7 @@ pub fn run(args: &LayoutCommandArgs, out: &mut Output) -> Result<(), CliError> {
 }
 
 fn report(layout: &SnowflakeLayout, now: u64) -> Report {
-    let ids_per_second = layout.ids_per_tick() as f64 * 1000.0 / layout.tick_ms() as f64;
+    let ids_per_second = layout.ids_per_tick() as f64 * 1000.0 / layout.tick_millis() as f64;
     let remaining = layout.remaining_millis(now);
     let mut report = Report::new();
     report
@@ -52,9 +52,9 @@ fn report(layout: &SnowflakeLayout, now: u64) -> Report {
         .json_only("datacenter_bits", layout.datacenter_bits())
         .json_only("worker_bits", layout.worker_bits())
         .json_only("sequence_bits", layout.sequence_bits())
-        .field("epoch", rfc3339(layout.epoch_ms()))
-        .field("epoch_ms", layout.epoch_ms())
-        .field("tick_ms", layout.tick_ms());
+        .field("epoch", rfc3339(layout.epoch_millis()))
+        .field("epoch_ms", layout.epoch_millis())
+        .field("tick_ms", layout.tick_millis());
     if layout.datacenter_bits() > 0 {
         let (datacenters, workers) = layout.split_worker_id(layout.max_worker());
         report
@@ -79,8 +79,8 @@ fn report(layout: &SnowflakeLayout, now: u64) -> Report {
                 "no (IDs reach past 2^53: pass them to JavaScript as strings or BigInt)"
             },
         )
-        .field("expires", rfc3339(layout.expires_at_unix_ms()))
-        .field("expires_ms", layout.expires_at_unix_ms())
+        .field("expires", rfc3339(layout.expires_at_unix_millis()))
+        .field("expires_ms", layout.expires_at_unix_millis())
         .field("lifetime", human_span(layout.lifetime_millis()))
         .json_only("lifetime_ms", layout.lifetime_millis())
         .field(

@@ -7,7 +7,7 @@ use crate::cli::{GrantCommand, RequestIdCommand};
 use crate::error::CliError;
 use crate::key_file;
 use crate::output::{Output, Report};
-use crate::time::{now_unix_ms, parse_duration, rfc3339};
+use crate::time::{now_unix_millis, parse_duration, rfc3339};
 
 /// `mintid grant …`.
 pub fn grant(command: &GrantCommand, out: &mut Output) -> Result<(), CliError> {
@@ -25,7 +25,7 @@ pub fn grant(command: &GrantCommand, out: &mut Output) -> Result<(), CliError> {
                 ));
             }
             let ring = key_file::read(secret_file, *key_id)?;
-            let expires = now_unix_ms().checked_add(ttl).ok_or_else(|| {
+            let expires = now_unix_millis().checked_add(ttl).ok_or_else(|| {
                 CliError::usage(format!("--ttl {ttl} ms reaches past the end of time"))
             })?;
             let grant = ring.issue_grant(scope, expires)?;
@@ -92,7 +92,7 @@ pub fn request_id(command: &RequestIdCommand, out: &mut Output) -> Result<(), Cl
                     .as_deref()
                     .map_or(Ok(Freshness::DEFAULT.max_skew_millis), parse_duration)?,
             };
-            let now = now_unix_ms();
+            let now = now_unix_millis();
             let (uuid, signed) = if *unsigned {
                 (verify_unsigned(id, now, &freshness)?, None)
             } else {

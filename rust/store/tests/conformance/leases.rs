@@ -18,8 +18,8 @@ fn layout_of(spec: &Value) -> SnowflakeLayout {
             spec["time_bits"].as_u64().unwrap() as u8,
             spec["worker_bits"].as_u64().unwrap() as u8,
             spec["sequence_bits"].as_u64().unwrap() as u8,
-            num(&spec["epoch_ms"]),
-            num(&spec["tick_ms"]),
+            num(&spec["epoch_millis"]),
+            num(&spec["tick_millis"]),
         )
         .unwrap(),
     }
@@ -114,7 +114,7 @@ pub(super) async fn run_all<DB: Server>() {
                                 guard.worker_id(),
                                 StoreClock::Manual(Arc::clone(&host_clock)),
                             )
-                            .starting_after_unix_ms(guard.start_after_millis())
+                            .starting_after_unix_millis(guard.start_after_millis())
                             .build()
                             .unwrap();
                             hosts.insert(
@@ -211,7 +211,7 @@ pub(super) async fn run_all<DB: Server>() {
                     let last_millis = layout
                         .decode(mintid::SnowflakeId::new(last).unwrap())
                         .unwrap()
-                        .unix_ms;
+                        .unix_millis;
                     json!({
                         "released": released,
                         "high_water_is_generators": row.high_water_millis == generator.high_water_millis(),

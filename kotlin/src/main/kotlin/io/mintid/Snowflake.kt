@@ -73,7 +73,7 @@ class Snowflake private constructor(
     val highWater: Long? get() = ffi.highWater()?.toLong()
 
     /** The Unix millisecond at which the tick of [highWater] starts, or `null`. */
-    val highWaterUnixMillis: Long? get() = ffi.highWaterUnixMs()?.toLong()
+    val highWaterUnixMillis: Long? get() = ffi.highWaterUnixMillis()?.toLong()
 
     /** The worker id in every ID. */
     val worker: Long get() = ffi.worker().toLong()
@@ -130,7 +130,7 @@ class Snowflake private constructor(
          * @throws ArgumentException `argument.negative` for a negative [startingAfterUnixMillis].
          */
         fun build(): Snowflake {
-            val afterMillis = afterUnixMillis?.let { requireNonNegative(it, "starting_after_unix_ms") }
+            val afterMillis = afterUnixMillis?.let { requireNonNegative(it, "startingAfterUnixMillis") }
             val ffi =
                 core {
                     FfiSnowflake(

@@ -25,10 +25,10 @@ class SnowflakeLayout private constructor(internal val ffi: FfiLayout) {
     val datacenterBits: Int = ffi.datacenterBits().toInt()
 
     /** The epoch, in Unix milliseconds. */
-    val epochMillis: Long = ffi.epochMs().toLong()
+    val epochMillis: Long = ffi.epochMillis().toLong()
 
     /** The length of a tick, in milliseconds. */
-    val tickMillis: Long = ffi.tickMs().toLong()
+    val tickMillis: Long = ffi.tickMillis().toLong()
 
     /** The largest whole worker id. */
     val maxWorker: Long get() = ffi.maxWorker().toLong()
@@ -46,7 +46,7 @@ class SnowflakeLayout private constructor(internal val ffi: FfiLayout) {
     val lifetimeMillis: Long get() = ffi.lifetimeMillis().saturatedToLong()
 
     /** The Unix millisecond at which the time field runs out (saturated at `Long.MAX_VALUE`). */
-    val expiresAtUnixMillis: Long get() = ffi.expiresAtUnixMs().saturatedToLong()
+    val expiresAtUnixMillis: Long get() = ffi.expiresAtUnixMillis().saturatedToLong()
 
     /**
      * Milliseconds left at [nowUnixMillis] before the time field runs out (0 once it has).
@@ -69,7 +69,7 @@ class SnowflakeLayout private constructor(internal val ffi: FfiLayout) {
      *
      * @throws SnowflakeException `snowflake.invalid_layout`.
      */
-    fun withEpochMillis(epochMillis: Long): SnowflakeLayout = SnowflakeLayout(core { ffi.withEpochMs(epochMillis.toULong()) })
+    fun withEpochMillis(epochMillis: Long): SnowflakeLayout = SnowflakeLayout(core { ffi.withEpochMillis(epochMillis.toULong()) })
 
     /**
      * The whole worker field for [worker] within [datacenter] (0 when the layout has no
@@ -120,7 +120,7 @@ class SnowflakeLayout private constructor(internal val ffi: FfiLayout) {
      */
     fun decode(id: Long): SnowflakeParts {
         val parts = core { ffi.decode(id.toULong()) }
-        return SnowflakeParts(parts.unixMs.toLong(), parts.tick.toLong(), parts.worker.toLong(), parts.sequence.toLong())
+        return SnowflakeParts(parts.unixMillis.toLong(), parts.tick.toLong(), parts.worker.toLong(), parts.sequence.toLong())
     }
 
     /** Two layouts are equal when every field is. */

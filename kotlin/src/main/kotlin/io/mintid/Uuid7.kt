@@ -93,7 +93,7 @@ object Uuid7 {
     private fun FfiFields.toFields() =
         Uuid7Fields(
             uuid = Uuids.fromBigEndian(bytes),
-            unixMillis = unixMs.toLong(),
+            unixMillis = unixMillis.toLong(),
             randA = randA.toInt(),
             randB = randB.toLong(),
             counter = counter.toInt(),

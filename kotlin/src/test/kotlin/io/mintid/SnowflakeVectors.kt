@@ -31,8 +31,8 @@ internal object SnowflakeVectors {
                 fields.int("time_bits"),
                 fields.int("worker_bits"),
                 fields.int("sequence_bits"),
-                fields.u64("epoch_ms"),
-                fields.u64("tick_ms"),
+                fields.u64("epoch_millis"),
+                fields.u64("tick_millis"),
             )
         return if (fields.has("datacenter_bits")) layout.withDatacenterBits(fields.int("datacenter_bits")) else layout
     }
@@ -46,15 +46,15 @@ internal object SnowflakeVectors {
                 "worker_bits" to { _ -> layout.workerBits },
                 "sequence_bits" to { _ -> layout.sequenceBits },
                 "datacenter_bits" to { _ -> layout.datacenterBits },
-                "epoch_ms" to { _ -> layout.epochMillis },
-                "tick_ms" to { _ -> layout.tickMillis },
+                "epoch_millis" to { _ -> layout.epochMillis },
+                "tick_millis" to { _ -> layout.tickMillis },
                 "max_worker" to { _ -> layout.maxWorker },
                 "max_sequence" to { _ -> layout.maxSequence },
                 "max_id" to { _ -> layout.maxId },
                 "js_safe" to { _ -> layout.isJsSafe },
-                "lifetime_ms" to { _ -> layout.lifetimeMillis },
-                "expires_at_unix_ms" to { _ -> layout.expiresAtUnixMillis },
-                "remaining_ms" to { _ -> layout.remainingMillis(case.u64("now_unix_ms")) },
+                "lifetime_millis" to { _ -> layout.lifetimeMillis },
+                "expires_at_unix_millis" to { _ -> layout.expiresAtUnixMillis },
+                "remaining_millis" to { _ -> layout.remainingMillis(case.u64("now_unix_millis")) },
             )
         for ((field, value) in expect) {
             val read = actual[field] ?: fail("unknown layout field $field")
@@ -79,7 +79,7 @@ internal object SnowflakeVectors {
             if (case.has("tick")) {
                 layout.composeTick(case.u64("tick"), worker, sequence)
             } else {
-                layout.compose(case.u64("unix_ms"), worker, sequence)
+                layout.compose(case.u64("unix_millis"), worker, sequence)
             }
         }) { id ->
             assertEquals(case.u64("id"), id)
@@ -90,7 +90,7 @@ internal object SnowflakeVectors {
     private fun decode(case: JsonObject) =
         case.expect({ layoutOf(case).decode(case.u64("id")) }) { parts ->
             assertEquals(
-                SnowflakeParts(case.u64("unix_ms"), case.u64("tick"), case.u64("worker"), case.u64("sequence")),
+                SnowflakeParts(case.u64("unix_millis"), case.u64("tick"), case.u64("worker"), case.u64("sequence")),
                 parts,
             )
         }
@@ -118,12 +118,12 @@ internal object SnowflakeVectors {
 
     private fun generate(case: JsonObject) {
         val clockSpec = case.obj("clock")
-        val clock = ManualClock(clockSpec.u64("start_ms"), clockSpec.bool("advance_on_pause"))
+        val clock = ManualClock(clockSpec.u64("start_millis"), clockSpec.bool("advance_on_pause"))
         val builder = Snowflake.builder(layoutOf(case), case.u64("worker")).clock(clock)
         if (case.has("rollback")) builder.rollback(rollback(case.obj("rollback")))
         if (case.has("sequence_policy")) builder.sequencePolicy(sequencePolicy(case.obj("sequence_policy")))
         if (case.has("starting_after_id")) builder.startingAfterId(case.u64("starting_after_id"))
-        if (case.has("starting_after_unix_ms")) builder.startingAfterUnixMillis(case.u64("starting_after_unix_ms"))
+        if (case.has("starting_after_unix_millis")) builder.startingAfterUnixMillis(case.u64("starting_after_unix_millis"))
         val code = case.stringOrNull("error")
         if (code != null) {
             assertEquals(code, assertThrows<SnowflakeException> { builder.build() }.code)
@@ -133,7 +133,7 @@ internal object SnowflakeVectors {
         val generator = builder.build()
         for (element in case.array("steps")) {
             val step = element.jsonObject
-            if (step.has("clock_ms")) clock.setMillis(step.u64("clock_ms"))
+            if (step.has("clock_millis")) clock.setMillis(step.u64("clock_millis"))
             val count = step.int("count")
             val call: () -> List<Long> =
                 when (val kind = step.string("call")) {
@@ -145,7 +145,7 @@ internal object SnowflakeVectors {
                 assertEquals(step.strings("ids").map { java.lang.Long.parseUnsignedLong(it) }, ids)
                 assertEquals(step.strings("base32"), ids.map { Snowflake.toBase32(it) })
             }
-            if (step.has("clock_after_ms")) assertEquals(step.u64("clock_after_ms"), clock.nowMillis(), "clock after")
+            if (step.has("clock_after_millis")) assertEquals(step.u64("clock_after_millis"), clock.nowMillis(), "clock after")
             if (step.has("high_water")) assertEquals(step.u64("high_water"), generator.highWater, "high water")
         }
     }

@@ -20,7 +20,7 @@ internal object Uuid7Vectors {
         )
 
     private fun fromFields(case: JsonObject) =
-        case.expect({ Uuid7.fromFields(case.u64("unix_ms"), case.int("rand_a"), case.u64("rand_b")) }) { uuid ->
+        case.expect({ Uuid7.fromFields(case.u64("unix_millis"), case.int("rand_a"), case.u64("rand_b")) }) { uuid ->
             assertEquals(case.string("bytes"), Uuids.toBytes(uuid).toHex())
             for (form in UuidTextForm.entries) {
                 val text = case.string(form.name.lowercase())
@@ -45,8 +45,8 @@ internal object Uuid7Vectors {
     ) {
         val fields = Uuid7.fields(uuid)
         assertEquals(case.string("bytes"), Uuids.toBytes(uuid).toHex())
-        assertEquals(case.u64("unix_ms"), fields.unixMillis)
-        assertEquals(case.u64("unix_ms"), Uuid7.timestampMillis(uuid))
+        assertEquals(case.u64("unix_millis"), fields.unixMillis)
+        assertEquals(case.u64("unix_millis"), Uuid7.timestampMillis(uuid))
         assertEquals(case.int("rand_a"), fields.randA)
         assertEquals(case.u64("rand_b"), fields.randB)
         assertEquals(case.int("counter"), fields.counter)
@@ -73,7 +73,7 @@ internal object Uuid7Vectors {
         var last: UUID? = null
         for (element in case.array("steps")) {
             val step = element.jsonObject
-            clock.setMillis(step.u64("clock_ms"))
+            clock.setMillis(step.u64("clock_millis"))
             val code = step.stringOrNull("error")
             if (code != null) {
                 assertEquals(code, assertThrows<Uuid7Exception> { generator.next() }.code)
