@@ -40,3 +40,15 @@ export function renamedField<T extends object>(target: T, name: keyof T & string
   });
   return target;
 }
+
+/**
+ * `[nowMillis, policy]` of a call that takes the time before the policy, as
+ * every host does. When `time` is the policy (the order before 0.1.0,
+ * `(…, policy, now?)`), warns once about `call` and swaps the two, the time
+ * defaulting to `Date.now()`.
+ */
+export function timeBeforePolicy(time: unknown, policy: unknown, call: string, fixed: string): [unknown, unknown] {
+  if (typeof time !== "object" || time === null) return [time, policy];
+  warnDeprecated(call, `pass the time before the policy: ${fixed}`);
+  return [policy ?? Date.now(), time];
+}

@@ -8,7 +8,7 @@
 import * as wasm from "./wasm/mintid_wasm.js";
 import { call } from "./call.js";
 import { checkU64, toU64 } from "./check.js";
-import { warnDeprecated } from "./deprecation.js";
+import { timeBeforePolicy } from "./deprecation.js";
 import { layoutHandle, leaseGuardHandle, leasePolicyHandle, setLeaseGuardHandle, setLeasePolicyHandle } from "./handles.js";
 import { SnowflakeLayout, type SnowflakePreset } from "./snowflake.js";
 
@@ -135,13 +135,7 @@ export function acquireLease(row: WorkerLease, nowMillis: number | bigint, polic
  */
 export function acquireLease(row: WorkerLease, policy: LeasePolicy, now?: number | bigint): Acquisition;
 export function acquireLease(row: WorkerLease, second: number | bigint | LeasePolicy, third?: number | bigint | LeasePolicy): Acquisition {
-  let nowMillis: unknown = second;
-  let policy: unknown = third;
-  if (typeof second === "object" && second !== null) {
-    warnDeprecated("acquireLease(row, policy, now)", "pass the time before the policy: acquireLease(row, nowMillis, policy)");
-    nowMillis = third ?? Date.now();
-    policy = second;
-  }
+  const [nowMillis, policy] = timeBeforePolicy(second, third, "acquireLease(row, policy, now)", "acquireLease(row, nowMillis, policy)");
   const found = rowArgs(row);
   const at = toU64(nowMillis, "nowMillis");
   const fields = call(() => wasm.leaseAcquire(policyOf(policy as LeasePolicy), found, at));

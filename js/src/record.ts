@@ -8,7 +8,7 @@
 import * as wasm from "./wasm/mintid_wasm.js";
 import { call } from "./call.js";
 import { checkString, toU64 } from "./check.js";
-import { warnDeprecated } from "./deprecation.js";
+import { timeBeforePolicy } from "./deprecation.js";
 import { Fingerprint, fingerprintText } from "./fingerprint.js";
 import { policyHandle as handleOf, setPolicyHandle } from "./handles.js";
 
@@ -215,13 +215,7 @@ export function decide(existing: IdempotencyRecord | null, incoming: Incoming, n
  */
 export function decide(existing: IdempotencyRecord | null, incoming: Incoming, policy: RecordPolicy, now?: number | bigint): Decision;
 export function decide(existing: IdempotencyRecord | null, incoming: Incoming, third: number | bigint | RecordPolicy, fourth?: number | bigint | RecordPolicy): Decision {
-  let nowMillis: unknown = third;
-  let policy: unknown = fourth;
-  if (typeof third === "object" && third !== null) {
-    warnDeprecated("decide(existing, incoming, policy, now)", "pass the time before the policy: decide(existing, incoming, nowMillis, policy)");
-    nowMillis = fourth ?? Date.now();
-    policy = third;
-  }
+  const [nowMillis, policy] = timeBeforePolicy(third, fourth, "decide(existing, incoming, policy, now)", "decide(existing, incoming, nowMillis, policy)");
   const fields = optionalFields(existing);
   const fingerprint = fingerprintText(incoming.fingerprint, "incoming.fingerprint");
   const created = optionalU64(incoming.keyCreatedMillis, "incoming.keyCreatedMillis");

@@ -205,7 +205,9 @@ export class SnowflakeLayout {
    *
    * @throws SnowflakeError `snowflake.time_out_of_range`, `snowflake.worker_out_of_range` or `snowflake.sequence_out_of_range`.
    */
-  compose(fields: { readonly worker: number | bigint; readonly sequence: number | bigint } & ({ readonly unixMillis: number | bigint } | { readonly tick: number | bigint })): bigint {
+  compose(
+    fields: { readonly worker: number | bigint; readonly sequence: number | bigint } & ({ readonly unixMillis: number | bigint } | { readonly tick: number | bigint }),
+  ): bigint {
     const worker = toU64(fields.worker, "worker");
     const sequence = toU64(fields.sequence, "sequence");
     const handle = layoutHandle(this);

@@ -69,7 +69,9 @@ LAYOUT_FIELDS: dict[str, Callable[[mintid.SnowflakeLayout, Case], object]] = {
     "js_safe": lambda layout, _: layout.is_js_safe,
     "lifetime_millis": lambda layout, _: str(layout.lifetime_millis),
     "expires_at_unix_millis": lambda layout, _: str(layout.expires_at_unix_millis),
-    "remaining_millis": lambda layout, case: str(layout.remaining_millis(int(case["now_unix_millis"]))),
+    "remaining_millis": lambda layout, case: str(
+        layout.remaining_millis(int(case["now_unix_millis"]))
+    ),
 }
 
 
@@ -214,7 +216,9 @@ def check_uuid7_fields(value: mintid.Uuid7, case: Case) -> None:
 
 def uuid7_from_fields(case: Case) -> None:
     def build() -> mintid.Uuid7:
-        return mintid.Uuid7.from_fields(int(case["unix_millis"]), case["rand_a"], int(case["rand_b"]))
+        return mintid.Uuid7.from_fields(
+            int(case["unix_millis"]), case["rand_a"], int(case["rand_b"])
+        )
 
     if "error" in case:
         expect_error(case, build)
