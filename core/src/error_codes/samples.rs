@@ -47,7 +47,6 @@ macro_rules! sample {
 /// when a field the template names is missing or one of `fields` is unused.
 fn fill(template: &str, fields: &[(&str, String)]) -> Option<String> {
     let mut out = String::new();
-    let mut used = 0;
     let mut rest = template;
     while let Some(open) = rest.find('{') {
         out.push_str(&rest[..open]);
@@ -55,14 +54,13 @@ fn fill(template: &str, fields: &[(&str, String)]) -> Option<String> {
         let name = &rest[open + 1..close];
         let (_, value) = fields.iter().find(|(field, _)| *field == name)?;
         out.push_str(value);
-        used += 1;
         rest = &rest[close + 1..];
     }
     out.push_str(rest);
     let named = fields
         .iter()
         .all(|(field, _)| template.contains(&format!("{{{field}}}")));
-    (named && used >= fields.len()).then_some(out)
+    named.then_some(out)
 }
 
 fn err<T, E>(result: Result<T, E>) -> E {
