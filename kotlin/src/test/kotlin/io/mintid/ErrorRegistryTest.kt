@@ -96,7 +96,6 @@ class ErrorRegistryTest {
         fun templatePattern(template: String): Regex =
             Regex(template.split(Regex("\\{[a-z_]+\\}")).joinToString(".+?") { Regex.escape(it) }, RegexOption.DOT_MATCHES_ALL)
 
-
         /** Dotted literals that are no error codes: a limit's name in the core's table of limits. */
         val NOT_CODES = setOf("record.response_body")
     }
