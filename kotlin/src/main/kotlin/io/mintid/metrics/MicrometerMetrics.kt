@@ -95,6 +95,10 @@ class MicrometerMetrics(
 
     override fun requestIdRejected(code: String) = counter(REJECTED, "code", code).increment()
 
+    override fun fastPathLookup(verdict: String) = counter(FAST_LOOKUPS, "verdict", verdict).increment()
+
+    override fun fastPathWriteFailed() = counter(FAST_WRITE_FAILURES).increment()
+
     private companion object {
         const val DECISIONS = "mintid.record.decisions"
         const val CLAIM = "mintid.record.claim.duration"
@@ -104,6 +108,9 @@ class MicrometerMetrics(
         const val RECORD_LOST = "mintid.record.lost"
         const val DELIVERIES = "mintid.outbox.deliveries"
         const val REJECTED = "mintid.request_id.rejected"
-        val NAMES = setOf(DECISIONS, CLAIM, COMPLETE, RESPONSE_SIZE, STORE_ERRORS, RECORD_LOST, DELIVERIES, REJECTED)
+        const val FAST_LOOKUPS = "mintid.fast_path.lookups"
+        const val FAST_WRITE_FAILURES = "mintid.fast_path.write_failures"
+        val NAMES =
+            setOf(DECISIONS, CLAIM, COMPLETE, RESPONSE_SIZE, STORE_ERRORS, RECORD_LOST, DELIVERIES, REJECTED, FAST_LOOKUPS, FAST_WRITE_FAILURES)
     }
 }

@@ -176,7 +176,7 @@ class IdempotencyStore
         private val lane = Lane(RecordDrivers(manifest, policy.checked))
 
         /** The fast path under this store's policy. */
-        private val fast = fastPath?.bind(lane)
+        private val fast = fastPath?.bind(lane, metrics)
 
         /**
          * Runs [operation] once for [key]: the first request claims the key, runs it and stores its

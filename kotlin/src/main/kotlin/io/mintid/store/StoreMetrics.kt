@@ -42,6 +42,16 @@ interface StoreMetrics {
     /** A request ID was refused with the error [code] (`request_id.bad_tag`, …). */
     fun requestIdRejected(code: String) = Unit
 
+    /**
+     * The Redis fast path looked a request up before the database: the core's [verdict] is
+     * `hit` (answered from Redis), `miss` (sent on to the database) or `fallback` (sent on
+     * because Redis failed).
+     */
+    fun fastPathLookup(verdict: String) = Unit
+
+    /** A write to Redis after the database path failed (the database still holds the truth). */
+    fun fastPathWriteFailed() = Unit
+
     /** The hook that records nothing. */
     companion object {
         /** Records nothing: the default of every store. */
