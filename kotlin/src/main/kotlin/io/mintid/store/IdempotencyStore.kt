@@ -19,7 +19,6 @@ import uniffi.mintid_ffi.RecordDrivers
 import uniffi.mintid_ffi.RecordRenewal
 import uniffi.mintid_ffi.RecordStep
 import uniffi.mintid_ffi.RenewalStep
-import uniffi.mintid_ffi.StoreAnswer
 import uniffi.mintid_ffi.Way
 import uniffi.mintid_ffi.storeLoadQuery
 import uniffi.mintid_ffi.storeReadRecord

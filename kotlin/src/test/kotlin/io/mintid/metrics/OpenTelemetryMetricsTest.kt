@@ -128,6 +128,7 @@ class OpenTelemetryMetricsTest {
         assertTrue(registry.keys.containsAll(read.keys), "${read.keys}")
         for ((name, data) in read) assertEquals(registry.getValue(name).unit, data.unit, name)
         val decisions = read.getValue("mintid.record.decisions").longSumData.points
+
         fun decided(
             decision: String,
             way: String,

@@ -21,8 +21,8 @@ import io.mintid.IdempotencyKey
 import io.mintid.RecordPolicy
 import io.mintid.bool
 import io.mintid.has
-import io.mintid.metrics.MicrometerMetrics
 import io.mintid.int
+import io.mintid.metrics.MicrometerMetrics
 import io.mintid.obj
 import io.mintid.string
 import kotlinx.serialization.json.Json
@@ -129,6 +129,7 @@ class FastPathTest {
                             listOf(metrics.hits, metrics.misses, metrics.fallbacks),
                             "$where: $metrics",
                         )
+
                         // The same verdicts through the store's hook, under the core's names.
                         fun lookups(verdict: String) = registry.find("mintid.fast_path.lookups").tag("verdict", verdict).counter()?.count()?.toLong() ?: 0
                         assertEquals(listOf(metrics.hits, metrics.misses, metrics.fallbacks), listOf("hit", "miss", "fallback").map(::lookups), where)
