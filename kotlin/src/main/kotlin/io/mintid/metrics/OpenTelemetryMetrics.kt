@@ -38,24 +38,10 @@ class OpenTelemetryMetrics(
     private val meter = openTelemetry.meterBuilder(SCOPE).setInstrumentationVersion(version()).build()
 
     private val counters: Map<String, LongCounter> =
-        entries.values.filter { it.kind == "counter" }.associate { metric ->
-            metric.name to
-                meter
-                    .counterBuilder(metric.name)
-                    .setDescription(metric.description)
-                    .setUnit(metric.unit)
-                    .build()
-        }
+        instruments("counter") { meter.counterBuilder(it.name).setDescription(it.description).setUnit(it.unit).build() }
 
     private val histograms: Map<String, DoubleHistogram> =
-        entries.values.filter { it.kind == "histogram" }.associate { metric ->
-            metric.name to
-                meter
-                    .histogramBuilder(metric.name)
-                    .setDescription(metric.description)
-                    .setUnit(metric.unit)
-                    .build()
-        }
+        instruments("histogram") { meter.histogramBuilder(it.name).setDescription(it.description).setUnit(it.unit).build() }
 
     init {
         val opened = setOf(Spans.CLAIM, Spans.OPERATION, Spans.COMPLETE)
@@ -96,6 +82,12 @@ class OpenTelemetryMetrics(
             }
         }
     }
+
+    /** An instrument made by [build] for each registry metric of [kind], by name. */
+    private fun <T> instruments(
+        kind: String,
+        build: (MetricInfo) -> T,
+    ): Map<String, T> = entries.values.filter { it.kind == kind }.associate { it.name to build(it) }
 
     private fun attributes(pairs: Array<out String>): Attributes {
         val builder: AttributesBuilder = Attributes.builder()

@@ -15,7 +15,6 @@ import io.mintid.SegmentPolicy
 import io.mintid.SnowflakeLayout
 import io.mintid.http.Admission
 import io.mintid.http.HttpIdempotency
-import io.mintid.http.HttpRequestView
 import io.mintid.store.Dialect
 import io.mintid.store.Executed
 import io.mintid.store.FingerprintMismatch
@@ -85,7 +84,7 @@ class MicrometerMetricsTest {
 
             val ring = KeyRing(1, ByteArray(32) { it.toByte() })
             val http = HttpIdempotency.builder<Unit>(store) { "tenant-1" }.keyRing(ring).build()
-            val refused = http.admit(View(mapOf("mintid-request-id" to "not-an-id")))
+            val refused = http.admit(PostView(mapOf("mintid-request-id" to "not-an-id")))
             assertInstanceOf(Admission.Refused::class.java, refused)
         }
 
@@ -123,16 +122,5 @@ class MicrometerMetricsTest {
         assertTrue(text.contains("""mintid_record_decisions_total{decision="replay",way="run_once"} 1.0"""), text)
         assertTrue(text.contains("mintid_record_claim_duration_seconds_count{way=\"run_once\"} 1"), text)
         assertTrue(text.contains("mintid_record_response_size_bytes_sum{way=\"run_once\"} 12.0"), text)
-    }
-
-    private class View(
-        private val headers: Map<String, String>,
-    ) : HttpRequestView<Unit> {
-        override val method = "POST"
-        override val path = "/orders"
-
-        override fun header(name: String) = headers[name.lowercase()]
-
-        override val raw = Unit
     }
 }

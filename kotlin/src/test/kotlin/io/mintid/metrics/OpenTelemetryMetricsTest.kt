@@ -5,7 +5,6 @@ import io.mintid.IdempotencyKey
 import io.mintid.RecordPolicy
 import io.mintid.http.HttpAnswer
 import io.mintid.http.HttpIdempotency
-import io.mintid.http.HttpRequestView
 import io.mintid.store.Dialect
 import io.mintid.store.Executed
 import io.mintid.store.FingerprintMismatch
@@ -113,7 +112,7 @@ class OpenTelemetryMetricsTest {
 
             // The HTTP wrapper runs the handler: claim, operation, complete on the lease way.
             val http = HttpIdempotency.builder<Unit>(store) { "tenant-secret-scope" }.build()
-            val view = View(mapOf("idempotency-key" to "key-id-e", "content-type" to "application/json"))
+            val view = PostView(mapOf("idempotency-key" to "key-id-e", "content-type" to "application/json"))
             val answer = http.handle(view, payload.byteInputStream()) { _, _ -> HttpAnswer.of(201, "application/json", """{"order":"resp-5"}""") }
             assertEquals(201, answer.status)
             assertEquals(listOf("mintid.claim", "mintid.operation", "mintid.complete"), names(exporter))
@@ -164,16 +163,5 @@ class OpenTelemetryMetricsTest {
             for (secret in secrets) assertTrue(!text.contains(secret), "${span.name} carries $secret: $text")
         }
         exporter.reset()
-    }
-
-    private class View(
-        private val headers: Map<String, String>,
-    ) : HttpRequestView<Unit> {
-        override val method = "POST"
-        override val path = "/orders"
-
-        override fun header(name: String) = headers[name.lowercase()]
-
-        override val raw = Unit
     }
 }
