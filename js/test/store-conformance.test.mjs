@@ -20,7 +20,7 @@ const CONFORMANCE_DIR = new URL("../../tests/conformance/", import.meta.url);
 async function runReportedIdempotencyCase(testCase, db) {
   const recorder = inMemoryRecorder();
   await runIdempotencyCase(testCase, db, { metrics: recorder.metrics });
-  await checkIdempotencyReports(testCase, recorder, db.dialect);
+  await checkIdempotencyReports(testCase, recorder);
 }
 
 /** For each scenario file, the runner of one case on one fresh database. */

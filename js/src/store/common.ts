@@ -22,7 +22,7 @@ export {
 export { LeasedSnowflake, type WorkerLeaseRow, WorkerLeases } from "./lease.js";
 export { type ClaimedMessage, Outbox, type OutboxMessage, type OutboxOptions, type RelayReport, type StoredMessage } from "./outbox.js";
 export { SegmentIds } from "./segment.js";
-export { type Decision, type FastPathVerdict, type SpanName, type StoreMetrics, type Way } from "./metrics.js";
+export type { Decision, FastPathVerdict, SpanName, StoreMetrics, Way } from "./metrics.js";
 export {
   type OpenTelemetryOptions,
   OpenTelemetryMetrics,

@@ -201,7 +201,12 @@ class RecordRun {
   /** The driver of one request with `key` and `request`, the way it comes in. */
   static of(lane: RecordLane, way: Way, key: IdempotencyKey, request: StoreRequest, clock: StoreClock, reporter: Reporter): RecordRun {
     const [fingerprint, created] = requestArgs(request);
-    return new RecordRun(way, drive(() => lane.driver(WAYS[way], key.kind, key.scope, key.id, fingerprint, created), undefined), clock, reporter);
+    return new RecordRun(
+      way,
+      drive(() => lane.driver(WAYS[way], key.kind, key.scope, key.id, fingerprint, created), undefined),
+      clock,
+      reporter,
+    );
   }
 
   #now(): bigint {

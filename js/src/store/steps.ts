@@ -25,7 +25,12 @@ function isRun(step: { readonly kind: string }): step is RunStep {
  * cannot be had is the failed answer to the query in hand. Each failed
  * answer is reported to `reporter`.
  */
-export async function runQueries<S extends { readonly kind: string }>(use: Use, query: StoreQuery, push: (answered: Answered) => S, reporter: Reporter): Promise<Exclude<S, RunStep>> {
+export async function runQueries<S extends { readonly kind: string }>(
+  use: Use,
+  query: StoreQuery,
+  push: (answered: Answered) => S,
+  reporter: Reporter,
+): Promise<Exclude<S, RunStep>> {
   const reported = (answered: Answered): S => {
     reporter.answered(answered.failure);
     return push(answered);

@@ -4,7 +4,6 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { formatFingerprint, IdempotencyKey, MintidError, RecordPolicy } from "../../dist/full/node.js";
 import { appliedMigrations, IdempotencyStore, migrate, OperationError, StoreError } from "../../dist/full/store/pg.js";
 import { sql } from "./databases.mjs";
-import { total } from "./otel.mjs";
 
 const decoder = new TextDecoder();
 const hex = (bytes) => Buffer.from(bytes).toString("hex");
@@ -342,9 +341,9 @@ function expectedReports(testCase) {
  * Checks what `recorder` (test/store/otel.mjs) got from the stores of one case: the claims
  * and completions the steps expect, by decision and way, one `mintid.claim` span per claim
  * and one `mintid.complete` per completion, and spans with no attribute but `way` and
- * `decision`; a connection killed mid-operation counts `connection_lost`.
+ * `decision`; an unreachable database counts `connection_lost`.
  */
-export async function checkIdempotencyReports(testCase, recorder, dialect) {
+export async function checkIdempotencyReports(testCase, recorder) {
   const points = await recorder.points();
   const { claims, completions, concurrent } = expectedReports(testCase);
   const actual = new Map();
@@ -392,8 +391,6 @@ export async function checkIdempotencyReports(testCase, recorder, dialect) {
     assert.ok(["run_once", "same_transaction", "lease"].includes(span.attributes.way), `${span.name} way ${span.attributes.way}`);
   }
   for (const span of named("mintid.claim")) assert.equal(typeof span.attributes.decision, "string", "a claim span names its decision");
-  const killed = testCase.steps.some((step) => step.operation?.kill_connections === true || step.first?.operation?.kill_connections === true);
-  // SQLite is embedded: it has no server session to kill.
-  if (killed && dialect !== "sqlite") assert.ok((points.get("mintid.store.errors{class=connection_lost}") ?? 0) >= 1, "a killed connection is a connection_lost store error");
-  if (testCase.steps.some((step) => step.store === "unavailable")) assert.ok(total(points, "mintid.store.errors") >= 1, "an unreachable database is a store error");
+  // A connection killed while idle in the pool may be replaced before a statement meets it: test/metrics.test.mjs kills one in use.
+  if (testCase.steps.some((step) => step.store === "unavailable")) assert.ok((points.get("mintid.store.errors{class=connection_lost}") ?? 0) >= 1, "an unreachable database is a connection_lost store error");
 }
