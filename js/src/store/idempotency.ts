@@ -189,13 +189,14 @@ class RecordRun {
   readonly way: Way;
   readonly #driver: RecordLaneDriver;
   readonly #clock: StoreClock;
-  readonly #reporter: Reporter;
+  /** The store's reporter. */
+  readonly reporter: Reporter;
 
   private constructor(way: Way, driver: RecordLaneDriver, clock: StoreClock, reporter: Reporter) {
     this.way = way;
     this.#driver = driver;
     this.#clock = clock;
-    this.#reporter = reporter;
+    this.reporter = reporter;
   }
 
   /** The driver of one request with `key` and `request`, the way it comes in. */
@@ -220,7 +221,7 @@ class RecordRun {
         await this.#clock.pause(step.millis);
         step = recordStep(this.#driver.resume());
       } else if (step.kind === "run") {
-        step = await runQueries(use, step.query, (answered) => recordStep(pushAnswer(this.#driver, answered, this.#now()), answered.failure?.cause), this.#reporter);
+        step = await runQueries(use, step.query, (answered) => recordStep(pushAnswer(this.#driver, answered, this.#now()), answered.failure?.cause), this.reporter);
       } else {
         return step;
       }
@@ -229,17 +230,17 @@ class RecordRun {
 
   /** The claim: the protocol from its start up to `execute` or `done`, reported. */
   start(use: Use): Promise<Exclude<RecordStep, RunStep | { kind: "pause" }>> {
-    return this.#reporter.claim(this.way, () => this.settle(recordStep(this.#driver.start(this.#now())), use), claimDecision);
+    return this.reporter.claim(this.way, () => this.settle(recordStep(this.#driver.start(this.#now())), use), claimDecision);
   }
 
   /** The operation, run in its span. */
   operation<T>(action: () => Promise<T>): Promise<T> {
-    return this.#reporter.operation(this.way, action);
+    return this.reporter.operation(this.way, action);
   }
 
   /** The completion: pushes what the operation came to and runs the protocol to its end, reported. */
   finish(outcome: OperationOutcome, use: Use): Promise<Finished> {
-    return this.#reporter.complete(
+    return this.reporter.complete(
       this.way,
       responseOf(outcome)?.body.byteLength ?? null,
       async () => {
@@ -326,14 +327,16 @@ class Lease implements HeldLease {
   #renewal: RecordRenewal | undefined;
   readonly #store: IdempotencyStore;
   readonly #clock: StoreClock;
+  readonly #reporter: Reporter;
   readonly #lost = new AbortController();
   #deadline: bigint;
   #renewing: Promise<void> | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
 
-  constructor(store: IdempotencyStore, clock: StoreClock, key: IdempotencyKey, held: Held) {
+  constructor(store: IdempotencyStore, clock: StoreClock, key: IdempotencyKey, held: Held, reporter: Reporter) {
     this.#store = store;
     this.#clock = clock;
+    this.#reporter = reporter;
     this.token = held.token;
     this.renewEveryMillis = held.renewEveryMillis ?? 0n;
     this.#deadline = held.leaseDeadlineMillis;
@@ -368,11 +371,11 @@ class Lease implements HeldLease {
     const renewal = this.#renewalDriver();
     const query = renewal.start(toU64(this.#clock.now(), "clock.now()"));
     try {
-      const renewed = await runQueries(this.#store.useConnection, query, ({ answer, failure }) => drive(() => renewal.push(answer), failure), this.#store.reporter);
+      const renewed = await runQueries(this.#store.useConnection, query, ({ answer, failure }) => drive(() => renewal.push(answer), failure), this.#reporter);
       this.#deadline = renewed.leaseDeadlineMillis;
     } catch (error) {
       if (error instanceof Error && (error as { code?: unknown }).code === "store.record_lost") {
-        this.#store.metrics.recordLost?.();
+        this.#reporter.metrics.recordLost?.();
         this.#lost.abort(error);
       }
       throw error;
@@ -408,7 +411,7 @@ class ClaimedLease extends Lease implements RecordLease {
   readonly #fast: { readonly path: BoundFastPath; readonly fingerprint: string; readonly key: IdempotencyKey; readonly held: Held; readonly clock: StoreClock } | undefined;
 
   constructor(store: IdempotencyStore, clock: StoreClock, key: IdempotencyKey, held: Held, run: RecordRun, fast?: { readonly path: BoundFastPath; readonly fingerprint: string }) {
-    super(store, clock, key, held);
+    super(store, clock, key, held, run.reporter);
     this.#run = run;
     this.#use = store.useConnection;
     this.#fast = fast === undefined ? undefined : { ...fast, key, held, clock };
@@ -461,8 +464,7 @@ export class IdempotencyStore {
   readonly policy: RecordPolicy;
   /** Where decisions, latencies, errors and spans are reported (see {@link IdempotencyStoreOptions.metrics}). */
   readonly metrics: StoreMetrics;
-  /** The store's side of {@link metrics}. */
-  readonly reporter: Reporter;
+  readonly #reporter: Reporter;
   readonly #clock: StoreClock;
   readonly #fast: BoundFastPath | undefined;
 
@@ -471,8 +473,8 @@ export class IdempotencyStore {
     if (!(policy instanceof RecordPolicy)) throw new TypeError("policy must be a RecordPolicy");
     this.database = database;
     this.policy = policy;
-    this.reporter = new Reporter(options.metrics ?? defaultMetrics());
-    this.metrics = this.reporter.metrics;
+    this.#reporter = new Reporter(options.metrics ?? defaultMetrics());
+    this.metrics = this.#reporter.metrics;
     this.#clock = options.clock ?? systemClock;
     this.#fast = options.fastPath === undefined ? undefined : new BoundFastPath(options.fastPath, policy, this.metrics);
   }
@@ -535,14 +537,14 @@ export class IdempotencyStore {
     operation: (lease: HeldLease) => Promise<StoredResponse>,
     fast: { readonly path: BoundFastPath; readonly settling: Settling } | undefined,
   ): Promise<RunResult> {
-    const run = RecordRun.of(this.#lane(this.database.dialect), "run_once", key, request, this.#clock, this.reporter);
+    const run = RecordRun.of(this.#lane(this.database.dialect), "run_once", key, request, this.#clock, this.#reporter);
     const step = await run.start(this.useConnection);
     if (step.kind === "done") return this.#notExecuted(step.finished);
     if (fast !== undefined) {
       fast.settling.held = step.held;
       await fast.path.write(fast.path.claimed(key, step.held));
     }
-    const lease = new Lease(this, this.#clock, key, step.held);
+    const lease = new Lease(this, this.#clock, key, step.held, run.reporter);
     lease.beat();
     return execute(
       run,
@@ -571,7 +573,7 @@ export class IdempotencyStore {
    * `store.stale_snapshot`.
    */
   async inTransaction(connection: Connection, key: IdempotencyKey, request: StoreRequest, operation: (connection: Connection) => Promise<StoredResponse>): Promise<RunResult> {
-    const run = RecordRun.of(this.#lane(connection.dialect), "same_transaction", key, request, this.#clock, this.reporter);
+    const run = RecordRun.of(this.#lane(connection.dialect), "same_transaction", key, request, this.#clock, this.#reporter);
     const use: Use = (action) => action(connection);
     const step = await run.start(use);
     if (step.kind === "done") return this.#notExecuted(step.finished);
@@ -590,7 +592,7 @@ export class IdempotencyStore {
    */
   async claimLease(key: IdempotencyKey, request: StoreRequest): Promise<LeaseResult> {
     const fast = this.#fast;
-    const run = RecordRun.of(this.#lane(this.database.dialect), "lease", key, request, this.#clock, this.reporter);
+    const run = RecordRun.of(this.#lane(this.database.dialect), "lease", key, request, this.#clock, this.#reporter);
     if (fast === undefined) {
       const step = await run.start(this.useConnection);
       if (step.kind === "done") return this.#notExecuted(step.finished);
@@ -622,7 +624,7 @@ export class IdempotencyStore {
   async load(key: IdempotencyKey): Promise<StoredRecord | null> {
     const query = drive(() => storeLoadQuery(manifestOf(this.database.dialect), key), undefined);
     const read = ({ answer, failure }: Answered) => ({ kind: "read", stored: drive(() => storeReadRecord(answer), failure) }) as const;
-    const { stored } = await runQueries(this.useConnection, query, read, this.reporter);
+    const { stored } = await runQueries(this.useConnection, query, read, this.#reporter);
     if (stored === null) return null;
     const { response, error, ...record } = stored;
     return { record, response, error };
@@ -637,7 +639,7 @@ export class IdempotencyStore {
   async cleanup(batchSize = 1000): Promise<number> {
     const cleanup = drive(() => new RecordCleanup(manifestOf(this.database.dialect), toU64(batchSize, "batchSize")), undefined);
     const now = (): bigint => toU64(this.#clock.now(), "clock.now()");
-    const done = await runQueries(this.useConnection, cleanup.start(now()), ({ answer, failure }) => drive(() => cleanup.push(answer, now()), failure), this.reporter);
+    const done = await runQueries(this.useConnection, cleanup.start(now()), ({ answer, failure }) => drive(() => cleanup.push(answer, now()), failure), this.#reporter);
     return Number(done.deleted);
   }
 

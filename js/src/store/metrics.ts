@@ -77,19 +77,24 @@ export class Reporter {
     return this.metrics.traced === undefined ? action() : this.metrics.traced(name, way, action, decision);
   }
 
-  /** Runs the claim `action` of `way` in `mintid.claim` and reports the decision `decision` names and its time. */
-  claim<T>(way: Way, action: () => Promise<T>, decision: (result: T) => Decision): Promise<T> {
+  /** Runs `action` in the span `name`, then `report`s its time and result. */
+  #timed<T>(name: SpanName, way: Way, action: () => Promise<T>, decision: (result: T) => Decision, report: (nanos: number, result: T) => void): Promise<T> {
     return this.#traced(
-      "mintid.claim",
+      name,
       way,
       async () => {
         const started = process.hrtime.bigint();
         const result = await action();
-        this.metrics.claimed?.(way, decision(result), since(started));
+        report(since(started), result);
         return result;
       },
       decision,
     );
+  }
+
+  /** Runs the claim `action` of `way` in `mintid.claim` and reports the decision `decision` names and its time. */
+  claim<T>(way: Way, action: () => Promise<T>, decision: (result: T) => Decision): Promise<T> {
+    return this.#timed("mintid.claim", way, action, decision, (nanos, result) => this.metrics.claimed?.(way, decision(result), nanos));
   }
 
   /** Runs the application's operation of `way` in `mintid.operation`. */
@@ -99,17 +104,7 @@ export class Reporter {
 
   /** Runs the completion `action` of `way` in `mintid.complete` and reports its time and the stored response's size `responseBytes`. */
   complete<T>(way: Way, responseBytes: number | null, action: () => Promise<T>, decision: (result: T) => Decision): Promise<T> {
-    return this.#traced(
-      "mintid.complete",
-      way,
-      async () => {
-        const started = process.hrtime.bigint();
-        const result = await action();
-        this.metrics.completed?.(way, since(started), responseBytes);
-        return result;
-      },
-      decision,
-    );
+    return this.#timed("mintid.complete", way, action, decision, (nanos) => this.metrics.completed?.(way, nanos, responseBytes));
   }
 
   /** Reports the failed answer of `failure`, if any. */
