@@ -15,9 +15,9 @@ import { metrics as otelMetrics } from "@opentelemetry/api";
 import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
 import { Cluster } from "ioredis";
 import express from "express";
-import { fingerprint, IdempotencyKey, KeyRing, mintRequestId, RecordPolicy, RelayPolicy } from "mintid";
+import { fingerprint, IdempotencyKey, KeyRing, LeasePolicy, mintRequestId, RecordPolicy, RelayPolicy, SegmentPolicy } from "mintid";
 import { idempotency } from "mintid/http/express";
-import { IdempotencyStore, migrate, OpenTelemetryMetrics, Outbox, RedisFastPath, sqliteDatabase } from "mintid/store/sqlite";
+import { IdempotencyStore, migrate, OpenTelemetryMetrics, Outbox, RedisFastPath, SegmentIds, sqliteDatabase, WorkerLeases } from "mintid/store/sqlite";
 import { metrics as registryMetrics } from "../dist/full/wasm/mintid_wasm.js";
 import { dialects, freshDatabase } from "./store/databases.mjs";
 import { StepClock } from "./store/idempotency.mjs";
@@ -211,6 +211,28 @@ for (const { dialect, skip } of dialects().filter((d) => d.dialect !== "sqlite")
     assert.equal(total(points, "mintid.record.decisions"), 0);
     const claim = recorder.spans().find((span) => span.name === "mintid.claim");
     assert.deepEqual([claim.status, claim.attributes], [{ code: 2 }, { way: "same_transaction" }]);
+  });
+}
+
+for (const { dialect, skip } of dialects()) {
+  test(`every store counts the errors of an unreachable database on ${dialect}`, { skip }, async (t) => {
+    const db = await freshDatabase(dialect);
+    t.after(() => db.close());
+    const down = db.unavailable();
+    t.after(() => down.close());
+    const cases = [
+      ["record", (metrics) => new IdempotencyStore(down, policy, { metrics }).runOnce(new IdempotencyKey("a.b", "s", "k"), { fingerprint: fingerprint({}) }, async () => json(1))],
+      ["leases", (metrics) => new WorkerLeases(down, new LeasePolicy({ layout: "classic" }), { metrics }).acquire("owner")],
+      ["segments", (metrics) => new SegmentIds(down, "orders", new SegmentPolicy({ initialStep: 10, minStep: 10, maxStep: 100 }), { metrics }).nextId()],
+      ["outbox", (metrics) => new Outbox(down, new RelayPolicy(), { metrics }).relay(async () => {})],
+    ];
+    for (const [name, use] of cases) {
+      const recorder = inMemoryRecorder();
+      await assert.rejects(use(recorder.metrics), { code: "store.unavailable" }, name);
+      const points = await recorder.points();
+      assert.ok(points.get("mintid.store.errors{class=connection_lost}") >= 1, `${name}: ${JSON.stringify([...points])}`);
+      assert.equal(total(points, "mintid.store.errors"), points.get("mintid.store.errors{class=connection_lost}"), name);
+    }
   });
 }
 
