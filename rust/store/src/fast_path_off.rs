@@ -1,6 +1,6 @@
-//! Without the `redis` feature there is no fast path: these types have no
-//! value, so a store's `Option<BoundFastPath>` is always `None` and the
-//! store's calls of the fast path compile to nothing.
+//! Without the `redis` feature there is no fast path: `BoundFastPath` has
+//! no value, so a store's `Option<BoundFastPath>` is always `None` and the
+//! store's calls of the fast path do nothing.
 
 use mintid::store::{Finished, Held, StoredResponse};
 use mintid::{Fingerprint, IdempotencyKey};
@@ -12,9 +12,9 @@ use crate::idempotency::{RunResult, StoreRequest};
 #[derive(Debug, Clone)]
 pub(crate) enum BoundFastPath {}
 
-/// No request on the fast path (feature `redis` off).
+/// No request on the fast path (feature `redis` off): nothing to write.
 #[derive(Debug)]
-pub(crate) enum Settling {}
+pub(crate) struct Settling;
 
 impl BoundFastPath {
     pub(crate) async fn check(
@@ -27,24 +27,19 @@ impl BoundFastPath {
     }
 
     pub(crate) fn settling(&self, _key: &IdempotencyKey, _fingerprint: Fingerprint) -> Settling {
-        match *self {}
+        Settling
     }
 }
 
 impl Settling {
-    pub(crate) async fn claimed(&mut self, _held: Held) {
-        match *self {}
-    }
+    pub(crate) async fn claimed(&mut self, _held: Held) {}
 
     pub(crate) fn ended(
         &mut self,
         _result: &Result<StoredResponse, OperationError>,
         _end: Option<&Finished>,
     ) {
-        match *self {}
     }
 
-    pub(crate) async fn settle(&self, _now_millis: u64) {
-        match *self {}
-    }
+    pub(crate) async fn settle(&self, _now_millis: u64) {}
 }

@@ -1,9 +1,9 @@
 //! The Redis fast path (`RedisFastPath`, feature `redis`) on the real Redis
 //! Cluster of `scripts/db/with-db.sh` (`MINTID_REDIS_CLUSTER`) in front of
 //! SQLite, PostgreSQL and MariaDB: the cases of tests/redis/fast_path.json,
-//! a fault test (a primary asleep while 32 workers race on rounds of 100
-//! keys: every operation runs once), and a replay answered from Redis
-//! through the tower layer. Without `MINTID_REDIS_CLUSTER` they skip (under
+//! the fault tests (a primary asleep, a primary killed and started again,
+//! while 32 workers race on rounds of 100 keys: every operation runs once),
+//! and a replay answered from Redis through the tower layer. Without `MINTID_REDIS_CLUSTER` they skip (under
 //! `CI=true` they fail). They take turns on the one cluster: a fault must
 //! not strike another test's counters.
 
@@ -108,9 +108,10 @@ async fn primaries(nodes: &[String]) -> Vec<String> {
     found
 }
 
-/// Every node up and saying the cluster is ok, three of them primaries,
-/// every replica in sync with its primary.
-async fn wait_healthy(nodes: &[String], within: Duration) {
+/// `expected` nodes up and saying the cluster is ok, three of them
+/// primaries, every replica in sync with its primary (only a synced replica
+/// can take over).
+async fn wait_healthy(nodes: &[String], expected: usize, within: Duration) {
     let end = Instant::now() + within;
     while Instant::now() < end {
         let mut healthy = 0;
@@ -132,7 +133,7 @@ async fn wait_healthy(nodes: &[String], within: Duration) {
             }
             masters += usize::from(replication.contains("role:master"));
         }
-        if healthy == nodes.len() && masters == 3 {
+        if healthy == expected && masters == 3 {
             return;
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -342,20 +343,95 @@ fn pick(names: &[String], worker: u64) -> Vec<String> {
 /// over and the operation runs twice, as lease and fence says).
 const LEASE_MILLIS: u64 = 10_000;
 
-/// A primary asleep (`DEBUG SLEEP`, longer than the cluster's node timeout:
-/// its replica may take over) while 32 workers race on rounds of 100 fresh
-/// keys for about two seconds: every key's operation runs exactly once, every
+/// What strikes a primary during the first round.
+#[derive(Clone, Copy)]
+enum Fault {
+    /// `DEBUG SLEEP`, longer than the cluster's node timeout: its replica
+    /// may take over.
+    Sleep,
+    /// `SIGKILL`; its replica takes over, and the node is started again
+    /// afterwards (`scripts/db/redis-node.sh`: it rejoins as a replica).
+    Kill,
+}
+
+/// Strikes the primary `address`; for a kill, the node to start again (its
+/// port and data directory).
+async fn strike(fault: Fault, address: String) -> Option<(String, String)> {
+    let mut node = node(&address, Duration::from_secs(5)).await.unwrap();
+    match fault {
+        Fault::Sleep => {
+            let _: () = redis::cmd("DEBUG")
+                .arg("SLEEP")
+                .arg("1.2")
+                .query_async(&mut node)
+                .await
+                .unwrap();
+            None
+        }
+        Fault::Kill => {
+            let server = info(&mut node, "server").await.unwrap();
+            let field = |name: &str| {
+                let line = server.lines().find(|line| line.starts_with(name)).unwrap();
+                line[name.len()..].trim().to_owned()
+            };
+            let (pid, port) = (field("process_id:"), field("tcp_port:"));
+            let (_, dir): (String, String) = redis::cmd("CONFIG")
+                .arg("GET")
+                .arg("dir")
+                .query_async(&mut node)
+                .await
+                .unwrap();
+            let killed = std::process::Command::new("kill")
+                .args(["-KILL", &pid])
+                .status()
+                .unwrap();
+            assert!(killed.success(), "kill {pid}");
+            Some((port, dir))
+        }
+    }
+}
+
+/// The killed node's replica took over (or not: the node comes back
+/// anyway), the node is started again, and the cluster is whole.
+async fn recover(nodes: &[String], killed: Option<(String, String)>) {
+    if let Some((port, dir)) = killed {
+        wait_healthy(nodes, nodes.len() - 1, Duration::from_secs(30)).await;
+        let script = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scripts/db/redis-node.sh"
+        );
+        let started = std::process::Command::new(script)
+            .args([&port, &dir])
+            .status()
+            .unwrap();
+        assert!(started.success(), "{script} {port} {dir}");
+    }
+    wait_healthy(nodes, nodes.len(), Duration::from_secs(30)).await;
+}
+
+/// A primary asleep while 32 workers race on rounds of 100 fresh keys for
+/// about two seconds: every key's operation runs exactly once, every
 /// duplicate gets the stored response or in progress, and afterwards every
 /// key replays its one response. On PostgreSQL only: what it tests is Redis's
 /// failure, and the database's part is the same driver on every dialect (the
 /// cases above run on all three).
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_primary_asleep_mid_run() {
+    race(Fault::Sleep).await;
+}
+
+/// The same with a primary killed (and started again afterwards).
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_primary_killed_mid_run() {
+    race(Fault::Kill).await;
+}
+
+async fn race(fault: Fault) {
     let (Some(nodes), Some(_)) = (nodes(), url("MINTID_PG_URL")) else {
         return;
     };
     let _turn = CLUSTER.lock().await;
-    wait_healthy(&nodes, Duration::from_secs(30)).await;
+    wait_healthy(&nodes, nodes.len(), Duration::from_secs(30)).await;
     let pool = sqlx::Postgres::fresh(0).await;
     let fast = RedisFastPath::new(cluster(&nodes).await);
     let policy = RecordPolicy::new(LEASE_MILLIS, RecordPolicy::DEFAULT.retention_millis()).unwrap();
@@ -370,7 +446,7 @@ async fn a_primary_asleep_mid_run() {
     };
     let mut every = Vec::new();
     let mut problems = Vec::new();
-    let mut sleeper = None;
+    let mut striker = None;
     let deadline = Instant::now() + Duration::from_secs(2);
     let mut round = 0;
     while Instant::now() < deadline {
@@ -401,22 +477,15 @@ async fn a_primary_asleep_mid_run() {
         }
         if round == 0 {
             let primary = primaries(&nodes).await[0].clone();
-            sleeper = Some(tokio::spawn(async move {
-                let mut node = node(&primary, Duration::from_secs(5)).await.unwrap();
-                let _: () = redis::cmd("DEBUG")
-                    .arg("SLEEP")
-                    .arg("1.2")
-                    .query_async(&mut node)
-                    .await
-                    .unwrap();
-            }));
+            striker = Some(tokio::spawn(strike(fault, primary)));
         }
         for worker in workers {
             problems.extend(worker.await.unwrap());
         }
         round += 1;
     }
-    sleeper.unwrap().await.unwrap();
+    let killed = striker.unwrap().await.unwrap();
+    recover(&nodes, killed).await;
     assert_eq!(problems, Vec::<String>::new());
     let ran_twice: Vec<_> = (effects.lock().unwrap().iter())
         .filter(|(_, runs)| **runs > 1)
@@ -457,7 +526,6 @@ async fn a_primary_asleep_mid_run() {
     } = fast.metrics();
     assert!(hits > 0 && fallbacks > 0, "{:?}", fast.metrics());
     pool.close().await;
-    wait_healthy(&nodes, Duration::from_secs(30)).await;
 }
 
 /// Through the tower layer: the retry of a request is replayed from Redis
