@@ -313,3 +313,33 @@ impl Settling {
         self.fast.write(Some(call)).await;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replies_become_the_cores_answers() {
+        assert_eq!(answer(Ok(Value::Nil)), FastAnswer::Nil);
+        let fields = Value::Array(vec![
+            Value::BulkString(b"done".to_vec()),
+            Value::Nil,
+            Value::Int(-2),
+            Value::SimpleString("ok".into()),
+        ]);
+        assert_eq!(
+            answer(Ok(fields)),
+            FastAnswer::Fields(vec![
+                Some(b"done".to_vec()),
+                None,
+                Some(b"-2".to_vec()),
+                Some(b"ok".to_vec()),
+            ])
+        );
+        let failed = |reply| matches!(answer(reply), FastAnswer::Failed(_));
+        assert!(failed(Ok(Value::Okay)));
+        assert!(failed(Ok(Value::Array(vec![Value::Double(1.5)]))));
+        let timeout = redis::RedisError::from(std::io::Error::from(std::io::ErrorKind::TimedOut));
+        assert!(failed(Err(timeout)));
+    }
+}
