@@ -1,7 +1,8 @@
 # Release artifacts (docs/release.md): `make dist` writes dist/ and checks each artifact the
 # way its registry and a fresh consumer would. It is not part of `make test` (21 minutes
 # from a fresh clone on 2 cores, 6 with a warm target/); `make test` runs only
-# `test-version`, which takes a second.
+# `test-version`, which takes a second, and `test-crates`, which packages the crates and
+# builds them from their packages.
 #
 #   dist/python/  manylinux2014 (glibc 2.17) py3-none wheels for x86_64 and aarch64 + the sdist
 #   dist/maven/   io.mintid:mintid as a Maven repository: jar (linux-x86-64 and linux-aarch64
@@ -35,14 +36,20 @@ DIST_BINDGEN := $(CARGO) run --quiet --manifest-path bindings/ffi/Cargo.toml --f
 # and aarch64-linux-gnu-objcopy (strip-wheel.sh).
 DIST_APT := qemu-user-static libc6-arm64-cross libgcc-s1-arm64-cross binutils-aarch64-linux-gnu
 
-.PHONY: dist dist-setup dist-python dist-jvm dist-npm dist-rust test-version
+.PHONY: dist dist-setup dist-python dist-jvm dist-npm dist-rust test-version test-crates
 
-TEST_TARGETS += test-version
+TEST_TARGETS += test-version test-crates
 
 # One version for every package (scripts/dist/version.py); cheap, so part of `make test`.
 test-version:
 	$(PYTHON) scripts/dist/version.py check
 	$(PYTHON) scripts/dist/check-docs.py
+
+# The published crates build from what they package (a file the crate compiles in but does
+# not include fails here, as the fast path's Lua scripts once did); about a minute, so part of
+# `make test` too. `--allow-dirty`: `make test` runs on a working tree.
+test-crates:
+	$(CARGO) package --quiet --allow-dirty -p mintid -p mintid-cli
 
 dist: test-version dist-python dist-jvm dist-npm dist-rust
 	cd $(DIST) && find . -type f ! -name SHA256SUMS ! -path './maven/*' | sort | xargs sha256sum > SHA256SUMS
