@@ -1,13 +1,14 @@
 # Release artifacts (docs/release.md): `make dist` writes dist/ and checks each artifact the
 # way its registry and a fresh consumer would. It is not part of `make test` (21 minutes
 # from a fresh clone on 2 cores, 6 with a warm target/); `make test` runs only
-# `test-version`, which takes a second.
+# `test-version`, which takes a second, and `test-crates`, which packages the three crates
+# and builds each from its package.
 #
 #   dist/python/  manylinux2014 (glibc 2.17) py3-none wheels for x86_64 and aarch64 + the sdist
 #   dist/maven/   io.mintid:mintid as a Maven repository: jar (linux-x86-64 and linux-aarch64
 #                 libraries), -sources.jar, -javadoc.jar, pom
 #   dist/npm/     the npm tarball
-#   dist/crates/  the .crate files of `mintid` and `mintid-cli`
+#   dist/crates/  the .crate files of `mintid`, `mintid-cli` and `mintid-store`
 #   dist/SHA256SUMS
 #
 # Everything it needs is installed by dist-setup: a venv with maturin, ziglang (the zig
@@ -35,14 +36,20 @@ DIST_BINDGEN := $(CARGO) run --quiet --manifest-path bindings/ffi/Cargo.toml --f
 # and aarch64-linux-gnu-objcopy (strip-wheel.sh).
 DIST_APT := qemu-user-static libc6-arm64-cross libgcc-s1-arm64-cross binutils-aarch64-linux-gnu
 
-.PHONY: dist dist-setup dist-python dist-jvm dist-npm dist-rust test-version
+.PHONY: dist dist-setup dist-python dist-jvm dist-npm dist-rust test-version test-crates
 
-TEST_TARGETS += test-version
+TEST_TARGETS += test-version test-crates
 
 # One version for every package (scripts/dist/version.py); cheap, so part of `make test`.
 test-version:
 	$(PYTHON) scripts/dist/version.py check
 	$(PYTHON) scripts/dist/check-docs.py
+
+# The published crates build from what they package (a file the crate compiles in but does
+# not include fails here, as the fast path's Lua scripts once did); about a minute, so part of
+# `make test` too. `--allow-dirty`: `make test` runs on a working tree.
+test-crates:
+	$(CARGO) package --quiet --allow-dirty -p mintid -p mintid-cli -p mintid-store
 
 dist: test-version dist-python dist-jvm dist-npm dist-rust
 	cd $(DIST) && find . -type f ! -name SHA256SUMS ! -path './maven/*' | sort | xargs sha256sum > SHA256SUMS
@@ -101,15 +108,17 @@ dist-npm: dist-setup js-build
 	node scripts/dist/check-npm.mjs $(DIST)/npm/mintid-*.tgz
 	npm publish --dry-run --loglevel=warn $(DIST)/npm/mintid-*.tgz
 
-# The core and the CLI: a publish dry run of both, which packages them and verifies them
-# together (the CLI builds against the packaged core, as it would against crates.io); then
-# the .crate files themselves (`cargo package`, verified already).
+# The core, the CLI and the sqlx store: a publish dry run of the three, which packages them
+# and verifies them together (the CLI and the store build against the packaged core, as they
+# would against crates.io); then the .crate files themselves (`cargo package`, verified
+# already).
 dist-rust:
 	rm -rf $(DIST)/crates && mkdir -p $(DIST)/crates
-	$(CARGO) publish --dry-run -p mintid -p mintid-cli $(DIST_CARGO_FLAGS)
-	$(CARGO) package --no-verify --quiet -p mintid -p mintid-cli $(DIST_CARGO_FLAGS)
-	cp target/package/mintid-$$($(PYTHON) scripts/dist/version.py show).crate \
-	   target/package/mintid-cli-$$($(PYTHON) scripts/dist/version.py show).crate $(DIST)/crates/
+	$(CARGO) publish --dry-run -p mintid -p mintid-cli -p mintid-store $(DIST_CARGO_FLAGS)
+	$(CARGO) package --no-verify --quiet -p mintid -p mintid-cli -p mintid-store $(DIST_CARGO_FLAGS)
+	for crate in mintid mintid-cli mintid-store; do \
+	  cp target/package/$$crate-$$($(PYTHON) scripts/dist/version.py show).crate $(DIST)/crates/ || exit 1; \
+	done
 	@for crate in $(DIST)/crates/*.crate; do \
 	  for file in README.md LICENSE-MIT LICENSE-APACHE; do \
 	    tar -tzf $$crate | grep -x "$$(basename $$crate .crate)/$$file" > /dev/null \

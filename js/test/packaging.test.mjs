@@ -66,6 +66,19 @@ test("packaging: the installed package imports from Node ESM", () => {
   assert.equal(run("node", ["--input-type=module", "-e", script], project).trim(), "7ZZZZZZZZZZZZ 7");
 });
 
+test("packaging: without @opentelemetry/api installed, the stores record nothing", () => {
+  // The consumer installed mintid alone: its optional peers (OpenTelemetry, the drivers) are absent.
+  const script = `import { RecordPolicy } from "mintid";
+    import { IdempotencyStore, OpenTelemetryMetrics } from "mintid/store/pg";
+    const store = new IdempotencyStore({ dialect: "postgres" }, new RecordPolicy());
+    const recorder = new OpenTelemetryMetrics();
+    recorder.claimed("run_once", "execute", 1000);
+    await recorder.traced("mintid.claim", "run_once", async () => undefined, () => "execute");
+    console.log(store.metrics instanceof OpenTelemetryMetrics, Object.keys(store.metrics).length);`;
+  assert.throws(() => run("node", ["--input-type=module", "-e", 'import "@opentelemetry/api";'], project), /Cannot find (package|module)/);
+  assert.equal(run("node", ["--input-type=module", "-e", script], project).trim(), "false 0");
+});
+
 test("packaging: a strict TypeScript consumer type-checks against the .d.ts", () => {
   writeFileSync(join(project, "consumer.ts"), `import { MintidError, Snowflake, uuid7 } from "mintid";
 const id: bigint = new Snowflake({ worker: 1 }).nextId();

@@ -5,16 +5,27 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, test } from "node:test";
 import { dialects, freshDatabase } from "./store/databases.mjs";
-import { runIdempotencyCase } from "./store/idempotency.mjs";
+import { checkIdempotencyReports, runIdempotencyCase } from "./store/idempotency.mjs";
 import { runLeaseCase } from "./store/leases.mjs";
 import { runOutboxCase } from "./store/outbox.mjs";
+import { inMemoryRecorder } from "./store/otel.mjs";
 import { runSegmentCase } from "./store/segments.mjs";
 
 const CONFORMANCE_DIR = new URL("../../tests/conformance/", import.meta.url);
 
+/**
+ * The idempotency cases, their stores reporting to an OpenTelemetry SDK in memory: what
+ * it read must be what the steps expect (decisions by way, completions, spans, errors).
+ */
+async function runReportedIdempotencyCase(testCase, db) {
+  const recorder = inMemoryRecorder();
+  await runIdempotencyCase(testCase, db, { metrics: recorder.metrics });
+  await checkIdempotencyReports(testCase, recorder);
+}
+
 /** For each scenario file, the runner of one case on one fresh database. */
 const RUNNERS = {
-  "idempotency.json": runIdempotencyCase,
+  "idempotency.json": runReportedIdempotencyCase,
   "leases.json": runLeaseCase,
   "outbox.json": runOutboxCase,
   "segments.json": runSegmentCase,

@@ -15,6 +15,8 @@ IDs and keys:
   :class:`RelayPolicy` drives an outbox relay.
 * :func:`decide` runs the idempotency record state machine over a stored
   :class:`Record`; :class:`Problem` maps refusals to HTTP.
+* :class:`OpenTelemetryMetrics` records the stores' metrics and spans
+  (:mod:`mintid.store`) through OpenTelemetry, under the core's names.
 
 Every rule lives in the Rust core shared with the Kotlin and JavaScript
 packages; this package converts types and hands IDs out fast. Errors are
@@ -38,6 +40,7 @@ if TYPE_CHECKING:
     from mintid._uuid import *  # noqa: F403
     from mintid._version import core_version as core_version
     from mintid.errors import *  # noqa: F403
+    from mintid.metrics import *  # noqa: F403
 
     #: The version of this package (the Cargo workspace's, as every mintid package).
     __version__: str
@@ -78,6 +81,8 @@ else:
                 "parse_uuid uuid7 uuid7_str uuid_v8"
             ),
             "mintid._version": "core_version",
+            # Imports no OpenTelemetry package until a recorder is made.
+            "mintid.metrics": "OpenTelemetryMetrics",
         },
         star="mintid.errors",
         computed={"__version__": ("mintid._version", "package_version")},

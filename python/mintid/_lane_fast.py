@@ -145,10 +145,23 @@ def other(held: Any) -> bytes:
     return b"\2\0" if held is None else b"\2\1" + _fence(held)
 
 
-def _verdict(packed: bytes) -> Finished:
-    """A packed verdict: the end to answer with (``replay`` or ``in_progress``),
-    ``("miss",)``, or ``("fallback",)``.
+#: The verdicts that send the request on to the database, by their tag (the lane's
+#: layout), named as ``FastVerdict::as_str`` names them; the other tags are a ``hit``.
+_ON_TO_DATABASE: Final = {0: "miss", 1: "fallback"}
+
+
+def _verdict(packed: bytes) -> tuple[str, Finished | None]:
+    """A packed verdict: its name (``hit``, ``miss``, ``fallback``) and, for a
+    hit, the end to answer with (``replay`` or ``in_progress``).
     """  # noqa: D205
+    kind = packed[0]
+    if kind in _ON_TO_DATABASE:
+        return _ON_TO_DATABASE[kind], None
+    return "hit", _answer(packed)
+
+
+def _answer(packed: bytes) -> Finished:
+    """A hit's end: a replay or in progress."""
     kind = packed[0]
     if kind == 2:
         outcome = _OUTCOMES[packed[1]]
@@ -166,9 +179,8 @@ def _verdict(packed: bytes) -> Finished:
             length = _U32.unpack_from(packed, at + 1)[0]
             error = packed[at + 5 : at + 5 + length].decode()
         return ("replay", outcome, response, error)
-    if kind == 3:
-        return ("in_progress", _U64.unpack_from(packed, 1)[0])
-    return ("miss",) if kind == 0 else ("fallback",)
+    assert kind == 3, f"a verdict tagged {kind}"
+    return ("in_progress", _U64.unpack_from(packed, 1)[0])
 
 
 class FastLane:
@@ -192,7 +204,7 @@ class FastLane:
         args = (self._handle, key, len(key), digest, len(digest), created, now_millis)
         return _call(_packed(_CHECK, *args))
 
-    def read(self, digest: bytes, packed_answer: bytes) -> Finished:
+    def read(self, digest: bytes, packed_answer: bytes) -> tuple[str, Finished | None]:
         """What Redis's packed answer means (see :func:`_verdict`)."""
         args = (self._handle, digest, len(digest), packed_answer, len(packed_answer))
         return _verdict(_packed(_READ, *args))

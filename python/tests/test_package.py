@@ -42,6 +42,8 @@ HEAVY_MODULES = [
     "mintid.errors",
     "mintid.store",
     "mintid.http",
+    "mintid.metrics",
+    "opentelemetry",
     "ctypes",
     "dataclasses",
     "enum",

@@ -43,8 +43,8 @@ export const DEFAULT_METHODS: readonly string[] = DEFAULTS.methods;
 /** The response headers stored (besides content-type) by default (from the core). */
 export const DEFAULT_STORED_HEADERS: readonly string[] = DEFAULTS.storedHeaders;
 
-/** What the integrations need of a store: `runOnce` and its policy (an `IdempotencyStore`). */
-export type RunOnceStore = Pick<IdempotencyStore, "runOnce" | "policy">;
+/** What the integrations need of a store: `runOnce`, its policy and, to report refused request IDs, its metrics (an `IdempotencyStore`). */
+export type RunOnceStore = Pick<IdempotencyStore, "runOnce" | "policy"> & Partial<Pick<IdempotencyStore, "metrics">>;
 
 /** A request as the neutral core sees it; `raw` is the framework's own request object. */
 export interface HttpRequestView<R> {
@@ -213,6 +213,7 @@ export class HttpIdempotency<R> {
         if (!(error instanceof RequestIdError || error instanceof IdempotencyKeyError)) throw error;
         const refusal = keyRefusal(error, true);
         if (refusal === undefined) throw error;
+        this.#options.store.metrics?.requestIdRejected?.(error.code);
         return { answer: problemAnswer(refusal, error.message) };
       }
       return { admitted: { key: new IdempotencyKey(kind, scope, uuid), keyCreatedMillis: Uuid7.parse(uuid).unixMillis, query: request.query } };

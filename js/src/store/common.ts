@@ -22,3 +22,13 @@ export {
 export { LeasedSnowflake, type WorkerLeaseRow, WorkerLeases } from "./lease.js";
 export { type ClaimedMessage, Outbox, type OutboxMessage, type OutboxOptions, type RelayReport, type StoredMessage } from "./outbox.js";
 export { SegmentIds } from "./segment.js";
+export type { Decision, FastPathVerdict, SpanName, StoreMetrics, Way } from "./metrics.js";
+export {
+  type OpenTelemetryOptions,
+  OpenTelemetryMetrics,
+  type OtelMeter,
+  type OtelMeterProvider,
+  type OtelSpan,
+  type OtelTracer,
+  type OtelTracerProvider,
+} from "./otel.js";

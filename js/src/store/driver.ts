@@ -10,6 +10,7 @@ import { rethrow } from "../errors.js";
 import * as wasm from "../wasm/mintid_wasm.js";
 import type { StoreClock } from "./clock.js";
 import type { Connection, Database } from "./database.js";
+import type { Reporter } from "./metrics.js";
 
 export type { DbErrorClass, SqlValue, StoreAnswer, StoreQuery } from "../wasm/mintid_wasm.js";
 
@@ -187,7 +188,8 @@ const DONE = { kind: "affected", count: 0n } as const;
  * a `pause` sleeps on `clock` (the connection goes back first, outside a
  * transaction), then `resume()`. A connection that cannot be had is the
  * failed answer to the step in hand. The driver's failure is thrown as the
- * core's error with the database's error as its `cause`.
+ * core's error with the database's error as its `cause`. Each failed answer
+ * is reported to `reporter`.
  */
 export async function runDriver<S extends { readonly kind: string }>(
   database: Database,
@@ -195,11 +197,13 @@ export async function runDriver<S extends { readonly kind: string }>(
   first: () => S,
   push: (answer: wasm.StoreAnswer) => S,
   resume: () => S,
+  reporter: Reporter,
 ): Promise<Exclude<S, HostStep>> {
   let failure: DbError | undefined;
   const next = (call: () => S): S => drive(call, failure);
   const answer = (got: Answered): S => {
     failure = got.failure;
+    reporter.answered(failure);
     return next(() => push(got.answer));
   };
   let step = next(first);

@@ -22,6 +22,7 @@ import { policyHandle } from "../handles.js";
 import type { IdempotencyKey, RecordPolicy } from "../node.js";
 import { drive, type Held } from "./driver.js";
 import type { Finished, OperationOutcome } from "./lane.js";
+import type { StoreMetrics } from "./metrics.js";
 import {
   FastLane,
   type FastVerdict,
@@ -140,10 +141,12 @@ export interface Settling {
 export class BoundFastPath {
   readonly #fast: Internals;
   readonly #lane: FastLane;
+  readonly #metrics: StoreMetrics;
 
-  constructor(fast: RedisFastPath, policy: RecordPolicy) {
+  constructor(fast: RedisFastPath, policy: RecordPolicy, metrics: StoreMetrics) {
     this.#fast = internalsOf(fast);
     this.#lane = drive(() => new FastLane(policyHandle(policy), fast.ttlMillis), undefined);
+    this.#metrics = metrics;
   }
 
   /** The check before the database: the end to answer with, or `null` to go to the database. */
@@ -165,9 +168,11 @@ export class BoundFastPath {
     const verdict = fastVerdict(drive(() => this.#lane.read(fingerprint, answer), undefined));
     if (verdict.kind === "replay" || verdict.kind === "in_progress") {
       this.#fast.count("hits");
+      this.#metrics.fastPathLookup?.("hit");
       return verdict;
     }
     this.#fast.count(verdict.kind === "miss" ? "misses" : "fallbacks");
+    this.#metrics.fastPathLookup?.(verdict.kind);
     return null;
   }
 
@@ -194,6 +199,7 @@ export class BoundFastPath {
     } catch {
       // Redis down or slow: the database holds the truth.
       this.#fast.count("writeFailures");
+      this.#metrics.fastPathWriteFailed?.();
     }
   }
 }

@@ -12,11 +12,25 @@ import { policyHandle } from "../handles.js";
 import { Fingerprint, type IdempotencyKey, type IdempotencyRecord, type ProblemName, RecordPolicy } from "../node.js";
 import { type StoreClock, systemClock } from "./clock.js";
 import { type Connection, type Database, Serial } from "./database.js";
-import { type Answered, type Dialect, drive, type Held, manifestOf, RecordCleanup, RecordRenewal, storeLimits, storeLoadQuery, storeReadRecord } from "./driver.js";
+import {
+  type Answered,
+  type Dialect,
+  drive,
+  type Held,
+  manifestOf,
+  RecordCleanup,
+  RecordRenewal,
+  type StoreResponse as DriverResponse,
+  storeLimits,
+  storeLoadQuery,
+  storeReadRecord,
+} from "./driver.js";
 import { type Finished, type OperationOutcome, packOutcome, pushAnswer, RecordLane, type RecordStep, recordStep } from "./lane.js";
 import type { RecordLaneDriver } from "../wasm/mintid_wasm.js";
 import { type RunStep, runQueries, type Use } from "./steps.js";
 import { BoundFastPath, type RedisFastPath, type Settling } from "./fast-path.js";
+import { type Decision, Reporter, type StoreMetrics, type Way } from "./metrics.js";
+import { defaultMetrics } from "./otel.js";
 
 /** The largest response stored: 1 MiB (the core's limit `record.response_body`). */
 export const MAX_RESPONSE_BYTES = storeLimits().find((limit) => limit.name === "record.response_body")?.maxBytes ?? 0;
@@ -142,6 +156,12 @@ export interface IdempotencyStoreOptions {
    * `inTransaction` never uses it: its commit is the caller's).
    */
   readonly fastPath?: RedisFastPath;
+  /**
+   * Where decisions, latencies, errors and spans are reported (default: an
+   * `OpenTelemetryMetrics` on the global providers when `@opentelemetry/api`
+   * resolves, else nothing). The HTTP middleware reports refused request IDs here too.
+   */
+  readonly metrics?: StoreMetrics;
 }
 
 /** The request as the core's driver takes it: the fingerprint's text and the key's creation time. */
@@ -153,24 +173,40 @@ function requestArgs(request: StoreRequest): [string, bigint | undefined] {
   return [String(request.fingerprint), created];
 }
 
-const WAYS = { run_once: 0, same_transaction: 1, lease: 2 } as const;
+const WAYS: Readonly<Record<Way, number>> = { run_once: 0, same_transaction: 1, lease: 2 };
 
-/** One request's record driver on the lane, with the store's clock; each call one crossing. */
+/** A claim's end: the decision it names (the driver's, as {@link RunResult} names it). */
+function claimDecision(step: Exclude<RecordStep, RunStep | { kind: "pause" }>): Decision {
+  return step.kind === "done" ? notExecuted(beforeRun(step.finished)).decision : "execute";
+}
+
+/** A completion's end: the operation ran, whatever the driver stored. */
+const executeDecision = (): Decision => "execute";
+
+/** One request's record driver on the lane, with the store's clock and reporter; each call one crossing. */
 class RecordRun {
+  /** The way the request came in. */
+  readonly way: Way;
   readonly #driver: RecordLaneDriver;
   readonly #clock: StoreClock;
+  /** The store's reporter. */
+  readonly reporter: Reporter;
 
-  private constructor(driver: RecordLaneDriver, clock: StoreClock) {
+  private constructor(way: Way, driver: RecordLaneDriver, clock: StoreClock, reporter: Reporter) {
+    this.way = way;
     this.#driver = driver;
     this.#clock = clock;
+    this.reporter = reporter;
   }
 
   /** The driver of one request with `key` and `request`, the way it comes in. */
-  static of(lane: RecordLane, way: keyof typeof WAYS, key: IdempotencyKey, request: StoreRequest, clock: StoreClock): RecordRun {
+  static of(lane: RecordLane, way: Way, key: IdempotencyKey, request: StoreRequest, clock: StoreClock, reporter: Reporter): RecordRun {
     const [fingerprint, created] = requestArgs(request);
     return new RecordRun(
+      way,
       drive(() => lane.driver(WAYS[way], key.kind, key.scope, key.id, fingerprint, created), undefined),
       clock,
+      reporter,
     );
   }
 
@@ -185,24 +221,41 @@ class RecordRun {
         await this.#clock.pause(step.millis);
         step = recordStep(this.#driver.resume());
       } else if (step.kind === "run") {
-        step = await runQueries(use, step.query, (answered) => recordStep(pushAnswer(this.#driver, answered, this.#now()), answered.failure?.cause));
+        step = await runQueries(use, step.query, (answered) => recordStep(pushAnswer(this.#driver, answered, this.#now()), answered.failure?.cause), this.reporter);
       } else {
         return step;
       }
     }
   }
 
-  /** The protocol from its start up to `execute` or `done`. */
+  /** The claim: the protocol from its start up to `execute` or `done`, reported. */
   start(use: Use): Promise<Exclude<RecordStep, RunStep | { kind: "pause" }>> {
-    return this.settle(recordStep(this.#driver.start(this.#now())), use);
+    return this.reporter.claim(this.way, () => this.settle(recordStep(this.#driver.start(this.#now())), use), claimDecision);
   }
 
-  /** Pushes what the operation came to and runs the protocol to its end. */
-  async finish(outcome: OperationOutcome, use: Use): Promise<Finished> {
-    const end = await this.settle(recordStep(this.#driver.finish(packOutcome(outcome), this.#now())), use);
-    if (end.kind !== "done") throw new TypeError("the record driver asked to execute twice");
-    return end.finished;
+  /** The operation, run in its span. */
+  operation<T>(action: () => Promise<T>): Promise<T> {
+    return this.reporter.operation(this.way, action);
   }
+
+  /** The completion: pushes what the operation came to and runs the protocol to its end, reported. */
+  finish(outcome: OperationOutcome, use: Use): Promise<Finished> {
+    return this.reporter.complete(
+      this.way,
+      responseOf(outcome)?.body.byteLength ?? null,
+      async () => {
+        const end = await this.settle(recordStep(this.#driver.finish(packOutcome(outcome), this.#now())), use);
+        if (end.kind !== "done") throw new TypeError("the record driver asked to execute twice");
+        return end.finished;
+      },
+      executeDecision,
+    );
+  }
+}
+
+/** The response an outcome gives the store to keep, if any. */
+function responseOf(outcome: OperationOutcome): DriverResponse | null {
+  return outcome.kind === "succeeded" || outcome.kind === "failed" ? outcome.response : null;
 }
 
 /** The type name of a value that is not a response. */
@@ -249,7 +302,7 @@ async function execute(run: RecordRun, use: Use, operation: () => Promise<unknow
   let outcome: OperationOutcome;
   let failure: { error: unknown } | undefined;
   try {
-    outcome = returned(await operation());
+    outcome = returned(await run.operation(operation));
   } catch (error) {
     failure = { error };
     outcome = thrown(error);
@@ -274,14 +327,16 @@ class Lease implements HeldLease {
   #renewal: RecordRenewal | undefined;
   readonly #store: IdempotencyStore;
   readonly #clock: StoreClock;
+  readonly #reporter: Reporter;
   readonly #lost = new AbortController();
   #deadline: bigint;
   #renewing: Promise<void> | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
 
-  constructor(store: IdempotencyStore, clock: StoreClock, key: IdempotencyKey, held: Held) {
+  constructor(store: IdempotencyStore, clock: StoreClock, key: IdempotencyKey, held: Held, reporter: Reporter) {
     this.#store = store;
     this.#clock = clock;
+    this.#reporter = reporter;
     this.token = held.token;
     this.renewEveryMillis = held.renewEveryMillis ?? 0n;
     this.#deadline = held.leaseDeadlineMillis;
@@ -316,10 +371,13 @@ class Lease implements HeldLease {
     const renewal = this.#renewalDriver();
     const query = renewal.start(toU64(this.#clock.now(), "clock.now()"));
     try {
-      const renewed = await runQueries(this.#store.useConnection, query, ({ answer, failure }) => drive(() => renewal.push(answer), failure));
+      const renewed = await runQueries(this.#store.useConnection, query, ({ answer, failure }) => drive(() => renewal.push(answer), failure), this.#reporter);
       this.#deadline = renewed.leaseDeadlineMillis;
     } catch (error) {
-      if (error instanceof Error && (error as { code?: unknown }).code === "store.record_lost") this.#lost.abort(error);
+      if (error instanceof Error && (error as { code?: unknown }).code === "store.record_lost") {
+        this.#reporter.metrics.recordLost?.();
+        this.#lost.abort(error);
+      }
       throw error;
     }
   }
@@ -353,7 +411,7 @@ class ClaimedLease extends Lease implements RecordLease {
   readonly #fast: { readonly path: BoundFastPath; readonly fingerprint: string; readonly key: IdempotencyKey; readonly held: Held; readonly clock: StoreClock } | undefined;
 
   constructor(store: IdempotencyStore, clock: StoreClock, key: IdempotencyKey, held: Held, run: RecordRun, fast?: { readonly path: BoundFastPath; readonly fingerprint: string }) {
-    super(store, clock, key, held);
+    super(store, clock, key, held, run.reporter);
     this.#run = run;
     this.#use = store.useConnection;
     this.#fast = fast === undefined ? undefined : { ...fast, key, held, clock };
@@ -404,6 +462,9 @@ export class IdempotencyStore {
   readonly database: Database;
   /** The record policy. */
   readonly policy: RecordPolicy;
+  /** Where decisions, latencies, errors and spans are reported (see {@link IdempotencyStoreOptions.metrics}). */
+  readonly metrics: StoreMetrics;
+  readonly #reporter: Reporter;
   readonly #clock: StoreClock;
   readonly #fast: BoundFastPath | undefined;
 
@@ -412,8 +473,10 @@ export class IdempotencyStore {
     if (!(policy instanceof RecordPolicy)) throw new TypeError("policy must be a RecordPolicy");
     this.database = database;
     this.policy = policy;
+    this.#reporter = new Reporter(options.metrics ?? defaultMetrics());
+    this.metrics = this.#reporter.metrics;
     this.#clock = options.clock ?? systemClock;
-    this.#fast = options.fastPath === undefined ? undefined : new BoundFastPath(options.fastPath, policy);
+    this.#fast = options.fastPath === undefined ? undefined : new BoundFastPath(options.fastPath, policy, this.metrics);
   }
 
   readonly #lanes = new Map<Dialect, RecordLane>();
@@ -474,14 +537,14 @@ export class IdempotencyStore {
     operation: (lease: HeldLease) => Promise<StoredResponse>,
     fast: { readonly path: BoundFastPath; readonly settling: Settling } | undefined,
   ): Promise<RunResult> {
-    const run = RecordRun.of(this.#lane(this.database.dialect), "run_once", key, request, this.#clock);
+    const run = RecordRun.of(this.#lane(this.database.dialect), "run_once", key, request, this.#clock, this.#reporter);
     const step = await run.start(this.useConnection);
     if (step.kind === "done") return this.#notExecuted(step.finished);
     if (fast !== undefined) {
       fast.settling.held = step.held;
       await fast.path.write(fast.path.claimed(key, step.held));
     }
-    const lease = new Lease(this, this.#clock, key, step.held);
+    const lease = new Lease(this, this.#clock, key, step.held, run.reporter);
     lease.beat();
     return execute(
       run,
@@ -510,7 +573,7 @@ export class IdempotencyStore {
    * `store.stale_snapshot`.
    */
   async inTransaction(connection: Connection, key: IdempotencyKey, request: StoreRequest, operation: (connection: Connection) => Promise<StoredResponse>): Promise<RunResult> {
-    const run = RecordRun.of(this.#lane(connection.dialect), "same_transaction", key, request, this.#clock);
+    const run = RecordRun.of(this.#lane(connection.dialect), "same_transaction", key, request, this.#clock, this.#reporter);
     const use: Use = (action) => action(connection);
     const step = await run.start(use);
     if (step.kind === "done") return this.#notExecuted(step.finished);
@@ -529,7 +592,7 @@ export class IdempotencyStore {
    */
   async claimLease(key: IdempotencyKey, request: StoreRequest): Promise<LeaseResult> {
     const fast = this.#fast;
-    const run = RecordRun.of(this.#lane(this.database.dialect), "lease", key, request, this.#clock);
+    const run = RecordRun.of(this.#lane(this.database.dialect), "lease", key, request, this.#clock, this.#reporter);
     if (fast === undefined) {
       const step = await run.start(this.useConnection);
       if (step.kind === "done") return this.#notExecuted(step.finished);
@@ -561,7 +624,7 @@ export class IdempotencyStore {
   async load(key: IdempotencyKey): Promise<StoredRecord | null> {
     const query = drive(() => storeLoadQuery(manifestOf(this.database.dialect), key), undefined);
     const read = ({ answer, failure }: Answered) => ({ kind: "read", stored: drive(() => storeReadRecord(answer), failure) }) as const;
-    const { stored } = await runQueries(this.useConnection, query, read);
+    const { stored } = await runQueries(this.useConnection, query, read, this.#reporter);
     if (stored === null) return null;
     const { response, error, ...record } = stored;
     return { record: { ...record, fingerprint: Fingerprint.ofText(record.fingerprint) }, response, error };
@@ -576,12 +639,17 @@ export class IdempotencyStore {
   async cleanup(batchSize = 1000): Promise<number> {
     const cleanup = drive(() => new RecordCleanup(manifestOf(this.database.dialect), toU64(batchSize, "batchSize")), undefined);
     const now = (): bigint => toU64(this.#clock.now(), "clock.now()");
-    const done = await runQueries(this.useConnection, cleanup.start(now()), ({ answer, failure }) => drive(() => cleanup.push(answer, now()), failure));
+    const done = await runQueries(this.useConnection, cleanup.start(now()), ({ answer, failure }) => drive(() => cleanup.push(answer, now()), failure), this.#reporter);
     return Number(done.deleted);
   }
 
   #notExecuted(finished: Finished): NotExecuted {
-    if (finished.kind === "executed" || finished.kind === "operation_failed") throw new TypeError(`the record driver ended with ${finished.kind} before the operation ran`);
-    return notExecuted(finished);
+    return notExecuted(beforeRun(finished));
   }
+}
+
+/** A driver's end before the operation ran: a replay or a refusal. */
+function beforeRun(finished: Finished): Exclude<Finished, { kind: "executed" | "operation_failed" }> {
+  if (finished.kind === "executed" || finished.kind === "operation_failed") throw new TypeError(`the record driver ended with ${finished.kind} before the operation ran`);
+  return finished;
 }

@@ -13,6 +13,8 @@ import { type StoreClock, systemClock } from "./clock.js";
 import { type Database, int, one, text } from "./database.js";
 import type { LeaseGuardHandle } from "../wasm/mintid_wasm.js";
 import { drive, LeaseAcquisition, LeaseRelease, LeaseRenewal, type LeaseStep, manifestOf, runDriver, type StoreAnswer, storeCall } from "./driver.js";
+import { Reporter, type StoreMetrics } from "./metrics.js";
+import { defaultMetrics } from "./otel.js";
 
 /** A row of `worker_lease`. */
 export interface WorkerLeaseRow {
@@ -36,13 +38,15 @@ export class WorkerLeases {
   readonly policy: LeasePolicy;
   /** The clock every decision and statement uses. */
   readonly clock: StoreClock;
+  readonly #reporter: Reporter;
 
-  /** Leases over `database`. */
-  constructor(database: Database, policy: LeasePolicy, options: { readonly clock?: StoreClock } = {}) {
+  /** Leases over `database`; `options.metrics` gets their database errors (default as in `IdempotencyStoreOptions.metrics`). */
+  constructor(database: Database, policy: LeasePolicy, options: { readonly clock?: StoreClock; readonly metrics?: StoreMetrics } = {}) {
     if (!(policy instanceof LeasePolicy)) throw new TypeError("policy must be a LeasePolicy");
     this.database = database;
     this.policy = policy;
     this.clock = options.clock ?? systemClock;
+    this.#reporter = new Reporter(options.metrics ?? defaultMetrics());
   }
 
   /**
@@ -129,7 +133,7 @@ export class WorkerLeases {
   }
 
   #run(first: () => LeaseStep, push: (answer: StoreAnswer) => LeaseStep, resume: () => LeaseStep) {
-    return runDriver(this.database, this.clock, first, push, resume);
+    return runDriver(this.database, this.clock, first, push, resume, this.#reporter);
   }
 }
 

@@ -16,6 +16,8 @@ import type { Connection, Database } from "./database.js";
 import { type Answered, drive, manifestOf } from "./driver.js";
 import { pushAnswer, RelayLaneDriver, relayStep } from "./lane.js";
 import { runQueries, type Use } from "./steps.js";
+import { Reporter, type StoreMetrics } from "./metrics.js";
+import { defaultMetrics } from "./otel.js";
 
 /** A message to enqueue: one per (kind, business key). */
 export interface OutboxMessage {
@@ -81,6 +83,8 @@ export interface OutboxOptions {
   readonly clock?: StoreClock;
   /** A random u64 per relay run, for its claim tokens and jitter (default `crypto.getRandomValues`). */
   readonly draw?: () => bigint;
+  /** Where each relay run's sent, retried and dead messages and the database errors are reported (default as in `IdempotencyStoreOptions.metrics`). */
+  readonly metrics?: StoreMetrics;
 }
 
 /** One outbox in one database, relayed under one {@link RelayPolicy}. */
@@ -91,6 +95,7 @@ export class Outbox {
   readonly policy: RelayPolicy;
   readonly #clock: StoreClock;
   readonly #draw: () => bigint;
+  readonly #reporter: Reporter;
   readonly #use: Use = (action) => this.database.withConnection(action);
 
   /** An outbox over `database`. */
@@ -100,6 +105,7 @@ export class Outbox {
     this.policy = policy;
     this.#clock = options.clock ?? systemClock;
     this.#draw = options.draw ?? randomDraw;
+    this.#reporter = new Reporter(options.metrics ?? defaultMetrics());
   }
 
   #now(): bigint {
@@ -119,7 +125,7 @@ export class Outbox {
     const start = drive(() => driver.start(this.#now()), undefined);
     if (start.kind === "done") return start.enqueued;
     const use: Use = (action) => action(connection);
-    const done = await runQueries(use, start.query, ({ answer, failure }) => drive(() => driver.push(answer), failure));
+    const done = await runQueries(use, start.query, ({ answer, failure }) => drive(() => driver.push(answer), failure), this.#reporter);
     return done.enqueued;
   }
 
@@ -137,7 +143,7 @@ export class Outbox {
     let step = relayStep(driver.start(this.#now()));
     for (;;) {
       if (step.kind === "run") {
-        step = await runQueries(this.#use, step.query, (answered) => relayStep(pushAnswer(driver, answered, this.#now()), answered.failure?.cause));
+        step = await runQueries(this.#use, step.query, (answered) => relayStep(pushAnswer(driver, answered, this.#now()), answered.failure?.cause), this.#reporter);
       } else if (step.kind === "pause") {
         await this.#clock.pause(step.millis);
         step = relayStep(driver.resume());
@@ -150,6 +156,8 @@ export class Outbox {
         }
         step = relayStep(error === undefined ? driver.sent(this.#now()) : driver.failed(error, this.#now()));
       } else {
+        const { sent, retried, dead } = step.report;
+        this.#reporter.metrics.relayed?.(sent, retried, dead);
         return step.report;
       }
     }
@@ -159,7 +167,7 @@ export class Outbox {
   async load(kind: string, businessKey: string): Promise<StoredMessage | null> {
     const query = drive(() => wasm.outboxLoadQuery(manifestOf(this.database.dialect), kind, businessKey), undefined);
     const read = ({ answer, failure }: Answered) => ({ kind: "read", message: drive(() => wasm.outboxReadMessage(answer), failure) }) as const;
-    const { message } = await runQueries(this.#use, query, read);
+    const { message } = await runQueries(this.#use, query, read, this.#reporter);
     if (message === null) return null;
     return { messageId: message.messageId, status: message.status, attempts: message.attempts, nextAttemptMillis: message.nextAttemptMillis, lastError: message.lastError };
   }
@@ -172,7 +180,7 @@ export class Outbox {
     );
     const start = drive(() => cleanup.start(), undefined);
     if (start.kind === "done") return Number(start.deleted);
-    const done = await runQueries(this.#use, start.query, ({ answer, failure }) => drive(() => cleanup.push(answer), failure));
+    const done = await runQueries(this.#use, start.query, ({ answer, failure }) => drive(() => cleanup.push(answer), failure), this.#reporter);
     return Number(done.deleted);
   }
 }

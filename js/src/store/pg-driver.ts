@@ -29,6 +29,10 @@ export interface PgClient {
 export interface PgPoolClient extends PgClient {
   /** Returns the client to the pool (destroys it when given an error). */
   release(error?: Error | boolean): void;
+  /** Listens to the client's `error` event (a session the server ended between two statements). */
+  on(event: "error", listener: (error: Error) => void): unknown;
+  /** Stops listening. */
+  removeListener(event: "error", listener: (error: Error) => void): unknown;
 }
 
 /** What the executor uses of a `pg` `Pool`. */
@@ -120,9 +124,16 @@ class PgDatabase implements Database {
       throw new DbError("connection_lost", error);
     }
     const session = new PgSession(client);
+    // A session the server ends while no statement runs is an `error` event of the checked-out
+    // client, which would crash the process unheard: the next statement meets the closed client.
+    const lost = () => {
+      session.broken = true;
+    };
+    client.on("error", lost);
     try {
       return await action(session);
     } finally {
+      client.removeListener("error", lost);
       client.release(session.broken);
     }
   }

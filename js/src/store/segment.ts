@@ -11,6 +11,8 @@ import * as wasm from "../wasm/mintid_wasm.js";
 import { type StoreClock, systemClock } from "./clock.js";
 import type { Database } from "./database.js";
 import { drive, manifestOf, runDriver } from "./driver.js";
+import { Reporter, type StoreMetrics } from "./metrics.js";
+import { defaultMetrics } from "./otel.js";
 
 /** IDs of one tag, unique across every process sharing the tag, increasing within this one. */
 export class SegmentIds {
@@ -20,19 +22,21 @@ export class SegmentIds {
   readonly tag: string;
   readonly #driver: wasm.SegmentDriver;
   readonly #clock: StoreClock;
+  readonly #reporter: Reporter;
   #next = 0n;
   #end = 0n;
   /** The fetch under way: resolves to its error, or `undefined` once the segment is installed. */
   #fetching: Promise<unknown> | undefined;
 
-  /** IDs of `tag` (1 to 64 ASCII characters, created on first use) under `policy`. */
-  constructor(database: Database, tag: string, policy: SegmentPolicy, options: { readonly clock?: StoreClock } = {}) {
+  /** IDs of `tag` (1 to 64 ASCII characters, created on first use) under `policy`; `options.metrics` gets their database errors (default as in `IdempotencyStoreOptions.metrics`). */
+  constructor(database: Database, tag: string, policy: SegmentPolicy, options: { readonly clock?: StoreClock; readonly metrics?: StoreMetrics } = {}) {
     if (!(policy instanceof SegmentPolicy)) throw new TypeError("policy must be a SegmentPolicy");
     if (typeof tag !== "string") throw new TypeError("tag must be a string");
     this.database = database;
     this.tag = tag;
     this.#driver = drive(() => new wasm.SegmentDriver(manifestOf(database.dialect), tag, segmentPolicyHandle(policy)), undefined);
     this.#clock = options.clock ?? systemClock;
+    this.#reporter = new Reporter(options.metrics ?? defaultMetrics());
   }
 
   /**
@@ -93,6 +97,7 @@ export class SegmentIds {
         () => driver.fetch(),
         (answer) => driver.push(answer, clock.now()),
         () => driver.resume(),
+        this.#reporter,
       );
       return undefined;
     } catch (error) {

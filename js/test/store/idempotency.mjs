@@ -89,8 +89,9 @@ const KNOWN_STEP_FIELDS = new Set(["do", "expect", "way", "worker", "fingerprint
 const KNOWN_OPERATION_FIELDS = new Set(["outcome", "response", "failure", "error", "sleep_millis", "kill_connections"]);
 const KNOWN_STORES = new Set([undefined, "unavailable", "found_rows"]);
 
-/** Runs one case on a fresh database (`db` from freshDatabase). */
-export async function runIdempotencyCase(testCase, db) {
+/** Runs one case on a fresh database (`db` from freshDatabase); every store reports to `options.metrics` when given. */
+export async function runIdempotencyCase(testCase, db, options = {}) {
+  const reporting = options.metrics === undefined ? {} : { metrics: options.metrics };
   assert.equal(testCase.op, "scenario", `unknown op ${testCase.op}`);
   const policy = policyOf(testCase.policy);
   assert.ok(["manual", "system"].includes(testCase.clock), `unknown clock ${testCase.clock}`);
@@ -103,7 +104,7 @@ export async function runIdempotencyCase(testCase, db) {
     if (worker === undefined) {
       assert.ok(KNOWN_STORES.has(storeKind), `unknown store ${storeKind}`);
       const database = storeKind === "unavailable" ? db.unavailable() : db.open({ foundRows: storeKind === "found_rows" });
-      worker = { name, database, store: new IdempotencyStore(database, policy, { clock }), lease: undefined };
+      worker = { name, database, store: new IdempotencyStore(database, policy, { clock, ...reporting }), lease: undefined };
       workers.set(id, worker);
     }
     return worker;
@@ -222,7 +223,7 @@ export async function runIdempotencyCase(testCase, db) {
           break;
         }
         case "check": {
-          const stored = await new IdempotencyStore(admin, policy, { clock }).load(keyOf(step));
+          const stored = await new IdempotencyStore(admin, policy, { clock, ...reporting }).load(keyOf(step));
           const record = stored?.record;
           const actual = stored === null ? null : {
             status: record.status,
@@ -247,12 +248,12 @@ export async function runIdempotencyCase(testCase, db) {
           assert.equal(await count("SELECT COUNT(*) AS n FROM idempotency_record", []), step.expect, where);
           break;
         case "cleanup": {
-          const deleted = await new IdempotencyStore(admin, policy, { clock }).cleanup(Number(step.batch_size));
+          const deleted = await new IdempotencyStore(admin, policy, { clock, ...reporting }).cleanup(Number(step.batch_size));
           assert.deepEqual({ deleted: String(deleted) }, step.expect, where);
           break;
         }
         case "concurrent":
-          await runConcurrent(step, testCase, { db, policy, request, count, where });
+          await runConcurrent(step, testCase, { db, policy, request, count, where, reporting });
           break;
         default:
           assert.fail(`${where}: unknown step`);
@@ -263,12 +264,12 @@ export async function runIdempotencyCase(testCase, db) {
   }
 }
 
-async function runConcurrent(step, testCase, { db, policy, request, count, where }) {
+async function runConcurrent(step, testCase, { db, policy, request, count, where, reporting }) {
   const workerCount = Number(step.workers);
   const keyCount = Number(step.keys);
   const workers = Array.from({ length: workerCount }, (_, index) => {
     const database = db.open();
-    return { name: `w${index}`, database, store: new IdempotencyStore(database, policy, { clock: systemClock }) };
+    return { name: `w${index}`, database, store: new IdempotencyStore(database, policy, { clock: systemClock, ...reporting }) };
   });
   const keys = Array.from({ length: keyCount }, (_, index) =>
     new IdempotencyKey(testCase.key.kind, testCase.key.scope, `${testCase.key.id}-${index}`));
@@ -301,4 +302,95 @@ async function runConcurrent(step, testCase, { db, policy, request, count, where
   assert.equal(String(executed), step.expect.executed, `${where}: executed`);
   assert.deepEqual([...perKey], [step.expect.side_effects_per_key], `${where}: side effects per key`);
   for (const decision of others) assert.ok(step.expect.others.includes(decision), `${where}: unexpected decision ${decision}`);
+}
+
+/** `SpanStatusCode.ERROR`. */
+const SPAN_ERROR = 2;
+
+/** An error of a request whose operation ran but whose completion failed: no completion is reported. */
+const completionFailed = (expect) => typeof expect.error === "string" && /^(store|record)\./.test(expect.error);
+
+/**
+ * What the steps of `testCase` say its stores report: claims by `decision|way`, completions
+ * by way, and, for a concurrent step, the claims and executions of its way.
+ */
+function expectedReports(testCase) {
+  const claims = new Map();
+  const completions = new Map();
+  const add = (map, key, n = 1) => map.set(key, (map.get(key) ?? 0) + n);
+  // A claim of the lease way is completed by its own step.
+  const request = (way, expect) => {
+    if (typeof expect !== "object" || expect === null || expect.decision === undefined) return; // refused before the store
+    add(claims, `${expect.decision}|${way}`);
+    if (expect.decision === "execute" && way !== "lease" && !completionFailed(expect)) add(completions, way);
+  };
+  const concurrent = [];
+  for (const step of testCase.steps) {
+    if (step.do === "run") request(step.way, step.expect);
+    else if (step.do === "overlap") {
+      request(step.first.way, step.expect.first);
+      request(step.second.way, step.expect.second);
+    } else if (step.do === "claim") request("lease", step.expect);
+    else if ((step.do === "complete" || step.do === "fail") && step.expect === "ok") add(completions, "lease");
+    else if (step.do === "concurrent") concurrent.push(step);
+  }
+  return { claims, completions, concurrent };
+}
+
+/**
+ * Checks what `recorder` (test/store/otel.mjs) got from the stores of one case: the claims
+ * and completions the steps expect, by decision and way, one `mintid.claim` span per claim
+ * and one `mintid.complete` per completion, and spans with no attribute but `way` and
+ * `decision`; an unreachable database counts `connection_lost`.
+ */
+export async function checkIdempotencyReports(testCase, recorder) {
+  const points = await recorder.points();
+  const { claims, completions, concurrent } = expectedReports(testCase);
+  const actual = new Map();
+  let claimCount = 0;
+  for (const [key, value] of points) {
+    const match = /^mintid\.record\.decisions\{decision=([a-z_]+),way=([a-z_]+)\}$/.exec(key);
+    if (match) {
+      actual.set(`${match[1]}|${match[2]}`, value);
+      claimCount += value;
+    }
+  }
+  let completionCount = 0;
+  for (const way of ["run_once", "same_transaction", "lease"]) {
+    const claimed = points.get(`mintid.record.claim.duration{way=${way}}`)?.count ?? 0;
+    const decided = [...actual].filter(([key]) => key.endsWith(`|${way}`)).reduce((sum, [, n]) => sum + n, 0);
+    assert.equal(claimed, decided, `claim times of ${way}`);
+    completionCount += points.get(`mintid.record.complete.duration{way=${way}}`)?.count ?? 0;
+  }
+  if (concurrent.length === 0) {
+    assert.deepEqual(Object.fromEntries([...actual].sort()), Object.fromEntries([...claims].sort()), "claims by decision|way");
+    for (const way of ["run_once", "same_transaction", "lease"]) {
+      assert.equal(points.get(`mintid.record.complete.duration{way=${way}}`)?.count ?? 0, completions.get(way) ?? 0, `completions of ${way}`);
+    }
+  } else {
+    for (const step of concurrent) {
+      const all = Number(step.workers) * Number(step.keys);
+      const executed = Number(step.expect.executed);
+      assert.equal(actual.get(`execute|${step.way}`), executed, "concurrent executions");
+      const others = [...actual].filter(([key]) => key.endsWith(`|${step.way}`) && !key.startsWith("execute|"));
+      for (const [key] of others) assert.ok(step.expect.others.includes(key.split("|")[0]), `concurrent: ${key}`);
+      assert.equal(others.reduce((sum, [, n]) => sum + n, 0), all - executed, "concurrent duplicates");
+      assert.equal(points.get(`mintid.record.complete.duration{way=${step.way}}`)?.count, executed, "concurrent completions");
+    }
+  }
+  const spans = recorder.spans();
+  // A span whose step threw ends with the error status (and no message); only the others are reported as metrics.
+  const named = (name) => spans.filter((span) => span.name === name && span.status.code !== SPAN_ERROR);
+  assert.equal(named("mintid.claim").length, claimCount, "claim spans");
+  assert.equal(named("mintid.complete").length, completionCount, "complete spans");
+  for (const span of spans) if (span.status.code === SPAN_ERROR) assert.equal(span.status.message, undefined, "an error span's status has no message");
+  for (const span of spans) {
+    assert.ok(["mintid.claim", "mintid.operation", "mintid.complete"].includes(span.name), span.name);
+    const allowed = span.name === "mintid.operation" ? ["way"] : ["way", "decision"];
+    for (const attribute of Object.keys(span.attributes)) assert.ok(allowed.includes(attribute), `${span.name} carries ${attribute}`);
+    assert.ok(["run_once", "same_transaction", "lease"].includes(span.attributes.way), `${span.name} way ${span.attributes.way}`);
+  }
+  for (const span of named("mintid.claim")) assert.equal(typeof span.attributes.decision, "string", "a claim span names its decision");
+  // A connection killed while idle in the pool may be replaced before a statement meets it: test/metrics.test.mjs kills one in use.
+  if (testCase.steps.some((step) => step.store === "unavailable")) assert.ok((points.get("mintid.store.errors{class=connection_lost}") ?? 0) >= 1, "an unreachable database is a connection_lost store error");
 }

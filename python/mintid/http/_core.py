@@ -47,6 +47,7 @@ from mintid.store import (
     RunResult,
     StoredResponse,
     StoreError,
+    StoreMetrics,
     StoreRequest,
 )
 
@@ -202,6 +203,13 @@ class HttpIdempotency:
             raise ValueError("a grant endpoint needs the key_ring that verifies its request IDs")
         self._grant = grant
         self._store = store
+        # Refused request IDs are reported where the store reports (its ``metrics``).
+        metrics = getattr(store, "metrics", None)
+        self._metrics = (
+            metrics
+            if isinstance(metrics, StoreMetrics) and metrics is not StoreMetrics.NONE
+            else None
+        )
         self._scope = scope
         self._ring = key_ring
         self._request_id_header = request_id_header
@@ -285,6 +293,8 @@ class HttpIdempotency:
                 refusal = key_refusal(error, signed=True)
                 if refusal is None:
                     raise
+                if self._metrics is not None:
+                    self._metrics.request_id_rejected(error.code)
                 return problem_answer(refusal, error.message)
             key = IdempotencyKey(kind, scope, str(uuid))
             return Admitted(key, Uuid7.parse(str(uuid)).unix_millis, request.query)

@@ -31,6 +31,7 @@ from mintid.store._idempotency import (
     StoreRequest,
 )
 from mintid.store._leases import LeasedSnowflake, WorkerLeaseRow, WorkerLeases
+from mintid.store._metrics import StoreMetrics
 from mintid.store._outbox import (
     ClaimedMessage,
     Outbox,
@@ -64,6 +65,7 @@ __all__ = [
     "StoreClock",
     "StoreConflictError",
     "StoreError",
+    "StoreMetrics",
     "StoreQueryFailedError",
     "StoreRequest",
     "StoreUnavailableError",

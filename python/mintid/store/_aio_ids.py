@@ -21,6 +21,7 @@ from mintid._renamed import millis_renamed
 from mintid._segment import SegmentPolicy
 from mintid.errors import MintidError
 from mintid.store._leases import LeasedBase, LeasesBase, WorkerLeaseRow, lease_row
+from mintid.store._metrics import StoreMetrics
 from mintid.store._segments import SegmentsBase
 from mintid.store.aio import (
     AsyncDatabase,
@@ -46,14 +47,20 @@ class AsyncWorkerLeases(LeasesBase):
     clock: AsyncStoreClock
 
     def __init__(
-        self, database: AsyncDatabase, policy: LeasePolicy, *, clock: AsyncStoreClock | None = None
+        self,
+        database: AsyncDatabase,
+        policy: LeasePolicy,
+        *,
+        clock: AsyncStoreClock | None = None,
+        metrics: StoreMetrics | None = None,
     ) -> None:
-        """Leases over ``database``."""
-        super().__init__(async_database(database), policy, async_clock(clock))
+        """Leases over ``database`` (``metrics`` as :class:`~mintid.store.WorkerLeases`')."""
+        super().__init__(async_database(database), policy, async_clock(clock), metrics)
 
     async def _drive(self, steps: Any) -> Any:
         self.database.bound()
-        return await drive_steps(AsyncQueryRunner(self.database), self.clock, *steps)
+        runner = AsyncQueryRunner(self.database, None, self._metrics)
+        return await drive_steps(runner, self.clock, *steps)
 
     async def acquire(self, owner: str, timeout_millis: int | None = None) -> LeaseGuard:
         """:meth:`WorkerLeases.acquire <mintid.store.WorkerLeases.acquire>`, awaited."""
@@ -148,9 +155,12 @@ class AsyncSegmentIds(SegmentsBase):
         *,
         clock: AsyncStoreClock | None = None,
         background: bool = True,
+        metrics: StoreMetrics | None = None,
     ) -> None:
         """IDs of ``tag`` (see :class:`~mintid.store.SegmentIds`)."""
-        super().__init__(async_database(database), tag, policy, async_clock(clock), background)
+        super().__init__(
+            async_database(database), tag, policy, async_clock(clock), background, metrics
+        )
         self._refill = asyncio.Lock()
         self._changed = asyncio.Condition()
         self._fetches: set[asyncio.Task[None]] = set()
@@ -195,7 +205,8 @@ class AsyncSegmentIds(SegmentsBase):
         """Run the due fetch's steps; its failure is raised as the core's typed error."""
         self.database.bound()
         try:
-            await drive_steps(AsyncQueryRunner(self.database), self._clock, *self._fetching())
+            runner = AsyncQueryRunner(self.database, None, self._metrics)
+            await drive_steps(runner, self._clock, *self._fetching())
         except MintidError:
             raise  # the driver ended the fetch itself
         except BaseException:

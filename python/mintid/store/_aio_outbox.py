@@ -14,6 +14,7 @@ from typing import Any, Literal
 from mintid._lane import drive_async
 from mintid._outbox import RelayPolicy
 from mintid._renamed import millis_renamed
+from mintid.store._metrics import StoreMetrics
 from mintid.store._outbox import (
     ClaimedMessage,
     OutboxBase,
@@ -54,9 +55,10 @@ class AsyncOutbox(OutboxBase):
         *,
         clock: AsyncStoreClock | None = None,
         draw: Callable[[], int] | None = None,
+        metrics: StoreMetrics | None = None,
     ) -> None:
         """An outbox over ``database`` (see :class:`~mintid.store.Outbox`)."""
-        super().__init__(async_database(database), policy, async_clock(clock), draw)
+        super().__init__(async_database(database), policy, async_clock(clock), draw, metrics)
 
     async def enqueue(
         self, connection: Any, message: OutboxMessage
@@ -68,7 +70,7 @@ class AsyncOutbox(OutboxBase):
         """  # noqa: D205
         self.database.bound()
         steps = enqueuing(self.database.manifest, message, self._clock.now_millis())
-        runner = AsyncQueryRunner(self.database, await driver_connection(connection))
+        runner = AsyncQueryRunner(self.database, await driver_connection(connection), self._metrics)
         return await pump_async(runner, steps)
 
     async def relay(self, send: Callable[[ClaimedMessage], Awaitable[None]]) -> RelayReport:
@@ -77,7 +79,7 @@ class AsyncOutbox(OutboxBase):
         """  # noqa: D205
         self.database.bound()
         clock = self._clock
-        runner = AsyncQueryRunner(self.database)
+        runner = AsyncQueryRunner(self.database, None, self._metrics)
         driver = self._relay_driver()
         try:
             # The relay keeps its connection from send to send: one per relay.
@@ -93,16 +95,16 @@ class AsyncOutbox(OutboxBase):
                 handed = await drive_async(runner, clock, driver, step, hold=True)
         finally:
             await runner.release()
-        return RelayReport(*handed[1:])
+        return self._report(handed)
 
     async def load(self, kind: str, business_key: str) -> StoredMessage | None:
         """The message of ``kind`` and ``business_key``, or ``None``."""
         self.database.bound()
         steps = loading_message(self.database.manifest, kind, business_key)
-        return await pump_async(AsyncQueryRunner(self.database), steps)
+        return await pump_async(AsyncQueryRunner(self.database, None, self._metrics), steps)
 
     async def cleanup(self, sent_before_millis: int, batch_size: int = 1000) -> int:
         """:meth:`Outbox.cleanup <mintid.store.Outbox.cleanup>`, awaited."""
         self.database.bound()
         steps = cleaning_sent(self.database.manifest, sent_before_millis, batch_size)
-        return await pump_async(AsyncQueryRunner(self.database), steps)
+        return await pump_async(AsyncQueryRunner(self.database, None, self._metrics), steps)

@@ -29,6 +29,7 @@ from typing import Any, Final, Literal, TypeVar, cast
 from mintid._native import ffi, native_error
 from mintid._record import Problem
 from mintid.store._errors import StoreUnavailableError
+from mintid.store._metrics import StoreMetrics, class_name
 
 __all__ = [
     "Database",
@@ -39,6 +40,7 @@ __all__ = [
     "SqliteDatabase",
     "Steps",
     "drive",
+    "failed",
     "step_kind",
 ]
 
@@ -292,11 +294,16 @@ class QueryRunner:
     when it broke) or on the caller's own connection.
     """  # noqa: D205
 
-    __slots__ = ("_database", "_pid", "_pooled", "_raw", "cause", "in_transaction")
+    __slots__ = ("_database", "_metrics", "_pid", "_pooled", "_raw", "cause", "in_transaction")
 
-    def __init__(self, database: Database, raw: Any = None) -> None:
-        """A runner over ``database``'s pool, or over the caller's ``raw`` connection."""
+    def __init__(
+        self, database: Database, raw: Any = None, metrics: StoreMetrics | None = None
+    ) -> None:
+        """A runner over ``database``'s pool, or over the caller's ``raw``
+        connection; each failed query's class goes to ``metrics``.
+        """  # noqa: D205
         self._database = database
+        self._metrics = metrics
         self._raw = raw
         self._pooled = raw is None
         self._pid = 0
@@ -357,13 +364,12 @@ class QueryRunner:
                 self._pid = os.getpid()
                 raw = self._raw = database._checkout()
             except Exception as error:
-                self.cause = error
-                return (Class.CONNECTION_LOST, str(error))
+                return failed(self, Class.CONNECTION_LOST, error)
         try:
             answer = run(raw)
         except Exception as error:
-            self.cause = error
             kind = database.classify(error)
+            failure = failed(self, kind, error)
             if kind is Class.CONNECTION_LOST and self._pooled:
                 # The server may have restarted: the idle connections are likely gone too.
                 self._raw = None
@@ -371,7 +377,7 @@ class QueryRunner:
                 if self._pid == os.getpid():
                     _close_quietly(raw)
                 database.close()
-            return (kind, str(error))
+            return failure
         self.cause = None
         return answer
 
@@ -385,6 +391,16 @@ class QueryRunner:
         if raw is not None and self._pooled:
             self._raw = None
             self._database._checkin(raw, self._pid)
+
+
+def failed(runner: Any, kind: ffi.DbErrorClass, error: Exception) -> Failure:
+    """A query of ``runner`` (sync or async) that failed with ``error`` of
+    class ``kind``: kept as its cause, reported to its metrics; the answer.
+    """  # noqa: D205
+    runner.cause = error
+    if runner._metrics is not None:
+        runner._metrics.store_error(class_name(kind))
+    return (kind, str(error))
 
 
 def drive(

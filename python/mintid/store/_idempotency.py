@@ -28,6 +28,14 @@ from mintid._renamed import millis_renamed
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
 from mintid.store._errors import RecordLostError
+from mintid.store._metrics import (
+    UNMEASURED,
+    Completing,
+    StoreMetrics,
+    claiming,
+    operating,
+    recording,
+)
 
 if TYPE_CHECKING:
     from mintid.store.fast_path import BoundFastPath, RedisFastPath
@@ -96,6 +104,18 @@ class OperationError(Exception):
         self.message = message
         self.retryable = retryable
         self.response = response
+
+
+def stored_of(result: object) -> StoredResponse | None:
+    """The response an operation's ``result`` gives the store to keep, if any."""
+    if isinstance(result, StoredResponse):
+        return result
+    return result.response if isinstance(result, OperationError) else None
+
+
+def completing(metrics: StoreMetrics | None, way: ffi.Way, result: object) -> Any:
+    """The completion storing ``result`` on ``way``, measured when ``metrics`` records."""
+    return UNMEASURED if metrics is None else Completing(metrics, way, stored_of(result))
 
 
 def _finish(driver: LaneDriver, result: object, now_millis: int) -> bytes:
@@ -172,10 +192,17 @@ class LeaseBase:
     """
 
     def __init__(
-        self, driver: LaneDriver, key: ffi.IdempotencyKey, held: ffi.Held, *, finishable: bool
+        self,
+        driver: LaneDriver,
+        key: ffi.IdempotencyKey,
+        held: ffi.Held,
+        metrics: StoreMetrics | None,
+        *,
+        finishable: bool,
     ) -> None:
         """Made by a store, never by hand."""
         self._driver = driver
+        self._metrics = metrics
         self._key = key
         self._held = held
         self._finishable = finishable
@@ -212,7 +239,10 @@ class LeaseBase:
             while isinstance(step, ffi.RenewalStep.RUN):
                 step = renewal.push((yield step.query))
         except _NativeError as error:
-            self._lost = self._lost or isinstance(native_error(error), RecordLostError)
+            if isinstance(native_error(error), RecordLostError):
+                self._lost = True
+                if self._metrics is not None:
+                    self._metrics.record_lost()
             raise
         assert isinstance(step, ffi.RenewalStep.RENEWED)
         self._deadline = step.lease_deadline_millis
@@ -250,7 +280,7 @@ class RecordLease(LeaseBase):
         finishable: bool = True,
     ) -> None:
         """Made by the store, never by hand."""
-        super().__init__(driver, key, held, finishable=finishable)
+        super().__init__(driver, key, held, store._metrics, finishable=finishable)
         self._store = store
         self._lock = threading.Lock()
         #: The request's fingerprint, for the store's fast path.
@@ -271,7 +301,7 @@ class RecordLease(LeaseBase):
         store = self._store
         with self._lock:
             steps = self._renewing(store.database.manifest, store.policy, store._clock.now_millis())
-            return pump(QueryRunner(store.database), steps)
+            return pump(store._runner(), steps)
 
     def complete(self, response: StoredResponse) -> None:
         """Store the response. A response that cannot be stored (over 1 MiB:
@@ -295,7 +325,8 @@ class RecordLease(LeaseBase):
         step = self._finish_step(result, clock.now_millis())
         finished = None
         try:
-            finished = drive(QueryRunner(store.database), clock, self._driver, step)
+            with completing(store._metrics, ffi.Way.LEASE, result) as ended:
+                finished = ended(drive(store._runner(), clock, self._driver, step))
         finally:
             fast = store._fast
             if fast is not None:
@@ -437,32 +468,50 @@ class IdempotencyStore:
         *,
         clock: StoreClock | None = None,
         fast_path: RedisFastPath | None = None,
+        metrics: StoreMetrics | None = None,
     ) -> None:
         """A store over ``database`` (see :class:`~mintid.store.SqliteDatabase`, …),
         with the Redis fast path in front of ``run_once`` and ``claim_lease``
         when ``fast_path`` is given (:mod:`mintid.store.fast_path`).
+
+        Decisions, latencies, errors and spans go to ``metrics``
+        (:class:`~mintid.store.StoreMetrics`, e.g.
+        :class:`mintid.metrics.OpenTelemetryMetrics`); by default to
+        OpenTelemetry's global providers when ``opentelemetry-api`` is
+        importable (no-ops until the app installs an SDK), else nowhere.
         """  # noqa: D205
         if not isinstance(policy, RecordPolicy):
             raise TypeError(f"policy must be a RecordPolicy, got {type(policy).__name__}")
         self.database = database
         self.policy = policy
+        #: Where decisions, latencies, errors and spans are reported.
+        self.metrics, self._metrics = recording(metrics)
         self._clock: StoreClock = clock if clock is not None else SystemStoreClock()
         self._lane = Lane(ffi.RecordDrivers(database.manifest, policy._checked))
         self._fast: BoundFastPath | None = (
-            None if fast_path is None else fast_path._bind(self._lane)
+            None if fast_path is None else fast_path._bind(self._lane, self._metrics)
         )
+
+    def _runner(self, raw: Any = None) -> QueryRunner:
+        """A runner on the pool (or on the caller's ``raw``), reporting to the metrics."""
+        return QueryRunner(self.database, raw, self._metrics)
 
     def _start(
         self, runner: QueryRunner, way: ffi.Way, key: IdempotencyKey, request: StoreRequest
     ) -> tuple[LaneDriver, Any]:
         """A driver for ``key``, run until it hands over (a claim or its end)."""
         driver, step = request_driver(self._lane, self._clock, way, key, request)
-        return driver, drive(runner, self._clock, driver, step)
+        with claiming(self._metrics, way) as ended:
+            return driver, ended(drive(runner, self._clock, driver, step))
 
-    def _end(self, runner: QueryRunner, driver: LaneDriver, result: object) -> Finished:
+    def _end(
+        self, runner: QueryRunner, way: ffi.Way, driver: LaneDriver, result: object
+    ) -> Finished:
         """Tell the driver what the operation came to and store it; its end."""
         clock = self._clock
-        return drive(runner, clock, driver, _finish(driver, result, clock.now_millis()))  # type: ignore[no-any-return]
+        step = _finish(driver, result, clock.now_millis())
+        with completing(self._metrics, way, result) as ended:
+            return ended(drive(runner, clock, driver, step))  # type: ignore[no-any-return]
 
     def run_once(
         self,
@@ -520,8 +569,9 @@ class IdempotencyStore:
         """The database path of :meth:`run_once`; ``settling`` gets the held
         claim, the operation's result and the driver's end for the fast path.
         """  # noqa: D205
-        runner = QueryRunner(self.database)
-        driver, held = self._start(runner, ffi.Way.RUN_ONCE, key, request)
+        runner = self._runner()
+        way = ffi.Way.RUN_ONCE
+        driver, held = self._start(runner, way, key, request)
         if type(held) is not _HELD:
             return not_run(held)
         if settling is not None:
@@ -536,14 +586,15 @@ class IdempotencyStore:
         )
         current = _CURRENT.set(lease)
         try:
-            response = operation()
+            with operating(self._metrics, way):
+                response = operation()
         except BaseException as error:
             _CURRENT.reset(current)
             if beat is not None:
                 _HEARTBEAT.stop(beat)
             if settling is not None:
                 settling[1] = error
-            finished = self._end(runner, driver, error)
+            finished = self._end(runner, way, driver, error)
             if settling is not None:
                 settling[2] = finished
             raise
@@ -552,7 +603,7 @@ class IdempotencyStore:
             _HEARTBEAT.stop(beat)
         if settling is not None:
             settling[1] = response
-        finished = self._end(runner, driver, response)
+        finished = self._end(runner, way, driver, response)
         if settling is not None:
             settling[2] = finished
         return RunResult("execute", response)
@@ -570,16 +621,18 @@ class IdempotencyStore:
         or roll back together. An operation that raises leaves the failure to
         the caller's rollback: nothing is stored.
         """  # noqa: D205
-        runner = QueryRunner(self.database, connection)
-        driver, held = self._start(runner, ffi.Way.SAME_TRANSACTION, key, request)
+        runner = self._runner(connection)
+        way = ffi.Way.SAME_TRANSACTION
+        driver, held = self._start(runner, way, key, request)
         if type(held) is not _HELD:
             return not_run(held)
         try:
-            response = operation(connection)
+            with operating(self._metrics, way):
+                response = operation(connection)
         except BaseException as error:
-            self._end(runner, driver, error)
+            self._end(runner, way, driver, error)
             raise
-        self._end(runner, driver, response)
+        self._end(runner, way, driver, response)
         return RunResult("execute", response)
 
     def claim_lease(self, key: IdempotencyKey, request: StoreRequest) -> RecordLease | RunResult:
@@ -594,7 +647,7 @@ class IdempotencyStore:
             if hit is not None:
                 return not_run(hit)
         try:
-            driver, held = self._start(QueryRunner(self.database), ffi.Way.LEASE, key, request)
+            driver, held = self._start(self._runner(), ffi.Way.LEASE, key, request)
         except BaseException:
             if fast is not None:
                 fast.write(
@@ -615,11 +668,11 @@ class IdempotencyStore:
 
     def load(self, key: IdempotencyKey) -> StoredRecord | None:
         """The stored record of ``key``, or ``None``."""
-        return pump(QueryRunner(self.database), loading(self.database.manifest, key))
+        return pump(self._runner(), loading(self.database.manifest, key))
 
     def cleanup(self, batch_size: int = 1000) -> int:
         """Delete expired records (a pending one only once its lease passed too),
         ``batch_size`` per statement until a batch comes back short; the total.
         """  # noqa: D205
         steps = cleaning(self.database.manifest, batch_size, self._clock)
-        return pump(QueryRunner(self.database), steps)
+        return pump(self._runner(), steps)

@@ -18,6 +18,7 @@ from mintid._renamed import millis_renamed
 from mintid._snowflake import Snowflake
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner, Steps, drive, text
+from mintid.store._metrics import StoreMetrics, recording
 
 __all__ = [
     "LeasedBase",
@@ -66,13 +67,17 @@ class LeasesBase:
     #: The clock (a :class:`~mintid.store.StoreClock` or an async store's).
     clock: StoreClock | Any
 
-    def __init__(self, database: Any, policy: LeasePolicy, clock: Any) -> None:
-        """Leases over ``database``."""
+    def __init__(
+        self, database: Any, policy: LeasePolicy, clock: Any, metrics: StoreMetrics | None
+    ) -> None:
+        """Leases over ``database``, reporting database errors to ``metrics``."""
         if not isinstance(policy, LeasePolicy):
             raise TypeError(f"policy must be a LeasePolicy, got {type(policy).__name__}")
         self.database = database
         self.policy = policy
         self.clock = clock
+        #: Where the database errors are reported.
+        self.metrics, self._metrics = recording(metrics)
 
     def _acquiring(self, owner: str, timeout_millis: int | None) -> Steps:
         timeout = None if timeout_millis is None else check_uint("timeout_millis", timeout_millis)
@@ -113,10 +118,21 @@ class WorkerLeases(LeasesBase):
     clock: StoreClock
 
     def __init__(
-        self, database: Database, policy: LeasePolicy, *, clock: StoreClock | None = None
+        self,
+        database: Database,
+        policy: LeasePolicy,
+        *,
+        clock: StoreClock | None = None,
+        metrics: StoreMetrics | None = None,
     ) -> None:
-        """Leases over ``database``."""
-        super().__init__(database, policy, clock if clock is not None else SystemStoreClock())
+        """Leases over ``database``; the database errors go to ``metrics`` (by
+        default OpenTelemetry's, as :class:`~mintid.store.IdempotencyStore`'s).
+        """  # noqa: D205
+        used = clock if clock is not None else SystemStoreClock()
+        super().__init__(database, policy, used, metrics)
+
+    def _drive(self, steps: Steps) -> Any:
+        return drive(QueryRunner(self.database, None, self._metrics), self.clock, *steps)
 
     def acquire(self, owner: str, timeout_millis: int | None = None) -> LeaseGuard:
         """Take the lowest usable free or expired worker id for ``owner``
@@ -131,8 +147,7 @@ class WorkerLeases(LeasesBase):
         ``timeout_millis``), ``lease.acquire_timeout``,
         :class:`~mintid.store.StoreUnavailableError`.
         """  # noqa: D205
-        steps = self._acquiring(owner, timeout_millis)
-        return LeaseGuard._of(drive(QueryRunner(self.database), self.clock, *steps).guard)
+        return LeaseGuard._of(self._drive(self._acquiring(owner, timeout_millis)).guard)
 
     def renew(self, guard: LeaseGuard, high_water_millis: int) -> None:
         """Renew ``guard``'s lease, storing ``high_water_millis``; the guard learns
@@ -143,15 +158,14 @@ class WorkerLeases(LeasesBase):
         Raises :class:`~mintid.LeaseLostError`, … ;
         :class:`~mintid.store.StoreUnavailableError`.
         """  # noqa: D205
-        drive(QueryRunner(self.database), self.clock, *self._renewing(guard, high_water_millis))
+        self._drive(self._renewing(guard, high_water_millis))
 
     def release(self, guard: LeaseGuard, high_water_millis: int | Callable[[], int]) -> bool:
         """Release ``guard``'s lease with the high-water mark; whether the row
         was still its. ``guard`` stops issuing first; ``high_water_millis`` may be
         a function, read after that (the generator's own high-water time).
         """  # noqa: D205
-        steps = self._releasing(guard, high_water_millis)
-        return bool(drive(QueryRunner(self.database), self.clock, *steps).released)
+        return bool(self._drive(self._releasing(guard, high_water_millis)).released)
 
     def load(self, worker_id: int) -> WorkerLeaseRow | None:
         """The row of ``worker_id``, or ``None``."""

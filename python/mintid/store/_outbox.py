@@ -19,6 +19,7 @@ from mintid._renamed import millis_renamed
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
 from mintid.store._idempotency import pump
+from mintid.store._metrics import StoreMetrics, recording
 
 __all__ = [
     "ClaimedMessage",
@@ -143,19 +144,33 @@ class OutboxBase:
     """  # noqa: D205
 
     def __init__(
-        self, database: Any, policy: RelayPolicy, clock: Any, draw: Callable[[], int] | None
+        self,
+        database: Any,
+        policy: RelayPolicy,
+        clock: Any,
+        draw: Callable[[], int] | None,
+        metrics: StoreMetrics | None,
     ) -> None:
-        """An outbox over ``database``."""
+        """An outbox over ``database``, reporting to ``metrics``."""
         if not isinstance(policy, RelayPolicy):
             raise TypeError(f"policy must be a RelayPolicy, got {type(policy).__name__}")
         self.database = database
         self.policy = policy
+        #: Where each relay run's messages and the database errors are reported.
+        self.metrics, self._metrics = recording(metrics)
         self._clock = clock
         self._draw = draw if draw is not None else (lambda: secrets.randbits(64))
 
     def _relay_driver(self) -> RelayDriver:
         """A relay run's driver (its claim tokens and jitter from ``draw``)."""
         return RelayDriver(self.database.manifest, self.policy._to_ffi(), self._draw())
+
+    def _report(self, done: tuple[Any, ...]) -> RelayReport:
+        """The driver's ``done`` hand-over as the run's report, reported to the metrics."""
+        report = RelayReport(*done[1:])
+        if self._metrics is not None:
+            self._metrics.relayed(report.sent, report.retried, report.dead)
+        return report
 
     def _after_send(self, driver: RelayDriver, error: Exception | None) -> bytes:
         """Tell the driver how the send of the message it handed over went; its next step."""
@@ -178,12 +193,16 @@ class Outbox(OutboxBase):
         *,
         clock: StoreClock | None = None,
         draw: Callable[[], int] | None = None,
+        metrics: StoreMetrics | None = None,
     ) -> None:
         """An outbox over ``database``; ``draw`` gives a random u64 per relay run
-        (its claim tokens and jitter).
+        (its claim tokens and jitter). Each run's sent, retried and dead
+        messages and the database errors go to ``metrics``
+        (:class:`~mintid.store.StoreMetrics`; by default OpenTelemetry's global
+        providers when ``opentelemetry-api`` is importable, else nowhere).
         """  # noqa: D205
         used = clock if clock is not None else SystemStoreClock()
-        super().__init__(database, policy, used, draw)
+        super().__init__(database, policy, used, draw, metrics)
 
     def enqueue(
         self, connection: Any, message: OutboxMessage
@@ -193,7 +212,7 @@ class Outbox(OutboxBase):
         ``already_enqueued``, not an error.
         """  # noqa: D205
         steps = enqueuing(self.database.manifest, message, self._clock.now_millis())
-        return pump(QueryRunner(self.database, connection), steps)
+        return pump(QueryRunner(self.database, connection, self._metrics), steps)
 
     def relay(self, send: Callable[[ClaimedMessage], None]) -> RelayReport:
         """Relay until nothing is due: the core claims batches, decides before
@@ -202,7 +221,7 @@ class Outbox(OutboxBase):
         1024 bytes). What happened, message by message.
         """  # noqa: D205
         clock = self._clock
-        runner = QueryRunner(self.database)
+        runner = QueryRunner(self.database, None, self._metrics)
         driver = self._relay_driver()
         try:
             # The relay keeps its connection from send to send: one per relay.
@@ -217,16 +236,16 @@ class Outbox(OutboxBase):
                 handed = lane_drive(runner, clock, driver, step, hold=True)
         finally:
             runner.release()
-        return RelayReport(*handed[1:])
+        return self._report(handed)
 
     def load(self, kind: str, business_key: str) -> StoredMessage | None:
         """The message of ``kind`` and ``business_key``, or ``None``."""
         steps = loading_message(self.database.manifest, kind, business_key)
-        return pump(QueryRunner(self.database), steps)
+        return pump(QueryRunner(self.database, None, self._metrics), steps)
 
     def cleanup(self, sent_before_millis: int, batch_size: int = 1000) -> int:
         """Delete sent messages last updated at or before ``sent_before_millis``, in
         batches until one comes back short; the total. Dead ones are kept.
         """  # noqa: D205
         steps = cleaning_sent(self.database.manifest, sent_before_millis, batch_size)
-        return pump(QueryRunner(self.database), steps)
+        return pump(QueryRunner(self.database, None, self._metrics), steps)

@@ -17,6 +17,7 @@ from mintid._segment import SegmentPolicy
 from mintid.errors import MintidError
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner, Steps, drive
+from mintid.store._metrics import StoreMetrics, recording
 
 __all__ = ["SegmentIds", "SegmentsBase"]
 
@@ -31,9 +32,15 @@ class SegmentsBase:
     """  # noqa: D205
 
     def __init__(
-        self, database: Any, tag: str, policy: SegmentPolicy, clock: Any, background: bool
+        self,
+        database: Any,
+        tag: str,
+        policy: SegmentPolicy,
+        clock: Any,
+        background: bool,
+        metrics: StoreMetrics | None,
     ) -> None:
-        """IDs of ``tag`` over ``database``."""
+        """IDs of ``tag`` over ``database``, reporting database errors to ``metrics``."""
         if not isinstance(policy, SegmentPolicy):
             raise TypeError(f"policy must be a SegmentPolicy, got {type(policy).__name__}")
         if not isinstance(tag, str):
@@ -41,6 +48,8 @@ class SegmentsBase:
         self.database = database
         self.tag = tag
         self.policy = policy
+        #: Where the database errors are reported.
+        self.metrics, self._metrics = recording(metrics)
         self._clock = clock
         self._driver: Any = call(ffi.SegmentDriver, database.manifest, tag, policy._to_ffi())
         self._background = background
@@ -92,13 +101,15 @@ class SegmentIds(SegmentsBase):
         *,
         clock: StoreClock | None = None,
         background: bool = True,
+        metrics: StoreMetrics | None = None,
     ) -> None:
         """IDs of ``tag`` (1 to 64 ASCII characters, created on first use);
         ``background=False`` fetches inline, in the :meth:`next_id` call that
-        makes the fetch due.
+        makes the fetch due. The database errors go to ``metrics`` (by default
+        OpenTelemetry's, as :class:`~mintid.store.IdempotencyStore`'s).
         """  # noqa: D205
         used = clock if clock is not None else SystemStoreClock()
-        super().__init__(database, tag, policy, used, background)
+        super().__init__(database, tag, policy, used, background, metrics)
         self._refill = threading.Lock()
         self._changed = threading.Condition()
 
@@ -140,7 +151,7 @@ class SegmentIds(SegmentsBase):
     def _fetch(self) -> None:
         """Run the due fetch's steps; its failure is raised as the core's typed error."""
         try:
-            drive(QueryRunner(self.database), self._clock, *self._fetching())
+            drive(QueryRunner(self.database, None, self._metrics), self._clock, *self._fetching())
         except MintidError:
             raise  # the driver ended the fetch itself
         except BaseException:

@@ -49,6 +49,7 @@ from mintid.store._database import (
     Failure,
     SqliteDatabase,
     _store_answer,
+    failed,
     mysql_classifier,
     mysql_connect_kwargs,
     postgres_class,
@@ -56,6 +57,7 @@ from mintid.store._database import (
     step_kind,
 )
 from mintid.store._errors import RecordLostError, StoreUnavailableError
+from mintid.store._metrics import StoreMetrics, claiming, operating, recording
 
 if TYPE_CHECKING:
     from mintid.store.fast_path import AsyncRedisFastPath, BoundFastPath
@@ -69,6 +71,7 @@ from mintid.store._idempotency import (
     StoreRequest,
     _finish,
     cleaning,
+    completing,
     loading,
     native_key,
     not_run,
@@ -501,11 +504,16 @@ class AsyncQueryRunner:
     when it broke or the task was cancelled mid-query) or on the caller's own.
     """  # noqa: D205
 
-    __slots__ = ("_database", "_pooled", "_raw", "cause", "in_transaction")
+    __slots__ = ("_database", "_metrics", "_pooled", "_raw", "cause", "in_transaction")
 
-    def __init__(self, database: AsyncDatabase, raw: Any = None) -> None:
-        """A runner over ``database``'s pool, or over the caller's ``raw`` connection."""
+    def __init__(
+        self, database: AsyncDatabase, raw: Any = None, metrics: StoreMetrics | None = None
+    ) -> None:
+        """A runner over ``database``'s pool, or over the caller's ``raw``
+        connection; each failed query's class goes to ``metrics``.
+        """  # noqa: D205
         self._database = database
+        self._metrics = metrics
         self._raw = raw
         self._pooled = raw is None
         #: The driver's exception behind the last failed answer.
@@ -562,20 +570,19 @@ class AsyncQueryRunner:
             except LoopBindingError:
                 raise
             except Exception as error:
-                self.cause = error
-                return (Class.CONNECTION_LOST, str(error))
+                return failed(self, Class.CONNECTION_LOST, error)
         try:
             answer = await run(raw)
         except Exception as error:
-            self.cause = error
             kind = database.classify(error)
+            failure = failed(self, kind, error)
             if kind is Class.CONNECTION_LOST and self._pooled:
                 # The server may have restarted: the idle connections are likely gone too.
                 self._raw = None
                 self.in_transaction = False
                 await database._close_quietly(raw)
                 await database.close()
-            return (kind, str(error))
+            return failure
         except BaseException:
             # Cancelled mid-query: the connection's state is unknown.
             if self._pooled:
@@ -668,7 +675,7 @@ class AsyncRecordLease(LeaseBase):
         finishable: bool = True,
     ) -> None:
         """Made by the store, never by hand."""
-        super().__init__(driver, key, held, finishable=finishable)
+        super().__init__(driver, key, held, store._metrics, finishable=finishable)
         self._store = store
         self._lock = asyncio.Lock()
         #: The request's fingerprint, for the store's fast path.
@@ -685,7 +692,7 @@ class AsyncRecordLease(LeaseBase):
         store.database.bound()
         async with self._lock:
             steps = self._renewing(store.database.manifest, store.policy, store._clock.now_millis())
-            return await pump_async(AsyncQueryRunner(store.database), steps)
+            return await pump_async(store._runner(), steps)
 
     async def complete(self, response: StoredResponse) -> None:
         """Store the response (see :meth:`RecordLease.complete`)."""
@@ -703,9 +710,10 @@ class AsyncRecordLease(LeaseBase):
         step = self._finish_step(result, store._clock.now_millis())
         finished = None
         try:
-            finished = await drive_async(
-                AsyncQueryRunner(store.database), store._clock, self._driver, step
-            )
+            with completing(store._metrics, ffi.Way.LEASE, result) as ended:
+                finished = ended(
+                    await drive_async(store._runner(), store._clock, self._driver, step)
+                )
         finally:
             if store._fast is not None:
                 now = store._clock.now_millis()
@@ -749,31 +757,45 @@ class AsyncIdempotencyStore:
         *,
         clock: AsyncStoreClock | None = None,
         fast_path: AsyncRedisFastPath | None = None,
+        metrics: StoreMetrics | None = None,
     ) -> None:
         """A store over ``database`` (see :class:`AsyncPostgresDatabase`, …), with
         the Redis fast path in front of ``run_once`` and ``claim_lease`` when
-        ``fast_path`` is given (:mod:`mintid.store.fast_path`).
+        ``fast_path`` is given (:mod:`mintid.store.fast_path`); ``metrics`` as
+        the sync store's (by default OpenTelemetry's global providers, when
+        ``opentelemetry-api`` is importable).
         """  # noqa: D205
         if not isinstance(policy, RecordPolicy):
             raise TypeError(f"policy must be a RecordPolicy, got {type(policy).__name__}")
         self.database = async_database(database)
         self.policy = policy
+        #: Where decisions, latencies, errors and spans are reported.
+        self.metrics, self._metrics = recording(metrics)
         self._clock = async_clock(clock)
         self._lane = Lane(ffi.RecordDrivers(database.manifest, policy._checked))
         self._fast: BoundFastPath | None = (
-            None if fast_path is None else fast_path._bind(self._lane)
+            None if fast_path is None else fast_path._bind(self._lane, self._metrics)
         )
+
+    def _runner(self, raw: Any = None) -> AsyncQueryRunner:
+        """A runner on the pool (or on the caller's ``raw``), reporting to the metrics."""
+        return AsyncQueryRunner(self.database, raw, self._metrics)
 
     async def _start(
         self, runner: AsyncQueryRunner, way: ffi.Way, key: IdempotencyKey, request: StoreRequest
     ) -> tuple[LaneDriver, Any]:
         self.database.bound()
         driver, step = request_driver(self._lane, self._clock, way, key, request)
-        return driver, await drive_async(runner, self._clock, driver, step)
+        with claiming(self._metrics, way) as ended:
+            return driver, ended(await drive_async(runner, self._clock, driver, step))
 
-    async def _end(self, runner: AsyncQueryRunner, driver: LaneDriver, result: object) -> Any:
+    async def _end(
+        self, runner: AsyncQueryRunner, way: ffi.Way, driver: LaneDriver, result: object
+    ) -> Any:
         clock = self._clock
-        return await drive_async(runner, clock, driver, _finish(driver, result, clock.now_millis()))
+        step = _finish(driver, result, clock.now_millis())
+        with completing(self._metrics, way, result) as ended:
+            return ended(await drive_async(runner, clock, driver, step))
 
     async def run_once(
         self,
@@ -809,8 +831,9 @@ class AsyncIdempotencyStore:
         settling: list[Any] | None,
     ) -> RunResult:
         """The database path of :meth:`run_once` (``settling`` as the sync store's)."""
-        runner = AsyncQueryRunner(self.database)
-        driver, held = await self._start(runner, ffi.Way.RUN_ONCE, key, request)
+        runner = self._runner()
+        way = ffi.Way.RUN_ONCE
+        driver, held = await self._start(runner, way, key, request)
         if type(held) is not _HELD:
             return not_run(held)
         if settling is not None:
@@ -826,13 +849,14 @@ class AsyncIdempotencyStore:
             else asyncio.get_running_loop().create_task(lease._renew_every(every))
         )
         try:
-            response = await operation()
+            with operating(self._metrics, way):
+                response = await operation()
         except BaseException as error:
             await _stopped(beat)
             _CURRENT.reset(current)
             if settling is not None:
                 settling[1] = error
-            finished = await self._end(runner, driver, error)
+            finished = await self._end(runner, way, driver, error)
             if settling is not None:
                 settling[2] = finished
             raise
@@ -840,7 +864,7 @@ class AsyncIdempotencyStore:
         _CURRENT.reset(current)
         if settling is not None:
             settling[1] = response
-        finished = await self._end(runner, driver, response)
+        finished = await self._end(runner, way, driver, response)
         if settling is not None:
             settling[2] = finished
         return RunResult("execute", response)
@@ -859,16 +883,18 @@ class AsyncIdempotencyStore:
         <mintid.store.IdempotencyStore.in_transaction>`; ``operation`` gets
         ``connection`` as given.
         """  # noqa: D205
-        runner = AsyncQueryRunner(self.database, await driver_connection(connection))
-        driver, held = await self._start(runner, ffi.Way.SAME_TRANSACTION, key, request)
+        runner = self._runner(await driver_connection(connection))
+        way = ffi.Way.SAME_TRANSACTION
+        driver, held = await self._start(runner, way, key, request)
         if type(held) is not _HELD:
             return not_run(held)
         try:
-            response = await operation(connection)
+            with operating(self._metrics, way):
+                response = await operation(connection)
         except BaseException as error:
-            await self._end(runner, driver, error)
+            await self._end(runner, way, driver, error)
             raise
-        await self._end(runner, driver, response)
+        await self._end(runner, way, driver, response)
         return RunResult("execute", response)
 
     async def claim_lease(
@@ -884,7 +910,7 @@ class AsyncIdempotencyStore:
             hit = await fast.check_async(key.text, digest, request.key_created_millis, now)
             if hit is not None:
                 return not_run(hit)
-        runner = AsyncQueryRunner(self.database)
+        runner = self._runner()
         try:
             driver, held = await self._start(runner, ffi.Way.LEASE, key, request)
         except BaseException:
@@ -907,7 +933,7 @@ class AsyncIdempotencyStore:
         """The stored record of ``key``, or ``None``."""
         self.database.bound()
         steps = loading(self.database.manifest, key)
-        return await pump_async(AsyncQueryRunner(self.database), steps)
+        return await pump_async(self._runner(), steps)
 
     async def cleanup(self, batch_size: int = 1000) -> int:
         """Delete expired records, ``batch_size`` per statement; the total
@@ -915,7 +941,7 @@ class AsyncIdempotencyStore:
         """  # noqa: D205
         self.database.bound()
         steps = cleaning(self.database.manifest, batch_size, self._clock)
-        return await pump_async(AsyncQueryRunner(self.database), steps)
+        return await pump_async(self._runner(), steps)
 
 
 async def _stopped(beat: asyncio.Task[None] | None) -> None:

@@ -26,6 +26,7 @@ from mintid._lane import Lane
 from mintid._lane_fast import FastLane, RedisCall
 from mintid._native import check_uint, ffi
 from mintid.store._idempotency import OperationError, StoredResponse
+from mintid.store._metrics import StoreMetrics
 
 __all__ = ["AsyncRedisFastPath", "FastPathMetrics", "RedisFastPath"]
 
@@ -54,13 +55,16 @@ class _Counters:
             script.name: client.register_script(script.text) for script in ffi.fast_path_scripts()
         }
         self._lock = threading.Lock()
-        self._counts = {"hits": 0, "misses": 0, "fallbacks": 0, "write_failures": 0}
+        self._counts = {"hit": 0, "miss": 0, "fallback": 0, "write_failures": 0}
 
     @property
     def metrics(self) -> FastPathMetrics:
         """The counters so far."""
         with self._lock:
-            return FastPathMetrics(**self._counts)
+            counts = self._counts
+            return FastPathMetrics(
+                counts["hit"], counts["miss"], counts["fallback"], counts["write_failures"]
+            )
 
     def _count(self, counter: str) -> None:
         with self._lock:
@@ -71,8 +75,8 @@ class _Counters:
         name, keys, args = call
         return self._scripts[name](keys=keys, args=args)
 
-    def _bind(self, lane: Lane) -> BoundFastPath:
-        return BoundFastPath(self, FastLane(lane, self.ttl_millis))
+    def _bind(self, lane: Lane, metrics: StoreMetrics | None) -> BoundFastPath:
+        return BoundFastPath(self, FastLane(lane, self.ttl_millis), metrics)
 
 
 class RedisFastPath(_Counters):
@@ -110,22 +114,26 @@ class BoundFastPath:
     calls out, Redis's answers in, sync or async.
     """  # noqa: D205
 
-    def __init__(self, fast: _Counters, core: FastLane) -> None:
-        """Made by the fast path's ``_bind``."""
+    def __init__(self, fast: _Counters, core: FastLane, metrics: StoreMetrics | None) -> None:
+        """Made by the fast path's ``_bind``; its store's ``metrics``."""
         self.fast = fast
         self._core = core
+        self._metrics = metrics
 
     def _verdict(self, digest: bytes, answer: bytes) -> Any:
         """The core's verdict, counted: a replay or in-progress end (the lane's
         ``Finished`` tuple) to answer with, or ``None`` to go to the database.
         """  # noqa: D205
-        verdict = self._core.read(digest, answer)
-        fast = self.fast
-        if verdict[0] in ("replay", "in_progress"):
-            fast._count("hits")
-            return verdict
-        fast._count("misses" if verdict[0] == "miss" else "fallbacks")
-        return None
+        verdict, end = self._core.read(digest, answer)
+        self.fast._count(verdict)
+        if self._metrics is not None:
+            self._metrics.fast_path_lookup(verdict)
+        return end
+
+    def _write_failed(self) -> None:
+        self.fast._count("write_failures")
+        if self._metrics is not None:
+            self._metrics.fast_path_write_failed()
 
     def settle(
         self,
@@ -163,7 +171,7 @@ class BoundFastPath:
         try:
             self.fast._script(call)
         except Exception:  # Redis down or slow: the database holds the truth
-            self.fast._count("write_failures")
+            self._write_failed()
 
     async def write_async(self, call: RedisCall | None) -> None:
         """:meth:`write` on an asyncio client."""
@@ -172,7 +180,7 @@ class BoundFastPath:
         try:
             await self.fast._script(call)
         except Exception:  # Redis down or slow: the database holds the truth
-            self.fast._count("write_failures")
+            self._write_failed()
 
     def check(
         self, key_text: str, digest: bytes, key_created_millis: int | None, now_millis: int

@@ -44,6 +44,7 @@ from mintid.store import (
 from mintid.store.aio import AsyncIdempotencyStore
 from mintid.store.fast_path import AsyncRedisFastPath, RedisFastPath
 from store.async_support import LoopThread, SyncStore
+from store.metrics_support import Recording, key_of
 from store.store_support import Server, case_id, check_fields, environment, unknown
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
@@ -81,9 +82,13 @@ class Made:
         database = server.fresh()()
         self.fast: RedisFastPath | AsyncRedisFastPath
         self.loop: LoopThread | None = None
+        self.recording = Recording()
+        metrics = self.recording.metrics
         if flavor == "sync":
             self.fast = RedisFastPath(_unreachable() if down else _cluster())
-            self.store: Any = IdempotencyStore(database, policy, fast_path=self.fast)
+            self.store: Any = IdempotencyStore(
+                database, policy, fast_path=self.fast, metrics=metrics
+            )
             database.migrate()
             self._close: Any = database.close
             return
@@ -92,7 +97,9 @@ class Made:
 
         async def make() -> AsyncIdempotencyStore:
             self.fast = AsyncRedisFastPath(_unreachable_async() if down else _cluster_async())
-            made = AsyncIdempotencyStore(server.async_factory()(), policy, fast_path=self.fast)
+            made = AsyncIdempotencyStore(
+                server.async_factory()(), policy, fast_path=self.fast, metrics=metrics
+            )
             await made.database.migrate()
             return made
 
@@ -215,6 +222,12 @@ def test_fast_path_case(server: Server, flavor: str, case: dict[str, Any]) -> No
                 "fallbacks": metrics.fallbacks,
             }
             assert counts == step["expect"], case["name"]
+            # The same lookups through the store's metrics, by the core's verdict names.
+            lookups = made.recording.counts("mintid.fast_path.lookups")
+            verdicts = {"hits": "hit", "misses": "miss", "fallbacks": "fallback"}
+            assert {
+                counter: lookups[key_of(verdict=verdict)] for counter, verdict in verdicts.items()
+            } == step["expect"], case["name"]
         else:
             raise unknown("step", do)
     made.close()

@@ -7,12 +7,14 @@ import os
 import pickle
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
 import pytest
+from opentelemetry.trace import StatusCode
 
 from mintid import Fingerprint, IdempotencyKey, RecordPolicy
 from mintid.errors import MintidError
@@ -29,6 +31,8 @@ from mintid.store import (
     StoreUnavailableError,
     SystemStoreClock,
 )
+from store.metrics_support import Recording
+from store.metrics_support import key_of as key
 from store.store_support import (
     Factory,
     ManualStoreClock,
@@ -163,6 +167,8 @@ class Run:
     policy: RecordPolicy
     admin: Database
     workers: dict[str, Worker] = field(default_factory=dict)
+    #: What every worker's store records (checked against the steps at the end).
+    recording: Recording = field(default_factory=Recording)
 
     def open(self, store: str | None, clock: StoreClock | None) -> Worker:
         """A new worker: its database (as ``store`` says) and a store over it."""
@@ -170,7 +176,8 @@ class Run:
             database = self.server.unavailable()
         else:
             database = self.make(found_rows=store == "found_rows")
-        return Worker(database, IdempotencyStore(database, self.policy, clock=clock))
+        made = IdempotencyStore(database, self.policy, clock=clock, metrics=self.recording.metrics)
+        return Worker(database, made)
 
     def worker(self, name: str, store: str | None = None) -> Worker:
         if store is not None and store not in ("found_rows", "unavailable"):
@@ -446,6 +453,61 @@ class Run:
         raise unknown("step", do)
 
 
+def expected_decisions(case: dict[str, Any]) -> tuple[Counter[Any], dict[str, Any]]:
+    """The claims the steps of ``case`` expect, by decision and way (a step in a
+    forked child records in the child), and the ``concurrent`` steps' totals
+    by way (their other decisions are the file's allowed ones).
+    """
+    decisions: Counter[Any] = Counter()
+    concurrent: dict[str, Any] = {}
+
+    def claimed(way: str, expect: Any) -> None:
+        if isinstance(expect, dict) and "decision" in expect:
+            decisions[key(decision=expect["decision"], way=way)] += 1
+
+    for step in case["steps"]:
+        if step["do"] == "run" and not step.get("in_forked_child"):
+            claimed(step["way"], step["expect"])
+        elif step["do"] == "claim":
+            claimed("lease", step["expect"])
+        elif step["do"] == "overlap":
+            for name in ("first", "second"):
+                claimed(step[name]["way"], step["expect"][name])
+        elif step["do"] == "concurrent":
+            total = int(step["workers"]) * int(step["keys"])
+            executed = int(step["expect"]["executed"])
+            concurrent[step["way"]] = (total, executed, set(step["expect"]["others"]))
+    return decisions, concurrent
+
+
+def check_metrics(case: dict[str, Any], recording: Recording) -> None:
+    """The decisions the stores reported are the ones the steps expect; each
+    claim was timed and spanned with its way and decision.
+    """
+    decisions, concurrent = expected_decisions(case)
+    got = recording.counts("mintid.record.decisions")
+    for way, (total, executed, others) in concurrent.items():
+        ours = {k: n for k, n in got.items() if dict(k)["way"] == way}
+        assert ours.pop(key(decision="execute", way=way), 0) == executed
+        assert {dict(k)["decision"] for k in ours} <= others
+        assert sum(ours.values()) == total - executed
+        for k in [k for k in got if dict(k)["way"] == way]:
+            del got[k]
+    assert got == decisions, case["name"]
+    per_way: Counter[Any] = Counter()
+    for k, n in recording.counts("mintid.record.decisions").items():
+        per_way[key(way=dict(k)["way"])] += n
+    assert recording.counts("mintid.record.claim.duration") == per_way
+    spans: Counter[Any] = Counter()
+    for span in recording.spans("mintid.claim"):
+        attributes = dict(span.attributes or {})
+        if "decision" not in attributes:  # the claim raised (an unreachable database, …)
+            assert span.status.status_code is StatusCode.ERROR
+            continue
+        spans[key(decision=str(attributes["decision"]), way=str(attributes["way"]))] += 1
+    assert spans == recording.counts("mintid.record.decisions")
+
+
 def run_scenario(
     server: Server,
     case: dict[str, Any],
@@ -471,6 +533,7 @@ def run_scenario(
                 assert got == expected(step["expect"]), f"step {index}: {step['do']}"
         finally:
             run.close()
+        check_metrics(case, run.recording)
 
 
 @pytest.mark.parametrize("case", cases("idempotency.json"), ids=case_id)

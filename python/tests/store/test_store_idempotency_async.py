@@ -38,7 +38,8 @@ class AsyncRun(Run):
         database = SyncDatabase(self.loop, made)
         self.opened.append(database)
         async_clock = None if clock is None else AsyncClock(clock)
-        store_ = AsyncIdempotencyStore(made, self.policy, clock=async_clock)
+        metrics = self.recording.metrics
+        store_ = AsyncIdempotencyStore(made, self.policy, clock=async_clock, metrics=metrics)
         return Worker(database, SyncStore(self.loop, store_))
 
     def request_in_child(self, step: dict[str, Any]) -> Any:

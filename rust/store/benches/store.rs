@@ -9,6 +9,11 @@
 //! the median of `--rounds` rounds of `--seconds` seconds, the store and the
 //! floor interleaved in each round. Run it with `make bench-rust-store` (a
 //! smoke run: `make bench-rust-store RUST_STORE_BENCH_FLAGS="--seconds 0.2 --rounds 2"`).
+//!
+//! With `MINTID_REDIS_CLUSTER` (the cluster of `scripts/db/with-db.sh`), a
+//! second table on PostgreSQL: a replay answered by the Redis fast path
+//! beside a replay from the database, and a fresh key with the fast path
+//! beside one without.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -19,7 +24,9 @@ mod timing;
 use mintid::record::RecordPolicy;
 use mintid::store::{Manifest, Statement};
 use mintid::{Fingerprint, IdempotencyKey};
-use mintid_store::{Backend, IdempotencyStore, Store, StoreRequest, StoredResponse};
+use mintid_store::{
+    Backend, IdempotencyStore, RedisFastPath, RunResult, Store, StoreRequest, StoredResponse,
+};
 use sqlx::{Executor, Pool};
 
 static NEXT: AtomicU64 = AtomicU64::new(0);
@@ -144,6 +151,76 @@ where
     }
 }
 
+/// Operations per second of `op` on `records` for one round.
+async fn rate<DB: Backend, F, Fut>(
+    records: &IdempotencyStore<DB>,
+    tasks: usize,
+    seconds: f64,
+    op: F,
+) -> f64
+where
+    F: Fn(IdempotencyStore<DB>) -> Fut + Send + Sync + 'static,
+    Fut: std::future::Future<Output = ()> + Send,
+{
+    let records = records.clone();
+    timing::measure(tasks, seconds, move || op(records.clone())).await
+}
+
+/// The fast path's table: replays and fresh keys with and without Redis.
+async fn bench_fast_path(pool: sqlx::PgPool, nodes: &str, seconds: f64, rounds: usize) {
+    let redis = redis::cluster::ClusterClient::builder(
+        nodes.split(',').map(|node| format!("redis://{node}")),
+    )
+    .connection_timeout(std::time::Duration::from_millis(100))
+    .response_timeout(std::time::Duration::from_millis(100))
+    .retries(0)
+    .build()
+    .expect("the cluster's nodes")
+    .get_async_connection()
+    .await
+    .expect("the cluster");
+    let policy = RecordPolicy::new(30_000, 86_400_000).unwrap();
+    let plain = IdempotencyStore::new(Store::new(pool), policy);
+    let fast = plain.clone().with_fast_path(RedisFastPath::new(redis));
+    let key = fresh_key();
+    let request = StoreRequest::new(Fingerprint::from_digest([7; 32]));
+    fast.run_once(&key, request, async |_lease| Ok(response()))
+        .await
+        .expect("runs");
+    let replay = move |records: IdempotencyStore<sqlx::Postgres>| {
+        let key = key.clone();
+        async move {
+            let result = records
+                .run_once(&key, request, async |_lease| Ok(response()))
+                .await
+                .expect("replays");
+            assert!(matches!(result, RunResult::Replayed { .. }));
+        }
+    };
+    let fresh = |records: IdempotencyStore<sqlx::Postgres>| async move { store_op(&records).await };
+    println!();
+    println!(
+        "| database | tasks | replay via Redis ops/s | replay from the database ops/s | ratio | fresh key with Redis ops/s | fresh key without ops/s | ratio |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    for tasks in [1, 8] {
+        // The four interleaved in each round.
+        let mut runs: [Vec<f64>; 4] = Default::default();
+        for _ in 0..rounds {
+            runs[0].push(rate(&fast, tasks, seconds, replay.clone()).await);
+            runs[1].push(rate(&plain, tasks, seconds, replay.clone()).await);
+            runs[2].push(rate(&fast, tasks, seconds, fresh).await);
+            runs[3].push(rate(&plain, tasks, seconds, fresh).await);
+        }
+        let [redis_replay, db_replay, redis_fresh, db_fresh] = runs.map(timing::median);
+        println!(
+            "| PostgreSQL | {tasks} | {redis_replay:.0} | {db_replay:.0} | {:.2} | {redis_fresh:.0} | {db_fresh:.0} | {:.2} |",
+            redis_replay / db_replay,
+            redis_fresh / db_fresh
+        );
+    }
+}
+
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() {
     let (seconds, rounds) = timing::arguments();
@@ -155,4 +232,10 @@ async fn main() {
     let (pool, dir) = timing::sqlite("mintid-store-bench").await;
     bench::<sqlx::Sqlite>("SQLite", pool, seconds, rounds).await;
     let _ = std::fs::remove_dir_all(dir);
+    if let (Ok(nodes), Some(pool)) = (
+        std::env::var("MINTID_REDIS_CLUSTER"),
+        timing::postgres().await,
+    ) {
+        bench_fast_path(pool, &nodes, seconds, rounds).await;
+    }
 }

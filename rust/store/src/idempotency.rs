@@ -14,6 +14,9 @@ use tokio::sync::Mutex;
 
 use crate::backend::Backend;
 use crate::error::{Error, OperationError};
+#[cfg(feature = "redis")]
+use crate::fast_path::RedisFastPath;
+use crate::fast_path::{BoundFastPath, Settling};
 use crate::steps::{On, Pushing, drive, unexpected_step};
 use crate::store::{Session, Store, StoreClock};
 
@@ -98,7 +101,7 @@ impl RunResult {
         }
     }
 
-    fn not_run(finished: Finished) -> Option<Self> {
+    pub(crate) fn not_run(finished: Finished) -> Option<Self> {
         Some(match finished {
             Finished::Replay {
                 outcome,
@@ -133,6 +136,7 @@ pub enum Claimed<DB: Backend> {
 pub struct IdempotencyStore<DB: Backend> {
     store: Store<DB>,
     policy: RecordPolicy,
+    fast: Option<BoundFastPath>,
 }
 
 impl<DB: Backend> Clone for IdempotencyStore<DB> {
@@ -140,6 +144,7 @@ impl<DB: Backend> Clone for IdempotencyStore<DB> {
         Self {
             store: self.store.clone(),
             policy: self.policy,
+            fast: self.fast.clone(),
         }
     }
 }
@@ -147,7 +152,23 @@ impl<DB: Backend> Clone for IdempotencyStore<DB> {
 impl<DB: Backend> IdempotencyStore<DB> {
     /// Records in `store` under `policy`.
     pub fn new(store: Store<DB>, policy: RecordPolicy) -> Self {
-        Self { store, policy }
+        Self {
+            store,
+            policy,
+            fast: None,
+        }
+    }
+
+    /// The same store with the Redis fast path in front of
+    /// [`run_once`](Self::run_once) and [`claim_lease`](Self::claim_lease)
+    /// (not [`in_transaction`](Self::in_transaction): its commit is the
+    /// caller's). A duplicate may then be answered from Redis (a replay of
+    /// what the database committed, or in progress) without the database;
+    /// Redis failing sends every request to the database.
+    #[cfg(feature = "redis")]
+    pub fn with_fast_path(mut self, fast_path: RedisFastPath) -> Self {
+        self.fast = Some(fast_path.bind(self.policy));
+        self
     }
 
     /// The store.
@@ -172,11 +193,43 @@ impl<DB: Backend> IdempotencyStore<DB> {
     /// in flight, or is answered in progress. An operation that fails is
     /// recorded as the core says and its error comes back as
     /// [`Error::Operation`].
+    ///
+    /// With a fast path, a duplicate may be answered from Redis without the
+    /// database.
     pub async fn run_once<F>(
         &self,
         key: &IdempotencyKey,
         request: StoreRequest,
         operation: F,
+    ) -> Result<RunResult, Error>
+    where
+        F: AsyncFnOnce(RecordLease<DB>) -> Result<StoredResponse, OperationError>,
+    {
+        let Some(fast) = &self.fast else {
+            return self
+                .run_once_on_database(key, request, operation, None)
+                .await;
+        };
+        let clock = &self.store.clock;
+        if let Some(hit) = fast.check(key, &request, clock.now_millis()).await {
+            return Ok(hit);
+        }
+        let mut settling = fast.settling(key, request.fingerprint);
+        let result = self
+            .run_once_on_database(key, request, operation, Some(&mut settling))
+            .await;
+        settling.settle(clock.now_millis()).await;
+        result
+    }
+
+    /// The database path of [`run_once`](Self::run_once); `settling` (with
+    /// a fast path) gets the claim and what the request came to.
+    async fn run_once_on_database<F>(
+        &self,
+        key: &IdempotencyKey,
+        request: StoreRequest,
+        operation: F,
+        mut settling: Option<&mut Settling>,
     ) -> Result<RunResult, Error>
     where
         F: AsyncFnOnce(RecordLease<DB>) -> Result<StoredResponse, OperationError>,
@@ -195,8 +248,11 @@ impl<DB: Backend> IdempotencyStore<DB> {
             RecordYield::Execute(held) => held,
             RecordYield::Done(finished) => return done(finished),
         };
+        if let Some(settling) = settling.as_deref_mut() {
+            settling.claimed(held).await;
+        }
         // No connection is held while the operation runs.
-        let lease = RecordLease::new(self, key, held, None);
+        let lease = RecordLease::new(self, key, held, None, None);
         let heartbeat = lease.heartbeat();
         let result = operation(lease.clone()).await;
         if let Some(heartbeat) = heartbeat {
@@ -209,8 +265,11 @@ impl<DB: Backend> IdempotencyStore<DB> {
             clock,
             step,
         )
-        .await?;
-        ended(end, result)
+        .await;
+        if let Some(settling) = settling {
+            settling.ended(&result, finished_of(&end));
+        }
+        ended(end?, result)
     }
 
     /// [`run_once`](Self::run_once) inside the caller's transaction on
@@ -257,30 +316,46 @@ impl<DB: Backend> IdempotencyStore<DB> {
 
     /// Claims `key` with a lease ("lease and fence"): a [`RecordLease`] to
     /// complete or fail, or the result of a request that does not run.
+    /// With a fast path, a duplicate may be answered from Redis.
     pub async fn claim_lease(
         &self,
         key: &IdempotencyKey,
         request: StoreRequest,
     ) -> Result<Claimed<DB>, Error> {
-        let mut driver = self.driver(Way::Lease, key, &request);
         let clock = &self.store.clock;
+        let mut settling = match &self.fast {
+            Some(fast) => {
+                if let Some(hit) = fast.check(key, &request, clock.now_millis()).await {
+                    return Ok(Claimed::NotRun(hit));
+                }
+                Some(fast.settling(key, request.fingerprint))
+            }
+            None => None,
+        };
+        let mut driver = self.driver(Way::Lease, key, &request);
         let start = driver.start(clock.now_millis());
-        match drive(
+        let yielded = drive(
             &mut On::Pool(Session::new(&self.store)),
             &mut driver,
             clock,
             start,
         )
-        .await?
-        {
-            RecordYield::Execute(held) => Ok(Claimed::Held(RecordLease::new(
-                self,
-                key,
-                held,
-                Some(driver),
-            ))),
-            RecordYield::Done(finished) => done(finished).map(Claimed::NotRun),
+        .await;
+        let finished = match yielded {
+            Ok(RecordYield::Execute(held)) => {
+                if let Some(settling) = settling.as_mut() {
+                    settling.claimed(held).await;
+                }
+                let lease = RecordLease::new(self, key, held, Some(driver), settling);
+                return Ok(Claimed::Held(lease));
+            }
+            Ok(RecordYield::Done(finished)) => Ok(finished),
+            Err(error) => Err(error),
+        };
+        if let Some(settling) = &settling {
+            settling.settle(clock.now_millis()).await;
         }
+        done(finished?).map(Claimed::NotRun)
     }
 
     /// The stored record of `key`, or `None`.
@@ -314,6 +389,14 @@ fn ended(
         }
         (RecordYield::Done(finished), _) => done(finished),
         (RecordYield::Execute(_), _) => Err(unexpected(&Step::<()>::Commit)),
+    }
+}
+
+/// How the driver ended, if it did (not when the store failed).
+fn finished_of(end: &Result<RecordYield, Error>) -> Option<&Finished> {
+    match end {
+        Ok(RecordYield::Done(finished)) => Some(finished),
+        Ok(RecordYield::Execute(_)) | Err(_) => None,
     }
 }
 
@@ -362,6 +445,8 @@ struct LeaseInner<DB: Backend> {
     lost: AtomicBool,
     renewal: Mutex<RecordRenewal>,
     driver: Mutex<Option<RecordDriver>>,
+    /// With a fast path, what a lease-and-fence claim's finish writes to Redis.
+    settling: Option<Mutex<Settling>>,
 }
 
 impl<DB: Backend> RecordLease<DB> {
@@ -370,6 +455,7 @@ impl<DB: Backend> RecordLease<DB> {
         key: &IdempotencyKey,
         held: Held,
         driver: Option<RecordDriver>,
+        settling: Option<Settling>,
     ) -> Self {
         let renewal = RecordRenewal::new(Store::<DB>::manifest(), records.policy, key, &held);
         Self {
@@ -380,6 +466,7 @@ impl<DB: Backend> RecordLease<DB> {
                 lost: AtomicBool::new(false),
                 renewal: Mutex::new(renewal),
                 driver: Mutex::new(driver),
+                settling: settling.map(Mutex::new),
             }),
         }
     }
@@ -455,8 +542,13 @@ impl<DB: Backend> RecordLease<DB> {
             clock,
             step,
         )
-        .await?;
-        ended(end, result)
+        .await;
+        if let Some(settling) = &self.inner.settling {
+            let mut settling = settling.lock().await;
+            settling.ended(&result, finished_of(&end));
+            settling.settle(clock.now_millis()).await;
+        }
+        ended(end?, result)
     }
 
     /// Starts the background renewal of a `run once` operation's lease (on

@@ -4,6 +4,11 @@
 
 mod backend;
 mod error;
+#[cfg(feature = "redis")]
+mod fast_path;
+#[cfg(not(feature = "redis"))]
+#[path = "fast_path_off.rs"]
+mod fast_path;
 mod idempotency;
 #[cfg(feature = "tower")]
 mod layer;
@@ -15,6 +20,8 @@ mod store;
 
 pub use backend::{Backend, classify};
 pub use error::{Error, OperationError};
+#[cfg(feature = "redis")]
+pub use fast_path::{FastPathMetrics, RedisFastPath};
 pub use idempotency::{Claimed, IdempotencyStore, RecordLease, RunResult, StoreRequest};
 #[cfg(feature = "tower")]
 pub use layer::{BoxError, GrantRoute, Idempotency, IdempotencyLayer, LayerBody};

@@ -18,7 +18,11 @@ import io.mintid.store.InProgress
 import io.mintid.store.KeyTooOld
 import io.mintid.store.RecordLease
 import io.mintid.store.Replayed
+import io.mintid.store.Spans
 import io.mintid.store.StoreRequest
+import io.mintid.store.traced
+import io.mintid.store.wayName
+import uniffi.mintid_ffi.Way
 import java.io.IOException
 import java.io.InputStream
 
@@ -329,7 +333,8 @@ class HttpIdempotency<R> private constructor(
             }
         val answer =
             try {
-                handler.handle(request, bytes.inputStream())
+                // The handler is the operation mintid runs for the key.
+                store.metrics.traced(Spans.OPERATION, wayName(Way.LEASE), { null }) { handler.handle(request, bytes.inputStream()) }
             } catch (error: Exception) {
                 handlerErrors(error)
                 HttpAnswer.status(500)

@@ -4,11 +4,8 @@ import io.micrometer.core.instrument.Counter
 import io.micrometer.core.instrument.DistributionSummary
 import io.micrometer.core.instrument.MeterRegistry
 import io.micrometer.core.instrument.Timer
-import io.mintid.core
-import io.mintid.store.StoreMetrics
 import uniffi.mintid_ffi.MetricInfo
 import java.util.concurrent.TimeUnit
-import uniffi.mintid_ffi.metrics as registryMetrics
 
 /**
  * The stores' metrics in a Micrometer [registry], under the core's names, descriptions and
@@ -20,90 +17,46 @@ import uniffi.mintid_ffi.metrics as registryMetrics
  */
 class MicrometerMetrics(
     private val registry: MeterRegistry,
-) : StoreMetrics {
-    private val entries: Map<String, MetricInfo> = core { registryMetrics() }.associateBy { it.name }
-
-    init {
-        // Every name used below is the registry's, and every registry metric is used.
-        check(entries.keys == NAMES) { "the core's metrics ${entries.keys} are not this host's $NAMES" }
-    }
-
-    private fun entry(name: String): MetricInfo = entries.getValue(name)
-
-    private fun counter(
-        name: String,
-        vararg tags: String,
-    ): Counter {
+) : RegistryMetrics() {
+    override fun count(
+        metric: MetricInfo,
+        amount: Long,
+        vararg attributes: String,
+    ) {
         // No base unit: Prometheus would put a count's `{request}` into the name.
-        return Counter
-            .builder(name)
-            .description(entry(name).description)
-            .tags(*tags)
+        Counter
+            .builder(metric.name)
+            .description(metric.description)
+            .tags(*attributes)
             .register(registry)
+            .increment(amount.toDouble())
     }
 
-    private fun timer(
-        name: String,
-        way: String,
-        nanos: Long,
-    ) = Timer
-        .builder(name)
-        .description(entry(name).description)
-        .tags("way", way)
-        .register(registry)
-        .record(nanos, TimeUnit.NANOSECONDS)
-
-    override fun claimed(
-        way: String,
-        decision: String,
-        nanos: Long,
+    override fun record(
+        metric: MetricInfo,
+        value: Double,
+        vararg attributes: String,
     ) {
-        counter(DECISIONS, "decision", decision, "way", way).increment()
-        timer(CLAIM, way, nanos)
-    }
-
-    override fun completed(
-        way: String,
-        nanos: Long,
-        responseBytes: Int?,
-    ) {
-        timer(COMPLETE, way, nanos)
-        if (responseBytes != null) {
-            DistributionSummary
-                .builder(RESPONSE_SIZE)
-                .description(entry(RESPONSE_SIZE).description)
-                .baseUnit("bytes")
-                .tags("way", way)
+        if (metric.unit == SECONDS) {
+            Timer
+                .builder(metric.name)
+                .description(metric.description)
+                .tags(*attributes)
                 .register(registry)
-                .record(responseBytes.toDouble())
+                .record((value * NANOS_PER_SECOND).toLong(), TimeUnit.NANOSECONDS)
+        } else {
+            DistributionSummary
+                .builder(metric.name)
+                .description(metric.description)
+                .baseUnit("bytes")
+                .tags(*attributes)
+                .register(registry)
+                .record(value)
         }
     }
-
-    override fun storeError(errorClass: String) = counter(STORE_ERRORS, "class", errorClass).increment()
-
-    override fun recordLost() = counter(RECORD_LOST).increment()
-
-    override fun relayed(
-        sent: Long,
-        retried: Long,
-        dead: Long,
-    ) {
-        for ((result, count) in listOf("sent" to sent, "retried" to retried, "dead" to dead)) {
-            if (count > 0) counter(DELIVERIES, "result", result).increment(count.toDouble())
-        }
-    }
-
-    override fun requestIdRejected(code: String) = counter(REJECTED, "code", code).increment()
 
     private companion object {
-        const val DECISIONS = "mintid.record.decisions"
-        const val CLAIM = "mintid.record.claim.duration"
-        const val COMPLETE = "mintid.record.complete.duration"
-        const val RESPONSE_SIZE = "mintid.record.response.size"
-        const val STORE_ERRORS = "mintid.store.errors"
-        const val RECORD_LOST = "mintid.record.lost"
-        const val DELIVERIES = "mintid.outbox.deliveries"
-        const val REJECTED = "mintid.request_id.rejected"
-        val NAMES = setOf(DECISIONS, CLAIM, COMPLETE, RESPONSE_SIZE, STORE_ERRORS, RECORD_LOST, DELIVERIES, REJECTED)
+        const val SECONDS = "s"
+        const val NANOS_PER_SECOND = 1e9
     }
 }

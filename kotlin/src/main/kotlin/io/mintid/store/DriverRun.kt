@@ -40,14 +40,16 @@ internal sealed interface HostStep<out Y> {
  * Runs one core driver on a connection of [dataSource]: each step the driver asks for is
  * executed ([JdbcExecutor]) and its answer pushed back, pauses sleep on [clock] (the connection
  * goes back to the pool first unless a transaction is open), until the driver is done. Every
- * loop, retry and error code is the driver's; its errors carry the JDBC exception as cause.
+ * loop, retry and error code is the driver's; its errors carry the JDBC exception as cause, and
+ * the database's errors are counted in [metrics].
  */
 internal class DriverRun(
     private val dataSource: DataSource,
     dialect: Dialect,
     private val clock: StoreClock,
+    metrics: StoreMetrics,
 ) {
-    private val executor = JdbcExecutor(dialect)
+    private val executor = JdbcExecutor(dialect, metrics)
     private var connection: Connection? = null
     private var inTransaction = false
 

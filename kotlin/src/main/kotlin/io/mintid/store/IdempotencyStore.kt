@@ -19,7 +19,6 @@ import uniffi.mintid_ffi.RecordDrivers
 import uniffi.mintid_ffi.RecordRenewal
 import uniffi.mintid_ffi.RecordStep
 import uniffi.mintid_ffi.RenewalStep
-import uniffi.mintid_ffi.StoreAnswer
 import uniffi.mintid_ffi.Way
 import uniffi.mintid_ffi.storeLoadQuery
 import uniffi.mintid_ffi.storeReadRecord
@@ -176,7 +175,7 @@ class IdempotencyStore
         private val lane = Lane(RecordDrivers(manifest, policy.checked))
 
         /** The fast path under this store's policy. */
-        private val fast = fastPath?.bind(lane)
+        private val fast = fastPath?.bind(lane, metrics)
 
         /**
          * Runs [operation] once for [key]: the first request claims the key, runs it and stores its
@@ -239,7 +238,7 @@ class IdempotencyStore
                 try {
                     val heartbeat = held.renewEveryMillis?.let { heartbeat(renewal, record, it.toLong()) }
                     try {
-                        Ran.of { operation.run(record) }
+                        operation(Way.RUN_ONCE) { operation.run(record) }
                     } finally {
                         heartbeat?.cancel(false)
                     }
@@ -273,13 +272,13 @@ class IdempotencyStore
             connection: Connection,
             operation: TransactionalOperation,
         ): RunResult {
-            val session = DriverSession(dialect, pooled = false) { connection }
+            val session = DriverSession(dialect, metrics, pooled = false) { connection }
             when (val step = claim(Way.SAME_TRANSACTION) { session.advance(driver) { driver.start(now()) } }) {
                 is RecordStep.Execute -> Unit
                 is RecordStep.Done -> return result(step.finished, null)
                 else -> error("the driver stopped at $step")
             }
-            return finish(Way.SAME_TRANSACTION, driver, Ran.of { operation.run(connection) }, null) { action -> action(session) }
+            return finish(Way.SAME_TRANSACTION, driver, operation(Way.SAME_TRANSACTION) { operation.run(connection) }, null) { action -> action(session) }
         }
 
         /**
@@ -452,29 +451,37 @@ class IdempotencyStore
                 is Finished.KeyTooOld -> KeyTooOld()
             }
 
-        // The metrics hook: the driver has decided; these only time and name what it did.
+        // The metrics hook: the driver has decided; these only time, trace and name what it did.
 
-        /** Runs the claim [action] of [way] and reports its decision and time to [metrics]. */
+        /** Runs the claim [action] of [way] in its span and reports its decision and time to [metrics]. */
         private inline fun claim(
             way: Way,
             action: () -> RecordStep,
         ): RecordStep {
             val started = System.nanoTime()
-            return action().also { step ->
+            return metrics.traced(Spans.CLAIM, wayName(way), ::decisionOf, action).also { step ->
                 if (metrics === StoreMetrics.NONE) return@also
-                val decision = if (step is RecordStep.Done) result(step.finished, null).decision else "execute"
-                metrics.claimed(wayName(way), decision, System.nanoTime() - started)
+                metrics.claimed(wayName(way), decisionOf(step), System.nanoTime() - started)
             }
         }
 
-        /** Runs the completion [action] of [way] storing [outcome] and reports its time and response size. */
+        /** Runs the application's [operation] of [way] in its span: what it came to. */
+        private inline fun operation(
+            way: Way,
+            crossinline operation: () -> Any?,
+        ): Ran {
+            val span = metrics.startSpan(Spans.OPERATION, wayName(way))
+            return Ran.of { operation() }.also { span.end(null, it.thrown != null) }
+        }
+
+        /** Runs the completion [action] of [way] storing [outcome] in its span and reports its time and response size. */
         private inline fun complete(
             way: Way,
             outcome: OperationOutcome,
             action: () -> RecordStep,
         ): RecordStep {
             val started = System.nanoTime()
-            return action().also {
+            return metrics.traced(Spans.COMPLETE, wayName(way), ::decisionOf, action).also {
                 if (metrics === StoreMetrics.NONE) return@also
                 val response =
                     when (outcome) {
@@ -485,6 +492,13 @@ class IdempotencyStore
                 metrics.completed(wayName(way), System.nanoTime() - started, response?.body?.size)
             }
         }
+
+        /** The decision a claim or completion [step] names: `execute` to run (or once run), else the refusal's or replay's. */
+        private fun decisionOf(step: RecordStep): String =
+            when (val finished = (step as? RecordStep.Done)?.finished) {
+                null, is Finished.Executed, is Finished.OperationFailed -> "execute"
+                else -> result(finished, null).decision
+            }
 
         /** Runs [renewal] every [everyMillis] on the shared scheduler until cancelled or lost. */
         private fun heartbeat(
@@ -508,7 +522,7 @@ class IdempotencyStore
 
         /** Runs [action] on a [DriverSession] over pooled connections, returned at the end. */
         private inline fun <T> pooled(action: (DriverSession) -> T): T {
-            val session = DriverSession(dialect, pooled = true) { dataSource.connection }
+            val session = DriverSession(dialect, metrics, pooled = true) { dataSource.connection }
             try {
                 return action(session)
             } finally {
@@ -527,7 +541,6 @@ class IdempotencyStore
                     when (step) {
                         is RecordStep.Run -> {
                             val answer = answer(step.query)
-                            if (answer is StoreAnswer.Failed) metrics.storeError(answer.`class`.name.lowercase())
                             coreStore({ executor.lastError }) { driver.push(answer, now()) }
                         }
                         is RecordStep.Pause -> {

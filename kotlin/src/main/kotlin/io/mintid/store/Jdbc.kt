@@ -50,11 +50,13 @@ internal class Statements private constructor(
 /**
  * The JDBC executor of the core's store drivers: runs a [StoreQuery] as a prepared statement
  * (values bound by position) and answers with its rows (columns in `SELECT` order), its
- * affected-row count, or the classified database error. [lastError] keeps the driver's
- * exception behind the last failed answer, for the cause of the typed error that follows.
+ * affected-row count, or the classified database error (counted in [metrics] by its class).
+ * [lastError] keeps the driver's exception behind the last failed answer, for the cause of the
+ * typed error that follows.
  */
 internal class JdbcExecutor(
     private val dialect: Dialect,
+    private val metrics: StoreMetrics,
 ) {
     private val statements = Statements.of(dialect)
 
@@ -102,21 +104,23 @@ internal class JdbcExecutor(
         error: SQLException,
     ): StoreAnswer {
         lastError = error
+        metrics.storeError(dbClass.name.lowercase())
         return StoreAnswer.Failed(dbClass, error.message ?: error.toString())
     }
 }
 
 /**
- * A driver's database side, for every driver of the core: its executor, and a connection taken
- * when a statement must run ([pooled]: from the pool, and returned during a pause; else the
- * caller's).
+ * A driver's database side, for every driver of the core: its executor (its errors counted in
+ * [metrics]), and a connection taken when a statement must run ([pooled]: from the pool, and
+ * returned during a pause; else the caller's).
  */
 internal class DriverSession(
     dialect: Dialect,
+    metrics: StoreMetrics,
     private val pooled: Boolean,
     private val connect: () -> Connection,
 ) {
-    val executor = JdbcExecutor(dialect)
+    val executor = JdbcExecutor(dialect, metrics)
     private var connection: Connection? = null
 
     fun answer(query: StoreQuery): StoreAnswer {

@@ -77,18 +77,24 @@ internal class RedisCall(
     val args: Array<ByteArray>,
 )
 
-/** What a `check` came to: a hit to answer with ([answer]), or the database path (a miss or a fallback). */
-internal sealed interface FastVerdict {
+/**
+ * What a `check` came to: a hit to answer with ([answer]), or the database path (a miss or a
+ * fallback). [name] is the core's name of the packed verdict (`FastVerdict::as_str`, the
+ * `verdict` attribute of `mintid.fast_path.lookups`).
+ */
+internal sealed class FastVerdict(
+    val name: String,
+) {
     /** Answer with this end (a replay or in progress) without the database. */
     class Hit(
         val answer: Finished,
-    ) : FastVerdict
+    ) : FastVerdict("hit")
 
     /** Nothing usable in Redis: the database path. */
-    object Miss : FastVerdict
+    object Miss : FastVerdict("miss")
 
     /** Redis failed or answered out of the script's layout: the database path. */
-    object Fallback : FastVerdict
+    object Fallback : FastVerdict("fallback")
 }
 
 /**

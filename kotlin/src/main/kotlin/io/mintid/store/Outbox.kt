@@ -127,7 +127,8 @@ fun interface MessageSender {
  * @property dialect the database's SQL dialect.
  * @property policy batch size, claim length, backoff and attempts.
  * @property clock the time every decision and statement uses (the system clock by default).
- * @property metrics where each run's sent, retried and dead messages are reported.
+ * @property metrics where each run's sent, retried and dead messages, and the database errors of its
+ *   statements, are reported.
  * @param draw a random 64-bit number per relay run, for its claim tokens and backoff jitter (a
  *   [SecureRandom] by default).
  */
@@ -160,7 +161,7 @@ class Outbox
             connection: Connection,
             message: OutboxMessage,
         ): Enqueued {
-            val session = DriverSession(dialect, pooled = false) { connection }
+            val session = DriverSession(dialect, metrics, pooled = false) { connection }
             OutboxEnqueue(manifest, message.messageId.toULong(), message.kind, message.businessKey, message.payloadBytes()).use { driver ->
                 var step = coreStore({ null }) { driver.start(now()) }
                 while (step is EnqueueStep.Run) {
@@ -183,7 +184,7 @@ class Outbox
          * @throws io.mintid.StoreUnavailableException `store.unavailable`.
          */
         fun relay(sender: MessageSender): RelayReport {
-            val session = DriverSession(dialect, pooled = true) { dataSource.connection }
+            val session = DriverSession(dialect, metrics, pooled = true) { dataSource.connection }
             try {
                 RelayLaneDriver(manifest, ffiPolicy, draw.asLong.toULong()).use { driver ->
                     var step = coreStore({ null }) { driver.start(now()) }
@@ -234,7 +235,7 @@ class Outbox
             kind: String,
             businessKey: String,
         ): StoredMessage? {
-            val session = DriverSession(dialect, pooled = true) { dataSource.connection }
+            val session = DriverSession(dialect, metrics, pooled = true) { dataSource.connection }
             try {
                 val answer = session.answer(outboxLoadQuery(manifest, kind, businessKey))
                 val stored = coreStore({ session.executor.lastError }) { outboxReadMessage(answer) } ?: return null
@@ -263,7 +264,7 @@ class Outbox
             batchSize: Int = 1000,
         ): Long {
             require(batchSize > 0) { "the batch size must be positive, not $batchSize" }
-            val session = DriverSession(dialect, pooled = true) { dataSource.connection }
+            val session = DriverSession(dialect, metrics, pooled = true) { dataSource.connection }
             try {
                 OutboxCleanup(manifest, sentBeforeMillis.toULong(), batchSize.toULong()).use { cleanup ->
                     var step = coreStore({ null }) { cleanup.start() }

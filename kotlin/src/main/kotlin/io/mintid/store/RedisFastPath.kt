@@ -12,7 +12,8 @@ import uniffi.mintid_ffi.fastPathScripts
 import java.util.concurrent.atomic.LongAdder
 
 /**
- * The fast path's counters, as read by [RedisFastPath.metrics].
+ * The fast path's counters, as read by [RedisFastPath.metrics]: the sums of what every store
+ * using it also reports to its [StoreMetrics] (`fastPathLookup`, `fastPathWriteFailed`).
  *
  * @property hits requests answered from Redis (a replay or in progress).
  * @property misses requests that found nothing usable in Redis and went to the database.
@@ -68,7 +69,10 @@ class RedisFastPath
         val metrics: FastPathMetrics
             get() = FastPathMetrics(hits.sum(), misses.sum(), fallbacks.sum(), writeFailures.sum())
 
-        internal fun bind(lane: Lane): BoundFastPath = BoundFastPath(this, FastLane(lane, ttl))
+        internal fun bind(
+            lane: Lane,
+            metrics: StoreMetrics,
+        ): BoundFastPath = BoundFastPath(this, FastLane(lane, ttl), metrics)
 
         /**
          * Runs [call] (`EVALSHA`; `EVAL` on `NOSCRIPT`, which loads the script on that node):
@@ -86,29 +90,43 @@ class RedisFastPath
             }
         }
 
-        /** Runs a write that nothing depends on (`settle`, `forget`): a failure is only counted. */
-        internal fun write(call: RedisCall?) {
+        /** Runs a write that nothing depends on (`settle`, `forget`): a failure is only counted (here and in [metrics]). */
+        internal fun write(
+            call: RedisCall?,
+            metrics: StoreMetrics,
+        ) {
             if (call == null) return
             try {
                 run(call, ScriptOutputType.INTEGER)
             } catch (_: RuntimeException) {
                 // Redis down or slow: the database holds the truth.
                 writeFailures.increment()
+                metrics.fastPathWriteFailed()
             }
         }
 
-        internal fun count(verdict: FastVerdict) =
+        /** Counts the core's [verdict] of a lookup, here and in [metrics]. */
+        internal fun count(
+            verdict: FastVerdict,
+            metrics: StoreMetrics,
+        ) {
             when (verdict) {
                 is FastVerdict.Hit -> hits.increment()
                 FastVerdict.Miss -> misses.increment()
                 FastVerdict.Fallback -> fallbacks.increment()
             }
+            metrics.fastPathLookup(verdict.name)
+        }
     }
 
-/** A fast path under one store's policy (made by the store): the core's calls out, Redis's answers in. */
+/**
+ * A fast path under one store's policy (made by the store): the core's calls out, Redis's
+ * answers in, its verdicts and failed writes reported to the store's [metrics].
+ */
 internal class BoundFastPath(
     private val fast: RedisFastPath,
     private val lane: FastLane,
+    private val metrics: StoreMetrics,
 ) {
     /** The check before the database: the end to answer with, or null for the database path. */
     fun check(
@@ -126,7 +144,7 @@ internal class BoundFastPath(
                 packFailed(error.message ?: error.javaClass.name)
             }
         val verdict = core { lane.read(digest, answer) }
-        fast.count(verdict)
+        fast.count(verdict, metrics)
         return (verdict as? FastVerdict.Hit)?.answer
     }
 
@@ -152,13 +170,13 @@ internal class BoundFastPath(
         /** A claim was written under [held]: a fenced takeover invalidates the entry. */
         fun claimed(held: Held) {
             this.held = held
-            fast.write(core { lane.claimed(keyText, held) })
+            fast.write(core { lane.claimed(keyText, held) }, metrics)
         }
 
         /** The write after the database path: the committed result, or forget. */
         fun settle(nowMillis: Long) {
             val settled = packSettled(held, outcome, finished)
-            fast.write(core { lane.settle(keyText, digest, settled, nowMillis) })
+            fast.write(core { lane.settle(keyText, digest, settled, nowMillis) }, metrics)
         }
     }
 }

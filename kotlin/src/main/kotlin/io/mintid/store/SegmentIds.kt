@@ -41,6 +41,7 @@ import uniffi.mintid_ffi.SegmentDriver as FfiDriver
  * @property clock the time the step adapts to (the system clock by default).
  * @param background fetch the next segment on a daemon thread (true) or inline in the
  *   [nextId] call that makes it due (false).
+ * @property metrics where the database errors of its fetches are reported ([StoreMetrics.NONE] by default).
  * @throws io.mintid.SegmentException `segment.invalid_policy`, `segment.invalid_tag`.
  */
 class SegmentIds
@@ -52,6 +53,7 @@ class SegmentIds
         val policy: SegmentPolicy,
         val clock: StoreClock = StoreClock.SYSTEM,
         background: Boolean = true,
+        val metrics: StoreMetrics = StoreMetrics.NONE,
     ) : AutoCloseable {
         private val driver = core { FfiDriver(Statements.of(dialect).manifest, tag, policy.toFfi()) }
         private val fetcher: ExecutorService? =
@@ -160,7 +162,7 @@ class SegmentIds
         /** Runs the due fetch's steps ([DriverRun]); its failure is thrown as the core's typed error. */
         private fun fetch() {
             try {
-                DriverRun(dataSource, dialect, clock).drive(
+                DriverRun(dataSource, dialect, clock, metrics).drive(
                     first = { driver.fetch() },
                     view = ::hostStep,
                     push = { answer -> driver.push(answer, clock.nowMillis().toULong()) },

@@ -43,6 +43,7 @@ data class WorkerLeaseRow(
  * @property dialect the database's SQL dialect.
  * @property policy the lease policy (its layout says which worker ids exist).
  * @property clock the time every decision and statement uses (the system clock by default).
+ * @property metrics where the database errors of its statements are reported ([StoreMetrics.NONE] by default).
  */
 class WorkerLeases
     @JvmOverloads
@@ -51,6 +52,7 @@ class WorkerLeases
         val dialect: Dialect,
         val policy: LeasePolicy,
         val clock: StoreClock = StoreClock.SYSTEM,
+        val metrics: StoreMetrics = StoreMetrics.NONE,
     ) {
         private val queries = Statements.of(dialect)
 
@@ -144,7 +146,7 @@ class WorkerLeases
             first: () -> LeaseStep,
             push: (uniffi.mintid_ffi.StoreAnswer) -> LeaseStep,
             resume: () -> LeaseStep,
-        ): LeaseStep = DriverRun(dataSource, dialect, clock).drive(first, ::hostStep, push, resume)
+        ): LeaseStep = DriverRun(dataSource, dialect, clock, metrics).drive(first, ::hostStep, push, resume)
 
         private companion object {
             /** `worker_lease.owner` holds 1 to 255 bytes (`docs/spec.md`). */

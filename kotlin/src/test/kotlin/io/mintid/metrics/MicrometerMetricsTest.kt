@@ -6,12 +6,15 @@ import io.micrometer.prometheusmetrics.PrometheusMeterRegistry
 import io.mintid.Fingerprint
 import io.mintid.IdempotencyKey
 import io.mintid.KeyRing
+import io.mintid.LeasePolicy
+import io.mintid.MintidException
 import io.mintid.QueryFailedException
 import io.mintid.RecordPolicy
 import io.mintid.RelayPolicy
+import io.mintid.SegmentPolicy
+import io.mintid.SnowflakeLayout
 import io.mintid.http.Admission
 import io.mintid.http.HttpIdempotency
-import io.mintid.http.HttpRequestView
 import io.mintid.store.Dialect
 import io.mintid.store.Executed
 import io.mintid.store.FingerprintMismatch
@@ -23,8 +26,10 @@ import io.mintid.store.Outbox
 import io.mintid.store.OutboxMessage
 import io.mintid.store.RecordLease
 import io.mintid.store.Replayed
+import io.mintid.store.SegmentIds
 import io.mintid.store.StoreRequest
 import io.mintid.store.StoredResponse
+import io.mintid.store.WorkerLeases
 import io.mintid.store.skipReason
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Assertions.assertInstanceOf
@@ -52,10 +57,16 @@ class MicrometerMetricsTest {
         val metrics = MicrometerMetrics(registry)
         FreshDatabase(dialect).use { db ->
             val pool = db.open()
-            // Never migrated: the claim's statement fails, classified `other`.
+            // Never migrated: every store's first statement fails, classified `other`.
             assertThrows(QueryFailedException::class.java) { IdempotencyStore(pool, dialect, RecordPolicy.DEFAULT, metrics = metrics).load(key("x")) }
             val broken = IdempotencyStore(pool, dialect, RecordPolicy.DEFAULT, metrics = metrics)
             assertThrows(QueryFailedException::class.java) { broken.runOnce(key("x"), request) { response("{}") } }
+            val leases = WorkerLeases(pool, dialect, LeasePolicy(SnowflakeLayout.classic()), metrics = metrics)
+            assertThrows(MintidException::class.java) { leases.acquire("metrics") }
+            SegmentIds(pool, dialect, "metrics", SegmentPolicy.of(10, 5, 40), background = false, metrics = metrics).use { ids ->
+                assertThrows(MintidException::class.java) { ids.nextId() }
+            }
+            assertThrows(MintidException::class.java) { Outbox(pool, dialect, RelayPolicy(), metrics = metrics).relay { } }
             Migrations.migrate(pool, dialect)
             val store = IdempotencyStore(pool, dialect, RecordPolicy(maxWaitMillis = 0), metrics = metrics)
 
@@ -73,7 +84,7 @@ class MicrometerMetricsTest {
 
             val ring = KeyRing(1, ByteArray(32) { it.toByte() })
             val http = HttpIdempotency.builder<Unit>(store) { "tenant-1" }.keyRing(ring).build()
-            val refused = http.admit(View(mapOf("mintid-request-id" to "not-an-id")))
+            val refused = http.admit(PostView(mapOf("mintid-request-id" to "not-an-id")))
             assertInstanceOf(Admission.Refused::class.java, refused)
         }
 
@@ -87,8 +98,8 @@ class MicrometerMetricsTest {
         assertEquals(1.0, count("mintid.record.decisions", "decision", "in_progress"))
         assertEquals(1.0, count("mintid.record.decisions", "decision", "execute", "way", "lease"))
         assertEquals(1.0, count("mintid.record.decisions", "decision", "execute", "way", "same_transaction"))
-        // The failed claim on the missing table (load is no decision: its error is not counted).
-        assertEquals(1.0, count("mintid.store.errors", "class", "other"))
+        // The missing tables: the load, the claim, the lease, the segment and the relay.
+        assertEquals(5.0, count("mintid.store.errors", "class", "other"))
         assertEquals(1.0, count("mintid.outbox.deliveries", "result", "sent"))
         assertEquals(1.0, count("mintid.request_id.rejected"))
         // A failed claim reached no decision: 6 claims timed, 3 completions, 3 responses sized.
@@ -111,16 +122,5 @@ class MicrometerMetricsTest {
         assertTrue(text.contains("""mintid_record_decisions_total{decision="replay",way="run_once"} 1.0"""), text)
         assertTrue(text.contains("mintid_record_claim_duration_seconds_count{way=\"run_once\"} 1"), text)
         assertTrue(text.contains("mintid_record_response_size_bytes_sum{way=\"run_once\"} 12.0"), text)
-    }
-
-    private class View(
-        private val headers: Map<String, String>,
-    ) : HttpRequestView<Unit> {
-        override val method = "POST"
-        override val path = "/orders"
-
-        override fun header(name: String) = headers[name.lowercase()]
-
-        override val raw = Unit
     }
 }

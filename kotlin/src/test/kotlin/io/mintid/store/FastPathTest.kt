@@ -15,12 +15,14 @@ import io.lettuce.core.cluster.api.StatefulRedisClusterConnection
 import io.lettuce.core.codec.ByteArrayCodec
 import io.lettuce.core.resource.ClientResources
 import io.lettuce.core.resource.DefaultClientResources
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry
 import io.mintid.Fingerprint
 import io.mintid.IdempotencyKey
 import io.mintid.RecordPolicy
 import io.mintid.bool
 import io.mintid.has
 import io.mintid.int
+import io.mintid.metrics.MicrometerMetrics
 import io.mintid.obj
 import io.mintid.string
 import kotlinx.serialization.json.Json
@@ -76,7 +78,8 @@ class FastPathTest {
         val redis = if (case.has("redis")) DownRedis().also { assertEquals("down", case.string("redis")) } else Cluster()
         redis.use {
             val fast = RedisFastPath(redis.connection.commands())
-            val store = IdempotencyStore(db.open(), db.dialect, RecordPolicy(), StoreClock.SYSTEM, fastPath = fast)
+            val registry = SimpleMeterRegistry()
+            val store = IdempotencyStore(db.open(), db.dialect, RecordPolicy(), StoreClock.SYSTEM, MicrometerMetrics(registry), fast)
             Migrations.migrate(store.dataSource, db.dialect)
             val scope = "s${UUID.randomUUID().toString().replace("-", "").take(16)}"
             var lease: RecordLease? = null
@@ -126,6 +129,12 @@ class FastPathTest {
                             listOf(metrics.hits, metrics.misses, metrics.fallbacks),
                             "$where: $metrics",
                         )
+
+                        // The same verdicts through the store's hook, under the core's names.
+                        fun lookups(verdict: String) = registry.find("mintid.fast_path.lookups").tag("verdict", verdict).counter()?.count()?.toLong() ?: 0
+                        assertEquals(listOf(metrics.hits, metrics.misses, metrics.fallbacks), listOf("hit", "miss", "fallback").map(::lookups), where)
+                        val writeFailures = registry.find("mintid.fast_path.write_failures").counter()?.count()?.toLong() ?: 0
+                        assertEquals(metrics.writeFailures, writeFailures, where)
                     }
                     else -> fail("$where: unknown step $action")
                 }

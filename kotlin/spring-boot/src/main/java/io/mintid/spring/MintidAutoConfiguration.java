@@ -106,16 +106,30 @@ public class MintidAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnProperty(name = "mintid.leases.enabled", havingValue = "true")
-    public WorkerLeases workerLeases(DataSource dataSource, MintidProperties properties) {
-        return new WorkerLeases(dataSource, dialect(dataSource, properties), new LeasePolicy());
+    public WorkerLeases workerLeases(
+            DataSource dataSource, MintidProperties properties, ObjectProvider<StoreMetrics> metrics) {
+        return new WorkerLeases(
+                dataSource,
+                dialect(dataSource, properties),
+                new LeasePolicy(),
+                StoreClock.SYSTEM,
+                metrics.getIfAvailable(() -> StoreMetrics.NONE));
     }
 
     /** The IDs of the segment {@code mintid.segments.tag}. */
     @Bean
     @ConditionalOnMissingBean
     @ConditionalOnProperty("mintid.segments.tag")
-    public SegmentIds segmentIds(DataSource dataSource, MintidProperties properties) {
-        return new SegmentIds(dataSource, dialect(dataSource, properties), properties.getSegments().getTag(), new SegmentPolicy());
+    public SegmentIds segmentIds(
+            DataSource dataSource, MintidProperties properties, ObjectProvider<StoreMetrics> metrics) {
+        return new SegmentIds(
+                dataSource,
+                dialect(dataSource, properties),
+                properties.getSegments().getTag(),
+                new SegmentPolicy(),
+                StoreClock.SYSTEM,
+                true,
+                metrics.getIfAvailable(() -> StoreMetrics.NONE));
     }
 
     /** The transactional outbox (relay it on a schedule of yours). */

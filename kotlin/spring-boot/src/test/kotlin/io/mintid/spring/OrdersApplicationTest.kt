@@ -6,8 +6,10 @@ import io.micrometer.core.instrument.MeterRegistry
 import io.mintid.Fingerprint
 import io.mintid.Grant
 import io.mintid.IdempotencyKey
+import io.mintid.Problem
 import io.mintid.RequestId
 import io.mintid.Uuid7
+import io.mintid.http.HttpRules
 import io.mintid.store.Dialect
 import io.mintid.store.Executed
 import io.mintid.store.FreshDatabase
@@ -59,6 +61,8 @@ class OrdersApplicationTest {
                         "server.port=0",
                         "spring.datasource.url=$url",
                         "spring.flyway.locations=classpath:db/migration/mintid/${dialect.directory}",
+                        // Liquibase is on the test class path for its own test; this application uses Flyway.
+                        "spring.liquibase.enabled=false",
                         "mintid.record.max-wait=20s",
                         "mintid.request-ids.secret=$secret",
                         "mintid.http.accept-idempotency-key=true",
@@ -129,15 +133,34 @@ class OrdersApplicationTest {
         val outside = app.getBean(TransactionalIdempotency::class.java)
         assertThrows(IllegalStateException::class.java) { outside.run(txKey, StoreRequest(Fingerprint.ofJson("{}"))) { error("not run") } }
 
+        // A refusal the application answers itself: Spring's ProblemDetail with the core's fields.
+        val orderKey = UUID.randomUUID().toString()
+        assertEquals(201, post("$base/orders/once", """{"sku":"c"}""", "Order-Key" to orderKey).statusCode())
+        val mismatch = post("$base/orders/once", """{"sku":"d"}""", "Order-Key" to orderKey)
+        assertEquals(422, mismatch.statusCode())
+        assertEquals("application/problem+json", mismatch.headers().firstValue("content-type").orElse(null))
+        val core = HttpRules.problemDocument(Problem.FINGERPRINT_MISMATCH)
+        for (field in listOf("type", "title", "status")) {
+            assertEquals(field(core, field), field(mismatch.body().decodeToString(), field), "$field of ${mismatch.body().decodeToString()}")
+        }
+        assertEquals(4L, orders.count())
+
         // The metrics, in the application's registry.
         val registry = app.getBean(MeterRegistry::class.java)
 
         fun decisions(vararg tags: String) = registry.find("mintid.record.decisions").tags(*tags).counters().sumOf { it.count() }
         assertEquals(2.0, decisions("decision", "execute", "way", "lease"))
         assertEquals(2.0, decisions("decision", "replay", "way", "lease"))
-        assertEquals(2.0, decisions("decision", "execute", "way", "same_transaction"))
+        assertEquals(3.0, decisions("decision", "execute", "way", "same_transaction"))
         assertEquals(1.0, decisions("decision", "replay", "way", "same_transaction"))
+        assertEquals(1.0, decisions("decision", "fingerprint_mismatch", "way", "same_transaction"))
     }
+
+    /** The JSON value of [name] in the flat document [json], as written (a string with its quotes). */
+    private fun field(
+        json: String,
+        name: String,
+    ): String? = Regex(""""$name"\s*:\s*("[^"]*"|\d+)""").find(json)?.groupValues?.get(1)
 
     private fun post(
         url: String,

@@ -8,12 +8,12 @@ import io.mintid.http.TestRequest
 import io.mintid.http.TestResponse
 import io.mintid.http.USER_HEADER
 import io.mintid.http.httpScenarioTests
-import io.mintid.store.Dialect
 import io.mintid.spring.IdempotencyFilter
 import io.mintid.spring.IdempotencyScopeResolver
 import io.mintid.spring.Idempotent
 import io.mintid.spring.MintidProperties
 import io.mintid.spring.MintidWebAutoConfiguration
+import io.mintid.store.Dialect
 import io.mintid.store.IdempotencyStore
 import jakarta.servlet.http.HttpServletRequest
 import org.junit.jupiter.api.DynamicNode
@@ -24,16 +24,16 @@ import org.springframework.boot.test.context.SpringBootTest
 import org.springframework.core.annotation.AnnotationAwareOrderComparator
 import org.springframework.http.HttpMethod
 import org.springframework.http.ResponseEntity
+import org.springframework.test.web.servlet.MockMvc
+import org.springframework.test.web.servlet.request.MockMvcRequestBuilders
+import org.springframework.test.web.servlet.setup.DefaultMockMvcBuilder
+import org.springframework.test.web.servlet.setup.MockMvcBuilders
 import org.springframework.web.bind.annotation.RequestBody
 import org.springframework.web.bind.annotation.RequestMapping
 import org.springframework.web.bind.annotation.RequestMethod
 import org.springframework.web.bind.annotation.RestController
 import org.springframework.web.context.WebApplicationContext
 import org.springframework.web.servlet.HandlerMapping
-import org.springframework.test.web.servlet.MockMvc
-import org.springframework.test.web.servlet.request.MockMvcRequestBuilders
-import org.springframework.test.web.servlet.setup.DefaultMockMvcBuilder
-import org.springframework.test.web.servlet.setup.MockMvcBuilders
 import java.net.URI
 
 /**
