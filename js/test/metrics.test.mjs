@@ -239,7 +239,7 @@ for (const { dialect, skip } of dialects()) {
 describe("the fast path", { skip: process.env.MINTID_REDIS_CLUSTER ? undefined : "MINTID_REDIS_CLUSTER not set (run under scripts/db/with-db.sh)" }, () => {
   test("a replay from Redis counts a hit, the first request a miss", async (t) => {
     const nodes = process.env.MINTID_REDIS_CLUSTER.split(",").map((node) => ({ host: node.split(":")[0], port: Number(node.split(":")[1]) }));
-    const client = new Cluster(nodes, { enableOfflineQueue: false, redisOptions: { commandTimeout: 200, connectTimeout: 200, maxRetriesPerRequest: 0 } });
+    const client = new Cluster(nodes, { enableOfflineQueue: false, redisOptions: { commandTimeout: 2000, connectTimeout: 2000, maxRetriesPerRequest: 0 } });
     client.on("error", () => {});
     t.after(() => client.disconnect());
     if (client.status !== "ready") await new Promise((resolve) => client.once("ready", resolve));
