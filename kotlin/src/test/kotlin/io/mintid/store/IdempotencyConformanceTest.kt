@@ -25,6 +25,7 @@ import org.junit.jupiter.api.DynamicNode
 import org.junit.jupiter.api.TestFactory
 import org.junit.jupiter.api.fail
 import java.sql.Connection
+import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.Executors
 import java.util.concurrent.TimeUnit
@@ -146,11 +147,28 @@ private class Worker(
     var lease: RecordLease? = null
 }
 
+/** The claims the stores of a case reported through [StoreMetrics.claimed], by way and decision. */
+private class ClaimCounts : StoreMetrics {
+    private val counts = ConcurrentHashMap<Pair<String, String>, AtomicInteger>()
+
+    override fun claimed(
+        way: String,
+        decision: String,
+        nanos: Long,
+    ) {
+        counts.computeIfAbsent(way to decision) { AtomicInteger() }.incrementAndGet()
+    }
+
+    fun snapshot(): Map<Pair<String, String>, Int> = counts.mapValues { it.value.get() }
+}
+
 /** Runs one case on one fresh database. */
 private class CaseRunner(
     private val case: JsonObject,
     private val db: FreshDatabase,
 ) {
+    private val claims = ClaimCounts()
+
     private val policy =
         case.obj("policy").let {
             RecordPolicy(
@@ -164,7 +182,7 @@ private class CaseRunner(
         }
     private val clock = clockOf(case)
     private val admin = db.open()
-    private val adminStore = IdempotencyStore(admin, db.dialect, policy, clock)
+    private val adminStore = IdempotencyStore(admin, db.dialect, policy, clock, claims)
     private val workers = HashMap<String, Worker>()
 
     private fun workerOf(
@@ -179,7 +197,7 @@ private class CaseRunner(
                     "unavailable" -> db.unavailable()
                     else -> fail("unknown store $store")
                 }
-            Worker(name, dataSource, IdempotencyStore(dataSource, db.dialect, policy, clock))
+            Worker(name, dataSource, IdempotencyStore(dataSource, db.dialect, policy, clock, claims))
         }
 
     private fun keyOf(step: JsonObject): IdempotencyKey {
@@ -284,6 +302,46 @@ private class CaseRunner(
         } finally {
             workers.values.forEach { it.dataSource.closeConnection() }
         }
+        checkClaims()
+    }
+
+    /**
+     * The claims the stores reported through their metrics hook are the ones the steps expect,
+     * by way and decision (a step "in a forked child" runs in this process, so it counts here);
+     * a `concurrent` step's way counts its executed claims and only its allowed other decisions.
+     */
+    private fun checkClaims() {
+        val expected = HashMap<Pair<String, String>, Int>()
+        val concurrent = HashMap<String, JsonObject>()
+
+        fun claimed(
+            way: String,
+            expect: JsonElement?,
+        ) {
+            val decision = (expect as? JsonObject)?.get("decision")?.jsonPrimitive?.content ?: return
+            expected.merge(way to decision, 1, Int::plus)
+        }
+        for (element in case["steps"]!!.jsonArray) {
+            val step = element.jsonObject
+            when (step.string("do")) {
+                "run" -> claimed(step.string("way"), step["expect"])
+                "claim" -> claimed("lease", step["expect"])
+                "overlap" -> listOf("first", "second").forEach { claimed(step.obj(it).string("way"), step.obj("expect")[it]) }
+                "concurrent" -> concurrent[step.string("way")] = step
+            }
+        }
+        val got = claims.snapshot().toMutableMap()
+        for ((way, step) in concurrent) {
+            val ours = got.filterKeys { it.first == way }
+            ours.keys.forEach { got.remove(it) }
+            val total = step.long("workers") * step.long("keys")
+            val executed = step.obj("expect").string("executed").toLong()
+            val allowed = step.obj("expect")["others"]!!.jsonArray.map { it.jsonPrimitive.content }
+            assertEquals(executed, (ours[way to "execute"] ?: 0).toLong(), "concurrent $way: executed claims reported")
+            ours.keys.filter { it.second != "execute" }.forEach { assertTrue(it.second in allowed, "concurrent $way: reported ${it.second}") }
+            assertEquals(total, ours.values.sum().toLong(), "concurrent $way: claims reported")
+        }
+        assertEquals(expected, got, "claims reported through StoreMetrics")
     }
 
     private fun runStep(
@@ -420,7 +478,7 @@ private class CaseRunner(
         val threadWorkers =
             (0 until workerCount).map {
                 val dataSource = db.open()
-                Worker("w$it", dataSource, IdempotencyStore(dataSource, db.dialect, policy, StoreClock.SYSTEM))
+                Worker("w$it", dataSource, IdempotencyStore(dataSource, db.dialect, policy, StoreClock.SYSTEM, claims))
             }
         val executed = AtomicInteger()
         val others = java.util.concurrent.ConcurrentHashMap.newKeySet<String>()
