@@ -45,10 +45,16 @@ test-version:
 	$(PYTHON) scripts/dist/version.py check
 	$(PYTHON) scripts/dist/check-docs.py
 
+# Cargo unpacks the crates it packages into $CARGO_HOME/registry/src/-<hash>/ (the local
+# registry of `cargo package`) and never unpacks the same version again: a second run after the
+# core changed would build the CLI against the old core. Forget those copies first.
+PACKAGED_SOURCES_FORGET = rm -rf $${CARGO_HOME:-$$HOME/.cargo}/registry/src/-*/mintid-*
+
 # The published crates build from what they package (a file the crate compiles in but does
 # not include fails here, as the fast path's Lua scripts once did); about a minute, so part of
 # `make test` too. `--allow-dirty`: `make test` runs on a working tree.
 test-crates:
+	$(PACKAGED_SOURCES_FORGET)
 	$(CARGO) package --quiet --allow-dirty -p mintid -p mintid-cli -p mintid-store
 
 dist: test-version dist-python dist-jvm dist-npm dist-rust
@@ -114,6 +120,7 @@ dist-npm: dist-setup js-build
 # already).
 dist-rust:
 	rm -rf $(DIST)/crates && mkdir -p $(DIST)/crates
+	$(PACKAGED_SOURCES_FORGET)
 	$(CARGO) publish --dry-run -p mintid -p mintid-cli -p mintid-store $(DIST_CARGO_FLAGS)
 	$(CARGO) package --no-verify --quiet -p mintid -p mintid-cli -p mintid-store $(DIST_CARGO_FLAGS)
 	for crate in mintid mintid-cli mintid-store; do \
