@@ -45,17 +45,22 @@ test-version:
 	$(PYTHON) scripts/dist/version.py check
 	$(PYTHON) scripts/dist/check-docs.py
 
-# Cargo unpacks the crates it packages into $CARGO_HOME/registry/src/-<hash>/ (the local
-# registry of `cargo package`) and never unpacks the same version again: a second run after the
-# core changed would build the CLI against the old core. Forget those copies first.
-PACKAGED_SOURCES_FORGET = rm -rf $${CARGO_HOME:-$$HOME/.cargo}/registry/src/-*/mintid-*
+# The crates' packages are built in a target directory of their own. Cargo takes a packaged
+# crate for an immutable registry crate: it unpacks one version once (into
+# $CARGO_HOME/registry/src/-<hash>/) and reuses what it built from it, so a second run after the
+# core changed would build the CLI against the old core. Forget both first; every mintid unit
+# in that directory comes from a package, the dependencies' stay built.
+PACKAGE_TARGET := target/package-check
+PACKAGED_FORGET = rm -rf $${CARGO_HOME:-$$HOME/.cargo}/registry/src/-*/mintid-* \
+  $(PACKAGE_TARGET)/debug/.fingerprint/mintid* $(PACKAGE_TARGET)/debug/build/mintid* \
+  $(PACKAGE_TARGET)/debug/deps/*mintid* $(PACKAGE_TARGET)/debug/mintid*
 
 # The published crates build from what they package (a file the crate compiles in but does
-# not include fails here, as the fast path's Lua scripts once did); about a minute, so part of
+# not include fails here, as the fast path's Lua scripts once did); a minute or two, so part of
 # `make test` too. `--allow-dirty`: `make test` runs on a working tree.
 test-crates:
-	$(PACKAGED_SOURCES_FORGET)
-	$(CARGO) package --quiet --allow-dirty -p mintid -p mintid-cli -p mintid-store
+	$(PACKAGED_FORGET)
+	$(CARGO) package --quiet --allow-dirty --target-dir $(PACKAGE_TARGET) -p mintid -p mintid-cli -p mintid-store
 
 dist: test-version dist-python dist-jvm dist-npm dist-rust
 	cd $(DIST) && find . -type f ! -name SHA256SUMS ! -path './maven/*' | sort | xargs sha256sum > SHA256SUMS
@@ -120,11 +125,11 @@ dist-npm: dist-setup js-build
 # already).
 dist-rust:
 	rm -rf $(DIST)/crates && mkdir -p $(DIST)/crates
-	$(PACKAGED_SOURCES_FORGET)
-	$(CARGO) publish --dry-run -p mintid -p mintid-cli -p mintid-store $(DIST_CARGO_FLAGS)
-	$(CARGO) package --no-verify --quiet -p mintid -p mintid-cli -p mintid-store $(DIST_CARGO_FLAGS)
+	$(PACKAGED_FORGET)
+	$(CARGO) publish --dry-run --target-dir $(PACKAGE_TARGET) -p mintid -p mintid-cli -p mintid-store $(DIST_CARGO_FLAGS)
+	$(CARGO) package --no-verify --quiet --target-dir $(PACKAGE_TARGET) -p mintid -p mintid-cli -p mintid-store $(DIST_CARGO_FLAGS)
 	for crate in mintid mintid-cli mintid-store; do \
-	  cp target/package/$$crate-$$($(PYTHON) scripts/dist/version.py show).crate $(DIST)/crates/ || exit 1; \
+	  cp $(PACKAGE_TARGET)/package/$$crate-$$($(PYTHON) scripts/dist/version.py show).crate $(DIST)/crates/ || exit 1; \
 	done
 	@for crate in $(DIST)/crates/*.crate; do \
 	  for file in README.md LICENSE-MIT LICENSE-APACHE; do \
