@@ -2,9 +2,12 @@
 //! verdict and what the database path came to, packed (`docs/spec.md`,
 //! "The lane").
 
+use alloc::string::String;
 use alloc::vec::Vec;
 
-use mintid::store::{DriverError, FastAnswer, FastVerdict, Finished, Held, RedisCall, Settled};
+use mintid::store::{
+    DriverError, FastAnswer, FastReport, FastVerdict, Finished, Held, RedisCall, Settled,
+};
 
 use crate::read::{Reader, malformed};
 use crate::record::put_finished;
@@ -49,8 +52,45 @@ pub fn pack_call(out: &mut Vec<u8>, call: Option<&RedisCall>) {
     }
 }
 
+/// Appends the record driver's Redis step (after [`crate::tag::REDIS`]):
+/// `1` for `EVAL` with the source or `0` for `EVALSHA` with the SHA-1, the
+/// script's name (`u8` length), that source or SHA-1 (`u32` length), then
+/// the keys and the arguments (a `u8` count, then each as `u32` length and
+/// bytes).
+pub fn put_redis_call(out: &mut Vec<u8>, call: &RedisCall) {
+    out.push(u8::from(call.eval));
+    out.push(u8::try_from(call.script.len()).unwrap_or(u8::MAX));
+    out.extend_from_slice(call.script.as_bytes());
+    put_bytes(
+        out,
+        if call.eval { call.source } else { call.sha1 }.as_bytes(),
+    );
+    put_list(out, call.keys.iter().map(String::as_bytes), call.keys.len());
+    put_list(out, call.args.iter().map(Vec::as_slice), call.args.len());
+}
+
+fn put_list<'a>(out: &mut Vec<u8>, items: impl Iterator<Item = &'a [u8]>, count: usize) {
+    out.push(u8::try_from(count).unwrap_or(u8::MAX));
+    for item in items {
+        put_bytes(out, item);
+    }
+}
+
+/// Packs a [`FastReport`] into `out` (cleared first): the lookup's verdict
+/// (`u8` length, then its name: `hit`, `miss` or `fallback`; length 0 for
+/// none) and the failed writes (`u32`).
+pub fn pack_report(out: &mut Vec<u8>, report: FastReport) {
+    out.clear();
+    let lookup = report.lookup.unwrap_or("");
+    out.push(u8::try_from(lookup.len()).unwrap_or(u8::MAX));
+    out.extend_from_slice(lookup.as_bytes());
+    out.extend_from_slice(&report.write_failures.to_le_bytes());
+}
+
 /// Reads a packed answer: `0` nil, `1` fields (`u32` count, each a present
-/// `u8` and its bytes), `2` failed (the client's message).
+/// `u8` and its bytes; an integer reply is one field, its decimal text),
+/// `2` failed (the client's message), `3` `NOSCRIPT` (the node does not
+/// have the script).
 pub fn unpack_answer(packed: &[u8]) -> Result<FastAnswer, DriverError> {
     let mut reader = Reader(packed);
     let answer = match reader.u8()? {
@@ -67,6 +107,7 @@ pub fn unpack_answer(packed: &[u8]) -> Result<FastAnswer, DriverError> {
             FastAnswer::Fields(fields)
         }
         2 => FastAnswer::Failed(reader.text()?),
+        3 => FastAnswer::NoScript,
         _ => return Err(malformed("redis answer")),
     };
     reader.end(answer)

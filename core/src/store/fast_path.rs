@@ -27,24 +27,84 @@ pub const ENTRY_PREFIX: &str = "mintid:";
 /// milliseconds: room for the clocks of the hosts and of Redis to differ.
 pub const TTL_MARGIN_MILLIS: u64 = 1_000;
 
+/// One of the fast path's scripts (`schema/redis/*.lua`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Script {
+    /// Its name: `check`, `settle` or `forget`.
+    pub name: &'static str,
+    /// Its Lua source, sent by `EVAL` when a node does not have it yet.
+    pub source: &'static str,
+    /// The SHA-1 of the source, in lowercase hex: what `EVALSHA` names it by.
+    pub sha1: &'static str,
+}
+
+/// The `check` script: a request's look before the database.
+pub const CHECK: Script = Script {
+    name: "check",
+    source: include_str!("../../schema/redis/check.lua"),
+    sha1: "b0a3f27b889e7e8a624f981b3bd24508c0fc8994",
+};
+/// The `settle` script: the committed result, after the database.
+pub const SETTLE: Script = Script {
+    name: "settle",
+    source: include_str!("../../schema/redis/settle.lua"),
+    sha1: "1aff64b82c0f602766bf358e4a9857c463c0cd6f",
+};
+/// The `forget` script: drop a claiming marker or an older fence's entry.
+pub const FORGET: Script = Script {
+    name: "forget",
+    source: include_str!("../../schema/redis/forget.lua"),
+    sha1: "4980089b2141f327fcc31e12f9b220feb88e5b08",
+};
+
 /// The scripts, by name, as every host loads them (`schema/redis/*.lua`):
 /// run by `EVALSHA`, loaded again on `NOSCRIPT`.
 pub const SCRIPTS: [(&str, &str); 3] = [
-    ("check", include_str!("../../schema/redis/check.lua")),
-    ("settle", include_str!("../../schema/redis/settle.lua")),
-    ("forget", include_str!("../../schema/redis/forget.lua")),
+    (CHECK.name, CHECK.source),
+    (SETTLE.name, SETTLE.source),
+    (FORGET.name, FORGET.source),
 ];
 
-/// One script to run on the cluster: its name in [`SCRIPTS`], its keys (one
-/// entry, so one slot) and its arguments.
+/// One script to run on the cluster, with its keys (one entry, so one
+/// slot) and its arguments. The host sends `EVALSHA` with
+/// [`sha1`](Self::sha1), or `EVAL` with [`source`](Self::source) when
+/// [`eval`](Self::eval) says so (after a node answered `NOSCRIPT`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RedisCall {
     /// The script's name: `check`, `settle` or `forget`.
     pub script: &'static str,
+    /// The SHA-1 of the script's source, for `EVALSHA`.
+    pub sha1: &'static str,
+    /// The script's source, for `EVAL`.
+    pub source: &'static str,
+    /// Send `EVAL` with the source, not `EVALSHA`: the node answered
+    /// `NOSCRIPT` to the same call by `EVALSHA`.
+    pub eval: bool,
     /// The keys (`KEYS`): the record's entry.
     pub keys: Vec<String>,
     /// The arguments (`ARGV`), as bytes.
     pub args: Vec<Vec<u8>>,
+}
+
+impl RedisCall {
+    fn new(script: Script, entry: &str, args: Vec<Vec<u8>>) -> Self {
+        Self {
+            script: script.name,
+            sha1: script.sha1,
+            source: script.source,
+            eval: false,
+            keys: vec![String::from(entry)],
+            args,
+        }
+    }
+
+    /// The same call by `EVAL`, after `NOSCRIPT`; `None` when it already was.
+    pub(crate) fn by_eval(&self) -> Option<Self> {
+        (!self.eval).then(|| Self {
+            eval: true,
+            ..self.clone()
+        })
+    }
 }
 
 /// What Redis said to a `check`, as the host pushes it.
@@ -58,6 +118,10 @@ pub enum FastAnswer {
     /// Redis failed: an error reply, a lost connection, a timeout, a cluster
     /// without a primary for the slot, or a reply of another shape.
     Failed(String),
+    /// The node does not have the script (`NOSCRIPT`: after a restart, a
+    /// failover or `SCRIPT FLUSH`): the driver sends the call again by
+    /// `EVAL`, which loads it.
+    NoScript,
 }
 
 /// What a request does after the `check`.
@@ -154,19 +218,32 @@ impl FastPath {
         key_created_millis: Option<u64>,
         now_millis: u64,
     ) -> Option<RedisCall> {
+        self.check_entry(
+            &Self::entry(key),
+            fingerprint,
+            key_created_millis,
+            now_millis,
+        )
+    }
+
+    /// [`check`](Self::check) of the entry named `entry`.
+    pub(crate) fn check_entry(
+        &self,
+        entry: &str,
+        fingerprint: &Fingerprint,
+        key_created_millis: Option<u64>,
+        now_millis: u64,
+    ) -> Option<RedisCall> {
         if let Some(created) = key_created_millis {
             if now_millis >= created.saturating_add(self.policy.retention_millis()) {
                 return None;
             }
         }
-        Some(RedisCall {
-            script: "check",
-            keys: vec![Self::entry(key)],
-            args: vec![
-                fingerprint.as_bytes().to_vec(),
-                number(self.policy.lease_millis()),
-            ],
-        })
+        let args = vec![
+            fingerprint.as_bytes().to_vec(),
+            number(self.policy.lease_millis()),
+        ];
+        Some(RedisCall::new(CHECK, entry, args))
     }
 
     /// What the `check`'s answer means for a request with `fingerprint`:
@@ -180,7 +257,7 @@ impl FastPath {
         let fields = match answer {
             FastAnswer::Nil => return FastVerdict::Miss,
             FastAnswer::Fields(fields) => fields,
-            FastAnswer::Failed(_) => return FastVerdict::Fallback,
+            FastAnswer::Failed(_) | FastAnswer::NoScript => return FastVerdict::Fallback,
         };
         read_entry(fields, fingerprint, &self.policy).unwrap_or(FastVerdict::Fallback)
     }
@@ -193,6 +270,17 @@ impl FastPath {
     pub fn settle(
         &self,
         key: &IdempotencyKey,
+        fingerprint: &Fingerprint,
+        settled: &Settled,
+        now_millis: u64,
+    ) -> RedisCall {
+        self.settle_entry(&Self::entry(key), fingerprint, settled, now_millis)
+    }
+
+    /// [`settle`](Self::settle) of the entry named `entry`.
+    pub(crate) fn settle_entry(
+        &self,
+        entry: &str,
         fingerprint: &Fingerprint,
         settled: &Settled,
         now_millis: u64,
@@ -211,16 +299,16 @@ impl FastPath {
                 response.as_ref(),
                 Some(limits::truncate_error(message, RECORD_ERROR_MAX_BYTES)),
             ),
-            Settled::Other { held } => return self.forget(key, held.map(|h| h.fence())),
+            Settled::Other { held } => return self.forget(entry, held.map(|h| h.fence())),
         };
         let Some(ttl) = self.entry_ttl(&held, now_millis) else {
-            return self.forget(key, Some(held.fence()));
+            return self.forget(entry, Some(held.fence()));
         };
         let flag = |present: bool| vec![if present { b'1' } else { b'0' }];
-        RedisCall {
-            script: "settle",
-            keys: vec![Self::entry(key)],
-            args: vec![
+        RedisCall::new(
+            SETTLE,
+            entry,
+            vec![
                 fingerprint.as_bytes().to_vec(),
                 number(held.token),
                 number(held.created_millis),
@@ -232,26 +320,29 @@ impl FastPath {
                 error.map_or_else(Vec::new, String::into_bytes),
                 number(ttl),
             ],
-        }
+        )
     }
 
     /// After a claim is written: a fenced takeover (a reclaim, whose token
     /// is above one) invalidates the entry (`forget` up to the new fence);
     /// a first claim needs nothing.
     pub fn claimed(&self, key: &IdempotencyKey, held: &Held) -> Option<RedisCall> {
-        (held.token > 1).then(|| self.forget(key, Some(held.fence())))
+        self.claimed_entry(&Self::entry(key), held)
     }
 
-    fn forget(&self, key: &IdempotencyKey, fence: Option<Fence>) -> RedisCall {
+    /// [`claimed`](Self::claimed) of the entry named `entry`.
+    pub(crate) fn claimed_entry(&self, entry: &str, held: &Held) -> Option<RedisCall> {
+        (held.token > 1).then(|| self.forget(entry, Some(held.fence())))
+    }
+
+    /// `forget` of the entry named `entry`, up to `fence` (a claiming marker
+    /// only, without one).
+    pub(crate) fn forget(&self, entry: &str, fence: Option<Fence>) -> RedisCall {
         let (token, created) = match fence {
             Some(fence) => (number(fence.token), number(fence.created_millis)),
             None => (Vec::new(), Vec::new()),
         };
-        RedisCall {
-            script: "forget",
-            keys: vec![Self::entry(key)],
-            args: vec![token, created],
-        }
+        RedisCall::new(FORGET, entry, vec![token, created])
     }
 
     /// How long an entry for a record made at `held.created_millis` may
@@ -596,6 +687,29 @@ mod tests {
         ];
         assert_eq!(names, ["hit", "miss", "fallback"]);
         assert_eq!(names.as_slice(), crate::metrics::VERDICT.values);
+    }
+
+    #[test]
+    fn every_script_is_named_by_the_sha1_of_its_source() {
+        use sha1::Digest;
+        for script in [CHECK, SETTLE, FORGET] {
+            let digest = sha1::Sha1::digest(script.source.as_bytes());
+            let hex: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
+            assert_eq!(script.sha1, hex, "{}", script.name);
+        }
+    }
+
+    #[test]
+    fn a_call_goes_by_eval_once() {
+        let call = FastPath::new(policy())
+            .check(&key(), &print(1), None, NOW)
+            .unwrap();
+        assert!(!call.eval);
+        assert_eq!(call.sha1, CHECK.sha1);
+        let again = call.by_eval().unwrap();
+        assert!(again.eval);
+        assert_eq!(again.source, CHECK.source);
+        assert!(again.by_eval().is_none());
     }
 
     #[test]

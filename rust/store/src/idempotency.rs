@@ -247,6 +247,7 @@ impl<DB: Backend> IdempotencyStore<DB> {
         {
             RecordYield::Execute(held) => held,
             RecordYield::Done(finished) => return done(finished),
+            RecordYield::Redis(_) => return Err(unexpected(&Step::<()>::Commit)),
         };
         if let Some(settling) = settling.as_deref_mut() {
             settling.claimed(held).await;
@@ -301,6 +302,7 @@ impl<DB: Backend> IdempotencyStore<DB> {
         {
             RecordYield::Execute(_) => {}
             RecordYield::Done(finished) => return done(finished),
+            RecordYield::Redis(_) => return Err(unexpected(&Step::<()>::Commit)),
         }
         let result = operation(&mut *conn).await;
         let step = driver.finish(outcome_of(&result), clock.now_millis());
@@ -350,6 +352,7 @@ impl<DB: Backend> IdempotencyStore<DB> {
                 return Ok(Claimed::Held(lease));
             }
             Ok(RecordYield::Done(finished)) => Ok(finished),
+            Ok(RecordYield::Redis(_)) => Err(unexpected(&Step::<()>::Commit)),
             Err(error) => Err(error),
         };
         if let Some(settling) = &settling {
@@ -388,7 +391,9 @@ fn ended(
             Err(Error::Operation(error))
         }
         (RecordYield::Done(finished), _) => done(finished),
-        (RecordYield::Execute(_), _) => Err(unexpected(&Step::<()>::Commit)),
+        (RecordYield::Execute(_) | RecordYield::Redis(_), _) => {
+            Err(unexpected(&Step::<()>::Commit))
+        }
     }
 }
 
@@ -396,7 +401,7 @@ fn ended(
 fn finished_of(end: &Result<RecordYield, Error>) -> Option<&Finished> {
     match end {
         Ok(RecordYield::Done(finished)) => Some(finished),
-        Ok(RecordYield::Execute(_)) | Err(_) => None,
+        Ok(RecordYield::Execute(_) | RecordYield::Redis(_)) | Err(_) => None,
     }
 }
 
