@@ -81,7 +81,6 @@ class RecordLease internal constructor(
     private val driver: LaneDriver,
     private val key: FfiKey,
     private val held: Held,
-    private val settling: BoundFastPath.Settling?,
 ) : LeaseResult {
     override val decision: String get() = "execute"
 
@@ -116,7 +115,7 @@ class RecordLease internal constructor(
      * @throws io.mintid.StoreUnavailableException `store.unavailable`.
      */
     fun complete(response: StoredResponse) {
-        store.finishHeld(driver, OperationOutcome.Succeeded(response.toFfi()), settling)
+        store.finishHeld(driver, OperationOutcome.Succeeded(response.toFfi()))
     }
 
     /**
@@ -132,7 +131,7 @@ class RecordLease internal constructor(
         retryable: Boolean = false,
         response: StoredResponse? = null,
     ) {
-        store.finishHeld(driver, OperationOutcome.Failed(error, retryable, response?.toFfi()), settling)
+        store.finishHeld(driver, OperationOutcome.Failed(error, retryable, response?.toFfi()))
     }
 }
 
@@ -171,11 +170,8 @@ class IdempotencyStore
     ) {
         private val manifest = Statements.of(dialect).manifest
 
-        /** The manifest and the checked policy, lowered into the core once (the lane's handle). */
-        private val lane = Lane(RecordDrivers(manifest, policy.checked))
-
-        /** The fast path under this store's policy. */
-        private val fast = fastPath?.bind(lane, metrics)
+        /** The manifest, the checked policy and the fast path, lowered into the core once (the lane's handle). */
+        private val lane = Lane(RecordDrivers(manifest, policy.checked), fastPath)
 
         /**
          * Runs [operation] once for [key]: the first request claims the key, runs it and stores its
@@ -205,24 +201,12 @@ class IdempotencyStore
             key: IdempotencyKey,
             request: StoreRequest,
             operation: Operation,
-        ): RunResult {
-            // The fast path: a hit answers without the database; the database path's end is settled.
-            val fast = fast ?: return driver(Way.RUN_ONCE, key, request).use { driver -> runOnce(driver, key, operation, null) }
-            val digest = request.fingerprint.digest()
-            fast.check(key.text, digest, created(request), now().toLong())?.let { return result(it, null) }
-            val settling = fast.settling(key.text, digest)
-            try {
-                return driver(Way.RUN_ONCE, key, request).use { driver -> runOnce(driver, key, operation, settling) }
-            } finally {
-                settling.settle(now().toLong())
-            }
-        }
+        ): RunResult = driver(Way.RUN_ONCE, key, request).use { driver -> runOnce(driver, key, operation) }
 
         private fun runOnce(
             driver: LaneDriver,
             key: IdempotencyKey,
             operation: Operation,
-            settling: BoundFastPath.Settling?,
         ): RunResult {
             val held =
                 when (val step = claim(Way.RUN_ONCE) { pooled { it.advance(driver) { driver.start(now()) } } }) {
@@ -230,7 +214,6 @@ class IdempotencyStore
                     is RecordStep.Done -> return result(step.finished, null)
                     else -> error("the driver stopped at $step")
                 }
-            settling?.claimed(held)
             val record = HeldRecord(held.token.toLong(), held.leaseDeadlineMillis.toLong())
             // The renewal is made at the first beat: most operations end before it.
             val renewal = lazy { renewal(key.toFfi(), held) }
@@ -245,7 +228,7 @@ class IdempotencyStore
                 } finally {
                     if (renewal.isInitialized()) renewal.value.close()
                 }
-            return finish(Way.RUN_ONCE, driver, ran, settling) { action -> pooled(action) }
+            return finish(Way.RUN_ONCE, driver, ran) { action -> pooled(action) }
         }
 
         /**
@@ -278,7 +261,7 @@ class IdempotencyStore
                 is RecordStep.Done -> return result(step.finished, null)
                 else -> error("the driver stopped at $step")
             }
-            return finish(Way.SAME_TRANSACTION, driver, operation(Way.SAME_TRANSACTION) { operation.run(connection) }, null) { action -> action(session) }
+            return finish(Way.SAME_TRANSACTION, driver, operation(Way.SAME_TRANSACTION) { operation.run(connection) }) { action -> action(session) }
         }
 
         /**
@@ -302,27 +285,10 @@ class IdempotencyStore
             key: IdempotencyKey,
             request: StoreRequest,
         ): LeaseResult {
-            // The fast path: a hit answers without the database; a claim not written is settled now.
-            val digest = request.fingerprint.digest()
-            fast?.check(key.text, digest, created(request), now().toLong())?.let { return result(it, null) as NotExecuted }
-            val settling = fast?.settling(key.text, digest)
             val driver = driver(Way.LEASE, key, request)
-            val step =
-                try {
-                    claim(Way.LEASE) { pooled { it.advance(driver) { driver.start(now()) } } }
-                } catch (error: Throwable) {
-                    settling?.settle(now().toLong())
-                    throw error
-                }
-            return when (step) {
-                is RecordStep.Execute -> {
-                    settling?.claimed(step.held)
-                    RecordLease(this, driver, key.toFfi(), step.held, settling)
-                }
-                is RecordStep.Done -> {
-                    settling?.settle(now().toLong())
-                    result(step.finished, null) as NotExecuted
-                }
+            return when (val step = claim(Way.LEASE) { pooled { it.advance(driver) { driver.start(now()) } } }) {
+                is RecordStep.Execute -> RecordLease(this, driver, key.toFfi(), step.held)
+                is RecordStep.Done -> result(step.finished, null) as NotExecuted
                 else -> error("the driver stopped at $step")
             }
         }
@@ -375,18 +341,9 @@ class IdempotencyStore
         internal fun finishHeld(
             driver: LaneDriver,
             outcome: OperationOutcome,
-            settling: BoundFastPath.Settling?,
         ) {
-            settling?.outcome = outcome
-            settling?.finished = null
-            try {
-                when (val step = complete(Way.LEASE, outcome) { pooled { it.advance(driver) { driver.finish(outcome, now()) } } }) {
-                    is RecordStep.Done -> settling?.finished = step.finished
-                    else -> error("the driver stopped at $step")
-                }
-            } finally {
-                settling?.settle(now().toLong())
-            }
+            val step = complete(Way.LEASE, outcome) { pooled { it.advance(driver) { driver.finish(outcome, now()) } } }
+            check(step is RecordStep.Done) { "the driver stopped at $step" }
         }
 
         private fun now(): ULong = clock.nowMillis().toULong()
@@ -405,11 +362,9 @@ class IdempotencyStore
             way: Way,
             driver: LaneDriver,
             ran: Ran,
-            settling: BoundFastPath.Settling?,
             use: (action: (DriverSession) -> RecordStep) -> RecordStep,
         ): RunResult {
             val outcome = ran.outcome()
-            settling?.outcome = outcome
             val step =
                 try {
                     complete(way, outcome) { use { it.advance(driver) { driver.finish(outcome, now()) } } }
@@ -422,10 +377,7 @@ class IdempotencyStore
                     throw storeError
                 }
             return when (step) {
-                is RecordStep.Done -> {
-                    settling?.finished = step.finished
-                    result(step.finished, ran)
-                }
+                is RecordStep.Done -> result(step.finished, ran)
                 else -> error("the driver stopped at $step")
             }
         }
@@ -530,26 +482,43 @@ class IdempotencyStore
             }
         }
 
-        /** Runs the driver's steps from [first] until it asks to execute or is done. */
+        /**
+         * Runs the driver's steps from [first] until it asks to execute or is done: queries on
+         * the database, pauses on [clock], scripts on the [fastPath]'s Redis. What the fast path
+         * came to is counted whenever the driver hands back (done, execute, failed).
+         */
         private fun DriverSession.advance(
             driver: LaneDriver,
-            first: () -> RecordStep,
+            first: () -> LaneStep,
         ): RecordStep {
-            var step = coreStore({ executor.lastError }, first)
-            while (true) {
-                step =
-                    when (step) {
-                        is RecordStep.Run -> {
-                            val answer = answer(step.query)
-                            coreStore({ executor.lastError }) { driver.push(answer, now()) }
+            try {
+                var step = coreStore({ executor.lastError }, first)
+                while (true) {
+                    step =
+                        when (step) {
+                            is LaneStep.Redis -> {
+                                // No connection held while Redis answers.
+                                release()
+                                val answer = checkNotNull(fastPath) { "a Redis step without a fast path" }.send(step.call)
+                                coreStore({ executor.lastError }) { driver.pushRedis(answer, now()) }
+                            }
+                            is LaneStep.Record ->
+                                when (val record = step.step) {
+                                    is RecordStep.Run -> {
+                                        val answer = answer(record.query)
+                                        coreStore({ executor.lastError }) { driver.push(answer, now()) }
+                                    }
+                                    is RecordStep.Pause -> {
+                                        release()
+                                        clock.pause(record.millis.toLong())
+                                        coreStore({ executor.lastError }) { driver.resume() }
+                                    }
+                                    is RecordStep.Execute, is RecordStep.Done -> return record
+                                }
                         }
-                        is RecordStep.Pause -> {
-                            release()
-                            clock.pause(step.millis.toLong())
-                            coreStore({ executor.lastError }) { driver.resume() }
-                        }
-                        is RecordStep.Execute, is RecordStep.Done -> return step
-                    }
+                }
+            } finally {
+                fastPath?.count(driver.takeFastReport(), metrics)
             }
         }
 

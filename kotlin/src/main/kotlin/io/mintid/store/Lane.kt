@@ -65,6 +65,17 @@ internal object LaneNative {
 
     @JvmStatic external fun mintid_lane_record_finish(driver: Long, outcome: ByteArray, outcomeLen: Long, nowMillis: Long, out: ByteArray, cap: Long): Long
 
+    @JvmStatic external fun mintid_lane_record_push_redis(
+        driver: Long,
+        answer: ByteArray,
+        answerLen: Long,
+        nowMillis: Long,
+        out: ByteArray,
+        cap: Long,
+    ): Long
+
+    @JvmStatic external fun mintid_lane_record_fast_report(driver: Long, out: ByteArray, cap: Long): Long
+
     @JvmStatic external fun mintid_lane_record_free(driver: Long)
 
     @JvmStatic external fun mintid_lane_free(lane: Long)
@@ -147,11 +158,16 @@ internal val CLEANER: Cleaner = Cleaner.create()
 /** A buffer a step usually fits in; a longer one is copied again, whole. */
 internal const val CAP = 1024
 
-/** The manifest and policy every driver of one store shares: a core handle, freed with the store. */
+/**
+ * The manifest and policy every driver of one store shares, with the Redis fast path in front of
+ * the database when [fastPath] is given (every driver made then yields its Redis steps): a core
+ * handle, freed with the store.
+ */
 internal class Lane(
     drivers: RecordDrivers,
+    fastPath: RedisFastPath?,
 ) {
-    internal val handle: Long = drivers.lane().toLong()
+    private val handle: Long = (if (fastPath == null) drivers.lane() else drivers.fastLane(fastPath.ttl)).toLong()
 
     init {
         val handle = handle
@@ -244,10 +260,47 @@ internal abstract class PackedDriver<S>(
     }
 }
 
+/**
+ * A step of a record driver on the lane: one of the core's [RecordStep]s, or (on a lane with the
+ * fast path) a script to run on Redis.
+ */
+internal sealed interface LaneStep {
+    /** A step of the record protocol. */
+    class Record(
+        val step: RecordStep,
+    ) : LaneStep
+
+    /** Send this script to Redis and push what Redis said ([LaneDriver.pushRedis]). */
+    class Redis(
+        val call: RedisCall,
+    ) : LaneStep
+}
+
+/**
+ * A script the record driver asks the host to send: `EVAL` with its source ([eval]) or
+ * `EVALSHA` with its SHA-1 ([script]: that source or the SHA-1's hex text), its keys (one
+ * entry, one slot) and its arguments.
+ */
+internal class RedisCall(
+    val eval: Boolean,
+    val script: ByteArray,
+    val keys: Array<ByteArray>,
+    val args: Array<ByteArray>,
+)
+
+/**
+ * What one driver's fast path came to since its last report: the lookup's verdict by the core's
+ * name (`hit`, `miss`, `fallback`), if one was answered, and the writes to Redis that failed.
+ */
+internal class FastReport(
+    val lookup: String?,
+    val writeFailures: Int,
+)
+
 /** One request's record driver through the lane: the steps of the core's `RecordDriver`. */
 internal class LaneDriver(
     handle: Long,
-) : PackedDriver<RecordStep>(handle, LaneNative::mintid_lane_record_free) {
+) : PackedDriver<LaneStep>(handle, LaneNative::mintid_lane_record_free) {
     override fun affected(
         count: Long,
         now: Long,
@@ -271,15 +324,31 @@ internal class LaneDriver(
     override fun step(unpacker: Unpacker) = unpacker.recordStep()
 
     @Synchronized
-    fun start(nowMillis: ULong): RecordStep = read(LaneNative.mintid_lane_record_start(handle, nowMillis.toLong(), out, CAP.toLong()))
+    fun start(nowMillis: ULong): LaneStep = read(LaneNative.mintid_lane_record_start(handle, nowMillis.toLong(), out, CAP.toLong()))
 
     @Synchronized
     fun finish(
         outcome: OperationOutcome,
         nowMillis: ULong,
-    ): RecordStep {
+    ): LaneStep {
         val packed = packOutcome(outcome)
         return read(LaneNative.mintid_lane_record_finish(handle, packed, packed.size.toLong(), nowMillis.toLong(), out, CAP.toLong()))
+    }
+
+    /** Pushes what Redis said to the last [LaneStep.Redis] ([answer], packed by [RedisFastPath]). */
+    @Synchronized
+    fun pushRedis(
+        answer: ByteArray,
+        nowMillis: ULong,
+    ): LaneStep = read(LaneNative.mintid_lane_record_push_redis(handle, answer, answer.size.toLong(), nowMillis.toLong(), out, CAP.toLong()))
+
+    /** Takes what the fast path came to since the last report (each event once). */
+    @Synchronized
+    fun takeFastReport(): FastReport {
+        val length = LaneNative.mintid_lane_record_fast_report(handle, out, CAP.toLong())
+        val packed = ByteBuffer.wrap(out, 0, length.toInt()).order(ByteOrder.LITTLE_ENDIAN)
+        val lookup = ByteArray(packed.get().toInt() and 0xff).also { packed.get(it) }
+        return FastReport(if (lookup.isEmpty()) null else String(lookup, Charsets.UTF_8), packed.getInt())
     }
 }
 
@@ -356,7 +425,7 @@ internal class RelayLaneDriver(
 internal class Unpacker(
     private val buffer: ByteBuffer,
 ) {
-    /** A step: `run`, `pause` or the driver's own (tags 3 and 4, read by [handOver]). */
+    /** A step: `run`, `pause` or the driver's own (tags 3, 4 and 6, read by [handOver]). */
     private inline fun <S> step(
         run: (StoreQuery) -> S,
         pause: (ULong) -> S,
@@ -368,26 +437,36 @@ internal class Unpacker(
                 run(StoreQuery(name, List(byte().toInt()) { value() }))
             }
             2 -> pause(buffer.getLong().toULong())
-            3, 4 -> handOver(tag)
+            3, 4, 6 -> handOver(tag)
             5 -> throw failure()
             else -> error("the lane packed a step with tag $tag")
         }
 
-    fun recordStep(): RecordStep =
-        step(RecordStep::Run, RecordStep::Pause) { tag ->
-            if (tag == 4) {
-                RecordStep.Done(finished())
-            } else {
-                val token = buffer.getLong().toULong()
-                val created = buffer.getLong().toULong()
-                val deadline = buffer.getLong().toULong()
-                val every = buffer.getLong()
-                RecordStep.Execute(Held(token, created, deadline, if (every < 0) null else every.toULong()))
+    fun recordStep(): LaneStep =
+        step({ LaneStep.Record(RecordStep.Run(it)) }, { LaneStep.Record(RecordStep.Pause(it)) }) { tag ->
+            when (tag) {
+                4 -> LaneStep.Record(RecordStep.Done(finished()))
+                3 -> {
+                    val token = buffer.getLong().toULong()
+                    val created = buffer.getLong().toULong()
+                    val deadline = buffer.getLong().toULong()
+                    val every = buffer.getLong()
+                    LaneStep.Record(RecordStep.Execute(Held(token, created, deadline, if (every < 0) null else every.toULong())))
+                }
+                else -> {
+                    val eval = byte() != 0
+                    // The script's name: Redis is sent its source or SHA-1.
+                    buffer.position(buffer.position() + byte())
+                    val script = lengthBytes()
+                    val keys = Array(byte()) { lengthBytes() }
+                    LaneStep.Redis(RedisCall(eval, script, keys, Array(byte()) { lengthBytes() }))
+                }
             }
         }
 
     fun relayStep(): RelayStep =
         step(RelayStep::Run, RelayStep::Pause) { tag ->
+            check(tag != 6) { "the lane packed a Redis step for a relay" }
             if (tag == 4) {
                 val counts = List(6) { buffer.getLong() }
                 RelayStep.Done(RelayReport(counts[0], counts[1], counts[2], counts[3], counts[4], counts[5]))
@@ -400,8 +479,8 @@ internal class Unpacker(
             }
         }
 
-    /** A record end (or a fast verdict's replay or in progress), its tag included. */
-    fun finished(): Finished =
+    /** A record end, its tag included. */
+    private fun finished(): Finished =
         when (val end = byte()) {
             0 -> Finished.Executed
             1 -> Finished.OperationFailed(byte() != 0)
@@ -449,18 +528,18 @@ internal class Unpacker(
             else -> error("the lane packed a value with tag $kind")
         }
 
-    fun byte(): Int = buffer.get().toInt() and 0xff
+    private fun byte(): Int = buffer.get().toInt() and 0xff
 
     private fun bytes(count: Int): ByteArray = ByteArray(count).also { buffer.get(it) }
 
-    fun lengthBytes(): ByteArray = bytes(buffer.getInt())
+    private fun lengthBytes(): ByteArray = bytes(buffer.getInt())
 
     private fun text(): String = String(lengthBytes(), Charsets.UTF_8)
 
     private fun optionalText(): String? = if (byte() == 0) null else text()
 }
 
-/** Writes the packed layout of what a host pushes: rows, outcomes, the fast path's answers. */
+/** Writes the packed layout of what a host pushes: rows, outcomes, Redis's answers. */
 internal class Packer {
     private val out = ByteArrayOutputStream(64)
     private val word = ByteBuffer.allocate(8).order(ByteOrder.LITTLE_ENDIAN)

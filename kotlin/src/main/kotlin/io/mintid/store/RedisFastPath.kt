@@ -3,12 +3,7 @@ package io.mintid.store
 import io.lettuce.core.RedisNoScriptException
 import io.lettuce.core.ScriptOutputType
 import io.lettuce.core.api.sync.RedisScriptingCommands
-import io.mintid.core
 import io.mintid.requireNonNegative
-import uniffi.mintid_ffi.Finished
-import uniffi.mintid_ffi.Held
-import uniffi.mintid_ffi.OperationOutcome
-import uniffi.mintid_ffi.fastPathScripts
 import java.util.concurrent.atomic.LongAdder
 
 /**
@@ -31,11 +26,12 @@ data class FastPathMetrics(
  * The Redis Cluster fast path in front of an [IdempotencyStore] (pass it as `fastPath`): before
  * the database, one script (`EVALSHA`, one round trip) replays a stored response, says that a
  * duplicate is in flight, or lets the request through to the database claim; after the database
- * committed a result, a second script writes it to Redis with a time to live below the
+ * path, a second script writes what the database holds to Redis with a time to live below the
  * record's retention. The database stays the truth: Redis failing, slow, failing over, evicting
- * or flushed sends the request down the database path. Every decision is the core's
- * (`mintid::store::FastPath`, `docs/spec.md`, "The fast path"); this class only runs the named
- * scripts and pushes back what Redis said.
+ * or flushed sends the request down the database path. Every decision and the order of the
+ * calls are the core's record driver's (`RecordDriver::with_fast_path`, `docs/spec.md`, "The
+ * fast path"); this class only sends the script each Redis step names and pushes back what
+ * Redis said.
  *
  * [commands] is the synchronous API of the application's Lettuce connection with the
  * `ByteArrayCodec`: a `RedisClusterClient`'s (or a plain `RedisClient`'s), made with a command
@@ -54,129 +50,88 @@ class RedisFastPath
         val commands: RedisScriptingCommands<ByteArray, ByteArray>,
         val ttlMillis: Long? = null,
     ) {
-        private val ttl: Long = ttlMillis?.let { requireNonNegative(it, "ttlMillis").toLong() } ?: -1
+        /** [ttlMillis], checked, as the core takes it. */
+        internal val ttl: ULong? = ttlMillis?.let { requireNonNegative(it, "ttlMillis") }
 
-        /** The core's scripts by name: their text and SHA-1 (for `EVALSHA`). */
-        private val scripts: Map<String, Pair<String, String>> =
-            core { fastPathScripts() }.associate { it.name to (it.text to commands.digest(it.text)) }
-
-        private val hits = LongAdder()
-        private val misses = LongAdder()
-        private val fallbacks = LongAdder()
+        /** The lookups by the core's name of their verdict (`hit`, `miss`, `fallback`). */
+        private val lookups = mapOf("hit" to LongAdder(), "miss" to LongAdder(), "fallback" to LongAdder())
         private val writeFailures = LongAdder()
 
         /** The counters so far. */
         val metrics: FastPathMetrics
-            get() = FastPathMetrics(hits.sum(), misses.sum(), fallbacks.sum(), writeFailures.sum())
-
-        internal fun bind(
-            lane: Lane,
-            metrics: StoreMetrics,
-        ): BoundFastPath = BoundFastPath(this, FastLane(lane, ttl), metrics)
+            get() = FastPathMetrics(lookups.getValue("hit").sum(), lookups.getValue("miss").sum(), lookups.getValue("fallback").sum(), writeFailures.sum())
 
         /**
-         * Runs [call] (`EVALSHA`; `EVAL` on `NOSCRIPT`, which loads the script on that node):
-         * Redis's reply, or null after a failure of a write nothing depends on (counted).
+         * Sends [call] (`EVALSHA`, or `EVAL` with the script's source when the driver asks so):
+         * what Redis said, packed for `mintid_lane_record_push_redis`. A failure is an answer
+         * too (`NOSCRIPT` apart, which the driver answers by asking for `EVAL`).
          */
-        internal fun run(
-            call: RedisCall,
-            output: ScriptOutputType,
-        ): Any? {
-            val (text, sha) = scripts.getValue(call.script)
-            return try {
-                commands.evalsha<Any?>(sha, output, call.keys, *call.args)
-            } catch (_: RedisNoScriptException) {
-                commands.eval<Any?>(text, output, call.keys, *call.args)
-            }
+        internal fun send(call: RedisCall): ByteArray {
+            val reply =
+                try {
+                    if (call.eval) {
+                        commands.eval<Any?>(call.script, ScriptOutputType.OBJECT, call.keys, *call.args)
+                    } else {
+                        commands.evalsha<Any?>(String(call.script, Charsets.US_ASCII), ScriptOutputType.OBJECT, call.keys, *call.args)
+                    }
+                } catch (_: RedisNoScriptException) {
+                    return byteArrayOf(NO_SCRIPT.toByte())
+                } catch (error: RuntimeException) {
+                    // Down, slow, failing over, an error reply: the driver decides.
+                    return failed(error.message ?: error.javaClass.name)
+                }
+            return packReply(reply)
         }
 
-        /** Runs a write that nothing depends on (`settle`, `forget`): a failure is only counted (here and in [metrics]). */
-        internal fun write(
-            call: RedisCall?,
+        /** Counts what a driver's fast path came to ([report]), here and in the store's [metrics]. */
+        internal fun count(
+            report: FastReport,
             metrics: StoreMetrics,
         ) {
-            if (call == null) return
-            try {
-                run(call, ScriptOutputType.INTEGER)
-            } catch (_: RuntimeException) {
-                // Redis down or slow: the database holds the truth.
+            report.lookup?.let { verdict ->
+                lookups[verdict]?.increment()
+                metrics.fastPathLookup(verdict)
+            }
+            repeat(report.writeFailures) {
                 writeFailures.increment()
                 metrics.fastPathWriteFailed()
             }
         }
 
-        /** Counts the core's [verdict] of a lookup, here and in [metrics]. */
-        internal fun count(
-            verdict: FastVerdict,
-            metrics: StoreMetrics,
-        ) {
-            when (verdict) {
-                is FastVerdict.Hit -> hits.increment()
-                FastVerdict.Miss -> misses.increment()
-                FastVerdict.Fallback -> fallbacks.increment()
+        private companion object {
+            const val NIL = 0
+            const val FIELDS = 1
+            const val FAILED = 2
+            const val NO_SCRIPT = 3
+
+            /**
+             * Redis's [reply], packed: nil, the fields of an array (each bulk string's bytes,
+             * an integer as its decimal text, a nil element absent), an integer reply as one
+             * field, or a failure (a reply of another shape).
+             */
+            fun packReply(reply: Any?): ByteArray {
+                val fields =
+                    when (reply) {
+                        null -> return byteArrayOf(NIL.toByte())
+                        is List<*> -> reply
+                        is Long -> listOf(reply)
+                        else -> return failed("a reply of type ${reply.javaClass.name}")
+                    }
+                val packer = Packer()
+                packer.byte(FIELDS)
+                packer.int(fields.size)
+                for (field in fields) {
+                    when (field) {
+                        null -> packer.byte(0)
+                        is ByteArray -> packer.byte(1).also { packer.bytes(field) }
+                        is Long, is String -> packer.byte(1).also { packer.text(field.toString()) }
+                        else -> return failed("an element of type ${field.javaClass.name}")
+                    }
+                }
+                return packer.done()
             }
-            metrics.fastPathLookup(verdict.name)
+
+            /** Redis failed (an error reply, a timeout, a lost connection), packed. */
+            fun failed(message: String): ByteArray = Packer().apply { byte(FAILED).also { text(message) } }.done()
         }
     }
-
-/**
- * A fast path under one store's policy (made by the store): the core's calls out, Redis's
- * answers in, its verdicts and failed writes reported to the store's [metrics].
- */
-internal class BoundFastPath(
-    private val fast: RedisFastPath,
-    private val lane: FastLane,
-    private val metrics: StoreMetrics,
-) {
-    /** The check before the database: the end to answer with, or null for the database path. */
-    fun check(
-        keyText: String,
-        digest: ByteArray,
-        keyCreatedMillis: Long,
-        nowMillis: Long,
-    ): Finished? {
-        val call = core { lane.check(keyText, digest, keyCreatedMillis, nowMillis) } ?: return null
-        val answer =
-            try {
-                packAnswer(fast.run(call, ScriptOutputType.MULTI))
-            } catch (error: RuntimeException) {
-                // Down, slow, failing over: the database path.
-                packFailed(error.message ?: error.javaClass.name)
-            }
-        val verdict = core { lane.read(digest, answer) }
-        fast.count(verdict, metrics)
-        return (verdict as? FastVerdict.Hit)?.answer
-    }
-
-    /** What one request's database path came to, written to Redis when it ends ([settle]). */
-    fun settling(
-        keyText: String,
-        digest: ByteArray,
-    ) = Settling(keyText, digest)
-
-    /** One request on the database path: its claim, the operation's outcome, the driver's end. */
-    inner class Settling internal constructor(
-        private val keyText: String,
-        private val digest: ByteArray,
-    ) {
-        private var held: Held? = null
-
-        /** What the operation came to. */
-        var outcome: OperationOutcome? = null
-
-        /** How the driver ended; null while it has not (or the store threw). */
-        var finished: Finished? = null
-
-        /** A claim was written under [held]: a fenced takeover invalidates the entry. */
-        fun claimed(held: Held) {
-            this.held = held
-            fast.write(core { lane.claimed(keyText, held) }, metrics)
-        }
-
-        /** The write after the database path: the committed result, or forget. */
-        fun settle(nowMillis: Long) {
-            val settled = packSettled(held, outcome, finished)
-            fast.write(core { lane.settle(keyText, digest, settled, nowMillis) }, metrics)
-        }
-    }
-}

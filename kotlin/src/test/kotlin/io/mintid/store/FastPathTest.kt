@@ -52,8 +52,9 @@ import java.util.concurrent.atomic.AtomicInteger
 
 // The Redis fast path (RedisFastPath) on the real Redis Cluster of scripts/db/with-db.sh
 // (MINTID_REDIS_CLUSTER) in front of SQLite, PostgreSQL and MariaDB, through Lettuce's
-// RedisClusterClient: the cases of tests/redis/fast_path.json, and the fault tests (a primary
-// killed, a primary asleep) with 32 workers racing on 100 keys.
+// RedisClusterClient: the cases of tests/redis/fast_path.json, the fault tests (a primary
+// killed, a primary asleep) with 32 workers racing on 100 keys, and a cluster that lost its
+// scripts or its data.
 class FastPathTest {
     @TestFactory
     fun `the fast path cases`(): List<DynamicNode> =
@@ -138,6 +139,65 @@ class FastPathTest {
                     }
                     else -> fail("$where: unknown step $action")
                 }
+            }
+        }
+    }
+
+    @Test
+    fun `scripts flushed from every primary are sent again by EVAL`() {
+        assumeTrue(redisSkipReason() == null, redisSkipReason())
+        FreshDatabase(Dialect.SQLITE).use { db ->
+            Cluster(CASE_TIMEOUT).use { redis ->
+                val fast = RedisFastPath(redis.connection.commands())
+                val registry = SimpleMeterRegistry()
+                val store = IdempotencyStore(db.open(), db.dialect, RecordPolicy(), StoreClock.SYSTEM, MicrometerMetrics(registry), fast)
+                Migrations.migrate(store.dataSource, db.dialect)
+                val scope = "n${UUID.randomUUID().toString().replace("-", "").take(16)}"
+                val first = IdempotencyKey.of("order", scope, "k1")
+                assertEquals("execute", store.runOnce(first, request("p1")) { text("r1") }.decision)
+                primaryPorts().also { assertEquals(3, it.size) }.forEach { port -> assertEquals("OK", cli(port, "SCRIPT", "FLUSH")?.trim()) }
+                // Each script is unknown to every node now: the check (a hit) and, for a new
+                // key, the check and the settle are answered NOSCRIPT to EVALSHA, then sent by EVAL.
+                val replayed = store.runOnce(first, request("p1")) { fail("ran twice") }
+                assertEquals("replay" to "r1", replayed.decision to body(replayed))
+                val second = IdempotencyKey.of("order", scope, "k2")
+                assertEquals("execute", store.runOnce(second, request("p2")) { text("r2") }.decision)
+                val hit = store.runOnce(second, request("p2")) { fail("ran twice") }
+                assertEquals("replay" to "r2", hit.decision to body(hit))
+                assertEquals(FastPathMetrics(hits = 2, misses = 2, fallbacks = 0, writeFailures = 0), fast.metrics)
+                assertEquals(null, registry.find("mintid.fast_path.write_failures").counter()?.count()?.takeIf { it > 0 })
+                assertEquals(null, registry.find("mintid.fast_path.lookups").tag("verdict", "fallback").counter()?.count()?.takeIf { it > 0 })
+            }
+        }
+    }
+
+    @Test
+    fun `a duplicate after FLUSHALL replays from the database and is written back`() {
+        assumeTrue(redisSkipReason() == null, redisSkipReason())
+        FreshDatabase(Dialect.SQLITE).use { db ->
+            Cluster(CASE_TIMEOUT).use { redis ->
+                val source = db.open()
+                Migrations.migrate(source, db.dialect)
+                val connections = AtomicInteger()
+                val counted =
+                    object : TestDataSource() {
+                        override fun getConnection(): java.sql.Connection = source.connection.also { connections.incrementAndGet() }
+                    }
+                val fast = RedisFastPath(redis.connection.commands())
+                val store = IdempotencyStore(counted, db.dialect, fastPath = fast)
+                val key = IdempotencyKey.of("order", "w${UUID.randomUUID().toString().replace("-", "").take(16)}", "k1")
+                assertEquals("execute", store.runOnce(key, request("p1")) { text("r1") }.decision)
+                primaryPorts().also { assertEquals(3, it.size) }.forEach { port -> assertEquals("OK", cli(port, "FLUSHALL")?.trim()) }
+                val before = connections.get()
+                val fromDatabase = store.runOnce(key, request("p1")) { fail("ran twice") }
+                assertEquals("replay" to "r1", fromDatabase.decision to body(fromDatabase))
+                assertTrue(connections.get() > before, "the replay after FLUSHALL came from the database")
+                assertEquals(FastPathMetrics(hits = 0, misses = 2, fallbacks = 0, writeFailures = 0), fast.metrics)
+                val written = connections.get()
+                val fromRedis = store.runOnce(key, request("p1")) { fail("ran twice") }
+                assertEquals("replay" to "r1", fromRedis.decision to body(fromRedis))
+                assertEquals(written, connections.get(), "the replay written back came from Redis, without the database")
+                assertEquals(FastPathMetrics(hits = 1, misses = 2, fallbacks = 0, writeFailures = 0), fast.metrics)
             }
         }
     }
