@@ -456,7 +456,8 @@ internal class Unpacker(
                 else -> {
                     val eval = byte() != 0
                     // The script's name: Redis is sent its source or SHA-1.
-                    buffer.position(buffer.position() + byte())
+                    val name = byte()
+                    buffer.position(buffer.position() + name)
                     val script = lengthBytes()
                     val keys = Array(byte()) { lengthBytes() }
                     LaneStep.Redis(RedisCall(eval, script, keys, Array(byte()) { lengthBytes() }))

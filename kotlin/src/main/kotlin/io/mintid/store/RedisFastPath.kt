@@ -70,9 +70,9 @@ class RedisFastPath
             val reply =
                 try {
                     if (call.eval) {
-                        commands.eval<Any?>(call.script, ScriptOutputType.OBJECT, call.keys, *call.args)
+                        commands.eval<Any?>(call.script, ScriptOutputType.MULTI, call.keys, *call.args)
                     } else {
-                        commands.evalsha<Any?>(String(call.script, Charsets.US_ASCII), ScriptOutputType.OBJECT, call.keys, *call.args)
+                        commands.evalsha<Any?>(String(call.script, Charsets.US_ASCII), ScriptOutputType.MULTI, call.keys, *call.args)
                     }
                 } catch (_: RedisNoScriptException) {
                     return byteArrayOf(NO_SCRIPT.toByte())
@@ -105,18 +105,15 @@ class RedisFastPath
             const val NO_SCRIPT = 3
 
             /**
-             * Redis's [reply], packed: nil, the fields of an array (each bulk string's bytes,
-             * an integer as its decimal text, a nil element absent), an integer reply as one
-             * field, or a failure (a reply of another shape).
+             * Redis's [reply] as Lettuce's `MULTI` output reads it, packed: nil, the fields of
+             * an array (each bulk string's bytes, an integer as its decimal text, a nil element
+             * absent; an integer reply is one field), or a failure (a reply of another shape).
+             * `MULTI` reads a nil reply as a list of one null (no script answers an array of
+             * one nil); its `OBJECT` output fails on a nil reply.
              */
             fun packReply(reply: Any?): ByteArray {
-                val fields =
-                    when (reply) {
-                        null -> return byteArrayOf(NIL.toByte())
-                        is List<*> -> reply
-                        is Long -> listOf(reply)
-                        else -> return failed("a reply of type ${reply.javaClass.name}")
-                    }
+                if (reply == null || (reply is List<*> && reply.size == 1 && reply[0] == null)) return byteArrayOf(NIL.toByte())
+                val fields = reply as? List<*> ?: return failed("a reply of type ${reply.javaClass.name}")
                 val packer = Packer()
                 packer.byte(FIELDS)
                 packer.int(fields.size)
