@@ -215,7 +215,11 @@ class RecordRun {
   /** The driver of one request with `key` and `request`, the way it comes in. */
   static of(lane: RecordLane, way: Way, key: IdempotencyKey, request: StoreRequest, context: RunContext): RecordRun {
     const [fingerprint, created] = requestArgs(request);
-    return new RecordRun(way, drive(() => lane.driver(WAYS[way], key.kind, key.scope, key.id, fingerprint, created), undefined), context);
+    return new RecordRun(
+      way,
+      drive(() => lane.driver(WAYS[way], key.kind, key.scope, key.id, fingerprint, created), undefined),
+      context,
+    );
   }
 
   /** The store's reporter. */
@@ -556,17 +560,13 @@ export class IdempotencyStore {
     if (step.kind === "done") return this.#notExecuted(step.finished);
     const lease = new Lease(this, this.#clock, key, step.held, run.reporter);
     lease.beat();
-    return execute(
-      run,
-      this.useConnection,
-      async () => {
-        try {
-          return await operation(lease);
-        } finally {
-          await lease.stop();
-        }
-      },
-    );
+    return execute(run, this.useConnection, async () => {
+      try {
+        return await operation(lease);
+      } finally {
+        await lease.stop();
+      }
+    });
   }
 
   /**

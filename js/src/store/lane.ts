@@ -388,11 +388,14 @@ export function packOutcome(outcome: OperationOutcome): Uint8Array {
   return writer.done();
 }
 
-const reply = new Writer();
-
-/** Redis failed (an error reply other than `NOSCRIPT`, a timeout, a lost connection, a reply of another shape) with `message`, packed. */
+/**
+ * Redis failed (an error reply other than `NOSCRIPT`, a timeout, a lost
+ * connection, a reply of another shape) with `message`, packed. Each Redis
+ * answer has a writer of its own: it is awaited before it is pushed, while
+ * other requests pack theirs.
+ */
 export function failedReply(message: string): Uint8Array {
-  const out = reply.reset();
+  const out = new Writer();
   out.u8(2);
   out.text(message);
   return out.done();
@@ -410,7 +413,7 @@ export function packReply(answer: unknown): Uint8Array {
   if (answer === null || answer === undefined) return Uint8Array.of(0);
   const fields = Array.isArray(answer) ? (answer as unknown[]) : typeof answer === "number" || typeof answer === "bigint" ? [answer] : undefined;
   if (fields === undefined) return failedReply(`a reply of type ${typeName(answer)}`);
-  const out = reply.reset();
+  const out = new Writer();
   out.u8(1);
   out.u32(fields.length);
   for (const field of fields) {
