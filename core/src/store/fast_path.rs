@@ -348,10 +348,13 @@ impl FastPath {
     /// How long an entry for a record made at `held.created_millis` may
     /// live from `now`: until [`TTL_MARGIN_MILLIS`] before its retention
     /// ends (the record expires no sooner), at most `ttl_millis`; `None`
-    /// when that is already past.
+    /// when that is already past. A creation time after `now` (the claimer's
+    /// clock ahead of this host's) counts as `now`, so that a clock running
+    /// fast never makes an entry outlive its record.
     fn entry_ttl(&self, held: &Held, now_millis: u64) -> Option<u64> {
         let end = held
             .created_millis
+            .min(now_millis)
             .saturating_add(self.policy.retention_millis())
             .saturating_sub(TTL_MARGIN_MILLIS);
         let ttl = end.checked_sub(now_millis)?.min(self.ttl_millis);
@@ -632,6 +635,21 @@ mod tests {
             .with_ttl_millis(10_000)
             .settle(&key(), &print(1), &settled, NOW);
         assert_eq!(capped.args[9], b"10000".to_vec());
+    }
+
+    #[test]
+    fn a_claimer_clock_ahead_never_makes_an_entry_outlive_its_record() {
+        let fast = FastPath::new(policy());
+        let settled = Settled::Executed {
+            held: held(1, NOW + 5_000),
+            response: StoredResponse {
+                content_type: String::new(),
+                body: Vec::new(),
+            },
+        };
+        let call = fast.settle(&key(), &print(1), &settled, NOW);
+        let ttl = (86_400_000 - TTL_MARGIN_MILLIS).to_string();
+        assert_eq!(call.args[9], ttl.into_bytes());
     }
 
     #[test]
