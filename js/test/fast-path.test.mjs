@@ -153,6 +153,8 @@ for (const { dialect, skip } of dialects()) {
               await lease.complete(text(step.text));
             } else if (step.do === "flush") {
               await flush();
+            } else if (step.do === "flush_scripts") {
+              await onPrimaries((primary) => primary.script("FLUSH"));
             } else if (step.do === "metrics") {
               const { hits, misses, fallbacks } = fast.metrics;
               assert.deepEqual({ hits, misses, fallbacks }, step.expect, testCase.name);
