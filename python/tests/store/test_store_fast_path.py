@@ -246,9 +246,9 @@ def test_fast_path_case(server: Server, flavor: str, case: dict[str, Any]) -> No
             assert lease is not None
             lease.complete(StoredResponse("text/plain", step["text"].encode()))
         elif do == "flush":
-            cluster = _cluster()  # the topology as it is now, after the fault tests
-            cluster.flushall(target_nodes=RedisCluster.PRIMARIES)
-            cluster.close()
+            _on_primaries("FLUSHALL")
+        elif do == "flush_scripts":
+            _on_primaries("SCRIPT", "FLUSH")
         elif do == "metrics":
             metrics = fast.metrics
             counts = {
