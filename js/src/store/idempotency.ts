@@ -272,16 +272,14 @@ class RecordRun {
   }
 
   /**
-   * The claim: the protocol from its start up to `execute` or `done`,
-   * reported; a request the fast path's check answered never reached the
-   * store, so no claim is reported for it.
+   * The claim: the protocol from its start (the fast path's check included)
+   * up to `execute` or `done`, reported as every host reports it: a replay
+   * or in-progress answer from Redis is a decision like the database's.
    */
   async start(use: Use): Promise<HandedStep> {
     try {
       const first = recordStep(this.#driver.start(this.#now()));
-      const step = first.kind === "redis" ? await this.#redis(first) : first;
-      if (first.kind === "redis" && step.kind === "done") return step;
-      return await this.reporter.claim(this.way, () => this.#drive(step, use), claimDecision);
+      return await this.reporter.claim(this.way, () => this.#drive(first, use), claimDecision);
     } finally {
       this.#report();
     }
