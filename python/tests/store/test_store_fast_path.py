@@ -4,7 +4,8 @@ and MariaDB, for the sync store (redis-py's RedisCluster) and the asyncio one
 (redis.asyncio's RedisCluster, driven through store.async_support's sync view):
 the cases of tests/redis/fast_path.json, the core's Redis steps after
 SCRIPT FLUSH (sent again by EVAL) and FLUSHALL (a replay the database served
-written back), an asyncio task cancelled mid-request, and the fault tests (a
+written back), an asyncio task cancelled mid-request, a store used before fork() serving the
+child, and the fault tests (a
 primary killed, a primary asleep) with 32 workers racing on 100 keys.
 """
 
@@ -48,7 +49,14 @@ from mintid.store.aio import AsyncIdempotencyStore
 from mintid.store.fast_path import AsyncRedisFastPath, RedisFastPath
 from store.async_support import LoopThread, SyncStore
 from store.metrics_support import Recording, key_of
-from store.store_support import Server, case_id, check_fields, environment, unknown
+from store.store_support import (
+    Server,
+    case_id,
+    check_fields,
+    environment,
+    in_forked_child,
+    unknown,
+)
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 #: The fault tests' timeout: a paused or killed primary falls back to the database at once.
@@ -579,4 +587,26 @@ def test_a_task_cancelled_mid_operation_leaves_nothing_half_done(server: Server)
     made.loop.call(scenario())
     counts = _counted(made)
     assert counts["hits"] >= 1 and counts["fallbacks"] == 0 and counts["write_failures"] == 0
+    made.close()
+
+
+def test_a_store_used_before_fork_serves_the_child_and_the_parent_after_it(
+    server: Server,
+) -> None:
+    # redis-py opens new connections in a fork child and the store its own
+    # database connections: the child's requests go through Redis and the
+    # database as the parent's do, and each key still runs once.
+    made = _made(server, "sync")
+    assert _run(made, "k1", "p1", "r1") == ("execute", True, "r1")
+
+    def in_child() -> Any:
+        return _run(made, "k1", "p1", "other"), _run(made, "k2", "p2", "r2"), _counted(made)
+
+    replay, fresh, counted = in_forked_child(in_child)
+    assert replay == ("replay", False, "r1")
+    assert fresh == ("execute", True, "r2")
+    assert counted == {"hits": 1, "misses": 2, "fallbacks": 0, "write_failures": 0}
+    # The child's result is in Redis for the parent: a hit, without running again.
+    assert _run(made, "k2", "p2", "other") == ("replay", False, "r2")
+    assert _counted(made) == {"hits": 1, "misses": 1, "fallbacks": 0, "write_failures": 0}
     made.close()
