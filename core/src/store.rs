@@ -35,7 +35,8 @@
 //! * [`OutboxEnqueue`], [`OutboxRelay`] and [`OutboxCleanup`]: the outbox
 //!   (enqueue in the caller's transaction; the relay loop with its send
 //!   decision, retries, dead messages and bounded error text; cleanup).
-//! * [`FastPath`]: the Redis fast path in front of the record driver (the
+//! * [`FastPath`]: the Redis fast path in front of the record driver, as
+//!   the record driver's own steps ([`RecordDriver::with_fast_path`]: the
 //!   script to run, what its answer means, the write after the commit).
 //!
 //! The limits every protocol enforces before it writes are in [`limits`].
@@ -52,6 +53,7 @@ pub mod limits;
 mod manifest;
 mod outbox_driver;
 mod record_driver;
+mod record_fast;
 mod renewal;
 mod segment_driver;
 mod value;
@@ -60,7 +62,8 @@ pub use answer::{Answer, DbError, DbErrorClass};
 pub use error::{DriverError, StoreError, StoreErrorKind};
 pub use error_class::classify_db_error;
 pub use fast_path::{
-    ENTRY_PREFIX, FastAnswer, FastPath, FastVerdict, RedisCall, SCRIPTS, Settled, TTL_MARGIN_MILLIS,
+    CHECK, ENTRY_PREFIX, FORGET, FastAnswer, FastPath, FastVerdict, RedisCall, SETTLE, Script,
+    TTL_MARGIN_MILLIS,
 };
 pub use lease_driver::{LeaseAcquisition, LeaseStep};
 #[cfg(target_has_atomic = "64")]
@@ -75,6 +78,7 @@ pub use record_driver::{
     RecordStep, RecordYield, StoredRecord, StoredResponse, Way, database_failure, load_query,
     read_load, read_record,
 };
+pub use record_fast::FastReport;
 pub use renewal::{RecordCleanup, RecordRenewal};
 pub use segment_driver::{MAX_TAG_BYTES, SegmentDriver, SegmentStep, Taken};
 pub use value::{Query, Value};

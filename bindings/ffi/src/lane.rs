@@ -41,6 +41,8 @@ impl Refusal for MintidError {
 pub struct RecordLane {
     manifest: core::Manifest,
     pub(crate) policy: mintid::record::RecordPolicy,
+    /// The Redis fast path every driver of the lane has, if any.
+    fast: Option<core::FastPath>,
 }
 
 /// A driver on the lane, or the packed refusal of one the core would not
@@ -68,6 +70,25 @@ impl RecordDrivers {
         let lane = Box::new(RecordLane {
             manifest: self.manifest,
             policy: self.policy,
+            fast: None,
+        });
+        Box::into_raw(lane) as u64
+    }
+
+    /// The record lane of these drivers with the Redis fast path in front
+    /// of the database: every driver made on it yields its Redis steps
+    /// (`RecordDriver::with_fast_path`; `docs/spec.md`, "The fast path"),
+    /// entries living at most `ttl_millis` when given (always less than the
+    /// record's retention). Freed with `mintid_lane_free`.
+    pub fn fast_lane(self: Arc<Self>, ttl_millis: Option<u64>) -> u64 {
+        let fast = core::FastPath::new(self.policy);
+        let lane = Box::new(RecordLane {
+            manifest: self.manifest,
+            policy: self.policy,
+            fast: Some(match ttl_millis {
+                Some(ttl) => fast.with_ttl_millis(ttl),
+                None => fast,
+            }),
         });
         Box::into_raw(lane) as u64
     }
@@ -331,13 +352,17 @@ pub unsafe extern "C" fn mintid_lane_record_new(
             2 => core::Way::Lease,
             _ => return Err(MintidError::argument("argument.internal", "no such way in")),
         };
-        Ok(core::RecordDriver::new(
-            lane.manifest,
-            lane.policy,
-            way,
-            &key,
-            incoming,
-        ))
+        Ok(match lane.fast {
+            Some(fast) => core::RecordDriver::with_fast_path(
+                lane.manifest,
+                lane.policy,
+                way,
+                &key,
+                incoming,
+                fast,
+            ),
+            None => core::RecordDriver::new(lane.manifest, lane.policy, way, &key, incoming),
+        })
     })
     .unwrap_or_else(|_| Err(panicked()));
     LaneDriver::made(made)
@@ -387,6 +412,64 @@ pub unsafe extern "C" fn mintid_lane_record_finish(
             lane.finish(outcome, now_millis);
         })
     }
+}
+
+/// Pushes Redis's packed answer to the last Redis step (`mintid-lane`'s
+/// `unpack_answer`: nil, fields, failed, `NOSCRIPT`); the next step.
+///
+/// # Safety
+/// As for [`mintid_lane_record_start`]; `answer` points to `answer_len`
+/// readable bytes.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mintid_lane_record_push_redis(
+    driver: *mut LaneDriver<core::RecordDriver>,
+    answer: *const u8,
+    answer_len: usize,
+    now_millis: u64,
+    out: *mut u8,
+    cap: usize,
+) -> usize {
+    // SAFETY: the caller's contract.
+    let answer = unsafe { slice(answer, answer_len) };
+    // SAFETY: the caller's contract.
+    unsafe {
+        on_driver(driver, out, cap, |lane| {
+            lane.push_redis(answer, now_millis);
+        })
+    }
+}
+
+/// The longest packed fast-path report: `fallback` and its count.
+pub const FAST_REPORT_MAX: usize = 13;
+
+/// Takes what the driver's fast path came to since the last report, packed
+/// (`mintid-lane`'s `pack_report`) into `out`; its length. With `cap` under
+/// [`FAST_REPORT_MAX`] nothing is taken and that size is the answer; a
+/// driver the core refused reports nothing.
+///
+/// # Safety
+/// As for [`mintid_lane_record_start`].
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn mintid_lane_record_fast_report(
+    driver: *mut LaneDriver<core::RecordDriver>,
+    out: *mut u8,
+    cap: usize,
+) -> usize {
+    if cap < FAST_REPORT_MAX {
+        return FAST_REPORT_MAX;
+    }
+    let mut packed = Vec::with_capacity(FAST_REPORT_MAX);
+    // SAFETY: the caller's contract.
+    let lane = unsafe { &mut (*driver).0 };
+    let taken = catch_unwind(AssertUnwindSafe(|| match lane {
+        Ok(lane) => lane.take_fast_report(&mut packed),
+        Err(_) => mintid_lane::pack_report(&mut packed, core::FastReport::default()),
+    }));
+    if taken.is_err() {
+        mintid_lane::pack_report(&mut packed, core::FastReport::default());
+    }
+    // SAFETY: the caller's contract.
+    unsafe { copy_out(&packed, out, cap) }
 }
 
 /// The first step of a relay run, at `now_millis`, copied as
@@ -523,7 +606,65 @@ mod tests {
         Box::into_raw(Box::new(RecordLane {
             manifest: core::Manifest::new(core::Dialect::Postgres, core::Placeholder::Numbered),
             policy: mintid::record::RecordPolicy::default(),
+            fast: None,
         })) as u64
+    }
+
+    #[test]
+    fn a_fast_lane_checks_redis_first_sends_eval_after_noscript_and_reports() {
+        let policy = mintid::record::RecordPolicy::default();
+        let lane = Box::into_raw(Box::new(RecordLane {
+            manifest: core::Manifest::new(core::Dialect::Postgres, core::Placeholder::Numbered),
+            policy,
+            fast: Some(core::FastPath::new(policy)),
+        })) as u64;
+        let driver = new(lane, b"order.create:tenant-1:abc", &[7; 32]);
+        // SAFETY (every call below): a live driver and buffers of their lengths.
+        let check = out(
+            8,
+            |o, c| unsafe { mintid_lane_record_start(driver, 1_000, o, c) },
+            driver,
+        );
+        assert_eq!(
+            &check[..8],
+            [tag::REDIS, 0, 5, b'c', b'h', b'e', b'c', b'k']
+        );
+        assert_eq!(&check[12..52], core::CHECK.sha1.as_bytes());
+        let no_script = [3];
+        let again = out(
+            8,
+            |o, c| unsafe {
+                mintid_lane_record_push_redis(driver, no_script.as_ptr(), 1, 1_000, o, c)
+            },
+            driver,
+        );
+        assert_eq!(&again[..3], [tag::REDIS, 1, 5]);
+        let length = u32::from_le_bytes(again[8..12].try_into().unwrap()) as usize;
+        assert_eq!(&again[12..12 + length], core::CHECK.source.as_bytes());
+        let nil = [0];
+        let claim = out(
+            8,
+            |o, c| unsafe { mintid_lane_record_push_redis(driver, nil.as_ptr(), 1, 1_000, o, c) },
+            driver,
+        );
+        assert_eq!(claim[0], tag::RUN);
+        let mut report = [0; FAST_REPORT_MAX];
+        // SAFETY: a live driver and a buffer of its length.
+        let short = unsafe { mintid_lane_record_fast_report(driver, report.as_mut_ptr(), 4) };
+        assert_eq!(short, FAST_REPORT_MAX, "too short: nothing taken");
+        // SAFETY: as above.
+        let length =
+            unsafe { mintid_lane_record_fast_report(driver, report.as_mut_ptr(), report.len()) };
+        assert_eq!(&report[..length], [4, b'm', b'i', b's', b's', 0, 0, 0, 0]);
+        // SAFETY: as above.
+        let length =
+            unsafe { mintid_lane_record_fast_report(driver, report.as_mut_ptr(), report.len()) };
+        assert_eq!(&report[..length], [0, 0, 0, 0, 0], "taken once");
+        // SAFETY: freed once.
+        unsafe {
+            mintid_lane_record_free(driver);
+            mintid_lane_free(lane);
+        }
     }
 
     /// Copies a step out through a buffer of `cap` bytes, again when too short.

@@ -32,7 +32,7 @@ pub trait Driven {
 /// `E`'s fields. Every call answers with the next step.
 #[derive(Debug)]
 pub struct Lane<D, E> {
-    driver: D,
+    pub(crate) driver: D,
     step: Vec<u8>,
     error: PhantomData<fn() -> E>,
 }

@@ -22,7 +22,7 @@ mod record;
 mod relay;
 mod write;
 
-pub use fast::{pack_call, pack_verdict, unpack_answer, unpack_settled};
+pub use fast::{pack_report, put_redis_call, unpack_answer};
 pub use lane::{Driven, Lane};
 pub use read::{class_of, unpack_outcome, unpack_rows};
 pub use write::{pack_error, put_value};
@@ -40,6 +40,9 @@ pub mod tag {
     pub const DONE: u8 = 4;
     /// The driver failed: its typed error.
     pub const FAIL: u8 = 5;
+    /// Run a script on Redis (the record driver's fast path): `EVAL` flag,
+    /// name, SHA-1 or source, keys, arguments.
+    pub const REDIS: u8 = 6;
 }
 
 /// The tag of a packed value.

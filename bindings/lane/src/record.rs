@@ -5,6 +5,8 @@ use alloc::vec::Vec;
 use mintid::record::Outcome;
 use mintid::store::{Answer, Finished, RecordDriver, RecordStep, RecordYield};
 
+use crate::fast::{pack_report, put_redis_call, unpack_answer};
+
 use crate::lane::{Driven, Lane};
 use crate::read::unpack_outcome;
 use crate::write::{put_bytes, put_optional};
@@ -45,6 +47,21 @@ impl<E: Refusal> Lane<RecordDriver, E> {
             Err(error) => self.fail(&E::from(error)),
         }
     }
+
+    /// Pushes Redis's packed answer to the last Redis step
+    /// ([`unpack_answer`]).
+    pub fn push_redis(&mut self, answer: &[u8], now_millis: u64) -> &[u8] {
+        match unpack_answer(answer) {
+            Ok(answer) => self.drive(|driver| driver.push_redis(answer, now_millis)),
+            Err(error) => self.fail(&E::from(error)),
+        }
+    }
+
+    /// Packs what the fast path came to since the last report into `out`
+    /// ([`pack_report`]).
+    pub fn take_fast_report(&mut self, out: &mut Vec<u8>) {
+        pack_report(out, self.driver.take_fast_report());
+    }
 }
 
 fn put_yield(out: &mut Vec<u8>, yielded: RecordYield) {
@@ -64,12 +81,15 @@ fn put_yield(out: &mut Vec<u8>, yielded: RecordYield) {
             out.push(tag::DONE);
             put_finished(out, done);
         }
+        RecordYield::Redis(call) => {
+            out.push(tag::REDIS);
+            put_redis_call(out, &call);
+        }
     }
 }
 
-/// Packs a record protocol's end (after the `DONE` tag; the fast path's
-/// verdicts share its replay and in-progress layouts).
-pub(crate) fn put_finished(out: &mut Vec<u8>, done: Finished) {
+/// Packs a record protocol's end (after the `DONE` tag).
+fn put_finished(out: &mut Vec<u8>, done: Finished) {
     match done {
         Finished::Executed => out.push(finished::EXECUTED),
         Finished::OperationFailed { stored } => {

@@ -12,7 +12,7 @@ use alloc::vec::Vec;
 use mintid::fingerprint::Fingerprint;
 use mintid::key::IdempotencyKey;
 use mintid::record::{Incoming, RecordPolicy};
-use mintid::store::{DriverError, Manifest, OutboxRelay, RecordDriver, Way};
+use mintid::store::{DriverError, FastPath, Manifest, OutboxRelay, RecordDriver, Way};
 use mintid_lane::{Fields, Lane, Refusal};
 use wasm_bindgen::prelude::*;
 
@@ -61,6 +61,7 @@ impl Refusal for PackedError {
 pub struct RecordLane {
     manifest: Manifest,
     policy: RecordPolicy,
+    fast: Option<FastPath>,
 }
 
 #[wasm_bindgen]
@@ -74,7 +75,25 @@ impl RecordLane {
         Ok(Self {
             manifest: manifest_of(&manifest)?,
             policy: *policy.policy(),
+            fast: None,
         })
+    }
+
+    /// The same lane with the Redis fast path in front of the database:
+    /// every driver made on it yields its Redis steps (`docs/spec.md`, "The
+    /// fast path"), entries living at most `ttl_millis` when given (always
+    /// less than the record's retention).
+    #[wasm_bindgen(js_name = withFastPath)]
+    pub fn with_fast_path(&self, ttl_millis: Option<u64>) -> RecordLane {
+        let fast = FastPath::new(self.policy);
+        Self {
+            manifest: self.manifest,
+            policy: self.policy,
+            fast: Some(match ttl_millis {
+                Some(ttl) => fast.with_ttl_millis(ttl),
+                None => fast,
+            }),
+        }
     }
 
     /// The driver of one request: `way` 0 run once, 1 same transaction, 2
@@ -102,13 +121,13 @@ impl RecordLane {
         if let Some(created) = key_created_millis {
             incoming = incoming.with_key_created_millis(created);
         }
-        Ok(RecordLaneDriver(Lane::new(RecordDriver::new(
-            self.manifest,
-            self.policy,
-            way,
-            &key,
-            incoming,
-        ))))
+        let driver = match self.fast {
+            Some(fast) => {
+                RecordDriver::with_fast_path(self.manifest, self.policy, way, &key, incoming, fast)
+            }
+            None => RecordDriver::new(self.manifest, self.policy, way, &key, incoming),
+        };
+        Ok(RecordLaneDriver(Lane::new(driver)))
     }
 }
 
@@ -163,6 +182,23 @@ impl RecordLaneDriver {
     /// Finishes with the packed outcome of the operation.
     pub fn finish(&mut self, outcome: &[u8], now_millis: u64) -> Vec<u8> {
         self.0.finish(outcome, now_millis).to_vec()
+    }
+
+    /// Pushes Redis's packed answer to the last Redis step (nil, fields,
+    /// failed, `NOSCRIPT`).
+    #[wasm_bindgen(js_name = pushRedis)]
+    pub fn push_redis(&mut self, answer: &[u8], now_millis: u64) -> Vec<u8> {
+        self.0.push_redis(answer, now_millis).to_vec()
+    }
+
+    /// Takes what the fast path came to since the last report, packed: the
+    /// lookup's verdict (`u8` length and name) and the failed writes
+    /// (`u32`).
+    #[wasm_bindgen(js_name = takeFastReport)]
+    pub fn take_fast_report(&mut self) -> Vec<u8> {
+        let mut packed = Vec::new();
+        self.0.take_fast_report(&mut packed);
+        packed
     }
 }
 

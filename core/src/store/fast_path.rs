@@ -27,24 +27,76 @@ pub const ENTRY_PREFIX: &str = "mintid:";
 /// milliseconds: room for the clocks of the hosts and of Redis to differ.
 pub const TTL_MARGIN_MILLIS: u64 = 1_000;
 
-/// The scripts, by name, as every host loads them (`schema/redis/*.lua`):
-/// run by `EVALSHA`, loaded again on `NOSCRIPT`.
-pub const SCRIPTS: [(&str, &str); 3] = [
-    ("check", include_str!("../../schema/redis/check.lua")),
-    ("settle", include_str!("../../schema/redis/settle.lua")),
-    ("forget", include_str!("../../schema/redis/forget.lua")),
-];
+/// One of the fast path's scripts (`schema/redis/*.lua`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Script {
+    /// Its name: `check`, `settle` or `forget`.
+    pub name: &'static str,
+    /// Its Lua source, sent by `EVAL` when a node does not have it yet.
+    pub source: &'static str,
+    /// The SHA-1 of the source, in lowercase hex: what `EVALSHA` names it by.
+    pub sha1: &'static str,
+}
 
-/// One script to run on the cluster: its name in [`SCRIPTS`], its keys (one
-/// entry, so one slot) and its arguments.
+/// The `check` script: a request's look before the database.
+pub const CHECK: Script = Script {
+    name: "check",
+    source: include_str!("../../schema/redis/check.lua"),
+    sha1: "b0a3f27b889e7e8a624f981b3bd24508c0fc8994",
+};
+/// The `settle` script: the committed result, after the database.
+pub const SETTLE: Script = Script {
+    name: "settle",
+    source: include_str!("../../schema/redis/settle.lua"),
+    sha1: "1aff64b82c0f602766bf358e4a9857c463c0cd6f",
+};
+/// The `forget` script: drop a claiming marker or an older fence's entry.
+pub const FORGET: Script = Script {
+    name: "forget",
+    source: include_str!("../../schema/redis/forget.lua"),
+    sha1: "4980089b2141f327fcc31e12f9b220feb88e5b08",
+};
+
+/// One script to run on the cluster, with its keys (one entry, so one
+/// slot) and its arguments. The host sends `EVALSHA` with
+/// [`sha1`](Self::sha1), or `EVAL` with [`source`](Self::source) when
+/// [`eval`](Self::eval) says so (after a node answered `NOSCRIPT`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RedisCall {
     /// The script's name: `check`, `settle` or `forget`.
     pub script: &'static str,
+    /// The SHA-1 of the script's source, for `EVALSHA`.
+    pub sha1: &'static str,
+    /// The script's source, for `EVAL`.
+    pub source: &'static str,
+    /// Send `EVAL` with the source, not `EVALSHA`: the node answered
+    /// `NOSCRIPT` to the same call by `EVALSHA`.
+    pub eval: bool,
     /// The keys (`KEYS`): the record's entry.
     pub keys: Vec<String>,
     /// The arguments (`ARGV`), as bytes.
     pub args: Vec<Vec<u8>>,
+}
+
+impl RedisCall {
+    fn new(script: Script, entry: &str, args: Vec<Vec<u8>>) -> Self {
+        Self {
+            script: script.name,
+            sha1: script.sha1,
+            source: script.source,
+            eval: false,
+            keys: vec![String::from(entry)],
+            args,
+        }
+    }
+
+    /// The same call by `EVAL`, after `NOSCRIPT`; `None` when it already was.
+    pub(crate) fn by_eval(&self) -> Option<Self> {
+        (!self.eval).then(|| Self {
+            eval: true,
+            ..self.clone()
+        })
+    }
 }
 
 /// What Redis said to a `check`, as the host pushes it.
@@ -58,6 +110,10 @@ pub enum FastAnswer {
     /// Redis failed: an error reply, a lost connection, a timeout, a cluster
     /// without a primary for the slot, or a reply of another shape.
     Failed(String),
+    /// The node does not have the script (`NOSCRIPT`: after a restart, a
+    /// failover or `SCRIPT FLUSH`): the driver sends the call again by
+    /// `EVAL`, which loads it.
+    NoScript,
 }
 
 /// What a request does after the `check`.
@@ -85,9 +141,9 @@ impl FastVerdict {
     }
 }
 
-/// What the database path of a request came to, for [`FastPath::settle`].
+/// What the database path of a request came to, for `settle`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Settled {
+pub(crate) enum Settled {
     /// The operation ran under `held` and its response is committed.
     Executed {
         /// The claim it ran under.
@@ -144,12 +200,12 @@ impl FastPath {
         format!("{ENTRY_PREFIX}{{{key}}}")
     }
 
-    /// The `check` to run before the database, or `None` when the request
+    /// The `check` of the entry named `entry` to run before the database, or `None` when the request
     /// goes straight to the database: a key too old by its own creation
     /// time (the record driver refuses it without a query).
-    pub fn check(
+    pub(crate) fn check_entry(
         &self,
-        key: &IdempotencyKey,
+        entry: &str,
         fingerprint: &Fingerprint,
         key_created_millis: Option<u64>,
         now_millis: u64,
@@ -159,14 +215,11 @@ impl FastPath {
                 return None;
             }
         }
-        Some(RedisCall {
-            script: "check",
-            keys: vec![Self::entry(key)],
-            args: vec![
-                fingerprint.as_bytes().to_vec(),
-                number(self.policy.lease_millis()),
-            ],
-        })
+        let args = vec![
+            fingerprint.as_bytes().to_vec(),
+            number(self.policy.lease_millis()),
+        ];
+        Some(RedisCall::new(CHECK, entry, args))
     }
 
     /// What the `check`'s answer means for a request with `fingerprint`:
@@ -176,23 +229,23 @@ impl FastPath {
     /// a nil (this request set the marker), another payload's entry (the
     /// database says `fingerprint_mismatch`) or an expired one is a miss;
     /// a failure or an unreadable answer a fallback.
-    pub fn read_check(&self, fingerprint: &Fingerprint, answer: &FastAnswer) -> FastVerdict {
+    pub(crate) fn read_check(&self, fingerprint: &Fingerprint, answer: &FastAnswer) -> FastVerdict {
         let fields = match answer {
             FastAnswer::Nil => return FastVerdict::Miss,
             FastAnswer::Fields(fields) => fields,
-            FastAnswer::Failed(_) => return FastVerdict::Fallback,
+            FastAnswer::Failed(_) | FastAnswer::NoScript => return FastVerdict::Fallback,
         };
         read_entry(fields, fingerprint, &self.policy).unwrap_or(FastVerdict::Fallback)
     }
 
-    /// The script that follows the database path: `settle` writes the
+    /// The script that follows the database path on the entry named `entry`: `settle` writes the
     /// committed result (after the commit, so Redis never replays what the
     /// database does not hold), with a time to live below the record's
     /// retention; everything else `forget`s (drops this request's claiming
     /// marker, and an older fence's entry).
-    pub fn settle(
+    pub(crate) fn settle_entry(
         &self,
-        key: &IdempotencyKey,
+        entry: &str,
         fingerprint: &Fingerprint,
         settled: &Settled,
         now_millis: u64,
@@ -211,16 +264,16 @@ impl FastPath {
                 response.as_ref(),
                 Some(limits::truncate_error(message, RECORD_ERROR_MAX_BYTES)),
             ),
-            Settled::Other { held } => return self.forget(key, held.map(|h| h.fence())),
+            Settled::Other { held } => return self.forget(entry, held.map(|h| h.fence())),
         };
         let Some(ttl) = self.entry_ttl(&held, now_millis) else {
-            return self.forget(key, Some(held.fence()));
+            return self.forget(entry, Some(held.fence()));
         };
         let flag = |present: bool| vec![if present { b'1' } else { b'0' }];
-        RedisCall {
-            script: "settle",
-            keys: vec![Self::entry(key)],
-            args: vec![
+        RedisCall::new(
+            SETTLE,
+            entry,
+            vec![
                 fingerprint.as_bytes().to_vec(),
                 number(held.token),
                 number(held.created_millis),
@@ -232,35 +285,36 @@ impl FastPath {
                 error.map_or_else(Vec::new, String::into_bytes),
                 number(ttl),
             ],
-        }
+        )
     }
 
-    /// After a claim is written: a fenced takeover (a reclaim, whose token
+    /// After a claim on the entry named `entry` is written: a fenced takeover (a reclaim, whose token
     /// is above one) invalidates the entry (`forget` up to the new fence);
     /// a first claim needs nothing.
-    pub fn claimed(&self, key: &IdempotencyKey, held: &Held) -> Option<RedisCall> {
-        (held.token > 1).then(|| self.forget(key, Some(held.fence())))
+    pub(crate) fn claimed_entry(&self, entry: &str, held: &Held) -> Option<RedisCall> {
+        (held.token > 1).then(|| self.forget(entry, Some(held.fence())))
     }
 
-    fn forget(&self, key: &IdempotencyKey, fence: Option<Fence>) -> RedisCall {
+    /// `forget` of the entry named `entry`, up to `fence` (a claiming marker
+    /// only, without one).
+    pub(crate) fn forget(&self, entry: &str, fence: Option<Fence>) -> RedisCall {
         let (token, created) = match fence {
             Some(fence) => (number(fence.token), number(fence.created_millis)),
             None => (Vec::new(), Vec::new()),
         };
-        RedisCall {
-            script: "forget",
-            keys: vec![Self::entry(key)],
-            args: vec![token, created],
-        }
+        RedisCall::new(FORGET, entry, vec![token, created])
     }
 
     /// How long an entry for a record made at `held.created_millis` may
     /// live from `now`: until [`TTL_MARGIN_MILLIS`] before its retention
     /// ends (the record expires no sooner), at most `ttl_millis`; `None`
-    /// when that is already past.
+    /// when that is already past. A creation time after `now` (the claimer's
+    /// clock ahead of this host's) counts as `now`, so that a clock running
+    /// fast never makes an entry outlive its record.
     fn entry_ttl(&self, held: &Held, now_millis: u64) -> Option<u64> {
         let end = held
             .created_millis
+            .min(now_millis)
             .saturating_add(self.policy.retention_millis())
             .saturating_sub(TTL_MARGIN_MILLIS);
         let ttl = end.checked_sub(now_millis)?.min(self.ttl_millis);
@@ -360,6 +414,10 @@ mod tests {
         IdempotencyKey::new("order", "shop", "k-1").unwrap()
     }
 
+    fn entry() -> String {
+        FastPath::entry(&key())
+    }
+
     fn policy() -> RecordPolicy {
         RecordPolicy::new(60_000, 86_400_000).unwrap()
     }
@@ -409,7 +467,7 @@ mod tests {
     #[test]
     fn check_sets_the_marker_for_a_lease() {
         let call = FastPath::new(policy())
-            .check(&key(), &print(1), None, NOW)
+            .check_entry(&entry(), &print(1), None, NOW)
             .unwrap();
         assert_eq!(call.script, "check");
         assert_eq!(call.keys, vec![String::from("mintid:{order:shop:k-1}")]);
@@ -420,10 +478,13 @@ mod tests {
     fn a_key_too_old_by_its_own_time_skips_redis() {
         let fast = FastPath::new(policy());
         assert!(
-            fast.check(&key(), &print(1), Some(NOW - 86_400_000), NOW)
+            fast.check_entry(&entry(), &print(1), Some(NOW - 86_400_000), NOW)
                 .is_none()
         );
-        assert!(fast.check(&key(), &print(1), Some(NOW - 1), NOW).is_some());
+        assert!(
+            fast.check_entry(&entry(), &print(1), Some(NOW - 1), NOW)
+                .is_some()
+        );
     }
 
     #[test]
@@ -519,7 +580,7 @@ mod tests {
             held: held(1, NOW),
             response,
         };
-        let call = fast.settle(&key(), &print(1), &settled, NOW + 5);
+        let call = fast.settle_entry(&entry(), &print(1), &settled, NOW + 5);
         assert_eq!(call.script, "settle");
         let ttl = (86_400_000 - TTL_MARGIN_MILLIS - 5).to_string();
         assert_eq!(
@@ -539,8 +600,23 @@ mod tests {
         );
         let capped = fast
             .with_ttl_millis(10_000)
-            .settle(&key(), &print(1), &settled, NOW);
+            .settle_entry(&entry(), &print(1), &settled, NOW);
         assert_eq!(capped.args[9], b"10000".to_vec());
+    }
+
+    #[test]
+    fn a_claimer_clock_ahead_never_makes_an_entry_outlive_its_record() {
+        let fast = FastPath::new(policy());
+        let settled = Settled::Executed {
+            held: held(1, NOW + 5_000),
+            response: StoredResponse {
+                content_type: String::new(),
+                body: Vec::new(),
+            },
+        };
+        let call = fast.settle_entry(&entry(), &print(1), &settled, NOW);
+        let ttl = (86_400_000 - TTL_MARGIN_MILLIS).to_string();
+        assert_eq!(call.args[9], ttl.into_bytes());
     }
 
     #[test]
@@ -551,7 +627,7 @@ mod tests {
             message: "x".repeat(2_000),
             response: None,
         };
-        let call = fast.settle(&key(), &print(1), &settled, NOW);
+        let call = fast.settle_entry(&entry(), &print(1), &settled, NOW);
         assert_eq!(call.args[3], b"failed".to_vec());
         assert_eq!(call.args[4], b"0".to_vec());
         assert_eq!(call.args[7], b"1".to_vec());
@@ -569,10 +645,10 @@ mod tests {
                 body: Vec::new(),
             },
         };
-        let call = fast.settle(&key(), &print(1), &old, NOW);
+        let call = fast.settle_entry(&entry(), &print(1), &old, NOW);
         assert_eq!(call.script, "forget");
         assert_eq!(call.args[0], b"1".to_vec());
-        let other = fast.settle(&key(), &print(1), &Settled::Other { held: None }, NOW);
+        let other = fast.settle_entry(&entry(), &print(1), &Settled::Other { held: None }, NOW);
         assert_eq!(other.script, "forget");
         assert_eq!(other.args, vec![Vec::<u8>::new(), Vec::new()]);
     }
@@ -580,8 +656,8 @@ mod tests {
     #[test]
     fn a_takeover_invalidates_the_entry() {
         let fast = FastPath::new(policy());
-        assert!(fast.claimed(&key(), &held(1, NOW)).is_none());
-        let call = fast.claimed(&key(), &held(2, NOW)).unwrap();
+        assert!(fast.claimed_entry(&entry(), &held(1, NOW)).is_none());
+        let call = fast.claimed_entry(&entry(), &held(2, NOW)).unwrap();
         assert_eq!(call.script, "forget");
         assert_eq!(call.args, vec![b"2".to_vec(), NOW.to_string().into_bytes()]);
     }
@@ -599,9 +675,35 @@ mod tests {
     }
 
     #[test]
-    fn every_script_is_loaded() {
-        let names: Vec<&str> = SCRIPTS.iter().map(|(name, _)| *name).collect();
+    fn every_script_is_named_by_the_sha1_of_its_source() {
+        use sha1::Digest;
+        for script in [CHECK, SETTLE, FORGET] {
+            let digest = sha1::Sha1::digest(script.source.as_bytes());
+            let hex: String = digest.iter().map(|byte| format!("{byte:02x}")).collect();
+            assert_eq!(script.sha1, hex, "{}", script.name);
+        }
+    }
+
+    #[test]
+    fn a_call_goes_by_eval_once() {
+        let call = FastPath::new(policy())
+            .check_entry(&entry(), &print(1), None, NOW)
+            .unwrap();
+        assert!(!call.eval);
+        assert_eq!(call.sha1, CHECK.sha1);
+        let again = call.by_eval().unwrap();
+        assert!(again.eval);
+        assert_eq!(again.source, CHECK.source);
+        assert!(again.by_eval().is_none());
+    }
+
+    #[test]
+    fn every_script_takes_the_entry_as_its_one_key() {
+        let names = [CHECK.name, SETTLE.name, FORGET.name];
         assert_eq!(names, ["check", "settle", "forget"]);
-        assert!(SCRIPTS.iter().all(|(_, text)| text.contains("KEYS[1]")));
+        for script in [CHECK, SETTLE, FORGET] {
+            assert!(script.source.contains("KEYS[1]"), "{}", script.name);
+            assert!(!script.source.contains("KEYS[2]"), "{}", script.name);
+        }
     }
 }

@@ -7,7 +7,9 @@ use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use super::fast_path::{FastAnswer, FastPath, FastVerdict};
 use super::limits::{self, RECORD_ERROR_MAX_BYTES, RESPONSE_BODY_MAX_BYTES};
+use super::record_fast::{Fast, FastReport, Written};
 use super::{
     Answer, DbError, DbErrorClass, DriverError, Manifest, Query, ResultKind, Step, StoreError,
     StoreErrorKind, Value,
@@ -184,6 +186,11 @@ pub enum RecordYield {
     Execute(Held),
     /// The protocol ended.
     Done(Finished),
+    /// The fast path: run this script on Redis (`EVALSHA`, or `EVAL` when
+    /// the call says so) and push what Redis said with
+    /// [`RecordDriver::push_redis`]. Only a driver made
+    /// [`with_fast_path`](RecordDriver::with_fast_path) yields it.
+    Redis(super::RedisCall),
 }
 
 /// A step of the record protocol.
@@ -425,6 +432,14 @@ enum State {
         query: Query,
         then: Box<State>,
     },
+    /// Waiting for the answer to the fast path's `check`.
+    Checking,
+    /// Waiting for the answer to a write to Redis; then `step` goes to the
+    /// host and the driver goes on in `after`.
+    Telling {
+        step: Box<RecordStep>,
+        after: Box<State>,
+    },
     Ended,
 }
 
@@ -462,6 +477,8 @@ pub struct RecordDriver {
     /// may finish again (after a failure that passes; a second write is
     /// refused by the fence, `record.not_pending` or `record.stale_token`).
     retained: Option<Claim>,
+    /// The Redis fast path in front of the database, if any.
+    fast: Option<Box<Fast>>,
 }
 
 impl RecordDriver {
@@ -485,20 +502,120 @@ impl RecordDriver {
             retries: 0,
             ran: false,
             retained: None,
+            fast: None,
         }
     }
 
-    /// The first step, at `now_millis`: a fresh key is claimed in one round
-    /// trip (the insert goes first).
+    /// The same driver with the Redis fast path in front of the database
+    /// (`docs/spec.md`, "The fast path"): it first yields the `check`
+    /// ([`RecordYield::Redis`]), answers a replay or a duplicate in flight
+    /// from Redis without the database, and after the database path yields
+    /// the write that keeps Redis in line with it (`settle` of a committed
+    /// result, the `forget` of a takeover or of this request's marker).
+    /// Inside a caller's transaction ([`Way::SameTransaction`]) there is no
+    /// fast path: what Redis would be told could still roll back.
+    pub fn with_fast_path(
+        manifest: Manifest,
+        policy: RecordPolicy,
+        way: Way,
+        key: &IdempotencyKey,
+        incoming: Incoming,
+        fast: FastPath,
+    ) -> Self {
+        let mut driver = Self::new(manifest, policy, way, key, incoming);
+        if way != Way::SameTransaction {
+            driver.fast = Some(Box::new(Fast::new(fast, key)));
+        }
+        driver
+    }
+
+    /// The first step, at `now_millis`: with a fast path its `check`; else
+    /// a fresh key is claimed in one round trip (the insert goes first).
     pub fn start(&mut self, now_millis: u64) -> RecordStep {
         if self.state != State::Start {
             return self.misuse("start");
         }
+        let incoming = &self.incoming;
+        if let Some(fast) = self.fast.as_deref_mut() {
+            let check = fast.check(
+                &incoming.fingerprint,
+                incoming.key_created_millis,
+                now_millis,
+            );
+            if let Some(step) = check {
+                self.state = State::Checking;
+                return step;
+            }
+        }
         self.decide(None, now_millis)
+    }
+
+    /// Push Redis's answer to the last [`RecordYield::Redis`], at
+    /// `now_millis`: after the `check`, a hit ends the protocol and anything
+    /// else goes on to the database; after a write, the step it went before.
+    /// A failed write changes nothing but the report
+    /// ([`take_fast_report`](Self::take_fast_report)).
+    pub fn push_redis(&mut self, answer: FastAnswer, now_millis: u64) -> RecordStep {
+        let Some(fast) = self.fast.as_deref_mut() else {
+            return self.misuse("push_redis");
+        };
+        if let Some(again) = fast.again(&answer) {
+            return again;
+        }
+        match core::mem::replace(&mut self.state, State::Ended) {
+            State::Checking => match fast.checked(&self.incoming.fingerprint, &answer) {
+                FastVerdict::Answer(finished) => self.done(finished),
+                FastVerdict::Miss | FastVerdict::Fallback => {
+                    let step = self.decide(None, now_millis);
+                    self.tell(step, now_millis)
+                }
+            },
+            State::Telling { step, after } => {
+                fast.wrote(&answer);
+                self.state = *after;
+                *step
+            }
+            state => {
+                self.state = state;
+                self.misuse("push_redis")
+            }
+        }
+    }
+
+    /// What the fast path came to since the last report (nothing without
+    /// one), for the host's `mintid.fast_path.*` metrics.
+    pub fn take_fast_report(&mut self) -> FastReport {
+        self.fast
+            .as_deref_mut()
+            .map_or_else(FastReport::default, Fast::take_report)
     }
 
     /// Push the database's answer to the last [`Step::Run`], at `now_millis`.
     pub fn push(&mut self, answer: Answer, now_millis: u64) -> RecordStep {
+        let step = self.push_database(answer, now_millis);
+        self.tell(step, now_millis)
+    }
+
+    /// With a fast path whose check was answered, the write to Redis that
+    /// goes before `step` (it is handed over once Redis answered); else
+    /// `step` itself.
+    fn tell(&mut self, step: RecordStep, now_millis: u64) -> RecordStep {
+        let Some(fast) = self.fast.as_deref_mut() else {
+            return step;
+        };
+        let stored = self.stored.as_ref();
+        let Some(call) = fast.before(&step, stored, &self.incoming.fingerprint, now_millis) else {
+            return step;
+        };
+        let after = core::mem::replace(&mut self.state, State::Ended);
+        self.state = State::Telling {
+            step: Box::new(step),
+            after: Box::new(after),
+        };
+        fast.send(call)
+    }
+
+    fn push_database(&mut self, answer: Answer, now_millis: u64) -> RecordStep {
         if let Answer::Failed(error) = &answer {
             return self.db_failed(error);
         }
@@ -586,6 +703,11 @@ impl RecordDriver {
     /// holder may finish again: after a failure that passes, or late, when
     /// the fence refuses the second write (`record.not_pending`).
     pub fn finish(&mut self, outcome: OperationOutcome, now_millis: u64) -> RecordStep {
+        let step = self.finish_operation(outcome, now_millis);
+        self.tell(step, now_millis)
+    }
+
+    fn finish_operation(&mut self, outcome: OperationOutcome, now_millis: u64) -> RecordStep {
         let claim = match core::mem::replace(&mut self.state, State::Ended) {
             State::Holding(claim) => claim,
             state => {
@@ -612,6 +734,9 @@ impl RecordDriver {
                             _ => None,
                         },
                     );
+                    if let Some(fast) = self.fast.as_deref_mut() {
+                        fast.remember(Written::Response(response));
+                    }
                     self.write(claim, query, Then::Finish(Finished::Executed))
                 }
                 Some(error) if in_transaction => self.fail(DriverError::Store(error)),
@@ -701,10 +826,14 @@ impl RecordDriver {
         then: Then,
         now: u64,
     ) -> RecordStep {
-        let error = text(&limits::truncate_error(&message, RECORD_ERROR_MAX_BYTES));
+        let message = limits::truncate_error(&message, RECORD_ERROR_MAX_BYTES);
+        let error = text(&message);
         let stores = failure == Failure::Final && self.policy.store_errors();
         let write = if stores { Write::Fail } else { Write::Release };
         let (body, content_type) = optional_bytes(response.as_ref());
+        if let Some(fast) = self.fast.as_deref_mut().filter(|_| stores) {
+            fast.remember(Written::Failure { message, response });
+        }
         let query = self
             .params
             .fenced(write.query(), claim.fence(), now, |p| match p {
