@@ -10,7 +10,9 @@ NO_STD_TARGETS := wasm32-unknown-unknown thumbv7em-none-eabihf
 
 # Each host language adds its targets in mk/<language>.mk:
 # TEST_TARGETS += test-<language>, BENCH_TARGETS += bench-<language>.
+# A suite that needs other suites (the cross-language matrix) goes in TEST_LAST_TARGETS.
 TEST_TARGETS :=
+TEST_LAST_TARGETS :=
 BENCH_TARGETS :=
 include $(sort $(wildcard mk/*.mk))
 
@@ -37,11 +39,28 @@ demo:
 test:
 	scripts/db/with-db.sh $(MAKE) --no-print-directory test-suites
 
-test-suites: test-rust $(TEST_TARGETS)
+# Each suite prints a line when it ends, `make test: test-python took 412 s`: the time since
+# the previous suite ended (in a serial run, as CI's), so the suite and whatever of its
+# prerequisites no earlier suite built. The last suites need the others, so their lines are
+# their own. A failing suite stops the run as before, without a line.
+SUITES := test-rust $(TEST_TARGETS) $(TEST_LAST_TARGETS)
+SUITE_CLOCK := $(shell date +%s)
+
+test-suites: $(addprefix timed-,$(SUITES))
 	@echo "make test: all suites passed"
 
+# The recipe is expanded when its suite has ended: it prints, then restarts the clock.
+.PHONY: $(addprefix timed-,$(SUITES))
+$(addprefix timed-,$(SUITES)): timed-%: %
+	@echo "make test: $* took $$(($(shell date +%s) - $(SUITE_CLOCK))) s"$(eval SUITE_CLOCK := $(shell date +%s))
+
+# The workspace's tests. A target that runs a binary of the workspace builds it with
+# `$(RUST_TEST) --no-run`: the same features, so after test-rust nothing (a `-p` build
+# resolves the features of one package and builds much of the tree again).
+RUST_TEST := $(CARGO) test --workspace --exclude mintid-bench
+
 test-rust: setup-rust lint no-std
-	$(CARGO) test --workspace --exclude mintid-bench
+	$(RUST_TEST)
 
 lint: setup-rust
 	$(CARGO) fmt --all --check

@@ -28,9 +28,6 @@ DIST_TRIPLES := x86_64-unknown-linux-gnu aarch64-unknown-linux-gnu
 DIST_MANYLINUX := 2014
 # The wheels' libraries, taken out of them for the jar.
 DIST_NATIVE := $(DIST_WORK)/native
-# maturin's own uniffi-bindgen run (`cargo run --bin uniffi-bindgen --features cli`, dev
-# profile): the Kotlin sources of the jar come from the same binary, already built.
-DIST_BINDGEN := $(CARGO) run --quiet --manifest-path bindings/ffi/Cargo.toml --features cli --bin uniffi-bindgen --
 # The Debian packages: qemu-aarch64-static, the aarch64 glibc and libgcc_s that the
 # library links against (in /usr/aarch64-linux-gnu, the loader's prefix under qemu -L),
 # and aarch64-linux-gnu-objcopy (strip-wheel.sh).
@@ -105,7 +102,7 @@ dist-jvm: dist-python
 	  mkdir -p $(DIST_NATIVE)/$$arch && \
 	  unzip -q -j $(DIST)/python/mintid-*_$$arch.whl 'mintid/_ffi/libmintid_ffi*.so' -d $(DIST_NATIVE)/$$arch || exit 1; \
 	done
-	$(DIST_BINDGEN) generate --no-format --library $(DIST_NATIVE)/x86_64/libmintid_ffi.so --language kotlin --out-dir $(KOTLIN_GENERATED)
+	$(FFI_BINDGEN) generate --no-format --library $(DIST_NATIVE)/x86_64/libmintid_ffi.so --language kotlin --out-dir $(KOTLIN_GENERATED)
 	$(MVN) $(MVN_FLAGS) -q -f kotlin/pom.xml -Prelease -Dtest='VersionTest,VectorsTest' \
 	  -Dmintid.native.dir=$(CURDIR)/$(DIST_NATIVE)/x86_64 -Dmintid.native.aarch64.dir=$(CURDIR)/$(DIST_NATIVE)/aarch64 \
 	  -DaltDeploymentRepository=dist::file://$(CURDIR)/$(DIST)/maven deploy

@@ -20,9 +20,12 @@ VECTORS_VENV := .cache/venv-vectors
 
 TEST_TARGETS += test-docs test-vectors doc-rust
 
+# The README's Rust block (a fragment of core/examples/quickstart.rs) runs as the workspace's
+# tests build it (RUST_TEST, Makefile), not as `cargo run -p mintid`, which builds the core again.
 test-docs: cross-cli
 	python3 scripts/docs/blocks.py
-	$(CARGO) run -q -p mintid --example quickstart  # the README's Rust block (a fragment of it)
+	$(RUST_TEST) --no-run
+	target/debug/examples/quickstart
 
 $(VECTORS_VENV)/installed: tests/vectors/generators/requirements.txt
 	rm -rf $(VECTORS_VENV)

@@ -1,9 +1,10 @@
 # Kotlin/JVM package (kotlin/), see kotlin/README.md.
 #
-# 1. The native library, in the release profile shared with the Python build.
-# 2. The uniffi Kotlin sources, generated from that very library (never committed). The
-#    bindgen binary is built once and then run directly: `cargo run --features cli` after a
-#    build without `cli` would relink mintid-ffi every time (about a minute here).
+# 1. The native library: the release build of the wheel's (FFI_CDYLIB, mk/python.mk), so
+#    the two suites share one build of it.
+# 2. The uniffi Kotlin sources, generated from that very library (never committed) by the
+#    uniffi-bindgen maturin builds and runs (FFI_BINDGEN: dev profile, feature `cli`), so a
+#    full `make test` builds the bindgen once, whichever suite comes first.
 # 3. Maven compiles, tests and installs io.mintid:mintid into the local repository
 #    (Maven's default ~/.m2, so a second run downloads nothing).
 # 4. A separate consumer project uses that jar with no JNA path settings: the packaging proof.
@@ -11,7 +12,6 @@
 MVN ?= mvn
 MVN_FLAGS ?= -B --no-transfer-progress -Dstyle.color=never
 FFI_LIB := target/release/libmintid_ffi.so
-UNIFFI_BINDGEN := target/release/uniffi-bindgen
 KOTLIN_GENERATED := kotlin/target/generated-sources/uniffi
 KOTLIN_BENCH_FLAGS ?=
 
@@ -21,12 +21,9 @@ BENCH_TARGETS += bench-kotlin
 .PHONY: test-kotlin bench-kotlin kotlin-bindings
 
 kotlin-bindings:
-	@if [ ! -x $(UNIFFI_BINDGEN) ] || [ Cargo.lock -nt $(UNIFFI_BINDGEN) ]; then \
-	  $(CARGO) build --release -p mintid-ffi --features cli --bin uniffi-bindgen; \
-	fi
-	$(CARGO) build --release -p mintid-ffi
+	$(FFI_CDYLIB)
 	rm -rf $(KOTLIN_GENERATED)
-	$(UNIFFI_BINDGEN) generate --no-format --library $(FFI_LIB) --language kotlin --out-dir $(KOTLIN_GENERATED)
+	$(FFI_BINDGEN) generate --no-format --library $(FFI_LIB) --language kotlin --out-dir $(KOTLIN_GENERATED)
 
 # 5. The Spring Boot starter (kotlin/spring-boot) on the jar and test jar just installed: its
 #    tests on Spring Boot 4.0, then compiled and its application test run on Spring Boot 3.5.

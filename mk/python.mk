@@ -13,6 +13,14 @@ PY_WHEELS := target/python-wheels
 PY_BUILD_STAMP := $(PY_BUILD_VENV)/.installed
 # mypy checks the installed package, so it sees the generated module's types.
 PY_MYPY := --config-file python/pyproject.toml --cache-dir $(PY_TEST_VENV)/.mypy_cache
+# The two cargo commands maturin runs for the wheel (maturin 1.16, `RUST_LOG=maturin=debug`
+# shows them), for the Kotlin package and `make dist` to run the same and build nothing again:
+# the release cdylib of mintid-ffi, target/release/libmintid_ffi.so (a plain `cargo build
+# --release -p mintid-ffi` builds crate types cdylib and lib: the same unit in another
+# configuration, so each build would relink the other's), and the in-crate uniffi-bindgen,
+# run with feature `cli` in the dev profile (target/debug/uniffi-bindgen).
+FFI_CDYLIB := $(CARGO) rustc --profile release --manifest-path bindings/ffi/Cargo.toml --lib --crate-type cdylib
+FFI_BINDGEN := $(CARGO) run --quiet --manifest-path bindings/ffi/Cargo.toml --features cli --bin uniffi-bindgen --
 
 .PHONY: test-python bench-python python-wheel python-lint
 

@@ -184,7 +184,7 @@ pub const METRICS: &[Metric] = &[
         "mintid.record.decisions",
         MetricKind::Counter,
         "{request}",
-        "Requests that reached the record store, by how their record ended.",
+        "Requests the record store decided, by how their record ended (a replay or in-progress answer of the Redis fast path included).",
         &[DECISION, WAY],
     ),
     metric(

@@ -62,8 +62,8 @@ pub use answer::{Answer, DbError, DbErrorClass};
 pub use error::{DriverError, StoreError, StoreErrorKind};
 pub use error_class::classify_db_error;
 pub use fast_path::{
-    CHECK, ENTRY_PREFIX, FORGET, FastAnswer, FastPath, FastVerdict, RedisCall, SCRIPTS, SETTLE,
-    Script, Settled, TTL_MARGIN_MILLIS,
+    CHECK, ENTRY_PREFIX, FORGET, FastAnswer, FastPath, FastVerdict, RedisCall, SETTLE, Script,
+    TTL_MARGIN_MILLIS,
 };
 pub use lease_driver::{LeaseAcquisition, LeaseStep};
 #[cfg(target_has_atomic = "64")]

@@ -1,9 +1,11 @@
 // The Redis fast path (RedisFastPath) on the real Redis Cluster of scripts/db/with-db.sh
 // (MINTID_REDIS_CLUSTER) in front of SQLite, PostgreSQL and MariaDB, through ioredis's
-// Cluster: the cases of tests/redis/fast_path.json, and the fault tests (a primary killed,
-// a primary asleep) with 32 workers racing on 100 keys, on PostgreSQL.
+// Cluster: the cases of tests/redis/fast_path.json, the scripts flushed and the entries
+// flushed on every primary, and the fault tests (a primary killed, a primary asleep) with 32
+// workers racing on 100 keys, on PostgreSQL.
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { after, describe, test } from "node:test";
@@ -88,6 +90,7 @@ async function made(dialect, policy, { down = false, poolSize = 1, timeout = TIM
   return {
     store: new IdempotencyStore(database, policy, { fastPath: fast }),
     fast,
+    db,
     close: async () => {
       client.disconnect();
       await db.close();
@@ -95,14 +98,17 @@ async function made(dialect, policy, { down = false, poolSize = 1, timeout = TIM
   };
 }
 
-async function flush() {
-  const client = await cluster(); // the topology as it is now, after the fault tests
+/** Runs `command` on every primary (the topology as it is now, after the fault tests); their replies. */
+async function onPrimaries(command) {
+  const client = await cluster();
   try {
-    await Promise.all(client.nodes("master").map((primary) => primary.flushall()));
+    return await Promise.all(client.nodes("master").map((primary) => command(primary)));
   } finally {
     client.disconnect();
   }
 }
+
+const flush = () => onPrimaries((primary) => primary.flushall());
 
 const skipRedis = clusterSkip();
 
@@ -147,6 +153,8 @@ for (const { dialect, skip } of dialects()) {
               await lease.complete(text(step.text));
             } else if (step.do === "flush") {
               await flush();
+            } else if (step.do === "flush_scripts") {
+              await onPrimaries((primary) => primary.script("FLUSH"));
             } else if (step.do === "metrics") {
               const { hits, misses, fallbacks } = fast.metrics;
               assert.deepEqual({ hits, misses, fallbacks }, step.expect, testCase.name);
@@ -159,6 +167,88 @@ for (const { dialect, skip } of dialects()) {
         }
       });
     }
+  });
+}
+
+/** The SHA-1 of each of the core's scripts (schema/redis/*.lua), as EVALSHA names them. */
+const SHAS = ["check", "settle", "forget"].map((name) => createHash("sha1").update(readFileSync(new URL(`schema/redis/${name}.lua`, ROOT))).digest("hex"));
+
+/** A store hook that counts the fast path's lookups and failed writes, and the claims reported (every request, a hit from Redis included). */
+function counting() {
+  const counts = { lookups: {}, writeFailures: 0, claims: 0 };
+  return {
+    counts,
+    metrics: {
+      fastPathLookup: (verdict) => {
+        counts.lookups[verdict] = (counts.lookups[verdict] ?? 0) + 1;
+      },
+      fastPathWriteFailed: () => {
+        counts.writeFailures += 1;
+      },
+      claimed: () => {
+        counts.claims += 1;
+      },
+    },
+  };
+}
+
+for (const { dialect, skip } of dialects()) {
+  describe(`the fast path after a flush on ${dialect}`, { skip: skip ?? skipRedis }, () => {
+    test("after SCRIPT FLUSH on every primary, requests are sent again by EVAL: no fallback, no failed write", async () => {
+      const { store, db, close } = await made(dialect, new RecordPolicy(), { timeout: CASE_TIMEOUT });
+      const { counts, metrics } = counting();
+      const client = await cluster(CASE_TIMEOUT);
+      const fast = new RedisFastPath(client);
+      const flushed = new IdempotencyStore(db.open(), new RecordPolicy(), { fastPath: fast, metrics });
+      const scope = scopeOf("n");
+      const run = (name, body) => flushed.runOnce(new IdempotencyKey("order", scope, name), request(name), async () => text(body));
+      try {
+        assert.equal((await store.runOnce(new IdempotencyKey("order", scope, "k1"), request("k1"), async () => text("r1"))).decision, "execute");
+        await onPrimaries((primary) => primary.script("FLUSH"));
+        for (const exists of await onPrimaries((primary) => primary.script("EXISTS", ...SHAS))) assert.deepEqual(exists, [0, 0, 0]);
+        const replay = await run("k1", "other");
+        assert.equal(replay.decision, "replay");
+        assert.equal(decoder.decode(replay.response.body), "r1");
+        assert.equal((await run("k2", "r2")).decision, "execute");
+        const again = await run("k2", "other");
+        assert.equal(again.decision, "replay");
+        assert.equal(decoder.decode(again.response.body), "r2");
+        assert.deepEqual(fast.metrics, { hits: 2, misses: 1, fallbacks: 0, writeFailures: 0 });
+        assert.deepEqual(counts, { lookups: { hit: 2, miss: 1 }, writeFailures: 0, claims: 3 });
+        // Only EVAL loads a script: the nodes the requests reached have them again.
+        const loaded = (await onPrimaries((primary) => primary.script("EXISTS", ...SHAS))).filter((exists) => exists[0] === 1);
+        assert.ok(loaded.length > 0, "no primary got the check script back");
+      } finally {
+        client.disconnect();
+        await close();
+      }
+    });
+
+    test("after FLUSHALL on every primary, a duplicate replays from the database and is written back", async () => {
+      const { store, db, close } = await made(dialect, new RecordPolicy(), { timeout: CASE_TIMEOUT });
+      const { counts, metrics } = counting();
+      const client = await cluster(CASE_TIMEOUT);
+      const fast = new RedisFastPath(client);
+      const key = new IdempotencyKey("order", scopeOf("w"), "k1");
+      const replayed = async (database) => {
+        const result = await new IdempotencyStore(database, new RecordPolicy(), { fastPath: fast, metrics }).runOnce(key, request("k1"), async () => text("other"));
+        assert.equal(result.decision, "replay");
+        assert.equal(decoder.decode(result.response.body), "r1");
+      };
+      try {
+        assert.equal((await store.runOnce(key, request("k1"), async () => text("r1"))).decision, "execute");
+        await flush();
+        await replayed(db.open());
+        assert.deepEqual(fast.metrics, { hits: 0, misses: 1, fallbacks: 0, writeFailures: 0 });
+        // Written back: the next duplicate is answered by Redis, its database down.
+        await replayed(db.unavailable());
+        assert.deepEqual(fast.metrics, { hits: 1, misses: 1, fallbacks: 0, writeFailures: 0 });
+        assert.deepEqual(counts, { lookups: { hit: 1, miss: 1 }, writeFailures: 0, claims: 2 });
+      } finally {
+        client.disconnect();
+        await close();
+      }
+    });
   });
 }
 

@@ -1,6 +1,6 @@
 """The lane: the core's plain C entry points (``mintid_lane_*``) for the hot
-paths, a key's text, the record driver and the outbox relay, one
-:mod:`ctypes` call per step.
+paths, a key's text, the record driver (with its Redis fast path's steps)
+and the outbox relay, one :mod:`ctypes` call per step.
 
 uniffi's Python pays for every buffer it allocates or frees and lifts every
 value of an enum through interpreted code; the lane passes the key, digest
@@ -16,6 +16,7 @@ import re
 import struct
 from typing import Any, Final
 
+from mintid import _lane_redis
 from mintid._ffi import mintid_ffi as _generated
 from mintid._native import ffi
 from mintid.errors import error_class
@@ -27,6 +28,7 @@ PAUSE: Final = 2
 YIELD: Final = 3
 DONE: Final = 4
 FAIL: Final = 5
+REDIS: Final = 6
 
 _NULL, _INT, _TEXT, _BYTES = 0, 1, 2, 3
 _I64: Final = struct.Struct("<q")
@@ -225,6 +227,10 @@ _NEW: Final = _entry(
 )
 _START: Final = _entry("mintid_lane_record_start", _SIZE, _P, _C_U64, _P, _SIZE)
 _FINISH: Final = _entry("mintid_lane_record_finish", _SIZE, _P, _BYTES_P, _SIZE, _C_U64, _P, _SIZE)
+_PUSH_REDIS: Final = _entry(
+    "mintid_lane_record_push_redis", _SIZE, _P, _BYTES_P, _SIZE, _C_U64, _P, _SIZE
+)
+_FAST_REPORT: Final = _entry("mintid_lane_record_fast_report", _SIZE, _P, _P, _SIZE)
 _RELAY_START: Final = _entry("mintid_lane_relay_start", _SIZE, _P, _C_U64, _P, _SIZE)
 _RELAY_SENT: Final = _entry("mintid_lane_relay_sent", _SIZE, _P, _C_U64, _P, _SIZE)
 _RELAY_FAILED: Final = _entry(
@@ -293,13 +299,19 @@ def key_text(kind: str, scope: str, id: str) -> str:
 
 
 class Lane:
-    """The manifest and policy every driver of one store shares (a core handle)."""
+    """The manifest and policy every driver of one store shares (a core
+    handle), and its Redis fast path, if any.
+    """  # noqa: D205
 
-    __slots__ = ("_handle",)
+    __slots__ = ("_fast", "_handle")
 
-    def __init__(self, drivers: ffi.RecordDrivers) -> None:
-        """The lane of ``drivers``."""
-        self._handle = drivers.lane()
+    def __init__(self, drivers: ffi.RecordDrivers, fast: Any = None) -> None:
+        """The lane of ``drivers``; with ``fast`` (a store's bound fast path:
+        its ``client``, ``ttl_millis`` and ``reported``), every driver made on
+        it has the fast path's Redis steps.
+        """  # noqa: D205
+        self._fast = fast
+        self._handle = drivers.lane() if fast is None else drivers.fast_lane(fast.ttl_millis)
 
     def driver(
         self,
@@ -313,7 +325,8 @@ class Lane:
         key = key_text.encode()
         created = -1 if key_created_millis is None else key_created_millis
         driver = LaneDriver(
-            _NEW(self._handle, _WAYS[way], key, len(key), digest, len(digest), created)
+            _NEW(self._handle, _WAYS[way], key, len(key), digest, len(digest), created),
+            self._fast,
         )
         out = driver._out
         return driver, driver._read(_START(driver._handle, now_millis, out, _CAP))
@@ -373,6 +386,9 @@ class _Driver:
         """What a ``YIELD`` or ``DONE`` step hands over."""
         raise NotImplementedError
 
+    def report(self) -> None:
+        """Count what the driver's fast path came to (nothing without one)."""
+
     def __del__(self) -> None:
         """Free the core's handle."""
         self._entries.free(self._handle)
@@ -383,13 +399,26 @@ _RELAY: Final = _Entries("relay")
 
 
 class LaneDriver(_Driver):
-    """One request's record driver."""
+    """One request's record driver, with its lane's fast path (or ``None``)."""
 
-    __slots__ = ()
+    __slots__ = ("fast",)
 
-    def __init__(self, handle: Any) -> None:
-        """Own ``handle``."""
+    def __init__(self, handle: Any, fast: Any) -> None:
+        """Own ``handle``; its Redis steps go to ``fast``'s client."""
         super().__init__(_RECORD, handle)
+        self.fast = fast
+
+    def push_redis(self, answer: bytes, now_millis: int) -> bytes:
+        """Push Redis's packed answer to the last ``REDIS`` step; the next step."""
+        return self._read(
+            _PUSH_REDIS(self._handle, answer, len(answer), now_millis, self._out, _CAP)
+        )
+
+    def report(self) -> None:
+        """Take the fast path's report since the last one and count it."""
+        if self.fast is not None:
+            length = _FAST_REPORT(self._handle, self._out, _CAP)
+            self.fast.reported(*_lane_redis.report(_string_at(self._out, length)))
 
     def finish_succeeded(self, content_type: str, body: bytes, now_millis: int) -> bytes:
         """Finish with the operation's response; the next step."""
@@ -474,9 +503,12 @@ def drive(runner: Any, clock: Any, driver: _Driver, step: bytes, *, hold: bool =
     """Run ``step`` and the ones after it on ``runner`` until the driver
     hands over (a ``YIELD`` or ``DONE`` step: what :meth:`_Driver.end`
     reads from it). A ``FAIL`` step is raised as the core's typed error, the
-    driver's exception behind it as ``__cause__``. The connection goes back
-    to the pool at a pause and at the end, unless ``hold`` keeps it for the
-    caller's next drive (the caller releases it).
+    driver's exception behind it as ``__cause__``. A ``REDIS`` step runs on
+    the client of the driver's fast path, and what the fast path came to is
+    counted when the drive ends (:meth:`LaneDriver.report`). The connection
+    goes back to the pool at a pause, before a Redis call and at the end,
+    unless ``hold`` keeps it for the caller's next drive (the caller
+    releases it).
     """  # noqa: D205
     try:
         while True:
@@ -492,6 +524,11 @@ def drive(runner: Any, clock: Any, driver: _Driver, step: bytes, *, hold: bool =
                 else:
                     failure, message = result
                     step = driver.push_failed(failure, message, clock.now_millis())
+            elif kind == REDIS:
+                assert isinstance(driver, LaneDriver)  # only a record driver has Redis steps
+                runner.release()
+                answer = _lane_redis.send(driver.fast.client, step)
+                step = driver.push_redis(answer, clock.now_millis())
             elif kind == PAUSE:
                 runner.release()
                 clock.pause_millis(_pause_millis(step))
@@ -504,6 +541,8 @@ def drive(runner: Any, clock: Any, driver: _Driver, step: bytes, *, hold: bool =
     except BaseException:
         runner.release()
         raise
+    finally:
+        driver.report()
     if not hold:
         runner.release()
     return handed
@@ -513,7 +552,8 @@ async def drive_async(
     runner: Any, clock: Any, driver: _Driver, step: bytes, *, hold: bool = False
 ) -> Any:
     """:func:`drive` for an asyncio host: the same steps, with the runner's
-    ``result``, ``release`` and the clock's ``pause_millis`` awaited. The one
+    ``result``, ``release``, the clock's ``pause_millis`` and the Redis
+    client's call awaited. The one
     async loop: every async driver on the lane runs through it.
     """  # noqa: D205
     try:
@@ -529,6 +569,11 @@ async def drive_async(
                 else:
                     failure, message = result
                     step = driver.push_failed(failure, message, clock.now_millis())
+            elif kind == REDIS:
+                assert isinstance(driver, LaneDriver)  # only a record driver has Redis steps
+                await runner.release()
+                answer = await _lane_redis.send_async(driver.fast.client, step)
+                step = driver.push_redis(answer, clock.now_millis())
             elif kind == PAUSE:
                 await runner.release()
                 await clock.pause_millis(_pause_millis(step))
@@ -541,6 +586,8 @@ async def drive_async(
     except BaseException:
         await runner.release()
         raise
+    finally:
+        driver.report()
     if not hold:
         await runner.release()
     return handed

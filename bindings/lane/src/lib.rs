@@ -22,9 +22,7 @@ mod record;
 mod relay;
 mod write;
 
-pub use fast::{
-    pack_call, pack_report, pack_verdict, put_redis_call, unpack_answer, unpack_settled,
-};
+pub use fast::{pack_report, put_redis_call, unpack_answer};
 pub use lane::{Driven, Lane};
 pub use read::{class_of, unpack_outcome, unpack_rows};
 pub use write::{pack_error, put_value};

@@ -88,9 +88,8 @@ fn put_yield(out: &mut Vec<u8>, yielded: RecordYield) {
     }
 }
 
-/// Packs a record protocol's end (after the `DONE` tag; the fast path's
-/// verdicts share its replay and in-progress layouts).
-pub(crate) fn put_finished(out: &mut Vec<u8>, done: Finished) {
+/// Packs a record protocol's end (after the `DONE` tag).
+fn put_finished(out: &mut Vec<u8>, done: Finished) {
     match done {
         Finished::Executed => out.push(finished::EXECUTED),
         Finished::OperationFailed { stored } => {

@@ -40,7 +40,6 @@ mod key;
 #[cfg(feature = "server")]
 mod lane;
 #[cfg(feature = "server")]
-mod lane_fast;
 #[cfg(feature = "server")]
 mod lease;
 #[cfg(feature = "server")]

@@ -57,14 +57,6 @@ pub const FORGET: Script = Script {
     sha1: "4980089b2141f327fcc31e12f9b220feb88e5b08",
 };
 
-/// The scripts, by name, as every host loads them (`schema/redis/*.lua`):
-/// run by `EVALSHA`, loaded again on `NOSCRIPT`.
-pub const SCRIPTS: [(&str, &str); 3] = [
-    (CHECK.name, CHECK.source),
-    (SETTLE.name, SETTLE.source),
-    (FORGET.name, FORGET.source),
-];
-
 /// One script to run on the cluster, with its keys (one entry, so one
 /// slot) and its arguments. The host sends `EVALSHA` with
 /// [`sha1`](Self::sha1), or `EVAL` with [`source`](Self::source) when
@@ -149,9 +141,9 @@ impl FastVerdict {
     }
 }
 
-/// What the database path of a request came to, for [`FastPath::settle`].
+/// What the database path of a request came to, for `settle`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Settled {
+pub(crate) enum Settled {
     /// The operation ran under `held` and its response is committed.
     Executed {
         /// The claim it ran under.
@@ -208,25 +200,9 @@ impl FastPath {
         format!("{ENTRY_PREFIX}{{{key}}}")
     }
 
-    /// The `check` to run before the database, or `None` when the request
+    /// The `check` of the entry named `entry` to run before the database, or `None` when the request
     /// goes straight to the database: a key too old by its own creation
     /// time (the record driver refuses it without a query).
-    pub fn check(
-        &self,
-        key: &IdempotencyKey,
-        fingerprint: &Fingerprint,
-        key_created_millis: Option<u64>,
-        now_millis: u64,
-    ) -> Option<RedisCall> {
-        self.check_entry(
-            &Self::entry(key),
-            fingerprint,
-            key_created_millis,
-            now_millis,
-        )
-    }
-
-    /// [`check`](Self::check) of the entry named `entry`.
     pub(crate) fn check_entry(
         &self,
         entry: &str,
@@ -253,7 +229,7 @@ impl FastPath {
     /// a nil (this request set the marker), another payload's entry (the
     /// database says `fingerprint_mismatch`) or an expired one is a miss;
     /// a failure or an unreadable answer a fallback.
-    pub fn read_check(&self, fingerprint: &Fingerprint, answer: &FastAnswer) -> FastVerdict {
+    pub(crate) fn read_check(&self, fingerprint: &Fingerprint, answer: &FastAnswer) -> FastVerdict {
         let fields = match answer {
             FastAnswer::Nil => return FastVerdict::Miss,
             FastAnswer::Fields(fields) => fields,
@@ -262,22 +238,11 @@ impl FastPath {
         read_entry(fields, fingerprint, &self.policy).unwrap_or(FastVerdict::Fallback)
     }
 
-    /// The script that follows the database path: `settle` writes the
+    /// The script that follows the database path on the entry named `entry`: `settle` writes the
     /// committed result (after the commit, so Redis never replays what the
     /// database does not hold), with a time to live below the record's
     /// retention; everything else `forget`s (drops this request's claiming
     /// marker, and an older fence's entry).
-    pub fn settle(
-        &self,
-        key: &IdempotencyKey,
-        fingerprint: &Fingerprint,
-        settled: &Settled,
-        now_millis: u64,
-    ) -> RedisCall {
-        self.settle_entry(&Self::entry(key), fingerprint, settled, now_millis)
-    }
-
-    /// [`settle`](Self::settle) of the entry named `entry`.
     pub(crate) fn settle_entry(
         &self,
         entry: &str,
@@ -323,14 +288,9 @@ impl FastPath {
         )
     }
 
-    /// After a claim is written: a fenced takeover (a reclaim, whose token
+    /// After a claim on the entry named `entry` is written: a fenced takeover (a reclaim, whose token
     /// is above one) invalidates the entry (`forget` up to the new fence);
     /// a first claim needs nothing.
-    pub fn claimed(&self, key: &IdempotencyKey, held: &Held) -> Option<RedisCall> {
-        self.claimed_entry(&Self::entry(key), held)
-    }
-
-    /// [`claimed`](Self::claimed) of the entry named `entry`.
     pub(crate) fn claimed_entry(&self, entry: &str, held: &Held) -> Option<RedisCall> {
         (held.token > 1).then(|| self.forget(entry, Some(held.fence())))
     }
@@ -348,10 +308,13 @@ impl FastPath {
     /// How long an entry for a record made at `held.created_millis` may
     /// live from `now`: until [`TTL_MARGIN_MILLIS`] before its retention
     /// ends (the record expires no sooner), at most `ttl_millis`; `None`
-    /// when that is already past.
+    /// when that is already past. A creation time after `now` (the claimer's
+    /// clock ahead of this host's) counts as `now`, so that a clock running
+    /// fast never makes an entry outlive its record.
     fn entry_ttl(&self, held: &Held, now_millis: u64) -> Option<u64> {
         let end = held
             .created_millis
+            .min(now_millis)
             .saturating_add(self.policy.retention_millis())
             .saturating_sub(TTL_MARGIN_MILLIS);
         let ttl = end.checked_sub(now_millis)?.min(self.ttl_millis);
@@ -451,6 +414,10 @@ mod tests {
         IdempotencyKey::new("order", "shop", "k-1").unwrap()
     }
 
+    fn entry() -> String {
+        FastPath::entry(&key())
+    }
+
     fn policy() -> RecordPolicy {
         RecordPolicy::new(60_000, 86_400_000).unwrap()
     }
@@ -500,7 +467,7 @@ mod tests {
     #[test]
     fn check_sets_the_marker_for_a_lease() {
         let call = FastPath::new(policy())
-            .check(&key(), &print(1), None, NOW)
+            .check_entry(&entry(), &print(1), None, NOW)
             .unwrap();
         assert_eq!(call.script, "check");
         assert_eq!(call.keys, vec![String::from("mintid:{order:shop:k-1}")]);
@@ -511,10 +478,13 @@ mod tests {
     fn a_key_too_old_by_its_own_time_skips_redis() {
         let fast = FastPath::new(policy());
         assert!(
-            fast.check(&key(), &print(1), Some(NOW - 86_400_000), NOW)
+            fast.check_entry(&entry(), &print(1), Some(NOW - 86_400_000), NOW)
                 .is_none()
         );
-        assert!(fast.check(&key(), &print(1), Some(NOW - 1), NOW).is_some());
+        assert!(
+            fast.check_entry(&entry(), &print(1), Some(NOW - 1), NOW)
+                .is_some()
+        );
     }
 
     #[test]
@@ -610,7 +580,7 @@ mod tests {
             held: held(1, NOW),
             response,
         };
-        let call = fast.settle(&key(), &print(1), &settled, NOW + 5);
+        let call = fast.settle_entry(&entry(), &print(1), &settled, NOW + 5);
         assert_eq!(call.script, "settle");
         let ttl = (86_400_000 - TTL_MARGIN_MILLIS - 5).to_string();
         assert_eq!(
@@ -630,8 +600,23 @@ mod tests {
         );
         let capped = fast
             .with_ttl_millis(10_000)
-            .settle(&key(), &print(1), &settled, NOW);
+            .settle_entry(&entry(), &print(1), &settled, NOW);
         assert_eq!(capped.args[9], b"10000".to_vec());
+    }
+
+    #[test]
+    fn a_claimer_clock_ahead_never_makes_an_entry_outlive_its_record() {
+        let fast = FastPath::new(policy());
+        let settled = Settled::Executed {
+            held: held(1, NOW + 5_000),
+            response: StoredResponse {
+                content_type: String::new(),
+                body: Vec::new(),
+            },
+        };
+        let call = fast.settle_entry(&entry(), &print(1), &settled, NOW);
+        let ttl = (86_400_000 - TTL_MARGIN_MILLIS).to_string();
+        assert_eq!(call.args[9], ttl.into_bytes());
     }
 
     #[test]
@@ -642,7 +627,7 @@ mod tests {
             message: "x".repeat(2_000),
             response: None,
         };
-        let call = fast.settle(&key(), &print(1), &settled, NOW);
+        let call = fast.settle_entry(&entry(), &print(1), &settled, NOW);
         assert_eq!(call.args[3], b"failed".to_vec());
         assert_eq!(call.args[4], b"0".to_vec());
         assert_eq!(call.args[7], b"1".to_vec());
@@ -660,10 +645,10 @@ mod tests {
                 body: Vec::new(),
             },
         };
-        let call = fast.settle(&key(), &print(1), &old, NOW);
+        let call = fast.settle_entry(&entry(), &print(1), &old, NOW);
         assert_eq!(call.script, "forget");
         assert_eq!(call.args[0], b"1".to_vec());
-        let other = fast.settle(&key(), &print(1), &Settled::Other { held: None }, NOW);
+        let other = fast.settle_entry(&entry(), &print(1), &Settled::Other { held: None }, NOW);
         assert_eq!(other.script, "forget");
         assert_eq!(other.args, vec![Vec::<u8>::new(), Vec::new()]);
     }
@@ -671,8 +656,8 @@ mod tests {
     #[test]
     fn a_takeover_invalidates_the_entry() {
         let fast = FastPath::new(policy());
-        assert!(fast.claimed(&key(), &held(1, NOW)).is_none());
-        let call = fast.claimed(&key(), &held(2, NOW)).unwrap();
+        assert!(fast.claimed_entry(&entry(), &held(1, NOW)).is_none());
+        let call = fast.claimed_entry(&entry(), &held(2, NOW)).unwrap();
         assert_eq!(call.script, "forget");
         assert_eq!(call.args, vec![b"2".to_vec(), NOW.to_string().into_bytes()]);
     }
@@ -702,7 +687,7 @@ mod tests {
     #[test]
     fn a_call_goes_by_eval_once() {
         let call = FastPath::new(policy())
-            .check(&key(), &print(1), None, NOW)
+            .check_entry(&entry(), &print(1), None, NOW)
             .unwrap();
         assert!(!call.eval);
         assert_eq!(call.sha1, CHECK.sha1);
@@ -713,9 +698,12 @@ mod tests {
     }
 
     #[test]
-    fn every_script_is_loaded() {
-        let names: Vec<&str> = SCRIPTS.iter().map(|(name, _)| *name).collect();
+    fn every_script_takes_the_entry_as_its_one_key() {
+        let names = [CHECK.name, SETTLE.name, FORGET.name];
         assert_eq!(names, ["check", "settle", "forget"]);
-        assert!(SCRIPTS.iter().all(|(_, text)| text.contains("KEYS[1]")));
+        for script in [CHECK, SETTLE, FORGET] {
+            assert!(script.source.contains("KEYS[1]"), "{}", script.name);
+            assert!(!script.source.contains("KEYS[2]"), "{}", script.name);
+        }
     }
 }

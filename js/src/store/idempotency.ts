@@ -25,10 +25,10 @@ import {
   storeLoadQuery,
   storeReadRecord,
 } from "./driver.js";
-import { type Finished, type OperationOutcome, packOutcome, pushAnswer, RecordLane, type RecordStep, recordStep } from "./lane.js";
+import { type Finished, fastReport, type OperationOutcome, packOutcome, pushAnswer, RecordLane, type RecordStep, recordStep } from "./lane.js";
 import type { RecordLaneDriver } from "../wasm/mintid_wasm.js";
 import { type RunStep, runQueries, type Use } from "./steps.js";
-import { BoundFastPath, type RedisFastPath, type Settling } from "./fast-path.js";
+import { type FastSender, fastSender, type RedisFastPath } from "./fast-path.js";
 import { type Decision, Reporter, type StoreMetrics, type Way } from "./metrics.js";
 import { defaultMetrics } from "./otel.js";
 
@@ -175,62 +175,114 @@ function requestArgs(request: StoreRequest): [string, bigint | undefined] {
 
 const WAYS: Readonly<Record<Way, number>> = { run_once: 0, same_transaction: 1, lease: 2 };
 
+/** A step that hands control back to the store: execute, or done. */
+type HandedStep = Exclude<RecordStep, RunStep | { kind: "pause" } | { kind: "redis" }>;
+
 /** A claim's end: the decision it names (the driver's, as {@link RunResult} names it). */
-function claimDecision(step: Exclude<RecordStep, RunStep | { kind: "pause" }>): Decision {
+function claimDecision(step: HandedStep): Decision {
   return step.kind === "done" ? notExecuted(beforeRun(step.finished)).decision : "execute";
 }
 
 /** A completion's end: the operation ran, whatever the driver stored. */
 const executeDecision = (): Decision => "execute";
 
-/** One request's record driver on the lane, with the store's clock and reporter; each call one crossing. */
+/** The store's parts a request's driver uses: its clock, its reporter and its fast path, if any. */
+interface RunContext {
+  readonly clock: StoreClock;
+  readonly reporter: Reporter;
+  readonly fast: FastSender | undefined;
+}
+
+/**
+ * One request's record driver on the lane, with the store's clock, reporter
+ * and fast path; each call one crossing. The one place the store drives it:
+ * queries, pauses and Redis calls, up to the step it hands back.
+ */
 class RecordRun {
   /** The way the request came in. */
   readonly way: Way;
   readonly #driver: RecordLaneDriver;
-  readonly #clock: StoreClock;
-  /** The store's reporter. */
-  readonly reporter: Reporter;
+  readonly #context: RunContext;
+  /** The driver error behind the last database answer, for a failure the driver steps to after it. */
+  #cause: unknown;
 
-  private constructor(way: Way, driver: RecordLaneDriver, clock: StoreClock, reporter: Reporter) {
+  private constructor(way: Way, driver: RecordLaneDriver, context: RunContext) {
     this.way = way;
     this.#driver = driver;
-    this.#clock = clock;
-    this.reporter = reporter;
+    this.#context = context;
   }
 
   /** The driver of one request with `key` and `request`, the way it comes in. */
-  static of(lane: RecordLane, way: Way, key: IdempotencyKey, request: StoreRequest, clock: StoreClock, reporter: Reporter): RecordRun {
+  static of(lane: RecordLane, way: Way, key: IdempotencyKey, request: StoreRequest, context: RunContext): RecordRun {
     const [fingerprint, created] = requestArgs(request);
     return new RecordRun(
       way,
       drive(() => lane.driver(WAYS[way], key.kind, key.scope, key.id, fingerprint, created), undefined),
-      clock,
-      reporter,
+      context,
     );
   }
 
-  #now(): bigint {
-    return toU64(this.#clock.now(), "clock.now()");
+  /** The store's reporter. */
+  get reporter(): Reporter {
+    return this.#context.reporter;
   }
 
-  /** The steps from `step` on, queries run through `use`, pauses slept, up to `execute` or `done`. */
-  async settle(step: RecordStep, use: Use): Promise<Exclude<RecordStep, RunStep | { kind: "pause" }>> {
+  #now(): bigint {
+    return toU64(this.#context.clock.now(), "clock.now()");
+  }
+
+  /** The Redis calls from `step` on, each answer pushed, up to a step that is not one. */
+  async #redis(step: RecordStep): Promise<Exclude<RecordStep, { kind: "redis" }>> {
+    const fast = this.#context.fast;
+    while (step.kind === "redis") {
+      if (fast === undefined) throw new TypeError("the record driver asked for Redis without a fast path");
+      const answer = await fast.send(step.call);
+      step = recordStep(this.#driver.pushRedis(answer, this.#now()), this.#cause);
+    }
+    return step;
+  }
+
+  /** The steps from `step` on: Redis calls sent, queries run through `use`, pauses slept, up to `execute` or `done`. */
+  async #drive(step: RecordStep, use: Use): Promise<HandedStep> {
     for (;;) {
-      if (step.kind === "pause") {
-        await this.#clock.pause(step.millis);
+      if (step.kind === "redis") step = await this.#redis(step);
+      else if (step.kind === "pause") {
+        await this.#context.clock.pause(step.millis);
         step = recordStep(this.#driver.resume());
       } else if (step.kind === "run") {
-        step = await runQueries(use, step.query, (answered) => recordStep(pushAnswer(this.#driver, answered, this.#now()), answered.failure?.cause), this.reporter);
+        step = await runQueries(
+          use,
+          step.query,
+          (answered) => {
+            this.#cause = answered.failure?.cause;
+            return recordStep(pushAnswer(this.#driver, answered, this.#now()), this.#cause);
+          },
+          this.reporter,
+        );
       } else {
         return step;
       }
     }
   }
 
-  /** The claim: the protocol from its start up to `execute` or `done`, reported. */
-  start(use: Use): Promise<Exclude<RecordStep, RunStep | { kind: "pause" }>> {
-    return this.reporter.claim(this.way, () => this.settle(recordStep(this.#driver.start(this.#now())), use), claimDecision);
+  /** Counts what the fast path came to since the last report (the driver hands control back after each drive). */
+  #report(): void {
+    const fast = this.#context.fast;
+    if (fast !== undefined) fast.count(fastReport(this.#driver.takeFastReport()), this.reporter.metrics);
+  }
+
+  /**
+   * The claim: the protocol from its start (the fast path's check included)
+   * up to `execute` or `done`, reported as every host reports it: a replay
+   * or in-progress answer from Redis is a decision like the database's.
+   */
+  async start(use: Use): Promise<HandedStep> {
+    try {
+      const first = recordStep(this.#driver.start(this.#now()));
+      return await this.reporter.claim(this.way, () => this.#drive(first, use), claimDecision);
+    } finally {
+      this.#report();
+    }
   }
 
   /** The operation, run in its span. */
@@ -244,9 +296,13 @@ class RecordRun {
       this.way,
       responseOf(outcome)?.body.byteLength ?? null,
       async () => {
-        const end = await this.settle(recordStep(this.#driver.finish(packOutcome(outcome), this.#now())), use);
-        if (end.kind !== "done") throw new TypeError("the record driver asked to execute twice");
-        return end.finished;
+        try {
+          const end = await this.#drive(recordStep(this.#driver.finish(packOutcome(outcome), this.#now())), use);
+          if (end.kind !== "done") throw new TypeError("the record driver asked to execute twice");
+          return end.finished;
+        } finally {
+          this.#report();
+        }
       },
       executeDecision,
     );
@@ -298,7 +354,7 @@ function notExecuted(finished: Exclude<Finished, { kind: "executed" | "operation
  * Runs the operation the driver said to execute, pushes what it came to and
  * runs the protocol to its end: the response, or the operation's own error.
  */
-async function execute(run: RecordRun, use: Use, operation: () => Promise<unknown>, settling?: Settling): Promise<RunResult> {
+async function execute(run: RecordRun, use: Use, operation: () => Promise<unknown>): Promise<RunResult> {
   let outcome: OperationOutcome;
   let failure: { error: unknown } | undefined;
   try {
@@ -307,9 +363,7 @@ async function execute(run: RecordRun, use: Use, operation: () => Promise<unknow
     failure = { error };
     outcome = thrown(error);
   }
-  if (settling !== undefined) settling.outcome = outcome;
   const finished = await run.finish(outcome, use);
-  if (settling !== undefined) settling.finished = finished;
   if (failure !== undefined) throw failure.error;
   if (finished.kind !== "executed" || outcome.kind !== "succeeded") throw new TypeError(`the record driver ended with ${finished.kind} after the operation returned`);
   return { decision: "execute", response: outcome.response };
@@ -407,43 +461,21 @@ class ClaimedLease extends Lease implements RecordLease {
   readonly #run: RecordRun;
   readonly #use: Use;
   readonly #finishes = new Serial();
-  /** The store's fast path with what its write after a finish needs (the fingerprint, key, claim and clock), when the store has one. */
-  readonly #fast: { readonly path: BoundFastPath; readonly fingerprint: string; readonly key: IdempotencyKey; readonly held: Held; readonly clock: StoreClock } | undefined;
 
-  constructor(store: IdempotencyStore, clock: StoreClock, key: IdempotencyKey, held: Held, run: RecordRun, fast?: { readonly path: BoundFastPath; readonly fingerprint: string }) {
+  constructor(store: IdempotencyStore, clock: StoreClock, key: IdempotencyKey, held: Held, run: RecordRun) {
     super(store, clock, key, held, run.reporter);
     this.#run = run;
     this.#use = store.useConnection;
-    this.#fast = fast === undefined ? undefined : { ...fast, key, held, clock };
   }
 
   async complete(response: StoredResponse): Promise<void> {
-    await this.#finishes.run(() => this.#finish(returned(response)));
+    await this.#finishes.run(() => this.#run.finish(returned(response), this.#use));
   }
 
   async fail(error: string, options: { readonly retryable?: boolean; readonly response?: StoredResponse | null } = {}): Promise<void> {
     const failure = new OperationError(String(error), options);
-    await this.#finishes.run(() => this.#finish(thrown(failure)));
+    await this.#finishes.run(() => this.#run.finish(thrown(failure), this.#use));
   }
-
-  /** Finishes with `outcome`, then writes what the database holds to the fast path. */
-  async #finish(outcome: OperationOutcome): Promise<void> {
-    const fast = this.#fast;
-    if (fast === undefined) {
-      await this.#run.finish(outcome, this.#use);
-      return;
-    }
-    const settling: Settling = { held: fast.held, outcome };
-    try {
-      settling.finished = await this.#run.finish(outcome, this.#use);
-    } finally {
-      await fast.path.write(fast.path.settle(fast.key, fast.fingerprint, settling, now(fast.clock)));
-    }
-  }
-}
-
-function now(clock: StoreClock): bigint {
-  return toU64(clock.now(), "clock.now()");
 }
 
 /**
@@ -466,7 +498,8 @@ export class IdempotencyStore {
   readonly metrics: StoreMetrics;
   readonly #reporter: Reporter;
   readonly #clock: StoreClock;
-  readonly #fast: BoundFastPath | undefined;
+  readonly #fastPath: RedisFastPath | undefined;
+  readonly #context: RunContext;
 
   /** A store over `database` (see the `mintid/store/*` entry points), with the Redis fast path when `options.fastPath` is given. */
   constructor(database: Database, policy: RecordPolicy, options: IdempotencyStoreOptions = {}) {
@@ -476,16 +509,19 @@ export class IdempotencyStore {
     this.#reporter = new Reporter(options.metrics ?? defaultMetrics());
     this.metrics = this.#reporter.metrics;
     this.#clock = options.clock ?? systemClock;
-    this.#fast = options.fastPath === undefined ? undefined : new BoundFastPath(options.fastPath, policy, this.metrics);
+    this.#fastPath = options.fastPath;
+    this.#context = { clock: this.#clock, reporter: this.#reporter, fast: options.fastPath === undefined ? undefined : fastSender(options.fastPath) };
   }
 
   readonly #lanes = new Map<Dialect, RecordLane>();
 
-  /** The record lane of `dialect` under the store's policy (made once). */
+  /** The record lane of `dialect` under the store's policy, with the fast path when the store has one (made once). */
   #lane(dialect: Dialect): RecordLane {
     let lane = this.#lanes.get(dialect);
     if (lane === undefined) {
-      lane = drive(() => new RecordLane(manifestOf(dialect), policyHandle(this.policy)), undefined);
+      const plain = drive(() => new RecordLane(manifestOf(dialect), policyHandle(this.policy)), undefined);
+      const fast = this.#fastPath;
+      lane = fast === undefined ? plain : plain.withFastPath(fast.ttlMillis);
       this.#lanes.set(dialect, lane);
     }
     return lane;
@@ -517,47 +553,18 @@ export class IdempotencyStore {
    * what the database committed, or `in_progress`) without the database.
    */
   async runOnce(key: IdempotencyKey, request: StoreRequest, operation: (lease: HeldLease) => Promise<StoredResponse>): Promise<RunResult> {
-    const fast = this.#fast;
-    if (fast === undefined) return this.#runOnce(key, request, operation, undefined);
-    const [fingerprint, created] = requestArgs(request);
-    const hit = await fast.check(key, fingerprint, created, now(this.#clock));
-    if (hit !== null) return notExecuted(hit);
-    const settling: Settling = {};
-    try {
-      return await this.#runOnce(key, request, operation, { path: fast, settling });
-    } finally {
-      await fast.write(fast.settle(key, fingerprint, settling, now(this.#clock)));
-    }
-  }
-
-  /** The database path of {@link runOnce}; `fast.settling` gets the held claim, the operation's outcome and the driver's end. */
-  async #runOnce(
-    key: IdempotencyKey,
-    request: StoreRequest,
-    operation: (lease: HeldLease) => Promise<StoredResponse>,
-    fast: { readonly path: BoundFastPath; readonly settling: Settling } | undefined,
-  ): Promise<RunResult> {
-    const run = RecordRun.of(this.#lane(this.database.dialect), "run_once", key, request, this.#clock, this.#reporter);
+    const run = RecordRun.of(this.#lane(this.database.dialect), "run_once", key, request, this.#context);
     const step = await run.start(this.useConnection);
     if (step.kind === "done") return this.#notExecuted(step.finished);
-    if (fast !== undefined) {
-      fast.settling.held = step.held;
-      await fast.path.write(fast.path.claimed(key, step.held));
-    }
     const lease = new Lease(this, this.#clock, key, step.held, run.reporter);
     lease.beat();
-    return execute(
-      run,
-      this.useConnection,
-      async () => {
-        try {
-          return await operation(lease);
-        } finally {
-          await lease.stop();
-        }
-      },
-      fast?.settling,
-    );
+    return execute(run, this.useConnection, async () => {
+      try {
+        return await operation(lease);
+      } finally {
+        await lease.stop();
+      }
+    });
   }
 
   /**
@@ -573,7 +580,7 @@ export class IdempotencyStore {
    * `store.stale_snapshot`.
    */
   async inTransaction(connection: Connection, key: IdempotencyKey, request: StoreRequest, operation: (connection: Connection) => Promise<StoredResponse>): Promise<RunResult> {
-    const run = RecordRun.of(this.#lane(connection.dialect), "same_transaction", key, request, this.#clock, this.#reporter);
+    const run = RecordRun.of(this.#lane(connection.dialect), "same_transaction", key, request, this.#context);
     const use: Use = (action) => action(connection);
     const step = await run.start(use);
     if (step.kind === "done") return this.#notExecuted(step.finished);
@@ -591,29 +598,10 @@ export class IdempotencyStore {
    * @throws StoreError `store.unavailable`, `store.conflict`, `store.query_failed`.
    */
   async claimLease(key: IdempotencyKey, request: StoreRequest): Promise<LeaseResult> {
-    const fast = this.#fast;
-    const run = RecordRun.of(this.#lane(this.database.dialect), "lease", key, request, this.#clock, this.#reporter);
-    if (fast === undefined) {
-      const step = await run.start(this.useConnection);
-      if (step.kind === "done") return this.#notExecuted(step.finished);
-      return { decision: "execute", lease: new ClaimedLease(this, this.#clock, key, step.held, run) };
-    }
-    const [fingerprint, created] = requestArgs(request);
-    const hit = await fast.check(key, fingerprint, created, now(this.#clock));
-    if (hit !== null) return notExecuted(hit);
-    let step: Awaited<ReturnType<RecordRun["start"]>>;
-    try {
-      step = await run.start(this.useConnection);
-    } catch (error) {
-      await fast.write(fast.settle(key, fingerprint, {}, now(this.#clock)));
-      throw error;
-    }
-    if (step.kind === "done") {
-      await fast.write(fast.settle(key, fingerprint, {}, now(this.#clock)));
-      return this.#notExecuted(step.finished);
-    }
-    await fast.write(fast.claimed(key, step.held));
-    return { decision: "execute", lease: new ClaimedLease(this, this.#clock, key, step.held, run, { path: fast, fingerprint }) };
+    const run = RecordRun.of(this.#lane(this.database.dialect), "lease", key, request, this.#context);
+    const step = await run.start(this.useConnection);
+    if (step.kind === "done") return this.#notExecuted(step.finished);
+    return { decision: "execute", lease: new ClaimedLease(this, this.#clock, key, step.held, run) };
   }
 
   /**

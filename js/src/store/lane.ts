@@ -9,6 +9,7 @@
 import { errorOf } from "../errors.js";
 import { retryAfterSecs } from "../wasm/mintid_wasm.js";
 import type { Answered, DbErrorClass, Held, SqlValue, StoreQuery, StoreResponse } from "./driver.js";
+import type { FastPathVerdict } from "./metrics.js";
 import type { ClaimedMessage, RelayReport } from "./outbox.js";
 
 export { RecordLane, RelayLaneDriver } from "../wasm/mintid_wasm.js";
@@ -33,8 +34,26 @@ export type Finished =
 /** A step every driver on the lane asks for: run a query, pause. */
 type HostStep = { readonly kind: "run"; readonly query: StoreQuery } | { readonly kind: "pause"; readonly millis: bigint };
 
+/**
+ * A script the record driver runs on Redis (its fast path): by `EVAL` with
+ * the source when `eval`, else by `EVALSHA` with the SHA-1 (`code` is that
+ * source or SHA-1 text), on `keys` with `args`.
+ */
+export interface RedisCall {
+  readonly eval: boolean;
+  /** The script's name (`check`, `settle`, `forget`). */
+  readonly script: string;
+  readonly code: Uint8Array;
+  readonly keys: readonly string[];
+  readonly args: readonly Uint8Array[];
+}
+
 /** A step of the record protocol; a failure is thrown. */
-export type RecordStep = HostStep | { readonly kind: "execute"; readonly held: Held } | { readonly kind: "done"; readonly finished: Finished };
+export type RecordStep =
+  | HostStep
+  | { readonly kind: "redis"; readonly call: RedisCall }
+  | { readonly kind: "execute"; readonly held: Held }
+  | { readonly kind: "done"; readonly finished: Finished };
 
 /** A step of a relay run; a failure is thrown. */
 export type RelayStep = HostStep | { readonly kind: "send"; readonly message: ClaimedMessage } | { readonly kind: "done"; readonly report: RelayReport };
@@ -43,6 +62,7 @@ const RUN = 1;
 const PAUSE = 2;
 const YIELD = 3;
 const DONE = 4;
+const REDIS = 6;
 const NULL = 0;
 const INT = 1;
 const TEXT = 2;
@@ -190,8 +210,29 @@ function laneStep<S>(packed: Uint8Array, cause: unknown, handOver: (tag: typeof 
   }
 }
 
+function list(reader: Reader): Uint8Array[] {
+  const count = reader.u8();
+  const items: Uint8Array[] = [];
+  for (let n = 0; n < count; n += 1) items.push(reader.bytes(reader.u32()));
+  return items;
+}
+
+/** A packed Redis step (after its tag) as a {@link RedisCall}. */
+function redisCall(reader: Reader): RedisCall {
+  const byEval = reader.u8() === 1;
+  const script = reader.text(reader.u8());
+  const code = reader.bytes(reader.u32());
+  const keys = list(reader).map((key) => utf8.decode(key));
+  return { eval: byEval, script, code, keys, args: list(reader) };
+}
+
 /** A packed record step as a {@link RecordStep}. */
 export function recordStep(packed: Uint8Array, cause?: unknown): RecordStep {
+  if (packed[0] === REDIS) {
+    const reader = new Reader(packed);
+    reader.at = 1;
+    return { kind: "redis", call: redisCall(reader) };
+  }
   return laneStep(packed, cause, (tag, reader) => {
     if (tag === DONE) return { kind: "done", finished: finished(reader) } as const;
     const token = reader.u64();
@@ -345,6 +386,68 @@ export function packOutcome(outcome: OperationOutcome): Uint8Array {
       break;
   }
   return writer.done();
+}
+
+/**
+ * Redis failed (an error reply other than `NOSCRIPT`, a timeout, a lost
+ * connection, a reply of another shape) with `message`, packed. Each Redis
+ * answer has a writer of its own: it is awaited before it is pushed, while
+ * other requests pack theirs.
+ */
+export function failedReply(message: string): Uint8Array {
+  const out = new Writer();
+  out.u8(2);
+  out.text(message);
+  return out.done();
+}
+
+/** The node does not have the script (`NOSCRIPT`), packed. */
+export const NO_SCRIPT = Uint8Array.of(3);
+
+/**
+ * What Redis answered, packed: nil, an array (its elements nil, bytes or
+ * integers), an integer (one field, its decimal text), or a failure (a
+ * reply of another shape).
+ */
+export function packReply(answer: unknown): Uint8Array {
+  if (answer === null || answer === undefined) return Uint8Array.of(0);
+  const fields = Array.isArray(answer) ? (answer as unknown[]) : typeof answer === "number" || typeof answer === "bigint" ? [answer] : undefined;
+  if (fields === undefined) return failedReply(`a reply of type ${typeName(answer)}`);
+  const out = new Writer();
+  out.u8(1);
+  out.u32(fields.length);
+  for (const field of fields) {
+    if (field === null || field === undefined) out.u8(0);
+    else if (field instanceof Uint8Array) {
+      out.u8(1);
+      out.bytes(field);
+    } else if (typeof field === "number" || typeof field === "bigint") {
+      out.u8(1);
+      out.bytes(encoder.encode(String(field)));
+    } else {
+      return failedReply(`an element of type ${typeName(field)}`);
+    }
+  }
+  return out.done();
+}
+
+function typeName(value: unknown): string {
+  return value instanceof Uint8Array ? "bytes" : Array.isArray(value) ? "array" : typeof value;
+}
+
+/** What the record driver's fast path came to since its last report. */
+export interface FastReport {
+  /** The check's verdict, if one was answered. */
+  readonly lookup: FastPathVerdict | null;
+  /** The writes to Redis after the database path that failed. */
+  readonly writeFailures: number;
+}
+
+/** A packed fast report (the lookup's name, the failed writes) as a {@link FastReport}. */
+export function fastReport(packed: Uint8Array): FastReport {
+  const reader = new Reader(packed);
+  const lookup = reader.text(reader.u8());
+  return { lookup: lookup === "" ? null : (lookup as FastPathVerdict), writeFailures: reader.u32() };
 }
 
 /** What every driver on the lane takes: a database answer, packed. */

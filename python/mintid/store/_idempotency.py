@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable, Generator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Literal, TypeVar
+from typing import Any, Final, Literal, TypeVar
 
 from mintid._fingerprint import Fingerprint
 from mintid._key import IdempotencyKey
@@ -36,9 +36,7 @@ from mintid.store._metrics import (
     operating,
     recording,
 )
-
-if TYPE_CHECKING:
-    from mintid.store.fast_path import BoundFastPath, RedisFastPath
+from mintid.store.fast_path import RedisFastPath, bound
 
 __all__ = [
     "MAX_RESPONSE_BYTES",
@@ -283,8 +281,6 @@ class RecordLease(LeaseBase):
         super().__init__(driver, key, held, store._metrics, finishable=finishable)
         self._store = store
         self._lock = threading.Lock()
-        #: The request's fingerprint, for the store's fast path.
-        self._digest = b""
 
     @staticmethod
     def current() -> RecordLease | None:
@@ -323,16 +319,8 @@ class RecordLease(LeaseBase):
         store = self._store
         clock = store._clock
         step = self._finish_step(result, clock.now_millis())
-        finished = None
-        try:
-            with completing(store._metrics, ffi.Way.LEASE, result) as ended:
-                finished = ended(drive(store._runner(), clock, self._driver, step))
-        finally:
-            fast = store._fast
-            if fast is not None:
-                now = clock.now_millis()
-                call = fast.settle(self._key.text, self._digest, self._held, result, finished, now)
-                fast.write(call)
+        with completing(store._metrics, ffi.Way.LEASE, result) as ended:
+            ended(drive(store._runner(), clock, self._driver, step))
 
 
 T = TypeVar("T")
@@ -487,9 +475,9 @@ class IdempotencyStore:
         #: Where decisions, latencies, errors and spans are reported.
         self.metrics, self._metrics = recording(metrics)
         self._clock: StoreClock = clock if clock is not None else SystemStoreClock()
-        self._lane = Lane(ffi.RecordDrivers(database.manifest, policy._checked))
-        self._fast: BoundFastPath | None = (
-            None if fast_path is None else fast_path._bind(self._lane, self._metrics)
+        self._lane = Lane(
+            ffi.RecordDrivers(database.manifest, policy._checked),
+            bound(fast_path, RedisFastPath, self._metrics),
         )
 
     def _runner(self, raw: Any = None) -> QueryRunner:
@@ -539,45 +527,11 @@ class IdempotencyStore:
         With a fast path, a duplicate may be answered from Redis (a replay of
         what the database committed, or ``in_progress``) without the database.
         """  # noqa: D205
-        fast = self._fast
-        if fast is None:
-            return self._run_once(key, request, operation, None)
-        hit = fast.check(
-            key.text,
-            request.fingerprint.digest,
-            request.key_created_millis,
-            self._clock.now_millis(),
-        )
-        if hit is not None:
-            return not_run(hit)
-        settling: list[Any] = [None, None, None]  # held, result, finished
-        try:
-            return self._run_once(key, request, operation, settling)
-        finally:
-            held, result, finished = settling
-            now = self._clock.now_millis()
-            digest = request.fingerprint.digest
-            fast.write(fast.settle(key.text, digest, held, result, finished, now))
-
-    def _run_once(
-        self,
-        key: IdempotencyKey,
-        request: StoreRequest,
-        operation: Callable[[], StoredResponse],
-        settling: list[Any] | None,
-    ) -> RunResult:
-        """The database path of :meth:`run_once`; ``settling`` gets the held
-        claim, the operation's result and the driver's end for the fast path.
-        """  # noqa: D205
         runner = self._runner()
         way = ffi.Way.RUN_ONCE
         driver, held = self._start(runner, way, key, request)
         if type(held) is not _HELD:
             return not_run(held)
-        if settling is not None:
-            settling[0] = held
-            assert self._fast is not None
-            self._fast.write(self._fast.claimed(key.text, held))
         lease = RecordLease(self, driver, native_key(key), held, finishable=False)
         beat = (
             None
@@ -592,20 +546,12 @@ class IdempotencyStore:
             _CURRENT.reset(current)
             if beat is not None:
                 _HEARTBEAT.stop(beat)
-            if settling is not None:
-                settling[1] = error
-            finished = self._end(runner, way, driver, error)
-            if settling is not None:
-                settling[2] = finished
+            self._end(runner, way, driver, error)
             raise
         _CURRENT.reset(current)
         if beat is not None:
             _HEARTBEAT.stop(beat)
-        if settling is not None:
-            settling[1] = response
-        finished = self._end(runner, way, driver, response)
-        if settling is not None:
-            settling[2] = finished
+        self._end(runner, way, driver, response)
         return RunResult("execute", response)
 
     def in_transaction(
@@ -640,31 +586,10 @@ class IdempotencyStore:
         (and renew while it runs), or the :class:`RunResult` of a request that
         does not run. With a fast path, a duplicate may be answered from Redis.
         """  # noqa: D205
-        fast = self._fast
-        digest = request.fingerprint.digest
-        if fast is not None:
-            hit = fast.check(key.text, digest, request.key_created_millis, self._clock.now_millis())
-            if hit is not None:
-                return not_run(hit)
-        try:
-            driver, held = self._start(self._runner(), ffi.Way.LEASE, key, request)
-        except BaseException:
-            if fast is not None:
-                fast.write(
-                    fast.settle(key.text, digest, None, None, None, self._clock.now_millis())
-                )
-            raise
+        driver, held = self._start(self._runner(), ffi.Way.LEASE, key, request)
         if type(held) is not _HELD:
-            if fast is not None:
-                fast.write(
-                    fast.settle(key.text, digest, None, None, held, self._clock.now_millis())
-                )
             return not_run(held)
-        if fast is not None:
-            fast.write(fast.claimed(key.text, held))
-        lease = RecordLease(self, driver, native_key(key), held)
-        lease._digest = digest
-        return lease
+        return RecordLease(self, driver, native_key(key), held)
 
     def load(self, key: IdempotencyKey) -> StoredRecord | None:
         """The stored record of ``key``, or ``None``."""

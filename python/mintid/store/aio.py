@@ -34,7 +34,7 @@ import os
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Generator
 from contextlib import asynccontextmanager
-from typing import TYPE_CHECKING, Any, Final, Protocol, TypeVar
+from typing import Any, Final, Protocol, TypeVar
 
 from mintid._key import IdempotencyKey
 from mintid._lane import Lane, LaneDriver, drive_async
@@ -57,10 +57,6 @@ from mintid.store._database import (
     step_kind,
 )
 from mintid.store._errors import RecordLostError, StoreUnavailableError
-from mintid.store._metrics import StoreMetrics, claiming, operating, recording
-
-if TYPE_CHECKING:
-    from mintid.store.fast_path import AsyncRedisFastPath, BoundFastPath
 from mintid.store._idempotency import (
     _HELD,
     LeaseBase,
@@ -77,6 +73,8 @@ from mintid.store._idempotency import (
     not_run,
     request_driver,
 )
+from mintid.store._metrics import StoreMetrics, claiming, operating, recording
+from mintid.store.fast_path import AsyncRedisFastPath, bound
 
 __all__ = [
     "AsyncDatabase",
@@ -678,8 +676,6 @@ class AsyncRecordLease(LeaseBase):
         super().__init__(driver, key, held, store._metrics, finishable=finishable)
         self._store = store
         self._lock = asyncio.Lock()
-        #: The request's fingerprint, for the store's fast path.
-        self._digest = b""
 
     @staticmethod
     def current() -> AsyncRecordLease | None:
@@ -708,18 +704,8 @@ class AsyncRecordLease(LeaseBase):
         store = self._store
         store.database.bound()
         step = self._finish_step(result, store._clock.now_millis())
-        finished = None
-        try:
-            with completing(store._metrics, ffi.Way.LEASE, result) as ended:
-                finished = ended(
-                    await drive_async(store._runner(), store._clock, self._driver, step)
-                )
-        finally:
-            if store._fast is not None:
-                now = store._clock.now_millis()
-                fast = store._fast
-                call = fast.settle(self._key.text, self._digest, self._held, result, finished, now)
-                await fast.write_async(call)
+        with completing(store._metrics, ffi.Way.LEASE, result) as ended:
+            ended(await drive_async(store._runner(), store._clock, self._driver, step))
 
     async def _renew_every(self, every_millis: int) -> None:
         """The background renewal: every ``every_millis`` until cancelled or lost."""
@@ -772,9 +758,9 @@ class AsyncIdempotencyStore:
         #: Where decisions, latencies, errors and spans are reported.
         self.metrics, self._metrics = recording(metrics)
         self._clock = async_clock(clock)
-        self._lane = Lane(ffi.RecordDrivers(database.manifest, policy._checked))
-        self._fast: BoundFastPath | None = (
-            None if fast_path is None else fast_path._bind(self._lane, self._metrics)
+        self._lane = Lane(
+            ffi.RecordDrivers(database.manifest, policy._checked),
+            bound(fast_path, AsyncRedisFastPath, self._metrics),
         )
 
     def _runner(self, raw: Any = None) -> AsyncQueryRunner:
@@ -807,39 +793,11 @@ class AsyncIdempotencyStore:
         with an async ``operation``; its lease is renewed by a task of this
         loop while it runs (:meth:`AsyncRecordLease.current`).
         """  # noqa: D205
-        fast = self._fast
-        if fast is None:
-            return await self._run_once(key, request, operation, None)
-        digest = request.fingerprint.digest
-        now = self._clock.now_millis()
-        hit = await fast.check_async(key.text, digest, request.key_created_millis, now)
-        if hit is not None:
-            return not_run(hit)
-        settling: list[Any] = [None, None, None]  # held, result, finished
-        try:
-            return await self._run_once(key, request, operation, settling)
-        finally:
-            held, result, finished = settling
-            now = self._clock.now_millis()
-            await fast.write_async(fast.settle(key.text, digest, held, result, finished, now))
-
-    async def _run_once(
-        self,
-        key: IdempotencyKey,
-        request: StoreRequest,
-        operation: Callable[[], Awaitable[StoredResponse]],
-        settling: list[Any] | None,
-    ) -> RunResult:
-        """The database path of :meth:`run_once` (``settling`` as the sync store's)."""
         runner = self._runner()
         way = ffi.Way.RUN_ONCE
         driver, held = await self._start(runner, way, key, request)
         if type(held) is not _HELD:
             return not_run(held)
-        if settling is not None:
-            settling[0] = held
-            assert self._fast is not None
-            await self._fast.write_async(self._fast.claimed(key.text, held))
         lease = AsyncRecordLease(self, driver, native_key(key), held, finishable=False)
         every = held.renew_every_millis
         current = _CURRENT.set(lease)
@@ -854,19 +812,11 @@ class AsyncIdempotencyStore:
         except BaseException as error:
             await _stopped(beat)
             _CURRENT.reset(current)
-            if settling is not None:
-                settling[1] = error
-            finished = await self._end(runner, way, driver, error)
-            if settling is not None:
-                settling[2] = finished
+            await self._end(runner, way, driver, error)
             raise
         await _stopped(beat)
         _CURRENT.reset(current)
-        if settling is not None:
-            settling[1] = response
-        finished = await self._end(runner, way, driver, response)
-        if settling is not None:
-            settling[2] = finished
+        await self._end(runner, way, driver, response)
         return RunResult("execute", response)
 
     async def in_transaction(
@@ -903,31 +853,10 @@ class AsyncIdempotencyStore:
         """Claim ``key`` with a lease: an :class:`AsyncRecordLease` to complete or
         fail, or the :class:`~mintid.store.RunResult` of a request that does not run.
         """  # noqa: D205
-        fast = self._fast
-        digest = request.fingerprint.digest
-        if fast is not None:
-            now = self._clock.now_millis()
-            hit = await fast.check_async(key.text, digest, request.key_created_millis, now)
-            if hit is not None:
-                return not_run(hit)
-        runner = self._runner()
-        try:
-            driver, held = await self._start(runner, ffi.Way.LEASE, key, request)
-        except BaseException:
-            if fast is not None:
-                now = self._clock.now_millis()
-                await fast.write_async(fast.settle(key.text, digest, None, None, None, now))
-            raise
+        driver, held = await self._start(self._runner(), ffi.Way.LEASE, key, request)
         if type(held) is not _HELD:
-            if fast is not None:
-                now = self._clock.now_millis()
-                await fast.write_async(fast.settle(key.text, digest, None, None, held, now))
             return not_run(held)
-        if fast is not None:
-            await fast.write_async(fast.claimed(key.text, held))
-        lease = AsyncRecordLease(self, driver, native_key(key), held)
-        lease._digest = digest
-        return lease
+        return AsyncRecordLease(self, driver, native_key(key), held)
 
     async def load(self, key: IdempotencyKey) -> StoredRecord | None:
         """The stored record of ``key``, or ``None``."""

@@ -2,13 +2,16 @@
 
 Before the database, one script (``EVALSHA``, one round trip) either replays a
 stored response, says that a duplicate is in flight, or lets the request
-through to the database claim; after the database committed a result, a
-second script writes it to Redis with a time to live below the record's
-retention. The database stays the truth: Redis failing, slow, failing over,
-evicting or flushed sends the request down the database path. Every decision
-is the core's (``mintid::store::FastPath``); this module only runs the named
-scripts on the client given and pushes back what Redis said
-(``docs/spec.md``, "The fast path").
+through to the database claim; after the database path, a second script
+writes the committed result to Redis with a time to live below the record's
+retention (a replay the database served too), or forgets the request's
+entry. The database stays the truth: Redis failing, slow, failing over,
+evicting or flushed sends the request down the database path. The protocol is
+the core's record driver (``mintid::store::RecordDriver::with_fast_path``): its
+Redis steps name the script (its SHA-1, and its source to send by ``EVAL``
+after a node answered ``NOSCRIPT``), and the store's one drive loop sends each
+on the client given and pushes back what Redis said (``docs/spec.md``, "The
+fast path"). This module holds the client and counts what the core reports.
 
 The client is the application's ``redis.cluster.RedisCluster`` (or a plain
 ``redis.Redis``), made with a socket timeout well under the request's; this
@@ -21,11 +24,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-from mintid import _lane_fast
-from mintid._lane import Lane
-from mintid._lane_fast import FastLane, RedisCall
-from mintid._native import check_uint, ffi
-from mintid.store._idempotency import OperationError, StoredResponse
+from mintid._native import check_uint
 from mintid.store._metrics import StoreMetrics
 
 __all__ = ["AsyncRedisFastPath", "FastPathMetrics", "RedisFastPath"]
@@ -46,14 +45,11 @@ class FastPathMetrics:
 
 
 class _Counters:
-    """The scripts loaded on a client, and the counters of what they came to."""
+    """A client for the core's Redis steps, and the counters of what they came to."""
 
     def __init__(self, client: Any, ttl_millis: int | None) -> None:
         self.client = client
         self.ttl_millis = None if ttl_millis is None else check_uint("ttl_millis", ttl_millis)
-        self._scripts = {
-            script.name: client.register_script(script.text) for script in ffi.fast_path_scripts()
-        }
         self._lock = threading.Lock()
         self._counts = {"hit": 0, "miss": 0, "fallback": 0, "write_failures": 0}
 
@@ -66,17 +62,11 @@ class _Counters:
                 counts["hit"], counts["miss"], counts["fallback"], counts["write_failures"]
             )
 
-    def _count(self, counter: str) -> None:
+    def _count(self, lookup: str | None, write_failures: int) -> None:
         with self._lock:
-            self._counts[counter] += 1
-
-    def _script(self, call: RedisCall) -> Any:
-        """The client's call of ``call`` (``EVALSHA``, ``NOSCRIPT`` loads it again)."""
-        name, keys, args = call
-        return self._scripts[name](keys=keys, args=args)
-
-    def _bind(self, lane: Lane, metrics: StoreMetrics | None) -> BoundFastPath:
-        return BoundFastPath(self, FastLane(lane, self.ttl_millis), metrics)
+            if lookup is not None:
+                self._counts[lookup] += 1
+            self._counts["write_failures"] += write_failures
 
 
 class RedisFastPath(_Counters):
@@ -90,7 +80,7 @@ class RedisFastPath(_Counters):
     """  # noqa: D205
 
     def __init__(self, client: Any, *, ttl_millis: int | None = None) -> None:
-        """Load the core's scripts on ``client`` (``register_script``)."""
+        """The fast path over ``client``; nothing is sent until a request."""
         super().__init__(client, ttl_millis)
 
 
@@ -101,113 +91,44 @@ class AsyncRedisFastPath(_Counters):
     """  # noqa: D205
 
     def __init__(self, client: Any, *, ttl_millis: int | None = None) -> None:
-        """Load the core's scripts on ``client`` (``register_script``)."""
+        """The fast path over ``client``; nothing is sent until a request."""
         super().__init__(client, ttl_millis)
 
 
-def _failed(error: Exception) -> bytes:
-    return _lane_fast.failed(str(error) or type(error).__name__)
-
-
 class BoundFastPath:
-    """A fast path under one store's policy (made by the store): the core's
-    calls out, Redis's answers in, sync or async.
+    """A fast path as one store's lane runs it: the client its Redis steps go
+    to, and each report of the core counted in the fast path's counters and
+    the store's metrics.
     """  # noqa: D205
 
-    def __init__(self, fast: _Counters, core: FastLane, metrics: StoreMetrics | None) -> None:
-        """Made by the fast path's ``_bind``; its store's ``metrics``."""
-        self.fast = fast
-        self._core = core
+    __slots__ = ("_fast", "_metrics", "client", "ttl_millis")
+
+    def __init__(self, fast: _Counters, metrics: StoreMetrics | None) -> None:
+        """``fast`` under a store reporting to ``metrics``."""
+        self._fast = fast
         self._metrics = metrics
+        self.client = fast.client
+        self.ttl_millis = fast.ttl_millis
 
-    def _verdict(self, digest: bytes, answer: bytes) -> Any:
-        """The core's verdict, counted: a replay or in-progress end (the lane's
-        ``Finished`` tuple) to answer with, or ``None`` to go to the database.
-        """  # noqa: D205
-        verdict, end = self._core.read(digest, answer)
-        self.fast._count(verdict)
-        if self._metrics is not None:
-            self._metrics.fast_path_lookup(verdict)
-        return end
-
-    def _write_failed(self) -> None:
-        self.fast._count("write_failures")
-        if self._metrics is not None:
-            self._metrics.fast_path_write_failed()
-
-    def settle(
-        self,
-        key_text: str,
-        digest: bytes,
-        held: ffi.Held | None,
-        result: object,
-        finished: Any,
-        now_millis: int,
-    ) -> RedisCall:
-        """The write after the database path: the committed result, or forget.
-
-        ``result`` is what the operation returned or raised, ``finished``
-        the driver's end (``None`` when the store raised). Run it with
-        :meth:`write` (or :meth:`write_async`).
-        """
-        if held is not None and finished == ("executed",) and isinstance(result, StoredResponse):
-            settled = _lane_fast.executed(held, result.content_type, result.body)
-        elif (
-            held is not None
-            and finished == ("operation_failed", True)
-            and isinstance(result, OperationError)
-        ):
-            stored = result.response
-            response = None if stored is None else (stored.content_type, stored.body)
-            settled = _lane_fast.failed_stored(held, result.message, response)
-        else:
-            settled = _lane_fast.other(held)
-        return self._core.settle(key_text, digest, settled, now_millis)
-
-    def write(self, call: RedisCall | None) -> None:
-        """Run a write that nothing depends on: a failure is only counted."""
-        if call is None:
+    def reported(self, lookup: str | None, write_failures: int) -> None:
+        """Count a report: the check's verdict (if one was answered) and the failed writes."""
+        if lookup is None and not write_failures:
             return
-        try:
-            self.fast._script(call)
-        except Exception:  # Redis down or slow: the database holds the truth
-            self._write_failed()
+        self._fast._count(lookup, write_failures)
+        metrics = self._metrics
+        if metrics is not None:
+            if lookup is not None:
+                metrics.fast_path_lookup(lookup)
+            for _ in range(write_failures):
+                metrics.fast_path_write_failed()
 
-    async def write_async(self, call: RedisCall | None) -> None:
-        """:meth:`write` on an asyncio client."""
-        if call is None:
-            return
-        try:
-            await self.fast._script(call)
-        except Exception:  # Redis down or slow: the database holds the truth
-            self._write_failed()
 
-    def check(
-        self, key_text: str, digest: bytes, key_created_millis: int | None, now_millis: int
-    ) -> Any:
-        """The check before the database: the end to answer with, or ``None``."""
-        call = self._core.check(key_text, digest, key_created_millis, now_millis)
-        if call is None:
-            return None
-        try:
-            answer = _lane_fast.answer(self.fast._script(call))
-        except Exception as error:  # down, slow, failing over: the database path
-            answer = _failed(error)
-        return self._verdict(digest, answer)
-
-    async def check_async(
-        self, key_text: str, digest: bytes, key_created_millis: int | None, now_millis: int
-    ) -> Any:
-        """:meth:`check` on an asyncio client."""
-        call = self._core.check(key_text, digest, key_created_millis, now_millis)
-        if call is None:
-            return None
-        try:
-            answer = _lane_fast.answer(await self.fast._script(call))
-        except Exception as error:  # down, slow, failing over: the database path
-            answer = _failed(error)
-        return self._verdict(digest, answer)
-
-    def claimed(self, key_text: str, held: ffi.Held) -> RedisCall | None:
-        """The write after a claim, if any: a takeover invalidates the entry."""
-        return self._core.claimed(key_text, held)
+def bound(
+    fast_path: _Counters | None, made: type[_Counters], metrics: StoreMetrics | None
+) -> BoundFastPath | None:
+    """A store's ``fast_path=`` (checked to be a ``made``) under its ``metrics``, if given."""
+    if fast_path is None:
+        return None
+    if not isinstance(fast_path, made):
+        raise TypeError(f"fast_path must be a {made.__name__}, got {type(fast_path).__name__}")
+    return BoundFastPath(fast_path, metrics)

@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import pathlib
+import pickle
 import threading
 import urllib.parse
 from collections.abc import Callable, Iterator
@@ -308,3 +309,25 @@ class Kit:
 
 
 SYNC = Kit()
+
+
+def in_forked_child(action: Callable[[], Any]) -> Any:
+    """``action``'s result, computed in a forked child process."""
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: report and leave without running any cleanup
+        os.close(read)
+        try:
+            got: Any = action()
+        except BaseException as error:
+            got = AssertionError(f"the child failed: {error!r}")
+        with os.fdopen(write, "wb") as pipe:
+            pickle.dump(got, pipe)
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, "rb") as pipe:
+        got = pickle.load(pipe)
+    assert os.waitpid(pid, 0)[1] == 0, "the child exited with an error"
+    if isinstance(got, AssertionError):
+        raise got
+    return got

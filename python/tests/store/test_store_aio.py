@@ -24,8 +24,7 @@ from mintid.store.aio import (
     AsyncSqliteDatabase,
     LoopBindingError,
 )
-from store.store_support import Server
-from store.test_store_idempotency import in_forked_child
+from store.store_support import Server, in_forked_child
 
 REQUEST = StoreRequest(Fingerprint(bytes(32)))
 RESPONSE = StoredResponse("text/plain", b"done")

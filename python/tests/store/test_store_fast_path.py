@@ -2,12 +2,16 @@
 scripts/db/with-db.sh (MINTID_REDIS_CLUSTER) in front of SQLite, PostgreSQL
 and MariaDB, for the sync store (redis-py's RedisCluster) and the asyncio one
 (redis.asyncio's RedisCluster, driven through store.async_support's sync view):
-the cases of tests/redis/fast_path.json, and the fault tests (a primary
-killed, a primary asleep) with 32 workers racing on 100 keys.
+the cases of tests/redis/fast_path.json, the core's Redis steps after
+SCRIPT FLUSH (sent again by EVAL) and FLUSHALL (a replay the database served
+written back), an asyncio task cancelled mid-request, a store used before fork() serving the
+child, and the fault tests (a
+primary killed, a primary asleep) with 32 workers racing on 100 keys.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import pathlib
@@ -45,7 +49,14 @@ from mintid.store.aio import AsyncIdempotencyStore
 from mintid.store.fast_path import AsyncRedisFastPath, RedisFastPath
 from store.async_support import LoopThread, SyncStore
 from store.metrics_support import Recording, key_of
-from store.store_support import Server, case_id, check_fields, environment, unknown
+from store.store_support import (
+    Server,
+    case_id,
+    check_fields,
+    environment,
+    in_forked_child,
+    unknown,
+)
 
 ROOT = pathlib.Path(__file__).resolve().parents[3]
 #: The fault tests' timeout: a paused or killed primary falls back to the database at once.
@@ -95,6 +106,7 @@ class Made:
         self.fast: RedisFastPath | AsyncRedisFastPath
         self.loop: LoopThread | None = None
         self.recording = Recording()
+        self.scope = f"s{uuid.uuid4().hex[:16]}"
         metrics = self.recording.metrics
         if flavor == "sync":
             self.fast = RedisFastPath(_unreachable() if down else _cluster(timeout))
@@ -120,6 +132,21 @@ class Made:
         inner = loop.call(make())
         self.store = SyncStore(loop, inner)
         self._close = lambda: loop.call(inner.database.close())
+
+    def execute(self, sql: str) -> None:
+        """Run ``sql`` on the store's database, behind the store's back."""
+        if self.loop is None:
+            database = self.store.database
+            with database.connection() as raw:
+                database.execute(raw, sql)
+            return
+        inner = self.store.inner.database
+
+        async def run() -> None:
+            async with inner.connection() as raw:
+                await inner.execute(raw, sql)
+
+        self.loop.call(run())
 
     def close(self) -> None:
         self._close()
@@ -227,9 +254,9 @@ def test_fast_path_case(server: Server, flavor: str, case: dict[str, Any]) -> No
             assert lease is not None
             lease.complete(StoredResponse("text/plain", step["text"].encode()))
         elif do == "flush":
-            cluster = _cluster()  # the topology as it is now, after the fault tests
-            cluster.flushall(target_nodes=RedisCluster.PRIMARIES)
-            cluster.close()
+            _on_primaries("FLUSHALL")
+        elif do == "flush_scripts":
+            _on_primaries("SCRIPT", "FLUSH")
         elif do == "metrics":
             metrics = fast.metrics
             counts = {
@@ -416,3 +443,170 @@ def test_a_primary_asleep_mid_run(postgres: Server, flavor: str) -> None:
         _race(postgres, flavor, _sleep)
     finally:
         _wait_healthy(6, deadline_s=30.0)
+
+
+def _on_primaries(*command: str) -> list[Any]:
+    """Run ``command`` on every primary; the answers."""
+    answers = []
+    for port in _primary_ports():
+        node = redis.Redis(port=port, socket_timeout=1)
+        try:
+            run: Any = node.execute_command  # untyped in redis-py
+            answers.append(run(*command))
+        finally:
+            node.close()
+    return answers
+
+
+def _noscript_errors() -> int:
+    """How many ``NOSCRIPT`` errors the primaries answered so far (their ``errorstats``)."""
+    total = 0
+    for answer in _on_primaries("INFO", "errorstats"):
+        total += int(answer.get("errorstat_NOSCRIPT", {"count": 0})["count"])
+    return total
+
+
+def _run(made: Made, key: str, payload: str, respond: str, *, fail: bool = False) -> Any:
+    """``run_once`` of a key of its own scope: the decision and whether the operation ran."""
+    ran: list[bool] = []
+
+    def operation() -> StoredResponse:
+        ran.append(True)
+        if fail:
+            raise OperationError("later", retryable=True)
+        return StoredResponse("text/plain", respond.encode())
+
+    idempotency_key = IdempotencyKey("order", made.scope, key)
+    try:
+        result = made.store.run_once(idempotency_key, _request(payload), operation)
+    except OperationError:
+        return "operation_failed", bool(ran), None
+    body = None if result.response is None else result.response.body.decode()
+    return result.decision, bool(ran), body
+
+
+def _counted(made: Made) -> dict[str, int]:
+    """The fast path's counters, checked to be the store's metrics too."""
+    metrics = made.fast.metrics
+    counts = {
+        "hits": metrics.hits,
+        "misses": metrics.misses,
+        "fallbacks": metrics.fallbacks,
+        "write_failures": metrics.write_failures,
+    }
+    lookups = made.recording.counts("mintid.fast_path.lookups")
+    failed = made.recording.counts("mintid.fast_path.write_failures")
+    assert counts == {
+        "hits": lookups[key_of(verdict="hit")],
+        "misses": lookups[key_of(verdict="miss")],
+        "fallbacks": lookups[key_of(verdict="fallback")],
+        "write_failures": failed[key_of()],
+    }
+    return counts
+
+
+def _made(server: Server, flavor: str, policy: RecordPolicy | None = None) -> Made:
+    return Made(flavor, server, policy or RecordPolicy(), down=False, timeout=CASE_TIMEOUT)
+
+
+def test_after_script_flush_every_script_is_sent_again_by_eval(server: Server, flavor: str) -> None:
+    # Each request meets primaries without the scripts: the check, the settle
+    # and the forget (a released key's marker) each answered NOSCRIPT, and the
+    # core sent each again by EVAL: nothing fell back, no write failed.
+    made = _made(server, flavor)
+    before = _noscript_errors()
+    _on_primaries("SCRIPT", "FLUSH")
+    assert _run(made, "k1", "p1", "r1") == ("execute", True, "r1")
+    _on_primaries("SCRIPT", "FLUSH")
+    assert _run(made, "k1", "p1", "other") == ("replay", False, "r1")
+    _on_primaries("SCRIPT", "FLUSH")
+    assert _run(made, "k2", "p2", "", fail=True) == ("operation_failed", True, None)
+    _on_primaries("SCRIPT", "FLUSH")
+    assert _run(made, "k2", "p2", "r2") == ("execute", True, "r2")
+    assert _run(made, "k2", "p2", "other") == ("replay", False, "r2")
+    # Check and settle, check, check and forget, check and settle: all after a flush.
+    assert _noscript_errors() - before >= 7
+    assert _counted(made) == {"hits": 2, "misses": 3, "fallbacks": 0, "write_failures": 0}
+    made.close()
+
+
+def test_after_flushall_the_replay_the_database_served_is_written_back(
+    server: Server, flavor: str
+) -> None:
+    made = _made(server, flavor)
+    assert _run(made, "k1", "p1", "r1") == ("execute", True, "r1")
+    _on_primaries("FLUSHALL")
+    assert _run(made, "k1", "p1", "other") == ("replay", False, "r1")  # a miss: the database
+    assert _counted(made) == {"hits": 0, "misses": 2, "fallbacks": 0, "write_failures": 0}
+    # Without the database's record, only Redis can replay it: the replay was written back.
+    made.execute("DELETE FROM idempotency_record")
+    assert _run(made, "k1", "p1", "other") == ("replay", False, "r1")
+    assert _counted(made) == {"hits": 1, "misses": 2, "fallbacks": 0, "write_failures": 0}
+    made.close()
+
+
+def test_a_task_cancelled_mid_operation_leaves_nothing_half_done(server: Server) -> None:
+    made = _made(server, "async", RecordPolicy(1_000))  # a 1 s lease
+    assert made.loop is not None
+    store: AsyncIdempotencyStore = made.store.inner
+    key = IdempotencyKey("order", made.scope, "k1")
+    effects: list[str] = []
+
+    async def scenario() -> None:
+        started = asyncio.Event()
+
+        async def slow() -> StoredResponse:
+            started.set()
+            await asyncio.sleep(30)
+            effects.append("slow")
+            return StoredResponse("text/plain", b"slow")
+
+        async def once() -> StoredResponse:
+            effects.append("once")
+            return StoredResponse("text/plain", b"r1")
+
+        task = asyncio.get_running_loop().create_task(store.run_once(key, _request("p1"), slow))
+        await started.wait()
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert effects == []
+        # A retry after the lease at the latest runs it, once.
+        give_up = time.monotonic() + 5.0
+        result = await store.run_once(key, _request("p1"), once)
+        while result.decision == "in_progress" and time.monotonic() < give_up:
+            await asyncio.sleep(0.1)
+            result = await store.run_once(key, _request("p1"), once)
+        assert result.decision == "execute"
+        assert effects == ["once"]
+        again = await store.run_once(key, _request("p1"), once)
+        assert again.decision == "replay" and again.response is not None
+        assert again.response.body == b"r1"
+        assert effects == ["once"]
+
+    made.loop.call(scenario())
+    counts = _counted(made)
+    assert counts["hits"] >= 1 and counts["fallbacks"] == 0 and counts["write_failures"] == 0
+    made.close()
+
+
+def test_a_store_used_before_fork_serves_the_child_and_the_parent_after_it(
+    server: Server,
+) -> None:
+    # redis-py opens new connections in a fork child and the store its own
+    # database connections: the child's requests go through Redis and the
+    # database as the parent's do, and each key still runs once.
+    made = _made(server, "sync")
+    assert _run(made, "k1", "p1", "r1") == ("execute", True, "r1")
+
+    def in_child() -> Any:
+        return _run(made, "k1", "p1", "other"), _run(made, "k2", "p2", "r2"), _counted(made)
+
+    replay, fresh, counted = in_forked_child(in_child)
+    assert replay == ("replay", False, "r1")
+    assert fresh == ("execute", True, "r2")
+    assert counted == {"hits": 1, "misses": 2, "fallbacks": 0, "write_failures": 0}
+    # The child's result is in Redis for the parent: a hit, without running again.
+    assert _run(made, "k2", "p2", "other") == ("replay", False, "r2")
+    assert _counted(made) == {"hits": 1, "misses": 1, "fallbacks": 0, "write_failures": 0}
+    made.close()

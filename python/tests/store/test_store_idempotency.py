@@ -3,8 +3,6 @@ SQLite, PostgreSQL and MariaDB."""
 
 from __future__ import annotations
 
-import os
-import pickle
 import threading
 import time
 from collections import Counter
@@ -41,6 +39,7 @@ from store.store_support import (
     cases,
     check_fields,
     databases,
+    in_forked_child,
     marks,
     placeholder,
     scalar,
@@ -134,28 +133,6 @@ class Worker:
     database: Database | Any
     store: IdempotencyStore | Any
     lease: RecordLease | Any = None
-
-
-def in_forked_child(action: Callable[[], Any]) -> Any:
-    """``action``'s result, computed in a forked child process."""
-    read, write = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: report and leave without running any cleanup
-        os.close(read)
-        try:
-            got: Any = action()
-        except BaseException as error:
-            got = AssertionError(f"the child failed: {error!r}")
-        with os.fdopen(write, "wb") as pipe:
-            pickle.dump(got, pipe)
-        os._exit(0)
-    os.close(write)
-    with os.fdopen(read, "rb") as pipe:
-        got = pickle.load(pipe)
-    assert os.waitpid(pid, 0)[1] == 0, "the child exited with an error"
-    if isinstance(got, AssertionError):
-        raise got
-    return got
 
 
 @dataclass

@@ -14,15 +14,10 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use mintid::store::{
-    FastAnswer, FastPath, FastVerdict, Finished, Held, RedisCall, SCRIPTS, Settled, StoredResponse,
-};
-use mintid::{Fingerprint, IdempotencyKey, RecordPolicy};
+use mintid::RecordPolicy;
+use mintid::store::{FastAnswer, FastPath, FastReport, RedisCall};
 use redis::aio::ConnectionLike;
 use redis::{Cmd, ErrorKind, RedisFuture, RedisResult, ServerErrorKind, Value};
-
-use crate::error::OperationError;
-use crate::idempotency::{RunResult, StoreRequest};
 
 /// The fast path's counters, as read by [`RedisFastPath::metrics`] (the
 /// core's registry names them `mintid.fast_path.lookups`, by `verdict`, and
@@ -58,8 +53,6 @@ pub struct RedisFastPath {
 
 struct Shared {
     connection: Box<dyn Connection>,
-    /// The core's scripts: name, text and SHA-1 (for `EVALSHA`).
-    scripts: Vec<(&'static str, &'static str, String)>,
     hits: AtomicU64,
     misses: AtomicU64,
     fallbacks: AtomicU64,
@@ -89,21 +82,13 @@ impl core::fmt::Debug for RedisFastPath {
 }
 
 impl RedisFastPath {
-    /// The fast path over `connection`, with the core's scripts (sent by
-    /// `EVALSHA`, by `EVAL` on `NOSCRIPT`, which loads the script on that
-    /// node).
+    /// The fast path over `connection`: the record driver's Redis steps
+    /// run on it (the core's scripts by `EVALSHA`, by `EVAL` when a node
+    /// answered `NOSCRIPT`, which loads the script there).
     pub fn new<C: ConnectionLike + Clone + Send + Sync + 'static>(connection: C) -> Self {
-        let scripts = SCRIPTS
-            .iter()
-            .map(|(name, text)| {
-                let sha = redis::Script::new(text).get_hash().to_owned();
-                (*name, *text, sha)
-            })
-            .collect();
         Self {
             shared: Arc::new(Shared {
                 connection: Box::new(connection),
-                scripts,
                 hits: AtomicU64::new(0),
                 misses: AtomicU64::new(0),
                 fallbacks: AtomicU64::new(0),
@@ -139,56 +124,22 @@ impl RedisFastPath {
         };
         BoundFastPath { redis: self, core }
     }
-
-    /// Runs `call` (`EVALSHA`; `EVAL` on `NOSCRIPT`): Redis's reply.
-    async fn run(&self, call: &RedisCall) -> RedisResult<Value> {
-        let Some((_, text, sha)) = self
-            .shared
-            .scripts
-            .iter()
-            .find(|(name, ..)| *name == call.script)
-        else {
-            let unknown = format!("the core named an unknown script {}", call.script);
-            return Err((ErrorKind::Client, "unknown script", unknown).into());
-        };
-        let command = |name: &str, script: &str| {
-            let mut command = redis::cmd(name);
-            command.arg(script).arg(call.keys.len());
-            for key in &call.keys {
-                command.arg(key.as_str());
-            }
-            for arg in &call.args {
-                command.arg(arg.as_slice());
-            }
-            command
-        };
-        let connection = &self.shared.connection;
-        match connection.query(&command("EVALSHA", sha)).await {
-            Err(error) if error.kind() == ErrorKind::Server(ServerErrorKind::NoScript) => {
-                connection.query(&command("EVAL", text)).await
-            }
-            reply => reply,
-        }
-    }
-
-    fn count(&self, verdict: &FastVerdict) {
-        let shared = &self.shared;
-        let counter = match verdict {
-            FastVerdict::Answer(_) => &shared.hits,
-            FastVerdict::Miss => &shared.misses,
-            FastVerdict::Fallback => &shared.fallbacks,
-        };
-        counter.fetch_add(1, Ordering::Relaxed);
-    }
 }
 
-/// What Redis said to a `check`, for the core: nil, the fields of an array,
-/// or a failure (an error, or a reply of another shape).
+/// What Redis said, for the core: nil, the fields of an array (an integer
+/// reply as one field), `NOSCRIPT`, or a failure (an error, or a reply of
+/// another shape).
 fn answer(reply: RedisResult<Value>) -> FastAnswer {
     let fields = match reply {
         Ok(Value::Nil) => return FastAnswer::Nil,
         Ok(Value::Array(fields)) => fields,
+        Ok(Value::Int(number)) => {
+            return FastAnswer::Fields(vec![Some(number.to_string().into_bytes())]);
+        }
         Ok(other) => return FastAnswer::Failed(format!("a reply of another shape: {other:?}")),
+        Err(error) if error.kind() == ErrorKind::Server(ServerErrorKind::NoScript) => {
+            return FastAnswer::NoScript;
+        }
         Err(error) => return FastAnswer::Failed(error.to_string()),
     };
     let mut read = Vec::with_capacity(fields.len());
@@ -204,8 +155,8 @@ fn answer(reply: RedisResult<Value>) -> FastAnswer {
     FastAnswer::Fields(read)
 }
 
-/// A fast path under one store's policy: the core's calls out, Redis's
-/// answers in.
+/// A fast path under one store's policy: the core's [`FastPath`] for its
+/// record drivers, and the connection their Redis steps run on.
 #[derive(Debug, Clone)]
 pub(crate) struct BoundFastPath {
     redis: RedisFastPath,
@@ -213,104 +164,43 @@ pub(crate) struct BoundFastPath {
 }
 
 impl BoundFastPath {
-    /// The check before the database, counted: the result to answer with
-    /// (a replay or in progress), or `None` for the database path.
-    pub(crate) async fn check(
-        &self,
-        key: &IdempotencyKey,
-        request: &StoreRequest,
-        now_millis: u64,
-    ) -> Option<RunResult> {
-        let fingerprint = &request.fingerprint;
-        let call = self
-            .core
-            .check(key, fingerprint, request.key_created_millis, now_millis)?;
-        // Down, slow, failing over: a failed answer, the database path.
-        let answer = answer(self.redis.run(&call).await);
-        let verdict = self.core.read_check(fingerprint, &answer);
-        self.redis.count(&verdict);
-        match verdict {
-            FastVerdict::Answer(finished) => RunResult::not_run(finished),
-            FastVerdict::Miss | FastVerdict::Fallback => None,
+    /// The core's fast path, for [`RecordDriver::with_fast_path`](mintid::store::RecordDriver::with_fast_path).
+    pub(crate) fn core(&self) -> FastPath {
+        self.core
+    }
+
+    /// Runs a Redis step of the record driver (`EVALSHA`, or `EVAL` when
+    /// the call says so): what Redis said. Down, slow, failing over: a
+    /// failed answer, and the driver goes on to the database.
+    pub(crate) async fn run(&self, call: &RedisCall) -> FastAnswer {
+        let mut command = redis::cmd(if call.eval { "EVAL" } else { "EVALSHA" });
+        command
+            .arg(if call.eval { call.source } else { call.sha1 })
+            .arg(call.keys.len());
+        for key in &call.keys {
+            command.arg(key.as_str());
         }
-    }
-
-    /// Runs a write that nothing depends on: a failure is only counted.
-    async fn write(&self, call: Option<RedisCall>) {
-        let Some(call) = call else { return };
-        if self.redis.run(&call).await.is_err() {
-            // Redis down or slow: the database holds the truth.
-            self.redis
-                .shared
-                .write_failures
-                .fetch_add(1, Ordering::Relaxed);
+        for arg in &call.args {
+            command.arg(arg.as_slice());
         }
+        answer(self.redis.shared.connection.query(&command).await)
     }
 
-    /// One request's way down the database path, for the writes after it.
-    pub(crate) fn settling(&self, key: &IdempotencyKey, fingerprint: Fingerprint) -> Settling {
-        Settling {
-            fast: self.clone(),
-            key: key.clone(),
-            fingerprint,
-            held: None,
-            settled: None,
+    /// Counts what a driver's fast path came to.
+    pub(crate) fn count(&self, report: FastReport) {
+        let shared = &self.redis.shared;
+        let counter = match report.lookup {
+            Some("hit") => Some(&shared.hits),
+            Some("miss") => Some(&shared.misses),
+            Some(_) => Some(&shared.fallbacks),
+            None => None,
+        };
+        if let Some(counter) = counter {
+            counter.fetch_add(1, Ordering::Relaxed);
         }
-    }
-}
-
-/// One request on the database path: its claim and what it came to, written
-/// to Redis when it ends ([`settle`](Self::settle)).
-#[derive(Debug)]
-pub(crate) struct Settling {
-    fast: BoundFastPath,
-    key: IdempotencyKey,
-    fingerprint: Fingerprint,
-    held: Option<Held>,
-    settled: Option<Settled>,
-}
-
-impl Settling {
-    /// A claim was written under `held`: a fenced takeover invalidates the
-    /// entry.
-    pub(crate) async fn claimed(&mut self, held: Held) {
-        self.held = Some(held);
-        let call = self.fast.core.claimed(&self.key, &held);
-        self.fast.write(call).await;
-    }
-
-    /// What the operation returned and how the driver ended (`None` when
-    /// the store failed): only a result the database committed is written.
-    pub(crate) fn ended(
-        &mut self,
-        result: &Result<StoredResponse, OperationError>,
-        end: Option<&Finished>,
-    ) {
-        self.settled = Some(match (self.held, result, end) {
-            (Some(held), Ok(response), Some(Finished::Executed)) => Settled::Executed {
-                held,
-                response: response.clone(),
-            },
-            (Some(held), Err(error), Some(Finished::OperationFailed { stored: true })) => {
-                Settled::FailedStored {
-                    held,
-                    message: error.message.clone(),
-                    response: error.response.clone(),
-                }
-            }
-            (held, ..) => Settled::Other { held },
-        });
-    }
-
-    /// The write after the database path: the committed result, or forget.
-    pub(crate) async fn settle(&self, now_millis: u64) {
-        let other = Settled::Other { held: self.held };
-        let settled = self.settled.as_ref().unwrap_or(&other);
-        let call = self
-            .fast
-            .core
-            .settle(&self.key, &self.fingerprint, settled, now_millis);
-        self.fast.write(Some(call)).await;
+        shared
+            .write_failures
+            .fetch_add(u64::from(report.write_failures), Ordering::Relaxed);
     }
 }
 
@@ -336,6 +226,13 @@ mod tests {
                 Some(b"ok".to_vec()),
             ])
         );
+        assert_eq!(
+            answer(Ok(Value::Int(1))),
+            FastAnswer::Fields(vec![Some(b"1".to_vec())])
+        );
+        let no_script =
+            redis::RedisError::from((ErrorKind::Server(ServerErrorKind::NoScript), "NOSCRIPT"));
+        assert_eq!(answer(Err(no_script)), FastAnswer::NoScript);
         let failed = |reply| matches!(answer(reply), FastAnswer::Failed(_));
         assert!(failed(Ok(Value::Okay)));
         assert!(failed(Ok(Value::Array(vec![Value::Double(1.5)]))));

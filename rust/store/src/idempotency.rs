@@ -6,17 +6,17 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use mintid::record::{Incoming, Outcome, Problem, RecordPolicy};
 use mintid::store::{
-    Finished, Held, OperationOutcome, RecordCleanup, RecordDriver, RecordRenewal, RecordYield,
-    Step, StoreErrorKind, StoredRecord, StoredResponse, Way, load_query, read_load,
+    Finished, Held, OperationOutcome, RecordCleanup, RecordDriver, RecordRenewal, RecordStep,
+    RecordYield, Step, StoreErrorKind, StoredRecord, StoredResponse, Way, load_query, read_load,
 };
 use mintid::{Fingerprint, IdempotencyKey};
 use tokio::sync::Mutex;
 
 use crate::backend::Backend;
 use crate::error::{Error, OperationError};
+use crate::fast_path::BoundFastPath;
 #[cfg(feature = "redis")]
 use crate::fast_path::RedisFastPath;
-use crate::fast_path::{BoundFastPath, Settling};
 use crate::steps::{On, Pushing, drive, unexpected_step};
 use crate::store::{Session, Store, StoreClock};
 
@@ -176,14 +176,17 @@ impl<DB: Backend> IdempotencyStore<DB> {
         &self.store
     }
 
+    /// The record driver of one request; with a fast path, its Redis steps
+    /// too.
     fn driver(&self, way: Way, key: &IdempotencyKey, request: &StoreRequest) -> RecordDriver {
-        RecordDriver::new(
-            Store::<DB>::manifest(),
-            self.policy,
-            way,
-            key,
-            request.incoming(),
-        )
+        let manifest = Store::<DB>::manifest();
+        let incoming = request.incoming();
+        match &self.fast {
+            Some(fast) => {
+                RecordDriver::with_fast_path(manifest, self.policy, way, key, incoming, fast.core())
+            }
+            None => RecordDriver::new(manifest, self.policy, way, key, incoming),
+        }
     }
 
     /// Runs `operation` once for `key`: the first request claims the key,
@@ -205,71 +208,23 @@ impl<DB: Backend> IdempotencyStore<DB> {
     where
         F: AsyncFnOnce(RecordLease<DB>) -> Result<StoredResponse, OperationError>,
     {
-        let Some(fast) = &self.fast else {
-            return self
-                .run_once_on_database(key, request, operation, None)
-                .await;
-        };
-        let clock = &self.store.clock;
-        if let Some(hit) = fast.check(key, &request, clock.now_millis()).await {
-            return Ok(hit);
-        }
-        let mut settling = fast.settling(key, request.fingerprint);
-        let result = self
-            .run_once_on_database(key, request, operation, Some(&mut settling))
-            .await;
-        settling.settle(clock.now_millis()).await;
-        result
-    }
-
-    /// The database path of [`run_once`](Self::run_once); `settling` (with
-    /// a fast path) gets the claim and what the request came to.
-    async fn run_once_on_database<F>(
-        &self,
-        key: &IdempotencyKey,
-        request: StoreRequest,
-        operation: F,
-        mut settling: Option<&mut Settling>,
-    ) -> Result<RunResult, Error>
-    where
-        F: AsyncFnOnce(RecordLease<DB>) -> Result<StoredResponse, OperationError>,
-    {
         let mut driver = self.driver(Way::RunOnce, key, &request);
         let clock = &self.store.clock;
+        let fast = self.fast.as_ref();
         let start = driver.start(clock.now_millis());
-        let held = match drive(
-            &mut On::Pool(Session::new(&self.store)),
-            &mut driver,
-            clock,
-            start,
-        )
-        .await?
-        {
+        let held = match drive_record(&self.store, &mut driver, fast, start).await? {
             RecordYield::Execute(held) => held,
-            RecordYield::Done(finished) => return done(finished),
-            RecordYield::Redis(_) => return Err(unexpected(&Step::<()>::Commit)),
+            yielded => return done(yielded),
         };
-        if let Some(settling) = settling.as_deref_mut() {
-            settling.claimed(held).await;
-        }
         // No connection is held while the operation runs.
-        let lease = RecordLease::new(self, key, held, None, None);
+        let lease = RecordLease::new(self, key, held, None);
         let heartbeat = lease.heartbeat();
         let result = operation(lease.clone()).await;
         if let Some(heartbeat) = heartbeat {
             heartbeat.abort();
         }
         let step = driver.finish(outcome_of(&result), clock.now_millis());
-        let end = drive(
-            &mut On::Pool(Session::new(&self.store)),
-            &mut driver,
-            clock,
-            step,
-        )
-        .await;
-        if let Some(settling) = settling {
-            settling.ended(&result, finished_of(&end));
-        }
+        let end = drive_record(&self.store, &mut driver, fast, step).await;
         ended(end?, result)
     }
 
@@ -301,8 +256,7 @@ impl<DB: Backend> IdempotencyStore<DB> {
         .await?
         {
             RecordYield::Execute(_) => {}
-            RecordYield::Done(finished) => return done(finished),
-            RecordYield::Redis(_) => return Err(unexpected(&Step::<()>::Commit)),
+            yielded => return done(yielded),
         }
         let result = operation(&mut *conn).await;
         let step = driver.finish(outcome_of(&result), clock.now_millis());
@@ -324,41 +278,17 @@ impl<DB: Backend> IdempotencyStore<DB> {
         key: &IdempotencyKey,
         request: StoreRequest,
     ) -> Result<Claimed<DB>, Error> {
-        let clock = &self.store.clock;
-        let mut settling = match &self.fast {
-            Some(fast) => {
-                if let Some(hit) = fast.check(key, &request, clock.now_millis()).await {
-                    return Ok(Claimed::NotRun(hit));
-                }
-                Some(fast.settling(key, request.fingerprint))
-            }
-            None => None,
-        };
         let mut driver = self.driver(Way::Lease, key, &request);
-        let start = driver.start(clock.now_millis());
-        let yielded = drive(
-            &mut On::Pool(Session::new(&self.store)),
-            &mut driver,
-            clock,
-            start,
-        )
-        .await;
-        let finished = match yielded {
-            Ok(RecordYield::Execute(held)) => {
-                if let Some(settling) = settling.as_mut() {
-                    settling.claimed(held).await;
-                }
-                let lease = RecordLease::new(self, key, held, Some(driver), settling);
-                return Ok(Claimed::Held(lease));
-            }
-            Ok(RecordYield::Done(finished)) => Ok(finished),
-            Ok(RecordYield::Redis(_)) => Err(unexpected(&Step::<()>::Commit)),
-            Err(error) => Err(error),
-        };
-        if let Some(settling) = &settling {
-            settling.settle(clock.now_millis()).await;
+        let start = driver.start(self.store.clock.now_millis());
+        match drive_record(&self.store, &mut driver, self.fast.as_ref(), start).await? {
+            RecordYield::Execute(held) => Ok(Claimed::Held(RecordLease::new(
+                self,
+                key,
+                held,
+                Some(driver),
+            ))),
+            yielded => done(yielded).map(Claimed::NotRun),
         }
-        done(finished?).map(Claimed::NotRun)
     }
 
     /// The stored record of `key`, or `None`.
@@ -390,19 +320,37 @@ fn ended(
         (RecordYield::Done(Finished::OperationFailed { .. }), Err(error)) => {
             Err(Error::Operation(error))
         }
-        (RecordYield::Done(finished), _) => done(finished),
-        (RecordYield::Execute(_) | RecordYield::Redis(_), _) => {
-            Err(unexpected(&Step::<()>::Commit))
-        }
+        (yielded, _) => done(yielded),
     }
 }
 
-/// How the driver ended, if it did (not when the store failed).
-fn finished_of(end: &Result<RecordYield, Error>) -> Option<&Finished> {
-    match end {
-        Ok(RecordYield::Done(finished)) => Some(finished),
-        Ok(RecordYield::Execute(_) | RecordYield::Redis(_)) | Err(_) => None,
+/// Drives a record driver from `step` to its next yield for the host (the
+/// operation to run, or its end), running its Redis steps on `fast` and
+/// counting what they came to.
+async fn drive_record<DB: Backend>(
+    store: &Store<DB>,
+    driver: &mut RecordDriver,
+    fast: Option<&BoundFastPath>,
+    mut step: RecordStep,
+) -> Result<RecordYield, Error> {
+    let clock = &store.clock;
+    let yielded = loop {
+        let on = &mut On::Pool(Session::new(store));
+        match drive(on, driver, clock, step).await {
+            Ok(RecordYield::Redis(call)) => {
+                let answer = match fast {
+                    Some(fast) => fast.run(&call).await,
+                    None => mintid::store::FastAnswer::Failed("no fast path".into()),
+                };
+                step = driver.push_redis(answer, clock.now_millis());
+            }
+            other => break other,
+        }
+    };
+    if let Some(fast) = fast {
+        fast.count(driver.take_fast_report());
     }
+    yielded
 }
 
 fn outcome_of(result: &Result<StoredResponse, OperationError>) -> OperationOutcome {
@@ -416,8 +364,15 @@ fn outcome_of(result: &Result<StoredResponse, OperationError>) -> OperationOutco
     }
 }
 
-fn done(finished: Finished) -> Result<RunResult, Error> {
-    RunResult::not_run(finished.clone()).ok_or_else(|| unexpected(&Step::<()>::Yield(())))
+/// The result of a request that ends without running (a replay or a
+/// refusal).
+fn done(yielded: RecordYield) -> Result<RunResult, Error> {
+    match yielded {
+        RecordYield::Done(finished) => {
+            RunResult::not_run(finished).ok_or_else(|| unexpected(&Step::<()>::Yield(())))
+        }
+        other => Err(unexpected(&Step::Yield(other))),
+    }
 }
 
 fn unexpected<Y: core::fmt::Debug>(step: &Step<Y>) -> Error {
@@ -450,8 +405,8 @@ struct LeaseInner<DB: Backend> {
     lost: AtomicBool,
     renewal: Mutex<RecordRenewal>,
     driver: Mutex<Option<RecordDriver>>,
-    /// With a fast path, what a lease-and-fence claim's finish writes to Redis.
-    settling: Option<Mutex<Settling>>,
+    /// The fast path the driver's Redis steps run on, if any.
+    fast: Option<BoundFastPath>,
 }
 
 impl<DB: Backend> RecordLease<DB> {
@@ -460,7 +415,6 @@ impl<DB: Backend> RecordLease<DB> {
         key: &IdempotencyKey,
         held: Held,
         driver: Option<RecordDriver>,
-        settling: Option<Settling>,
     ) -> Self {
         let renewal = RecordRenewal::new(Store::<DB>::manifest(), records.policy, key, &held);
         Self {
@@ -471,7 +425,7 @@ impl<DB: Backend> RecordLease<DB> {
                 lost: AtomicBool::new(false),
                 renewal: Mutex::new(renewal),
                 driver: Mutex::new(driver),
-                settling: settling.map(Mutex::new),
+                fast: records.fast.clone(),
             }),
         }
     }
@@ -539,20 +493,9 @@ impl<DB: Backend> RecordLease<DB> {
         let Some(driver) = guard.as_mut() else {
             return Err(unexpected(&Step::<()>::Commit));
         };
-        let clock = &self.inner.store.clock;
-        let step = driver.finish(outcome_of(&result), clock.now_millis());
-        let end = drive(
-            &mut On::Pool(Session::new(&self.inner.store)),
-            driver,
-            clock,
-            step,
-        )
-        .await;
-        if let Some(settling) = &self.inner.settling {
-            let mut settling = settling.lock().await;
-            settling.ended(&result, finished_of(&end));
-            settling.settle(clock.now_millis()).await;
-        }
+        let inner = &self.inner;
+        let step = driver.finish(outcome_of(&result), inner.store.clock.now_millis());
+        let end = drive_record(&inner.store, driver, inner.fast.as_ref(), step).await;
         ended(end?, result)
     }
 

@@ -277,10 +277,11 @@ async fn run_case<DB: Server>(case: &Value, index: usize, nodes: &[String]) {
             }
             "flush" => {
                 only(step, &[]);
-                for address in primaries(nodes).await {
-                    let mut node = node(&address, Duration::from_secs(5)).await.unwrap();
-                    let _: () = redis::cmd("FLUSHALL").query_async(&mut node).await.unwrap();
-                }
+                on_every_primary(nodes, &["FLUSHALL"]).await;
+            }
+            "flush_scripts" => {
+                only(step, &[]);
+                on_every_primary(nodes, &["SCRIPT", "FLUSH"]).await;
             }
             "metrics" => {
                 only(step, &[]);
@@ -360,6 +361,18 @@ enum Fault {
 
 /// Strikes the primary `address`; for a kill, the node to start again (its
 /// port and data directory).
+/// Runs `command` on every primary of the cluster.
+async fn on_every_primary(nodes: &[String], command: &[&str]) {
+    for address in primaries(nodes).await {
+        let mut node = node(&address, Duration::from_secs(5)).await.unwrap();
+        let _: () = redis::cmd(command[0])
+            .arg(&command[1..])
+            .query_async(&mut node)
+            .await
+            .unwrap();
+    }
+}
+
 async fn strike(fault: Fault, address: String) -> Option<(String, String)> {
     let mut node = node(&address, Duration::from_secs(5)).await.unwrap();
     match fault {
@@ -453,7 +466,13 @@ async fn race(fault: Fault) {
     let mut striker = None;
     let deadline = Instant::now() + Duration::from_secs(2);
     let mut round = 0;
-    while Instant::now() < deadline {
+    // Rounds go on for two seconds, and on a slow machine until one round
+    // has started after the strike ended, so that requests meet the fault.
+    let mut after_strike = false;
+    while Instant::now() < deadline || !after_strike {
+        after_strike = striker
+            .as_ref()
+            .is_some_and(tokio::task::JoinHandle::is_finished);
         let names: Vec<String> = (0..100).map(|i| format!("r{round}-{i}")).collect();
         every.extend(names.iter().cloned());
         let barrier = Arc::new(tokio::sync::Barrier::new(32));

@@ -1,0 +1,122 @@
+"""The record driver's Redis steps on the lane, for the sync and the asyncio
+drive alike: the script call a ``REDIS`` step carries, what Redis said to it
+packed to push back, and the fast path's report.
+
+The layout is the core's (``docs/spec.md``, "The lane"). Nothing is decided
+here: the core chose the script, ``EVALSHA`` or ``EVAL`` (after ``NOSCRIPT``),
+its keys and arguments, and reads the answer; the client is the
+application's redis-py ``RedisCluster`` (or ``Redis``), sync or asyncio,
+which this module never imports.
+"""  # noqa: D205
+
+from __future__ import annotations
+
+import struct
+from typing import Any, Final
+
+__all__ = ["report", "send", "send_async"]
+
+_U32: Final = struct.Struct("<I")
+_NIL: Final = b"\0"
+_NO_SCRIPT: Final = b"\3"
+
+
+def _items(step: bytes, at: int) -> tuple[list[bytes], int]:
+    """A packed list (a ``u8`` count, then each ``u32`` length and bytes) at ``at``."""
+    count = step[at]
+    at += 1
+    items = []
+    for _ in range(count):
+        length = _U32.unpack_from(step, at)[0]
+        items.append(step[at + 4 : at + 4 + length])
+        at += 4 + length
+    return items, at
+
+
+def _call(client: Any, step: bytes) -> tuple[Any, list[Any]]:
+    """A ``REDIS`` step as the client's call: its method (``eval`` with the
+    source, or ``evalsha`` with the SHA-1) and arguments (the script, the
+    number of keys, the keys, the arguments).
+    """  # noqa: D205
+    at = 3 + step[2]  # the tag, eval, the name's length and the name
+    length = _U32.unpack_from(step, at)[0]
+    script = step[at + 4 : at + 4 + length].decode()
+    keys, at = _items(step, at + 4 + length)
+    args, _ = _items(step, at)
+    method = client.eval if step[1] else client.evalsha
+    return method, [script, len(keys), *keys, *args]
+
+
+def _field(out: bytearray, raw: bytes) -> None:
+    out.append(1)
+    out += _U32.pack(len(raw))
+    out += raw
+
+
+def _failed(message: str) -> bytes:
+    raw = message.encode("utf-8", "replace")
+    return b"\2" + _U32.pack(len(raw)) + raw
+
+
+def _answer(reply: Any) -> bytes:
+    """A reply packed: nil, the fields of an array (nil, bytes or integer
+    elements), an integer as one field, or a failure (any other shape).
+    """  # noqa: D205
+    if reply is None:
+        return _NIL
+    if isinstance(reply, int):
+        out = bytearray(b"\1" + _U32.pack(1))
+        _field(out, str(int(reply)).encode())
+        return bytes(out)
+    if not isinstance(reply, list):
+        return _failed(f"a reply of type {type(reply).__name__}")
+    out = bytearray(b"\1" + _U32.pack(len(reply)))
+    for element in reply:
+        if element is None:
+            out.append(0)
+        elif isinstance(element, bytes):
+            _field(out, element)
+        elif isinstance(element, int):
+            _field(out, str(int(element)).encode())
+        else:
+            return _failed(f"an element of type {type(element).__name__}")
+    return bytes(out)
+
+
+def _error(error: Exception) -> bytes:
+    """A client's exception packed: ``NOSCRIPT`` (redis-py's ``NoScriptError``)
+    or a failure with its message (an error reply, a timeout, a lost
+    connection, a cluster without a primary for the slot).
+    """  # noqa: D205
+    if any(kind.__name__ == "NoScriptError" for kind in type(error).__mro__):
+        return _NO_SCRIPT
+    return _failed(str(error) or type(error).__name__)
+
+
+def send(client: Any, step: bytes) -> bytes:
+    """Run a ``REDIS`` step on a sync ``client``; its answer, packed."""
+    method, args = _call(client, step)
+    try:
+        reply = method(*args)
+    except Exception as error:  # down, slow, failing over: the core decides
+        return _error(error)
+    return _answer(reply)
+
+
+async def send_async(client: Any, step: bytes) -> bytes:
+    """:func:`send` on an asyncio ``client``."""
+    method, args = _call(client, step)
+    try:
+        reply = await method(*args)
+    except Exception as error:  # down, slow, failing over: the core decides
+        return _error(error)
+    return _answer(reply)
+
+
+def report(packed: bytes) -> tuple[str | None, int]:
+    """A packed fast-path report: the lookup's verdict (``hit``, ``miss``,
+    ``fallback``, or ``None``) and how many writes failed.
+    """  # noqa: D205
+    end = 1 + packed[0]
+    lookup = packed[1:end].decode() if end > 1 else None
+    return lookup, _U32.unpack_from(packed, end)[0]
