@@ -122,6 +122,7 @@ class FastPathTest {
                         lease!!.complete(text(step.string("text")))
                     }
                     "flush" -> (redis as Cluster).connection.sync().flushall()
+                    "flush_scripts" -> primaryPorts().forEach { port -> assertEquals("OK", cli(port, "SCRIPT", "FLUSH")?.trim()) }
                     "metrics" -> {
                         val expect = step.obj("expect")
                         val metrics = fast.metrics
