@@ -83,14 +83,7 @@ impl FakeRedis {
                     let mut fields = HashMap::new();
                     fields.insert("s", b"claiming".to_vec());
                     fields.insert("f", args[0].clone());
-                    let ttl = number(&args[1]) as u64;
-                    self.entries.insert(
-                        name,
-                        Entry {
-                            fields,
-                            expires_at: now + ttl,
-                        },
-                    );
+                    self.put(name, fields, now, &args[1]);
                     FastAnswer::Nil
                 }
                 Some(entry) => {
@@ -129,14 +122,7 @@ impl FakeRedis {
                 if args[7] == b"1" {
                     fields.insert("e", args[8].clone());
                 }
-                let ttl = number(&args[9]) as u64;
-                self.entries.insert(
-                    name,
-                    Entry {
-                        fields,
-                        expires_at: now + ttl,
-                    },
-                );
+                self.put(name, fields, now, &args[9]);
                 integer(1)
             }
             "forget" => {
@@ -159,6 +145,12 @@ impl FakeRedis {
             }
             other => panic!("no script {other}"),
         }
+    }
+
+    /// Sets the entry `name` to `fields`, living `ttl` (decimal text) from `now`.
+    fn put(&mut self, name: String, fields: HashMap<&'static str, Vec<u8>>, now: u64, ttl: &[u8]) {
+        let expires_at = now + number(ttl) as u64;
+        self.entries.insert(name, Entry { fields, expires_at });
     }
 }
 

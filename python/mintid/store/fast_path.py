@@ -48,8 +48,15 @@ class _Counters:
     """A client for the core's Redis steps, and the counters of what they came to."""
 
     def __init__(self, client: Any, ttl_millis: int | None) -> None:
-        self.client = client
         self.ttl_millis = None if ttl_millis is None else check_uint("ttl_millis", ttl_millis)
+        encoder = getattr(client, "get_encoder", None)
+        if encoder is not None and encoder().decode_responses:
+            # Every reply would fail to decode (the fingerprints are binary) and
+            # every request would fall back to the database, silently.
+            raise ValueError(
+                "the fast path's client must answer bytes: make it without decode_responses=True"
+            )
+        self.client = client
         self._lock = threading.Lock()
         self._counts = {"hit": 0, "miss": 0, "fallback": 0, "write_failures": 0}
 
@@ -80,7 +87,10 @@ class RedisFastPath(_Counters):
     """  # noqa: D205
 
     def __init__(self, client: Any, *, ttl_millis: int | None = None) -> None:
-        """The fast path over ``client``; nothing is sent until a request."""
+        """The fast path over ``client``; nothing is sent until a request.
+
+        Raises ``ValueError`` for a client made with ``decode_responses=True``.
+        """
         super().__init__(client, ttl_millis)
 
 

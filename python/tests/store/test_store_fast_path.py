@@ -205,6 +205,18 @@ def test_a_negative_ttl_is_refused_as_in_every_host(made: Any) -> None:
     assert raised.value.code == "argument.negative"
 
 
+def test_a_client_that_decodes_responses_is_refused() -> None:
+    # Its replies could not carry the binary fingerprints: every request would
+    # fall back to the database without a word.
+    for made, client in [
+        (RedisFastPath, redis.Redis(port=_free_port(), decode_responses=True)),
+        (AsyncRedisFastPath, redis.asyncio.Redis(port=_free_port(), decode_responses=True)),
+    ]:
+        with pytest.raises(ValueError, match="decode_responses=True"):
+            made(client)
+    assert RedisFastPath(redis.Redis(port=_free_port())).client is not None
+
+
 @pytest.mark.parametrize("case", FAST_PATH_CASES, ids=case_id)
 def test_fast_path_case(server: Server, flavor: str, case: dict[str, Any]) -> None:
     made = Made(
