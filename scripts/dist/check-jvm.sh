@@ -10,6 +10,12 @@
 #    (so io.mintid comes from the dist, nothing else).
 # 4. Without this platform's library in the jar, the consumer fails with the error that
 #    names the platform (UnsupportedPlatformException).
+# 5. io.mintid:mintid-spring-boot-starter:VERSION: jar, -sources.jar, -javadoc.jar and pom, the
+#    auto-configuration, migrations and licenses in the jar, the pom's Central metadata; then
+#    `mvn verify` of examples/spring-consumer (a Spring Boot application on it, its test sends one
+#    request twice) in a fresh local repository where io.mintid comes from MAVEN_REPO and
+#    everything else from the machine's local repository, else Central (Spring Boot is not
+#    downloaded again).
 set -euo pipefail
 
 repo=$(realpath "$1")
@@ -41,7 +47,8 @@ for file in META-INF/LICENSE-MIT META-INF/LICENSE-APACHE io/mintid/version.prope
 done
 grep -qx "version=$version" "$work/jar/io/mintid/version.properties"
 
-python3 - "$base.pom" <<'PY'
+central_metadata() {
+python3 - "$1" <<'PY'
 import sys
 import xml.etree.ElementTree as ET
 
@@ -56,6 +63,8 @@ if "example.invalid" in open(sys.argv[1]).read():
     sys.exit("the pom still names example.invalid")
 print("   pom: name, description, url, licenses, developers, scm present")
 PY
+}
+central_metadata "$base.pom"
 
 echo "== mvn verify of examples/jvm-consumer against the dist repository"
 settings=$work/settings.xml
@@ -102,4 +111,57 @@ fi
 grep -m1 'UnsupportedPlatformException' "$work/unsupported.txt"
 grep -q 'no native library for this platform: linux-x86-64 .*this jar carries: linux-aarch64' "$work/unsupported.txt" \
   || { echo "the error does not name the platform:"; cat "$work/unsupported.txt"; exit 1; }
+echo "== io.mintid:mintid-spring-boot-starter"
+starter=$repo/io/mintid/mintid-spring-boot-starter/$version/mintid-spring-boot-starter-$version
+for file in "$starter.jar" "$starter-sources.jar" "$starter-javadoc.jar" "$starter.pom"; do
+  [ -s "$file" ] || { echo "missing: $file"; exit 1; }
+  echo "   $(basename "$file") $(stat -c %s "$file") B"
+done
+grep -q 'io/mintid/spring/Idempotent.java' <(unzip -l "$starter-sources.jar") || { echo "-sources.jar lacks io/mintid/spring/Idempotent.java"; exit 1; }
+grep -q 'index.html' <(unzip -l "$starter-javadoc.jar") || { echo "-javadoc.jar has no index.html"; exit 1; }
+unzip -l "$starter.jar" > "$work/starter-files.txt"
+for file in META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports \
+  META-INF/spring-configuration-metadata.json META-INF/LICENSE-MIT META-INF/LICENSE-APACHE \
+  db/migration/mintid/postgres/V1__ db/changelog/mintid/postgres.xml io/mintid/spring/IdempotencyFilter.class; do
+  grep -q "$file" "$work/starter-files.txt" || { echo "the starter jar has no $file"; exit 1; }
+done
+central_metadata "$starter.pom"
+
+echo "== mvn verify of examples/spring-consumer against the dist repository"
+# The machine's local repository (Maven's default), read as one more remote; Central stays last.
+local_repo=$HOME/.m2/repository
+cat > "$work/settings-spring.xml" <<XML
+<settings>
+  <profiles>
+    <profile>
+      <id>mintid-dist</id>
+      <repositories>
+        <repository>
+          <id>mintid-dist</id>
+          <url>file://$repo</url>
+        </repository>
+        <repository>
+          <id>machine-cache</id>
+          <url>file://$local_repo</url>
+        </repository>
+      </repositories>
+      <pluginRepositories>
+        <pluginRepository>
+          <id>machine-cache</id>
+          <url>file://$local_repo</url>
+        </pluginRepository>
+      </pluginRepositories>
+    </profile>
+  </profiles>
+  <activeProfiles>
+    <activeProfile>mintid-dist</activeProfile>
+  </activeProfiles>
+</settings>
+XML
+${MVN:-mvn} -B --no-transfer-progress -q -s "$work/settings-spring.xml" -Dmaven.repo.local="$work/m2-spring" \
+  -f examples/spring-consumer/pom.xml verify
+for artifact in mintid/$version/mintid-$version mintid-spring-boot-starter/$version/mintid-spring-boot-starter-$version; do
+  cmp -s "$work/m2-spring/io/mintid/$artifact.jar" "$repo/io/mintid/$artifact.jar" \
+    || { echo "the Spring consumer did not use the dist's $artifact.jar"; exit 1; }
+done
 echo "jvm artifacts: ok"
