@@ -740,7 +740,10 @@ fn help_and_version_go_to_stdout() {
     for flag in ["-h", "--help"] {
         let help = text(&[flag]);
         let about = help.lines().next().unwrap_or_default();
-        assert!(about.starts_with("Generate, inspect and verify IDs"), "{help}");
+        assert!(
+            about.starts_with("Generate, inspect and verify IDs"),
+            "{help}"
+        );
         assert!(help.find("Usage:") > help.find("Generate"), "{help}");
     }
 }
@@ -755,7 +758,8 @@ fn a_dialect_without_its_option_is_hinted() {
         let dialect = args[2];
         let run = mintid(args);
         assert!(
-            run.stderr.contains(&format!("did you mean --dialect {dialect}?")),
+            run.stderr
+                .contains(&format!("did you mean --dialect {dialect}?")),
             "{args:?}: {}",
             run.stderr
         );
