@@ -3,7 +3,6 @@ package io.mintid.spring
 import io.mintid.store.Dialect
 import io.mintid.store.Migrations
 import org.junit.jupiter.api.Assertions.assertEquals
-import org.junit.jupiter.api.Assertions.assertNotNull
 import org.junit.jupiter.api.Assertions.assertThrows
 import org.junit.jupiter.api.Assertions.assertTrue
 import org.junit.jupiter.api.Test
@@ -99,7 +98,8 @@ class StartupChecksTest {
         ).run()
 
     private fun causeOf(failure: Throwable): MintidStartupException =
-        assertNotNull(generateSequence(failure) { it.cause }.filterIsInstance<MintidStartupException>().firstOrNull(), failure.toString())!!
+        generateSequence(failure) { it.cause }.filterIsInstance<MintidStartupException>().firstOrNull()
+            ?: throw AssertionError("no MintidStartupException behind $failure", failure)
 
     /** An `@Idempotent` method. */
     @RestController
