@@ -131,11 +131,12 @@ class JavaDocsTest {
             }));
             assertEquals(List.of(new StoredResponse("application/json", placeOrder())), sent);
             assertEquals(Executed.class, same.getClass());
-            assertEquals(2L, store.transaction(connection -> {
+            long orders = store.transaction(connection -> {
                 java.sql.ResultSet rows = connection.createStatement().executeQuery("SELECT COUNT(*) FROM orders");
                 rows.next();
                 return rows.getLong(1);
-            }));
+            });
+            assertEquals(2L, orders);
         });
     }
 

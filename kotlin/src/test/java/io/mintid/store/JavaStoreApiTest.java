@@ -53,6 +53,15 @@ class JavaStoreApiTest {
         assertEquals(new StoredResponse("application/json", placeOrder()), ((Replayed) again).getResponse());
     }
 
+    /** How many orders there are, read with JDBC in the store's transaction. */
+    private static long orders(IdempotencyStore store) {
+        return store.transaction(connection -> {
+            java.sql.ResultSet rows = connection.createStatement().executeQuery("SELECT COUNT(*) FROM orders");
+            rows.next();
+            return rows.getLong(1);
+        });
+    }
+
     /** The operations' JDBC calls, whose SQLException needs no try/catch. */
     @Test
     void operationsMayThrowCheckedExceptions() {
@@ -73,11 +82,7 @@ class JavaStoreApiTest {
             return new StoredResponse("application/json", placeOrder());
         }));
         assertTrue(same instanceof Executed);
-        assertEquals(2L, store.transaction(connection -> {
-            java.sql.ResultSet rows = connection.createStatement().executeQuery("SELECT COUNT(*) FROM orders");
-            rows.next();
-            return rows.getLong(1);
-        }));
+        assertEquals(2L, orders(store));
 
         // A checked exception comes back unchecked, the operation's exception its cause; the key is released.
         IdempotencyKey failing = IdempotencyKey.of("order.create", "tenant-1", "jdbc-3");
@@ -95,11 +100,7 @@ class JavaStoreApiTest {
             throw new java.io.IOException("the provider is down");
         }));
         assertEquals("the provider is down", rolledBack.getMessage());
-        assertEquals(2L, store.transaction(connection -> {
-            java.sql.ResultSet rows = connection.createStatement().executeQuery("SELECT COUNT(*) FROM orders");
-            rows.next();
-            return rows.getLong(1);
-        }));
+        assertEquals(2L, orders(store));
     }
 
     @Test
