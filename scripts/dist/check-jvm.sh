@@ -66,26 +66,28 @@ PY
 }
 central_metadata "$base.pom"
 
+# Maven settings at $1 whose repositories are MAVEN_REPO, then the folders of the other
+# arguments (for plugins too), then Central.
+write_settings() {
+  local file=$1 index=0 url
+  shift
+  {
+    echo "<settings><profiles><profile><id>mintid-dist</id><repositories>"
+    for url in "$repo" "$@"; do
+      echo "<repository><id>local-$((index++))</id><url>file://$url</url></repository>"
+    done
+    echo "</repositories><pluginRepositories>"
+    for url in "$@"; do
+      echo "<pluginRepository><id>local-$((index++))</id><url>file://$url</url></pluginRepository>"
+    done
+    echo "</pluginRepositories></profile></profiles>"
+    echo "<activeProfiles><activeProfile>mintid-dist</activeProfile></activeProfiles></settings>"
+  } > "$file"
+}
+
 echo "== mvn verify of examples/jvm-consumer against the dist repository"
 settings=$work/settings.xml
-cat > "$settings" <<XML
-<settings>
-  <profiles>
-    <profile>
-      <id>mintid-dist</id>
-      <repositories>
-        <repository>
-          <id>mintid-dist</id>
-          <url>file://$repo</url>
-        </repository>
-      </repositories>
-    </profile>
-  </profiles>
-  <activeProfiles>
-    <activeProfile>mintid-dist</activeProfile>
-  </activeProfiles>
-</settings>
-XML
+write_settings "$settings"
 ${MVN:-mvn} -B --no-transfer-progress -q -s "$settings" -Dmaven.repo.local="$work/m2" \
   -f examples/jvm-consumer/pom.xml verify
 resolved=$work/m2/io/mintid/mintid/$version/mintid-$version.jar
@@ -129,35 +131,7 @@ central_metadata "$starter.pom"
 
 echo "== mvn verify of examples/spring-consumer against the dist repository"
 # The machine's local repository (Maven's default), read as one more remote; Central stays last.
-local_repo=$HOME/.m2/repository
-cat > "$work/settings-spring.xml" <<XML
-<settings>
-  <profiles>
-    <profile>
-      <id>mintid-dist</id>
-      <repositories>
-        <repository>
-          <id>mintid-dist</id>
-          <url>file://$repo</url>
-        </repository>
-        <repository>
-          <id>machine-cache</id>
-          <url>file://$local_repo</url>
-        </repository>
-      </repositories>
-      <pluginRepositories>
-        <pluginRepository>
-          <id>machine-cache</id>
-          <url>file://$local_repo</url>
-        </pluginRepository>
-      </pluginRepositories>
-    </profile>
-  </profiles>
-  <activeProfiles>
-    <activeProfile>mintid-dist</activeProfile>
-  </activeProfiles>
-</settings>
-XML
+write_settings "$work/settings-spring.xml" "$HOME/.m2/repository"
 ${MVN:-mvn} -B --no-transfer-progress -q -s "$work/settings-spring.xml" -Dmaven.repo.local="$work/m2-spring" \
   -f examples/spring-consumer/pom.xml verify
 for artifact in mintid/$version/mintid-$version mintid-spring-boot-starter/$version/mintid-spring-boot-starter-$version; do
