@@ -24,13 +24,20 @@ version=$(python3 "$(dirname "$0")/version.py" show)
 base=$repo/io/mintid/mintid/$version/mintid-$version
 rm -rf "$work" && mkdir -p "$work"
 
-for file in "$base.jar" "$base-sources.jar" "$base-javadoc.jar" "$base.pom"; do
-  [ -s "$file" ] || { echo "missing: $file"; exit 1; }
-  echo "   $(basename "$file") $(stat -c %s "$file") B"
-done
+# The four files Central wants of the artifact at $1 (its path without the extension): the
+# jar, -sources.jar, -javadoc.jar (with an index.html) and pom.
+release_files() {
+  local file
+  for file in "$1.jar" "$1-sources.jar" "$1-javadoc.jar" "$1.pom"; do
+    [ -s "$file" ] || { echo "missing: $file"; exit 1; }
+    echo "   $(basename "$file") $(stat -c %s "$file") B"
+  done
+  grep -q 'index.html' <(unzip -l "$1-javadoc.jar") || { echo "$1-javadoc.jar has no index.html"; exit 1; }
+}
+
+release_files "$base"
 grep -q 'io/mintid/Snowflake.kt' <(unzip -l "$base-sources.jar") || { echo "-sources.jar lacks io/mintid/Snowflake.kt"; exit 1; }
 grep -q 'uniffi/mintid_ffi/mintid_ffi.kt' <(unzip -l "$base-sources.jar") || { echo "-sources.jar lacks the uniffi sources"; exit 1; }
-grep -q 'index.html' <(unzip -l "$base-javadoc.jar") || { echo "-javadoc.jar has no index.html"; exit 1; }
 
 unzip -q "$base.jar" -d "$work/jar"
 declare -A machine=([linux-x86-64]="Advanced Micro Devices X86-64" [linux-aarch64]="AArch64")
@@ -115,12 +122,8 @@ grep -q 'no native library for this platform: linux-x86-64 .*this jar carries: l
   || { echo "the error does not name the platform:"; cat "$work/unsupported.txt"; exit 1; }
 echo "== io.mintid:mintid-spring-boot-starter"
 starter=$repo/io/mintid/mintid-spring-boot-starter/$version/mintid-spring-boot-starter-$version
-for file in "$starter.jar" "$starter-sources.jar" "$starter-javadoc.jar" "$starter.pom"; do
-  [ -s "$file" ] || { echo "missing: $file"; exit 1; }
-  echo "   $(basename "$file") $(stat -c %s "$file") B"
-done
+release_files "$starter"
 grep -q 'io/mintid/spring/Idempotent.java' <(unzip -l "$starter-sources.jar") || { echo "-sources.jar lacks io/mintid/spring/Idempotent.java"; exit 1; }
-grep -q 'index.html' <(unzip -l "$starter-javadoc.jar") || { echo "-javadoc.jar has no index.html"; exit 1; }
 unzip -l "$starter.jar" > "$work/starter-files.txt"
 for file in META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports \
   META-INF/spring-configuration-metadata.json META-INF/LICENSE-MIT META-INF/LICENSE-APACHE \
