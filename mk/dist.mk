@@ -6,7 +6,8 @@
 #
 #   dist/python/  manylinux2014 (glibc 2.17) py3-none wheels for x86_64 and aarch64 + the sdist
 #   dist/maven/   io.mintid:mintid as a Maven repository: jar (linux-x86-64 and linux-aarch64
-#                 libraries), -sources.jar, -javadoc.jar, pom
+#                 libraries), -sources.jar, -javadoc.jar, pom; io.mintid:mintid-spring-boot-starter
+#                 beside it: jar, -sources.jar, -javadoc.jar, pom
 #   dist/npm/     the npm tarball
 #   dist/crates/  the .crate files of `mintid`, `mintid-cli` and `mintid-store`
 #   dist/SHA256SUMS
@@ -95,7 +96,9 @@ dist-python: dist-setup
 # The jar carries the very libraries of the wheels (taken out of them), and its Kotlin
 # sources are generated from the x86_64 one. Its tests of the shared vectors run on that
 # library (the whole suite is `make test-kotlin`); then it is deployed with its sources,
-# Javadoc and pom to a file repository.
+# Javadoc and pom to a file repository (`deploy` installs it in the local repository too). The
+# Spring Boot starter is built on that jar and deployed beside it (its tests, which need the
+# test jar a release lacks, are `make test-kotlin`'s).
 dist-jvm: dist-python
 	rm -rf $(KOTLIN_GENERATED) $(DIST)/maven $(DIST_NATIVE)
 	for arch in x86_64 aarch64; do \
@@ -106,6 +109,8 @@ dist-jvm: dist-python
 	$(MVN) $(MVN_FLAGS) -q -f kotlin/pom.xml -Prelease -Dtest='VersionTest,VectorsTest' \
 	  -Dmintid.native.dir=$(CURDIR)/$(DIST_NATIVE)/x86_64 -Dmintid.native.aarch64.dir=$(CURDIR)/$(DIST_NATIVE)/aarch64 \
 	  -DaltDeploymentRepository=dist::file://$(CURDIR)/$(DIST)/maven deploy
+	$(MVN) $(MVN_FLAGS) -q -f kotlin/spring-boot/pom.xml -Prelease -Dmaven.test.skip=true \
+	  -DaltDeploymentRepository=dist::file://$(CURDIR)/$(DIST)/maven clean deploy
 	MVN="$(MVN)" scripts/dist/check-jvm.sh $(DIST)/maven $(DIST_WORK)/jvm
 
 # The tarball of the package `make test-js` builds, with the licenses beside it.

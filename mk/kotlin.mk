@@ -8,7 +8,7 @@
 # 3. Maven compiles, tests and installs io.mintid:mintid into the local repository
 #    (Maven's default ~/.m2, so a second run downloads nothing).
 # 4. A separate consumer project uses that jar with no JNA path settings: the packaging proof.
-#    (5. below: the Spring Boot starter.)
+#    (5. below: the Spring Boot starter, and a separate application on it.)
 MVN ?= mvn
 MVN_FLAGS ?= -B --no-transfer-progress -Dstyle.color=never
 FFI_LIB := target/release/libmintid_ffi.so
@@ -26,12 +26,16 @@ kotlin-bindings:
 	$(FFI_BINDGEN) generate --no-format --library $(FFI_LIB) --language kotlin --out-dir $(KOTLIN_GENERATED)
 
 # 5. The Spring Boot starter (kotlin/spring-boot) on the jar and test jar just installed: its
-#    tests on Spring Boot 4.0, then compiled and its application test run on Spring Boot 3.5.
+#    tests on Spring Boot 4.0 and its installation in the local repository, then
+#    examples/spring-consumer (a separate Spring Boot application that depends on it the way
+#    any application does: one @Idempotent request sent twice), then the starter compiled and
+#    its application test run on Spring Boot 3.5.
 test-kotlin: kotlin-bindings
 	$(MVN) $(MVN_FLAGS) -f kotlin/pom.xml install
 	$(MVN) $(MVN_FLAGS) -q -f examples/jvm-consumer/pom.xml verify
-	$(MVN) $(MVN_FLAGS) -f kotlin/spring-boot/pom.xml verify
-	$(MVN) $(MVN_FLAGS) -f kotlin/spring-boot/pom.xml -Pboot3 -Dtest=OrdersApplicationTest clean verify
+	$(MVN) $(MVN_FLAGS) -f kotlin/spring-boot/pom.xml install
+	$(MVN) $(MVN_FLAGS) -q -f examples/spring-consumer/pom.xml verify
+	$(MVN) $(MVN_FLAGS) -f kotlin/spring-boot/pom.xml -Dboot3 -Dtest=OrdersApplicationTest clean verify
 
 # JMH beside uuid-creator and tsid-creator in the same run; short runs for a 2-core machine.
 # Then io.mintid.store on throwaway PostgreSQL and SQLite (a timed loop, from the same jar), and

@@ -33,6 +33,7 @@ COPIES: list[tuple[str, str]] = [
     ("kotlin/pom.xml", r"<artifactId>mintid</artifactId>\s*<version>" + V + "</version>"),
     ("kotlin/README.md", r"<artifactId>mintid</artifactId>\s*<version>" + V + "</version>"),
     ("examples/jvm-consumer/pom.xml", r"<artifactId>mintid</artifactId>\s*<version>" + V + "</version>"),
+    ("examples/spring-consumer/pom.xml", r"<artifactId>mintid-spring-boot-starter</artifactId>\s*<version>" + V + "</version>"),
     ("kotlin/spring-boot/pom.xml", r"<artifactId>mintid-spring-boot-starter</artifactId>\s*<version>" + V + "</version>"),
     ("kotlin/spring-boot/pom.xml", r"<mintid.version>" + V + "</mintid.version>"),
     ("kotlin/bench/pom.xml", r"<artifactId>mintid</artifactId>\s*<version>" + V + "</version>"),

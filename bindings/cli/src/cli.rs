@@ -10,8 +10,17 @@ fn version() -> &'static str {
     VERSION.get_or_init(|| format!("{} (core {})", env!("CARGO_PKG_VERSION"), mintid::VERSION))
 }
 
+/// `mintid`: generate, inspect and verify IDs with mintid's core.
 #[derive(Debug, Parser)]
-#[command(name = "mintid", version = version(), propagate_version = true)]
+#[command(
+    name = "mintid",
+    version = version(),
+    propagate_version = true,
+    about = "Generate, inspect and verify IDs: Snowflakes, UUIDv7s, idempotency keys, payload \
+             fingerprints, grants and signed request IDs, with the same core as mintid's \
+             Rust, Python, JVM and JavaScript packages; print the store's shared SQL.",
+    long_about = None
+)]
 pub struct Cli {
     /// Write JSON to stdout (64-bit IDs as strings).
     #[arg(long, global = true)]

@@ -17,7 +17,8 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
-use clap::error::ErrorKind;
+use clap::error::{ContextKind, ContextValue, ErrorKind};
+use mintid::store::Dialect;
 
 use crate::cli::Cli;
 use crate::error::CliError;
@@ -66,5 +67,21 @@ fn usage_message(error: &clap::Error) -> String {
         .lines()
         .take_while(|line| !line.trim().is_empty())
         .collect();
-    paragraph.join(" ").trim_start_matches("error: ").to_owned()
+    let message = paragraph.join(" ").trim_start_matches("error: ").to_owned();
+    match option_hint(error) {
+        Some(hint) => format!("{message}; {hint}"),
+        None => message,
+    }
+}
+
+/// A hint for a value given where its option was due: a dialect name
+/// alone (`mintid schema queries sqlite`) is `--dialect sqlite`.
+fn option_hint(error: &clap::Error) -> Option<String> {
+    if error.kind() != ErrorKind::UnknownArgument {
+        return None;
+    }
+    let Some(ContextValue::String(value)) = error.get(ContextKind::InvalidArg) else {
+        return None;
+    };
+    Dialect::parse(value).map(|_| format!("did you mean --dialect {value}?"))
 }

@@ -736,6 +736,38 @@ fn help_and_version_go_to_stdout() {
     }
     assert!(text(&["--version"]).starts_with("mintid "));
     assert!(text(&["key", "--help"]).contains("derive"));
+    // The command says what it is for, before its usage, in -h and --help alike.
+    for flag in ["-h", "--help"] {
+        let help = text(&[flag]);
+        let about = help.lines().next().unwrap_or_default();
+        assert!(
+            about.starts_with("Generate, inspect and verify IDs"),
+            "{help}"
+        );
+        assert!(help.find("Usage:") > help.find("Generate"), "{help}");
+    }
+}
+
+#[test]
+fn a_dialect_without_its_option_is_hinted() {
+    for args in [
+        &["schema", "queries", "sqlite"][..],
+        &["schema", "migrations", "postgres"],
+    ] {
+        fails(args, 2, "usage");
+        let dialect = args[2];
+        let run = mintid(args);
+        assert!(
+            run.stderr
+                .contains(&format!("did you mean --dialect {dialect}?")),
+            "{args:?}: {}",
+            run.stderr
+        );
+    }
+    // Any other stray value gets no such hint.
+    let run = mintid(&["schema", "queries", "oracle"]);
+    assert_eq!(run.status, 2);
+    assert!(!run.stderr.contains("did you mean"), "{}", run.stderr);
 }
 
 // a reader that stops early

@@ -179,7 +179,8 @@ class IdempotencyStore
          * policy's `maxWaitMillis`) or is answered [InProgress]. While [operation] runs, its
          * record's lease is renewed in the background; a renewal that finds the key taken over
          * marks the [HeldRecord] passed to it [HeldRecord.lost]. An operation that throws is
-         * failed (see [OperationException]) and its exception rethrown.
+         * failed (see [OperationException]) and its exception rethrown (a checked one in a
+         * [CheckedOperationException]).
          *
          * @throws io.mintid.StoreUnavailableException `store.unavailable`: before the claim was
          *   written nothing ran; when the database fails after the operation ran, the record
@@ -271,8 +272,15 @@ class IdempotencyStore
          *
          * @throws io.mintid.StoreUnavailableException `store.unavailable` when no connection
          *   can be had or it breaks.
+         * @throws CheckedOperationException around a checked exception [action] threw (other
+         *   exceptions are rethrown unchanged).
          */
-        fun <T> transaction(action: java.util.function.Function<Connection, T>): T = dataSource.inTransaction { action.apply(it) }
+        fun <T> transaction(action: TransactionAction<T>): T =
+            try {
+                dataSource.inTransaction { action.run(it) }
+            } catch (error: Exception) {
+                throw error.unchecked()
+            }
 
         /**
          * Claims [key] with a lease: a [RecordLease] to renew, complete or fail, or the replay or
@@ -371,8 +379,9 @@ class IdempotencyStore
                 } catch (storeError: MintidException) {
                     // The operation's own error comes first; the store's goes with it.
                     ran.thrown?.let {
-                        it.addSuppressed(storeError)
-                        throw it
+                        val error = it.unchecked()
+                        error.addSuppressed(storeError)
+                        throw error
                     }
                     throw storeError
                 }
@@ -388,7 +397,7 @@ class IdempotencyStore
         ): RunResult =
             when (finished) {
                 is Finished.Executed -> Executed(ran!!.response!!)
-                is Finished.OperationFailed -> throw ran!!.thrown!!
+                is Finished.OperationFailed -> throw ran!!.thrown!!.unchecked()
                 is Finished.Replay ->
                     Replayed(
                         if (finished.outcome == FfiOutcome.SUCCEEDED) Outcome.SUCCEEDED else Outcome.FAILED,

@@ -46,6 +46,20 @@ object Migrations {
         }
     }
 
+    /**
+     * The versions of [dialect]'s migrations that `mintid_schema_migrations` does not record, in
+     * order: empty once [migrate] ran (or the same migrations through Flyway or Liquibase).
+     * Fails as [applied] does when that table cannot be read (no schema at all).
+     */
+    @JvmStatic
+    fun pending(
+        dataSource: DataSource,
+        dialect: Dialect,
+    ): List<Long> {
+        val applied = applied(dataSource).toSet()
+        return storeMigrations(dialect.ffi).map { it.version.toLong() }.filter { it !in applied }
+    }
+
     /** The versions recorded in `mintid_schema_migrations`, in order. */
     @JvmStatic
     fun applied(dataSource: DataSource): List<Long> =

@@ -107,9 +107,13 @@ data class RelayReport(
     val released: Long,
 )
 
-/** Sends one claimed message (to a broker, a webhook, …); throws to fail the attempt. */
+/**
+ * Sends one claimed message (to a broker, a webhook, …); throws to fail the attempt. From Java
+ * it may throw checked exceptions (an `IOException`) with no try/catch.
+ */
 fun interface MessageSender {
     /** Sends [message]; an exception fails this attempt (its message is stored as the error). */
+    @Throws(Exception::class)
     fun send(message: ClaimedMessage)
 }
 

@@ -57,7 +57,8 @@ data class StoreRequest
 /**
  * Thrown by an operation to fail it: a final failure (the default) is stored and replayed to
  * duplicates when the policy stores errors; a retryable one releases the key. Any other
- * exception thrown by an operation counts as retryable and is rethrown unchanged.
+ * exception thrown by an operation counts as retryable and is rethrown: unchanged when it is
+ * unchecked, in a [CheckedOperationException] when it is checked.
  *
  * @property retryable whether a later request may run the operation again.
  * @property response a response to store with a final failure (e.g. a problem document), or null.
@@ -159,7 +160,8 @@ interface StoreClock {
 
 /**
  * An operation run once ([IdempotencyStore.runOnce]). Kotlin: `{ response }` or
- * `{ held -> … }`; Java: `held -> response`.
+ * `{ held -> … }`; Java: `held -> response`, which may throw checked exceptions (a JDBC call's
+ * `SQLException`) with no try/catch.
  */
 fun interface Operation {
     /**
@@ -167,11 +169,35 @@ fun interface Operation {
      * [OperationException] to fail it. [HeldRecord.lost] turns true (and [HeldRecord.checkHeld]
      * throws) once a renewal found the key taken over: stop before writing more.
      */
+    @Throws(Exception::class)
     fun run(held: HeldRecord): StoredResponse
 }
 
-/** An operation run inside the caller's transaction ([IdempotencyStore.inTransaction]). */
+/**
+ * An operation run inside the caller's transaction ([IdempotencyStore.inTransaction]); from
+ * Java it may throw checked exceptions with no try/catch.
+ */
 fun interface TransactionalOperation {
     /** Runs the operation on [connection], the transaction's; throw to roll back. */
+    @Throws(Exception::class)
     fun run(connection: java.sql.Connection): StoredResponse
 }
+
+/** The work of [IdempotencyStore.transaction]; from Java it may throw checked exceptions with no try/catch. */
+fun interface TransactionAction<T> {
+    /** Works on [connection], the transaction's; throw to roll back. */
+    @Throws(Exception::class)
+    fun run(connection: java.sql.Connection): T
+}
+
+/**
+ * A checked exception (from Java: a JDBC call's `SQLException`, an `IOException`) thrown by an
+ * operation or a [TransactionAction], rethrown by the store unchecked: [cause] is that
+ * exception, and the message is its message. Unchecked exceptions are rethrown unchanged.
+ */
+class CheckedOperationException internal constructor(
+    cause: Throwable,
+) : RuntimeException(cause.message ?: cause.toString(), cause)
+
+/** This exception as the store rethrows it: unchanged when unchecked, else in a [CheckedOperationException]. */
+internal fun Throwable.unchecked(): Throwable = if (this is RuntimeException || this is Error) this else CheckedOperationException(this)

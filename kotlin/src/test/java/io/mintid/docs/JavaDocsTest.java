@@ -71,6 +71,11 @@ class JavaDocsTest {
         }
     }
 
+    /** An order row, written with JDBC (whose calls throw the checked SQLException). */
+    private static void insertOrder(Connection connection) throws java.sql.SQLException {
+        connection.createStatement().execute("INSERT INTO orders (sku) VALUES ('tea')");
+    }
+
     private void send(StoredResponse response) {
         sent.add(response);
     }
@@ -85,6 +90,8 @@ class JavaDocsTest {
                 .sequencePolicy(SequencePolicy.waitForNextTick())
                 .build();
         long orderId = ids.nextId();
+        String json = Long.toString(orderId);              // IDs travel as decimal strings in JSON
+        long parsed = Snowflake.fromDecimal(json);         // and back, checked (SnowflakeException)
         UUID id = Mintid.uuid7();
         Fingerprint payload = Mintid.fingerprintJson(body);
         IdempotencyKey key = IdempotencyKey.fromHeader("order.create", "tenant-7", headerValue);
@@ -96,6 +103,7 @@ class JavaDocsTest {
             code = e.getCode();
         }
         assertEquals(7, SnowflakeLayout.classic().decode(orderId).getWorker());
+        assertEquals(orderId, parsed);
         assertEquals(7, id.version());
         assertEquals("order.create", key.getKind());
         assertEquals(Decision.Execute.class, decision.getClass());
@@ -107,10 +115,28 @@ class JavaDocsTest {
         postgres(dataSource -> {
             IdempotencyStore store = new IdempotencyStore(dataSource, Dialect.POSTGRES, RecordPolicy.DEFAULT);
             IdempotencyKey key = IdempotencyKey.of("order.create", "tenant-7", "order-1001");
+            IdempotencyKey key2 = IdempotencyKey.of("order.create", "tenant-7", "order-1002");
             StoreRequest request = new StoreRequest(Fingerprint.ofJson(body));
-            RunResult result = store.runOnce(key, request, held -> new StoredResponse("application/json", placeOrder()));
+            store.transaction(connection -> connection.createStatement().execute("CREATE TABLE orders (sku TEXT NOT NULL)"));
+            RunResult result = store.runOnce(key, request, held -> {
+                try (Connection connection = dataSource.getConnection()) {
+                    insertOrder(connection);                   // throws SQLException: no try/catch needed
+                }
+                return new StoredResponse("application/json", placeOrder());
+            });
             if (result instanceof Executed executed) { send(executed.getResponse()); }
+            RunResult same = store.transaction(connection -> store.inTransaction(connection, key2, request, c -> {
+                insertOrder(c);                                // the record commits with this row
+                return new StoredResponse("application/json", placeOrder());
+            }));
             assertEquals(List.of(new StoredResponse("application/json", placeOrder())), sent);
+            assertEquals(Executed.class, same.getClass());
+            long orders = store.transaction(connection -> {
+                java.sql.ResultSet rows = connection.createStatement().executeQuery("SELECT COUNT(*) FROM orders");
+                rows.next();
+                return rows.getLong(1);
+            });
+            assertEquals(2L, orders);
         });
     }
 

@@ -53,6 +53,56 @@ class JavaStoreApiTest {
         assertEquals(new StoredResponse("application/json", placeOrder()), ((Replayed) again).getResponse());
     }
 
+    /** How many orders there are, read with JDBC in the store's transaction. */
+    private static long orders(IdempotencyStore store) {
+        return store.transaction(connection -> {
+            java.sql.ResultSet rows = connection.createStatement().executeQuery("SELECT COUNT(*) FROM orders");
+            rows.next();
+            return rows.getLong(1);
+        });
+    }
+
+    /** The operations' JDBC calls, whose SQLException needs no try/catch. */
+    @Test
+    void operationsMayThrowCheckedExceptions() {
+        SQLiteDataSource dataSource = sqlite();
+        Migrations.migrate(dataSource, Dialect.SQLITE);
+        IdempotencyStore store = new IdempotencyStore(dataSource, Dialect.SQLITE);
+        StoreRequest request = new StoreRequest(Fingerprint.ofJson("{}"));
+        store.transaction(connection -> connection.createStatement().execute("CREATE TABLE orders (sku TEXT NOT NULL)"));
+        RunResult ran = store.runOnce(IdempotencyKey.of("order.create", "tenant-1", "jdbc-1"), request, held -> {
+            try (Connection connection = dataSource.getConnection()) {
+                connection.createStatement().execute("INSERT INTO orders (sku) VALUES ('tea')");
+            }
+            return new StoredResponse("application/json", placeOrder());
+        });
+        assertTrue(ran instanceof Executed);
+        RunResult same = store.transaction(connection -> store.inTransaction(connection, IdempotencyKey.of("order.create", "tenant-1", "jdbc-2"), request, c -> {
+            c.createStatement().execute("INSERT INTO orders (sku) VALUES ('tea')");
+            return new StoredResponse("application/json", placeOrder());
+        }));
+        assertTrue(same instanceof Executed);
+        assertEquals(2L, orders(store));
+
+        // A checked exception comes back unchecked, the operation's exception its cause; the key is released.
+        IdempotencyKey failing = IdempotencyKey.of("order.create", "tenant-1", "jdbc-3");
+        CheckedOperationException thrown = assertThrows(CheckedOperationException.class, () -> store.runOnce(failing, request, held -> {
+            try (Connection connection = dataSource.getConnection()) {
+                connection.createStatement().execute("INSERT INTO no_such_table VALUES (1)");
+            }
+            return new StoredResponse("application/json", placeOrder());
+        }));
+        assertTrue(thrown.getCause() instanceof java.sql.SQLException, thrown.getCause().toString());
+        assertEquals(thrown.getCause().getMessage(), thrown.getMessage());
+        assertTrue(store.runOnce(failing, request, held -> new StoredResponse("application/json", placeOrder())) instanceof Executed);
+        CheckedOperationException rolledBack = assertThrows(CheckedOperationException.class, () -> store.transaction(connection -> {
+            connection.createStatement().execute("INSERT INTO orders (sku) VALUES ('rolled back')");
+            throw new java.io.IOException("the provider is down");
+        }));
+        assertEquals("the provider is down", rolledBack.getMessage());
+        assertEquals(2L, orders(store));
+    }
+
     @Test
     void leasesFromJava() {
         SQLiteDataSource dataSource = sqlite();
@@ -102,6 +152,16 @@ class JavaStoreApiTest {
             assertEquals(Enqueued.ALREADY_ENQUEUED, outbox.enqueue(connection, new OutboxMessage(2, "order.created", "order-1", payload)));
             connection.commit();
         }
+        // A sender may throw a checked exception with no try/catch: the attempt fails, to be retried.
+        RelayReport failed = outbox.relay(message -> { throw new java.io.IOException("the broker is down"); });
+        assertEquals(1L, failed.getRetried());
+        assertEquals("the broker is down", outbox.load("order.created", "order-1").getLastError());
+        outbox = new Outbox(dataSource, Dialect.SQLITE, RelayPolicy.of(10, 60_000), new io.mintid.store.StoreClock() {
+            @Override
+            public long nowMillis() {
+                return System.currentTimeMillis() + 3_600_000;
+            }
+        });
         RelayReport report = outbox.relay(message -> { });
         assertEquals(1L, report.getSent());
         RelayReport none = outbox.relay(message -> { throw new IllegalStateException("nothing is due"); });

@@ -76,15 +76,19 @@ public class IdempotencyFilter extends OncePerRequestFilter {
                     return false;
                 }
                 if (chain != null) {
-                    return chain.getHandler() instanceof HandlerMethod method
-                            && (method.hasMethodAnnotation(Idempotent.class)
-                                    || AnnotatedElementUtils.hasAnnotation(method.getBeanType(), Idempotent.class));
+                    return chain.getHandler() instanceof HandlerMethod method && idempotent(method);
                 }
             }
             return false;
         } finally {
             request.setAttribute(ServletRequestPathUtils.PATH_ATTRIBUTE, previous);
         }
+    }
+
+    /** Whether {@code method} is {@link Idempotent}, or a method of an annotated controller. */
+    static boolean idempotent(HandlerMethod method) {
+        return method.hasMethodAnnotation(Idempotent.class)
+                || AnnotatedElementUtils.hasAnnotation(method.getBeanType(), Idempotent.class);
     }
 
     @Override

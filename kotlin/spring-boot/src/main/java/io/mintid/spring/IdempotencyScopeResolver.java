@@ -5,8 +5,10 @@ import java.security.Principal;
 
 /**
  * Whose keys a request's are: the authenticated user or tenant (within the core's limits, e.g.
- * {@code user:42}). Declare a bean of this type to replace the default, which reads the
- * authenticated principal ({@code user:<name>}). The same scope is the grant endpoint's.
+ * {@code user:42}). Declare a bean of this type: with Spring Security it replaces the default,
+ * which reads the authenticated principal ({@code user:<name>}); without Spring Security there is
+ * no default, and an application with {@link Idempotent} methods and no resolver does not start.
+ * The same scope is the grant endpoint's.
  */
 @FunctionalInterface
 public interface IdempotencyScopeResolver {

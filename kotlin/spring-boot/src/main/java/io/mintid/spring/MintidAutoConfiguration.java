@@ -17,9 +17,11 @@ import io.mintid.store.WorkerLeases;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Base64;
+import java.util.List;
 import java.util.Locale;
 import javax.sql.DataSource;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -35,6 +37,8 @@ import org.springframework.context.annotation.Configuration;
  * the store's Micrometer metrics when the application has a {@link MeterRegistry}, a key ring
  * when {@code mintid.request-ids.secret} is set, and worker leases, segments and the outbox
  * when their properties enable them. Every bean backs off when the application declares its own.
+ * An application whose database lacks mintid's schema does not start
+ * ({@link MintidStartupException}).
  */
 @AutoConfiguration(
         afterName = {
@@ -84,6 +88,48 @@ public class MintidAutoConfiguration {
                 properties.getRecord().toPolicy(),
                 StoreClock.SYSTEM,
                 metrics.getIfAvailable(() -> StoreMetrics.NONE));
+    }
+
+    /**
+     * With migrations off ({@code mintid.migrate=false}, the default), stops the start when the
+     * application's database lacks mintid's schema or part of it, naming the ways to apply it.
+     * It looks once every singleton exists: after Flyway's and Liquibase's migrations ran.
+     */
+    @Bean
+    @ConditionalOnProperty(name = "mintid.migrate", havingValue = "false", matchIfMissing = true)
+    static SmartInitializingSingleton mintidSchemaCheck(ObjectProvider<IdempotencyStore> stores) {
+        return () -> stores.ifAvailable(MintidAutoConfiguration::checkSchema);
+    }
+
+    /** Fails with the migrations {@code store}'s database lacks, if any. */
+    static void checkSchema(IdempotencyStore store) {
+        Dialect dialect = store.getDialect();
+        List<Long> pending;
+        Exception unreadable = null;
+        try {
+            pending = Migrations.pending(store.getDataSource(), dialect);
+        } catch (Exception error) {
+            // Kotlin's Migrations may throw the driver's SQLException without declaring it.
+            pending = null;
+            unreadable = error;
+        }
+        if (pending != null && pending.isEmpty()) {
+            return;
+        }
+        String what = pending == null
+                ? "mintid's schema is not in the application's database: its table mintid_schema_migrations cannot be read ("
+                        + unreadable.getMessage() + "), so every idempotent request would fail."
+                : "mintid's schema in the application's database lacks the migrations " + pending
+                        + ", so idempotent requests would fail.";
+        String directory = dialect.getDirectory();
+        throw new MintidStartupException(
+                what,
+                "Apply mintid's migrations: set mintid.migrate=true (the starter applies them at start-up), or run them"
+                        + " with Flyway (spring.flyway.locations=classpath:db/migration/mintid/" + directory
+                        + ") or Liquibase (spring.liquibase.change-log=classpath:db/changelog/mintid/" + directory
+                        + ".xml), or call io.mintid.store.Migrations.migrate(dataSource, Dialect." + dialect.name()
+                        + ") before the application starts.",
+                unreadable);
     }
 
     /** The same-transaction way, joining the current {@code @Transactional} method. */

@@ -5,8 +5,10 @@ import io.mintid.http.GrantEndpoint;
 import io.mintid.http.HttpIdempotency;
 import io.mintid.store.IdempotencyStore;
 import jakarta.servlet.http.HttpServletRequest;
+import java.util.ArrayList;
 import java.util.List;
 import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -14,13 +16,17 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Lazy;
+import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.handler.AbstractHandlerMethodMapping;
 
 /**
  * The {@link IdempotencyFilter} of a servlet Spring MVC application: {@link Idempotent}
  * controller methods run once per key, under the {@code mintid.http.*} settings and the
- * application's {@link IdempotencyScopeResolver} (default: the authenticated principal).
+ * application's {@link IdempotencyScopeResolver} (with Spring Security, by default the
+ * authenticated principal; without it, the application declares one or does not start).
  */
 @AutoConfiguration(after = MintidAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -28,26 +34,77 @@ import org.springframework.web.servlet.HandlerMapping;
 @ConditionalOnBean(IdempotencyStore.class)
 @ConditionalOnProperty(name = "mintid.http.enabled", havingValue = "true", matchIfMissing = true)
 public class MintidWebAutoConfiguration {
-    /** The default scope: the authenticated principal's name. */
-    @Bean
-    @ConditionalOnMissingBean
-    public IdempotencyScopeResolver idempotencyScopeResolver() {
-        return IdempotencyScopeResolver.principal();
+    /**
+     * With Spring Security, the default scope: the authenticated principal's name. Without it
+     * there is no default: the application declares its {@link IdempotencyScopeResolver}, or it
+     * does not start ({@link #mintidScopeCheck}).
+     */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.security.core.Authentication")
+    static class PrincipalScope {
+        @Bean
+        @ConditionalOnMissingBean
+        IdempotencyScopeResolver idempotencyScopeResolver() {
+            return IdempotencyScopeResolver.principal();
+        }
     }
 
     /**
      * The neutral wrapper under the properties, the resolver, the key ring (if any) and the
-     * application's handler mappings (read lazily: they exist once the dispatcher does).
+     * application's handler mappings (read lazily: they exist once the dispatcher does). Without
+     * a resolver no request has a scope; the start-up check refuses an application that needs one.
      */
     @Bean
     @ConditionalOnMissingBean
     public IdempotencyFilter idempotencyFilter(
             IdempotencyStore store,
             MintidProperties properties,
-            IdempotencyScopeResolver scope,
+            ObjectProvider<IdempotencyScopeResolver> scope,
             ObjectProvider<KeyRing> keyRing,
             @Lazy List<HandlerMapping> mappings) {
-        return new IdempotencyFilter(http(store, properties.getHttp(), scope, keyRing.getIfAvailable()).routes(IdempotencyFilter.idempotentHandlers(mappings)).build());
+        IdempotencyScopeResolver resolver = scope.getIfAvailable(() -> request -> null);
+        return new IdempotencyFilter(http(store, properties.getHttp(), resolver, keyRing.getIfAvailable()).routes(IdempotencyFilter.idempotentHandlers(mappings)).build());
+    }
+
+    /**
+     * Stops the start of an application that has {@link Idempotent} methods (or serves the grant
+     * endpoint) but no {@link IdempotencyScopeResolver} bean: every such request would fail.
+     * It looks once every singleton exists, when the handler mappings know their methods.
+     */
+    @Bean
+    static SmartInitializingSingleton mintidScopeCheck(
+            ObjectProvider<IdempotencyScopeResolver> scope,
+            ObjectProvider<HandlerMapping> mappings,
+            ObjectProvider<KeyRing> keyRing,
+            ObjectProvider<MintidProperties> properties) {
+        return () -> {
+            if (scope.getIfAvailable() != null) {
+                return;
+            }
+            List<String> needing = new ArrayList<>();
+            mappings.orderedStream().forEach(mapping -> {
+                if (mapping instanceof AbstractHandlerMethodMapping<?> methods) {
+                    methods.getHandlerMethods().values().stream()
+                            .filter(IdempotencyFilter::idempotent)
+                            .map(HandlerMethod::getShortLogMessage)
+                            .forEach(needing::add);
+                }
+            });
+            MintidProperties settings = properties.getIfAvailable();
+            if (settings != null && settings.getHttp().getGrantPath() != null && keyRing.getIfAvailable() != null) {
+                needing.add("the grant endpoint " + settings.getHttp().getGrantPath());
+            }
+            if (!needing.isEmpty()) {
+                throw new MintidStartupException(
+                        "mintid needs the scope of each idempotent request (whose keys they are) for " + String.join(", ", needing)
+                                + ", and the application has no IdempotencyScopeResolver bean (the default, the authenticated"
+                                + " principal, comes with Spring Security, which is not on the class path).",
+                        "Declare a bean of type io.mintid.spring.IdempotencyScopeResolver that returns a request's scope"
+                                + " (e.g. \"tenant:\" and the authenticated tenant's id, or null when nobody is authenticated),"
+                                + " or add Spring Security (spring-boot-starter-security).",
+                        null);
+            }
+        };
     }
 
     /**
