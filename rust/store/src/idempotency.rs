@@ -230,7 +230,9 @@ impl<DB: Backend> IdempotencyStore<DB> {
         let store = self.store.clone();
         let fast = self.fast.clone();
         let completion =
-            tokio::spawn(async move { drive_record(&store, &mut driver, fast.as_ref(), step).await });
+            tokio::spawn(
+                async move { drive_record(&store, &mut driver, fast.as_ref(), step).await },
+            );
         let end = match completion.await {
             Ok(end) => end,
             Err(failed) if failed.is_panic() => std::panic::resume_unwind(failed.into_panic()),
