@@ -362,7 +362,7 @@ impl Model for OutboxModel {
             later.relays.push(Phase::Waiting);
             later.claims.push((0, 0));
             let i = later.relays.len() - 1;
-            for _ in 0..100 {
+            for _ in 0..10 {
                 later.now += 1_000;
                 later.relays[i] = Phase::Waiting;
                 later.step(&Act::Start(i));

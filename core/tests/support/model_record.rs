@@ -90,6 +90,9 @@ struct Req {
     skew: i64,
     /// The lease deadline the database holds for this request's claim.
     db_lease: u64,
+    /// The fingerprint of `driver` and `phase`, kept up to date by
+    /// [`RecordModel::step`] (their Debug text is long: the scripts' source).
+    print: u64,
 }
 
 /// The world: one key, its requests, the database, Redis and the clocks.
@@ -146,6 +149,7 @@ impl RecordModel {
                     phase: Phase::Waiting,
                     skew,
                     db_lease: 0,
+                    print: 0,
                 }
             })
             .collect();
@@ -387,6 +391,50 @@ impl Model for RecordModel {
     }
 
     fn step(&mut self, action: &Act) {
+        self.act(action);
+        if let Act::Start(i)
+        | Act::Db(i, _)
+        | Act::Redis(i, _)
+        | Act::Finish(i, _)
+        | Act::Renew(i, _)
+        | Act::Crash(i) = *action
+        {
+            let req = &mut self.reqs[i];
+            req.print = debug_print(&(&req.driver, &req.phase));
+        }
+    }
+
+    fn check(&self) -> Result<(), String> {
+        self.invariants()
+    }
+
+    fn fingerprint(&self) -> u64 {
+        let redis: BTreeMap<_, _> = self
+            .redis
+            .entries
+            .iter()
+            .map(|(name, entry)| {
+                let fields: BTreeMap<_, _> = entry.fields.iter().collect();
+                (name, (fields, entry.expires_at))
+            })
+            .collect();
+        let scripts: BTreeSet<_> = self.redis.loaded.iter().collect();
+        let reqs: Vec<_> = self
+            .reqs
+            .iter()
+            .map(|req| (req.print, req.skew, req.db_lease))
+            .collect();
+        debug_print(&(
+            (&self.db.rows, redis, scripts, self.now),
+            reqs,
+            (self.faults, self.crashes, self.flushes, self.advances),
+            (self.latest_claim, &self.recorded, &self.violation),
+        ))
+    }
+}
+
+impl RecordModel {
+    fn act(&mut self, action: &Act) {
         match *action {
             Act::Start(i) => {
                 let clock = self.clock(i);
@@ -458,7 +506,7 @@ impl Model for RecordModel {
         }
     }
 
-    fn check(&self) -> Result<(), String> {
+    fn invariants(&self) -> Result<(), String> {
         if let Some(violation) = &self.violation {
             return Err(violation.clone());
         }
@@ -481,22 +529,4 @@ impl Model for RecordModel {
         Ok(())
     }
 
-    fn fingerprint(&self) -> u64 {
-        let redis: BTreeMap<_, _> = self
-            .redis
-            .entries
-            .iter()
-            .map(|(name, entry)| {
-                let fields: BTreeMap<_, _> = entry.fields.iter().collect();
-                (name, (fields, entry.expires_at))
-            })
-            .collect();
-        let scripts: BTreeSet<_> = self.redis.loaded.iter().collect();
-        debug_print(&(
-            (&self.db.rows, redis, scripts, self.now),
-            &self.reqs,
-            (self.faults, self.crashes, self.flushes, self.advances),
-            (self.latest_claim, &self.recorded, &self.violation),
-        ))
-    }
 }
