@@ -31,7 +31,10 @@ fn deep() -> bool {
 
 /// `MINTID_MODEL_DEPTH=N` overrides every depth (for measuring).
 fn depth(quick: usize, deeper: usize) -> usize {
-    match std::env::var("MINTID_MODEL_DEPTH").ok().and_then(|d| d.parse().ok()) {
+    match std::env::var("MINTID_MODEL_DEPTH")
+        .ok()
+        .and_then(|d| d.parse().ok())
+    {
         Some(depth) => depth,
         None if deep() => deeper,
         None => quick,
@@ -89,22 +92,22 @@ mod record {
 
     #[test]
     fn two_requests_on_one_clock_execute_at_most_once_recorded() {
-        check(&[0, 0], 11, 14);
+        check(&[0, 0], 11, 13);
     }
 
     #[test]
     fn two_requests_one_clock_fast_execute_at_most_once_recorded() {
-        check(&[0, S], 11, 14);
+        check(&[0, S], 11, 13);
     }
 
     #[test]
     fn two_requests_clocks_apart_execute_at_most_once_recorded() {
-        check(&[-S, S], 11, 14);
+        check(&[-S, S], 11, 13);
     }
 
     #[test]
     fn three_requests_execute_at_most_once_recorded() {
-        check(&[-S, 0, S], 8, 12);
+        check(&[-S, 0, S], 8, 10);
     }
 
     #[test]
@@ -139,7 +142,7 @@ mod lease {
     #[test]
     fn two_holders_of_one_worker_id_never_issue_one_id_twice() {
         let skews: &[&[i64]] = &[&[0, 0], &[S, -S], &[-S, S]];
-        holds("lease, 2 holders", &models(skews, false), depth(14, 20));
+        holds("lease, 2 holders", &models(skews, false), depth(14, 17));
     }
 
     #[test]
@@ -161,7 +164,7 @@ mod outbox {
             advances: 2,
         };
         let model = OutboxModel::new(2, bounds);
-        holds("outbox, 2 relays", &[model.clone()], depth(13, 17));
+        holds("outbox, 2 relays", &[model.clone()], depth(13, 15));
         for finding in model.findings.borrow().iter() {
             println!("finding: {finding}");
         }
@@ -180,6 +183,6 @@ mod segment {
             takes: 3,
         };
         let model = SegmentModel::new(2, bounds);
-        holds("segment, 2 processes", &[model], depth(22, 30));
+        holds("segment, 2 processes", &[model], depth(22, 28));
     }
 }

@@ -135,10 +135,7 @@ impl<M: Model> Search<M> {
 }
 
 /// Explores every run of up to `depth` actions from each of `initial`.
-pub fn explore<M: Model>(
-    initial: &[M],
-    depth: usize,
-) -> Result<Stats, Counterexample<M::Action>> {
+pub fn explore<M: Model>(initial: &[M], depth: usize) -> Result<Stats, Counterexample<M::Action>> {
     let started = Instant::now();
     let mut search = Search::<M> {
         depth,

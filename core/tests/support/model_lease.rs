@@ -110,7 +110,8 @@ impl Table {
                 self.locked = Some((i, None));
                 Answer::Rows(vec![vec![
                     Value::Int(0),
-                    row.owner.map_or(Value::Null, |_| Value::Text("someone".into())),
+                    row.owner
+                        .map_or(Value::Null, |_| Value::Text("someone".into())),
                     Value::Int(row.token),
                     Value::Int(row.deadline),
                     Value::Int(row.high_water),
@@ -402,7 +403,9 @@ impl LeaseModel {
         *issued = Some(clock);
         let mut problem = None;
         for &(time, other) in &self.ids {
-            if other != token && ((other < token && time >= clock) || (other > token && time <= clock)) {
+            if other != token
+                && ((other < token && time >= clock) || (other > token && time <= clock))
+            {
                 problem = Some(format!(
                     "token {token} issued an ID at {clock}, token {other} one at {time}: \
                      the later holder's IDs are not all after the earlier one's"
@@ -477,8 +480,10 @@ impl LeaseModel {
             if fault != Fault::Outage {
                 let answer = self.table.run(&self.manifest, i, &query);
                 if answer == Answer::Affected(1) {
-                    self.released
-                        .push((int_param(&self.manifest, &query, "high_water_millis") as u64, token));
+                    self.released.push((
+                        int_param(&self.manifest, &query, "high_water_millis") as u64,
+                        token,
+                    ));
                 }
             }
         }

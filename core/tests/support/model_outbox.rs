@@ -172,6 +172,32 @@ impl OutboxModel {
                     })
                     .collect(),
             ),
+            "outbox_load" => {
+                let key = super::sim::param(&manifest, query, "business_key")
+                    .and_then(Value::as_text)
+                    .unwrap();
+                Answer::Rows(
+                    self.messages
+                        .iter()
+                        .filter(|m| format!("k{}", m.id) == key)
+                        .map(|m| {
+                            vec![
+                                Value::Int(m.id as i64),
+                                Value::Text("event".into()),
+                                Value::Text(key.into()),
+                                Value::Bytes(b"{}".to_vec()),
+                                Value::Text(m.status.into()),
+                                Value::Int(m.attempts),
+                                Value::Int(m.next_attempt),
+                                Value::Int(m.token),
+                                Value::Null,
+                                Value::Int(START_MILLIS as i64),
+                                Value::Int(START_MILLIS as i64),
+                            ]
+                        })
+                        .collect(),
+                )
+            }
             "outbox_mark_sent" => mark(&mut self.messages, "sent", None),
             "outbox_mark_retry" => mark(
                 &mut self.messages,
@@ -280,7 +306,7 @@ impl Model for OutboxModel {
             match phase {
                 Phase::Waiting => out.push(Act::Start(i)),
                 Phase::Stepping(_, Step::Run(query)) => {
-                    let writes = query.name != "outbox_claimed";
+                    let writes = !matches!(query.name, "outbox_claimed" | "outbox_load");
                     out.extend(faults(writes, budget).iter().map(|&f| Act::Db(i, f)));
                 }
                 Phase::Stepping(_, Step::Yield(RelayYield::Send(_))) => {
@@ -344,10 +370,16 @@ impl Model for OutboxModel {
         for message in &self.messages {
             let sent = self.sends.iter().any(|s| s.0 == message.id);
             if message.status == "sent" && !sent {
-                return Err(format!("message {} is marked sent but was never sent", message.id));
+                return Err(format!(
+                    "message {} is marked sent but was never sent",
+                    message.id
+                ));
             }
             if message.status == "dead" && message.attempts < MAX_ATTEMPTS as i64 {
-                return Err(format!("message {} is dead before its attempts ran out", message.id));
+                return Err(format!(
+                    "message {} is dead before its attempts ran out",
+                    message.id
+                ));
             }
         }
         Ok(())

@@ -190,7 +190,12 @@ impl RecordModel {
 
     /// Runs request `i`'s query under `fault`, then notes what the database
     /// now holds for it.
-    fn run_db(&mut self, i: usize, query: &mintid::store::Query, fault: Fault) -> mintid::store::Answer {
+    fn run_db(
+        &mut self,
+        i: usize,
+        query: &mintid::store::Query,
+        fault: Fault,
+    ) -> mintid::store::Answer {
         let before = self.row().map(|row| row.status.clone());
         let db = &mut self.db;
         let answer = under(fault, || db.run(query));
@@ -284,7 +289,9 @@ impl RecordModel {
                 }
             }
             Ok(Finished::Executed) if !holds(&body(i)) => {
-                self.violate(format!("request {i} was told executed; the database holds {row:?}"));
+                self.violate(format!(
+                    "request {i} was told executed; the database holds {row:?}"
+                ));
             }
             Err(code) if *code != "store.unavailable" => {
                 let own = holds(&body(i));
@@ -521,12 +528,14 @@ impl RecordModel {
                 if !same {
                     return Err(format!(
                         "Redis holds a result the database does not: {:?} against {row:?}",
-                        entry.fields.get("b").map(|b| String::from_utf8_lossy(b).into_owned())
+                        entry
+                            .fields
+                            .get("b")
+                            .map(|b| String::from_utf8_lossy(b).into_owned())
                     ));
                 }
             }
         }
         Ok(())
     }
-
 }
