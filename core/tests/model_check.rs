@@ -84,7 +84,7 @@ mod record {
     fn check(skews: &[i64], quick: usize, deeper: usize) {
         let model = RecordModel::new(skews, bounds(), false);
         let name = format!("record, clocks off by {skews:?}");
-        holds(&name, &[model.clone()], depth(quick, deeper));
+        holds(&name, std::slice::from_ref(&model), depth(quick, deeper));
         for finding in model.findings.borrow().iter() {
             println!("{name}: finding: {finding}");
         }
@@ -164,7 +164,11 @@ mod outbox {
             advances: 2,
         };
         let model = OutboxModel::new(2, bounds);
-        holds("outbox, 2 relays", &[model.clone()], depth(13, 15));
+        holds(
+            "outbox, 2 relays",
+            std::slice::from_ref(&model),
+            depth(13, 15),
+        );
         for finding in model.findings.borrow().iter() {
             println!("finding: {finding}");
         }

@@ -228,7 +228,7 @@ impl GuardState {
 #[derive(Debug, Clone)]
 enum Phase {
     Waiting,
-    Acquiring(LeaseAcquisition, LeaseStep),
+    Acquiring(Box<LeaseAcquisition>, LeaseStep),
     Holding {
         guard: GuardState,
         renewals: u8,
@@ -335,7 +335,7 @@ impl LeaseModel {
                     return;
                 }
                 other => {
-                    self.procs[i].phase = Phase::Acquiring(driver, other);
+                    self.procs[i].phase = Phase::Acquiring(Box::new(driver), other);
                     return;
                 }
             }
@@ -343,9 +343,10 @@ impl LeaseModel {
     }
 
     fn serve(&mut self, i: usize, fault: Fault) {
-        let Phase::Acquiring(mut driver, step) = self.procs[i].phase.clone() else {
+        let Phase::Acquiring(driver, step) = self.procs[i].phase.clone() else {
             unreachable!()
         };
+        let mut driver = *driver;
         let clock = self.clock(i);
         let ok = Answer::Affected(0);
         let answer = match (&step, fault) {

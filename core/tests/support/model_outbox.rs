@@ -68,7 +68,7 @@ struct Message {
 #[derive(Debug, Clone)]
 enum Phase {
     Waiting,
-    Stepping(OutboxRelay, RelayStep),
+    Stepping(Box<OutboxRelay>, RelayStep),
     Ended,
 }
 
@@ -245,7 +245,7 @@ impl OutboxModel {
                     return;
                 }
                 other => {
-                    self.relays[i] = Phase::Stepping(relay, other);
+                    self.relays[i] = Phase::Stepping(Box::new(relay), other);
                     return;
                 }
             }
@@ -253,11 +253,11 @@ impl OutboxModel {
     }
 
     fn send(&mut self, i: usize, ok: bool) {
-        let Phase::Stepping(mut relay, Step::Yield(RelayYield::Send(message))) =
-            self.relays[i].clone()
+        let Phase::Stepping(relay, Step::Yield(RelayYield::Send(message))) = self.relays[i].clone()
         else {
             unreachable!()
         };
+        let mut relay = *relay;
         let id = message.message_id;
         let row = self.messages.iter().find(|m| m.id == id).unwrap().clone();
         let (token, until) = self.claims[i];
@@ -347,7 +347,7 @@ impl Model for OutboxModel {
                     self.claims[i] = (p("claim_token"), p("claimed_until_millis"));
                 }
                 let answer = under(fault, || self.run(&query));
-                let mut relay = relay;
+                let mut relay = *relay;
                 let step = relay.push(answer, self.now);
                 self.settle(i, relay, step);
             }
