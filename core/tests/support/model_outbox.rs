@@ -83,6 +83,9 @@ pub struct OutboxModel {
     faults: u8,
     crashes: u8,
     advances: u8,
+    /// How many of each relay's marks found its message taken by another
+    /// relay or given back (a `claim_lost` each).
+    taken_over: Vec<u64>,
     /// Each relay's last claim: its token and end.
     claims: Vec<(u64, u64)>,
     /// Every send: (message, claim token, when, the claim's end).
@@ -109,6 +112,7 @@ impl OutboxModel {
                 .collect(),
             relays: vec![Phase::Waiting; relays],
             claims: vec![(0, 0); relays],
+            taken_over: vec![0; relays],
             now: START_MILLIS,
             faults: 0,
             crashes: 0,
@@ -221,16 +225,35 @@ impl OutboxModel {
         }
     }
 
+    /// Notes why a mark changed no row: its own earlier try landed (a lost
+    /// reply), or another relay holds the message (this claim had ended).
+    fn explain_lost_mark(&mut self, i: usize, query: &Query) {
+        let p = |name| int_param(&self.manifest, query, name);
+        let (id, token) = (p("message_id") as u64, p("claim_token"));
+        let row = self.messages.iter().find(|m| m.id == id).unwrap();
+        let why = if row.token == token && row.status != "pending" {
+            "a mark found the state its own earlier try wrote (a lost reply)"
+        } else if row.token != token && row.token != 0 {
+            self.taken_over[i] += 1;
+            "a mark found the message claimed by another relay (its claim had ended)"
+        } else {
+            self.taken_over[i] += 1;
+            "a mark found the message released or retried"
+        };
+        self.findings.borrow_mut().insert(why.into());
+    }
+
     fn settle(&mut self, i: usize, mut relay: OutboxRelay, mut step: RelayStep) {
         loop {
             step = match step {
                 Step::Pause { .. } => relay.resume(),
                 Step::Yield(RelayYield::Done(report)) => {
-                    if report.claim_lost > 0 {
-                        self.findings.borrow_mut().insert(format!(
-                            "a relay counted {} outbox.claim_lost",
-                            report.claim_lost
-                        ));
+                    if report.claim_lost > self.taken_over[i] {
+                        self.findings.borrow_mut().insert(
+                            "a relay counted outbox.claim_lost for a mark whose own earlier \
+                             try had landed"
+                                .into(),
+                        );
                     }
                     self.relays[i] = Phase::Ended;
                     return;
@@ -347,6 +370,9 @@ impl Model for OutboxModel {
                     self.claims[i] = (p("claim_token"), p("claimed_until_millis"));
                 }
                 let answer = under(fault, || self.run(&query));
+                if query.name.starts_with("outbox_mark") && answer == Answer::Affected(0) {
+                    self.explain_lost_mark(i, &query);
+                }
                 let mut relay = *relay;
                 let step = relay.push(answer, self.now);
                 self.settle(i, relay, step);
@@ -393,6 +419,7 @@ impl Model for OutboxModel {
             let mut later = self.clone();
             later.relays.push(Phase::Waiting);
             later.claims.push((0, 0));
+            later.taken_over.push(0);
             let i = later.relays.len() - 1;
             for _ in 0..10 {
                 later.now += 1_000;
