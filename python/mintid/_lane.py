@@ -155,9 +155,9 @@ SURROGATE = re.compile("[\ud800-\udfff]")
 def free_text(value: str) -> bytes:
     """UTF-8 of a text, each lone surrogate written as U+FFFD (as JS and Kotlin write it).
 
-    For free texts (an operation's error message, a driver's message, a column value): a key
-    text never gets here with a lone surrogate (the core refused it with ``key.invalid_character``),
-    and a content type with U+FFFD is refused by the core.
+    For free texts (a driver's message, a column value; an operation's error goes as it is,
+    see ``_error_text``): a key text never gets here with a lone surrogate (the core refused it
+    with ``key.invalid_character``), and a content type with U+FFFD is refused by the core.
     """
     try:
         return value.encode()

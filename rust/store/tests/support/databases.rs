@@ -40,9 +40,11 @@ pub(crate) trait Server: Backend + Sized {
         let through = proxy(&format!("open {host} {port}"));
         let port: u16 = through.parse().expect("the proxy's port");
         PROXIED.lock().unwrap().insert(Self::DIALECT.as_str(), port);
+        // A short acquire timeout: a connection the outage refuses is a failure
+        // the driver sees (and retries), not a wait inside the pool.
         sqlx::pool::PoolOptions::<Self>::new()
             .max_connections(8)
-            .acquire_timeout(Duration::from_secs(60))
+            .acquire_timeout(Duration::from_millis(250))
             .connect_lazy_with(Self::via(options, port))
     }
     /// Makes the case's database unreachable for `millis` ms to the pool
