@@ -20,3 +20,12 @@ fuzz: setup-fuzz
 	CARGO=$(CARGO) core/fuzz/run.sh $(FUZZ_SECONDS)
 
 TEST_TARGETS += fuzz-smoke
+
+# The model check of the store drivers (core/tests/model_check.rs, docs/spec.md "Model
+# check"): `cargo test -p mintid` (part of `make test`) runs it at the quick depths;
+# `make model-check-deep` runs the larger bounds (every operation may also raise).
+
+.PHONY: model-check-deep
+
+model-check-deep:
+	MINTID_MODEL_DEPTH=deep $(CARGO) test -p mintid --test model_check -- --nocapture
