@@ -17,7 +17,7 @@ fi
 
 if [ "${1:-}" = --show-logs ]; then
   for log in "$TMP"/pg/initdb.log "$TMP"/pg/log "$TMP"/mysql/install.log "$TMP"/mysql/mysqld.err \
-    "$TMP"/redis/create.log "$TMP"/redis/*/log; do
+    "$TMP"/redis/create.log "$TMP"/redis/*/log "$TMP"/proxy/log; do
     [ -f "$log" ] && { echo "--- $log" >&2; tail -n 30 "$log" >&2; }
   done
 fi
@@ -30,6 +30,9 @@ if mysql_alive; then
   pid=$(cat "$MY_PID_FILE")
   kill -KILL "$pid"
   while kill -0 "$pid" 2>/dev/null; do sleep 0.05; done
+fi
+if proxy_alive; then
+  kill -TERM "$(cat "$TMP/proxy/pid")" 2>/dev/null || true
 fi
 for port in ${REDIS_PORTS:-}; do
   pid_file="$TMP/redis/$port/pid"

@@ -4,7 +4,8 @@
 
 DB_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 DB_STATE_DIR="$DB_ROOT/.cache/db"
-# Written by up.sh: TMP (data dirs), PG_BIN, PG_OWNER, MY_PID_FILE, MY_SOCKET, REDIS_PORTS.
+# Written by up.sh: TMP (data dirs), PG_BIN, PG_OWNER, MY_PID_FILE, MY_SOCKET, REDIS_PORTS,
+# FAULT_PORT.
 DB_STATE_FILE="$DB_STATE_DIR/state"
 # Written by up.sh, sourced by tests: MINTID_PG_URL, MINTID_MYSQL_URL and friends.
 DB_ENV_FILE="$DB_STATE_DIR/db.env"
@@ -38,4 +39,9 @@ redis_alive() {
   for port in $REDIS_PORTS; do
     [ -f "$TMP/redis/$port/pid" ] && kill -0 "$(cat "$TMP/redis/$port/pid")" 2>/dev/null || return 1
   done
+}
+
+# The fault proxy (scripts/db/fault_proxy.py) runs.
+proxy_alive() {
+  [ -n "${TMP:-}" ] && [ -f "$TMP/proxy/pid" ] && kill -0 "$(cat "$TMP/proxy/pid")" 2>/dev/null
 }

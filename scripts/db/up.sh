@@ -16,7 +16,7 @@ flock 9
 if [ -f "$DB_STATE_FILE" ]; then
   # shellcheck disable=SC1090  # written by up.sh
   . "$DB_STATE_FILE"
-  if pg_alive && mysql_alive && redis_alive; then
+  if pg_alive && mysql_alive && redis_alive && proxy_alive; then
     db_log "already running (PostgreSQL on $PG_PORT, MariaDB on $MY_PORT, Redis on $REDIS_PORTS); $DB_ENV_FILE"
     exit 0
   fi
@@ -114,6 +114,10 @@ while [ "$(wc -w <<<"$REDIS_PORTS")" -lt 6 ]; do
   taken="$taken$port $((port + 10000)) "
   REDIS_PORTS="${REDIS_PORTS:+$REDIS_PORTS }$port"
 done
+while :; do
+  FAULT_PORT=$(free_port "$PG_PORT")
+  case "$taken" in *" $FAULT_PORT "*) ;; *) break ;; esac
+done
 MY_SOCKET="$TMP/mysql/run/mysqld.sock"
 MY_PID_FILE="$TMP/mysql/run/mysqld.pid"
 cat >"$DB_STATE_FILE" <<STATE
@@ -125,11 +129,14 @@ MY_PORT=$MY_PORT
 MY_SOCKET=$MY_SOCKET
 MY_PID_FILE=$MY_PID_FILE
 REDIS_PORTS="$REDIS_PORTS"
+FAULT_PORT=$FAULT_PORT
 STATE
 # A failure from here on stops whatever was started.
 trap 'db_log "startup failed"; flock -u 9; "$(dirname "$0")/down.sh" --show-logs' ERR
 
-mkdir -p "$TMP/pg/sock" "$TMP/mysql/run"
+# Each server gets a temporary directory of its own, writable by its user: a TMPDIR
+# inherited from the caller (which MariaDB's user may not be able to write) is never used.
+mkdir -p "$TMP/pg/sock" "$TMP/pg/tmp" "$TMP/mysql/run" "$TMP/mysql/tmp" "$TMP/redis" "$TMP/proxy"
 chown -R "$PG_OWNER" "$TMP/pg"
 chown -R "$MY_OWNER" "$TMP/mysql"
 PG_PASSWORD=$(random_password)
@@ -156,13 +163,13 @@ from_template() {
 }
 
 pg_init() {
-  as_pg_owner "$PG_BIN/initdb" -D "$1" -U postgres --auth-local=trust \
+  as_pg_owner env TMPDIR="$TMP/pg/tmp" "$PG_BIN/initdb" -D "$1" -U postgres --auth-local=trust \
     --auth-host=scram-sha-256 --encoding=UTF8 --locale=C --no-sync >"$TMP/pg/initdb.log" 2>&1
 }
 
 pg_up() {
   from_template "pg-$("$PG_BIN/postgres" --version | grep -o '[0-9][0-9.]*' | head -n 1)" "$TMP/pg/data" pg_init
-  as_pg_owner "$PG_BIN/pg_ctl" start -D "$TMP/pg/data" -w -t 60 -l "$TMP/pg/log" \
+  as_pg_owner env TMPDIR="$TMP/pg/tmp" "$PG_BIN/pg_ctl" start -D "$TMP/pg/data" -w -t 60 -l "$TMP/pg/log" \
     -o "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $TMP/pg/sock" >/dev/null 9>&-
   as_pg_owner "$PG_BIN/psql" -h "$TMP/pg/sock" -p "$PG_PORT" -U postgres -d postgres -qX \
     -v ON_ERROR_STOP=1 -v pw="$PG_PASSWORD" >/dev/null <<'SQL'
@@ -172,7 +179,7 @@ SQL
 }
 
 mysql_init() {
-  mariadb-install-db --no-defaults --datadir="$1" --user="$MY_OWNER" \
+  TMPDIR="$TMP/mysql/tmp" mariadb-install-db --no-defaults --datadir="$1" --user="$MY_OWNER" \
     --auth-root-authentication-method=normal --skip-test-db --skip-name-resolve \
     --innodb-log-file-size=16M >"$TMP/mysql/install.log" 2>&1
 }
@@ -182,7 +189,8 @@ mysql_up() {
     "$TMP/mysql/data" mysql_init
   local user_opt=()
   [ "$(id -u)" = 0 ] && user_opt=(--user="$MY_OWNER")
-  setsid "$MARIADBD" --no-defaults --datadir="$TMP/mysql/data" --socket="$MY_SOCKET" \
+  TMPDIR="$TMP/mysql/tmp" setsid "$MARIADBD" --no-defaults --datadir="$TMP/mysql/data" \
+    --tmpdir="$TMP/mysql/tmp" --socket="$MY_SOCKET" \
     --pid-file="$MY_PID_FILE" --port="$MY_PORT" --bind-address=127.0.0.1 \
     --skip-name-resolve --innodb-log-file-size=16M --log-error="$TMP/mysql/mysqld.err" \
     "${user_opt[@]}" </dev/null >/dev/null 2>&1 9>&- &
@@ -197,6 +205,21 @@ CREATE DATABASE mintid;
 CREATE USER 'mintid'@'%' IDENTIFIED BY '$MY_PASSWORD';
 GRANT ALL PRIVILEGES ON \`mintid%\`.* TO 'mintid'@'%';
 SQL
+}
+
+# --- the fault proxy ----------------------------------------------------------
+# The conformance runners' real network faults (scripts/db/fault_proxy.py says how).
+fault_proxy_up() {
+  setsid python3 "$(dirname "$0")/fault_proxy.py" --port "$FAULT_PORT" \
+    </dev/null >"$TMP/proxy/log" 2>&1 9>&- &
+  echo $! >"$TMP/proxy/pid"
+  for _ in $(seq 200); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$FAULT_PORT") 2>/dev/null && return
+    kill -0 "$(cat "$TMP/proxy/pid")" 2>/dev/null || break
+    sleep 0.02
+  done
+  db_log "the fault proxy did not start"
+  return 1
 }
 
 # --- Redis Cluster -------------------------------------------------------------
@@ -243,7 +266,10 @@ wait "$mysql_job" || mysql_status=$?
 [ "$pg_status" = 0 ] || db_log "PostgreSQL did not start"
 [ "$mysql_status" = 0 ] || db_log "MariaDB did not start"
 [ "$redis_status" = 0 ] || db_log "the Redis Cluster did not start"
-[ "$pg_status" = 0 ] && [ "$mysql_status" = 0 ] && [ "$redis_status" = 0 ]
+# One command, so that a failure stops the script here (set -e and the ERR trap above show
+# the servers' logs): an `a && b && c` list whose middle test fails would carry on.
+((pg_status == 0 && mysql_status == 0 && redis_status == 0))
+fault_proxy_up
 
 # --- connection details -----------------------------------------------------
 
@@ -260,8 +286,9 @@ MINTID_MYSQL_PORT=$MY_PORT
 MINTID_MYSQL_USER=mintid
 MINTID_MYSQL_PASSWORD=$MY_PASSWORD
 MINTID_MYSQL_DATABASE=mintid
+MINTID_FAULT_PROXY=127.0.0.1:$FAULT_PORT
 MINTID_REDIS_CLUSTER=$(for port in $REDIS_PORTS; do printf '127.0.0.1:%s,' "$port"; done | sed 's/,$//')
 ENV
 trap - ERR
 elapsed=$(( ($(date +%s%N) - started) / 1000000 ))
-db_log "PostgreSQL on 127.0.0.1:$PG_PORT, MariaDB on 127.0.0.1:$MY_PORT, Redis Cluster on ${REDIS_PORTS// /,}, up in ${elapsed} ms; $DB_ENV_FILE"
+db_log "PostgreSQL on 127.0.0.1:$PG_PORT, MariaDB on 127.0.0.1:$MY_PORT, Redis Cluster on ${REDIS_PORTS// /,}, fault proxy on $FAULT_PORT, up in ${elapsed} ms; $DB_ENV_FILE"

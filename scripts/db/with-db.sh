@@ -11,7 +11,7 @@ dir=$(cd "$(dirname "$0")" && pwd)
 
 already_up() {
   # shellcheck disable=SC1090  # written by up.sh
-  [ -f "$DB_STATE_FILE" ] && (. "$DB_STATE_FILE" && pg_alive && mysql_alive && redis_alive)
+  [ -f "$DB_STATE_FILE" ] && (. "$DB_STATE_FILE" && pg_alive && mysql_alive && redis_alive && proxy_alive)
 }
 
 if ! already_up; then
