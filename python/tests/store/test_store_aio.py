@@ -121,7 +121,7 @@ def test_a_run_cancelled_after_its_operation_returned_is_completed(server: Serve
     """The operation returns; its task is cancelled at once, while the store
     records the outcome: the record is completed all the same, the
     cancellation propagates after it, a duplicate replays, one side effect.
-    """  # noqa: D205
+    """
     make = fresh(server)
 
     async def main() -> None:

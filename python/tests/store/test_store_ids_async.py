@@ -38,7 +38,7 @@ def test_forked_children_never_hand_out_the_parents_ids_async(server: Server) ->
     :class:`AsyncSegmentIds` hands out nothing in a child (its run and
     segments are forgotten and its database is refused there, naming the fix);
     one made in the child hands out IDs no other process does.
-    """  # noqa: D205
+    """
     server.fresh()
     make = server.async_factory()
     loop = asyncio.new_event_loop()

@@ -167,7 +167,7 @@ def test_forked_children_never_hand_out_the_parents_ids(server: Server, backgrou
     """A segment fetched in the parent, one ID taken, then ``os.fork()`` twice
     (gunicorn ``--preload``, Celery prefork): the parent and both children
     hand out IDs, each child reporting its own through a pipe; none twice.
-    """  # noqa: D205
+    """
     with SYNC.databases(server) as make:
         database = make()
         database.migrate()

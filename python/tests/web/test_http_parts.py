@@ -355,7 +355,7 @@ def test_the_asgi_grant_endpoint_awaits_an_async_scope_on_the_loop() -> None:
 class _Streams(BaseHTTPMiddleware):
     """A middleware that reads the body as a stream and keeps nothing: the
     inner app gets an empty body (Starlette's rule after ``request.stream()``).
-    """  # noqa: D205
+    """
 
     async def dispatch(self, request: Request, call_next: Any) -> Any:
         async for _chunk in request.stream():
@@ -402,7 +402,7 @@ def test_an_asgi_body_another_middleware_consumed_is_refused(
 ) -> None:
     """Never fingerprinted as empty (the same key with another body would get
     the first answer replayed): refused before the store, naming the fix.
-    """  # noqa: D205
+    """
     ran: list[bytes] = []
     app = _starlette(_Streams, http(), ran)  # NoStore: the store must not be reached
     with (
