@@ -454,7 +454,7 @@ class AsyncSqliteDatabase(AsyncDatabase):
     def __init__(self, path: str, *, timeout: float = 30.0) -> None:
         """A database in the file ``path`` (created when missing)."""
         self._sync = SqliteDatabase(path, timeout=timeout)
-        super().__init__("sqlite", ffi.Placeholder.QUESTION, self._sync.classify)
+        super().__init__("sqlite", ffi.Placeholder.QUESTION, _aiosqlite_class(self._sync.classify))
 
     async def _connect(self) -> Any:
         import aiosqlite  # an optional dependency
@@ -473,6 +473,21 @@ class AsyncSqliteDatabase(AsyncDatabase):
             if rows:
                 return list(await cursor.fetchall())
             return max(int(cursor.rowcount), 0)
+
+
+def _aiosqlite_class(
+    sqlite_class: Callable[[BaseException], ffi.DbErrorClass],
+) -> Callable[[BaseException], ffi.DbErrorClass]:
+    """sqlite3's classes, and aiosqlite's closed connection (a ``ValueError``,
+    ``no active connection``) lost, as sqlite3's own closed connection is.
+    """  # noqa: D205
+
+    def classify(error: BaseException) -> ffi.DbErrorClass:
+        if type(error) is ValueError and str(error) == "no active connection":
+            return Class.CONNECTION_LOST
+        return sqlite_class(error)
+
+    return classify
 
 
 async def driver_connection(connection: Any) -> Any:
