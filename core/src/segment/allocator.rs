@@ -307,7 +307,10 @@ mod tests {
         child.forget_after_fork();
         assert_eq!(child.remaining(), 0);
         assert_eq!(child.next_id(), None, "no ID the parent may hand out");
-        assert!(!child.fetch_in_flight(), "the parent's fetch is not the child's");
+        assert!(
+            !child.fetch_in_flight(),
+            "the parent's fetch is not the child's"
+        );
         let fetch = child.fetch_due(0).expect("a fetch of its own");
         let behind = SegmentRow {
             max_id: 10,

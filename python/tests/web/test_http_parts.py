@@ -455,7 +455,12 @@ def _wsgi_post(middleware: WsgiIdempotency, stream: io.BytesIO, length: int) -> 
         "wsgi.input": stream,
     }
     started: list[str] = []
-    body = b"".join(middleware(environ, lambda status, _headers: started.append(status)))
+
+    def start_response(status: str, _headers: list[tuple[str, str]], _exc: Any = None) -> Any:
+        started.append(status)
+        return lambda _data: None
+
+    body = b"".join(middleware(environ, start_response))
     return started[0], body
 
 
