@@ -20,8 +20,7 @@ impl Driven for OutboxRelay {
     }
 
     /// `YIELD` (send): id `u64`, kind, business key, payload, attempts
-    /// `u64`, created `u64`; `DONE`: the report's seven counts, `u64` each
-    /// (`mark_failed` last).
+    /// `u64`, created `u64`; `DONE`: the report's seven counts, `u64` each (`mark_failed` last).
     fn put_yield(out: &mut Vec<u8>, yielded: RelayYield) {
         match yielded {
             RelayYield::Send(message) => {

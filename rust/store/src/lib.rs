@@ -31,4 +31,4 @@ pub use mintid::store::{ClaimedMessage, RelayReport, StoredMessage};
 pub use mintid::store::{StoredRecord, StoredResponse};
 pub use outbox::{Outbox, OutboxMessage};
 pub use segments::SegmentIds;
-pub use store::{Store, StoreClock};
+pub use store::{StatementFault, Store, StoreClock};

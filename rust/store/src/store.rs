@@ -43,13 +43,40 @@ impl StoreClock {
     }
 }
 
+/// A fault a [`Store`] made [`with_faults`](Store::with_faults) injects into
+/// one of the core's named statements: what the shared conformance
+/// scenarios (`tests/conformance`, `lose_reply`, `mark_fails`) need of an
+/// executor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StatementFault {
+    /// The statement is not run; the database answers with an error of this
+    /// class.
+    Fail(DbErrorClass),
+    /// The statement runs to its end (committed), then its connection is
+    /// closed and the reply is lost (`connection_lost`).
+    LoseReply,
+}
+
+/// Which fault, if any, a statement of a name meets.
+type Faults = Arc<dyn Fn(&'static str) -> Option<StatementFault> + Send + Sync>;
+
 /// One database: a sqlx pool, the core's statements for its dialect, and
 /// the clock. Cheap to clone (the pool and statements are shared).
-#[derive(Debug)]
 pub struct Store<DB: Backend> {
     pub(crate) pool: sqlx::Pool<DB>,
     pub(crate) statements: Arc<HashMap<&'static str, Statement>>,
     pub(crate) clock: StoreClock,
+    faults: Option<Faults>,
+}
+
+impl<DB: Backend> core::fmt::Debug for Store<DB> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Store")
+            .field("pool", &self.pool)
+            .field("clock", &self.clock)
+            .field("faults", &self.faults.is_some())
+            .finish_non_exhaustive()
+    }
 }
 
 impl<DB: Backend> Clone for Store<DB> {
@@ -58,6 +85,7 @@ impl<DB: Backend> Clone for Store<DB> {
             pool: self.pool.clone(),
             statements: Arc::clone(&self.statements),
             clock: self.clock.clone(),
+            faults: self.faults.clone(),
         }
     }
 }
@@ -74,7 +102,19 @@ impl<DB: Backend> Store<DB> {
             pool,
             statements: Arc::new(statements),
             clock: StoreClock::System,
+            faults: None,
         }
+    }
+
+    /// The same store, its drivers' statements meeting the faults `faults`
+    /// names by statement name (`complete`, `outbox_mark_sent`, …): for
+    /// fault tests and conformance runners, never for production.
+    pub fn with_faults(
+        mut self,
+        faults: impl Fn(&'static str) -> Option<StatementFault> + Send + Sync + 'static,
+    ) -> Self {
+        self.faults = Some(Arc::new(faults));
+        self
     }
 
     /// The same store on another clock.
@@ -177,10 +217,25 @@ impl<'s, DB: Backend> Session<'s, DB> {
     /// a new one.
     pub(crate) async fn run(&mut self, query: Query) -> Answer {
         let statements = Arc::clone(&self.store.statements);
-        let answer = match self.conn().await {
+        let fault = self
+            .store
+            .faults
+            .as_ref()
+            .and_then(|faults| faults(query.name));
+        if let Some(StatementFault::Fail(class)) = fault {
+            let message = format!("a fault injected into {}", query.name);
+            return self.after(Answer::Failed(DbError { class, message }));
+        }
+        let mut answer = match self.conn().await {
             Ok(conn) => run_on::<DB>(&statements, conn, query).await,
             Err(failed) => Answer::Failed(failed),
         };
+        if fault == Some(StatementFault::LoseReply) && !matches!(answer, Answer::Failed(_)) {
+            answer = Answer::Failed(DbError {
+                class: DbErrorClass::ConnectionLost,
+                message: "the reply was lost (a fault injected after the statement ran)".into(),
+            });
+        }
         self.after(answer)
     }
 

@@ -21,8 +21,8 @@ use std::time::Duration;
 use mintid::record::RecordPolicy;
 use mintid::{Fingerprint, IdempotencyKey, ManualClock};
 use mintid_store::{
-    Claimed, Error, IdempotencyStore, OperationError, RecordLease, RunResult, Store, StoreClock,
-    StoreRequest, StoredResponse,
+    Claimed, Error, IdempotencyStore, OperationError, RecordLease, RunResult, StatementFault,
+    Store, StoreClock, StoreRequest, StoredResponse,
 };
 use serde_json::{Value, json};
 use sqlx::{Executor, Pool};
@@ -218,6 +218,8 @@ struct Run<DB: Server> {
     manual: Option<Arc<ManualClock>>,
     policy: RecordPolicy,
     leases: HashMap<String, RecordLease<DB>>,
+    /// The statement whose reply the current step loses (`lose_reply`).
+    lose_reply: Arc<std::sync::Mutex<Option<String>>>,
 }
 
 impl<DB: Server> Run<DB>
@@ -230,10 +232,22 @@ where
     (i64,): for<'r> sqlx::FromRow<'r, DB::Row>,
 {
     fn store(&self) -> IdempotencyStore<DB> {
-        IdempotencyStore::new(
-            Store::new(self.pool.clone()).with_clock(self.clock.clone()),
-            self.policy,
-        )
+        IdempotencyStore::new(self.faulty(Store::new(self.pool.clone())), self.policy)
+    }
+
+    /// `store` on the case's clock, losing the reply of the statement a step's
+    /// `lose_reply` names (the first one of that name).
+    fn faulty(&self, store: Store<DB>) -> Store<DB> {
+        let lose = Arc::clone(&self.lose_reply);
+        store
+            .with_clock(self.clock.clone())
+            .with_faults(move |name| {
+                let mut lose = lose.lock().unwrap();
+                (lose.as_deref() == Some(name)).then(|| {
+                    *lose = None;
+                    StatementFault::LoseReply
+                })
+            })
     }
 
     fn key(&self, step: &Value) -> IdempotencyKey {
@@ -294,6 +308,9 @@ where
                 if operation.get("kill_connections").is_some() {
                     DB::kill_connections(&self.pool).await;
                 }
+                if let Some(millis) = operation.get("outage_millis") {
+                    DB::outage(&self.pool, num(millis)).await;
+                }
                 if let Some(sleep) = operation.get("sleep_millis") {
                     tokio::time::sleep(Duration::from_millis(num(sleep))).await;
                 }
@@ -319,10 +336,7 @@ where
         };
         let request = Self::request_of(step);
         let pool = pool.unwrap_or_else(|| self.pool.clone());
-        let store = IdempotencyStore::new(
-            Store::new(pool.clone()).with_clock(self.clock.clone()),
-            self.policy,
-        );
+        let store = IdempotencyStore::new(self.faulty(Store::new(pool.clone())), self.policy);
         let unavailable = step.get("store").and_then(Value::as_str) == Some("unavailable");
         let store = if unavailable {
             IdempotencyStore::new(
@@ -390,6 +404,21 @@ where
     }
 
     async fn step(&mut self, step: &Value) -> Value {
+        let lose = step
+            .get("lose_reply")
+            .map(|name| name.as_str().unwrap().to_owned());
+        *self.lose_reply.lock().unwrap() = lose.clone();
+        let got = self.step_itself(step).await;
+        if let Some(name) = lose {
+            assert!(
+                self.lose_reply.lock().unwrap().is_none(),
+                "no {name} ran: its reply was never lost"
+            );
+        }
+        got
+    }
+
+    async fn step_itself(&mut self, step: &Value) -> Value {
         if let (Some(now), Some(clock)) = (step.get("now"), &self.manual) {
             clock.set_millis(num(now));
         }
@@ -408,6 +437,12 @@ where
                     .await
                     .unwrap();
                 json!(rows.iter().map(|(v,)| v.to_string()).collect::<Vec<_>>())
+            }
+            "run" if step["operation"].get("outage_millis").is_some() => {
+                // The worker's store reaches the database through a way the
+                // outage cuts (the fault proxy; SQLite: the same file, locked).
+                let through = DB::cuttable(&self.pool).await;
+                self.request(step, Some(through)).await
             }
             "run" => self.request(step, None).await,
             "claim" => {
@@ -622,6 +657,7 @@ where
             manual,
             policy,
             leases: HashMap::new(),
+            lose_reply: Arc::default(),
         };
         for (at, step) in case["steps"].as_array().unwrap().iter().enumerate() {
             let got = run.step(step).await;

@@ -5,12 +5,13 @@
 use std::collections::HashMap;
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use mintid::store::{ClaimedMessage, RelayReport};
+use mintid::store::{ClaimedMessage, DbErrorClass, RelayReport};
 use mintid::{Clock, ManualClock, RelayPolicy};
-use mintid_store::{Enqueued, Outbox, OutboxMessage, Store, StoreClock};
+use mintid_store::{Enqueued, Outbox, OutboxMessage, StatementFault, Store, StoreClock};
 use serde_json::{Value, json};
 use sqlx::{Executor, Pool};
 
@@ -30,7 +31,7 @@ fn policy_of(spec: &Value) -> RelayPolicy {
         .unwrap()
 }
 
-const FIELDS: [&str; 18] = [
+const FIELDS: [&str; 19] = [
     "do",
     "expect",
     "way",
@@ -49,8 +50,9 @@ const FIELDS: [&str; 18] = [
     "relays",
     "send_millis",
     "second_after_millis",
+    "lose_reply",
 ];
-const SEND_FIELDS: [&str; 4] = ["message_id", "outcome", "millis", "during"];
+const SEND_FIELDS: [&str; 5] = ["message_id", "outcome", "millis", "during", "mark_fails"];
 
 fn shown(report: RelayReport) -> Value {
     json!({
@@ -60,6 +62,7 @@ fn shown(report: RelayReport) -> Value {
         "given_up": report.given_up.to_string(),
         "claim_lost": report.claim_lost.to_string(),
         "released": report.released.to_string(),
+        "mark_failed": report.mark_failed.to_string(),
     })
 }
 
@@ -136,7 +139,29 @@ where
     async fn relay(&self, step: &Value) -> Value {
         let script = Mutex::new(step["sends"].as_array().unwrap().clone());
         let draw = num(&step["draw"]);
-        let outbox = self.outbox(self.clock.clone()).with_draw(move || draw);
+        // The relay's store: the first mark a step's `lose_reply` names loses its
+        // reply; the mark after a send whose entry says `mark_fails` fails.
+        let lose = Arc::new(Mutex::new(
+            step.get("lose_reply")
+                .map(|n| n.as_str().unwrap().to_owned()),
+        ));
+        let fail_mark = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let store = {
+            let (lose, fail_mark) = (Arc::clone(&lose), Arc::clone(&fail_mark));
+            Store::new(self.pool.clone())
+                .with_clock(self.clock.clone())
+                .with_faults(move |name| {
+                    if name.starts_with("outbox_mark") && fail_mark.swap(false, Ordering::SeqCst) {
+                        return Some(StatementFault::Fail(DbErrorClass::Other));
+                    }
+                    let mut lose = lose.lock().unwrap();
+                    (lose.as_deref() == Some(name)).then(|| {
+                        *lose = None;
+                        StatementFault::LoseReply
+                    })
+                })
+        };
+        let outbox = Outbox::new(store, self.policy).with_draw(move || draw);
         let manual = self
             .manual
             .as_ref()
@@ -172,12 +197,20 @@ where
                 self.step(inner).await;
             }
             manual.set_millis(start + num(&entry["millis"]));
+            if let Some(class) = entry.get("mark_fails") {
+                assert_eq!(class, "other", "mark_fails: a class the runner knows");
+                fail_mark.store(true, Ordering::SeqCst);
+            }
             match &entry["outcome"] {
                 Value::String(delivered) if delivered == "delivered" => Ok(()),
                 outcome => Err(error_text(&outcome["failed"])),
             }
         };
         let report = outbox.relay(send).await.unwrap();
+        assert!(
+            lose.lock().unwrap().is_none(),
+            "the lost reply never happened"
+        );
         assert!(
             script.lock().unwrap().is_empty(),
             "scripted sends never made"

@@ -31,6 +31,53 @@ pub(crate) trait Server: Backend + Sized {
     fn bigint() -> &'static str {
         "BIGINT"
     }
+    /// A pool on `live`'s database that an [`outage`](Self::outage) cuts:
+    /// through a listener of the fault proxy (`MINTID_FAULT_PROXY`) of its
+    /// own. SQLite (no network): `live` itself.
+    async fn cuttable(live: &Pool<Self>) -> Pool<Self> {
+        let options = (*live.connect_options()).clone();
+        let (host, port) = Self::address(&options);
+        let through = proxy(&format!("open {host} {port}"));
+        let port: u16 = through.parse().expect("the proxy's port");
+        PROXIED.lock().unwrap().insert(Self::DIALECT.as_str(), port);
+        sqlx::pool::PoolOptions::<Self>::new()
+            .max_connections(8)
+            .acquire_timeout(Duration::from_secs(60))
+            .connect_lazy_with(Self::via(options, port))
+    }
+    /// Makes the case's database unreachable for `millis` ms to the pool
+    /// [`cuttable`](Self::cuttable) made, and returns once that is in force.
+    async fn outage(_live: &Pool<Self>, millis: u64) {
+        let port = PROXIED.lock().unwrap()[Self::DIALECT.as_str()];
+        assert_eq!(proxy(&format!("cut {port} {millis}")), "ok");
+    }
+    /// The server's host and port in `options`.
+    fn address(options: &<Self::Connection as sqlx::Connection>::Options) -> (String, u16);
+    /// `options` pointed at `127.0.0.1:port`.
+    fn via(
+        options: <Self::Connection as sqlx::Connection>::Options,
+        port: u16,
+    ) -> <Self::Connection as sqlx::Connection>::Options;
+}
+
+/// The fault proxy's listener of each dialect's current outage case.
+static PROXIED: std::sync::Mutex<std::collections::BTreeMap<&str, u16>> =
+    std::sync::Mutex::new(std::collections::BTreeMap::new());
+
+/// One request to the fault proxy's control port; its reply line.
+fn proxy(request: &str) -> String {
+    use std::io::{BufRead, Write};
+    let control = std::env::var("MINTID_FAULT_PROXY")
+        .expect("MINTID_FAULT_PROXY: an outage case runs under scripts/db/with-db.sh");
+    let mut stream = std::net::TcpStream::connect(control).expect("the fault proxy");
+    writeln!(stream, "{request}").unwrap();
+    let mut line = String::new();
+    std::io::BufReader::new(stream)
+        .read_line(&mut line)
+        .unwrap();
+    let reply = line.trim().to_owned();
+    assert!(!reply.starts_with("error"), "{request}: {reply}");
+    reply
 }
 
 const DATABASE: &str = "mintid_rust_conformance";
@@ -77,6 +124,28 @@ impl Server for sqlx::Sqlite {
     }
     fn business_column() -> &'static str {
         "TEXT"
+    }
+    async fn cuttable(live: &Pool<Self>) -> Pool<Self> {
+        live.clone()
+    }
+    /// No network to cut: another connection holds the file's exclusive
+    /// lock for `millis` ms.
+    async fn outage(live: &Pool<Self>, millis: u64) {
+        let mut conn = live.acquire().await.unwrap().detach();
+        conn.execute("BEGIN EXCLUSIVE").await.unwrap();
+        tokio::spawn(async move {
+            tokio::time::sleep(Duration::from_millis(millis)).await;
+            conn.execute("COMMIT").await.unwrap();
+        });
+    }
+    fn address(_options: &sqlx::sqlite::SqliteConnectOptions) -> (String, u16) {
+        unreachable!("SQLite has no network")
+    }
+    fn via(
+        options: sqlx::sqlite::SqliteConnectOptions,
+        _port: u16,
+    ) -> sqlx::sqlite::SqliteConnectOptions {
+        options
     }
 }
 
@@ -132,6 +201,15 @@ impl Server for sqlx::Postgres {
     fn business_column() -> &'static str {
         "text COLLATE \"C\""
     }
+    fn address(options: &sqlx::postgres::PgConnectOptions) -> (String, u16) {
+        (options.get_host().to_owned(), options.get_port())
+    }
+    fn via(
+        options: sqlx::postgres::PgConnectOptions,
+        port: u16,
+    ) -> sqlx::postgres::PgConnectOptions {
+        options.host("127.0.0.1").port(port)
+    }
 }
 
 impl Server for sqlx::MySql {
@@ -183,6 +261,15 @@ impl Server for sqlx::MySql {
     }
     fn bigint() -> &'static str {
         "SIGNED"
+    }
+    fn address(options: &sqlx::mysql::MySqlConnectOptions) -> (String, u16) {
+        (options.get_host().to_owned(), options.get_port())
+    }
+    fn via(
+        options: sqlx::mysql::MySqlConnectOptions,
+        port: u16,
+    ) -> sqlx::mysql::MySqlConnectOptions {
+        options.host("127.0.0.1").port(port)
     }
 }
 
