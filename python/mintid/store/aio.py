@@ -747,7 +747,7 @@ class AsyncIdempotencyStore:
     Bound to one event loop and one process (:class:`LoopBindingError`).
 
     Cancellation: once the operation has an outcome, recording it finishes
-    even if the caller goes away (docs/spec.md, "Store drivers"). A
+    even if the caller goes away (docs/spec.md, "Completion keeps trying"). A
     ``run_once`` whose task is cancelled while the operation runs releases
     the key (as for any exception the operation raises: a retryable failure,
     error ``CancelledError``, that the next request runs anew); one cancelled
@@ -905,7 +905,7 @@ async def _to_the_end(work: Coroutine[Any, Any, T]) -> T:
     """``work`` (a completion, a release) run to its end even if this task is
     cancelled meanwhile, the cancellation raised after it: once an operation
     has an outcome, recording it finishes even if the caller goes away
-    (docs/spec.md, "Store drivers"). A failure of ``work`` met by a
+    (docs/spec.md, "Completion keeps trying"). A failure of ``work`` met by a
     cancellation is the cancellation's cause.
     """  # noqa: D205
     running = asyncio.ensure_future(work)
