@@ -186,6 +186,13 @@ pub const ERROR_CODES: &[ErrorCode] = &[
         "the stored response is not a mintid-http/1 envelope: {reason} at byte {position}",
     ),
     entry(
+        "http.body_consumed",
+        None,
+        true,
+        "A covered request whose body something else read before the idempotency middleware (a body parser mounted first): refused rather than fingerprinted as empty; the server's configuration.",
+        "the request declares a body ({declared}) but something read it before the idempotency middleware, which found {read} bytes left: it cannot be fingerprinted, and an empty fingerprint would replay another body's answer; {fix}",
+    ),
+    entry(
         "http.invalid_header",
         None,
         true,

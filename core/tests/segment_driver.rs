@@ -274,3 +274,36 @@ proptest! {
         prop_assert_eq!(drawn, expected);
     }
 }
+
+#[test]
+fn forked_copies_never_hand_out_the_same_id() {
+    let mut table = Table::default();
+    let mut parent = SegmentDriver::new(manifest(), "t", policy()).unwrap();
+    assert!(parent.take(0).fetch_due);
+    table.fetch(&mut parent, 0).unwrap();
+    let taken = parent.take(0);
+    assert_eq!((taken.first, taken.count, taken.fetch_due), (1, 1, true));
+    let mut all = vec![1];
+    // A fetch under way in the parent when it forks: the children never hear its answer.
+    assert_eq!(parent.fetch(), Step::Begin { write: true });
+    let mut children = [parent.clone(), parent.clone()];
+    parent.abandon();
+    for child in &mut children {
+        child.forget_after_fork();
+        assert_eq!(child.remaining(), 0);
+        assert!(!child.fetch_in_flight());
+        let taken = child.take(0);
+        assert_eq!((taken.count, taken.fetch_due), (0, true));
+        table.fetch(child, 0).unwrap();
+    }
+    for round in 0..20 {
+        all.extend(table.draw(&mut parent, round, 7));
+        for child in &mut children {
+            all.extend(table.draw(child, round, 5));
+        }
+    }
+    let mut sorted = all.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(sorted.len(), all.len(), "an ID twice");
+}

@@ -35,7 +35,7 @@ _I64: Final = struct.Struct("<q")
 _U64: Final = struct.Struct("<Q")
 _U32: Final = struct.Struct("<I")
 _HELD: Final = struct.Struct("<QQQq")
-_REPORT: Final = struct.Struct("<6Q")
+_REPORT: Final = struct.Struct("<7Q")
 _SENT_AT: Final = struct.Struct("<QQ")
 _OUTCOMES: Final = (ffi.Outcome.SUCCEEDED, ffi.Outcome.FAILED)
 
@@ -455,7 +455,7 @@ class LaneDriver(_Driver):
 
 
 #: A relay's hand-over: a message to send, ``(message_id, kind, business_key,
-#: payload, attempts, created_millis)``, or the run's report, six counts.
+#: payload, attempts, created_millis)``, or the run's report, seven counts.
 Sending = tuple[Any, ...]
 
 

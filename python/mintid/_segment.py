@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mintid._buffer import register_for_fork
 from mintid._native import call, check_uint, ffi, ids_from_bytes
 from mintid._renamed import millis_renamed
 
@@ -87,13 +88,18 @@ class SegmentAllocator:
     ``segment_fetch`` when :meth:`fetch_due` says so. Thread-safe.
     """  # noqa: D205
 
-    __slots__ = ("_core",)
+    __slots__ = ("__weakref__", "_core")
 
     def __init__(self, policy: SegmentPolicy) -> None:
         """An allocator with no segment yet."""
         if not isinstance(policy, SegmentPolicy):
             raise TypeError(f"policy must be a SegmentPolicy, got {type(policy).__name__}")
         self._core = call(ffi.SegmentAllocator, policy._to_ffi())
+        register_for_fork(self)
+
+    def _after_fork_in_child(self) -> None:
+        # The parent holds the same segments: the core forgets them (gaps, never duplicates).
+        self._core.forget_after_fork()
 
     def next_id(self) -> int | None:
         """The next ID, or ``None`` when the segments ran out (fetch one)."""

@@ -219,6 +219,22 @@ def test_a_forked_snowflake_refuses_until_it_gets_its_own_worker() -> None:
     assert generator.decode(generator.next_id()).worker == 5
 
 
+@needs_fork
+def test_a_forked_segment_allocator_forgets_the_parents_segments() -> None:
+    allocator = mintid.SegmentAllocator(mintid.SegmentPolicy(10, 10, 10))
+    step = allocator.fetch_due(0)
+    assert step == 10
+    allocator.fetched(10, step, 0)
+    assert allocator.next_id() == 1
+
+    def child(_: int) -> bytes:
+        held = (allocator.remaining, allocator.next_id(), allocator.fill(5))
+        return repr((*held, allocator.fetch_due(0))).encode()
+
+    assert in_child(child).decode() == "(0, None, [], 10)"
+    assert allocator.next_id() == 2, "the parent keeps its segment"
+
+
 def test_set_worker_continues_above_every_id_issued() -> None:
     generator = mintid.Snowflake(worker=1)
     before = [generator.next_id() for _ in range(100)]

@@ -171,4 +171,11 @@ impl SegmentAllocator {
     pub fn fetch_failed(&self) {
         self.allocator().fetch_failed()
     }
+
+    /// In a process forked from the one that holds the segments: forgets
+    /// every ID in memory and the fetch in flight (the parent holds the same
+    /// copies); the next `fetch_due` asks for a fresh segment.
+    pub fn forget_after_fork(&self) {
+        self.allocator().forget_after_fork()
+    }
 }

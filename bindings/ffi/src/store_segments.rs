@@ -137,6 +137,13 @@ impl SegmentDriver {
         self.driver().abandon()
     }
 
+    /// In a process forked from the one that made the driver: forgets every
+    /// ID in memory and any fetch due or under way (the host drops the runs it
+    /// holds); the next take makes a fetch of a fresh segment due.
+    pub fn forget_after_fork(&self) {
+        self.driver().forget_after_fork()
+    }
+
     /// Continue after a `Pause`.
     pub fn resume(&self) -> Result<SegmentStep, MintidError> {
         segment_step(self.driver().resume())

@@ -220,6 +220,17 @@ impl SegmentAllocator {
         self.in_flight = None;
     }
 
+    /// Forgets every ID in memory and the fetch in flight, in a process
+    /// forked from the one that holds them: the parent and every other child
+    /// hold the same copies, so this process may hand out none of them (gaps,
+    /// never duplicates). The step and the highest ID held stay: the next
+    /// [`fetch_due`](Self::fetch_due) asks for a fresh segment, above them.
+    pub fn forget_after_fork(&mut self) {
+        self.current = None;
+        self.next = None;
+        self.in_flight = None;
+    }
+
     /// The current segment if it has IDs left, after promoting the next one
     /// when the current one is used up.
     fn current_with_ids(&mut self) -> Option<&mut Buffer> {
@@ -279,6 +290,38 @@ mod tests {
         assert_eq!(allocator.fill(&mut out), 12);
         assert_eq!(out, [2, 3, 4, 5, 6, 7, 8, 9, 10, 31, 32, 33]);
         assert_eq!(allocator.remaining(), 17);
+    }
+
+    #[test]
+    fn a_forked_copy_forgets_its_segments_and_fetches_above_them() {
+        let mut allocator = SegmentAllocator::new(policy());
+        allocator.fetch_due(0).unwrap();
+        let first = SegmentRow {
+            max_id: 10,
+            step: 10,
+        };
+        allocator.fetched(first, 0).unwrap();
+        assert_eq!(allocator.next_id(), Some(1));
+        allocator.fetch_due(0).unwrap();
+        let mut child = allocator.clone();
+        child.forget_after_fork();
+        assert_eq!(child.remaining(), 0);
+        assert_eq!(child.next_id(), None, "no ID the parent may hand out");
+        assert!(
+            !child.fetch_in_flight(),
+            "the parent's fetch is not the child's"
+        );
+        let fetch = child.fetch_due(0).expect("a fetch of its own");
+        let behind = SegmentRow {
+            max_id: 10,
+            step: fetch.step,
+        };
+        assert_eq!(
+            child.fetched(behind, 0).unwrap_err().kind(),
+            SegmentErrorKind::WentBack,
+            "the highest ID held stays"
+        );
+        assert_eq!(allocator.next_id(), Some(2), "the parent keeps its segment");
     }
 
     #[test]

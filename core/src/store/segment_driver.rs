@@ -238,6 +238,19 @@ impl SegmentDriver {
         }
     }
 
+    /// In a process forked from the one that made this driver: forgets every
+    /// ID in memory (the runs the host holds too: it drops them) and any fetch
+    /// due or under way (the parent's thread ran it; the child never hears
+    /// its answer). After `fork()` a process never hands out an ID another
+    /// process may hand out: the next take makes a fetch of a fresh segment
+    /// due (gaps, never duplicates).
+    pub fn forget_after_fork(&mut self) {
+        self.allocator.forget_after_fork();
+        self.state = State::Idle;
+        self.retries = 0;
+        self.creates = 0;
+    }
+
     /// The pause before a retry: doubling from [`RETRY_PAUSE_MILLIS`].
     fn pause(&mut self, fetch: Fetch) -> SegmentStep {
         self.state = State::Pausing(fetch);

@@ -19,7 +19,13 @@ from mintid._record import Problem, RecordPolicy, retry_after_secs
 from mintid._renamed import millis_renamed
 from mintid._request_id import KeyRing
 from mintid._uuid import Uuid7
-from mintid.errors import HttpMalformedBodyError, IdempotencyKeyError, MintidError, RequestIdError
+from mintid.errors import (
+    HttpBodyConsumedError,
+    HttpMalformedBodyError,
+    IdempotencyKeyError,
+    MintidError,
+    RequestIdError,
+)
 from mintid.http._answer import (
     HttpAnswer,
     from_stored,
@@ -36,6 +42,7 @@ from mintid.http._rules import (
     DEFAULT_STORED_HEADERS,
     IDEMPOTENCY_KEY_HEADER,
     REQUEST_ID_HEADER,
+    check_body_read,
     default_kind,
     fingerprint_body,
     fingerprint_request,
@@ -306,6 +313,21 @@ class HttpIdempotency:
             if refusal is None:
                 raise
             return problem_answer(refusal, error.message)
+
+    def check_body(self, request: HttpRequestView, read: int, fix: str) -> None:
+        """Refuse a covered request whose body something read before the
+        middleware (a body parser mounted first): the ``read`` bytes are not
+        the body it declares, and fingerprinted as empty they would replay
+        another body's answer. Raises (and logs)
+        :class:`~mintid.errors.HttpBodyConsumedError` naming ``fix``.
+        """  # noqa: D205
+        try:
+            check_body_read(
+                request.header("content-length"), request.header("transfer-encoding"), read, fix
+            )
+        except HttpBodyConsumedError as error:
+            _log.error("mintid: %s %s refused: %s", request.method, request.path, error.message)
+            raise
 
     def too_large(self) -> HttpAnswer:
         """The answer for a body over :attr:`body_limit`: 413."""

@@ -37,6 +37,7 @@ __all__ = [
 ]
 
 _DEFAULTS: Final = ffi.http_defaults()
+_U64_MAX: Final = (1 << 64) - 1
 #: The header carrying a signed request ID unless configured otherwise.
 REQUEST_ID_HEADER: Final[str] = _DEFAULTS.request_id_header
 #: The IETF draft's header.
@@ -116,6 +117,29 @@ def fingerprint_request(content_type: str | None, query: str, body: bytes) -> Fi
         _check_bytes("body", body),
     )
     return Fingerprint._of_core(digest)
+
+
+def check_body_read(
+    content_length: str | None, transfer_encoding: str | None, read: int, fix: str
+) -> None:
+    """Check that the ``read`` bytes a middleware got are the request's whole
+    body (the core's rule): a request declaring a body (``Content-Length``
+    above 0, or a ``Transfer-Encoding``) whose stream gave fewer bytes than
+    its length was read by something else first, and is never fingerprinted
+    as empty.
+
+    Raises :class:`~mintid.errors.HttpBodyConsumedError`, naming ``fix``.
+    """  # noqa: D205
+    length = (content_length or "").strip()
+    declared = min(int(length), _U64_MAX) if length.isascii() and length.isdigit() else None
+    call(
+        ffi.http_check_body_read,
+        declared,
+        transfer_encoding is not None,
+        False,  # an ASGI or WSGI stream cannot tell; the length check stands
+        check_uint("read", read),
+        _check_str("fix", fix),
+    )
 
 
 def problem_document(problem: Problem, detail: str | None = None) -> bytes:

@@ -38,6 +38,14 @@ ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 _log = logging.getLogger("mintid.http")
 
 
+#: What to do when something read the body before the middleware.
+_FIX = (
+    "mount the idempotency middleware outside whatever reads the body first, or have that "
+    "reader pass the body on (Starlette's BaseHTTPMiddleware does after request.body(), "
+    "not after request.stream())"
+)
+
+
 class _BodyTooLargeError(Exception):
     pass
 
@@ -180,6 +188,7 @@ class IdempotencyMiddleware:
         except _BodyTooLargeError:
             await send_answer(send, self.http.too_large())
             return
+        self.http.check_body(view, len(body), _FIX)
         answer = await self._run(scope, view, admission, body)
         await send_answer(send, answer)
 

@@ -31,6 +31,13 @@ __all__ = ["IdempotencyMiddleware", "request_view"]
 
 _log = logging.getLogger("mintid.http")
 
+#: What to do when something read ``wsgi.input`` before the middleware.
+_FIX = (
+    "wrap the app with the idempotency middleware outside any middleware that reads "
+    "wsgi.input, or have that middleware put the bytes back "
+    "(environ['wsgi.input'] = io.BytesIO(body))"
+)
+
 
 def _text(environ: WSGIEnvironment, name: str) -> str:
     """A path variable as text: WSGI carries its bytes as latin-1 (PEP 3333)."""
@@ -144,6 +151,7 @@ class IdempotencyMiddleware:
         body = _read_body(environ, self.http.body_limit)
         if body is None:
             return _respond(start_response, self.http.too_large())
+        self.http.check_body(view, len(body), _FIX)
         answer, _ran = self.http.run(
             admission,
             view.header("content-type"),

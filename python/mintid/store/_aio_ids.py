@@ -165,6 +165,13 @@ class AsyncSegmentIds(SegmentsBase):
         self._changed = asyncio.Condition()
         self._fetches: set[asyncio.Task[None]] = set()
 
+    def _after_fork_in_child(self) -> None:
+        # The parent's loop and its tasks are gone; its database is refused here.
+        self._refill = asyncio.Lock()
+        self._changed = asyncio.Condition()
+        self._fetches = set()
+        super()._after_fork_in_child()
+
     async def next_id(self) -> int:
         """The next ID (raises :class:`~mintid.store.StoreUnavailableError` when the
         segments ran out and the database cannot be reached).
@@ -203,8 +210,8 @@ class AsyncSegmentIds(SegmentsBase):
 
     async def _fetch(self) -> None:
         """Run the due fetch's steps; its failure is raised as the core's typed error."""
-        self.database.bound()
         try:
+            self.database.bound()
             runner = AsyncQueryRunner(self.database, None, self._metrics)
             await drive_steps(runner, self._clock, *self._fetching())
         except MintidError:

@@ -84,6 +84,9 @@ class RelayReport:
     claim_lost: int = 0
     #: Messages given back unsent because the claim would end first; claimed again.
     released: int = 0
+    #: Marks that failed in the database (not a lost claim): counted, the run goes on; the
+    #: message stays claimed until its claim ends, then is sent again.
+    mark_failed: int = 0
 
 
 def enqueuing(

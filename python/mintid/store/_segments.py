@@ -11,6 +11,7 @@ import threading
 from collections.abc import Iterator
 from typing import Any, Final
 
+from mintid._buffer import register_for_fork
 from mintid._native import call, ffi
 from mintid._renamed import millis_renamed
 from mintid._segment import SegmentPolicy
@@ -54,6 +55,15 @@ class SegmentsBase:
         self._driver: Any = call(ffi.SegmentDriver, database.manifest, tag, policy._to_ffi())
         self._background = background
         self._ids: Iterator[int] = _EMPTY
+        register_for_fork(self)
+
+    def _after_fork_in_child(self) -> None:
+        """In a fork child: the parent holds the same run and segments, so the
+        core's driver forgets them and the run in hand is dropped (gaps, never
+        duplicates); the next ID comes from a fresh segment.
+        """  # noqa: D205
+        self._driver.forget_after_fork()
+        self._ids = _EMPTY
 
     def _take(self) -> tuple[str, int | None]:
         """Take the next run of IDs from the driver: what it calls for (``fetch``
@@ -112,6 +122,12 @@ class SegmentIds(SegmentsBase):
         super().__init__(database, tag, policy, used, background, metrics)
         self._refill = threading.Lock()
         self._changed = threading.Condition()
+
+    def _after_fork_in_child(self) -> None:
+        # The parent's threads are gone, and may have held these.
+        self._refill = threading.Lock()
+        self._changed = threading.Condition()
+        super()._after_fork_in_child()
 
     def next_id(self) -> int:
         """The next ID (raises :class:`~mintid.store.StoreUnavailableError` when the

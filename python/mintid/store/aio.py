@@ -32,7 +32,7 @@ import contextvars
 import inspect
 import os
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Generator
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Generator
 from contextlib import asynccontextmanager
 from typing import Any, Final, Protocol, TypeVar
 
@@ -454,7 +454,7 @@ class AsyncSqliteDatabase(AsyncDatabase):
     def __init__(self, path: str, *, timeout: float = 30.0) -> None:
         """A database in the file ``path`` (created when missing)."""
         self._sync = SqliteDatabase(path, timeout=timeout)
-        super().__init__("sqlite", ffi.Placeholder.QUESTION, self._sync.classify)
+        super().__init__("sqlite", ffi.Placeholder.QUESTION, _aiosqlite_class(self._sync.classify))
 
     async def _connect(self) -> Any:
         import aiosqlite  # an optional dependency
@@ -473,6 +473,21 @@ class AsyncSqliteDatabase(AsyncDatabase):
             if rows:
                 return list(await cursor.fetchall())
             return max(int(cursor.rowcount), 0)
+
+
+def _aiosqlite_class(
+    sqlite_class: Callable[[BaseException], ffi.DbErrorClass],
+) -> Callable[[BaseException], ffi.DbErrorClass]:
+    """sqlite3's classes, and aiosqlite's closed connection (a ``ValueError``,
+    ``no active connection``) lost, as sqlite3's own closed connection is.
+    """  # noqa: D205
+
+    def classify(error: BaseException) -> ffi.DbErrorClass:
+        if type(error) is ValueError and str(error) == "no active connection":
+            return Class.CONNECTION_LOST
+        return sqlite_class(error)
+
+    return classify
 
 
 async def driver_connection(connection: Any) -> Any:
@@ -704,6 +719,10 @@ class AsyncRecordLease(LeaseBase):
         store = self._store
         store.database.bound()
         step = self._finish_step(result, store._clock.now_millis())
+        await _to_the_end(self._recording(result, step))
+
+    async def _recording(self, result: object, step: bytes) -> None:
+        store = self._store
         with completing(store._metrics, ffi.Way.LEASE, result) as ended:
             ended(await drive_async(store._runner(), store._clock, self._driver, step))
 
@@ -727,13 +746,17 @@ class AsyncIdempotencyStore:
 
     Bound to one event loop and one process (:class:`LoopBindingError`).
 
-    Cancellation: a ``run_once`` whose task is cancelled while the operation
-    runs releases the key (as for any exception the operation raises: a
-    retryable failure, error ``CancelledError``, that the next request runs
-    anew) before the :class:`asyncio.CancelledError` propagates; one cancelled during a
-    store query (the claim, the completion) or again while releasing leaves
-    the record pending until its lease passes, when another request takes
-    the key over.
+    Cancellation: once the operation has an outcome, recording it finishes
+    even if the caller goes away (docs/spec.md, "Completion keeps trying"). A
+    ``run_once`` whose task is cancelled while the operation runs releases
+    the key (as for any exception the operation raises: a retryable failure,
+    error ``CancelledError``, that the next request runs anew); one cancelled
+    after the operation returned stores its response; a completion or
+    release cancelled midway (:meth:`AsyncRecordLease.complete` and ``fail``
+    too) runs to its end. Then the :class:`asyncio.CancelledError`
+    propagates. One cancelled during the claim leaves a claim written (if
+    it was) pending until its lease passes, when another request takes the
+    key over; nothing ran.
     """  # noqa: D205
 
     def __init__(
@@ -776,8 +799,15 @@ class AsyncIdempotencyStore:
             return driver, ended(await drive_async(runner, self._clock, driver, step))
 
     async def _end(
-        self, runner: AsyncQueryRunner, way: ffi.Way, driver: LaneDriver, result: object
+        self,
+        runner: AsyncQueryRunner,
+        way: ffi.Way,
+        driver: LaneDriver,
+        result: object,
+        beat: asyncio.Task[None] | None = None,
     ) -> Any:
+        """Store what the operation came to, once the renewal ``beat`` has stopped."""
+        await _stopped(beat)
         clock = self._clock
         step = _finish(driver, result, clock.now_millis())
         with completing(self._metrics, way, result) as ended:
@@ -810,13 +840,11 @@ class AsyncIdempotencyStore:
             with operating(self._metrics, way):
                 response = await operation()
         except BaseException as error:
-            await _stopped(beat)
             _CURRENT.reset(current)
-            await self._end(runner, way, driver, error)
+            await _to_the_end(self._end(runner, way, driver, error, beat))
             raise
-        await _stopped(beat)
         _CURRENT.reset(current)
-        await self._end(runner, way, driver, response)
+        await _to_the_end(self._end(runner, way, driver, response, beat))
         return RunResult("execute", response)
 
     async def in_transaction(
@@ -842,9 +870,9 @@ class AsyncIdempotencyStore:
             with operating(self._metrics, way):
                 response = await operation(connection)
         except BaseException as error:
-            await self._end(runner, way, driver, error)
+            await _to_the_end(self._end(runner, way, driver, error))
             raise
-        await self._end(runner, way, driver, response)
+        await _to_the_end(self._end(runner, way, driver, response))
         return RunResult("execute", response)
 
     async def claim_lease(
@@ -871,6 +899,27 @@ class AsyncIdempotencyStore:
         self.database.bound()
         steps = cleaning(self.database.manifest, batch_size, self._clock)
         return await pump_async(self._runner(), steps)
+
+
+async def _to_the_end(work: Coroutine[Any, Any, T]) -> T:
+    """``work`` (a completion, a release) run to its end even if this task is
+    cancelled meanwhile, the cancellation raised after it: once an operation
+    has an outcome, recording it finishes even if the caller goes away
+    (docs/spec.md, "Completion keeps trying"). A failure of ``work`` met by a
+    cancellation is the cancellation's cause.
+    """  # noqa: D205
+    running = asyncio.ensure_future(work)
+    cancelled: asyncio.CancelledError | None = None
+    while not running.done():
+        try:
+            await asyncio.wait([running])  # a cancelled wait leaves ``running`` alone
+        except asyncio.CancelledError as error:
+            cancelled = error
+    if cancelled is None:
+        return running.result()
+    if not running.cancelled():
+        cancelled.__cause__ = running.exception()
+    raise cancelled
 
 
 async def _stopped(beat: asyncio.Task[None] | None) -> None:

@@ -13,10 +13,14 @@ import json
 import os
 import pathlib
 import pickle
+import socket
+import sqlite3
 import threading
+import time
 import urllib.parse
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import psycopg
@@ -93,6 +97,20 @@ class ManualStoreClock:
             self._now += millis
 
 
+def fault_proxy(request: str) -> str:
+    """The fault proxy's reply to one control line (scripts/db/fault_proxy.py);
+    a case that needs it fails, never skips, without ``MINTID_FAULT_PROXY``.
+    """
+    address = os.environ.get("MINTID_FAULT_PROXY")
+    assert address, "MINTID_FAULT_PROXY is not set: run the tests through scripts/db/with-db.sh"
+    host, port = address.rsplit(":", 1)
+    with socket.create_connection((host, int(port)), timeout=30) as control:
+        control.sendall(request.encode() + b"\n")
+        reply = control.makefile("r").readline().strip()
+    assert reply and not reply.startswith("error"), f"fault proxy: {request!r} -> {reply!r}"
+    return reply
+
+
 def environment(variable: str) -> str:
     """A server's variable from scripts/db/with-db.sh: skipped without it (failed under CI)."""
     value = os.environ.get(variable)
@@ -120,6 +138,7 @@ class Server:
         self._directory = directory
         self._cases = 0
         self._path = ""
+        self._proxy_port: int | None = None
         if dialect == "postgres":
             url = _url("MINTID_PG_URL")
             with psycopg.connect(urllib.parse.urlunsplit(url), autocommit=True) as admin:
@@ -131,12 +150,52 @@ class Server:
             self._url = _replace_path(url, DATABASE)
             self._admin_url = url
 
+    def proxied(self) -> str:
+        """The case database's URL through a fault-proxy listener of its own
+        (opened at the first call of a case; :meth:`outage` cuts it).
+        """
+        if self._proxy_port is None:
+            parts = urllib.parse.urlsplit(self._url)
+            self._proxy_port = int(fault_proxy(f"open {parts.hostname} {parts.port}"))
+        parts = urllib.parse.urlsplit(self._url)
+        user = parts.netloc.rsplit("@", 1)[0] + "@" if "@" in parts.netloc else ""
+        return urllib.parse.urlunsplit(parts._replace(netloc=f"{user}127.0.0.1:{self._proxy_port}"))
+
+    def outage(self, millis: int) -> None:
+        """Make the case's database unreachable for ``millis`` ms, returning once
+        in force: the stores made on :meth:`proxied` lose their connections and
+        are refused (the fault proxy's cut); SQLite, with no network, is locked
+        by another connection's ``BEGIN EXCLUSIVE`` as long.
+        """
+        if self.dialect != "sqlite":
+            assert self._proxy_port is not None, "no store was made on proxied()"
+            assert fault_proxy(f"cut {self._proxy_port} {millis}") == "ok"
+            return
+        holder = sqlite3.connect(self._path, isolation_level=None, check_same_thread=False)
+        holder.execute("BEGIN EXCLUSIVE")
+
+        def release() -> None:
+            time.sleep(millis / 1000)
+            holder.execute("ROLLBACK")
+            holder.close()
+
+        threading.Thread(target=release, daemon=True).start()
+
+    def at(self, url: str) -> Database:
+        """A sync store on ``url`` (:meth:`proxied`'s) of this dialect."""
+        if self.dialect == "postgres":
+            return PostgresDatabase(url)
+        return MySqlDatabase(url)
+
     def fresh(self) -> Factory:
         """An empty database (no tables) and a factory of stores on it; a store
         made with ``found_rows=True`` reports found rather than changed rows
         (MySQL's ``CLIENT_FOUND_ROWS``; the other dialects have no such option).
         """
         self._cases += 1
+        if self._proxy_port is not None:
+            fault_proxy(f"close {self._proxy_port}")
+            self._proxy_port = None
         if self.dialect == "sqlite":
             path = str(self._directory / f"case-{self._cases}.sqlite3")
             self._path = path
@@ -188,14 +247,17 @@ class Server:
                     with contextlib.suppress(pymysql.err.OperationalError):  # ended meanwhile
                         cursor.execute(f"KILL {int(session)}")
 
-    def async_factory(self, driver: str = "psycopg") -> Callable[..., AsyncDatabase]:
-        """Async databases on the case :meth:`fresh` last emptied (same options);
-        PostgreSQL's through ``driver`` (``psycopg`` or ``asyncpg``).
+    def async_factory(
+        self, driver: str = "psycopg", url: str | None = None
+    ) -> Callable[..., AsyncDatabase]:
+        """Async databases on the case :meth:`fresh` last emptied (same options),
+        or on ``url`` (:meth:`proxied`'s); PostgreSQL's through ``driver``
+        (``psycopg`` or ``asyncpg``).
         """
         if self.dialect == "sqlite":
             path = self._path
             return lambda found_rows=False: AsyncSqliteDatabase(path)
-        url = self._url
+        url = url or self._url
         if self.dialect == "postgres" and driver == "asyncpg":
             return lambda found_rows=False: AsyncpgDatabase(url)
         if self.dialect == "postgres":
@@ -309,6 +371,71 @@ class Kit:
 
 
 SYNC = Kit()
+
+
+@dataclass
+class Faults:
+    """The executor faults of one step: a lost reply (``lose_reply``) and
+    scripted mark failures (``mark_fails``).
+    """
+
+    #: The statement whose first run commits, then meets a closed connection.
+    lose: str | None = None
+    lost: bool = False
+    #: How many of the next outbox marks fail (class ``other``) without running.
+    failing_marks: int = 0
+
+    def fault(self, name: str) -> str | None:
+        """What happens to the statement ``name`` about to run: ``lose``, ``fail`` or nothing."""
+        if self.failing_marks and name.startswith("outbox_mark_"):
+            self.failing_marks -= 1
+            return "fail"
+        if name == self.lose and not self.lost:
+            self.lost = True
+            return "lose"
+        return None
+
+
+class ScriptedFailureError(Exception):
+    """A statement failure the runner scripts (every executor classes it ``other``)."""
+
+
+@contextmanager
+def faulty(database: Any, faults: Faults) -> Iterator[None]:
+    """``database``'s executor (a sync database, or the async one under a
+    runner's view) with ``faults``, for one step. A lost reply runs the
+    statement to its end (outside a transaction: committed), closes the
+    connection and runs it again there, so the executor reports what its own
+    library says of a closed connection.
+    """
+    inner = getattr(database, "inner", None)
+    target = database if inner is None else inner
+    original = target.run
+
+    def sync_run(raw: Any, name: str, params: list[Any]) -> Any:
+        fault = faults.fault(name)
+        if fault == "fail":
+            raise ScriptedFailureError(f"scripted failure of {name}")
+        if fault == "lose":
+            original(raw, name, params)
+            raw.close()
+        return original(raw, name, params)
+
+    async def async_run(raw: Any, name: str, params: list[Any]) -> Any:
+        fault = faults.fault(name)
+        if fault == "fail":
+            raise ScriptedFailureError(f"scripted failure of {name}")
+        if fault == "lose":
+            await original(raw, name, params)
+            await target._close(raw)
+        return await original(raw, name, params)
+
+    target.run = sync_run if inner is None else async_run
+    try:
+        yield
+    finally:
+        del target.run
+    assert faults.lose is None or faults.lost, f"no {faults.lose} statement ran"
 
 
 def in_forked_child(action: Callable[[], Any]) -> Any:

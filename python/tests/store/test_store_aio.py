@@ -117,6 +117,43 @@ def test_a_cancelled_operation_releases_its_key(server: Server) -> None:
     asyncio.run(main())
 
 
+def test_a_run_cancelled_after_its_operation_returned_is_completed(server: Server) -> None:
+    """The operation returns; its task is cancelled at once, while the store
+    records the outcome: the record is completed all the same, the
+    cancellation propagates after it, a duplicate replays, one side effect.
+    """
+    make = fresh(server)
+
+    async def main() -> None:
+        database = make()
+        await database.migrate()
+        store = AsyncIdempotencyStore(database, RecordPolicy(max_wait_millis=0))
+        returned = asyncio.Event()
+        effects: list[str] = []
+
+        async def operation() -> StoredResponse:
+            effects.append("charged")
+            returned.set()
+            return RESPONSE
+
+        task = asyncio.create_task(store.run_once(key("gone"), REQUEST, operation))
+        await returned.wait()
+        assert not task.done(), "recorded before the cancellation came"
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        assert not others(), "the renewal task outlived the cancelled run_once"
+        stored = await store.load(key("gone"))
+        assert stored is not None and str(stored.record.status) == "succeeded"
+        assert stored.response == RESPONSE
+        again = await store.run_once(key("gone"), REQUEST, operation)
+        assert (again.decision, again.response) == ("replay", RESPONSE)
+        assert effects == ["charged"]
+        await database.close()
+
+    asyncio.run(main())
+
+
 def test_a_store_is_bound_to_one_loop_and_one_process(server: Server) -> None:
     make = fresh(server)
     database = make()

@@ -392,3 +392,47 @@ def test_a_lone_surrogate_in_free_text_is_stored_as_u_fffd_in_a_key_refused(
             store.run_once(key, request, fails)
         replay = store.run_once(key, request, fails)
         assert (replay.decision, replay.error) == ("replay", "bad \ufffd input")
+
+
+def test_a_lone_surrogate_in_an_error_text_is_stored_as_the_replacement_character(
+    server: Server,
+) -> None:
+    """A Python ``str`` can hold a lone surrogate, which UTF-8 cannot encode:
+    an operation's error, a held lease's ``fail`` and an outbox send error
+    with one never raise ``UnicodeEncodeError`` on the way to the core; the
+    stored text has U+FFFD in its place, and the caller gets its own error.
+    """
+    request = StoreRequest(Fingerprint(bytes(32)))
+    with databases(server.fresh()) as make:
+        database = make()
+        database.migrate()
+        store = IdempotencyStore(database, RecordPolicy(max_wait_millis=0))
+        declined = IdempotencyKey("order.create", "tenant-1", "surrogate")
+
+        def operation() -> StoredResponse:
+            raise OperationError("card declined \ud800 ref=7")
+
+        with pytest.raises(OperationError) as raised:
+            store.run_once(declined, request, operation)
+        assert raised.value.message == "card declined \ud800 ref=7"
+        stored = store.load(declined)
+        assert stored is not None and stored.error == "card declined \ufffd ref=7"
+
+        held = IdempotencyKey("order.create", "tenant-1", "lease")
+        lease = store.claim_lease(held, request)
+        assert isinstance(lease, RecordLease)
+        lease.fail("timeout \udfff")
+        stored = store.load(held)
+        assert stored is not None and stored.error == "timeout \ufffd"
+
+        outbox = Outbox(database, RelayPolicy(10, 60_000, max_attempts=1))
+        with database.transaction(write=True) as raw:
+            outbox.enqueue(raw, OutboxMessage(1, "event", "e-1", b"{}"))
+
+        def send(_message: Any) -> None:
+            raise RuntimeError("broker \ud83d down")
+
+        report = outbox.relay(send)
+        assert report.dead == 1
+        message = outbox.load("event", "e-1")
+        assert message is not None and message.last_error == "broker \ufffd down"

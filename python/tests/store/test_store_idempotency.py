@@ -33,12 +33,14 @@ from store.metrics_support import Recording
 from store.metrics_support import key_of as key
 from store.store_support import (
     Factory,
+    Faults,
     ManualStoreClock,
     Server,
     case_id,
     cases,
     check_fields,
     databases,
+    faulty,
     in_forked_child,
     marks,
     placeholder,
@@ -144,20 +146,27 @@ class Run:
     policy: RecordPolicy
     admin: Database
     workers: dict[str, Worker] = field(default_factory=dict)
+    #: The workers' databases made on the fault proxy (closed at the end).
+    proxied: list[Any] = field(default_factory=list)
     #: What every worker's store records (checked against the steps at the end).
     recording: Recording = field(default_factory=Recording)
 
     def open(self, store: str | None, clock: StoreClock | None) -> Worker:
-        """A new worker: its database (as ``store`` says) and a store over it."""
+        """A new worker: its database (as ``store`` says: ``proxied`` is one the
+        case's outage cuts) and a store over it.
+        """
         if store == "unavailable":
             database = self.server.unavailable()
+        elif store == "proxied" and self.server.dialect != "sqlite":
+            database = self.server.at(self.server.proxied())
+            self.proxied.append(database)
         else:
             database = self.make(found_rows=store == "found_rows")
         made = IdempotencyStore(database, self.policy, clock=clock, metrics=self.recording.metrics)
         return Worker(database, made)
 
     def worker(self, name: str, store: str | None = None) -> Worker:
-        if store is not None and store not in ("found_rows", "unavailable"):
+        if store is not None and store not in ("found_rows", "unavailable", "proxied"):
             raise unknown("store", store)
         if store == "unavailable":
             return self.open(store, self.clock)
@@ -167,7 +176,15 @@ class Run:
         return self.workers[made]
 
     def close(self) -> None:
-        """Nothing more to stop (the async runner stops its event loop here)."""
+        """Close the stores made on the fault proxy (the async runner stops its event loop here)."""
+        for database in self.proxied:
+            database.close()
+
+    def reply_lost(self, worker: Worker, statement: str | None) -> Any:
+        """For one step (``lose_reply``): the first ``statement`` the worker's
+        executor runs is committed, and its reply lost (a closed connection).
+        """
+        return faulty(worker.database, Faults(lose=statement))
 
     def request_in_child(self, step: dict[str, Any]) -> Any:
         """A ``run`` step in a forked child, on the store its worker used before the fork."""
@@ -188,9 +205,10 @@ class Run:
         self, worker_name: str, way: str, step: dict[str, Any], worker: Worker | None = None
     ) -> Any:
         """One request of a ``run`` step (its ``key``, ``fingerprint``, ``operation``…)."""
-        worker = worker if worker is not None else self.worker(worker_name, step.get("store"))
-        database = worker.database
         operation = step["operation"]
+        store = "proxied" if "outage_millis" in operation else step.get("store")
+        worker = worker if worker is not None else self.worker(worker_name, store)
+        database = worker.database
         ran: list[str] = []
 
         def run(raw: Any, key: IdempotencyKey) -> Any:
@@ -198,10 +216,15 @@ class Run:
             self.side_effect(database, raw, key, worker_name)
             outcome = operation["outcome"]
             if outcome == "succeed":
-                check_fields(operation, {"outcome", "response", "sleep_millis", "kill_connections"})
+                check_fields(
+                    operation,
+                    {"outcome", "response", "sleep_millis", "kill_connections", "outage_millis"},
+                )
                 if operation.get("kill_connections"):
                     self.server.kill_connections()
                     self.admin.close()  # the runner's own connections went too
+                if "outage_millis" in operation:
+                    self.server.outage(int(operation["outage_millis"]))
                 time.sleep(int(operation.get("sleep_millis", "0")) / 1000)
                 return response_of(operation["response"])
             if outcome == "not_a_response":
@@ -235,7 +258,8 @@ class Run:
                     )
             raise unknown("way", way)
 
-        return outcome_of(request, ran)
+        with self.reply_lost(worker, step.get("lose_reply")):
+            return outcome_of(request, ran)
 
     def count(self, sql: str, params: tuple[Any, ...] = ()) -> str:
         return str(scalar(self.admin, sql, params))
@@ -354,6 +378,7 @@ class Run:
                     "key_created",
                     "store",
                     "in_forked_child",
+                    "lose_reply",
                 },
             )
             if step.get("in_forked_child"):
@@ -386,19 +411,24 @@ class Run:
             assert held is not None
             return outcome_of(lambda: {"lease_deadline": str(held.renew())})
         if do == "complete":
-            check_fields(step, {"worker", "response", "now"})
-            lease = self.worker(step["worker"]).lease
+            check_fields(step, {"worker", "response", "now", "lose_reply"})
+            holder = self.worker(step["worker"])
+            lease = holder.lease
             assert lease is not None
             response = response_of(step["response"])
-            return outcome_of(partial(ok, lease.complete, response))
+            with self.reply_lost(holder, step.get("lose_reply")):
+                return outcome_of(partial(ok, lease.complete, response))
         if do == "fail":
-            check_fields(step, {"worker", "failure", "error", "now"})
-            lease = self.worker(step["worker"]).lease
+            check_fields(step, {"worker", "failure", "error", "now", "lose_reply"})
+            holder = self.worker(step["worker"])
+            lease = holder.lease
             assert lease is not None
             if step["failure"] not in ("final", "retryable"):
                 raise unknown("failure", step["failure"])
             retryable = step["failure"] == "retryable"
-            return outcome_of(partial(ok, partial(lease.fail, retryable=retryable), step["error"]))
+            failing = partial(ok, partial(lease.fail, retryable=retryable), step["error"])
+            with self.reply_lost(holder, step.get("lose_reply")):
+                return outcome_of(failing)
         if do == "check":
             check_fields(step, {"key"})
             return self.check(self.key(step))

@@ -33,6 +33,8 @@ class AsyncRun(Run):
         made: AsyncDatabase
         if store == "unavailable":
             made = self.server.unavailable_async(self.driver)
+        elif store == "proxied" and self.server.dialect != "sqlite":
+            made = self.server.async_factory(self.driver, self.server.proxied())()
         else:
             made = self.make_async(found_rows=store == "found_rows")
         database = SyncDatabase(self.loop, made)

@@ -15,12 +15,14 @@ from mintid.errors import MintidError
 from mintid.store import ClaimedMessage, Database, Outbox, OutboxMessage, RelayReport
 from store.store_support import (
     SYNC,
+    Faults,
     Kit,
     ManualStoreClock,
     Server,
     case_id,
     cases,
     check_fields,
+    faulty,
     unknown,
 )
 
@@ -69,7 +71,7 @@ def enqueue(outbox: Outbox, database: Database, message: OutboxMessage, way: str
 
 
 def report_of(report: Any) -> dict[str, str]:
-    fields = ("sent", "retried", "dead", "given_up", "claim_lost", "released")
+    fields = ("sent", "retried", "dead", "given_up", "claim_lost", "released", "mark_failed")
     return {name: str(getattr(report, name)) for name in fields}
 
 
@@ -158,11 +160,17 @@ class Runner:
             database, self.policy, clock=self.clock, draw=lambda: int(step["draw"])
         )
 
+        faults = Faults(lose=step.get("lose_reply"))
+
         def send(message: ClaimedMessage) -> None:
             assert script, f"an unscripted send of message {message.message_id}"
             entry = script.pop(0)
-            check_fields(entry, {"message_id", "outcome", "millis", "during"})
+            check_fields(entry, {"message_id", "outcome", "millis", "during", "mark_fails"})
             assert str(message.message_id) == entry["message_id"], "the send order"
+            if "mark_fails" in entry:
+                if entry["mark_fails"] != "other":
+                    raise unknown("mark_fails", entry["mark_fails"])
+                faults.failing_marks += 1
             start = self.clock.now_millis()
             for inner in entry.get("during", []):
                 self.run(inner)
@@ -175,7 +183,8 @@ class Runner:
             raise unknown("outcome", outcome)
 
         try:
-            report = outbox.relay(send)
+            with faulty(database, faults):
+                report = outbox.relay(send)
         finally:
             database.close()
         assert not script, f"scripted sends never made: {script}"
@@ -208,7 +217,7 @@ class Runner:
             else:
                 got = enqueue(self.outbox, self.database, message, step["way"])
         elif do == "relay":
-            check_fields(step, {"relay", "now", "draw", "sends"})
+            check_fields(step, {"relay", "now", "draw", "sends", "lose_reply"})
             got = self.relay(step)
         elif do == "message":
             check_fields(step, {"kind", "business_key"})

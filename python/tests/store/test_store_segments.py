@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from mintid import MintidError, SegmentPolicy
-from mintid.store import Database
+from mintid.store import Database, SegmentIds
 from store.store_support import (
     SYNC,
     Kit,
@@ -20,6 +20,7 @@ from store.store_support import (
     case_id,
     cases,
     check_fields,
+    in_forked_child,
     unknown,
 )
 
@@ -152,3 +153,31 @@ def run_case(server: Server, case: dict[str, Any], kit: Kit = SYNC) -> None:
 @pytest.mark.parametrize("case", cases("segments.json"), ids=case_id)
 def test_segment_scenario(server: Server, case: dict[str, Any]) -> None:
     run_case(server, case)
+
+
+#: Ten IDs a run while the next fetch is to be arranged, so a fetch of a second
+#: segment is done before the fork and a third is needed after it.
+FORK_POLICY = SegmentPolicy(100, 100, 100, fetch_at_percent=10)
+#: More IDs than the parent holds in memory at the fork (its run and two segments).
+AFTER_FORK = 250
+
+
+@pytest.mark.parametrize("background", [False, True], ids=["inline", "background"])
+def test_forked_children_never_hand_out_the_parents_ids(server: Server, background: bool) -> None:
+    """A segment fetched in the parent, one ID taken, then ``os.fork()`` twice
+    (gunicorn ``--preload``, Celery prefork): the parent and both children
+    hand out IDs, each child reporting its own through a pipe; none twice.
+    """
+    with SYNC.databases(server) as make:
+        database = make()
+        database.migrate()
+        ids = SegmentIds(database, "forked", FORK_POLICY, background=background)
+        drawn = [ids.next_id()]
+        children = [
+            in_forked_child(lambda: [ids.next_id() for _ in range(AFTER_FORK)]) for _ in range(2)
+        ]
+        drawn += [ids.next_id() for _ in range(AFTER_FORK)]
+        every = drawn + [i for child in children for i in child]
+        assert len(every) == 3 * AFTER_FORK + 1
+        assert len(set(every)) == len(every), "an ID handed out by two processes"
+        assert all(len(child) == AFTER_FORK for child in children)

@@ -5,15 +5,25 @@ grant endpoint, settings, fingerprints and what the middleware passes through.
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import os
 import threading
 from collections.abc import Callable
 from typing import Any
 
+import httpx
 import pytest
+from fastapi import APIRouter, FastAPI
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.base import BaseHTTPMiddleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
 
 import mintid
+import mintid.errors
 from mintid import Grant, IdempotencyKey, KeyRing, Problem, RecordPolicy, RequestId
 from mintid.http import (
     GrantRoute,
@@ -30,11 +40,14 @@ from mintid.http import (
     to_stored,
 )
 from mintid.http.asgi import IdempotencyMiddleware, full_path
+from mintid.http.fastapi import idempotent_route
+from mintid.http.wsgi import IdempotencyMiddleware as WsgiIdempotency
 from mintid.http.wsgi import request_view as wsgi_view
 from mintid.store import (
     IdempotencyStore,
     PostgresDatabase,
     RunResult,
+    SqliteDatabase,
     StoredResponse,
     StoreRequest,
 )
@@ -337,3 +350,134 @@ def test_the_asgi_grant_endpoint_awaits_an_async_scope_on_the_loop() -> None:
         http(key_ring=ring, grant=GrantRoute("/api/grant", logged_in)).grant(
             view("POST", "/api/grant")
         )
+
+
+class _Streams(BaseHTTPMiddleware):
+    """A middleware that reads the body as a stream and keeps nothing: the
+    inner app gets an empty body (Starlette's rule after ``request.stream()``).
+    """
+
+    async def dispatch(self, request: Request, call_next: Any) -> Any:
+        async for _chunk in request.stream():
+            pass
+        return await call_next(request)
+
+
+class _Reads(BaseHTTPMiddleware):
+    """A middleware that reads the whole body: Starlette keeps it and passes it on."""
+
+    async def dispatch(self, request: Request, call_next: Any) -> Any:
+        await request.body()
+        return await call_next(request)
+
+
+def _sqlite_http(path: str) -> HttpIdempotency:
+    database = SqliteDatabase(path)
+    database.migrate()
+    return HttpIdempotency(
+        store=IdempotencyStore(database, RecordPolicy()), scope=lambda _request: "user:ann"
+    )
+
+
+def _starlette(outer: type[BaseHTTPMiddleware], served: HttpIdempotency, ran: list[bytes]) -> Any:
+    async def orders(request: Request) -> Response:
+        ran.append(await request.body())
+        return Response(b"made", 201)
+
+    return Starlette(
+        routes=[Route("/orders", orders, methods=["POST"])],
+        middleware=[Middleware(outer), Middleware(IdempotencyMiddleware, http=served)],
+    )
+
+
+async def _post(app: Any, body: bytes, key: str = "k-1") -> httpx.Response:
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://app") as client:
+        headers = {"idempotency-key": key, "content-type": "application/json"}
+        return await client.post("/orders", content=body, headers=headers)
+
+
+def test_an_asgi_body_another_middleware_consumed_is_refused(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """Never fingerprinted as empty (the same key with another body would get
+    the first answer replayed): refused before the store, naming the fix.
+    """
+    ran: list[bytes] = []
+    app = _starlette(_Streams, http(), ran)  # NoStore: the store must not be reached
+    with (
+        caplog.at_level("ERROR", logger="mintid.http"),
+        pytest.raises(mintid.errors.HttpBodyConsumedError, match="outside whatever reads"),
+    ):
+        asyncio.run(_post(app, b'{"amount":1}'))
+    assert ran == []
+    assert any("declares a body (12 bytes)" in r.getMessage() for r in caplog.records)
+
+
+def test_an_asgi_body_another_middleware_kept_is_the_fingerprints(tmp_path: Any) -> None:
+    ran: list[bytes] = []
+    app = _starlette(_Reads, _sqlite_http(str(tmp_path / "kept.sqlite3")), ran)
+
+    async def main() -> tuple[int, int, int]:
+        first = await _post(app, b'{"amount":1}')
+        again = await _post(app, b'{"amount":1}')
+        other = await _post(app, b'{"amount":9999}')
+        return first.status_code, again.status_code, other.status_code
+
+    assert asyncio.run(main()) == (201, 201, 422)
+    assert ran == [b'{"amount":1}']
+
+
+def test_a_fastapi_route_behind_a_body_consumer_is_refused() -> None:
+    ran: list[bytes] = []
+    router = APIRouter(route_class=idempotent_route(http()))
+
+    @router.post("/orders", status_code=201)
+    async def create(request: Request) -> dict[str, str]:
+        ran.append(await request.body())
+        return {"made": "yes"}
+
+    app = FastAPI()
+    app.include_router(router)
+    app.add_middleware(_Streams)
+    with pytest.raises(mintid.errors.HttpBodyConsumedError):
+        asyncio.run(_post(app, b'{"amount":1}'))
+    assert ran == []
+
+
+def _wsgi_post(middleware: WsgiIdempotency, stream: io.BytesIO, length: int) -> tuple[str, bytes]:
+    environ = {
+        "REQUEST_METHOD": "POST",
+        "PATH_INFO": "/orders",
+        "CONTENT_TYPE": "application/json",
+        "CONTENT_LENGTH": str(length),
+        "HTTP_IDEMPOTENCY_KEY": "k-1",
+        "wsgi.input": stream,
+    }
+    started: list[str] = []
+
+    def start_response(status: str, _headers: list[tuple[str, str]], _exc: Any = None) -> Any:
+        started.append(status)
+        return lambda _data: None
+
+    body = b"".join(middleware(environ, start_response))
+    return started[0], body
+
+
+def test_a_wsgi_input_read_before_the_middleware_is_refused(tmp_path: Any) -> None:
+    ran: list[bytes] = []
+
+    def app(environ: Any, start_response: Any) -> list[bytes]:
+        ran.append(environ["wsgi.input"].read())
+        start_response("201 Created", [("content-type", "text/plain")])
+        return [b"made"]
+
+    body = b'{"amount":1}'
+    consumed = io.BytesIO(body)
+    consumed.read()  # another middleware read it and put nothing back
+    with pytest.raises(mintid.errors.HttpBodyConsumedError, match=r"wsgi.input"):
+        _wsgi_post(WsgiIdempotency(app, http=http()), consumed, len(body))
+    served = WsgiIdempotency(app, http=_sqlite_http(str(tmp_path / "wsgi.sqlite3")))
+    # One that puts the bytes back is fine.
+    assert _wsgi_post(served, io.BytesIO(body), len(body))[0] == "201 Created"
+    assert ran == [body]
