@@ -21,10 +21,10 @@ STEP_FIELDS = {
     "migrate": ({"expect"}, set()),
     "migrations": ({"expect"}, set()),
     "run": ({"way", "worker", "fingerprint", "operation", "expect"},
-            {"now", "key", "key_created", "store", "in_forked_child"}),
+            {"now", "key", "key_created", "store", "in_forked_child", "lose_reply"}),
     "claim": ({"worker", "fingerprint", "expect"}, {"now", "key", "key_created"}),
-    "complete": ({"worker", "response", "expect"}, {"now"}),
-    "fail": ({"worker", "failure", "error", "expect"}, {"now"}),
+    "complete": ({"worker", "response", "expect"}, {"now", "lose_reply"}),
+    "fail": ({"worker", "failure", "error", "expect"}, {"now", "lose_reply"}),
     "check": ({"expect"}, {"key"}),
     "side_effects": ({"expect"}, {"key"}),
     "records": ({"expect"}, set()),
@@ -33,6 +33,8 @@ STEP_FIELDS = {
     "renew": ({"worker", "expect"}, {"now"}),
     "overlap": ({"first", "second_after_millis", "second", "expect"}, set()),
 }
+LOSE_REPLY = {"run": {"complete", "fail", "release"}, "complete": {"complete"},
+              "fail": {"fail", "release"}}
 OVERLAP_REQUEST = {"way", "worker", "fingerprint", "operation"}
 
 
@@ -53,10 +55,12 @@ def check_response(response):
 def check_operation(operation):
     if operation["outcome"] == "succeed":
         assert {"outcome", "response"} <= set(operation) <= {
-            "outcome", "response", "sleep_millis", "kill_connections"}
+            "outcome", "response", "sleep_millis", "kill_connections", "outage_millis"}
         check_response(operation["response"])
         if "sleep_millis" in operation:
             assert DECIMAL.match(operation["sleep_millis"])
+        if "outage_millis" in operation:
+            assert DECIMAL.match(operation["outage_millis"])
         if "kill_connections" in operation:
             assert operation["kill_connections"] is True
     elif operation["outcome"] == "not_a_response":
@@ -117,6 +121,10 @@ def test_case_uses_the_documented_vocabulary(case):
             assert step["way"] in {"run_once", "same_transaction"}
         if "store" in step:
             assert step["store"] in {"unavailable", "found_rows"}
+        if "lose_reply" in step:
+            assert step["lose_reply"] in LOSE_REPLY[step["do"]], step
+        if "outage_millis" in step.get("operation", {}):
+            assert case["clock"] == "system", "an outage runs on the system clock"
         if "in_forked_child" in step:
             assert step["in_forked_child"] is True
         if step["do"] == "renew":
@@ -142,3 +150,29 @@ def test_case_uses_the_documented_vocabulary(case):
 def test_case_names_are_unique():
     names = [case["name"] for case in CASES]
     assert len(names) == len(set(names))
+
+
+OUTBOX = json.loads((FILE.parent / "outbox.json").read_text())["cases"]
+REPORT = {"sent", "retried", "dead", "given_up", "claim_lost", "released", "mark_failed"}
+MARKS = {"outbox_mark_sent", "outbox_mark_retry", "outbox_mark_dead"}
+
+
+def check_relay(step):
+    assert {"relay", "now", "draw", "sends", "expect"} <= set(step) - {"do"} <= {
+        "relay", "now", "draw", "sends", "expect", "lose_reply"}, step
+    assert step.get("lose_reply", "outbox_mark_sent") in MARKS
+    assert set(step["expect"]) == REPORT and all(DECIMAL.match(v) for v in step["expect"].values())
+    for send in step["sends"]:
+        assert {"message_id", "outcome", "millis"} <= set(send) <= {
+            "message_id", "outcome", "millis", "during", "mark_fails"}, send
+        assert send.get("mark_fails", "other") == "other"
+        for inner in send.get("during", []):
+            if inner["do"] == "relay":
+                check_relay(inner)
+
+
+@pytest.mark.parametrize("case", OUTBOX, ids=[case["name"] for case in OUTBOX])
+def test_outbox_relays_use_the_documented_vocabulary(case):
+    for step in case["steps"]:
+        if step["do"] == "relay":
+            check_relay(step)
