@@ -186,6 +186,13 @@ pub const ERROR_CODES: &[ErrorCode] = &[
         "the stored response is not a mintid-http/1 envelope: {reason} at byte {position}",
     ),
     entry(
+        "http.body_consumed",
+        None,
+        true,
+        "A covered request whose body another reader (a body parser mounted first) consumed without keeping its raw bytes: refused at once, never fingerprinted as empty; the message names the fix.",
+        "the request body was read before the idempotency middleware and its raw bytes were not kept: {fix}",
+    ),
+    entry(
         "http.invalid_header",
         None,
         true,
@@ -884,7 +891,8 @@ mod tests {
             unregistered.is_empty(),
             "codes missing from the registry: {unregistered:?}"
         );
-        // The registry's codes that the core's kinds do not make are the bindings' own.
+        // The registry's codes that the core's kinds do not make are the bindings' own
+        // (and `http.body_consumed`, which only an HTTP integration can tell).
         let bindings_own: Vec<&String> = registered.difference(&found).collect();
         assert_eq!(
             bindings_own,
@@ -893,6 +901,7 @@ mod tests {
                 "argument.byte_length",
                 "argument.negative",
                 "argument.out_of_range",
+                "http.body_consumed",
                 "internal.panic",
                 "snowflake.forked",
             ]

@@ -6,6 +6,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { errorOf } from "../errors.js";
 import type { HttpAnswer } from "./answer.js";
 import { readLimited } from "./body.js";
 import { type HttpRequestView, headerText, HttpIdempotency, type IdempotencyOptions, isJsonContentType } from "./core.js";
@@ -15,8 +16,12 @@ import { headerPairs, sendAnswer } from "./node-response.js";
 export { DEFAULT_BODY_LIMIT, DEFAULT_METHODS, DEFAULT_STORED_HEADERS, IDEMPOTENCY_KEY_HEADER, type IdempotencyOptions, REQUEST_ID_HEADER } from "./core.js";
 export type { GrantEndpointOptions } from "./grant.js";
 
-/** The request shape the middleware relies on (Express's `req` has it). */
-export type ExpressRequest = IncomingMessage & { body?: unknown; path?: string; baseUrl?: string; originalUrl?: string };
+/**
+ * The request shape the middleware relies on (Express's `req` has it);
+ * `rawBody` is where a body parser mounted before the middleware keeps the
+ * bytes it read (see {@link keepRawBody}).
+ */
+export type ExpressRequest = IncomingMessage & { body?: unknown; rawBody?: unknown; path?: string; baseUrl?: string; originalUrl?: string };
 /** Express's `next`. */
 export type NextFunction = (error?: unknown) => void;
 /** A Connect-style middleware. */
@@ -38,6 +43,36 @@ function viewOf<R extends ExpressRequest>(req: R): HttpRequestView<R> {
     header: (name) => headerText(req.headers[name.toLowerCase()]),
     raw: req,
   };
+}
+
+/**
+ * A `verify` function for Express's body parsers that keeps the bytes they
+ * read on `req.rawBody`, where the middleware finds them when it is mounted
+ * after the parser: `app.use(express.json({ verify: keepRawBody }))`.
+ */
+export function keepRawBody(req: IncomingMessage & { rawBody?: unknown }, _res: unknown, body: Buffer): void {
+  req.rawBody = body;
+}
+
+/** The message of `http.body_consumed` (its registry template), with the fixes. */
+const BODY_CONSUMED =
+  "the request body was read before the idempotency middleware and its raw bytes were not kept: " +
+  "mount idempotency() before express.json() and any other body parser, or keep the raw body with express.json({ verify: keepRawBody })";
+
+/**
+ * The bytes of a covered request's body, or `undefined` over `limit`: read
+ * here, or, when a reader mounted before the middleware took bytes out of
+ * the stream (`readableDidRead`: a body parser), the raw bytes it kept on
+ * `req.rawBody`. The rest of a taken body is never fingerprinted as if it
+ * were all of it.
+ *
+ * @throws HttpError `http.body_consumed` when the body was taken and no raw bytes were kept.
+ */
+async function bodyOf(req: ExpressRequest, limit: number): Promise<{ bytes: Uint8Array | undefined; read: boolean }> {
+  if (!req.readableDidRead) return { bytes: await readLimited(req, limit), read: true };
+  const raw = req.rawBody;
+  if (!(raw instanceof Uint8Array)) throw errorOf("http.body_consumed", BODY_CONSUMED);
+  return { bytes: raw.byteLength > limit ? undefined : raw, read: false };
 }
 
 /** The body as `express.json()` or `express.raw()` would give it: parsed JSON, or a Buffer. */
@@ -96,7 +131,11 @@ function captureResponse(res: ServerResponse): { response: Promise<HttpAnswer>; 
  * The idempotency middleware: mount it before the routes it covers (and
  * before `express.json()`: it reads the body itself, up to `bodyLimit`, and
  * sets `req.body` to the parsed JSON or, for other bodies, a `Buffer`).
- * Requests it does not cover pass through untouched.
+ * Requests it does not cover pass through untouched. Mounted after a body
+ * parser, it fingerprints the raw bytes the parser kept on `req.rawBody`
+ * ({@link keepRawBody}); a covered request whose body was read and not kept
+ * is refused with HttpError `http.body_consumed` (passed to `next`: the
+ * framework's 500, a configuration fault), before anything runs or is stored.
  */
 export function idempotency<R extends ExpressRequest = ExpressRequest>(options: IdempotencyOptions<R>): Middleware<R> {
   const core = new HttpIdempotency<R>(options);
@@ -107,10 +146,11 @@ export function idempotency<R extends ExpressRequest = ExpressRequest>(options: 
     if (!core.covers(view)) return next();
     const admission = await core.admit(view);
     if ("answer" in admission) return sendAnswer(res, admission.answer);
-    const body = await readLimited(req, core.bodyLimit);
+    const { bytes: body, read } = await bodyOf(req, core.bodyLimit);
     if (body === undefined) return sendAnswer(res, core.tooLarge());
     const contentType = req.headers["content-type"];
-    setBody(req, contentType, body);
+    // A parser mounted before the middleware set `req.body` already.
+    if (read) setBody(req, contentType, body);
     let release: (() => void) | undefined;
     const before = res.getHeaders();
     const { answer, executed, ran } = await core.run(admission.admitted, contentType, body, () => {
