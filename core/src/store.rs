@@ -74,9 +74,9 @@ pub use outbox_driver::{
     RelayYield, StoredMessage, outbox_load_query, read_outbox_load,
 };
 pub use record_driver::{
-    Finished, Held, MAX_CLAIM_ROUNDS, OperationOutcome, RETRIES, RETRY_PAUSE_MILLIS, RecordDriver,
-    RecordStep, RecordYield, StoredRecord, StoredResponse, Way, database_failure, load_query,
-    read_load, read_record,
+    COMPLETION_PAUSE_MAX_MILLIS, Finished, Held, MAX_CLAIM_ROUNDS, OperationOutcome, RETRIES,
+    RETRY_PAUSE_MILLIS, RecordDriver, RecordStep, RecordYield, StoredRecord, StoredResponse, Way,
+    database_failure, load_query, read_load, read_record,
 };
 pub use record_fast::FastReport;
 pub use renewal::{RecordCleanup, RecordRenewal};

@@ -30,6 +30,11 @@ struct Table {
     /// Plain INSERT (MySQL): a duplicate is a unique violation.
     plain_insert: bool,
     fail_next: Option<DbErrorClass>,
+    /// The first query of this name runs, then its reply is lost (a broken
+    /// connection).
+    lose_reply: Option<&'static str>,
+    /// Every mark of this message fails (a row the database refuses).
+    refuse_marks_of: Option<i64>,
 }
 
 impl Table {
@@ -39,6 +44,8 @@ impl Table {
             rows: BTreeMap::new(),
             plain_insert: false,
             fail_next: None,
+            lose_reply: None,
+            refuse_marks_of: None,
         }
     }
 
@@ -52,6 +59,18 @@ impl Table {
     }
 
     fn run(&mut self, query: &Query) -> Answer {
+        let answer = self.apply(query);
+        if self.lose_reply == Some(query.name) {
+            self.lose_reply = None;
+            return Answer::Failed(DbError {
+                class: DbErrorClass::ConnectionLost,
+                message: "the connection broke after the commit".into(),
+            });
+        }
+        answer
+    }
+
+    fn apply(&mut self, query: &Query) -> Answer {
         if let Some(class) = self.fail_next.take() {
             return Answer::Failed(DbError {
                 class,
@@ -156,6 +175,16 @@ impl Table {
                     .collect(),
             ),
             "outbox_mark_sent" | "outbox_mark_retry" | "outbox_mark_dead" => {
+                // PostgreSQL refuses U+0000 in a text.
+                let nul = p
+                    .get("last_error")
+                    .is_some_and(|e| e.as_text().unwrap().contains('\0'));
+                if nul || self.refuse_marks_of == Some(int("message_id")) {
+                    return Answer::Failed(DbError {
+                        class: DbErrorClass::Other,
+                        message: "invalid byte sequence for encoding \"UTF8\": 0x00".into(),
+                    });
+                }
                 let Some(row) = self.rows.get_mut(&int("message_id")) else {
                     return Answer::Affected(0);
                 };
@@ -517,4 +546,63 @@ fn load_and_cleanup() {
     let first = cleanup.start();
     let deleted = settle(&mut table, first, |answer| cleanup.push(answer));
     assert_eq!(deleted, Step::Yield(2));
+}
+
+#[test]
+fn a_send_error_with_nul_is_stored_with_a_replacement_character() {
+    let mut table = Table::new();
+    table.enqueue(1, "a", 0);
+    table.enqueue(2, "b", 0);
+    let mut now = 0;
+    let mut relay = Relay::new(&table, policy(10, 60_000, 3), 1, now);
+    let report = run(&mut table, &mut relay, &mut now, 1, Some("broker said\0no"));
+    assert_eq!((report.retried, report.mark_failed), (2, 0));
+    for row in table.rows.values() {
+        assert_eq!(row.last_error.as_deref(), Some("broker said\u{FFFD}no"));
+    }
+}
+
+#[test]
+fn a_lost_reply_to_a_mark_is_counted_as_its_mark_never_as_claim_lost() {
+    for (lost, error) in [
+        ("outbox_mark_sent", None),
+        ("outbox_mark_retry", Some("timeout")),
+        ("outbox_mark_dead", Some("rejected")),
+    ] {
+        let mut table = Table::new();
+        table.enqueue(1, "a", 0);
+        table.enqueue(2, "b", 0);
+        table.lose_reply = Some(lost);
+        let attempts = if lost == "outbox_mark_dead" { 1 } else { 3 };
+        let mut now = 0;
+        let mut relay = Relay::new(&table, policy(10, 60_000, attempts), 1, now);
+        let report = run(&mut table, &mut relay, &mut now, 1, error);
+        let counted = report.sent + report.retried + report.dead;
+        assert_eq!((counted, report.claim_lost), (2, 0), "{lost}: {report:?}");
+        assert!(table.lose_reply.is_none(), "{lost}: the reply was lost");
+    }
+}
+
+#[test]
+fn one_messages_failed_mark_never_stops_the_run_nor_touches_the_others() {
+    let mut table = Table::new();
+    for n in 1..=6 {
+        table.enqueue(n, &format!("m-{n}"), 0);
+    }
+    table.refuse_marks_of = Some(3);
+    let mut now = 0;
+    let mut relay = Relay::new(&table, policy(10, 60_000, 3), 1, now);
+    let report = run(&mut table, &mut relay, &mut now, 1, None);
+    assert_eq!((report.sent, report.mark_failed, report.dead), (5, 1, 0));
+    assert_eq!(relay.sent, [1, 2, 3, 4, 5, 6]);
+    for (id, row) in &table.rows {
+        let expected = if *id == 3 { "pending" } else { "sent" };
+        assert_eq!(row.status, expected, "message {id}");
+    }
+    // Once its claim ends, the unmarked message is sent again.
+    table.refuse_marks_of = None;
+    let mut now = 60_000;
+    let mut relay = Relay::new(&table, policy(10, 60_000, 3), 2, now);
+    let report = run(&mut table, &mut relay, &mut now, 1, None);
+    assert_eq!((report.sent, relay.sent.as_slice()), (1, [3].as_slice()));
 }

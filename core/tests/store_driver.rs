@@ -602,20 +602,199 @@ fn database_errors_are_classified_and_never_leak_driver_text() {
     );
 }
 
+/// Finishes `holder` with `outcome` at 1 100 on a clock that each pause
+/// moves on; the database answers `fault(now, query)` instead when it names
+/// a class. Returns the end and the clock then.
+fn finish_through(
+    db: &mut FakeDb,
+    holder: &mut RecordDriver,
+    outcome: OperationOutcome,
+    fault: impl Fn(u64, &str) -> Option<DbErrorClass>,
+) -> (RecordStep, u64) {
+    let mut now = 1_100;
+    let mut step = holder.finish(outcome, now);
+    loop {
+        step = match step {
+            Step::Run(query) => {
+                let answer = match fault(now, query.name) {
+                    Some(class) => {
+                        db.queries.push(query.name);
+                        Answer::Failed(DbError {
+                            class,
+                            message: "server closed the connection".into(),
+                        })
+                    }
+                    None => db.run(&query),
+                };
+                holder.push(answer, now)
+            }
+            Step::Pause { millis } => {
+                assert!(millis <= mintid::store::COMPLETION_PAUSE_MAX_MILLIS);
+                now += millis;
+                holder.resume()
+            }
+            end => return (end, now),
+        }
+    }
+}
+
 #[test]
-fn the_database_going_away_after_the_operation_says_so() {
-    let mut db = FakeDb::new(Dialect::Mysql);
+fn the_completion_keeps_trying_through_an_outage_until_it_lands() {
+    // The claim's lease runs from 1 000 to 2 000; the database is away from
+    // the operation's end (1 100) to 1 900: far longer than three retries.
+    for dialect in DIALECTS {
+        for way in [Way::RunOnce, Way::Lease] {
+            let mut db = FakeDb::new(dialect);
+            let (mut holder, _) = held_claim(&mut db, way);
+            let outcome = OperationOutcome::Succeeded(response("{}"));
+            let (end, now) = finish_through(&mut db, &mut holder, outcome, |now, _| {
+                (now < 1_900).then_some(DbErrorClass::ConnectionLost)
+            });
+            assert_eq!(end, Step::Yield(RecordYield::Done(Finished::Executed)));
+            assert!(now >= 1_900);
+            let row = db.rows.values().next().unwrap();
+            assert_eq!(row.status, "succeeded", "{dialect:?} {way:?}");
+        }
+    }
+}
+
+#[test]
+fn the_completion_renews_its_lease_while_it_keeps_trying() {
+    // Deadlocks on the completion for 4 s, far past the claim's 1 s lease:
+    // the driver renews the lease between its tries, so it stays this claim's.
+    let mut db = FakeDb::new(Dialect::Postgres);
     let (mut holder, _) = held_claim(&mut db, Way::RunOnce);
-    db.failures = vec![DbErrorClass::ConnectionLost; 4];
-    let Step::Fail(error) = finish(
-        &mut db,
-        &mut holder,
-        OperationOutcome::Succeeded(response("{}")),
-    ) else {
+    let outcome = OperationOutcome::Failed {
+        message: "card declined".into(),
+        retryable: false,
+        response: None,
+    };
+    let (end, now) = finish_through(&mut db, &mut holder, outcome, |now, query| {
+        (now < 5_000 && query == "fail").then_some(DbErrorClass::Serialization)
+    });
+    assert_eq!(
+        end,
+        Step::Yield(RecordYield::Done(Finished::OperationFailed {
+            stored: true
+        }))
+    );
+    let row = db.rows.values().next().unwrap();
+    assert_eq!(row.status, "failed");
+    assert!(
+        row.lease > now as i64,
+        "the lease was renewed up to the write"
+    );
+    assert!(db.queries.contains(&"renew"));
+}
+
+#[test]
+fn the_completion_gives_up_only_once_its_lease_has_passed() {
+    for way in [Way::RunOnce, Way::Lease] {
+        let mut db = FakeDb::new(Dialect::Mysql);
+        let (mut holder, held) = held_claim(&mut db, way);
+        let outcome = OperationOutcome::Succeeded(response("{}"));
+        let (end, now) = finish_through(&mut db, &mut holder, outcome, |_, _| {
+            Some(DbErrorClass::ConnectionLost)
+        });
+        let Step::Fail(error) = end else { panic!() };
+        assert_eq!(error.code(), "store.unavailable");
+        assert!(error.to_string().contains("after the operation ran"));
+        assert!(
+            now >= held.lease_deadline_millis,
+            "{way:?}: gave up at {now}"
+        );
+        let row = db.rows.values().next().unwrap();
+        assert_eq!(row.status, "pending");
+    }
+}
+
+#[test]
+fn a_lost_reply_to_the_completion_is_a_success() {
+    let declined = |retryable| OperationOutcome::Failed {
+        message: "card declined".into(),
+        retryable,
+        response: None,
+    };
+    for dialect in DIALECTS {
+        for way in [Way::RunOnce, Way::Lease] {
+            for (write, outcome, finished, status) in [
+                (
+                    "complete",
+                    OperationOutcome::Succeeded(response("{}")),
+                    Finished::Executed,
+                    "succeeded",
+                ),
+                (
+                    "fail",
+                    declined(false),
+                    Finished::OperationFailed { stored: true },
+                    "failed",
+                ),
+                (
+                    "release",
+                    declined(true),
+                    Finished::OperationFailed { stored: false },
+                    "failed_retryable",
+                ),
+            ] {
+                let mut db = FakeDb::new(dialect);
+                let (mut holder, _) = held_claim(&mut db, way);
+                db.lose_reply = Some(write);
+                let end = finish(&mut db, &mut holder, outcome);
+                assert_eq!(end, Step::Yield(RecordYield::Done(finished)), "{write}");
+                assert_eq!(db.queries, ["claim", write, write, "load"]);
+                assert_eq!(db.rows.values().next().unwrap().status, status);
+            }
+        }
+    }
+    // Without a lost reply, a second completion of a held lease is still
+    // refused: only a retry of its own write may find its own state.
+    let mut db = FakeDb::new(Dialect::Postgres);
+    let (mut holder, _) = held_claim(&mut db, Way::Lease);
+    let done = OperationOutcome::Succeeded(response("{}"));
+    finish(&mut db, &mut holder, done.clone());
+    let Step::Fail(error) = finish(&mut db, &mut holder, done) else {
         panic!()
     };
-    assert_eq!(error.code(), "store.unavailable");
-    assert!(error.to_string().contains("after the operation ran"));
+    assert_eq!(error.code(), "record.not_pending");
+}
+
+#[test]
+fn error_texts_with_nul_are_stored_with_a_replacement_character() {
+    let cases = [
+        (Way::RunOnce, false, "failed"),
+        (Way::RunOnce, true, "failed_retryable"),
+        (Way::Lease, false, "failed"),
+    ];
+    for dialect in DIALECTS {
+        for (way, retryable, status) in cases {
+            let mut db = FakeDb::new(dialect);
+            let (mut holder, _) = held_claim(&mut db, way);
+            let outcome = OperationOutcome::Failed {
+                message: "card declined\0ref=7".into(),
+                retryable,
+                response: None,
+            };
+            let end = finish(&mut db, &mut holder, outcome);
+            assert!(matches!(end, Step::Yield(RecordYield::Done(_))), "{end:?}");
+            let row = db.rows.values().next().unwrap();
+            assert_eq!(row.status, status);
+            assert_eq!(row.error.as_deref(), Some("card declined\u{FFFD}ref=7"));
+        }
+        let mut db = FakeDb::new(dialect);
+        let (mut holder, _) = held_claim(&mut db, Way::RunOnce);
+        let raised = OperationOutcome::Raised {
+            message: "\0".repeat(2_000),
+        };
+        finish(&mut db, &mut holder, raised);
+        let error = db.rows.values().next().unwrap().error.clone().unwrap();
+        assert!(error.len() <= limits::RECORD_ERROR_MAX_BYTES);
+        assert!(error.starts_with('\u{FFFD}') && error.ends_with(limits::TRUNCATION_MARKER));
+    }
+}
+
+#[test]
+fn the_database_going_away_after_the_operation_says_so() {
     // A connection that broke once: the completion is written on the next one.
     let mut db = FakeDb::new(Dialect::Mysql);
     let (mut holder, _) = held_claim(&mut db, Way::RunOnce);

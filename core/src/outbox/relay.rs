@@ -29,6 +29,12 @@ pub fn check_message(
             "must be printable ASCII without spaces",
         ));
     }
+    if business_key.contains('\0') {
+        return Err(OutboxError::invalid_message(
+            "business_key",
+            "must not contain U+0000 (PostgreSQL cannot store it)",
+        ));
+    }
     if business_key.is_empty() || business_key.len() > MAX_BUSINESS_KEY_BYTES {
         return Err(OutboxError::invalid_message(
             "business_key",

@@ -262,7 +262,7 @@ impl FastPath {
                 *held,
                 Outcome::Failed,
                 response.as_ref(),
-                Some(limits::truncate_error(message, RECORD_ERROR_MAX_BYTES)),
+                Some(limits::storable_text(message, RECORD_ERROR_MAX_BYTES)),
             ),
             Settled::Other { held } => return self.forget(entry, held.map(|h| h.fence())),
         };

@@ -8,6 +8,7 @@
 
 use alloc::string::String;
 
+use super::limits;
 use super::record_driver::{db_error, int};
 use super::{Answer, DbErrorClass, DriverError, Manifest, Query, Step, Value};
 use crate::lease::{
@@ -83,7 +84,8 @@ pub struct LeaseAcquisition {
 }
 
 impl LeaseAcquisition {
-    /// An acquisition for `owner` (a host, pod or process name), giving up
+    /// An acquisition for `owner` (a host, pod or process name, made
+    /// storable and cut to 255 bytes: [`limits::storable_text`]), giving up
     /// `timeout_millis` after its start when set (`lease.acquire_timeout`).
     pub fn new(
         manifest: Manifest,
@@ -94,7 +96,7 @@ impl LeaseAcquisition {
         Self {
             manifest,
             policy,
-            owner: String::from(owner),
+            owner: limits::storable_text(owner, limits::LEASE_OWNER_MAX_BYTES),
             timeout_millis,
             deadline_millis: None,
             state: State::Idle,

@@ -54,6 +54,72 @@ pub fn truncate_error(text: &str, max_bytes: usize) -> String {
     cut
 }
 
+/// The longest stored owner of a worker lease, in UTF-8 bytes.
+pub const LEASE_OWNER_MAX_BYTES: usize = 255;
+
+/// `text` made storable in every dialect, then cut to `max_bytes` as
+/// [`truncate_error`] cuts: every U+0000 (which PostgreSQL cannot store in a
+/// text column) becomes U+FFFD. The one rule for every text a driver writes
+/// from a host's input (an operation's error, a send error, a lease owner),
+/// applied before any host or database sees it (`docs/spec.md`, "Storable
+/// text").
+///
+/// ```
+/// use mintid::store::limits::storable_text;
+/// assert_eq!(storable_text("card declined\0ref=7", 1024), "card declined\u{FFFD}ref=7");
+/// ```
+pub fn storable_text(text: &str, max_bytes: usize) -> String {
+    if !text.contains('\0') {
+        return truncate_error(text, max_bytes);
+    }
+    truncate_error(&text.replace('\0', "\u{FFFD}"), max_bytes)
+}
+
+/// [`storable_text`] of a text that crossed from a host as bytes that may
+/// not be UTF-8: each invalid sequence becomes one U+FFFD (its maximal
+/// subpart, as [`String::from_utf8_lossy`] does), except that a surrogate
+/// encoded in three bytes (`ED A0..BF 80..BF`, what Python's
+/// `surrogatepass` and Java's modified UTF-8 write for a lone surrogate)
+/// becomes exactly one U+FFFD, as a UTF-16 host's lone surrogate does in
+/// [`storable_text_utf16`]. Only the first `max_bytes + 4` bytes are read:
+/// what was read is then longer than `max_bytes` (no sequence shrinks), so
+/// the rest could only be cut off.
+pub fn storable_text_from_bytes(bytes: &[u8], max_bytes: usize) -> String {
+    let mut rest = &bytes[..bytes.len().min(max_bytes.saturating_add(4))];
+    let mut text = String::with_capacity(rest.len());
+    while !rest.is_empty() {
+        match core::str::from_utf8(rest) {
+            Ok(valid) => {
+                text.push_str(valid);
+                break;
+            }
+            Err(error) => {
+                let (valid, after) = rest.split_at(error.valid_up_to());
+                text.push_str(core::str::from_utf8(valid).unwrap_or_default());
+                text.push(char::REPLACEMENT_CHARACTER);
+                let skip = match after {
+                    [0xED, 0xA0..=0xBF, 0x80..=0xBF, ..] => 3,
+                    _ => error.error_len().unwrap_or(after.len()),
+                };
+                rest = &after[skip..];
+            }
+        }
+    }
+    storable_text(&text, max_bytes)
+}
+
+/// [`storable_text`] of a text that crossed from a UTF-16 host (JS, the
+/// JVM) as code units: each lone surrogate becomes one U+FFFD. Only the
+/// first `max_bytes + 4` units are read: each is at least one byte, so the
+/// rest could only be cut off.
+pub fn storable_text_utf16(units: &[u16], max_bytes: usize) -> String {
+    let read = units.len().min(max_bytes.saturating_add(4));
+    let text: String = char::decode_utf16(units[..read].iter().copied())
+        .map(|unit| unit.unwrap_or(char::REPLACEMENT_CHARACTER))
+        .collect();
+    storable_text(&text, max_bytes)
+}
+
 /// Whether `content_type` can be stored: at most
 /// [`CONTENT_TYPE_MAX_BYTES`] bytes of printable ASCII (space included).
 pub fn content_type_storable(content_type: &str) -> bool {

@@ -8,7 +8,7 @@ use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::limits::{OUTBOX_ERROR_MAX_BYTES, truncate_error};
+use super::limits::{OUTBOX_ERROR_MAX_BYTES, storable_text};
 use super::record_driver::{RETRIES, RETRY_PAUSE_MILLIS, db_error, int};
 use super::renewal::batch_deleted;
 use super::{Answer, DbError, DbErrorClass, DriverError, Manifest, Query, Step, StoreError};
@@ -239,6 +239,11 @@ pub struct RelayReport {
     /// Messages given back unsent because this relay's claim would end before
     /// their send could (`outbox_release`): claimed again at once.
     pub released: u64,
+    /// Messages whose mark failed for good (a database error that is not a
+    /// broken connection nor a conflict, e.g. a constraint): the message
+    /// stays claimed until its claim ends and is then sent again; the other
+    /// messages are not touched, and the run goes on.
+    pub mark_failed: u64,
 }
 
 /// What an [`OutboxRelay`] hands its host.
@@ -263,19 +268,53 @@ enum Mark {
     GivenUp,
 }
 
+/// The message a mark is for, and what its row holds once the mark landed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct OwnMark {
+    message_id: u64,
+    kind: String,
+    business_key: String,
+    status: OutboxStatus,
+    /// The claim token the row keeps (a retry mark clears it to 0).
+    claim_token: u64,
+    /// The due time a retry mark writes.
+    next_attempt_millis: Option<u64>,
+}
+
+impl OwnMark {
+    /// Whether `row` (an `outbox_load` row) holds what this mark writes.
+    fn found_in(&self, row: &[Value]) -> bool {
+        let loaded = read_outbox_load(&Answer::Rows(alloc::vec![row.to_vec()]));
+        let Ok(Some(message)) = loaded else {
+            return false;
+        };
+        message.message_id == self.message_id
+            && message.status == self.status
+            && uint(row, 7) == Some(self.claim_token)
+            && self
+                .next_attempt_millis
+                .is_none_or(|due| due == message.next_attempt_millis)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum RelayState {
     Idle,
     Claiming,
     Reading,
     Sending {
-        message_id: u64,
-        attempts: u64,
+        message: Box<ClaimedMessage>,
     },
     Marking {
         query: Query,
         mark: Mark,
-        message_id: u64,
+        own: Box<OwnMark>,
+    },
+    /// A retried mark changed no row: the message's load tells the state its
+    /// own earlier try wrote (its reply was lost) from a lost claim.
+    CheckingMark {
+        mark: Mark,
+        own: Box<OwnMark>,
     },
     Releasing {
         query: Query,
@@ -329,6 +368,8 @@ pub struct OutboxRelay {
     /// Messages of the current claim sent or given up.
     decided_in_claim: u64,
     retries: u32,
+    /// Whether the current mark was retried (its first try's reply was lost).
+    mark_retried: bool,
     report: RelayReport,
 }
 
@@ -349,6 +390,7 @@ impl OutboxRelay {
             sends_in_claim: 0,
             decided_in_claim: 0,
             retries: 0,
+            mark_retried: false,
             report: RelayReport::default(),
         }
     }
@@ -370,7 +412,7 @@ impl OutboxRelay {
     pub fn push(&mut self, answer: Answer, now_millis: u64) -> RelayStep {
         let state = core::mem::replace(&mut self.state, RelayState::Ended);
         if let Answer::Failed(error) = &answer {
-            return self.db_failed(state, error);
+            return self.db_failed(state, error, now_millis);
         }
         self.retries = 0;
         match (state, answer) {
@@ -398,26 +440,28 @@ impl OutboxRelay {
                 self.decided_in_claim = 0;
                 self.next(now_millis)
             }
-            (
-                RelayState::Marking {
-                    mark, message_id, ..
-                },
-                Answer::Affected(rows),
-            ) => {
+            (RelayState::Marking { mark, own, .. }, Answer::Affected(rows)) => {
                 let token = self.claim.map_or(0, |claim| claim.claim_token);
-                match check_marked(rows, message_id, token) {
-                    Ok(()) => {
-                        let count = match mark {
-                            Mark::Sent => &mut self.report.sent,
-                            Mark::Retried => &mut self.report.retried,
-                            Mark::Dead => &mut self.report.dead,
-                            Mark::GivenUp => &mut self.report.given_up,
-                        };
-                        *count += 1;
+                match check_marked(rows, own.message_id, token) {
+                    Ok(()) => self.count(mark),
+                    // A retried mark that changed nothing: its first try may have
+                    // landed. Load the message to tell.
+                    Err(_) if rows == 0 && self.mark_retried => {
+                        let query = outbox_load_query(self.manifest, &own.kind, &own.business_key);
+                        self.state = RelayState::CheckingMark { mark, own };
+                        return Step::Run(query);
                     }
                     // outbox.claim_lost: counted, and the run goes on.
                     Err(_) if rows == 0 => self.report.claim_lost += 1,
                     Err(error) => return self.fail(error.into()),
+                }
+                self.next(now_millis)
+            }
+            (RelayState::CheckingMark { mark, own }, Answer::Rows(rows)) => {
+                if rows.first().is_some_and(|row| own.found_in(row)) {
+                    self.count(mark);
+                } else {
+                    self.report.claim_lost += 1;
                 }
                 self.next(now_millis)
             }
@@ -448,50 +492,71 @@ impl OutboxRelay {
 
     /// The message of the last `Send` was sent, at `now_millis`.
     pub fn sent(&mut self, now_millis: u64) -> RelayStep {
-        let Some((message_id, _)) = self.sending(now_millis) else {
+        let Some(message) = self.sending(now_millis) else {
             return self.misuse("sent");
         };
-        self.mark(message_id, Mark::Sent, now_millis, |_| None)
+        self.mark(&message, Mark::Sent, None, now_millis, |_| None)
     }
 
     /// The send of the last `Send` failed with `error` (its text is stored,
     /// cut to [`OUTBOX_ERROR_MAX_BYTES`] bytes), at `now_millis`.
     pub fn failed(&mut self, error: &str, now_millis: u64) -> RelayStep {
-        let Some((message_id, attempts)) = self.sending(now_millis) else {
+        let Some(message) = self.sending(now_millis) else {
             return self.misuse("failed");
         };
+        let attempts = message.attempts;
         let draw = self.draw();
-        let last_error = Value::Text(truncate_error(error, OUTBOX_ERROR_MAX_BYTES));
+        let last_error = Value::Text(storable_text(error, OUTBOX_ERROR_MAX_BYTES));
         match self.policy.after_failure(attempts, now_millis, draw) {
             Ok(AfterFailure::Retry {
                 next_attempt_millis,
-            }) => self.mark(message_id, Mark::Retried, now_millis, |param| match param {
-                "next_attempt_millis" => Some(int(next_attempt_millis)),
-                "last_error" => Some(last_error.clone()),
-                _ => None,
-            }),
-            Ok(AfterFailure::Dead) => {
-                self.mark(message_id, Mark::Dead, now_millis, |param| match param {
+            }) => self.mark(
+                &message,
+                Mark::Retried,
+                Some(next_attempt_millis),
+                now_millis,
+                |param| match param {
+                    "next_attempt_millis" => Some(int(next_attempt_millis)),
                     "last_error" => Some(last_error.clone()),
                     _ => None,
-                })
+                },
+            ),
+            Ok(AfterFailure::Dead) => {
+                self.mark(
+                    &message,
+                    Mark::Dead,
+                    None,
+                    now_millis,
+                    |param| match param {
+                        "last_error" => Some(last_error.clone()),
+                        _ => None,
+                    },
+                )
             }
             Err(error) => self.fail(error.into()),
         }
     }
 
     /// The message being sent, with the send's duration measured.
-    fn sending(&mut self, now_millis: u64) -> Option<(u64, u64)> {
-        let RelayState::Sending {
-            message_id,
-            attempts,
-        } = self.state
+    fn sending(&mut self, now_millis: u64) -> Option<Box<ClaimedMessage>> {
+        let RelayState::Sending { message } =
+            core::mem::replace(&mut self.state, RelayState::Ended)
         else {
             return None;
         };
         let took = now_millis.saturating_sub(self.started_millis);
         self.longest_millis = self.longest_millis.max(took);
-        Some((message_id, attempts))
+        Some(message)
+    }
+
+    fn count(&mut self, mark: Mark) {
+        let count = match mark {
+            Mark::Sent => &mut self.report.sent,
+            Mark::Retried => &mut self.report.retried,
+            Mark::Dead => &mut self.report.dead,
+            Mark::GivenUp => &mut self.report.given_up,
+        };
+        *count += 1;
     }
 
     /// splitmix64: the run's next random number.
@@ -549,8 +614,9 @@ impl OutboxRelay {
             Delivery::GiveUp => {
                 let last_error = Value::Text(ATTEMPTS_EXHAUSTED.into());
                 self.mark(
-                    message.message_id,
+                    &message,
                     Mark::GivenUp,
+                    None,
                     now_millis,
                     |param| match param {
                         "last_error" => Some(last_error.clone()),
@@ -561,9 +627,17 @@ impl OutboxRelay {
             Delivery::Send => {
                 self.sends_in_claim += 1;
                 self.started_millis = now_millis;
-                self.state = RelayState::Sending {
+                // What its mark needs: the message without its payload.
+                let marked = ClaimedMessage {
                     message_id: message.message_id,
+                    kind: message.kind.clone(),
+                    business_key: message.business_key.clone(),
+                    payload: Vec::new(),
                     attempts: message.attempts,
+                    created_millis: message.created_millis,
+                };
+                self.state = RelayState::Sending {
+                    message: Box::new(marked),
                 };
                 Step::Yield(RelayYield::Send(message))
             }
@@ -572,11 +646,13 @@ impl OutboxRelay {
 
     fn mark(
         &mut self,
-        message_id: u64,
+        message: &ClaimedMessage,
         mark: Mark,
+        next_attempt_millis: Option<u64>,
         now_millis: u64,
         value: impl Fn(&str) -> Option<Value>,
     ) -> RelayStep {
+        let message_id = message.message_id;
         let name = match mark {
             Mark::Sent => "outbox_mark_sent",
             Mark::Retried => "outbox_mark_retry",
@@ -589,15 +665,28 @@ impl OutboxRelay {
             "now_millis" => Some(int(now_millis)),
             other => value(other),
         });
+        let own = OwnMark {
+            message_id,
+            kind: message.kind.clone(),
+            business_key: message.business_key.clone(),
+            status: match mark {
+                Mark::Sent => OutboxStatus::Sent,
+                Mark::Retried => OutboxStatus::Pending,
+                Mark::Dead | Mark::GivenUp => OutboxStatus::Dead,
+            },
+            claim_token: if mark == Mark::Retried { 0 } else { token },
+            next_attempt_millis,
+        };
+        self.mark_retried = false;
         self.state = RelayState::Marking {
             query: query.clone(),
             mark,
-            message_id,
+            own: Box::new(own),
         };
         Step::Run(query)
     }
 
-    fn db_failed(&mut self, state: RelayState, error: &DbError) -> RelayStep {
+    fn db_failed(&mut self, state: RelayState, error: &DbError, now_millis: u64) -> RelayStep {
         let retryable = matches!(
             error.class,
             DbErrorClass::Serialization | DbErrorClass::ConnectionLost
@@ -616,8 +705,26 @@ impl OutboxRelay {
             RelayState::Marking { query, .. } | RelayState::Releasing { query } => {
                 Some((query.clone(), state.clone()))
             }
+            RelayState::CheckingMark { own, .. } => Some((
+                outbox_load_query(self.manifest, &own.kind, &own.business_key),
+                state.clone(),
+            )),
             _ => None,
         };
+        let marking = matches!(
+            state,
+            RelayState::Marking { .. } | RelayState::CheckingMark { .. }
+        );
+        if marking && !retryable {
+            // One message's failed mark (a text or a row the database refuses)
+            // never stops the run nor touches the other messages: it stays
+            // claimed until its claim ends, then is sent again.
+            self.report.mark_failed += 1;
+            return self.next(now_millis);
+        }
+        if matches!(state, RelayState::Marking { .. }) {
+            self.mark_retried = true;
+        }
         match again {
             Some((query, then)) if retryable && self.retries < RETRIES => {
                 let millis = RETRY_PAUSE_MILLIS << self.retries;

@@ -10,6 +10,7 @@ use alloc::vec::Vec;
 use super::fast_path::{FastAnswer, FastPath, FastVerdict};
 use super::limits::{self, RECORD_ERROR_MAX_BYTES, RESPONSE_BODY_MAX_BYTES};
 use super::record_fast::{Fast, FastReport, Written};
+use super::renewal::RecordRenewal;
 use super::{
     Answer, DbError, DbErrorClass, DriverError, Manifest, Query, ResultKind, Step, StoreError,
     StoreErrorKind, Value,
@@ -34,6 +35,11 @@ pub const RETRIES: u32 = 3;
 /// The pause before the first such retry, in milliseconds; doubled for each
 /// further retry (5, 10, 20).
 pub const RETRY_PAUSE_MILLIS: u64 = 5;
+/// The longest pause between two tries of a completion (the write that
+/// records an operation's outcome), in milliseconds: its pauses double from
+/// [`RETRY_PAUSE_MILLIS`] up to this (`docs/spec.md`, "Completion keeps
+/// trying").
+pub const COMPLETION_PAUSE_MAX_MILLIS: u64 = 1_000;
 
 /// Which of the three ways a request comes in.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -340,7 +346,7 @@ fn optional_bytes(response: Option<&StoredResponse>) -> (Value, Value) {
 }
 
 /// The key parts and the statement manifest every record query binds.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct KeyParams {
     pub(crate) manifest: Manifest,
     scope: String,
@@ -427,7 +433,22 @@ enum State {
         query: Query,
         then: Then,
     },
-    CheckingStale(Claim),
+    /// A completing write changed no row: its load tells a lost claim from
+    /// the state this claim's own earlier try wrote (`wrote`).
+    CheckingStale {
+        claim: Claim,
+        then: Then,
+        wrote: Status,
+    },
+    /// Renewing the claim's lease between two tries of its completion; the
+    /// pause and the write (`query`, read in `then`) follow whatever the
+    /// renewal found.
+    Renewing {
+        renewal: Box<RecordRenewal>,
+        pause: u64,
+        query: Query,
+        then: Box<State>,
+    },
     Retrying {
         query: Query,
         then: Box<State>,
@@ -479,6 +500,13 @@ pub struct RecordDriver {
     retained: Option<Claim>,
     /// The Redis fast path in front of the database, if any.
     fast: Option<Box<Fast>>,
+    /// The held claim's lease deadline, as claimed or last renewed.
+    deadline: u64,
+    /// How many tries of the current completion failed and were retried.
+    completion_retries: u32,
+    /// Whether the current completion's next try is its last (its lease
+    /// passed and a renewal did not move it).
+    last_try: bool,
 }
 
 impl RecordDriver {
@@ -503,6 +531,9 @@ impl RecordDriver {
             ran: false,
             retained: None,
             fast: None,
+            deadline: 0,
+            completion_retries: 0,
+            last_try: false,
         }
     }
 
@@ -616,8 +647,11 @@ impl RecordDriver {
     }
 
     fn push_database(&mut self, answer: Answer, now_millis: u64) -> RecordStep {
+        if let State::Renewing { .. } = self.state {
+            return self.renewed(answer, now_millis);
+        }
         if let Answer::Failed(error) = &answer {
-            return self.db_failed(error);
+            return self.db_failed(error, now_millis);
         }
         self.retries = 0;
         match core::mem::replace(&mut self.state, State::Ended) {
@@ -642,20 +676,31 @@ impl RecordDriver {
                 }
                 Err(error) => self.fail(error),
             },
-            State::Writing { claim, then, .. } => match affected(&answer) {
+            State::Writing { claim, query, then } => match affected(&answer) {
                 Some(1) => self.then(then),
                 Some(_) => {
-                    self.state = State::CheckingStale(claim);
+                    self.state = State::CheckingStale {
+                        claim,
+                        then,
+                        wrote: written_status(&query),
+                    };
                     Step::Run(self.params.load())
                 }
                 None => self.fail(unexpected_answer("a write")),
             },
-            State::CheckingStale(claim) => match self.loaded(&answer) {
+            State::CheckingStale { claim, then, wrote } => match self.loaded(&answer) {
                 Ok(()) => {
                     let fence = claim.fence();
-                    let error = match &self.stored {
+                    let current = self.stored.as_ref().map(|stored| stored.record);
+                    // A retried write whose earlier try landed (its reply was lost)
+                    // finds the state its own fence wrote: a success.
+                    let own = current.filter(|record| record.fence() == fence);
+                    if self.completion_retries > 0 && own.is_some_and(|r| r.status == wrote) {
+                        return self.then(then);
+                    }
+                    let error = match current {
                         None => RecordError::removed(fence),
-                        Some(current) => match current.record.complete(fence) {
+                        Some(current) => match current.complete(fence) {
                             Err(error) => error,
                             Ok(_) => RecordError::removed(fence),
                         },
@@ -826,7 +871,7 @@ impl RecordDriver {
         then: Then,
         now: u64,
     ) -> RecordStep {
-        let message = limits::truncate_error(&message, RECORD_ERROR_MAX_BYTES);
+        let message = limits::storable_text(&message, RECORD_ERROR_MAX_BYTES);
         let error = text(&message);
         let stores = failure == Failure::Final && self.policy.store_errors();
         let write = if stores { Write::Fail } else { Write::Release };
@@ -846,6 +891,8 @@ impl RecordDriver {
     }
 
     fn write(&mut self, claim: Claim, query: Query, then: Then) -> RecordStep {
+        self.completion_retries = 0;
+        self.last_try = false;
         self.state = State::Writing {
             claim,
             query: query.clone(),
@@ -958,6 +1005,7 @@ impl RecordDriver {
         };
         self.state = State::Holding(claim);
         let record = claim.record;
+        self.deadline = record.lease_deadline_millis;
         Step::Yield(RecordYield::Execute(Held {
             token: record.token,
             created_millis: record.created_millis,
@@ -979,7 +1027,7 @@ impl RecordDriver {
         Ok(())
     }
 
-    fn db_failed(&mut self, error: &DbError) -> RecordStep {
+    fn db_failed(&mut self, error: &DbError, now_millis: u64) -> RecordStep {
         let state = core::mem::replace(&mut self.state, State::Ended);
         // A claim that meets the key's row (MySQL's plain INSERT) lost the race:
         // load and decide again, whatever the client's found-rows flag.
@@ -997,6 +1045,10 @@ impl RecordDriver {
             error.class,
             DbErrorClass::Serialization | DbErrorClass::ConnectionLost
         );
+        let completing = matches!(state, State::Writing { .. } | State::CheckingStale { .. });
+        if retryable && self.way != Way::SameTransaction && self.ran && completing {
+            return self.completion_failed(state, error, now_millis);
+        }
         if retryable && self.way != Way::SameTransaction && self.retries < RETRIES {
             if let Some((query, then)) = self.retry(state) {
                 let millis = RETRY_PAUSE_MILLIS << self.retries;
@@ -1011,6 +1063,82 @@ impl RecordDriver {
         self.fail(DriverError::Store(db_error(error, self.ran)))
     }
 
+    /// A try of the completion failed on a broken connection, a deadlock or
+    /// a serialization failure: try again after a pause (doubling from
+    /// [`RETRY_PAUSE_MILLIS`] up to [`COMPLETION_PAUSE_MAX_MILLIS`] or a third
+    /// of the lease, whichever is shorter), first renewing the lease whenever
+    /// a third of it or less is left, until the write lands; once the lease
+    /// has passed and a renewal did not move it, one last try, then
+    /// `store.unavailable` (or `store.conflict`).
+    fn completion_failed(&mut self, state: State, error: &DbError, now: u64) -> RecordStep {
+        let claim = match &state {
+            State::Writing { claim, .. } | State::CheckingStale { claim, .. } => *claim,
+            _ => return self.fail(DriverError::Store(db_error(error, true))),
+        };
+        if self.last_try {
+            return self.fail(DriverError::Store(db_error(error, true)));
+        }
+        let Some((query, then)) = self.retry(state) else {
+            return self.fail(DriverError::Store(db_error(error, true)));
+        };
+        let third = (self.policy.lease_millis() / 3).max(1);
+        let millis = (RETRY_PAUSE_MILLIS << self.completion_retries.min(16))
+            .min(COMPLETION_PAUSE_MAX_MILLIS)
+            .min(third);
+        self.completion_retries += 1;
+        if self.deadline.saturating_sub(now) <= third {
+            let mut renewal =
+                RecordRenewal::of_claim(self.params.clone(), self.policy, claim, self.deadline);
+            let renew = renewal.start(now);
+            self.state = State::Renewing {
+                renewal: Box::new(renewal),
+                pause: millis,
+                query,
+                then: Box::new(then),
+            };
+            return Step::Run(renew);
+        }
+        self.pause_then(millis, query, then)
+    }
+
+    fn pause_then(&mut self, millis: u64, query: Query, then: State) -> RecordStep {
+        self.state = State::Retrying {
+            query,
+            then: Box::new(then),
+        };
+        Step::Pause { millis }
+    }
+
+    /// The answer to a renewal between two tries of a completion: a renewed
+    /// lease moves the deadline; whatever it found, the write is tried after
+    /// the pause (its fence decides), the last time when the lease has passed.
+    fn renewed(&mut self, answer: Answer, now: u64) -> RecordStep {
+        let State::Renewing {
+            mut renewal,
+            pause,
+            query,
+            then,
+        } = core::mem::replace(&mut self.state, State::Ended)
+        else {
+            return self.misuse("push");
+        };
+        match renewal.push(answer) {
+            Step::Yield(deadline) => self.deadline = self.deadline.max(deadline),
+            Step::Run(load) => {
+                self.state = State::Renewing {
+                    renewal,
+                    pause,
+                    query,
+                    then,
+                };
+                return Step::Run(load);
+            }
+            _ => {}
+        }
+        self.last_try = now >= self.deadline;
+        self.pause_then(pause, query, *then)
+    }
+
     /// The query to run again after a retryable failure, and the state
     /// that reads its answer: a lost claim is decided again from a fresh load.
     fn retry(&self, state: State) -> Option<(Query, State)> {
@@ -1018,7 +1146,10 @@ impl RecordDriver {
             State::Loading | State::Claiming(_) | State::Reclaiming(_) => {
                 Some((self.params.load(), State::Loading))
             }
-            State::CheckingStale(claim) => Some((self.params.load(), State::CheckingStale(claim))),
+            State::CheckingStale { claim, then, wrote } => Some((
+                self.params.load(),
+                State::CheckingStale { claim, then, wrote },
+            )),
             State::Writing { claim, query, then } => {
                 Some((query.clone(), State::Writing { claim, query, then }))
             }
@@ -1048,6 +1179,15 @@ impl RecordDriver {
             StoreErrorKind::QueryFailed,
             alloc::format!("{call} does not fit the driver's state (a host bug)"),
         )))
+    }
+}
+
+/// The status a completing write leaves when it lands.
+fn written_status(query: &Query) -> Status {
+    match query.name {
+        "complete" => Status::Succeeded,
+        "fail" => Status::Failed,
+        _ => Status::FailedRetryable,
     }
 }
 

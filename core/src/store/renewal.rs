@@ -16,7 +16,7 @@ use crate::record::{Fence, RecordPolicy, Status};
 /// `store.record_lost`. A database that is unavailable yields
 /// `store.unavailable`: the host tries again at the next beat while the
 /// lease runs.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RecordRenewal {
     params: KeyParams,
     policy: RecordPolicy,
@@ -40,6 +40,24 @@ impl RecordRenewal {
             fence: held.fence(),
             deadline: held.lease_deadline_millis,
             pending: held.lease_deadline_millis,
+            checking: false,
+        }
+    }
+
+    /// The heartbeat of `claim` (a record driver's own, between two tries of
+    /// its completion), whose lease runs until `deadline`.
+    pub(crate) fn of_claim(
+        params: KeyParams,
+        policy: RecordPolicy,
+        claim: crate::record::Claim,
+        deadline: u64,
+    ) -> Self {
+        Self {
+            params,
+            policy,
+            fence: claim.fence(),
+            deadline,
+            pending: deadline,
             checking: false,
         }
     }

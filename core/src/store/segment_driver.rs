@@ -79,9 +79,9 @@ impl SegmentDriver {
     /// segment yet.
     ///
     /// Fails with `segment.invalid_tag` unless the tag is 1 to
-    /// [`MAX_TAG_BYTES`] bytes of ASCII.
+    /// [`MAX_TAG_BYTES`] bytes of ASCII without U+0000.
     pub fn new(manifest: Manifest, tag: &str, policy: SegmentPolicy) -> Result<Self, SegmentError> {
-        if tag.is_empty() || tag.len() > MAX_TAG_BYTES || !tag.is_ascii() {
+        if tag.is_empty() || tag.len() > MAX_TAG_BYTES || !tag.is_ascii() || tag.contains('\0') {
             return Err(SegmentError::invalid_tag(tag.len()));
         }
         Ok(Self {

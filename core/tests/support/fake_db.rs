@@ -27,6 +27,9 @@ pub struct FakeDb {
     pub rows: HashMap<(String, String, String), Row>,
     pub failures: Vec<DbErrorClass>,
     pub queries: Vec<&'static str>,
+    /// The first query of this name runs, then its reply is lost (a broken
+    /// connection).
+    pub lose_reply: Option<&'static str>,
 }
 
 fn int(v: &Value) -> i64 {
@@ -59,12 +62,25 @@ impl FakeDb {
             rows: HashMap::new(),
             failures: Vec::new(),
             queries: Vec::new(),
+            lose_reply: None,
         }
     }
 
     /// Runs `query` as the schema's SQL would.
     pub fn run(&mut self, query: &Query) -> Answer {
         self.queries.push(query.name);
+        let answer = self.apply(query);
+        if self.lose_reply == Some(query.name) && !matches!(answer, Answer::Failed(_)) {
+            self.lose_reply = None;
+            return Answer::Failed(DbError {
+                class: DbErrorClass::ConnectionLost,
+                message: "the connection broke after the commit".into(),
+            });
+        }
+        answer
+    }
+
+    fn apply(&mut self, query: &Query) -> Answer {
         if !self.failures.is_empty() {
             let class = self.failures.remove(0);
             return Answer::Failed(DbError {
@@ -176,6 +192,13 @@ impl FakeDb {
                     return Answer::Failed(DbError {
                         class: DbErrorClass::Constraint,
                         message: "CHECK constraint failed".into(),
+                    });
+                }
+                // PostgreSQL refuses U+0000 in a text.
+                if error.as_ref().is_some_and(|e| e.contains('\0')) {
+                    return Answer::Failed(DbError {
+                        class: DbErrorClass::Other,
+                        message: "invalid byte sequence for encoding \"UTF8\": 0x00".into(),
                     });
                 }
                 let Some(row) = self.rows.get_mut(&key) else {
