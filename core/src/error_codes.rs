@@ -189,8 +189,8 @@ pub const ERROR_CODES: &[ErrorCode] = &[
         "http.body_consumed",
         None,
         true,
-        "A covered request whose body another reader (a body parser mounted first) consumed without keeping its raw bytes: refused at once, never fingerprinted as empty; the message names the fix.",
-        "the request body was read before the idempotency middleware and its raw bytes were not kept: {fix}",
+        "A covered request whose body something else read before the idempotency middleware (a body parser mounted first): refused rather than fingerprinted as empty; the server's configuration.",
+        "the request declares a body ({declared}) but something read it before the idempotency middleware, which found {read} bytes left: it cannot be fingerprinted, and an empty fingerprint would replay another body's answer; {fix}",
     ),
     entry(
         "http.invalid_header",
@@ -891,8 +891,7 @@ mod tests {
             unregistered.is_empty(),
             "codes missing from the registry: {unregistered:?}"
         );
-        // The registry's codes that the core's kinds do not make are the bindings' own
-        // (and `http.body_consumed`, which only an HTTP integration can tell).
+        // The registry's codes that the core's kinds do not make are the bindings' own.
         let bindings_own: Vec<&String> = registered.difference(&found).collect();
         assert_eq!(
             bindings_own,
@@ -901,7 +900,6 @@ mod tests {
                 "argument.byte_length",
                 "argument.negative",
                 "argument.out_of_range",
-                "http.body_consumed",
                 "internal.panic",
                 "snowflake.forked",
             ]

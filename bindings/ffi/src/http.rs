@@ -115,6 +115,29 @@ pub fn http_fingerprint_request(
     )
 }
 
+/// Whether the body a middleware read is the request's (the core's
+/// `http::check_body_read`): fails with `http.body_consumed` when the request
+/// declares a body (`declared_length` above 0, or `transfer_coded`) and the
+/// stream had ended before the middleware read it (`ended_before_read`) or
+/// gave fewer than `declared_length` bytes. Call it with a body within the
+/// limit, before fingerprinting; `fix` names the framework's remedy.
+#[uniffi::export]
+pub fn http_check_body_read(
+    declared_length: Option<u64>,
+    transfer_coded: bool,
+    ended_before_read: bool,
+    read: u64,
+    fix: String,
+) -> Result<(), MintidError> {
+    let read = core::BodyRead {
+        declared_length,
+        transfer_coded,
+        ended_before_read,
+        read,
+    };
+    Ok(core::check_body_read(read, &fix)?)
+}
+
 /// The problem that refuses a request whose key failed to read with the
 /// error `code` (and the key `part` it names), from a signed request ID
 /// (`signed`) or an `Idempotency-Key`; `None`: the server's failure, not the

@@ -294,8 +294,7 @@ fn every_message_is_its_template_filled() {
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     // One sample of every code the core makes (the `argument.*`,
-    // `internal.*` and `snowflake.forked` codes are the bindings' own,
-    // `http.body_consumed` the HTTP integrations', and
+    // `internal.*` and `snowflake.forked` codes are the bindings' own, and
     // `base64url.*` errors become another concern's before they leave).
     let sampled: std::collections::BTreeSet<&str> = samples.iter().map(|s| s.code).collect();
     let unsampled: Vec<&str> = ERROR_CODES
@@ -314,7 +313,6 @@ fn every_message_is_its_template_filled() {
             "base64url.invalid_length",
             "base64url.non_canonical",
             "base64url.wrong_length",
-            "http.body_consumed",
             "internal.panic",
             "snowflake.forked",
         ]

@@ -36,6 +36,11 @@ pub enum HttpErrorKind {
     /// `http.malformed_body`: a request whose content type is JSON and
     /// whose body is not JSON; answered 400 `malformed_body`.
     MalformedBody,
+    /// `http.body_consumed`: a covered request whose body something else
+    /// read before the middleware (a body parser mounted first), so that it
+    /// cannot be fingerprinted; the server's fault (see
+    /// [`check_body_read`](crate::http::check_body_read)).
+    BodyConsumed,
 }
 
 impl HttpErrorKind {
@@ -47,6 +52,7 @@ impl HttpErrorKind {
             Self::InvalidHeader => "http.invalid_header",
             Self::BadStoredResponse => "http.bad_stored_response",
             Self::MalformedBody => "http.malformed_body",
+            Self::BodyConsumed => "http.body_consumed",
         }
     }
 }
@@ -72,6 +78,11 @@ enum Detail {
     },
     MalformedBody {
         cause: FingerprintError,
+    },
+    BodyConsumed {
+        declared: Option<u64>,
+        read: u64,
+        fix: String,
     },
 }
 
@@ -121,6 +132,16 @@ impl HttpError {
         }
     }
 
+    pub(crate) fn body_consumed(declared: Option<u64>, read: u64, fix: &str) -> Self {
+        Self {
+            detail: Detail::BodyConsumed {
+                declared,
+                read,
+                fix: String::from(fix),
+            },
+        }
+    }
+
     /// What went wrong.
     pub const fn kind(&self) -> HttpErrorKind {
         match self.detail {
@@ -129,6 +150,7 @@ impl HttpError {
             Detail::InvalidHeader { .. } => HttpErrorKind::InvalidHeader,
             Detail::BadStoredResponse { .. } => HttpErrorKind::BadStoredResponse,
             Detail::MalformedBody { .. } => HttpErrorKind::MalformedBody,
+            Detail::BodyConsumed { .. } => HttpErrorKind::BodyConsumed,
         }
     }
 
@@ -188,6 +210,22 @@ impl fmt::Display for HttpError {
             ),
             Detail::MalformedBody { cause } => {
                 write!(f, "the content type is JSON but the body is not: {cause}")
+            }
+            Detail::BodyConsumed {
+                declared,
+                read,
+                fix,
+            } => {
+                f.write_str("the request declares a body (")?;
+                match declared {
+                    Some(length) => write!(f, "{length} bytes")?,
+                    None => f.write_str("a transfer coding")?,
+                }
+                write!(
+                    f,
+                    ") but something read it before the idempotency middleware, which found {read} bytes left: \
+                     it cannot be fingerprinted, and an empty fingerprint would replay another body's answer; {fix}"
+                )
             }
         }
     }

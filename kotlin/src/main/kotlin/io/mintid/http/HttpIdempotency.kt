@@ -43,6 +43,22 @@ interface HttpRequestView<out R> {
     /** A header's value (names are case-insensitive; repeated ones joined with `, `), or null. */
     fun header(name: String): String?
 
+    /** The body's declared length (`Content-Length`), or null when the request names none. */
+    val declaredLength: Long? get() = header("content-length")?.trim()?.toLongOrNull()?.takeIf { it >= 0 }
+
+    /**
+     * Whether the framework says the body stream had ended, or was taken by another reader,
+     * before the middleware read it (asked once, just before the body is read; default: it cannot
+     * tell, and only a body shorter than [declaredLength] counts as consumed).
+     */
+    val bodyEndedBeforeRead: Boolean get() = false
+
+    /**
+     * The remedy, in the framework's words, when another reader consumed the body first
+     * (`http.body_consumed`).
+     */
+    val bodyConsumedFix: String get() = "put the idempotency middleware before anything that reads the request body"
+
     /** The framework's request. */
     val raw: R
 }
@@ -206,11 +222,39 @@ class HttpIdempotency<R> private constructor(
         }
     }
 
-    /** The body of [input], or null when it holds more than [bodyLimit] bytes (then answer [tooLarge]). */
-    fun readBody(input: InputStream): ByteArray? {
+    /**
+     * The body of [request] from [input], or null when it holds more than [bodyLimit] bytes (then
+     * answer [tooLarge]).
+     *
+     * @throws io.mintid.HttpException `http.body_consumed` when something read the body before
+     *   the middleware (see [checkBodyRead]).
+     */
+    fun readBody(
+        request: HttpRequestView<R>,
+        input: InputStream,
+    ): ByteArray? {
+        val ended = request.bodyEndedBeforeRead
         val bytes = input.readNBytes(bodyLimit + 1)
-        return if (bytes.size > bodyLimit) null else bytes
+        if (bytes.size > bodyLimit) return null
+        checkBodyRead(request, ended, bytes.size)
+        return bytes
     }
+
+    /**
+     * Refuses a body another reader consumed before the middleware, the core's rule (never
+     * fingerprinted as empty, which would replay another body's answer): [request] declares a
+     * body (`Content-Length` above 0, or a `Transfer-Encoding`) and its stream had ended before
+     * the middleware read it ([endedBeforeRead]) or gave fewer than its declared bytes ([read],
+     * within [bodyLimit]).
+     *
+     * @throws io.mintid.HttpException `http.body_consumed`, naming [HttpRequestView.bodyConsumedFix]:
+     *   the server's configuration, not the client's request (no problem document).
+     */
+    fun checkBodyRead(
+        request: HttpRequestView<R>,
+        endedBeforeRead: Boolean,
+        read: Int,
+    ) = HttpRules.checkBodyRead(request.declaredLength, request.header("transfer-encoding") != null, endedBeforeRead, read, request.bodyConsumedFix)
 
     /** The answer for a body over [bodyLimit]: 413 `about:blank`, nothing stored. */
     fun tooLarge(): HttpAnswer = HttpAnswer.status(413, "the body exceeds $bodyLimit bytes")
@@ -308,7 +352,8 @@ class HttpIdempotency<R> private constructor(
 
     /**
      * Handles one request: an uncovered one goes to [handler] untouched; a covered one is admitted,
-     * its body read up to the limit, and [handler] runs once for its key. A handler that throws
+     * its body read up to the limit (`http.body_consumed` when something read it first, see
+     * [checkBodyRead]), and [handler] runs once for its key. A handler that throws
      * answers 500 (`about:blank`), stored like any 5xx; the exception goes to the builder's
      * `handlerErrors`. An uncovered request's [handler] may throw its [IOException].
      */
@@ -325,7 +370,7 @@ class HttpIdempotency<R> private constructor(
                 is Admission.Refused -> return admission.answer
                 is Admission.Admitted -> admission
             }
-        val bytes = readBody(body) ?: return tooLarge()
+        val bytes = readBody(request, body) ?: return tooLarge()
         val claimed =
             when (val started = start(admitted, request.header("content-type"), bytes)) {
                 is Start.Answered -> return started.answer

@@ -6,6 +6,7 @@ import io.mintid.Problem
 import io.mintid.core
 import io.mintid.requireUShort
 import io.mintid.store.StoredResponse
+import uniffi.mintid_ffi.httpCheckBodyRead
 import uniffi.mintid_ffi.httpDecodeEnvelope
 import uniffi.mintid_ffi.httpDefaultKind
 import uniffi.mintid_ffi.httpDefaults
@@ -97,6 +98,26 @@ object HttpRules {
         contentType: String?,
         body: ByteArray,
     ): Fingerprint = Fingerprint.ofDigest(core { httpFingerprintBody(contentType, body) })
+
+    /**
+     * Whether a body a middleware read is the request's (the core's `http::check_body_read`): a
+     * request that declares a body ([declaredLength] above 0, or [transferCoded]) whose stream had
+     * ended before the middleware read it ([endedBeforeRead]) or gave fewer than [declaredLength]
+     * bytes ([read], within the body limit) was consumed by another reader: never fingerprint it
+     * as empty.
+     *
+     * @throws io.mintid.HttpException `http.body_consumed`, whose message ends with [fix].
+     */
+    @JvmStatic
+    fun checkBodyRead(
+        declaredLength: Long?,
+        transferCoded: Boolean,
+        endedBeforeRead: Boolean,
+        read: Int,
+        fix: String,
+    ) {
+        core { httpCheckBodyRead(declaredLength?.toULong(), transferCoded, endedBeforeRead, read.toULong(), fix) }
+    }
 
     /**
      * A request's fingerprint, compared when its key comes again: its body's ([fingerprintBody])

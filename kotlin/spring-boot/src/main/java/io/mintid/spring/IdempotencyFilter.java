@@ -23,7 +23,9 @@ import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerExecutionChain;
 import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.util.ServletRequestPathUtils;
+import org.springframework.web.util.ContentCachingRequestWrapper;
 import org.springframework.web.util.ContentCachingResponseWrapper;
+import org.springframework.web.util.WebUtils;
 
 /**
  * Runs {@link Idempotent} controller methods once per key through the framework-neutral
@@ -90,7 +92,7 @@ public class IdempotencyFilter extends OncePerRequestFilter {
     @Override
     protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
             throws ServletException, IOException {
-        View view = new View(request);
+        View view = new View(request, false);
         HttpAnswer grant = idempotency.grant(view);
         if (grant != null) {
             write(grant, response);
@@ -100,8 +102,46 @@ public class IdempotencyFilter extends OncePerRequestFilter {
             chain.doFilter(request, response);
             return;
         }
-        HttpAnswer answer = idempotency.handle(view, request.getInputStream(), (covered, body) -> run(chain, request, response, body));
+        Body body = Body.of(request);
+        HttpAnswer answer = idempotency.handle(new View(request, body.ended()), body.input(), (covered, read) -> run(chain, request, response, read));
         write(answer, response);
+    }
+
+    /**
+     * The remedy when a filter read the body before this one ({@code http.body_consumed}).
+     */
+    static final String BODY_FIX = "a filter before mintid's IdempotencyFilter read the request body (Spring's FormContentFilter does "
+            + "for form bodies of PUT, PATCH and DELETE: set spring.mvc.formcontent.filter.enabled=false, or send such "
+            + "requests as JSON); order that filter after this one, or wrap the request in a ContentCachingRequestWrapper "
+            + "before it reads the body so that this filter finds the bytes it kept";
+
+    /**
+     * The body as this filter finds it: the request's stream, or, when another filter read it
+     * first, the bytes a {@link ContentCachingRequestWrapper} kept of it (else the stream, marked
+     * {@code ended}, for the core to refuse with {@code http.body_consumed}).
+     */
+    private record Body(InputStream input, boolean ended) {
+        static Body of(HttpServletRequest request) throws IOException {
+            ServletInputStream stream;
+            try {
+                stream = request.getInputStream();
+            } catch (IllegalStateException readerTaken) {
+                // getReader() was called before: the body went to another reader.
+                return kept(request, new Body(InputStream.nullInputStream(), true));
+            }
+            return stream.isFinished() ? kept(request, new Body(stream, true)) : new Body(stream, false);
+        }
+
+        private static Body kept(HttpServletRequest request, Body gone) {
+            ContentCachingRequestWrapper caching = WebUtils.getNativeRequest(request, ContentCachingRequestWrapper.class);
+            if (caching != null) {
+                byte[] cached = caching.getContentAsByteArray();
+                if (cached.length == request.getContentLengthLong()) {
+                    return new Body(new ByteArrayInputStream(cached), false);
+                }
+            }
+            return gone;
+        }
     }
 
     /** Runs the controller on the read body and captures what it answered. */
@@ -152,8 +192,11 @@ public class IdempotencyFilter extends OncePerRequestFilter {
         }
     }
 
-    /** The request as the neutral wrapper sees it: the full path, context path included. */
-    private record View(HttpServletRequest raw) implements HttpRequestView<HttpServletRequest> {
+    /**
+     * The request as the neutral wrapper sees it: the full path, context path included; {@code
+     * ended} when its body stream had ended before this filter read it.
+     */
+    private record View(HttpServletRequest raw, boolean ended) implements HttpRequestView<HttpServletRequest> {
         @Override
         public String getMethod() {
             return raw.getMethod();
@@ -179,6 +222,22 @@ public class IdempotencyFilter extends OncePerRequestFilter {
         @Override
         public HttpServletRequest getRaw() {
             return raw;
+        }
+
+        @Override
+        public Long getDeclaredLength() {
+            long length = raw.getContentLengthLong();
+            return length < 0 ? null : length;
+        }
+
+        @Override
+        public boolean getBodyEndedBeforeRead() {
+            return ended;
+        }
+
+        @Override
+        public String getBodyConsumedFix() {
+            return BODY_FIX;
         }
     }
 

@@ -9,12 +9,13 @@ import io.ktor.server.application.ApplicationCallPipeline
 import io.ktor.server.application.Hook
 import io.ktor.server.application.createRouteScopedPlugin
 import io.ktor.server.application.hooks.CallFailed
-import io.ktor.server.application.hooks.ReceiveRequestBytes
 import io.ktor.server.application.hooks.ResponseBodyReadyForSend
 import io.ktor.server.application.hooks.ResponseSent
 import io.ktor.server.request.httpMethod
 import io.ktor.server.request.path
 import io.ktor.server.request.queryString
+import io.ktor.server.request.ApplicationReceivePipeline
+import io.ktor.server.request.RequestAlreadyConsumedException
 import io.ktor.server.request.receiveChannel
 import io.ktor.server.response.respond
 import io.ktor.server.routing.Route
@@ -37,6 +38,7 @@ import io.mintid.http.HttpRules
 import io.mintid.http.Start
 import io.mintid.store.IdempotencyStore
 import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.NonCancellable
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withContext
@@ -91,6 +93,8 @@ private class CallView(
     override val query: String get() = raw.request.queryString()
 
     override fun header(name: String): String? = raw.request.headers.getAll(name)?.joinToString(", ")
+
+    override val bodyConsumedFix: String get() = KTOR_BODY_FIX
 }
 
 /** The claim a call runs under, until its response is stored. */
@@ -107,6 +111,28 @@ private val GRANT_ROUTE = AttributeKey<Unit>("io.mintid.grant")
  * included (`authenticate {}` checks the principal before this phase), so the scope function
  * can read `call.principal()`.
  */
+/**
+ * Hands the route's `receive` the body the plugin read, in place of whatever the receive pipeline
+ * carries (the engine's channel, already drained, or Ktor's token of a body received before).
+ */
+private object ReceiveKeptBody : Hook<(ApplicationCall) -> ByteArray?> {
+    override fun install(
+        pipeline: ApplicationCallPipeline,
+        handler: (ApplicationCall) -> ByteArray?,
+    ) {
+        pipeline.receivePipeline.intercept(ApplicationReceivePipeline.Before) {
+            handler(call)?.let { proceedWith(ByteReadChannel(it)) }
+        }
+    }
+}
+
+/**
+ * The remedy when a plugin read the body before [MintidIdempotency] (`http.body_consumed`).
+ */
+private const val KTOR_BODY_FIX =
+    "install DoubleReceive (io.ktor:ktor-server-double-receive) so that MintidIdempotency reads the bytes it keeps, " +
+        "or stop the plugin that receives the body before the route from doing so"
+
 private object BeforeHandler : Hook<suspend (ApplicationCall) -> Unit> {
     private val phase = PipelinePhase("MintidIdempotency")
 
@@ -183,20 +209,26 @@ val MintidIdempotency =
                     is Admission.Refused -> return@on call.respondAnswer(admission.answer)
                     is Admission.Admitted -> admission
                 }
-            val body =
-                call.request.receiveChannel().readRemaining(idempotency.bodyLimit + 1L).readByteArray()
+            // Through the receive pipeline: DoubleReceive's kept bytes when a plugin read the body
+            // first, else Ktor's RequestAlreadyConsumedException (the raw channel would be empty).
+            val (body, ended) =
+                try {
+                    call.receiveChannel().readRemaining(idempotency.bodyLimit + 1L).readByteArray() to false
+                } catch (_: RequestAlreadyConsumedException) {
+                    ByteArray(0) to true
+                }
             if (body.size > idempotency.bodyLimit) return@on call.respondAnswer(idempotency.tooLarge())
+            idempotency.checkBodyRead(view, ended, body.size)
             call.attributes.put(BODY, body)
             val contentType = view.header("content-type")
-            when (val started = withContext(Dispatchers.IO) { idempotency.start(admitted, contentType, body) }) {
+            // Not cancellable: a claim made is kept (and released by ResponseSent) even if the call is cancelled meanwhile.
+            when (val started = withContext(NonCancellable + Dispatchers.IO) { idempotency.start(admitted, contentType, body) }) {
                 is Start.Answered -> call.respondAnswer(started.answer)
                 is Start.Claimed -> call.attributes.put(CLAIM, started)
             }
         }
 
-        on(ReceiveRequestBytes) { call, channel ->
-            call.attributes.getOrNull(BODY)?.let { ByteReadChannel(it) } ?: channel
-        }
+        on(ReceiveKeptBody) { call -> call.attributes.getOrNull(BODY) }
 
         on(CallFailed) { call, cause ->
             if (call.attributes.contains(CLAIM)) {
@@ -210,7 +242,7 @@ val MintidIdempotency =
             call.attributes.remove(CLAIM)
             val bytes = content.bytesOrNull()
             if (bytes == null) {
-                withContext(Dispatchers.IO) { idempotency.abandon(claimed, IllegalStateException("a ${content::class.simpleName} response cannot be stored")) }
+                withContext(NonCancellable + Dispatchers.IO) { idempotency.abandon(claimed, IllegalStateException("a ${content::class.simpleName} response cannot be stored")) }
                 return@on
             }
             val status = content.status ?: call.response.status() ?: HttpStatusCode.OK
@@ -221,7 +253,9 @@ val MintidIdempotency =
                     content.headers.forEach { name, values -> values.forEach { add(name to it) } }
                 }
             val answer = HttpAnswer(status.value, headers, bytes)
-            val sent = withContext(Dispatchers.IO) { idempotency.finish(claimed, answer) }
+            // The route has answered: its answer is stored even if the call is cancelled now (the
+            // client went away), then the cancellation goes on (issue 25, item 5).
+            val sent = withContext(NonCancellable + Dispatchers.IO) { idempotency.finish(claimed, answer) }
             if (sent === answer) {
                 transformBodyTo(ByteArrayContent(bytes, content.contentType, status))
             } else {
