@@ -20,7 +20,8 @@ impl Driven for OutboxRelay {
     }
 
     /// `YIELD` (send): id `u64`, kind, business key, payload, attempts
-    /// `u64`, created `u64`; `DONE`: the report's six counts, `u64` each.
+    /// `u64`, created `u64`; `DONE`: the report's seven counts (`mark_failed`
+    /// last), `u64` each.
     fn put_yield(out: &mut Vec<u8>, yielded: RelayYield) {
         match yielded {
             RelayYield::Send(message) => {
@@ -41,6 +42,7 @@ impl Driven for OutboxRelay {
                     report.given_up,
                     report.claim_lost,
                     report.released,
+                    report.mark_failed,
                 ] {
                     out.extend_from_slice(&count.to_le_bytes());
                 }

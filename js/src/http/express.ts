@@ -6,7 +6,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { errorOf } from "../errors.js";
+import { checkBodyRead } from "../http-rules.js";
 import type { HttpAnswer } from "./answer.js";
 import { readLimited } from "./body.js";
 import { type HttpRequestView, headerText, HttpIdempotency, type IdempotencyOptions, isJsonContentType } from "./core.js";
@@ -54,25 +54,28 @@ export function keepRawBody(req: IncomingMessage & { rawBody?: unknown }, _res: 
   req.rawBody = body;
 }
 
-/** The message of `http.body_consumed` (its registry template), with the fixes. */
-const BODY_CONSUMED =
-  "the request body was read before the idempotency middleware and its raw bytes were not kept: " +
-  "mount idempotency() before express.json() and any other body parser, or keep the raw body with express.json({ verify: keepRawBody })";
+/** The remedy `http.body_consumed` names. */
+const BODY_CONSUMED_FIX = "mount idempotency() before express.json() and any other body parser, or keep the raw body with express.json({ verify: keepRawBody })";
 
 /**
  * The bytes of a covered request's body, or `undefined` over `limit`: read
  * here, or, when a reader mounted before the middleware took bytes out of
  * the stream (`readableDidRead`: a body parser), the raw bytes it kept on
- * `req.rawBody`. The rest of a taken body is never fingerprinted as if it
- * were all of it.
+ * `req.rawBody`. `read` says whether the middleware read them itself (and sets `req.body`).
  *
- * @throws HttpError `http.body_consumed` when the body was taken and no raw bytes were kept.
+ * @throws HttpError `http.body_consumed` (the core's rule) when the request
+ *   declares a body that was taken and not kept, or that ended short.
  */
 async function bodyOf(req: ExpressRequest, limit: number): Promise<{ bytes: Uint8Array | undefined; read: boolean }> {
-  if (!req.readableDidRead) return { bytes: await readLimited(req, limit), read: true };
-  const raw = req.rawBody;
-  if (!(raw instanceof Uint8Array)) throw errorOf("http.body_consumed", BODY_CONSUMED);
-  return { bytes: raw.byteLength > limit ? undefined : raw, read: false };
+  const taken = req.readableDidRead;
+  if (taken && req.rawBody instanceof Uint8Array) return { bytes: req.rawBody.byteLength > limit ? undefined : req.rawBody, read: false };
+  const bytes = taken ? new Uint8Array() : await readLimited(req, limit);
+  if (bytes === undefined) return { bytes, read: true };
+  const length = req.headers["content-length"];
+  const declaredLength = length === undefined ? undefined : Number(length);
+  checkBodyRead({ declaredLength, transferCoded: req.headers["transfer-encoding"] !== undefined, endedBeforeRead: taken, read: bytes.byteLength }, BODY_CONSUMED_FIX);
+  // Taken, and no body declared: the body was empty, and the parser's `req.body` stays.
+  return { bytes, read: !taken };
 }
 
 /** The body as `express.json()` or `express.raw()` would give it: parsed JSON, or a Buffer. */
