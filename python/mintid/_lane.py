@@ -165,6 +165,12 @@ def free_text(value: str) -> bytes:
         return SURROGATE.sub("\ufffd", value).encode()
 
 
+def _error_text(value: str) -> bytes:
+    """An error text as it is, a lone surrogate included: the core makes it storable."""
+    raw = value.encode("utf-8", "surrogatepass")
+    return _U32.pack(len(raw)) + raw
+
+
 def _text(value: str | None) -> bytes:
     raw = b"" if value is None else free_text(value)
     return _U32.pack(len(raw)) + raw
@@ -428,13 +434,13 @@ class LaneDriver(_Driver):
         self, message: str, retryable: bool, response: tuple[str, bytes] | None, now_millis: int
     ) -> bytes:
         """Finish with the operation's failure; the next step."""
-        packed = b"\x01" + bytes((int(retryable),)) + _text(message)
+        packed = b"\x01" + bytes((int(retryable),)) + _error_text(message)
         packed += b"\x00" if response is None else b"\x01" + _response(*response)
         return self._finish(packed, now_millis)
 
     def finish_raised(self, message: str, now_millis: int) -> bytes:
         """Finish with the text of an unexpected error (the core decides: retryable)."""
-        return self._finish(b"\x03" + _text(message), now_millis)
+        return self._finish(b"\x03" + _error_text(message), now_millis)
 
     def finish_not_a_response(self, type_name: str, now_millis: int) -> bytes:
         """Finish with the name of what the operation returned; the next step."""
@@ -472,7 +478,7 @@ class RelayDriver(_Driver):
 
     def failed(self, error: str, now_millis: int) -> bytes:
         """The send of the message handed over last failed with ``error``; the next step."""
-        raw = free_text(error)
+        raw = error.encode("utf-8", "surrogatepass")
         return self._read(_RELAY_FAILED(self._handle, raw, len(raw), now_millis, self._out, _CAP))
 
     def end(self, step: bytes) -> Sending:

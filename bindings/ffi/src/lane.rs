@@ -528,7 +528,10 @@ pub unsafe extern "C" fn mintid_lane_relay_failed(
     cap: usize,
 ) -> usize {
     // SAFETY: the caller's contract.
-    let error = String::from_utf8_lossy(unsafe { slice(error, error_len) });
+    let bytes = unsafe { slice(error, error_len) };
+    // The bytes may not be UTF-8 (a host string with a lone surrogate): the
+    // core makes them storable, never the host.
+    let error = core::limits::storable_text_from_bytes(bytes, core::limits::OUTBOX_ERROR_MAX_BYTES);
     // SAFETY: the caller's contract.
     unsafe {
         on_driver(driver, out, cap, |lane| {

@@ -5,7 +5,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 
 use mintid::store::{
-    DbErrorClass, DriverError, OperationOutcome, StoreError, StoredResponse, Value,
+    DbErrorClass, DriverError, OperationOutcome, StoreError, StoredResponse, Value, limits,
 };
 
 use crate::value;
@@ -30,13 +30,16 @@ pub fn unpack_rows(packed: &[u8]) -> Result<Vec<Vec<Value>>, DriverError> {
 /// Reads a packed outcome: `0` succeeded (content type, body), `1` failed
 /// (retryable `u8`, message, optional response), `2` not a response (the
 /// type's name), `3` raised (the error's text: retryable, the core's rule).
+/// An error text is bytes that may not be UTF-8 (a host string with a lone
+/// surrogate, e.g. Python's `surrogatepass`): the core makes it storable
+/// (`limits::storable_text_from_bytes`), never the host.
 pub fn unpack_outcome(packed: &[u8]) -> Result<OperationOutcome, DriverError> {
     let mut reader = Reader(packed);
     let outcome = match reader.u8()? {
         0 => OperationOutcome::Succeeded(reader.response()?),
         1 => {
             let retryable = reader.u8()? != 0;
-            let message = reader.text()?;
+            let message = reader.error_text()?;
             let response = match reader.u8()? {
                 0 => None,
                 _ => Some(reader.response()?),
@@ -51,7 +54,7 @@ pub fn unpack_outcome(packed: &[u8]) -> Result<OperationOutcome, DriverError> {
             type_name: reader.text()?,
         },
         3 => OperationOutcome::Raised {
-            message: reader.text()?,
+            message: reader.error_text()?,
         },
         _ => return Err(malformed("outcome")),
     };
@@ -95,6 +98,15 @@ impl Reader<'_> {
     pub(crate) fn bytes(&mut self) -> Result<Vec<u8>, DriverError> {
         let length = self.u32()? as usize;
         Ok(self.take(length)?.to_vec())
+    }
+
+    /// An operation's error text, made storable whatever its bytes.
+    pub(crate) fn error_text(&mut self) -> Result<String, DriverError> {
+        let bytes = self.bytes()?;
+        Ok(limits::storable_text_from_bytes(
+            &bytes,
+            limits::RECORD_ERROR_MAX_BYTES,
+        ))
     }
 
     pub(crate) fn text(&mut self) -> Result<String, DriverError> {

@@ -224,7 +224,18 @@ impl<DB: Backend> IdempotencyStore<DB> {
             heartbeat.abort();
         }
         let step = driver.finish(outcome_of(&result), clock.now_millis());
-        let end = drive_record(&self.store, &mut driver, fast, step).await;
+        // Once the operation has an outcome, recording it finishes even if the
+        // caller goes away (docs/spec.md, "Completion keeps trying"): it runs as
+        // a task of its own, which dropping this future only detaches.
+        let store = self.store.clone();
+        let fast = self.fast.clone();
+        let completion =
+            tokio::spawn(async move { drive_record(&store, &mut driver, fast.as_ref(), step).await });
+        let end = match completion.await {
+            Ok(end) => end,
+            Err(failed) if failed.is_panic() => std::panic::resume_unwind(failed.into_panic()),
+            Err(_) => Err(shut_down()),
+        };
         ended(end?, result)
     }
 
@@ -373,6 +384,12 @@ fn done(yielded: RecordYield) -> Result<RunResult, Error> {
         }
         other => Err(unexpected(&Step::Yield(other))),
     }
+}
+
+/// The runtime shut down while a completion was being written: the record
+/// stays pending until its lease passes.
+fn shut_down() -> Error {
+    unexpected_step("the runtime shut down before the completion was written").into()
 }
 
 fn unexpected<Y: core::fmt::Debug>(step: &Step<Y>) -> Error {
