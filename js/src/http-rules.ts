@@ -93,6 +93,33 @@ export function fingerprintRequest(contentType: string | undefined, query: strin
   return Fingerprint.ofText(call(() => wasm.httpFingerprintRequest(contentType, query, bytes)));
 }
 
+/** What a middleware saw of a covered request's body when it read it (the core's `http::BodyRead`). */
+export interface BodyRead {
+  /** The request's `Content-Length`, if it has one. */
+  readonly declaredLength: number | undefined;
+  /** Whether the request declares a transfer coding (a body of unknown length). */
+  readonly transferCoded: boolean;
+  /** Whether the body's stream had ended, or bytes had been taken out of it, before the middleware read it. */
+  readonly endedBeforeRead: boolean;
+  /** How many bytes the middleware read. */
+  readonly read: number;
+}
+
+/**
+ * Checks that the body a middleware read is the request's, before it is
+ * fingerprinted: a request that declares a body whose stream another reader
+ * had taken (a body parser mounted first), or that gave fewer bytes than its
+ * `Content-Length`, is never fingerprinted as what was left. `fix` names the
+ * remedy in the framework's words. The core's rule (`mintid::http::check_body_read`).
+ *
+ * @throws HttpError `http.body_consumed` (the server's setup: no problem document).
+ */
+export function checkBodyRead(read: BodyRead, fix: string): void {
+  checkString(fix, "fix");
+  const declared = read.declaredLength === undefined ? undefined : toU64(read.declaredLength, "read.declaredLength");
+  call(() => wasm.httpCheckBodyRead(declared, read.transferCoded, read.endedBeforeRead, toU64(read.read, "read.read"), fix));
+}
+
 /**
  * The problem refusing a request whose key failed to read with `error`, from
  * a signed request ID (`signed`) or an `Idempotency-Key`; `undefined`: the

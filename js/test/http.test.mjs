@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import express from "express";
 import Fastify from "fastify";
-import { ArgumentError, grantFields, HttpError, IdempotencyKey, KeyRing, mintRequestId, RecordPolicy } from "mintid";
+import { ArgumentError, defaultKind, errorCodes, grantFields, HttpError, IdempotencyKey, KeyRing, mintRequestId, RecordPolicy } from "mintid";
 import { fromStored, HttpIdempotency, toStored } from "mintid/http";
 import * as expressHttp from "mintid/http/express";
 import * as fastifyHttp from "mintid/http/fastify";
@@ -187,6 +187,39 @@ for (const [name, framework] of Object.entries(FRAMEWORKS)) {
       }
     });
 
+    test("a client that goes away while the handler runs: its response is recorded all the same, and the retry replays it", async () => {
+      const store = await freshStore(new RecordPolicy({ leaseMillis: 30_000, retentionMillis: 86_400_000, maxWaitMillis: 30_000 }));
+      let calls = 0;
+      let started;
+      const handlerStarted = new Promise((resolve) => {
+        started = resolve;
+      });
+      const middleware = framework.module.idempotency({ store, scope });
+      const app = await framework.listen(withMiddleware(middleware, (instance, route) => instance.post("/orders", route(async (request) => {
+        calls += 1;
+        // Fastify's request wraps Node's; Express's is Node's.
+        const socket = (request.raw ?? request).socket;
+        started();
+        if (!socket.destroyed) await new Promise((resolve) => socket.once("close", resolve));
+        return { status: 201, json: { calls } };
+      }))));
+      try {
+        const headers = { "x-user": "ann", "idempotency-key": randomUUID(), "content-type": "application/json" };
+        const client = httpRequest({ host: "127.0.0.1", port: app.port, method: "POST", path: "/orders", headers, agent: false });
+        client.on("error", () => undefined);
+        client.end('{"amount":1}');
+        await handlerStarted;
+        client.destroy();
+        const retry = await send(app.port, { path: "/orders", headers, body: '{"amount":1}' });
+        assert.equal(retry.status, 201);
+        assert.equal(retry.headers["idempotent-replayed"], "true");
+        assert.deepEqual(JSON.parse(retry.text), { calls: 1 });
+        assert.equal(calls, 1);
+      } finally {
+        await app.close();
+      }
+    });
+
     test("a kind the core refuses is the server's fault (500), not the client's", async () => {
       const middleware = framework.module.idempotency({ store: await freshStore(), scope: () => "user:ann", kind: () => "Not A Kind" });
       const app = await framework.listen(withMiddleware(middleware, (instance, route) => instance.post("/", route(async () => ({ status: 200, json: {} })))));
@@ -231,5 +264,96 @@ describe("the neutral core", () => {
     const keyRing = new KeyRing({ id: 1, secret: randomBytes(32) });
     assert.throws(() => fastifyHttp.grantEndpoint({ keyRing, scope, ttlMillis: 0 }), argument("argument.out_of_range"));
     assert.throws(() => fastifyHttp.grantEndpoint({ keyRing, scope, ttlMillis: -5 }), argument("argument.negative"));
+  });
+});
+
+describe("a body a parser read before the middleware (issue 25, item 6)", () => {
+  const orderHeaders = (key, type = "application/json") => ({ "x-user": "ann", "idempotency-key": key, "content-type": type });
+
+  /** An Express app with `parser` mounted before the middleware, the usual habit; `failures` gets what reaches the error handler. */
+  async function expressAfter(parser, store, failures) {
+    let calls = 0;
+    const app = await FRAMEWORKS.express.listen((instance) => {
+      instance.use(parser);
+      instance.use(expressHttp.idempotency({ store, scope }));
+      instance.post("/orders", (req, res) => {
+        calls += 1;
+        res.status(201).json({ order: calls, received: req.body });
+      });
+      instance.use((error, _req, res, _next) => {
+        failures.push(error);
+        res.status(500).json({});
+      });
+    });
+    return { ...app, calls: () => calls };
+  }
+
+  test("express.json() first, its raw bytes kept (keepRawBody): another body under the same key is 422, the same body replays", async () => {
+    const app = await expressAfter(express.json({ verify: expressHttp.keepRawBody }), await freshStore(), []);
+    try {
+      const key = randomUUID();
+      const first = await send(app.port, { path: "/orders", headers: orderHeaders(key), body: '{"amount":1}' });
+      assert.equal(first.status, 201);
+      assert.deepEqual(JSON.parse(first.text).received, { amount: 1 });
+      const other = await send(app.port, { path: "/orders", headers: orderHeaders(key), body: '{"amount":9999}' });
+      assert.equal(other.status, 422);
+      assert.equal(JSON.parse(other.text).type, "https://mintid.dev/problems/fingerprint-mismatch");
+      const again = await send(app.port, { path: "/orders", headers: orderHeaders(key), body: '{ "amount": 1 }' });
+      assert.equal(again.status, 201);
+      assert.equal(again.headers["idempotent-replayed"], "true");
+      assert.equal(again.text, first.text);
+      // A content type the parser skips: the middleware reads the body itself.
+      const textKey = randomUUID();
+      assert.equal((await send(app.port, { path: "/orders", headers: orderHeaders(textKey, "text/plain"), body: "one" })).status, 201);
+      assert.equal((await send(app.port, { path: "/orders", headers: orderHeaders(textKey, "text/plain"), body: "two" })).status, 422);
+      assert.equal(app.calls(), 2);
+    } finally {
+      await app.close();
+    }
+  });
+
+  test("express.json() first without the raw bytes: refused with http.body_consumed naming the fix, nothing run or stored", async () => {
+    const store = await freshStore();
+    const failures = [];
+    const app = await expressAfter(express.json(), store, failures);
+    try {
+      const key = randomUUID();
+      for (const body of ['{"amount":1}', '{"amount":9999}']) {
+        const answer = await send(app.port, { path: "/orders", headers: orderHeaders(key), body });
+        assert.equal(answer.status, 500);
+      }
+      assert.equal(app.calls(), 0);
+      assert.equal(failures.length, 2);
+      const [error] = failures;
+      assert.ok(error instanceof HttpError);
+      assert.equal(error.code, "http.body_consumed");
+      const template = errorCodes().find((entry) => entry.code === "http.body_consumed").template;
+      assert.ok(error.message.startsWith(template.slice(0, template.indexOf("{"))), error.message);
+      assert.match(error.message, /mount idempotency\(\) before express\.json\(\).*verify: keepRawBody/);
+      assert.equal(await store.load(new IdempotencyKey(defaultKind("POST", "/orders"), "user:ann", key)), null);
+      // An empty body the parser read is still no body to refuse: nothing was taken.
+      const empty = await send(app.port, { path: "/orders", headers: { ...orderHeaders(randomUUID()), "content-length": "0" } });
+      assert.equal(empty.status, 201);
+    } finally {
+      await app.close();
+    }
+  });
+
+  test("fastify: its parsers run after the plugin read the raw body, so another body under the same key is 422", async () => {
+    const store = await freshStore();
+    const app = await FRAMEWORKS.fastify.listen((instance, route) => {
+      instance.use(fastifyHttp.idempotency({ store, scope }));
+      instance.post("/orders", route(async (request) => ({ status: 201, json: { received: request.body } })));
+    });
+    try {
+      const key = randomUUID();
+      const first = await send(app.port, { path: "/orders", headers: orderHeaders(key), body: '{"amount":1}' });
+      assert.equal(first.status, 201);
+      assert.deepEqual(JSON.parse(first.text).received, { amount: 1 });
+      assert.equal((await send(app.port, { path: "/orders", headers: orderHeaders(key), body: '{"amount":9999}' })).status, 422);
+      assert.equal((await send(app.port, { path: "/orders", headers: orderHeaders(key), body: '{"amount":1}' })).headers["idempotent-replayed"], "true");
+    } finally {
+      await app.close();
+    }
   });
 });

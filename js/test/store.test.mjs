@@ -8,7 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fingerprint, IdempotencyKey, LeaseError, LeasePolicy, RecordPolicy, SegmentPolicy } from "mintid";
 import { DbError, IdempotencyStore, LeasedSnowflake, MAX_RESPONSE_BYTES, migrate, OperationError, SegmentIds, StoreError, storeLimits, WorkerLeases } from "mintid/store/sqlite";
 import { migrationsOf, statementsOf } from "../dist/full/store/driver.js";
-import { dialects, freshDatabase, sql } from "./store/databases.mjs";
+import { aroundStatements, dialects, freshDatabase, sql } from "./store/databases.mjs";
 
 describe("the core's manifest", () => {
   test("every dialect has the same statements and parameters, in each executor's placeholder style", () => {
@@ -155,6 +155,54 @@ for (const { dialect, skip } of dialects()) {
         const replay = await store.runOnce(key, request, async () => assert.fail("ran twice"));
         assert.equal(replay.decision, "replay");
         assert.deepEqual(Buffer.from(replay.response.body), Buffer.from(body));
+      }));
+
+    test("run once with an AbortSignal: honoured before the operation (nothing claimed, or the claim released), ignored once it ran (recorded, then the reason)", () =>
+      withStore(dialect, new RecordPolicy({ leaseMillis: 10_000, retentionMillis: 86_400_000 }), async ({ database, store, key, request }) => {
+        const body = new TextEncoder().encode("ok");
+        const respond = async () => ({ contentType: "text/plain", body });
+        // Aborted before the call: nothing is claimed.
+        const early = new AbortController();
+        const gone = new Error("the client went away");
+        early.abort(gone);
+        await assert.rejects(store.runOnce(key, request, async () => assert.fail("ran after an abort"), { signal: early.signal }), (error) => error === gone);
+        assert.equal(await store.load(key), null);
+        // Aborted once the claim was written, before the operation: it does not run, the key is released.
+        const claimed = new AbortController();
+        const aborting = aroundStatements(database, async (statement, run) => {
+          const result = await run();
+          if (statement.name === "claim") claimed.abort(gone);
+          return result;
+        });
+        await assert.rejects(new IdempotencyStore(aborting, store.policy).runOnce(key, request, async () => assert.fail("ran after an abort"), { signal: claimed.signal }), (error) => error === gone);
+        assert.equal(claimed.signal.aborted, true, "the claim statement ran");
+        assert.equal((await store.load(key)).record.status, "failed_retryable");
+        // Aborted while the operation runs: its response is recorded, then the call rejects with the reason.
+        const late = new AbortController();
+        await assert.rejects(store.runOnce(key, request, async () => {
+          late.abort(gone);
+          return respond();
+        }, { signal: late.signal }), (error) => error === gone);
+        const stored = await store.load(key);
+        assert.equal(stored.record.status, "succeeded");
+        assert.deepEqual(Buffer.from(stored.response.body), Buffer.from(body));
+        const replay = await store.runOnce(key, request, async () => assert.fail("ran twice"), { signal: new AbortController().signal });
+        assert.equal(replay.decision, "replay");
+      }));
+
+    test("an operation error holding a lone surrogate is stored and replayed with U+FFFD in its place; the caller gets its own error", () =>
+      withStore(dialect, new RecordPolicy({ leaseMillis: 10_000, retentionMillis: 86_400_000 }), async ({ store, key, request }) => {
+        // TextEncoder (which carries JS strings into wasm) turns a lone surrogate into U+FFFD: UTF-8 cannot hold one.
+        assert.deepEqual([...new TextEncoder().encode("\uD800")], [0xef, 0xbf, 0xbd]);
+        const declined = new OperationError("card declined \uD800 ref=\uDFFF7");
+        await assert.rejects(store.runOnce(key, request, async () => {
+          throw declined;
+        }), (error) => error === declined);
+        const stored = await store.load(key);
+        assert.equal(stored.record.status, "failed");
+        assert.equal(stored.error, "card declined \uFFFD ref=\uFFFD7");
+        const replay = await store.runOnce(key, request, async () => assert.fail("ran twice"));
+        assert.deepEqual({ decision: replay.decision, outcome: replay.outcome, error: replay.error }, { decision: "replay", outcome: "failed", error: "card declined \uFFFD ref=\uFFFD7" });
       }));
 
     test("a claim in an old MySQL snapshot is store.stale_snapshot, and nothing runs", { skip: dialect !== "mysql" && "only MySQL/MariaDB REPEATABLE READ keeps a snapshot across statements" }, async () => {

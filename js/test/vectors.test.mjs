@@ -15,6 +15,7 @@ import { recordRunners } from "./vectors/record.mjs";
 import { requestIdRunners } from "./vectors/request_id.mjs";
 import { segmentRunners } from "./vectors/segment.mjs";
 import { snowflakeRunners } from "./vectors/snowflake.mjs";
+import { storableTextRunners } from "./vectors/storable_text.mjs";
 import { uuid7Runners } from "./vectors/uuid7.mjs";
 
 const VECTOR_DIR = new URL("../../tests/vectors/", import.meta.url);
@@ -33,6 +34,7 @@ const RUNNERS = {
   "request_id.json": requestIdRunners,
   "segment.json": segmentRunners,
   "snowflake.json": snowflakeRunners,
+  "storable_text.json": storableTextRunners,
   "uuid7.json": uuid7Runners,
 };
 

@@ -96,6 +96,28 @@ pub fn http_fingerprint_request(
         .map_err(to_js)
 }
 
+/// Whether the body a middleware read is the request's (the core's
+/// `http::check_body_read`): `http.body_consumed` when the request declares a
+/// body (`declaredLength` above 0, or `transferCoded`) and its stream had
+/// ended or been taken before the middleware read it (`endedBeforeRead`), or
+/// gave fewer than `declaredLength` bytes; `fix` names the framework's remedy.
+#[wasm_bindgen(js_name = httpCheckBodyRead)]
+pub fn http_check_body_read(
+    declared_length: Option<u64>,
+    transfer_coded: bool,
+    ended_before_read: bool,
+    read: u64,
+    fix: &str,
+) -> Result<(), JsValue> {
+    let read = core::BodyRead {
+        declared_length,
+        transfer_coded,
+        ended_before_read,
+        read,
+    };
+    core::check_body_read(read, fix).map_err(to_js)
+}
+
 /// The name of the problem that refuses a request whose key failed to read
 /// with the error `code` (and the key `part` it names), from a signed request
 /// ID (`signed`) or an `Idempotency-Key`; `undefined`: the server's failure

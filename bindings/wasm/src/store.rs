@@ -291,6 +291,15 @@ pub fn store_limits() -> Array {
         .collect()
 }
 
+/// `bytes` (a host's text, which may not be UTF-8) as a database can store
+/// it, cut to `max_bytes` (`mintid::store::limits::storable_text_from_bytes`):
+/// the rule every text a driver writes from JS meets once `TextEncoder` has
+/// made it bytes (a lone surrogate is then `EF BF BD`). For the vectors.
+#[wasm_bindgen(js_name = storableTextFromBytes)]
+pub fn storable_text_from_bytes(bytes: &[u8], max_bytes: usize) -> String {
+    mintid::store::limits::storable_text_from_bytes(bytes, max_bytes)
+}
+
 /// The class of a database error from the codes its driver reports: `code`
 /// is the dialect's own code as text (a MySQL/MariaDB error number, an SQLite
 /// result code by number or name), `sqlstate` the SQLSTATE when the driver

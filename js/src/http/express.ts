@@ -6,6 +6,7 @@
  */
 
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { checkBodyRead } from "../http-rules.js";
 import type { HttpAnswer } from "./answer.js";
 import { readLimited } from "./body.js";
 import { type HttpRequestView, headerText, HttpIdempotency, type IdempotencyOptions, isJsonContentType } from "./core.js";
@@ -15,8 +16,12 @@ import { headerPairs, sendAnswer } from "./node-response.js";
 export { DEFAULT_BODY_LIMIT, DEFAULT_METHODS, DEFAULT_STORED_HEADERS, IDEMPOTENCY_KEY_HEADER, type IdempotencyOptions, REQUEST_ID_HEADER } from "./core.js";
 export type { GrantEndpointOptions } from "./grant.js";
 
-/** The request shape the middleware relies on (Express's `req` has it). */
-export type ExpressRequest = IncomingMessage & { body?: unknown; path?: string; baseUrl?: string; originalUrl?: string };
+/**
+ * The request shape the middleware relies on (Express's `req` has it);
+ * `rawBody` is where a body parser mounted before the middleware keeps the
+ * bytes it read (see {@link keepRawBody}).
+ */
+export type ExpressRequest = IncomingMessage & { body?: unknown; rawBody?: unknown; path?: string; baseUrl?: string; originalUrl?: string };
 /** Express's `next`. */
 export type NextFunction = (error?: unknown) => void;
 /** A Connect-style middleware. */
@@ -38,6 +43,39 @@ function viewOf<R extends ExpressRequest>(req: R): HttpRequestView<R> {
     header: (name) => headerText(req.headers[name.toLowerCase()]),
     raw: req,
   };
+}
+
+/**
+ * A `verify` function for Express's body parsers that keeps the bytes they
+ * read on `req.rawBody`, where the middleware finds them when it is mounted
+ * after the parser: `app.use(express.json({ verify: keepRawBody }))`.
+ */
+export function keepRawBody(req: IncomingMessage & { rawBody?: unknown }, _res: unknown, body: Buffer): void {
+  req.rawBody = body;
+}
+
+/** The remedy `http.body_consumed` names. */
+const BODY_CONSUMED_FIX = "mount idempotency() before express.json() and any other body parser, or keep the raw body with express.json({ verify: keepRawBody })";
+
+/**
+ * The bytes of a covered request's body, or `undefined` over `limit`: read
+ * here, or, when a reader mounted before the middleware took bytes out of
+ * the stream (`readableDidRead`: a body parser), the raw bytes it kept on
+ * `req.rawBody`. `read` says whether the middleware read them itself (and sets `req.body`).
+ *
+ * @throws HttpError `http.body_consumed` (the core's rule) when the request
+ *   declares a body that was taken and not kept, or that ended short.
+ */
+async function bodyOf(req: ExpressRequest, limit: number): Promise<{ bytes: Uint8Array | undefined; read: boolean }> {
+  const taken = req.readableDidRead;
+  if (taken && req.rawBody instanceof Uint8Array) return { bytes: req.rawBody.byteLength > limit ? undefined : req.rawBody, read: false };
+  const bytes = taken ? new Uint8Array() : await readLimited(req, limit);
+  if (bytes === undefined) return { bytes, read: true };
+  const length = req.headers["content-length"];
+  const declaredLength = length === undefined ? undefined : Number(length);
+  checkBodyRead({ declaredLength, transferCoded: req.headers["transfer-encoding"] !== undefined, endedBeforeRead: taken, read: bytes.byteLength }, BODY_CONSUMED_FIX);
+  // Taken, and no body declared: the body was empty, and the parser's `req.body` stays.
+  return { bytes, read: !taken };
 }
 
 /** The body as `express.json()` or `express.raw()` would give it: parsed JSON, or a Buffer. */
@@ -96,7 +134,11 @@ function captureResponse(res: ServerResponse): { response: Promise<HttpAnswer>; 
  * The idempotency middleware: mount it before the routes it covers (and
  * before `express.json()`: it reads the body itself, up to `bodyLimit`, and
  * sets `req.body` to the parsed JSON or, for other bodies, a `Buffer`).
- * Requests it does not cover pass through untouched.
+ * Requests it does not cover pass through untouched. Mounted after a body
+ * parser, it fingerprints the raw bytes the parser kept on `req.rawBody`
+ * ({@link keepRawBody}); a covered request whose body was read and not kept
+ * is refused with HttpError `http.body_consumed` (passed to `next`: the
+ * framework's 500, a configuration fault), before anything runs or is stored.
  */
 export function idempotency<R extends ExpressRequest = ExpressRequest>(options: IdempotencyOptions<R>): Middleware<R> {
   const core = new HttpIdempotency<R>(options);
@@ -107,10 +149,11 @@ export function idempotency<R extends ExpressRequest = ExpressRequest>(options: 
     if (!core.covers(view)) return next();
     const admission = await core.admit(view);
     if ("answer" in admission) return sendAnswer(res, admission.answer);
-    const body = await readLimited(req, core.bodyLimit);
+    const { bytes: body, read } = await bodyOf(req, core.bodyLimit);
     if (body === undefined) return sendAnswer(res, core.tooLarge());
     const contentType = req.headers["content-type"];
-    setBody(req, contentType, body);
+    // A parser mounted before the middleware set `req.body` already.
+    if (read) setBody(req, contentType, body);
     let release: (() => void) | undefined;
     const before = res.getHeaders();
     const { answer, executed, ran } = await core.run(admission.admitted, contentType, body, () => {

@@ -6,6 +6,7 @@
  */
 
 export { HTTP, type HttpAnswer, problemAnswer, statusAnswer } from "./answer.js";
+export { type BodyRead, checkBodyRead } from "../http-rules.js";
 export { readLimited } from "./body.js";
 export {
   type Admission,

@@ -14,6 +14,7 @@ export {
   type NotExecuted,
   OperationError,
   type RecordLease,
+  type RunOnceOptions,
   type RunResult,
   type StoredRecord,
   type StoredResponse,

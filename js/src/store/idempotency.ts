@@ -164,6 +164,18 @@ export interface IdempotencyStoreOptions {
   readonly metrics?: StoreMetrics;
 }
 
+/** Options of one {@link IdempotencyStore.runOnce} call. */
+export interface RunOnceOptions {
+  /**
+   * The caller going away (a client disconnect, a deadline): honoured until
+   * the operation starts (aborted before, nothing is claimed; aborted while
+   * the key was claimed, the operation does not run and the claim is
+   * released), ignored once it ran (its outcome is recorded all the same).
+   * Either way `runOnce` then rejects with `signal.reason`.
+   */
+  readonly signal?: AbortSignal;
+}
+
 /** The request as the core's driver takes it: the fingerprint's text and the key's creation time. */
 function requestArgs(request: StoreRequest): [string, bigint | undefined] {
   if (typeof request !== "object" || request === null || !(typeof request.fingerprint === "string" || request.fingerprint instanceof Fingerprint)) {
@@ -329,10 +341,15 @@ function returned(value: unknown): OperationOutcome {
   return { kind: "not_a_response", typeName: typeName(value) };
 }
 
+/** The text of a thrown value: an error's message, or the value as a string. */
+function textOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
 /** What an error thrown by an operation is to the core: an {@link OperationError}'s failure, or any other error's text (the core makes it retryable). */
 function thrown(error: unknown): OperationOutcome {
   if (error instanceof OperationError) return { kind: "failed", message: error.message, retryable: error.retryable, response: error.response };
-  return { kind: "raised", message: error instanceof Error ? error.message : String(error) };
+  return { kind: "raised", message: textOf(error) };
 }
 
 /** A replay or a refusal as a {@link RunResult}. */
@@ -551,20 +568,43 @@ export class IdempotencyStore {
    *
    * With a fast path, a duplicate may be answered from Redis (a replay of
    * what the database committed, or `in_progress`) without the database.
+   *
+   * With `options.signal` aborted, it rejects with `signal.reason` once the
+   * store is done: before the operation ran, after releasing a claim it
+   * holds; after, once the outcome is recorded (see {@link RunOnceOptions}).
    */
-  async runOnce(key: IdempotencyKey, request: StoreRequest, operation: (lease: HeldLease) => Promise<StoredResponse>): Promise<RunResult> {
+  async runOnce(key: IdempotencyKey, request: StoreRequest, operation: (lease: HeldLease) => Promise<StoredResponse>, options: RunOnceOptions = {}): Promise<RunResult> {
+    const { signal } = options;
+    signal?.throwIfAborted();
     const run = RecordRun.of(this.#lane(this.database.dialect), "run_once", key, request, this.#context);
     const step = await run.start(this.useConnection);
-    if (step.kind === "done") return this.#notExecuted(step.finished);
+    if (step.kind === "done") {
+      signal?.throwIfAborted();
+      return this.#notExecuted(step.finished);
+    }
+    if (signal?.aborted) {
+      // Claimed, not run: an error raised instead of the operation, which the core makes retryable (released).
+      await run.finish({ kind: "raised", message: `aborted before the operation ran: ${textOf(signal.reason)}` }, this.useConnection);
+      throw signal.reason;
+    }
     const lease = new Lease(this, this.#clock, key, step.held, run.reporter);
     lease.beat();
-    return execute(run, this.useConnection, async () => {
+    const ran = execute(run, this.useConnection, async () => {
       try {
         return await operation(lease);
       } finally {
         await lease.stop();
       }
     });
+    if (signal === undefined) return ran;
+    // The outcome is recorded whatever the caller does; then the abort wins over it.
+    const settled = await ran.then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
+    signal.throwIfAborted();
+    if ("error" in settled) throw settled.error;
+    return settled.result;
   }
 
   /**

@@ -247,8 +247,8 @@ export function recordStep(packed: Uint8Array, cause?: unknown): RecordStep {
 export function relayStep(packed: Uint8Array, cause?: unknown): RelayStep {
   return laneStep(packed, cause, (tag, reader) => {
     if (tag === DONE) {
-      const [sent, retried, dead, givenUp, claimLost, released] = Array.from({ length: 6 }, () => Number(reader.u64()));
-      return { kind: "done", report: { sent, retried, dead, givenUp, claimLost, released } } as RelayStep;
+      const [sent, retried, dead, givenUp, claimLost, released, markFailed] = Array.from({ length: 7 }, () => Number(reader.u64()));
+      return { kind: "done", report: { sent, retried, dead, givenUp, claimLost, released, markFailed } } as RelayStep;
     }
     const messageId = reader.u64();
     const kind = reader.lengthText();

@@ -75,6 +75,8 @@ export interface RelayReport {
   readonly claimLost: number;
   /** Messages given back unsent because the claim would end first; claimed again. */
   readonly released: number;
+  /** Marks that failed on a database error: counted, the run goes on; the message is sent again once its claim ends. */
+  readonly markFailed: number;
 }
 
 /** Options of an {@link Outbox}. */

@@ -3,11 +3,13 @@
 // wants. PostgreSQL and MariaDB come from MINTID_PG_* / MINTID_MYSQL_* (scripts/db/with-db.sh);
 // without them the suites are skipped, except under CI=true where that is a failure.
 import { mkdtempSync, rmSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Worker } from "node:worker_threads";
 import pg from "pg";
 import mysql from "mysql2/promise";
-import { mysqlDatabase } from "../../dist/full/store/mysql.js";
+import { DbError, mysqlDatabase } from "../../dist/full/store/mysql.js";
 import { pgDatabase } from "../../dist/full/store/pg.js";
 import { sqliteDatabase } from "../../dist/full/store/sqlite.js";
 
@@ -44,6 +46,93 @@ function mysqlConfig() {
 const MYSQL_OPTIONS = { flags: ["-FOUND_ROWS"] };
 const MYSQL_FOUND_ROWS = {};
 
+/**
+ * `database` with every statement run through `around(statement, run)`, where `run()` runs
+ * it on the real connection: the faults a runner puts on one worker's executor.
+ */
+export function aroundStatements(database, around) {
+  const wrap = (connection) => ({
+    dialect: connection.dialect,
+    execute: (text) => connection.execute(text),
+    run: (statement, values) => around(statement, () => connection.run(statement, values)),
+  });
+  return {
+    dialect: database.dialect,
+    statement: (name) => database.statement(name),
+    withConnection: (action) => database.withConnection((connection) => action(wrap(connection))),
+    transaction: (action, options) => database.transaction((connection) => action(wrap(connection)), options),
+    close: () => database.close(),
+  };
+}
+
+/**
+ * A worker's executor with the faults a runner arms for one step (tests/conformance/README.md):
+ * `loseReply(name)`: the next statement named `name` runs to its end on the database (committed
+ * outside a transaction), then the executor reports a broken connection (`connection_lost`, as
+ * each library's error for a socket that is gone is classified); `failNext(matches, errorClass)`:
+ * the next statement whose name `matches` fails with a database error of that class, unrun.
+ * `armed()` is the number of faults that have not fired yet.
+ */
+export function faultyDatabase(database) {
+  const faults = [];
+  const wrapped = aroundStatements(database, async (statement, run) => {
+    const at = faults.findIndex((fault) => fault.matches(statement.name));
+    if (at < 0) return run();
+    const [fault] = faults.splice(at, 1);
+    if (fault.runs) await run();
+    throw new DbError(fault.errorClass, new Error(fault.message(statement.name)));
+  });
+  return Object.assign(wrapped, {
+    loseReply: (name) => faults.push({ matches: (each) => each === name, runs: true, errorClass: "connection_lost", message: (each) => `Connection terminated unexpectedly (after ${each} ran: its reply was lost)` }),
+    failNext: (matches, errorClass) => faults.push({ matches, runs: false, errorClass, message: (each) => `${each} failed (${errorClass}, armed by the runner)` }),
+    armed: () => faults.length,
+  });
+}
+
+/** One request line to the fault proxy's control port (MINTID_FAULT_PROXY), its reply line. */
+async function faultProxy(line) {
+  const address = process.env.MINTID_FAULT_PROXY;
+  if (!address) throw new Error("MINTID_FAULT_PROXY is not set (run under scripts/db/with-db.sh): an outage case cannot run");
+  const [host, port] = address.split(":");
+  const reply = await new Promise((resolve, reject) => {
+    const socket = connect({ host, port: Number(port) }, () => socket.end(`${line}\n`));
+    let text = "";
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk) => {
+      text += chunk;
+    });
+    socket.on("end", () => resolve(text.trim()));
+    socket.on("error", reject);
+  });
+  if (reply.startsWith("error")) throw new Error(`fault proxy: ${line}: ${reply}`);
+  return reply;
+}
+
+/**
+ * Holds SQLite's exclusive lock on `file` for `millis` from another thread (BEGIN EXCLUSIVE):
+ * resolves once the lock is held.
+ */
+function lockSqlite(file, millis) {
+  const worker = new Worker(
+    `const { parentPort, workerData } = require("node:worker_threads");
+     const Database = require(workerData.module);
+     const db = new Database(workerData.file);
+     db.exec("BEGIN EXCLUSIVE");
+     parentPort.postMessage("locked");
+     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, workerData.millis);
+     db.exec("COMMIT");
+     db.close();`,
+    { eval: true, workerData: { file, millis, module: BETTER_SQLITE3 } },
+  );
+  worker.unref();
+  return new Promise((resolve, reject) => {
+    worker.once("message", resolve);
+    worker.once("error", reject);
+  });
+}
+
+const BETTER_SQLITE3 = new URL("../../node_modules/better-sqlite3/lib/index.js", import.meta.url).pathname;
+
 /** The dialects to test here, each with `reason` set when it cannot run. */
 export function dialects() {
   const missing = (what) => (process.env.CI === "true" ? undefined : `${what} not set (run under scripts/db/with-db.sh)`);
@@ -76,10 +165,21 @@ export async function freshDatabase(dialect, { poolSize = 1 } = {}) {
   let file;
   // SQLite is embedded: it has no server session to lose.
   let killConnections = async () => {};
+  // A server reached through a fault proxy listener of the case's own (see `outage` below).
+  let outage = async () => {
+    const config = dialect === "postgres" ? pgConfig() : mysqlConfig();
+    const port = await faultProxy(`open ${config.host} ${config.port}`);
+    return {
+      open: (options = {}) => open({ ...options, port: Number(port) }),
+      cut: (millis) => faultProxy(`cut ${port} ${millis}`),
+      close: () => faultProxy(`close ${port}`),
+    };
+  };
   if (dialect === "sqlite") {
     const dir = mkdtempSync(join(tmpdir(), "mintid-store-"));
     file = join(dir, "db.sqlite");
     open = () => sqliteDatabase(file);
+    outage = async () => ({ open: () => sqliteDatabase(file), cut: (millis) => lockSqlite(file, millis), close: async () => {} });
     unavailable = () => sqliteDatabase(join(dir, "missing", "db.sqlite"));
     cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
   } else if (dialect === "postgres") {
@@ -88,8 +188,8 @@ export async function freshDatabase(dialect, { poolSize = 1 } = {}) {
     await admin.connect();
     await admin.query(`CREATE SCHEMA ${name}`);
     const pools = [];
-    open = () => {
-      const pool = new pg.Pool({ ...config, max: poolSize, options: `-c search_path=${name}`, application_name: name });
+    open = ({ port = config.port } = {}) => {
+      const pool = new pg.Pool({ ...config, port, max: poolSize, options: `-c search_path=${name}`, application_name: name });
       pool.on("error", () => {});
       pools.push(pool);
       return pgDatabase(pool);
@@ -114,8 +214,8 @@ export async function freshDatabase(dialect, { poolSize = 1 } = {}) {
     const admin = await mysql.createConnection({ ...config, ...MYSQL_OPTIONS });
     await admin.query(`CREATE DATABASE ${name}`);
     const pools = [];
-    open = ({ foundRows = false } = {}) => {
-      const pool = mysql.createPool({ ...config, ...(foundRows ? MYSQL_FOUND_ROWS : MYSQL_OPTIONS), database: name, connectionLimit: poolSize });
+    open = ({ foundRows = false, port = config.port } = {}) => {
+      const pool = mysql.createPool({ ...config, port, ...(foundRows ? MYSQL_FOUND_ROWS : MYSQL_OPTIONS), database: name, connectionLimit: poolSize });
       pools.push(pool);
       return mysqlDatabase(pool);
     };
@@ -146,6 +246,12 @@ export async function freshDatabase(dialect, { poolSize = 1 } = {}) {
     unavailable,
     schema: name,
     killConnections: () => killConnections(),
+    outage: async () => {
+      const made = await outage();
+      // Closed last: after the pools that go through it.
+      cleanups.unshift(made.close);
+      return { open: (options) => { const database = made.open(options); opened.push(database); return database; }, cut: made.cut };
+    },
     sideEffectTable: SIDE_EFFECT_TABLE[dialect],
     close: async () => {
       for (const database of opened) await database.close();

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { formatFingerprint, IdempotencyKey, MintidError, RecordPolicy } from "../../dist/full/node.js";
 import { appliedMigrations, IdempotencyStore, migrate, OperationError, StoreError } from "../../dist/full/store/pg.js";
-import { sql } from "./databases.mjs";
+import { faultyDatabase, sql } from "./databases.mjs";
 
 const decoder = new TextDecoder();
 const hex = (bytes) => Buffer.from(bytes).toString("hex");
@@ -85,8 +85,15 @@ function withoutRetryAfter(actual, expected) {
 }
 
 const KNOWN_STEP_FIELDS = new Set(["do", "expect", "way", "worker", "fingerprint", "operation", "now", "key", "key_created", "store", "response", "failure", "error", "batch_size", "workers", "keys",
-  "in_forked_child", "first", "second_after_millis", "second"]);
-const KNOWN_OPERATION_FIELDS = new Set(["outcome", "response", "failure", "error", "sleep_millis", "kill_connections"]);
+  "in_forked_child", "first", "second_after_millis", "second", "lose_reply"]);
+const KNOWN_OPERATION_FIELDS = new Set(["outcome", "response", "failure", "error", "sleep_millis", "kill_connections", "outage_millis"]);
+
+/** The workers of a case whose operation meets an outage: their stores reach the database through the case's fault. */
+function outageWorkers(testCase) {
+  const names = new Set();
+  for (const step of testCase.steps) if (step.operation?.outage_millis !== undefined) names.add(step.worker);
+  return names;
+}
 const KNOWN_STORES = new Set([undefined, "unavailable", "found_rows"]);
 
 /** Runs one case on a fresh database (`db` from freshDatabase); every store reports to `options.metrics` when given. */
@@ -97,13 +104,17 @@ export async function runIdempotencyCase(testCase, db, options = {}) {
   assert.ok(["manual", "system"].includes(testCase.clock), `unknown clock ${testCase.clock}`);
   const clock = testCase.clock === "manual" ? new StepClock() : systemClock;
   const admin = db.open();
+  const cut = outageWorkers(testCase);
+  // The fault proxy's listener (PostgreSQL, MariaDB) or another thread's lock (SQLite).
+  const outage = cut.size === 0 ? undefined : await db.outage();
   const workers = new Map();
   const workerOf = (name, storeKind) => {
     const id = `${name}/${storeKind ?? "up"}`;
     let worker = workers.get(id);
     if (worker === undefined) {
       assert.ok(KNOWN_STORES.has(storeKind), `unknown store ${storeKind}`);
-      const database = storeKind === "unavailable" ? db.unavailable() : db.open({ foundRows: storeKind === "found_rows" });
+      const opened = storeKind === "unavailable" ? db.unavailable() : (cut.has(name) ? outage : db).open({ foundRows: storeKind === "found_rows" });
+      const database = faultyDatabase(opened);
       worker = { name, database, store: new IdempotencyStore(database, policy, { clock, ...reporting }), lease: undefined };
       workers.set(id, worker);
     }
@@ -128,6 +139,8 @@ export async function runIdempotencyCase(testCase, db, options = {}) {
     if (spec.outcome === "succeed") {
       if (spec.sleep_millis !== undefined) await sleep(Number(spec.sleep_millis));
       if (spec.kill_connections === true) await db.killConnections();
+      // The database goes away for the completion; the operation returns at once.
+      if (spec.outage_millis !== undefined) await outage.cut(Number(spec.outage_millis));
       return responseOf(spec.response);
     }
     assert.equal(spec.outcome, "fail", `unknown operation outcome ${spec.outcome}`);
@@ -139,15 +152,27 @@ export async function runIdempotencyCase(testCase, db, options = {}) {
     assert.equal(way, "same_transaction", `unknown way ${way}`);
     return worker.database.transaction((connection) => worker.store.inTransaction(connection, key, incoming, operation));
   };
+  /** Runs `action` with the reply to the worker's first statement `name` lost (when a step names one): the fault must fire. */
+  const losingReply = async (worker, name, action) => {
+    if (name === undefined) return action();
+    worker.database.loseReply(name);
+    try {
+      return await action();
+    } finally {
+      assert.equal(worker.database.armed(), 0, `the step ran no ${name} statement whose reply could be lost`);
+    }
+  };
   /** One request (`run` and each side of an `overlap`): its outcome in the file's vocabulary. */
   const runStep = async (step, expected = step.expect) => {
-    try {
-      const worker = workerOf(step.worker, step.store);
-      const key = keyOf(step);
-      return outcomeOf(await request(worker, step.way, key, requestOf(step), step.operation), expected);
-    } catch (error) {
-      return errorOutcome(error);
-    }
+    const worker = workerOf(step.worker, step.store);
+    return losingReply(worker, step.lose_reply, async () => {
+      try {
+        const key = keyOf(step);
+        return outcomeOf(await request(worker, step.way, key, requestOf(step), step.operation), expected);
+      } catch (error) {
+        return errorOutcome(error);
+      }
+    });
   };
   const count = async (text, params) => {
     const rows = await admin.withConnection(async (c) => (await c.run(sql(db.dialect, "count", text), params)).rows);
@@ -212,13 +237,15 @@ export async function runIdempotencyCase(testCase, db, options = {}) {
           const worker = workerOf(step.worker);
           assert.ok(worker.lease, `${where}: worker ${step.worker} holds no lease`);
           let outcome = "ok";
-          try {
-            if (step.do === "complete") await worker.lease.complete(responseOf(step.response));
-            else await worker.lease.fail(step.error, { retryable: step.failure === "retryable" });
-          } catch (error) {
-            if (typeof error?.code !== "string") throw error;
-            outcome = { error: error.code };
-          }
+          await losingReply(worker, step.lose_reply, async () => {
+            try {
+              if (step.do === "complete") await worker.lease.complete(responseOf(step.response));
+              else await worker.lease.fail(step.error, { retryable: step.failure === "retryable" });
+            } catch (error) {
+              if (typeof error?.code !== "string") throw error;
+              outcome = { error: error.code };
+            }
+          });
           assert.deepEqual(outcome, step.expect, where);
           break;
         }

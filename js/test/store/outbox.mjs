@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";
 import { RelayPolicy } from "../../dist/full/node.js";
 import { migrate, Outbox } from "../../dist/full/store/pg.js";
+import { faultyDatabase } from "./databases.mjs";
 import { StepClock, systemClock } from "./idempotency.mjs";
 
 function policyOf(spec) {
@@ -18,8 +19,10 @@ function policyOf(spec) {
 
 const encoder = new TextEncoder();
 const ROLLBACK = Symbol("rollback");
-const KNOWN_STEP_FIELDS = new Set(["do", "expect", "way", "message_id", "kind", "business_key", "payload", "now", "store", "relay", "draw", "sends", "sent_before", "batch_size", "messages", "relays", "send_millis", "second_after_millis"]);
-const KNOWN_SEND_FIELDS = new Set(["message_id", "outcome", "millis", "during"]);
+const KNOWN_STEP_FIELDS = new Set(["do", "expect", "way", "message_id", "kind", "business_key", "payload", "now", "store", "relay", "draw", "sends", "sent_before", "batch_size", "messages", "relays", "send_millis", "second_after_millis", "lose_reply"]);
+const KNOWN_SEND_FIELDS = new Set(["message_id", "outcome", "millis", "during", "mark_fails"]);
+/** The outbox's marks, one after each send. */
+const isMark = (name) => name.startsWith("outbox_mark_");
 
 /** Enqueues in a business transaction that commits or rolls back; a store error as `{ error: code }`. */
 async function enqueueIn(database, outbox, message, way) {
@@ -52,6 +55,7 @@ function reportOf(report) {
     given_up: String(report.givenUp),
     claim_lost: String(report.claimLost),
     released: String(report.released),
+    mark_failed: String(report.markFailed),
   };
 }
 
@@ -79,7 +83,11 @@ export async function runOutboxCase(testCase, db) {
 
   const relay = async (step) => {
     const script = [...step.sends];
-    const own = db.open();
+    const own = faultyDatabase(db.open());
+    if (step.lose_reply !== undefined) {
+      assert.ok(isMark(step.lose_reply), `lose_reply names no mark: ${step.lose_reply}`);
+      own.loseReply(step.lose_reply);
+    }
     const relayOutbox = new Outbox(own, policy, { clock, draw: () => BigInt(step.draw) });
     const send = async (message) => {
       assert.ok(script.length > 0, `an unscripted send of message ${message.messageId}`);
@@ -89,12 +97,15 @@ export async function runOutboxCase(testCase, db) {
       const start = clock.current;
       for (const inner of entry.during ?? []) await run(inner);
       clock.current = start + BigInt(entry.millis);
+      // The mark after this call fails, unrun.
+      if (entry.mark_fails !== undefined) own.failNext(isMark, entry.mark_fails);
       if (entry.outcome === "delivered") return;
       assert.deepEqual(Object.keys(entry.outcome), ["failed"], `unknown outcome ${JSON.stringify(entry.outcome)}`);
       throw new Error(errorText(entry.outcome.failed));
     };
     const report = await relayOutbox.relay(send);
     assert.deepEqual(script, [], "scripted sends never made");
+    assert.equal(own.armed(), 0, "a mark the step names never ran");
     return reportOf(report);
   };
 

@@ -350,11 +350,44 @@ class IdempotencyStore
             driver: LaneDriver,
             outcome: OperationOutcome,
         ) {
-            val step = complete(Way.LEASE, outcome) { pooled { it.advance(driver) { driver.finish(outcome, now()) } } }
+            val step = recording { pause -> complete(Way.LEASE, outcome) { pooled { it.advance(driver, pause) { driver.finish(outcome, now()) } } } }
             check(step is RecordStep.Done) { "the driver stopped at $step" }
         }
 
         private fun now(): ULong = clock.nowMillis().toULong()
+
+        /**
+         * Runs a completion, whose operation has an outcome, to its end even when the thread is
+         * interrupted (its caller gave up: `Future.cancel(true)`, an executor's shutdown): the
+         * outcome is recorded before anything else happens (the rule of docs/spec.md, "Store
+         * drivers"), then the interrupt is set again for the caller to see. An interrupt already
+         * set or arriving meanwhile leaves the [clock]'s pauses and the pool's connection
+         * requests alone; [action] sleeps each pause through it.
+         */
+        private inline fun <T> recording(action: (pause: (Long) -> Unit) -> T): T {
+            var interrupted = Thread.interrupted()
+            try {
+                return action { millis -> if (pauseThrough(millis)) interrupted = true }
+            } finally {
+                if (Thread.interrupted() || interrupted) Thread.currentThread().interrupt()
+            }
+        }
+
+        /** The [clock]'s pause of [millis], slept to its end through interrupts: whether one came. */
+        private fun pauseThrough(millis: Long): Boolean {
+            val end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis)
+            var interrupted = false
+            var left = millis
+            while (true) {
+                try {
+                    clock.pause(left)
+                    return interrupted
+                } catch (_: InterruptedException) {
+                    interrupted = true
+                    left = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime()).coerceAtLeast(0)
+                }
+            }
+        }
 
         private fun driver(
             way: Way,
@@ -375,7 +408,7 @@ class IdempotencyStore
             val outcome = ran.outcome()
             val step =
                 try {
-                    complete(way, outcome) { use { it.advance(driver) { driver.finish(outcome, now()) } } }
+                    recording { pause -> complete(way, outcome) { use { it.advance(driver, pause) { driver.finish(outcome, now()) } } } }
                 } catch (storeError: MintidException) {
                     // The operation's own error comes first; the store's goes with it.
                     ran.thrown?.let {
@@ -498,6 +531,7 @@ class IdempotencyStore
          */
         private fun DriverSession.advance(
             driver: LaneDriver,
+            pause: (Long) -> Unit = clock::pause,
             first: () -> LaneStep,
         ): RecordStep {
             try {
@@ -519,7 +553,7 @@ class IdempotencyStore
                                     }
                                     is RecordStep.Pause -> {
                                         release()
-                                        clock.pause(record.millis.toLong())
+                                        pause(record.millis.toLong())
                                         coreStore({ executor.lastError }) { driver.resume() }
                                     }
                                     is RecordStep.Execute, is RecordStep.Done -> return record

@@ -63,8 +63,9 @@ private val KNOWN_STEP_FIELDS =
         "first",
         "second_after_millis",
         "second",
+        "lose_reply",
     )
-private val KNOWN_OPERATION_FIELDS = setOf("outcome", "response", "failure", "error", "sleep_millis", "kill_connections")
+private val KNOWN_OPERATION_FIELDS = setOf("outcome", "response", "failure", "error", "sleep_millis", "kill_connections", "outage_millis")
 
 private fun responseOf(spec: JsonObject): StoredResponse {
     val type = spec.string("content_type")
@@ -141,9 +142,14 @@ private fun errorOutcome(error: Throwable): JsonElement =
 
 private class Worker(
     val name: String,
-    val dataSource: WorkerDataSource,
+    /** Its pool, behind the lost-reply fault the store's connections come through. */
+    val losing: LosingDataSource,
+    /** The fault proxy's listener its connections go through (a case with an outage, on a server), or null. */
+    val proxyPort: Int?,
     val store: IdempotencyStore,
 ) {
+    val dataSource: WorkerDataSource get() = losing.inner
+
     var lease: RecordLease? = null
 }
 
@@ -190,15 +196,40 @@ private class CaseRunner(
         store: String?,
     ): Worker =
         workers.getOrPut("$name/${store ?: "up"}") {
+            var proxyPort: Int? = null
             val dataSource =
                 when (store) {
-                    null -> db.open()
+                    null ->
+                        if (outages && db.dialect != Dialect.SQLITE) {
+                            db.openThroughProxy().also { proxyPort = it.second }.first
+                        } else {
+                            db.open()
+                        }
                     "found_rows" -> db.open(foundRows = true)
                     "unavailable" -> db.unavailable()
                     else -> fail("unknown store $store")
                 }
-            Worker(name, dataSource, IdempotencyStore(dataSource, db.dialect, policy, clock, claims))
+            val losing = LosingDataSource(dataSource, db.dialect)
+            Worker(name, losing, proxyPort, IdempotencyStore(losing, db.dialect, policy, clock, claims))
         }
+
+    /** Whether an operation of the case cuts the database (its workers then connect through the fault proxy). */
+    private val outages = case.toString().contains("\"outage_millis\"")
+
+    /** Runs [action] with [step]'s `lose_reply` armed on [worker]; the fault must have fired. */
+    private fun <T> losingReply(
+        worker: Worker,
+        step: JsonObject,
+        action: () -> T,
+    ): T {
+        val name = step["lose_reply"]?.jsonPrimitive?.content ?: return action()
+        worker.losing.loseReplyTo(name)
+        try {
+            return action()
+        } finally {
+            assertTrue(worker.losing.disarm(), "lose_reply: no $name statement ran")
+        }
+    }
 
     private fun keyOf(step: JsonObject): IdempotencyKey {
         val key = (step["key"] ?: case["key"])!!.jsonObject
@@ -222,10 +253,18 @@ private class CaseRunner(
         }
     }
 
-    private fun operationResult(spec: JsonObject): StoredResponse =
+    private fun operationResult(
+        worker: Worker,
+        spec: JsonObject,
+    ): StoredResponse =
         when (val outcome = spec.string("outcome")) {
             "succeed" -> {
                 spec["sleep_millis"]?.let { Thread.sleep(it.jsonPrimitive.content.toLong()) }
+                spec["outage_millis"]?.let {
+                    // The completion meets the outage: a cut through the fault proxy, or SQLite's write lock held.
+                    val millis = it.jsonPrimitive.content.toLong()
+                    worker.proxyPort?.let { port -> FaultProxy.cut(port, millis) } ?: holdExclusiveLock(db, millis)
+                }
                 if (spec["kill_connections"]?.jsonPrimitive?.content == "true") {
                     db.killConnections()
                     // The runner's own connections went too.
@@ -258,7 +297,7 @@ private class CaseRunner(
                     } else {
                         Operation {
                             insert()
-                            operationResult(spec)
+                            operationResult(worker, spec)
                         }
                     }
                 worker.store.runOnce(key, request, operation)
@@ -267,7 +306,7 @@ private class CaseRunner(
                 worker.store.transaction { connection ->
                     worker.store.inTransaction(connection, key, request) {
                         sideEffect(it, key, worker.name)
-                        operationResult(spec)
+                        operationResult(worker, spec)
                     }
                 }
             else -> fail("unknown way $way")
@@ -379,12 +418,14 @@ private class CaseRunner(
                 val lease = worker.lease ?: fail("$where: worker ${worker.name} holds no lease")
                 val outcome: JsonElement =
                     try {
-                        if (step.string("do") == "complete") {
-                            lease.complete(responseOf(step.obj("response")))
-                        } else {
-                            val failure = step.string("failure")
-                            assertTrue(failure == "final" || failure == "retryable", "$where: unknown failure $failure")
-                            lease.fail(step.string("error"), retryable = failure == "retryable")
+                        losingReply(worker, step) {
+                            if (step.string("do") == "complete") {
+                                lease.complete(responseOf(step.obj("response")))
+                            } else {
+                                val failure = step.string("failure")
+                                assertTrue(failure == "final" || failure == "retryable", "$where: unknown failure $failure")
+                                lease.fail(step.string("error"), retryable = failure == "retryable")
+                            }
                         }
                         JsonPrimitive("ok")
                     } catch (error: MintidException) {
@@ -428,7 +469,7 @@ private class CaseRunner(
     ): JsonElement {
         val worker = workerOf(step.string("worker"), step["store"]?.jsonPrimitive?.content)
         return try {
-            outcomeOf(request(worker, step.string("way"), keyOf(step), requestOf(step), step.obj("operation")), expect)
+            outcomeOf(losingReply(worker, step) { request(worker, step.string("way"), keyOf(step), requestOf(step), step.obj("operation")) }, expect)
         } catch (error: MintidException) {
             errorOutcome(error)
         } catch (error: OperationException) {

@@ -48,6 +48,7 @@ internal class FreshDatabase(
 ) : AutoCloseable {
     private val name = "mintid_kt${runId}_${serial.incrementAndGet()}"
     private val opened = mutableListOf<WorkerDataSource>()
+    private val proxied = mutableListOf<Int>()
 
     /** The server session of every connection the workers opened (PostgreSQL and MariaDB). */
     private val sessions = java.util.concurrent.ConcurrentLinkedQueue<Long>()
@@ -85,6 +86,22 @@ internal class FreshDatabase(
         WorkerDataSource { connect(if (foundRows) url.replace("useAffectedRows=true", "useAffectedRows=false") else url) }
             .also { synchronized(opened) { opened += it } }
 
+    /**
+     * A worker's pool whose connections go through a fault proxy listener of their own
+     * (PostgreSQL and MariaDB, see [FaultProxy]): the pool and the listener's port.
+     */
+    fun openThroughProxy(): Pair<WorkerDataSource, Int> {
+        val port =
+            when (dialect) {
+                Dialect.POSTGRES -> FaultProxy.open(env("MINTID_PG_HOST"), env("MINTID_PG_PORT").toInt())
+                Dialect.MYSQL -> FaultProxy.open(env("MINTID_MYSQL_HOST"), env("MINTID_MYSQL_PORT").toInt())
+                Dialect.SQLITE -> error("SQLite has no network to cut")
+            }
+        val through = if (dialect == Dialect.POSTGRES) "${pgUrl(port.toString())}&currentSchema=$name" else mysqlUrl(port.toString(), name)
+        proxied += port
+        return WorkerDataSource { connect(through) }.also { synchronized(opened) { opened += it } } to port
+    }
+
     fun unavailable(): WorkerDataSource =
         WorkerDataSource {
             when (dialect) {
@@ -96,6 +113,7 @@ internal class FreshDatabase(
 
     override fun close() {
         synchronized(opened) { opened.forEach { it.closeConnection() } }
+        proxied.forEach { FaultProxy.close(it) }
         when (dialect) {
             Dialect.SQLITE -> directory?.toFile()?.deleteRecursively()
             Dialect.POSTGRES -> admin { it.createStatement().use { s -> s.execute("DROP SCHEMA $name CASCADE") } }
