@@ -121,7 +121,7 @@ private object ReceiveKeptBody : Hook<(ApplicationCall) -> ByteArray?> {
         handler: (ApplicationCall) -> ByteArray?,
     ) {
         pipeline.receivePipeline.intercept(ApplicationReceivePipeline.Before) {
-            handler(call)?.let { proceedWith(ByteReadChannel(it)) }
+            handler(context)?.let { proceedWith(ByteReadChannel(it)) }
         }
     }
 }
