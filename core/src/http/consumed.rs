@@ -56,7 +56,12 @@ mod tests {
     use super::*;
     use alloc::string::ToString;
 
-    fn read(declared_length: Option<u64>, transfer_coded: bool, ended: bool, read: u64) -> BodyRead {
+    fn read(
+        declared_length: Option<u64>,
+        transfer_coded: bool,
+        ended: bool,
+        read: u64,
+    ) -> BodyRead {
         BodyRead {
             declared_length,
             transfer_coded,
@@ -71,7 +76,10 @@ mod tests {
         assert_eq!(error.code(), "http.body_consumed");
         assert_eq!(error.problem(), None);
         let message = error.to_string();
-        assert!(message.starts_with("the request declares a body (14 bytes)"), "{message}");
+        assert!(
+            message.starts_with("the request declares a body (14 bytes)"),
+            "{message}"
+        );
         assert!(message.ends_with("; mount it first"), "{message}");
         // Fewer bytes than declared, even if the framework could not tell.
         assert!(check_body_read(read(Some(14), false, false, 3), "").is_err());
@@ -82,7 +90,10 @@ mod tests {
 
     #[test]
     fn a_body_read_whole_or_none_declared_passes() {
-        assert_eq!(check_body_read(read(Some(14), false, false, 14), ""), Ok(()));
+        assert_eq!(
+            check_body_read(read(Some(14), false, false, 14), ""),
+            Ok(())
+        );
         assert_eq!(check_body_read(read(None, true, false, 0), ""), Ok(()));
         // No body declared: an ended stream is simply empty.
         assert_eq!(check_body_read(read(None, false, true, 0), ""), Ok(()));

@@ -33,8 +33,8 @@ mod error;
 mod kind;
 mod refusal;
 
-pub use consumed::{BodyRead, check_body_read};
 pub use body::{QUERY_DOMAIN_TAG, fingerprint_body, fingerprint_request, is_json_content_type};
+pub use consumed::{BodyRead, check_body_read};
 pub use document::{
     ABOUT_BLANK, GRANT_CONTENT_TYPE, grant_document, plain_status_title, problem_document,
     status_document,

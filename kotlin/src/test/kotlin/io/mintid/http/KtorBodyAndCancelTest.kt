@@ -130,4 +130,3 @@ class KtorBodyAndCancelTest {
             assertEquals(1, ran.get())
         }
 }
-
