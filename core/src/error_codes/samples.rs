@@ -92,6 +92,15 @@ fn http_samples() -> Vec<Sample> {
         sample!(err(http::default_kind("GET POST", "/")), "method" => "\"GET POST\"", "excerpt" => ""),
         sample!(err(http::status_document(99, None)), "status" => 99, "reason" => "has no plain-status problem (only 401, 413 and 500)"),
         sample!(err(http::fingerprint_body(Some("application/json"), b"{")), "cause" => "invalid JSON: unexpected end of input at byte 1"),
+        sample!(
+            err(http::check_body_read(
+                http::BodyRead { declared_length: Some(14), transfer_coded: false, ended_before_read: true, read: 0 },
+                "mount it first"
+            )),
+            "declared" => "14 bytes",
+            "read" => 0,
+            "fix" => "mount it first"
+        ),
     ]
 }
 
