@@ -121,7 +121,10 @@ internal object LaneNative {
 /** The native library every lane entry point is bound from (uniffi's override, if set). */
 internal val LANE_LIBRARY: String get() = System.getProperty("uniffi.component.mintid_ffi.libraryOverride") ?: "mintid_ffi"
 
-/** UTF-8 with each unpaired surrogate as U+FFFD, which the core refuses and places. */
+/**
+ * UTF-8 with each unpaired surrogate as U+FFFD: every text the lane carries (a key's parts, an
+ * operation's or a sender's error, a database's message), never Java's `?` in its place.
+ */
 private fun utf8(value: String): ByteArray {
     if (value.none { it.isSurrogate() }) return value.toByteArray(Charsets.UTF_8)
     val encoder =
@@ -243,7 +246,7 @@ internal abstract class PackedDriver<S>(
             when (answer) {
                 is StoreAnswer.Affected -> affected(answer.count.toLong(), now)
                 is StoreAnswer.Rows -> rows(packRows(answer.rows), now)
-                is StoreAnswer.Failed -> failed(classCode(answer.`class`), answer.message.toByteArray(Charsets.UTF_8), now)
+                is StoreAnswer.Failed -> failed(classCode(answer.`class`), utf8(answer.message), now)
             }
         return read(length)
     }
@@ -416,7 +419,7 @@ internal class RelayLaneDriver(
         error: String,
         nowMillis: ULong,
     ): RelayStep {
-        val text = error.toByteArray(Charsets.UTF_8)
+        val text = utf8(error)
         return read(LaneNative.mintid_lane_relay_failed(handle, text, text.size.toLong(), nowMillis.toLong(), out, CAP.toLong()))
     }
 }
@@ -562,7 +565,7 @@ internal class Packer {
         out.write(value)
     }
 
-    fun text(value: String) = bytes(value.toByteArray(Charsets.UTF_8))
+    fun text(value: String) = bytes(utf8(value))
 
     fun response(response: FfiResponse) {
         text(response.contentType)

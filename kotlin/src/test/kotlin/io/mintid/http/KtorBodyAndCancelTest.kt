@@ -75,7 +75,7 @@ class KtorBodyAndCancelTest {
     }
 
     @Test
-    fun `with DoubleReceive the plugin reads the kept bytes: another body under the key is 422`() =
+    fun `with DoubleReceive the plugin reads the kept bytes, and another body under the key is 422`() =
         testApplication {
             orders(doubleReceive = true)
             val key = UUID.randomUUID().toString()
@@ -88,7 +88,7 @@ class KtorBodyAndCancelTest {
         }
 
     @Test
-    fun `without DoubleReceive a body read first is refused with http_body_consumed, never fingerprinted as empty`() =
+    fun `without DoubleReceive a body read first is refused with http body_consumed, never fingerprinted as empty`() =
         testApplication {
             orders(doubleReceive = false)
             val key = UUID.randomUUID().toString()
@@ -130,4 +130,3 @@ class KtorBodyAndCancelTest {
             assertEquals(1, ran.get())
         }
 }
-

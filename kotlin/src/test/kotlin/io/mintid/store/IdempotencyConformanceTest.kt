@@ -518,8 +518,8 @@ private class CaseRunner(
         val request = StoreRequest(Fingerprint.ofDigest(hexToBytes(step.string("fingerprint"))))
         val threadWorkers =
             (0 until workerCount).map {
-                val dataSource = db.open()
-                Worker("w$it", dataSource, IdempotencyStore(dataSource, db.dialect, policy, StoreClock.SYSTEM, claims))
+                val dataSource = LosingDataSource(db.open(), db.dialect)
+                Worker("w$it", dataSource, null, IdempotencyStore(dataSource, db.dialect, policy, StoreClock.SYSTEM, claims))
             }
         val executed = AtomicInteger()
         val others = java.util.concurrent.ConcurrentHashMap.newKeySet<String>()

@@ -11,11 +11,11 @@ import io.ktor.server.application.createRouteScopedPlugin
 import io.ktor.server.application.hooks.CallFailed
 import io.ktor.server.application.hooks.ResponseBodyReadyForSend
 import io.ktor.server.application.hooks.ResponseSent
+import io.ktor.server.request.ApplicationReceivePipeline
+import io.ktor.server.request.RequestAlreadyConsumedException
 import io.ktor.server.request.httpMethod
 import io.ktor.server.request.path
 import io.ktor.server.request.queryString
-import io.ktor.server.request.ApplicationReceivePipeline
-import io.ktor.server.request.RequestAlreadyConsumedException
 import io.ktor.server.request.receiveChannel
 import io.ktor.server.response.respond
 import io.ktor.server.routing.Route
@@ -107,11 +107,6 @@ private val BODY = AttributeKey<ByteArray>("io.mintid.body")
 private val GRANT_ROUTE = AttributeKey<Unit>("io.mintid.grant")
 
 /**
- * Runs just before the route's handler: after every plugin of the call, Ktor's authentication
- * included (`authenticate {}` checks the principal before this phase), so the scope function
- * can read `call.principal()`.
- */
-/**
  * Hands the route's `receive` the body the plugin read, in place of whatever the receive pipeline
  * carries (the engine's channel, already drained, or Ktor's token of a body received before).
  */
@@ -121,7 +116,7 @@ private object ReceiveKeptBody : Hook<(ApplicationCall) -> ByteArray?> {
         handler: (ApplicationCall) -> ByteArray?,
     ) {
         pipeline.receivePipeline.intercept(ApplicationReceivePipeline.Before) {
-            handler(call)?.let { proceedWith(ByteReadChannel(it)) }
+            handler(context)?.let { proceedWith(ByteReadChannel(it)) }
         }
     }
 }
@@ -133,6 +128,11 @@ private const val KTOR_BODY_FIX =
     "install DoubleReceive (io.ktor:ktor-server-double-receive) so that MintidIdempotency reads the bytes it keeps, " +
         "or stop the plugin that receives the body before the route from doing so"
 
+/**
+ * Runs just before the route's handler: after every plugin of the call, Ktor's authentication
+ * included (`authenticate {}` checks the principal before this phase), so the scope function
+ * can read `call.principal()`.
+ */
 private object BeforeHandler : Hook<suspend (ApplicationCall) -> Unit> {
     private val phase = PipelinePhase("MintidIdempotency")
 
