@@ -906,7 +906,7 @@ mod tests {
             )
         };
         assert_eq!(buffer[0], tag::DONE, "nothing due: {:?}", &buffer[..length]);
-        assert_eq!(length, 1 + 6 * 8);
+        assert_eq!(length, 1 + 7 * 8);
         // SAFETY: made once, freed once.
         unsafe { mintid_lane_relay_free(driver) };
         let driver = relay(RelayPolicy {
