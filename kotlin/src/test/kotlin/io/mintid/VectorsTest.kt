@@ -44,6 +44,7 @@ class VectorsTest {
             "request_id.json" to RequestIdVectors.ops,
             "segment.json" to SegmentVectors.ops,
             "snowflake.json" to SnowflakeVectors.ops,
+            "storable_text.json" to StorableTextVectors.ops,
             "uuid7.json" to Uuid7Vectors.ops,
         )
 

@@ -125,7 +125,7 @@ internal val LANE_LIBRARY: String get() = System.getProperty("uniffi.component.m
  * UTF-8 with each unpaired surrogate as U+FFFD: every text the lane carries (a key's parts, an
  * operation's or a sender's error, a database's message), never Java's `?` in its place.
  */
-private fun utf8(value: String): ByteArray {
+internal fun utf8(value: String): ByteArray {
     if (value.none { it.isSurrogate() }) return value.toByteArray(Charsets.UTF_8)
     val encoder =
         Charsets.UTF_8
@@ -472,8 +472,8 @@ internal class Unpacker(
         step(RelayStep::Run, RelayStep::Pause) { tag ->
             check(tag != 6) { "the lane packed a Redis step for a relay" }
             if (tag == 4) {
-                val counts = List(6) { buffer.getLong() }
-                RelayStep.Done(RelayReport(counts[0], counts[1], counts[2], counts[3], counts[4], counts[5]))
+                val counts = List(7) { buffer.getLong() }
+                RelayStep.Done(RelayReport(counts[0], counts[1], counts[2], counts[3], counts[4], counts[5], counts[6]))
             } else {
                 val id = buffer.getLong()
                 val kind = text()

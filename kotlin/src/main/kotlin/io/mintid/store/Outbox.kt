@@ -97,6 +97,9 @@ data class StoredMessage(
  * @property claimLost marks that found another relay's claim (`outbox.claim_lost`): counted, the
  *   run goes on.
  * @property released messages given back unsent because the claim would end first; claimed again.
+ * @property markFailed marks that failed on a database error (not a broken connection nor a
+ *   conflict): counted, the run goes on; the message stays claimed until its claim ends, then is
+ *   sent again.
  */
 data class RelayReport(
     val sent: Long,
@@ -105,6 +108,7 @@ data class RelayReport(
     val givenUp: Long,
     val claimLost: Long,
     val released: Long,
+    val markFailed: Long,
 )
 
 /**

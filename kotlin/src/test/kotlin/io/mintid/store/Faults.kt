@@ -7,6 +7,7 @@ import java.lang.reflect.Proxy
 import java.net.Socket
 import java.sql.Connection
 import java.sql.PreparedStatement
+import java.sql.SQLException
 import java.sql.SQLRecoverableException
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.atomic.AtomicReference
@@ -78,17 +79,20 @@ internal fun holdExclusiveLock(
 }
 
 /**
- * A worker's pool whose connections can lose one reply: once [loseReplyTo] names a statement
- * (`complete`, `fail`, `release`, an outbox mark), the first run of that statement goes to its
- * end on the database (committed: the store runs it in autocommit), then its connection is
- * closed and the executor gets a broken connection's exception (JDBC's
- * [SQLRecoverableException], SQLSTATE 08006, as PostgreSQL's driver reports a lost socket).
+ * A worker's pool whose connections can lose one reply or fail one statement: once
+ * [loseReplyTo] names a statement (`complete`, `fail`, `release`, an outbox mark), the first run
+ * of that statement goes to its end on the database (committed: the store runs it in
+ * autocommit), then its connection is closed and the executor gets a broken connection's
+ * exception (JDBC's [SQLRecoverableException], SQLSTATE 08006, as PostgreSQL's driver reports a
+ * lost socket). Once [failNext] names statements, the next run of any of them is refused unrun
+ * with a database error of class `other` (a plain [SQLException] with no code).
  */
 internal class LosingDataSource(
     val inner: WorkerDataSource,
     private val dialect: Dialect,
 ) : TestDataSource() {
     private val armed = AtomicReference<String?>()
+    private val failing = AtomicReference<Set<String>?>()
 
     /** Arms the fault for the first run of the statement named [name]. */
     fun loseReplyTo(name: String) {
@@ -98,23 +102,40 @@ internal class LosingDataSource(
     /** Whether an armed fault has fired (and disarms it). */
     fun disarm(): Boolean = armed.getAndSet(null) == null
 
+    /** Fails the next run of any of the statements named [names], without running it. */
+    fun failNext(names: Collection<String>) {
+        failing.set(names.map { Statements.of(dialect)[it].sql }.toSet())
+    }
+
+    /** Whether a [failNext] has fired (and cancels it). */
+    fun unfail(): Boolean = failing.getAndSet(null) == null
+
     override fun getConnection(): Connection {
         val connection = inner.connection
         return Proxy.newProxyInstance(Connection::class.java.classLoader, arrayOf(Connection::class.java)) { _, method, args ->
             val result = invoke(connection, method, args)
             val sql = args?.firstOrNull()
-            if (method.name == "prepareStatement" && sql != null && sql == armed.get()) losing(connection, result as PreparedStatement, sql as String) else result
+            if (method.name == "prepareStatement" && sql is String && (sql == armed.get() || failing.get()?.contains(sql) == true)) {
+                faulty(connection, result as PreparedStatement, sql)
+            } else {
+                result
+            }
         } as Connection
     }
 
-    private fun losing(
+    private fun faulty(
         connection: Connection,
         statement: PreparedStatement,
         sql: String,
     ): PreparedStatement =
         Proxy.newProxyInstance(PreparedStatement::class.java.classLoader, arrayOf(PreparedStatement::class.java)) { _, method, args ->
+            val executes = method.name.startsWith("execute")
+            val refused = failing.get()
+            if (executes && refused != null && sql in refused && failing.compareAndSet(refused, null)) {
+                throw SQLException("a scripted failure of this statement (mark_fails)")
+            }
             val result = invoke(statement, method, args)
-            if (method.name.startsWith("execute") && armed.compareAndSet(sql, null)) {
+            if (executes && armed.compareAndSet(sql, null)) {
                 // The statement ran; its reply never arrives.
                 connection.unwrap(Connection::class.java).close()
                 throw SQLRecoverableException("the connection was lost after the statement ran (lose_reply)", "08006")

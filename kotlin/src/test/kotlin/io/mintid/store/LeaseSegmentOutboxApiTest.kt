@@ -216,7 +216,7 @@ class LeaseSegmentOutboxApiTest {
                     if (message.businessKey == "b") throw IllegalStateException("broker down")
                     sent += message.businessKey
                 }
-            assertEquals(RelayReport(sent = 2, retried = 1, dead = 0, givenUp = 0, claimLost = 0, released = 0), report)
+            assertEquals(RelayReport(sent = 2, retried = 1, dead = 0, givenUp = 0, claimLost = 0, released = 0, markFailed = 0), report)
             assertEquals(listOf("a", "c"), sent)
             val retried = outbox.load("order.created", "b")!!
             assertEquals(OutboxStatus.PENDING, retried.status)

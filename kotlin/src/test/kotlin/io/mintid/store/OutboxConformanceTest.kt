@@ -90,7 +90,7 @@ private class OutboxCaseRunner(
                 outcome { JsonPrimitive(enqueue(source, store, message, step.string("way"), where).name.lowercase()) }
             }
             "relay" -> {
-                checkFields(step, setOf("relay", "now", "draw", "sends"), where)
+                checkFields(step, setOf("relay", "now", "draw", "sends", "lose_reply"), where)
                 relay(step, where)
             }
             "message" -> {
@@ -153,15 +153,25 @@ private class OutboxCaseRunner(
         where: String,
     ): JsonElement {
         val script = ArrayDeque(step["sends"]!!.jsonArray.map { it.jsonObject })
-        val own = Outbox(db.open(), db.dialect, policy, clock) { step.long("draw") }
+        val losing = LosingDataSource(db.open(), db.dialect)
+        step["lose_reply"]?.jsonPrimitive?.content?.let { name ->
+            assertTrue(name in MARKS, "$where: lose_reply names no mark: $name")
+            losing.loseReplyTo(name)
+        }
+        val own = Outbox(losing, db.dialect, policy, clock) { step.long("draw") }
         val report =
             own.relay { message ->
                 val entry = script.removeFirstOrNull() ?: fail("$where: an unscripted send of message ${message.messageId}")
-                checkFields(entry, setOf("message_id", "outcome", "millis", "during"), where)
+                checkFields(entry, setOf("message_id", "outcome", "millis", "during", "mark_fails"), where)
                 assertEquals(entry.string("message_id"), message.messageId.toString(), "$where: the send order")
                 val start = (clock as StepClock).current
                 entry["during"]?.jsonArray?.forEachIndexed { index, inner -> runChecked(inner.jsonObject, "$where, during $index") }
                 clock.current = start + entry.long("millis")
+                // The mark after this call fails, unrun.
+                entry["mark_fails"]?.jsonPrimitive?.content?.let { dbClass ->
+                    assertEquals("other", dbClass, "$where: mark_fails of an unknown class")
+                    losing.failNext(MARKS)
+                }
                 when (val spec = entry["outcome"]!!) {
                     JsonPrimitive("delivered") -> Unit
                     is JsonObject ->
@@ -170,6 +180,8 @@ private class OutboxCaseRunner(
                 }
             }
         assertTrue(script.isEmpty(), "$where: scripted sends never made: $script")
+        assertTrue(losing.disarm(), "$where: lose_reply: no ${step["lose_reply"]} statement ran")
+        assertTrue(losing.unfail(), "$where: mark_fails: no mark ran after the send")
         return json(
             "sent" to str(report.sent),
             "retried" to str(report.retried),
@@ -177,6 +189,7 @@ private class OutboxCaseRunner(
             "given_up" to str(report.givenUp),
             "claim_lost" to str(report.claimLost),
             "released" to str(report.released),
+            "mark_failed" to str(report.markFailed),
         )
     }
 
@@ -241,6 +254,9 @@ private class OutboxCaseRunner(
         return sentCounts(sent)
     }
 }
+
+/** The relay's marks: the statements `lose_reply` and `mark_fails` may fault. */
+private val MARKS = listOf("outbox_mark_sent", "outbox_mark_retry", "outbox_mark_dead")
 
 /** A scripted send failure. */
 private class SendFailed(
