@@ -165,9 +165,15 @@ def free_text(value: str) -> bytes:
         return SURROGATE.sub("\ufffd", value).encode()
 
 
+def error_bytes(value: str) -> bytes:
+    """An error text as it crosses to the core, a lone surrogate included (its
+    three ``surrogatepass`` bytes): the core makes it storable.
+    """  # noqa: D205
+    return value.encode("utf-8", "surrogatepass")
+
+
 def _error_text(value: str) -> bytes:
-    """An error text as it is, a lone surrogate included: the core makes it storable."""
-    raw = value.encode("utf-8", "surrogatepass")
+    raw = error_bytes(value)
     return _U32.pack(len(raw)) + raw
 
 
@@ -478,7 +484,7 @@ class RelayDriver(_Driver):
 
     def failed(self, error: str, now_millis: int) -> bytes:
         """The send of the message handed over last failed with ``error``; the next step."""
-        raw = error.encode("utf-8", "surrogatepass")
+        raw = error_bytes(error)
         return self._read(_RELAY_FAILED(self._handle, raw, len(raw), now_millis, self._out, _CAP))
 
     def end(self, step: bytes) -> Sending:

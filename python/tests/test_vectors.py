@@ -16,6 +16,7 @@ import pytest
 
 import mintid
 import mintid.http as mintid_http
+from mintid._lane import error_bytes
 from mintid._native import ffi
 from mintid.testing import ManualClock
 
@@ -1073,6 +1074,38 @@ def id_buffer_hand_out(case: Case) -> None:
     assert str(out) == case["handed_out"]
 
 
+# --- storable_text.json -----------------------------------------------------
+# A Python ``str`` reaches the core as the lane passes an error text
+# (``error_bytes``: UTF-8, a lone surrogate as its three ``surrogatepass``
+# bytes), then the core's rule for bytes: each op checks that this crossing
+# gives the expected text.
+
+
+def storable(raw: bytes, case: Case) -> None:
+    got = ffi.storable_text_from_bytes(raw, int(case["max_bytes"]))
+    assert got == case["expect"], (got, case["expect"])
+
+
+def storable_text(case: Case) -> None:
+    storable(error_bytes(case["text"]), case)
+
+
+def storable_utf8(case: Case) -> None:
+    raw = bytes.fromhex(case["hex"])
+    storable(raw, case)
+    try:
+        text = raw.decode("utf-8", "surrogatepass")  # a str holding its lone surrogates
+    except UnicodeDecodeError:
+        return  # not a Python string's bytes: only the bytes cross
+    storable(error_bytes(text), case)
+
+
+def storable_utf16(case: Case) -> None:
+    # The code units as a Python str: a pair is one character, a lone surrogate stays.
+    text = bytes.fromhex(case["units"]).decode("utf-16-be", "surrogatepass")
+    storable(error_bytes(text), case)
+
+
 # --- api.json ---------------------------------------------------------------
 
 
@@ -1228,6 +1261,11 @@ RUNNERS: dict[str, dict[str, Callable[[Case], None]]] = {
         "next_batch_size": id_buffer_next_batch_size,
         "batch_cap": id_buffer_batch_cap,
         "hand_out": id_buffer_hand_out,
+    },
+    "storable_text.json": {
+        "storable_text": storable_text,
+        "storable_utf8": storable_utf8,
+        "storable_utf16": storable_utf16,
     },
     "snowflake.json": {
         "layout": snowflake_layout,

@@ -84,8 +84,8 @@ pub use store::{
     CleanupStep, DbErrorClass, Dialect, Finished, Held, Manifest, Migration, OperationOutcome,
     ParamType, Placeholder, RecordCleanup, RecordDrivers, RecordRenewal, RecordStep, RenewalStep,
     ResultKind, SqlValue, Statement, StoreAnswer, StoreLimit, StoreQuery, StoredRecord,
-    StoredResponse, Way, store_limits, store_load_query, store_migrations, store_read_record,
-    store_statements,
+    StoredResponse, Way, storable_text_from_bytes, store_limits, store_load_query,
+    store_migrations, store_read_record, store_statements,
 };
 pub use store_lease::{LeaseAcquisition, LeaseRelease, LeaseRenewal, LeaseStep};
 pub use store_outbox::{

@@ -181,6 +181,16 @@ pub fn store_limits() -> Vec<StoreLimit> {
         .collect()
 }
 
+/// `bytes` (a host's text as it crossed: UTF-8 that may hold an encoded lone
+/// surrogate or other invalid sequences) made storable and cut to `max_bytes`
+/// (`mintid::store::limits::storable_text_from_bytes`): the rule every driver
+/// applies to an error text from a host, for the vector runners.
+#[uniffi::export]
+pub fn storable_text_from_bytes(bytes: Vec<u8>, max_bytes: u64) -> String {
+    let max_bytes = usize::try_from(max_bytes).unwrap_or(usize::MAX);
+    core::limits::storable_text_from_bytes(&bytes, max_bytes)
+}
+
 /// One SQL value: a parameter or a column.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
 pub enum SqlValue {

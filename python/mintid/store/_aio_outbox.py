@@ -29,6 +29,7 @@ from mintid.store.aio import (
     AsyncDatabase,
     AsyncQueryRunner,
     AsyncStoreClock,
+    _to_the_end,
     async_clock,
     async_database,
     driver_connection,
@@ -92,7 +93,10 @@ class AsyncOutbox(OutboxBase):
                     step = self._after_send(driver, error)
                 else:
                     step = self._after_send(driver, None)
-                handed = await drive_async(runner, clock, driver, step, hold=True)
+                # The send has an outcome: its mark is recorded even if this task is
+                # cancelled meanwhile (to the next hand-over), then the cancellation
+                # propagates. A message left claimed after its send would go again.
+                handed = await _to_the_end(drive_async(runner, clock, driver, step, hold=True))
         finally:
             await runner.release()
         return self._report(handed)

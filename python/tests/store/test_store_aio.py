@@ -1,6 +1,6 @@
-"""What only the asyncio store has: the renewal task, cancellation, its
-binding to one event loop and one process, and the app's psycopg pool, on
-SQLite, PostgreSQL and MariaDB (the protocol's cases run through
+"""What only the asyncio store has: the renewal task, cancellation (of a run
+and of a relay), its binding to one event loop and one process, and the
+app's psycopg pool, on SQLite, PostgreSQL and MariaDB (the protocol's cases run through
 test_store_idempotency_async.py).
 """
 
@@ -12,13 +12,21 @@ from collections.abc import Callable
 
 import pytest
 
-from mintid import Fingerprint, IdempotencyKey, RecordPolicy
+from mintid import Fingerprint, IdempotencyKey, RecordPolicy, RelayPolicy
 from mintid.http import HttpIdempotency
 from mintid.http.wsgi import IdempotencyMiddleware as WsgiIdempotency
-from mintid.store import RunResult, StoredResponse, StoreRequest, SystemStoreClock
+from mintid.store import (
+    ClaimedMessage,
+    OutboxMessage,
+    RunResult,
+    StoredResponse,
+    StoreRequest,
+    SystemStoreClock,
+)
 from mintid.store.aio import (
     AsyncDatabase,
     AsyncIdempotencyStore,
+    AsyncOutbox,
     AsyncPostgresDatabase,
     AsyncRecordLease,
     AsyncSqliteDatabase,
@@ -149,6 +157,62 @@ def test_a_run_cancelled_after_its_operation_returned_is_completed(server: Serve
         again = await store.run_once(key("gone"), REQUEST, operation)
         assert (again.decision, again.response) == ("replay", RESPONSE)
         assert effects == ["charged"]
+        await database.close()
+
+    asyncio.run(main())
+
+
+class AsyncManualClock:
+    """A store clock the test moves; a pause moves it forward (and waits as long)."""
+
+    def __init__(self) -> None:
+        self.now = 1_000
+
+    def now_millis(self) -> int:
+        return self.now
+
+    async def pause_millis(self, millis: int) -> None:
+        await asyncio.sleep(millis / 1000)
+        self.now += millis
+
+
+def test_a_relay_cancelled_after_a_send_marks_it_sent(server: Server) -> None:
+    """The send returns as the server ends the relay's session, and the relay's
+    task is cancelled at once: the relay's mark (retried on a fresh connection
+    after a pause) marks the message sent all the same, the cancellation
+    propagates after it, and a later relay (its claim long over) sends nothing.
+    SQLite has no session to end: its mark runs to its end in the driver's thread.
+    """
+    make = fresh(server)
+
+    async def main() -> None:
+        database = make()
+        await database.migrate()
+        clock = AsyncManualClock()
+        outbox = AsyncOutbox(database, RelayPolicy(10, 60_000), clock=clock)
+        async with database.transaction(write=True) as raw:
+            await outbox.enqueue(raw, OutboxMessage(1, "order.created", "o-1", b"{}"))
+        sent: list[int] = []
+        killing: list[Exception] = []
+
+        async def send(message: ClaimedMessage) -> None:
+            sent.append(message.message_id)
+            if len(sent) == 1:
+                try:
+                    await asyncio.to_thread(server.kill_connections)
+                except Exception as error:  # the test's own step: reported below, not a send's
+                    killing.append(error)
+                relay.cancel()  # delivered at the relay's next wait: its mark
+
+        relay = asyncio.create_task(outbox.relay(send))
+        await asyncio.wait([relay])
+        assert not killing, killing
+        assert sent == [1] and relay.cancelled(), (sent, relay)
+        stored = await outbox.load("order.created", "o-1")
+        assert stored is not None and stored.status == "sent", stored
+        clock.now += 120_000  # any claim left would have ended
+        report = await outbox.relay(send)
+        assert (sent, report.sent) == ([1], 0)
         await database.close()
 
     asyncio.run(main())
