@@ -294,16 +294,6 @@ pub fn classify_db_error(
     core::classify_db_error(dialect.into(), code.as_deref(), sqlstate.as_deref()).into()
 }
 
-/// `bytes` (a host's text, which may not be UTF-8) as a database can store
-/// it, cut to `max_bytes` (`mintid::store::limits::storable_text_from_bytes`):
-/// the rule every text a driver writes from a host meets once the host has
-/// made it bytes. For the vectors (`tests/vectors/storable_text.json`), which
-/// check a host's own crossing against it.
-#[uniffi::export]
-pub fn storable_text_from_bytes(bytes: Vec<u8>, max_bytes: u64) -> String {
-    core::limits::storable_text_from_bytes(&bytes, usize::try_from(max_bytes).unwrap_or(usize::MAX))
-}
-
 impl From<DbErrorClass> for core::DbErrorClass {
     fn from(class: DbErrorClass) -> Self {
         match class {
