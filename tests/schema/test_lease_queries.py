@@ -5,6 +5,8 @@ once."""
 import threading
 import time
 
+import psycopg
+import pymysql
 import pytest
 
 from conftest import Db
@@ -50,23 +52,37 @@ def acquire(db: Db, owner: str, *, now=1000, max_worker=63) -> tuple[int, int] |
     """The host's acquisition, as the core's rules drive it: (worker id, token), or None
     when no worker id is free (the core's lease.no_worker_free)."""
     for _ in range(1000):
-        begin(db)
-        row = find(db, max_worker=max_worker, now=now)
-        if row is not None:
-            taken = take(db, row, owner=owner, now=now)
-            db.execute("COMMIT")
-            if taken == 1:
-                return row["worker_id"], row["fencing_token"] + 1
+        try:
+            found = acquire_round(db, owner, now=now, max_worker=max_worker)
+        except (pymysql.err.OperationalError, psycopg.errors.DeadlockDetected) as error:
+            # A deadlock among concurrent seeds is run again, as the core's driver does
+            # (a serialization failure or deadlock is retried).
+            if isinstance(error, pymysql.err.OperationalError) and error.args[0] != 1213:
+                raise
+            db.execute("ROLLBACK")
             continue
-        db.execute("COMMIT")
-        count = db.run("lease_count", max_worker=max_worker, now_millis=now)
-        if count["present_count"] <= max_worker:
-            db.run("lease_seed", max_worker=max_worker, now_millis=now)
-        elif count["free_count"] == 0:
-            return None
-        else:
-            time.sleep(0.002)
+        if found is not False:
+            return found
     raise AssertionError("the acquisition did not settle")
+
+
+def acquire_round(db: Db, owner: str, *, now: int, max_worker: int):
+    """One round of [acquire]: the lease, None (no worker free) or False (go again)."""
+    begin(db)
+    row = find(db, max_worker=max_worker, now=now)
+    if row is not None:
+        taken = take(db, row, owner=owner, now=now)
+        db.execute("COMMIT")
+        return (row["worker_id"], row["fencing_token"] + 1) if taken == 1 else False
+    db.execute("COMMIT")
+    count = db.run("lease_count", max_worker=max_worker, now_millis=now)
+    if count["present_count"] <= max_worker:
+        db.run("lease_seed", max_worker=max_worker, now_millis=now)
+    elif count["free_count"] == 0:
+        return None
+    else:
+        time.sleep(0.002)
+    return False
 
 
 def load(db: Db, worker_id: int) -> dict | None:
