@@ -90,7 +90,9 @@ pub use record_driver::{
 };
 pub use record_fast::FastReport;
 pub use renewal::{RecordCleanup, RecordRenewal};
-pub use segment_driver::{MAX_TAG_BYTES, SegmentDriver, SegmentStep, Taken};
+pub use segment_driver::{
+    MAX_TAG_BYTES, SEGMENT_WAIT_MILLIS, SegmentDriver, SegmentStep, TakeAction, Taken,
+};
 pub use value::{Query, Value};
 
 /// One step a driver asks its host to take.
