@@ -20,6 +20,7 @@ mod finished {
     pub const IN_PROGRESS: u8 = 3;
     pub const FINGERPRINT_MISMATCH: u8 = 4;
     pub const KEY_TOO_OLD: u8 = 5;
+    pub const OPERATION_FAILED_UNRECORDED: u8 = 6;
 }
 
 impl Driven for RecordDriver {
@@ -117,6 +118,11 @@ fn put_finished(out: &mut Vec<u8>, done: Finished) {
             out.extend_from_slice(&retry_after_millis.to_le_bytes());
         }
         Finished::FingerprintMismatch => out.push(finished::FINGERPRINT_MISMATCH),
+        Finished::OperationFailedUnrecorded { store_error } => {
+            out.push(finished::OPERATION_FAILED_UNRECORDED);
+            put_bytes(out, store_error.code().as_bytes());
+            put_bytes(out, alloc::format!("{store_error}").as_bytes());
+        }
         Finished::KeyTooOld => out.push(finished::KEY_TOO_OLD),
     }
 }
