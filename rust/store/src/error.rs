@@ -71,7 +71,7 @@ pub enum Error {
         /// The operation's own error.
         operation: OperationError,
         /// Why its failure was not recorded (`store.unavailable`, …).
-        store: DriverError,
+        store: Box<DriverError>,
     },
     /// A leased generator could not make an ID (`snowflake.*`).
     Snowflake(mintid::SnowflakeError),
@@ -105,7 +105,7 @@ impl fmt::Display for Error {
 impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            Error::OperationNotRecorded { store, .. } => Some(store),
+            Error::OperationNotRecorded { store, .. } => Some(store.as_ref()),
             _ => None,
         }
     }

@@ -344,7 +344,7 @@ fn ended(
             crate::telemetry::not_recorded(&store_error);
             Err(Error::OperationNotRecorded {
                 operation,
-                store: store_error,
+                store: Box::new(store_error),
             })
         }
         (yielded, _) => done(yielded),
