@@ -67,8 +67,11 @@ def check_operation(operation):
         assert set(operation) == {"outcome"}
     else:
         assert operation["outcome"] == "fail"
-        assert set(operation) == {"outcome", "failure", "error"}
+        assert {"outcome", "failure", "error"} <= set(operation) <= {
+            "outcome", "failure", "error", "outage_millis"}
         assert operation["failure"] in {"final", "retryable"}
+        if "outage_millis" in operation:
+            assert DECIMAL.match(operation["outage_millis"])
 
 
 def check_decision(expect, *, timed=False):
@@ -79,6 +82,7 @@ def check_decision(expect, *, timed=False):
     assert decision in DECISIONS
     allowed = {
         "execute": [{"decision", "response"}, {"decision", "error"},
+                    {"decision", "error", "not_recorded"},
                     {"decision", "token", "lease_deadline"}],
         "replay": [{"decision", "outcome", "response"}, {"decision", "outcome", "error"}],
         "in_progress": [{"decision", "problem", "retry_after_millis"}]
@@ -91,6 +95,8 @@ def check_decision(expect, *, timed=False):
         check_response(expect["response"])
     if "problem" in expect:
         assert expect["problem"] == decision
+    if "not_recorded" in expect:
+        assert expect["not_recorded"] is True
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])

@@ -93,7 +93,7 @@ pub use store_outbox::{
     EnqueueStep, OutboxCleanup, OutboxEnqueue, StoredMessage, outbox_load_query,
     outbox_read_message,
 };
-pub use store_segments::{SegmentDriver, SegmentStep, SegmentTaken};
+pub use store_segments::{SegmentDriver, SegmentStep, SegmentTakeAction, SegmentTaken};
 pub use uuid::{
     UuidInfo, UuidTextForm, UuidVariant, uuid_format, uuid_inspect, uuid_new_v8, uuid_parse,
 };

@@ -117,7 +117,9 @@ impl RunResult {
             }
             Finished::FingerprintMismatch => RunResult::FingerprintMismatch,
             Finished::KeyTooOld => RunResult::KeyTooOld,
-            Finished::Executed | Finished::OperationFailed { .. } => return None,
+            Finished::Executed
+            | Finished::OperationFailed { .. }
+            | Finished::OperationFailedUnrecorded { .. } => return None,
         })
     }
 }
@@ -332,6 +334,18 @@ fn ended(
         (RecordYield::Done(Finished::Executed), Ok(response)) => Ok(RunResult::Executed(response)),
         (RecordYield::Done(Finished::OperationFailed { .. }), Err(error)) => {
             Err(Error::Operation(error))
+        }
+        // The operation's error wins; the store's is kept beside it and logged
+        // (docs/spec.md, "Which error the caller sees").
+        (
+            RecordYield::Done(Finished::OperationFailedUnrecorded { store_error }),
+            Err(operation),
+        ) => {
+            crate::telemetry::not_recorded(&store_error);
+            Err(Error::OperationNotRecorded {
+                operation,
+                store: Box::new(store_error),
+            })
         }
         (yielded, _) => done(yielded),
     }

@@ -198,6 +198,14 @@ fn outcome_of(result: Result<Value, Error>, ran: bool) -> Value {
     match result {
         Ok(value) => value,
         Err(Error::Operation(error)) => json!({"decision": "execute", "error": error.message}),
+        Err(Error::OperationNotRecorded { operation, store }) => {
+            let code = store.code();
+            assert!(
+                code.starts_with("store.") || code.starts_with("record."),
+                "{code}"
+            );
+            json!({"decision": "execute", "error": operation.message, "not_recorded": true})
+        }
         Err(Error::Snowflake(error)) => json!({"error": error.code()}),
         Err(Error::Driver(error)) => match error.problem() {
             Some(problem) => json!({"error": error.code(), "problem": problem.name()}),
@@ -317,6 +325,9 @@ where
                 Ok(response_of(&operation["response"]))
             }
             "fail" => {
+                if let Some(millis) = operation.get("outage_millis") {
+                    DB::outage(&self.pool, num(millis)).await;
+                }
                 let message = operation["error"].as_str().unwrap();
                 Err(match operation["failure"].as_str().unwrap() {
                     "final" => OperationError::new(message),
