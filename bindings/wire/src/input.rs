@@ -42,6 +42,8 @@ pub enum Input {
     Redis(RedisAnswer),
     /// Take the fast path's report (record).
     Report,
+    /// The host stops the driver (heartbeat).
+    Stop,
 }
 
 /// The operation's outcome, as packed.
@@ -101,6 +103,7 @@ impl Input {
             tag::SEND_FAILED => Input::SendFailed(reader.bytes()?),
             tag::REDIS => Input::Redis(read_redis_answer(&mut reader)?),
             tag::REPORT => Input::Report,
+            tag::STOP => Input::Stop,
             _ => return Err(reader.malformed()),
         };
         reader.end((now, input))
@@ -119,6 +122,7 @@ impl Input {
             Input::SendFailed(_) => "send failed",
             Input::Redis(_) => "redis",
             Input::Report => "report",
+            Input::Stop => "stop",
         }
     }
 
@@ -136,6 +140,7 @@ impl Input {
             Input::SendFailed(_) => tag::SEND_FAILED,
             Input::Redis(_) => tag::REDIS,
             Input::Report => tag::REPORT,
+            Input::Stop => tag::STOP,
         };
         out.push(input_tag);
         put_u64(out, now_millis);
@@ -152,7 +157,7 @@ impl Input {
             Input::Finish(outcome) => put_outcome(out, outcome),
             Input::SendFailed(error) => put_bytes(out, error),
             Input::Redis(answer) => put_redis_answer(out, answer),
-            Input::Start | Input::Resume | Input::Sent | Input::Report => {}
+            Input::Start | Input::Resume | Input::Sent | Input::Report | Input::Stop => {}
         }
     }
 }

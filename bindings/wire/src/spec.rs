@@ -98,6 +98,25 @@ pub enum Spec {
         /// Its business key.
         business_key: String,
     },
+    /// The numbered migrations applied (`pending`: false) or the pending
+    /// ones listed (`pending`: true).
+    Migrations {
+        /// The statements' dialect and placeholder style.
+        manifest: Manifest,
+        /// Only list the pending versions.
+        pending: bool,
+    },
+    /// The heartbeat of a held record claim.
+    Heartbeat {
+        /// The statements' dialect and placeholder style.
+        manifest: Manifest,
+        /// The store's policy.
+        policy: RecordPolicy,
+        /// The key whose claim is held.
+        key: KeyParts,
+        /// The held claim, with its `renew_every_millis` (none: no heartbeat).
+        held: Held,
+    },
     /// The enqueue of one outbox message.
     Enqueue {
         /// The statements' dialect and placeholder style.
@@ -183,6 +202,21 @@ impl Spec {
                 business_key: reader.text()?,
                 payload: reader.bytes()?,
             },
+            kind::MIGRATIONS => Spec::Migrations {
+                manifest,
+                pending: reader.flag()?,
+            },
+            kind::HEARTBEAT => Spec::Heartbeat {
+                manifest,
+                policy: record_policy(&mut reader)?,
+                key: key(&mut reader)?,
+                held: Held {
+                    token: reader.u64()?,
+                    created_millis: reader.u64()?,
+                    lease_deadline_millis: reader.u64()?,
+                    renew_every_millis: reader.optional(Reader::u64)?,
+                },
+            },
             _ => return Err(reader.malformed()),
         };
         reader.end(spec)
@@ -199,6 +233,8 @@ impl Spec {
             Spec::RecordLoad { manifest, .. } => (kind::RECORD_LOAD, manifest),
             Spec::OutboxLoad { manifest, .. } => (kind::OUTBOX_LOAD, manifest),
             Spec::Enqueue { manifest, .. } => (kind::ENQUEUE, manifest),
+            Spec::Migrations { manifest, .. } => (kind::MIGRATIONS, manifest),
+            Spec::Heartbeat { manifest, .. } => (kind::HEARTBEAT, manifest),
         };
         out.push(kind);
         out.push(index(&DIALECTS, manifest.dialect));
@@ -269,6 +305,17 @@ impl Spec {
                 put_bytes(out, kind.as_bytes());
                 put_bytes(out, business_key.as_bytes());
                 put_bytes(out, payload);
+            }
+            Spec::Migrations { pending, .. } => out.push(u8::from(*pending)),
+            Spec::Heartbeat {
+                policy, key, held, ..
+            } => {
+                put_record_policy(out, policy);
+                put_key(out, key);
+                put_u64(out, held.token);
+                put_u64(out, held.created_millis);
+                put_u64(out, held.lease_deadline_millis);
+                put_optional(out, held.renew_every_millis, put_u64);
             }
         }
     }

@@ -15,7 +15,11 @@ use crate::{Refusal, tag};
 
 /// Packs `step` into `out` (cleared first), its yield by `put_yield`
 /// (which writes the yield's own tag); a `Fail` packs as [`pack_error`].
-fn pack<Y, E: Refusal>(out: &mut Vec<u8>, step: Step<Y>, put_yield: impl FnOnce(&mut Vec<u8>, Y)) {
+pub(crate) fn pack<Y, E: Refusal>(
+    out: &mut Vec<u8>,
+    step: Step<Y>,
+    put_yield: impl FnOnce(&mut Vec<u8>, Y),
+) {
     out.clear();
     match step {
         Step::Run(query) => {
