@@ -357,3 +357,14 @@ impl mintid::Clock for StoreClock {
         }
     }
 }
+
+/// Waits for a background task stopped at a shutdown for at most the core's
+/// bound (`mintid::store::limits::SHUTDOWN_WAIT_MILLIS`, `docs/spec.md`
+/// "Limits"), then drops it (aborted); a task that panicked is gone.
+pub(crate) async fn wait_at_most_shutdown(task: tokio::task::JoinHandle<()>) {
+    let bound = Duration::from_millis(mintid::store::limits::SHUTDOWN_WAIT_MILLIS);
+    let abort = task.abort_handle();
+    if tokio::time::timeout(bound, task).await.is_err() {
+        abort.abort();
+    }
+}
