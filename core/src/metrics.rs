@@ -90,6 +90,7 @@ pub const CLASS: MetricAttribute = MetricAttribute {
         "serialization",
         "connection_lost",
         "constraint",
+        "schema_missing",
         "other",
     ],
 };

@@ -62,13 +62,15 @@ pub fn unpack_outcome(packed: &[u8]) -> Result<OperationOutcome, DriverError> {
 }
 
 /// The class a host's executor gave a failed query: 0 unique violation, 1
-/// serialization, 2 connection lost, 3 constraint, anything else other.
+/// serialization, 2 connection lost, 3 constraint, 5 schema missing,
+/// anything else other.
 pub fn class_of(class: u8) -> DbErrorClass {
     match class {
         0 => DbErrorClass::UniqueViolation,
         1 => DbErrorClass::Serialization,
         2 => DbErrorClass::ConnectionLost,
         3 => DbErrorClass::Constraint,
+        5 => DbErrorClass::SchemaMissing,
         _ => DbErrorClass::Other,
     }
 }
