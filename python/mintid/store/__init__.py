@@ -17,6 +17,7 @@ from mintid.store._errors import (
     StoreConflictError,
     StoreError,
     StoreQueryFailedError,
+    StoreSchemaMissingError,
     StoreUnavailableError,
     UnexpectedRowError,
 )
@@ -67,6 +68,7 @@ __all__ = [
     "StoreError",
     "StoreMetrics",
     "StoreQueryFailedError",
+    "StoreSchemaMissingError",
     "StoreRequest",
     "StoreUnavailableError",
     "StoredMessage",
