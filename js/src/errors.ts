@@ -191,7 +191,11 @@ export class StoreError extends MintidError {
 export class StoreSchemaMissingError extends StoreError {
   /** The core's message, naming this package's migrate call. */
   constructor(code: string, message: string, details: ErrorDetails = {}) {
-    super(code, `${message}: call await migrate(database) once at start-up (mintid/store/pg, /mysql or /sqlite), or apply the files under schema/ with your migration tool`, details);
+    super(
+      code,
+      `${message}: call await migrate(database) once at start-up (mintid/store/pg, /mysql or /sqlite), or apply the files under schema/ with your migration tool`,
+      details,
+    );
   }
 
   override get name(): string {

@@ -121,9 +121,7 @@ export function checkBodyRead(read: BodyRead, fix: string): void {
 }
 
 /** Where a covered request's key is read from, or the refusal the core wrote in full. */
-export type KeyAdmission =
-  | { readonly source: "signed" | "plain" }
-  | { readonly status: number; readonly code: string; readonly document: string };
+export type KeyAdmission = { readonly source: "signed" | "plain" } | { readonly status: number; readonly code: string; readonly document: string };
 
 /**
  * Where a covered request's key is read from (`"signed"`: the signed request

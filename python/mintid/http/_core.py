@@ -43,12 +43,12 @@ from mintid.http._rules import (
     DEFAULT_STORED_HEADERS,
     IDEMPOTENCY_KEY_HEADER,
     REQUEST_ID_HEADER,
+    admit_key,
     check_body_read,
     default_kind,
     fingerprint_body,
     fingerprint_request,
     is_json_content_type,
-    admit_key,
     key_refusal,
 )
 from mintid.store import (
@@ -289,7 +289,9 @@ class HttpIdempotency:
         """  # noqa: D205
         scope = self._scope(request)
         if scope is not None and not isinstance(scope, str):
-            raise TypeError(f"the scope function must give a str or None, got {type(scope).__name__}")
+            raise TypeError(
+                f"the scope function must give a str or None, got {type(scope).__name__}"
+            )
         signed = None if self._ring is None else request.header(self._request_id_header)
         plain = request.header(IDEMPOTENCY_KEY_HEADER)
         source = admit_key(

@@ -432,7 +432,9 @@ class HeaderValues:
 
     def _mint(self, value: dict[str, Any], user: str | None) -> str:
         assert self.ring is not None
-        assert user is not None or "grantFor" in value, "an anonymous step's requestId needs grantFor"
+        assert user is not None or "grantFor" in value, (
+            "an anonymous step's requestId needs grantFor"
+        )
         if "grant" in value:
             assert value["grant"] == "expired", f"unknown grant {value['grant']!r}"
         now = time.time_ns() // 1_000_000
