@@ -113,6 +113,7 @@ pub const CLASS: MetricAttribute = MetricAttribute {
         "serialization",
         "connection_lost",
         "constraint",
+        "schema_missing",
         "other",
     ],
 };

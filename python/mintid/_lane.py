@@ -285,6 +285,7 @@ _CLASSES: Final = {
     ffi.DbErrorClass.SERIALIZATION: 1,
     ffi.DbErrorClass.CONNECTION_LOST: 2,
     ffi.DbErrorClass.CONSTRAINT: 3,
+    ffi.DbErrorClass.SCHEMA_MISSING: 5,
     ffi.DbErrorClass.OTHER: 4,
 }
 _WAYS: Final = {ffi.Way.RUN_ONCE: 0, ffi.Way.SAME_TRANSACTION: 1, ffi.Way.LEASE: 2}

@@ -74,12 +74,13 @@ pub enum Outcome {
 /// Redis's answer, as packed.
 pub type RedisAnswer = FastAnswer;
 
-const CLASSES: [DbErrorClass; 5] = [
+const CLASSES: [DbErrorClass; 6] = [
     DbErrorClass::UniqueViolation,
     DbErrorClass::Serialization,
     DbErrorClass::ConnectionLost,
     DbErrorClass::Constraint,
     DbErrorClass::Other,
+    DbErrorClass::SchemaMissing,
 ];
 
 impl Input {
@@ -197,7 +198,8 @@ pub(crate) fn db_error(class: DbErrorClass, message: &[u8]) -> DbError {
 }
 
 /// The class a host's executor gave a failed query: 0 unique violation, 1
-/// serialization, 2 connection lost, 3 constraint, anything else other.
+/// serialization, 2 connection lost, 3 constraint, 4 other, 5 schema
+/// missing; anything else other.
 pub(crate) fn class_of(class: u8) -> DbErrorClass {
     CLASSES
         .get(usize::from(class))

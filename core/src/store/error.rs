@@ -38,18 +38,22 @@ pub enum StoreErrorKind {
     /// the key was taken over (or completed) and the operation no longer
     /// holds it.
     RecordLost,
-    /// `store.query_failed`: a query failed for another reason (a missing
-    /// table, a constraint, a permission); its class and message are kept
-    /// for the log.
+    /// `store.query_failed`: a query failed for another reason (a
+    /// constraint, a permission, a syntax error); its class and message are
+    /// kept for the log.
     QueryFailed,
     /// `store.unexpected_row`: a row the driver cannot read (a column missing
     /// or of the wrong type): the schema is not the one the core expects.
     UnexpectedRow,
+    /// `store.schema_missing`: a mintid table does not exist (PostgreSQL
+    /// 42P01, MySQL/MariaDB 1146, SQLite "no such table"): the schema was
+    /// never migrated. Each host's error names its migrate call.
+    SchemaMissing,
 }
 
 impl StoreErrorKind {
     /// Every kind, for registries and parity tests.
-    pub const ALL: [StoreErrorKind; 9] = [
+    pub const ALL: [StoreErrorKind; 10] = [
         Self::Unavailable,
         Self::ResponseTooLarge,
         Self::ResponseNotStorable,
@@ -59,6 +63,7 @@ impl StoreErrorKind {
         Self::RecordLost,
         Self::QueryFailed,
         Self::UnexpectedRow,
+        Self::SchemaMissing,
     ];
 
     /// The stable dotted code of this kind.
@@ -73,6 +78,7 @@ impl StoreErrorKind {
             Self::RecordLost => "store.record_lost",
             Self::QueryFailed => "store.query_failed",
             Self::UnexpectedRow => "store.unexpected_row",
+            Self::SchemaMissing => "store.schema_missing",
         }
     }
 
@@ -87,6 +93,7 @@ impl StoreErrorKind {
             | Self::Conflict
             | Self::QueryFailed
             | Self::UnexpectedRow
+            | Self::SchemaMissing
             | Self::StaleSnapshot => Some(Problem::StorageUnavailable),
             Self::ResponseTooLarge
             | Self::ResponseNotStorable

@@ -319,7 +319,7 @@ pub fn read_load(answer: &Answer) -> Result<Option<StoredRecord>, DriverError> {
 
 /// The typed error a database error means outside any driver (a host's
 /// migrations or transaction control): `store.unavailable`,
-/// `store.conflict` or `store.query_failed`, the driver's message kept for
+/// `store.conflict`, `store.schema_missing` or `store.query_failed`, the driver's message kept for
 /// the log.
 pub fn database_failure(error: &DbError) -> DriverError {
     DriverError::Store(db_error(error, false))
@@ -340,6 +340,10 @@ pub(crate) fn db_error(error: &DbError, ran: bool) -> StoreError {
         DbErrorClass::Serialization => StoreError::new(
             StoreErrorKind::Conflict,
             "the database kept reporting serialization failures or deadlocks",
+        ),
+        DbErrorClass::SchemaMissing => StoreError::new(
+            StoreErrorKind::SchemaMissing,
+            "a mintid table does not exist: the store's schema was not migrated",
         ),
         DbErrorClass::UniqueViolation | DbErrorClass::Constraint | DbErrorClass::Other => {
             StoreError::new(

@@ -89,10 +89,23 @@ impl Error {
     }
 }
 
+/// The core's code of a missing mintid table.
+const SCHEMA_MISSING: &str = "store.schema_missing";
+
+/// What the message of `store.schema_missing` adds: this crate's migrate call.
+const MIGRATE_FIX: &str = ": call Store::migrate() once at start-up, or apply the files under \
+                           schema/ with your migration tool";
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Driver(error) => write!(f, "{}: {error}", error.code()),
+            Error::Driver(error) => {
+                write!(f, "{}: {error}", error.code())?;
+                if error.code() == SCHEMA_MISSING {
+                    f.write_str(MIGRATE_FIX)?;
+                }
+                Ok(())
+            }
             Error::Operation(error)
             | Error::OperationNotRecorded {
                 operation: error, ..

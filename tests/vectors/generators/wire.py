@@ -57,7 +57,14 @@ STEPS = {
     "report": 10,
 }
 VALUES = ["null", "int", "text", "bytes"]
-CLASSES = ["unique_violation", "serialization", "connection_lost", "constraint", "other"]
+CLASSES = [
+    "unique_violation",
+    "serialization",
+    "connection_lost",
+    "constraint",
+    "other",
+    "schema_missing",
+]
 OUTCOMES = ["succeeded", "failed", "not_a_response", "raised"]
 ANSWERS = ["nil", "fields", "failed", "noscript"]
 FINISHED = [
