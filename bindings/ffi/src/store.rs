@@ -488,6 +488,14 @@ pub enum Finished {
         /// caller's transaction nothing was written).
         stored: bool,
     },
+    /// The operation ran and failed, and recording it failed too:
+    /// re-raise its own error with this store error attached.
+    OperationFailedUnrecorded {
+        /// The store error's code, e.g. `store.unavailable`.
+        code: String,
+        /// The store error's message.
+        message: String,
+    },
     /// Not run: the stored result.
     Replay {
         /// Which result was stored.
@@ -513,6 +521,12 @@ impl From<core::Finished> for Finished {
         match finished {
             core::Finished::Executed => Self::Executed,
             core::Finished::OperationFailed { stored } => Self::OperationFailed { stored },
+            core::Finished::OperationFailedUnrecorded { store_error } => {
+                Self::OperationFailedUnrecorded {
+                    code: store_error.code().to_owned(),
+                    message: store_error.to_string(),
+                }
+            }
             core::Finished::Replay {
                 outcome,
                 response,

@@ -82,6 +82,11 @@ fn put_finished(out: &mut Vec<u8>, done: Finished) {
         }
         Finished::FingerprintMismatch => out.push(4),
         Finished::KeyTooOld => out.push(5),
+        Finished::OperationFailedUnrecorded { store_error } => {
+            out.push(6);
+            put_bytes(out, store_error.code().as_bytes());
+            put_bytes(out, alloc::format!("{store_error}").as_bytes());
+        }
     }
 }
 

@@ -10,9 +10,9 @@ use mintid::fingerprint::Fingerprint;
 use mintid::outbox::{Enqueued, OutboxStatus, RelayPolicy};
 use mintid::record::{Outcome as Stored, Record, RecordPolicy, Status};
 use mintid::store::{
-    ClaimedMessage, DbErrorClass, Dialect, DriverError, FastAnswer, FastReport, Finished, Held,
-    Manifest, MigrationYield, Placeholder, Query, RecordYield, RedisCall, RelayReport, RelayYield,
-    Step, StoredMessage, StoredRecord, StoredResponse, Value, Way,
+    ClaimedMessage, DbError, DbErrorClass, Dialect, DriverError, FastAnswer, FastReport, Finished,
+    Held, Manifest, MigrationYield, Placeholder, Query, RecordYield, RedisCall, RelayReport,
+    RelayYield, Step, StoredMessage, StoredRecord, StoredResponse, Value, Way, database_failure,
 };
 use mintid_wire::{Fields, Input, KeyParts, Outcome, Refusal, Spec, migrations, step};
 use serde_json::{Map, Value as Json, json};
@@ -340,6 +340,15 @@ fn record_done(m: &Meaning) -> Finished {
         },
         "fingerprint_mismatch" => Finished::FingerprintMismatch,
         "key_too_old" => Finished::KeyTooOld,
+        "operation_failed_unrecorded" => {
+            let store_error = database_failure(&DbError {
+                class: DbErrorClass::ConnectionLost,
+                message: String::from("the socket closed"),
+            });
+            assert_eq!(store_error.code(), text(m, "store_code"));
+            assert_eq!(store_error.to_string(), text(m, "store_message"));
+            Finished::OperationFailedUnrecorded { store_error }
+        }
         other => panic!("no end {other}"),
     }
 }
@@ -616,6 +625,7 @@ fn read_step(kind: &str, bytes: &[u8]) -> Meaning {
                 "in_progress",
                 "fingerprint_mismatch",
                 "key_too_old",
+                "operation_failed_unrecorded",
             ];
             let end = ends[usize::from(r.u8())];
             m.insert("finished".into(), json!(end));
@@ -633,6 +643,9 @@ fn read_step(kind: &str, bytes: &[u8]) -> Meaning {
                     m.insert("error".into(), r.optional(Reader::text));
                 }
                 "in_progress" => r.fields(&["retry_after_millis"], &mut m, Reader::u64),
+                "operation_failed_unrecorded" => {
+                    r.fields(&["store_code", "store_message"], &mut m, Reader::text);
+                }
                 _ => {}
             }
         }

@@ -67,6 +67,7 @@ FINISHED = [
     "in_progress",
     "fingerprint_mismatch",
     "key_too_old",
+    "operation_failed_unrecorded",
 ]
 ENQUEUED = ["new", "already_enqueued"]
 
@@ -240,6 +241,8 @@ def record_done(m):
         out += optional(m["response"], response) + optional(m["error"], text)
     elif finished == "in_progress":
         out += u64(m["retry_after_millis"])
+    elif finished == "operation_failed_unrecorded":
+        out += text(m["store_code"]) + text(m["store_message"])
     return out
 
 
@@ -543,6 +546,10 @@ STEP_CASES = [
         "tag": "done", "decision": "fingerprint_mismatch", "finished": "fingerprint_mismatch"}),
     ("record", "done: key too old", {
         "tag": "done", "decision": "key_too_old", "finished": "key_too_old"}),
+    ("record", "done: operation failed and its failure not recorded", {
+        "tag": "done", "decision": "execute", "finished": "operation_failed_unrecorded",
+        "store_code": "store.unavailable",
+        "store_message": "the database is unavailable: nothing was run"}),
     ("relay", "yield: send", {
         "tag": "yield", "message_id": "9223372036854775807", "message_kind": "order.created",
         "business_key": "order-7", "payload": b'{"order":7}'.hex(), "attempts": "1",
