@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import _thread
 import ctypes
-import sys
 import time
-from array import array
 
 from mintid._buffer import Buffer, register_for_fork
 from mintid._library import Answers, entry
@@ -30,7 +28,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Snowflake"]
 
-_BIG_ENDIAN_HOST = sys.byteorder == "big"
 _time_ns = time.time_ns
 
 _HANDLE = ctypes.c_void_p
@@ -54,14 +51,6 @@ _IDS = entry("mintid_light_snowflake_ids", _SIZE, _HANDLE, _U32, _HANDLE, _SIZE)
 _WORKER = entry("mintid_light_snowflake_worker", _U64, _HANDLE)
 _HIGH_WATER = entry("mintid_light_snowflake_high_water", ctypes.c_uint8, _HANDLE, ctypes.c_void_p)
 _FREE = entry("mintid_light_snowflake_free", None, _HANDLE)
-
-
-def _ids_of_le(raw: bytes) -> list[int]:
-    """64-bit IDs from the light entry points' form: 8 little-endian bytes each."""
-    ids = array("Q", raw)
-    if _BIG_ENDIAN_HOST:
-        ids.byteswap()
-    return ids.tolist()
 
 
 class _LightCore:
@@ -92,11 +81,11 @@ class _LightCore:
 
     def batch(self, handed_out: int) -> tuple[list[int], int]:
         raw = self._answers.take(_BATCH, self._handle, handed_out)
-        return _ids_of_le(raw[8:]), int.from_bytes(raw[:8], "little")
+        return ids_from_bytes(raw[8:]), int.from_bytes(raw[:8], "little")
 
     def next_ids(self, count: int) -> list[int]:
         self._answers.reserve(9 + 8 * count)
-        return _ids_of_le(self._answers.take(_IDS, self._handle, count)[8:])
+        return ids_from_bytes(self._answers.take(_IDS, self._handle, count)[8:])
 
     def worker(self) -> int:
         return int(_WORKER(self._handle))

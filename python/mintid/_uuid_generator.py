@@ -142,7 +142,7 @@ class _GeneratedCore:
 
     def batch(self, handed_out: int) -> tuple[bytes, int]:
         raw = call(self._core.next_batch, handed_out)
-        return raw[8:], int.from_bytes(raw[:8], "big")
+        return raw[8:], int.from_bytes(raw[:8], "little")
 
     def text_batch(self, handed_out: int) -> tuple[list[str], int]:
         parts = call(self._core.next_text_batch, handed_out, ffi.UuidTextForm.HYPHENATED).split(" ")

@@ -191,6 +191,15 @@ pub fn storable_text_from_bytes(bytes: Vec<u8>, max_bytes: u64) -> String {
     core::limits::storable_text_from_bytes(&bytes, max_bytes)
 }
 
+/// The text the core stores for a raised failure of the type `type_name`
+/// with `message` (both bytes as they crossed;
+/// `mintid::store::limits::raised_text`), for the vector runners: a host
+/// passes the two on the wire and never composes the text itself.
+#[uniffi::export]
+pub fn raised_text(type_name: Vec<u8>, message: Vec<u8>) -> String {
+    core::limits::raised_text(&type_name, &message)
+}
+
 /// One SQL value: a parameter or a column.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
 pub enum SqlValue {
@@ -479,6 +488,14 @@ pub enum Finished {
         /// caller's transaction nothing was written).
         stored: bool,
     },
+    /// The operation ran and failed, and recording it failed too:
+    /// re-raise its own error with this store error attached.
+    OperationFailedUnrecorded {
+        /// The store error's code, e.g. `store.unavailable`.
+        code: String,
+        /// The store error's message.
+        message: String,
+    },
     /// Not run: the stored result.
     Replay {
         /// Which result was stored.
@@ -504,6 +521,12 @@ impl From<core::Finished> for Finished {
         match finished {
             core::Finished::Executed => Self::Executed,
             core::Finished::OperationFailed { stored } => Self::OperationFailed { stored },
+            core::Finished::OperationFailedUnrecorded { store_error } => {
+                Self::OperationFailedUnrecorded {
+                    code: store_error.code().to_owned(),
+                    message: store_error.to_string(),
+                }
+            }
             core::Finished::Replay {
                 outcome,
                 response,

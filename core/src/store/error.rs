@@ -133,6 +133,22 @@ impl StoreError {
         )
     }
 
+    /// This verdict on an operation's result, after the write that recorded
+    /// it failed with `failure`: the same kind, its message saying the
+    /// result was not recorded, and `failure`'s database error (if any) as
+    /// its cause.
+    pub(crate) fn not_recorded(mut self, failure: &DriverError) -> Self {
+        self.message = alloc::format!(
+            "{}; it was not recorded ({}: {failure})",
+            self.message,
+            failure.code()
+        );
+        if let DriverError::Store(StoreError { db: Some(db), .. }) = failure {
+            self.db = Some(db.clone());
+        }
+        self
+    }
+
     pub(crate) fn with_db(mut self, class: DbErrorClass, message: &str) -> Self {
         self.db = Some((class, String::from(message)));
         self
