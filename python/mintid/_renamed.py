@@ -11,13 +11,16 @@ from __future__ import annotations
 import functools
 import sys
 import warnings
-from collections.abc import Callable
 from types import FunctionType
-from typing import Any, Final, TypeVar
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any, Final, TypeVar
+
+    _T = TypeVar("_T")
 
 __all__ = ["RENAMED", "millis_renamed", "module_getattr"]
-
-_T = TypeVar("_T")
 
 #: The code flag of an ``async def`` (``inspect.CO_COROUTINE``, without importing ``inspect``).
 _CO_COROUTINE: Final = 0x80

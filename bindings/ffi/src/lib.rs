@@ -16,6 +16,7 @@ mod id_buffer;
 mod key;
 mod lane;
 mod lease;
+mod light;
 mod metrics;
 mod outbox;
 mod record;
