@@ -19,7 +19,7 @@ use std::sync::Arc;
 use mintid::uuid::TextForm;
 
 use crate::error::MintidError;
-use crate::lane::{copy_out, panicked, slice};
+use crate::wire::{copy_out, panicked, slice};
 use crate::snowflake::{Snowflake, SnowflakeLayout};
 use crate::uuid7::{Uuid7Generator, text_of};
 
@@ -37,7 +37,7 @@ unsafe fn answer(
     let made =
         catch_unwind(AssertUnwindSafe(|| work(&mut packed))).unwrap_or_else(|_| Err(panicked()));
     if let Err(error) = made {
-        mintid_lane::pack_error(&mut packed, &error);
+        mintid_wire::pack_error(&mut packed, &error);
     }
     // SAFETY: the caller's contract.
     unsafe { copy_out(&packed, out, cap) }
