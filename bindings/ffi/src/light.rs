@@ -19,9 +19,9 @@ use std::sync::Arc;
 use mintid::uuid::TextForm;
 
 use crate::error::MintidError;
-use crate::wire::{copy_out, panicked, slice};
 use crate::snowflake::{Snowflake, SnowflakeLayout};
 use crate::uuid7::{Uuid7Generator, text_of};
+use crate::wire::{copy_out, panicked, slice};
 
 /// Packs what `work` made (after the `0` of an answer) or its refusal, and
 /// copies it out as [`copy_out`] does.
