@@ -6,8 +6,8 @@
 //! Each wraps the uniffi object's own method (same rules, same errors) and
 //! answers in one crossing, into the host's buffer: `0`, the 8-byte freshness
 //! bound of the batch (the last Unix millisecond at which its IDs may go
-//! out, little-endian), then the IDs; or a packed refusal in the lane's
-//! layout (`FAIL`, code, detail, ...: `docs/spec.md`, "The lane"). An answer
+//! out, little-endian), then the IDs; or a packed refusal in the wire's
+//! layout (`FAIL`, code, detail, ...: `docs/spec.md`, "The wire"). An answer
 //! longer than the buffer is not copied and its length is returned: the host
 //! asks again with a larger buffer (the IDs of the lost answer are never
 //! issued again). Every entry point catches a panic (`internal.panic`).
@@ -19,9 +19,9 @@ use std::sync::Arc;
 use mintid::uuid::TextForm;
 
 use crate::error::MintidError;
-use crate::lane::{copy_out, panicked, slice};
 use crate::snowflake::{Snowflake, SnowflakeLayout};
 use crate::uuid7::{Uuid7Generator, text_of};
+use crate::wire::{copy_out, panicked, slice};
 
 /// Packs what `work` made (after the `0` of an answer) or its refusal, and
 /// copies it out as [`copy_out`] does.
@@ -37,7 +37,7 @@ unsafe fn answer(
     let made =
         catch_unwind(AssertUnwindSafe(|| work(&mut packed))).unwrap_or_else(|_| Err(panicked()));
     if let Err(error) = made {
-        mintid_lane::pack_error(&mut packed, &error);
+        mintid_wire::pack_error(&mut packed, &error);
     }
     // SAFETY: the caller's contract.
     unsafe { copy_out(&packed, out, cap) }
