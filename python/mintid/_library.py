@@ -3,7 +3,7 @@
 The generated bindings (``mintid._ffi.mintid_ffi``, 16,000 lines) take longer to
 import than a whole ID costs a program that needs one; this module opens the
 same shared library by path and nothing else, so the plain C entry points
-(``mintid_light_*`` for the ID hot paths, ``mintid_lane_*`` for the drivers)
+(``mintid_light_*`` for the ID hot paths, ``mintid_wire_*`` and ``mintid_lane_*`` for the drivers)
 are reachable without it. Both open one library: the process has one copy of
 its state (thread randomness, ...), whichever loaded it first.
 
@@ -67,8 +67,8 @@ def _optional(packed: bytes, at: int) -> tuple[bytes | None, int]:
 
 
 def refusal(packed: bytes) -> MintidError:
-    """The core's typed error packed in ``packed`` (a lane ``FAIL``: tag, code,
-    detail, part, position, problem; ``docs/spec.md``, "The lane"), of the class
+    """The core's typed error packed in ``packed`` (a wire ``FAIL``: tag, code,
+    detail, part, position, problem; ``docs/spec.md``, "The wire"), of the class
     its code names. Imports :mod:`mintid.errors` (and the generated bindings):
     errors are the slow path.
     """  # noqa: D205

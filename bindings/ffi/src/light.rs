@@ -6,8 +6,8 @@
 //! Each wraps the uniffi object's own method (same rules, same errors) and
 //! answers in one crossing, into the host's buffer: `0`, the 8-byte freshness
 //! bound of the batch (the last Unix millisecond at which its IDs may go
-//! out, little-endian), then the IDs; or a packed refusal in the lane's
-//! layout (`FAIL`, code, detail, ...: `docs/spec.md`, "The lane"). An answer
+//! out, little-endian), then the IDs; or a packed refusal in the wire's
+//! layout (`FAIL`, code, detail, ...: `docs/spec.md`, "The wire"). An answer
 //! longer than the buffer is not copied and its length is returned: the host
 //! asks again with a larger buffer (the IDs of the lost answer are never
 //! issued again). Every entry point catches a panic (`internal.panic`).
