@@ -33,7 +33,7 @@ class StoreErrorsTest {
         val conformance = Paths.get(System.getProperty("mintid.conformance") ?: "../tests/conformance")
         val source = Files.readString(conformance.resolve("../../core/src/store/error.rs"))
         val codes = Regex(""""(store\.[a-z_]+)"""").findAll(source).map { it.groupValues[1] }.toSet()
-        assertEquals(9, codes.size, "$codes")
+        assertEquals(10, codes.size, "$codes")
         val classes =
             codes.map { code ->
                 val error = storeException(code, "detail", null, null, null)
