@@ -25,12 +25,15 @@ import java.nio.ByteOrder
  * The size of each batch is the core's too: a refill tells it how many IDs the previous batch
  * handed out. A generator on a test clock gets batches of one, judged by that clock.
  *
- * Each ID is `wordsPerId` big-endian longs of [Batch.bytes], after the batch's 8-byte header.
+ * Each ID is `wordsPerId` longs of [Batch.bytes], after the batch's 8-byte little-endian header:
+ * a 64-bit ID little-endian, as every packed format of the library; a UUID's 16 bytes in RFC
+ * 9562 order ([rfcOrder]: two big-endian longs, most significant first).
  * A caller loops: take [current], [claim] a slot, read it, or [refill] and try again. [bulk]
  * serves callers that want many IDs at once.
  */
 internal abstract class IdBuffer(
     private val wordsPerId: Int,
+    private val rfcOrder: Boolean,
     private val testClock: ManualClock?,
 ) {
     /**
@@ -39,10 +42,10 @@ internal abstract class IdBuffer(
      */
     protected abstract fun fetchBatch(handedOut: Int): ByteArray
 
-    /** `count` new IDs from the core, `8 * wordsPerId` bytes each, most significant first. */
+    /** `count` new IDs from the core, `8 * wordsPerId` bytes each. */
     protected abstract fun fetch(count: Int): ByteArray
 
-    /** One bulk answer of the core, read in place as big-endian words with [word]. */
+    /** One bulk answer of the core, read in place with [word]. */
     class Batch(
         /** The header and the IDs, `8 * wordsPerId` bytes each. */
         @JvmField val bytes: ByteArray,
@@ -78,7 +81,7 @@ internal abstract class IdBuffer(
     fun word(
         batch: Batch,
         index: Int,
-    ): Long = WORD.get(batch.bytes, index * 8) as Long
+    ): Long = if (rfcOrder) BIG.get(batch.bytes, index * 8) as Long else LITTLE.get(batch.bytes, index * 8) as Long
 
     /**
      * Replaces [seen] (whose claim answered [outcome], [USED_UP] or [STALE]) by a new batch,
@@ -97,7 +100,7 @@ internal abstract class IdBuffer(
                     // How many went out: the claims below the count, less the stale one.
                     val claimed = minOf(seen.cursor, seen.count)
                     val bytes = fetchBatch(if (outcome == STALE) maxOf(0, claimed - 1) else claimed)
-                    Batch(bytes, (bytes.size - 8) / (8 * wordsPerId), WORD.get(bytes, 0) as Long)
+                    Batch(bytes, (bytes.size - 8) / (8 * wordsPerId), LITTLE.get(bytes, 0) as Long)
                 }
         }
     }
@@ -116,7 +119,7 @@ internal abstract class IdBuffer(
                 fetch(count)
             }
         val words = LongArray(bytes.size / 8)
-        ByteBuffer.wrap(bytes).asLongBuffer().get(words)
+        ByteBuffer.wrap(bytes).order(if (rfcOrder) ByteOrder.BIG_ENDIAN else ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(words)
         return words
     }
 
@@ -132,6 +135,8 @@ internal abstract class IdBuffer(
         private val CURSOR: VarHandle =
             MethodHandles.lookup().findVarHandle(Batch::class.java, "cursor", Int::class.javaPrimitiveType)
 
-        private val WORD: VarHandle = MethodHandles.byteArrayViewVarHandle(LongArray::class.java, ByteOrder.BIG_ENDIAN)
+        private val LITTLE: VarHandle = MethodHandles.byteArrayViewVarHandle(LongArray::class.java, ByteOrder.LITTLE_ENDIAN)
+
+        private val BIG: VarHandle = MethodHandles.byteArrayViewVarHandle(LongArray::class.java, ByteOrder.BIG_ENDIAN)
     }
 }

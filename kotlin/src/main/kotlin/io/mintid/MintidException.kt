@@ -54,10 +54,6 @@ class Uuid7Exception internal constructor(code: String, detail: String, part: St
 class IdempotencyKeyException internal constructor(code: String, detail: String, part: String?, position: Long?) :
     MintidException(code, detail, part, position)
 
-/** The name [IdempotencyKeyException] had before 0.1.0. */
-@Deprecated("renamed IdempotencyKeyException, as IdempotencyKeyError in Python and JS", ReplaceWith("IdempotencyKeyException"))
-typealias KeyException = IdempotencyKeyException
-
 /** Payload fingerprints (`fingerprint.*` codes); [position] says where a JSON input went wrong. */
 class FingerprintException internal constructor(code: String, detail: String, part: String?, position: Long?) :
     MintidException(code, detail, part, position)

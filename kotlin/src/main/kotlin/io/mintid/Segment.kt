@@ -121,7 +121,7 @@ class SegmentAllocator(
     fun fill(count: Int): LongArray {
         val bytes = core { ffi.fill(requireNonNegative(count.toLong(), "the count").toUInt()) }
         val ids = LongArray(bytes.size / Long.SIZE_BYTES)
-        java.nio.ByteBuffer.wrap(bytes).asLongBuffer().get(ids)
+        java.nio.ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN).asLongBuffer().get(ids)
         return ids
     }
 

@@ -29,7 +29,7 @@ class Snowflake private constructor(
     testClock: ManualClock?,
 ) {
     private val buffer =
-        object : IdBuffer(1, testClock) {
+        object : IdBuffer(1, rfcOrder = false, testClock) {
             override fun fetchBatch(handedOut: Int) = core { ffi.nextBatch(handedOut.toUInt()) }
 
             override fun fetch(count: Int) = core { ffi.nextBytes(count.toUInt()) }

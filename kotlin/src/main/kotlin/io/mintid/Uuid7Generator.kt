@@ -28,7 +28,7 @@ class Uuid7Generator private constructor(
     constructor(policy: RollbackPolicy? = null) : this(FfiGenerator(policy?.toFfi(), null, null), null)
 
     private val buffer =
-        object : IdBuffer(2, testClock) {
+        object : IdBuffer(2, rfcOrder = true, testClock) {
             override fun fetchBatch(handedOut: Int) = core { ffi.nextBatch(handedOut.toUInt()) }
 
             override fun fetch(count: Int) = core { ffi.nextBytes(count.toUInt()) }

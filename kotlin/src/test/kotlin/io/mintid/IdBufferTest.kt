@@ -3,18 +3,20 @@ package io.mintid
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Test
 import java.nio.ByteBuffer
+import java.nio.ByteOrder
 
 /**
  * The freshness rule of [IdBuffer] with batches of several IDs on the system clock (the
  * generators on a test clock fetch one ID per call, so they cannot show it): an ID is handed
  * out only while the clock reads at most the bound the core gave its batch; past it the rest of
- * the batch is dropped, and the next batch is asked for with how many went out.
+ * the batch is dropped, and the next batch is asked for with how many went out. Batches are
+ * little-endian, as the core packs them.
  */
 class IdBufferTest {
     /** Batches with a bound relative to now, each ID its own number. */
     private class Buffer(
         vararg batches: Pair<Long, LongArray>,
-    ) : IdBuffer(1, null) {
+    ) : IdBuffer(1, rfcOrder = false, null) {
         private val pending = ArrayDeque(batches.toList())
         val handedOut = mutableListOf<Int>()
 
@@ -22,7 +24,7 @@ class IdBufferTest {
             this.handedOut += handedOut
             val (freshFor, ids) = pending.removeFirst()
             val bound = System.currentTimeMillis() + freshFor
-            return ByteBuffer.allocate(8 + 8 * ids.size).apply {
+            return ByteBuffer.allocate(8 + 8 * ids.size).order(ByteOrder.LITTLE_ENDIAN).apply {
                 putLong(bound)
                 ids.forEach(::putLong)
             }.array()

@@ -46,6 +46,7 @@ class VectorsTest {
             "snowflake.json" to SnowflakeVectors.ops,
             "storable_text.json" to StorableTextVectors.ops,
             "uuid7.json" to Uuid7Vectors.ops,
+            "wire.json" to WireVectors.ops,
         )
 
     @TestFactory

@@ -8,7 +8,6 @@ import io.mintid.Record
 import io.mintid.RecordLostException
 import io.mintid.RecordPolicy
 import io.mintid.core
-import io.mintid.coreStore
 import io.mintid.requireNonNegative
 import uniffi.mintid_ffi.CleanupStep
 import uniffi.mintid_ffi.Finished
@@ -210,7 +209,7 @@ class IdempotencyStore
             operation: Operation,
         ): RunResult {
             val held =
-                when (val step = claim(Way.RUN_ONCE) { pooled { it.advance(driver) { driver.start(now()) } } }) {
+                when (val step = claim(Way.RUN_ONCE) { advance(pooledRun(), driver) { driver.start(now()) } }) {
                     is RecordStep.Execute -> step.held
                     is RecordStep.Done -> return result(step.finished, null)
                     else -> error("the driver stopped at $step")
@@ -229,7 +228,7 @@ class IdempotencyStore
                 } finally {
                     if (renewal.isInitialized()) renewal.value.close()
                 }
-            return finish(Way.RUN_ONCE, driver, ran) { action -> pooled(action) }
+            return finish(Way.RUN_ONCE, driver, ran, ::pooledRun)
         }
 
         /**
@@ -256,13 +255,13 @@ class IdempotencyStore
             connection: Connection,
             operation: TransactionalOperation,
         ): RunResult {
-            val session = DriverSession(dialect, metrics, pooled = false) { connection }
-            when (val step = claim(Way.SAME_TRANSACTION) { session.advance(driver) { driver.start(now()) } }) {
+            val run = { DriverRun.on(connection, dialect, clock, metrics) }
+            when (val step = claim(Way.SAME_TRANSACTION) { advance(run(), driver) { driver.start(now()) } }) {
                 is RecordStep.Execute -> Unit
                 is RecordStep.Done -> return result(step.finished, null)
                 else -> error("the driver stopped at $step")
             }
-            return finish(Way.SAME_TRANSACTION, driver, operation(Way.SAME_TRANSACTION) { operation.run(connection) }) { action -> action(session) }
+            return finish(Way.SAME_TRANSACTION, driver, operation(Way.SAME_TRANSACTION) { operation.run(connection) }, run)
         }
 
         /**
@@ -294,7 +293,7 @@ class IdempotencyStore
             request: StoreRequest,
         ): LeaseResult {
             val driver = driver(Way.LEASE, key, request)
-            return when (val step = claim(Way.LEASE) { pooled { it.advance(driver) { driver.start(now()) } } }) {
+            return when (val step = claim(Way.LEASE) { advance(pooledRun(), driver) { driver.start(now()) } }) {
                 is RecordStep.Execute -> RecordLease(this, driver, key.toFfi(), step.held)
                 is RecordStep.Done -> result(step.finished, null) as NotExecuted
                 else -> error("the driver stopped at $step")
@@ -309,10 +308,7 @@ class IdempotencyStore
          */
         fun load(key: IdempotencyKey): StoredRecord? {
             val query = core { storeLoadQuery(manifest, key.toFfi()) }
-            return pooled { session ->
-                val answer = session.answer(query)
-                coreStore({ session.executor.lastError }) { storeReadRecord(answer) }
-            }?.let { StoredRecord(Record.of(it.record), it.response?.let(StoredResponse::of), it.error) }
+            return pooledRun().once(query, ::storeReadRecord)?.let { StoredRecord(Record.of(it.record), it.response?.let(StoredResponse::of), it.error) }
         }
 
         /**
@@ -324,8 +320,7 @@ class IdempotencyStore
         @JvmOverloads
         fun cleanup(batchSize: Int = 1000): Long {
             val cleanup = RecordCleanup(manifest, requireNonNegative(batchSize.toLong(), "the batch size"))
-            val done = pooled { it.loop(cleanup.start(now()), { answer -> cleanup.push(answer, now()) }) { step -> (step as? CleanupStep.Run)?.query } }
-            return (done as CleanupStep.Done).deleted.toLong()
+            return pooledRun().drive({ CleanupStep.Run(cleanup.start(now())) }, ::cleanupStep, { cleanup.push(it, now()) })
         }
 
         internal fun renewal(
@@ -337,7 +332,11 @@ class IdempotencyStore
         internal fun renew(renewal: RecordRenewal): Long {
             val renewed =
                 try {
-                    pooled { it.loop(renewal.start(now()), renewal::push) { step -> (step as? RenewalStep.Run)?.query } }
+                    pooledRun().drive(
+                        { RenewalStep.Run(renewal.start(now())) },
+                        { step -> if (step is RenewalStep.Run) HostStep.Run(step.query) else HostStep.Done(step) },
+                        renewal::push,
+                    )
                 } catch (lost: RecordLostException) {
                     metrics.recordLost()
                     throw lost
@@ -350,7 +349,7 @@ class IdempotencyStore
             driver: LaneDriver,
             outcome: OperationOutcome,
         ) {
-            val step = recording { pause -> complete(Way.LEASE, outcome) { pooled { it.advance(driver, pause) { driver.finish(outcome, now()) } } } }
+            val step = recording { pause -> complete(Way.LEASE, outcome) { advance(pooledRun(), driver, pause) { driver.finish(outcome, now()) } } }
             check(step is RecordStep.Done) { "the driver stopped at $step" }
         }
 
@@ -403,12 +402,12 @@ class IdempotencyStore
             way: Way,
             driver: LaneDriver,
             ran: Ran,
-            use: (action: (DriverSession) -> RecordStep) -> RecordStep,
+            run: () -> DriverRun,
         ): RunResult {
             val outcome = ran.outcome()
             val step =
                 try {
-                    recording { pause -> complete(way, outcome) { use { it.advance(driver, pause) { driver.finish(outcome, now()) } } } }
+                    recording { pause -> complete(way, outcome) { advance(run(), driver, pause) { driver.finish(outcome, now()) } } }
                 } catch (storeError: MintidException) {
                     // The operation's own error comes first; the store's goes with it.
                     ran.thrown?.let {
@@ -514,56 +513,41 @@ class IdempotencyStore
             return heartbeats.scheduleWithFixedDelay(beat, everyMillis, everyMillis, TimeUnit.MILLISECONDS)
         }
 
-        /** Runs [action] on a [DriverSession] over pooled connections, returned at the end. */
-        private inline fun <T> pooled(action: (DriverSession) -> T): T {
-            val session = DriverSession(dialect, metrics, pooled = true) { dataSource.connection }
-            try {
-                return action(session)
-            } finally {
-                session.release()
-            }
-        }
+        private fun pooledRun() = DriverRun.pooled(dataSource, dialect, clock, metrics)
 
         /**
-         * Runs the driver's steps from [first] until it asks to execute or is done: queries on
-         * the database, pauses on [clock], scripts on the [fastPath]'s Redis. What the fast path
-         * came to is counted whenever the driver hands back (done, execute, failed).
+         * Runs the driver's steps from [first] on [run] until it asks to execute or is done:
+         * queries on the database, pauses on [pause], scripts on the [fastPath]'s Redis. What
+         * the fast path came to is counted whenever the driver hands back (done, execute, failed).
          */
-        private fun DriverSession.advance(
+        private fun advance(
+            run: DriverRun,
             driver: LaneDriver,
             pause: (Long) -> Unit = clock::pause,
             first: () -> LaneStep,
-        ): RecordStep {
+        ): RecordStep =
             try {
-                var step = coreStore({ executor.lastError }, first)
-                while (true) {
-                    step =
-                        when (step) {
-                            is LaneStep.Redis -> {
-                                // No connection held while Redis answers.
-                                release()
-                                val answer = checkNotNull(fastPath) { "a Redis step without a fast path" }.send(step.call)
-                                coreStore({ executor.lastError }) { driver.pushRedis(answer, now()) }
-                            }
-                            is LaneStep.Record ->
-                                when (val record = step.step) {
-                                    is RecordStep.Run -> {
-                                        val answer = answer(record.query)
-                                        coreStore({ executor.lastError }) { driver.push(answer, now()) }
-                                    }
-                                    is RecordStep.Pause -> {
-                                        release()
-                                        pause(record.millis.toLong())
-                                        coreStore({ executor.lastError }) { driver.resume() }
-                                    }
-                                    is RecordStep.Execute, is RecordStep.Done -> return record
-                                }
-                        }
-                }
+                run.drive(first, { step -> hostStep(driver, step) }, { driver.push(it, now()) }, driver::resume, pause)
             } finally {
                 fastPath?.count(driver.takeFastReport(), metrics)
             }
-        }
+
+        private fun hostStep(
+            driver: LaneDriver,
+            step: LaneStep,
+        ): HostStep<LaneStep, RecordStep> =
+            when (step) {
+                is LaneStep.Redis -> {
+                    val fastPath = checkNotNull(fastPath) { "a Redis step without a fast path" }
+                    HostStep.Hand(keep = false) { driver.pushRedis(fastPath.send(step.call), now()) }
+                }
+                is LaneStep.Record ->
+                    when (val record = step.step) {
+                        is RecordStep.Run -> HostStep.Run(record.query)
+                        is RecordStep.Pause -> HostStep.Pause(record.millis.toLong())
+                        is RecordStep.Execute, is RecordStep.Done -> HostStep.Done(record)
+                    }
+            }
 
         private companion object {
             /**

@@ -2,7 +2,6 @@ package io.mintid.store
 
 import io.mintid.Problem
 import io.mintid.StoreUnavailableException
-import io.mintid.coreStore
 import org.sqlite.SQLiteException
 import uniffi.mintid_ffi.DbErrorClass
 import uniffi.mintid_ffi.Manifest
@@ -51,8 +50,8 @@ internal class Statements private constructor(
  * The JDBC executor of the core's store drivers: runs a [StoreQuery] as a prepared statement
  * (values bound by position) and answers with its rows (columns in `SELECT` order), its
  * affected-row count, or the classified database error (counted in [metrics] by its class).
- * [lastError] keeps the driver's exception behind the last failed answer, for the cause of the
- * typed error that follows.
+ * [lastError] keeps the driver's exception behind the last answer when it failed, for the cause
+ * of the typed error that follows.
  */
 internal class JdbcExecutor(
     private val dialect: Dialect,
@@ -60,7 +59,7 @@ internal class JdbcExecutor(
 ) {
     private val statements = Statements.of(dialect)
 
-    /** The driver's exception behind the last [StoreAnswer.Failed], or null. */
+    /** The driver's exception behind the last answer when it was [StoreAnswer.Failed], else null. */
     var lastError: Throwable? = null
         private set
 
@@ -70,6 +69,7 @@ internal class JdbcExecutor(
         query: StoreQuery,
     ): StoreAnswer {
         val statement = statements[query.name]
+        lastError = null
         return try {
             connection.prepareStatement(statement.sql).use { prepared ->
                 query.params.forEachIndexed { index, value -> prepared.bind(index + 1, value, statement.paramTypes[index]) }
@@ -90,6 +90,7 @@ internal class JdbcExecutor(
         action: (Connection) -> Unit,
     ): StoreAnswer =
         try {
+            lastError = null
             action(connection)
             StoreAnswer.Affected(0uL)
         } catch (error: SQLException) {
@@ -106,50 +107,6 @@ internal class JdbcExecutor(
         lastError = error
         metrics.storeError(dbClass.name.lowercase())
         return StoreAnswer.Failed(dbClass, error.message ?: error.toString())
-    }
-}
-
-/**
- * A driver's database side, for every driver of the core: its executor (its errors counted in
- * [metrics]), and a connection taken when a statement must run ([pooled]: from the pool, and
- * returned during a pause; else the caller's).
- */
-internal class DriverSession(
-    dialect: Dialect,
-    metrics: StoreMetrics,
-    private val pooled: Boolean,
-    private val connect: () -> Connection,
-) {
-    val executor = JdbcExecutor(dialect, metrics)
-    private var connection: Connection? = null
-
-    fun answer(query: StoreQuery): StoreAnswer {
-        val open =
-            connection ?: try {
-                connect().also { connection = it }
-            } catch (error: SQLException) {
-                return executor.notConnected(error)
-            }
-        return executor.run(open, query)
-    }
-
-    fun release() {
-        if (pooled) connection?.close()
-        connection = null
-    }
-
-    /** Runs [first]'s query, then each one [push] leads to, until [next] gives none: the last step. */
-    fun <S> loop(
-        first: StoreQuery,
-        push: (StoreAnswer) -> S,
-        next: (S) -> StoreQuery?,
-    ): S {
-        var query = first
-        while (true) {
-            val answer = answer(query)
-            val step = coreStore({ executor.lastError }) { push(answer) }
-            query = next(step) ?: return step
-        }
     }
 }
 

@@ -122,18 +122,27 @@ internal object LaneNative {
 internal val LANE_LIBRARY: String get() = System.getProperty("uniffi.component.mintid_ffi.libraryOverride") ?: "mintid_ffi"
 
 /**
- * UTF-8 with each unpaired surrogate as U+FFFD: every text the lane carries (a key's parts, an
- * operation's or a sender's error, a database's message), never Java's `?` in its place.
+ * [value]'s UTF-16 as bytes, losing nothing: UTF-8, each unpaired surrogate in the three bytes
+ * Java's modified UTF-8 gives it. What a text the core reads may become is the core's rule
+ * (`docs/spec.md`, "Storable text": one U+FFFD for each such surrogate), never this encoder's.
  */
 internal fun utf8(value: String): ByteArray {
     if (value.none { it.isSurrogate() }) return value.toByteArray(Charsets.UTF_8)
-    val encoder =
-        Charsets.UTF_8
-            .newEncoder()
-            .onMalformedInput(java.nio.charset.CodingErrorAction.REPLACE)
-            .replaceWith("\uFFFD".toByteArray(Charsets.UTF_8))
-    val encoded = encoder.encode(java.nio.CharBuffer.wrap(value))
-    return ByteArray(encoded.remaining()).also { encoded.get(it) }
+    val out = ByteArrayOutputStream(value.length * 3)
+    var at = 0
+    while (at < value.length) {
+        val unit = value[at]
+        val pair = unit.isHighSurrogate() && at + 1 < value.length && value[at + 1].isLowSurrogate()
+        if (unit.isSurrogate() && !pair) {
+            out.write(0xE0 or (unit.code shr 12))
+            out.write(0x80 or ((unit.code shr 6) and 0x3F))
+            out.write(0x80 or (unit.code and 0x3F))
+        } else {
+            out.write(value.substring(at, if (pair) at + 2 else at + 1).toByteArray(Charsets.UTF_8))
+        }
+        at += if (pair) 2 else 1
+    }
+    return out.toByteArray()
 }
 
 /**

@@ -3,8 +3,7 @@ package io.mintid.store
 import io.mintid.Enqueued
 import io.mintid.OutboxStatus
 import io.mintid.RelayPolicy
-import io.mintid.coreStore
-import uniffi.mintid_ffi.CleanupStep
+import io.mintid.core
 import uniffi.mintid_ffi.EnqueueStep
 import uniffi.mintid_ffi.OutboxCleanup
 import uniffi.mintid_ffi.OutboxEnqueue
@@ -169,18 +168,15 @@ class Outbox
             connection: Connection,
             message: OutboxMessage,
         ): Enqueued {
-            val session = DriverSession(dialect, metrics, pooled = false) { connection }
-            OutboxEnqueue(manifest, message.messageId.toULong(), message.kind, message.businessKey, message.payloadBytes()).use { driver ->
-                var step = coreStore({ null }) { driver.start(now()) }
-                while (step is EnqueueStep.Run) {
-                    val answer = session.answer(step.query)
-                    step = coreStore({ session.executor.lastError }) { driver.push(answer) }
+            val enqueued =
+                OutboxEnqueue(manifest, message.messageId.toULong(), message.kind, message.businessKey, message.payloadBytes()).use { driver ->
+                    DriverRun.on(connection, dialect, clock, metrics).drive(
+                        { driver.start(now()) },
+                        { step -> if (step is EnqueueStep.Done) HostStep.Done(step.enqueued) else HostStep.Run((step as EnqueueStep.Run).query) },
+                        driver::push,
+                    )
                 }
-                return when ((step as EnqueueStep.Done).enqueued) {
-                    FfiEnqueued.NEW -> Enqueued.NEW
-                    FfiEnqueued.ALREADY_ENQUEUED -> Enqueued.ALREADY_ENQUEUED
-                }
-            }
+            return if (enqueued == FfiEnqueued.NEW) Enqueued.NEW else Enqueued.ALREADY_ENQUEUED
         }
 
         /**
@@ -192,34 +188,27 @@ class Outbox
          * @throws io.mintid.StoreUnavailableException `store.unavailable`.
          */
         fun relay(sender: MessageSender): RelayReport {
-            val session = DriverSession(dialect, metrics, pooled = true) { dataSource.connection }
-            try {
+            val report =
                 RelayLaneDriver(manifest, ffiPolicy, draw.asLong.toULong()).use { driver ->
-                    var step = coreStore({ null }) { driver.start(now()) }
-                    while (step !is RelayStep.Done) {
-                        step =
+                    run().drive(
+                        { driver.start(now()) },
+                        { step ->
                             when (step) {
-                                is RelayStep.Run -> {
-                                    val answer = session.answer(step.query)
-                                    coreStore({ session.executor.lastError }) { driver.push(answer, now()) }
-                                }
-                                is RelayStep.Pause -> {
-                                    session.release()
-                                    clock.pause(step.millis.toLong())
-                                    coreStore({ null }) { driver.resume() }
-                                }
-                                is RelayStep.Send -> {
-                                    val failure = send(sender, step.message)
-                                    coreStore({ null }) { if (failure == null) driver.sent(now()) else driver.failed(failure, now()) }
-                                }
-                                is RelayStep.Done -> step
+                                is RelayStep.Run -> HostStep.Run(step.query)
+                                is RelayStep.Pause -> HostStep.Pause(step.millis.toLong())
+                                is RelayStep.Send ->
+                                    HostStep.Hand(keep = true) {
+                                        val failure = send(sender, step.message)
+                                        if (failure == null) driver.sent(now()) else driver.failed(failure, now())
+                                    }
+                                is RelayStep.Done -> HostStep.Done(step.report)
                             }
-                    }
-                    return step.report.also { metrics.relayed(it.sent, it.retried, it.dead) }
+                        },
+                        { driver.push(it, now()) },
+                        driver::resume,
+                    )
                 }
-            } finally {
-                session.release()
-            }
+            return report.also { metrics.relayed(it.sent, it.retried, it.dead) }
         }
 
         /** Calls [sender] on [message]: null when it returned, else its error text. */
@@ -243,20 +232,14 @@ class Outbox
             kind: String,
             businessKey: String,
         ): StoredMessage? {
-            val session = DriverSession(dialect, metrics, pooled = true) { dataSource.connection }
-            try {
-                val answer = session.answer(outboxLoadQuery(manifest, kind, businessKey))
-                val stored = coreStore({ session.executor.lastError }) { outboxReadMessage(answer) } ?: return null
-                return StoredMessage(
-                    stored.messageId.toLong(),
-                    OutboxStatus.parse(stored.status),
-                    stored.attempts.toLong(),
-                    stored.nextAttemptMillis.toLong(),
-                    stored.lastError,
-                )
-            } finally {
-                session.release()
-            }
+            val stored = run().once(core { outboxLoadQuery(manifest, kind, businessKey) }, ::outboxReadMessage) ?: return null
+            return StoredMessage(
+                stored.messageId.toLong(),
+                OutboxStatus.parse(stored.status),
+                stored.attempts.toLong(),
+                stored.nextAttemptMillis.toLong(),
+                stored.lastError,
+            )
         }
 
         /**
@@ -272,20 +255,12 @@ class Outbox
             batchSize: Int = 1000,
         ): Long {
             require(batchSize > 0) { "the batch size must be positive, not $batchSize" }
-            val session = DriverSession(dialect, metrics, pooled = true) { dataSource.connection }
-            try {
-                OutboxCleanup(manifest, sentBeforeMillis.toULong(), batchSize.toULong()).use { cleanup ->
-                    var step = coreStore({ null }) { cleanup.start() }
-                    while (step is CleanupStep.Run) {
-                        val answer = session.answer(step.query)
-                        step = coreStore({ session.executor.lastError }) { cleanup.push(answer) }
-                    }
-                    return (step as CleanupStep.Done).deleted.toLong()
-                }
-            } finally {
-                session.release()
+            return OutboxCleanup(manifest, sentBeforeMillis.toULong(), batchSize.toULong()).use { cleanup ->
+                run().drive({ cleanup.start() }, ::cleanupStep, cleanup::push)
             }
         }
+
+        private fun run() = DriverRun.pooled(dataSource, dialect, clock, metrics)
 
         private companion object {
             fun defaultDraw(): LongSupplier {

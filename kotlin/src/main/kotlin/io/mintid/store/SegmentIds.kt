@@ -162,7 +162,7 @@ class SegmentIds
         /** Runs the due fetch's steps ([DriverRun]); its failure is thrown as the core's typed error. */
         private fun fetch() {
             try {
-                DriverRun(dataSource, dialect, clock, metrics).drive(
+                DriverRun.pooled(dataSource, dialect, clock, metrics).drive(
                     first = { driver.fetch() },
                     view = ::hostStep,
                     push = { answer -> driver.push(answer, clock.nowMillis().toULong()) },
@@ -197,7 +197,7 @@ class SegmentIds
     }
 
 /** What a fetch step asks of the host. */
-private fun hostStep(step: SegmentStep): HostStep<Unit> =
+private fun hostStep(step: SegmentStep): HostStep<SegmentStep, Unit> =
     when (step) {
         is SegmentStep.Run -> HostStep.Run(step.query)
         is SegmentStep.Begin -> HostStep.Begin(step.write)

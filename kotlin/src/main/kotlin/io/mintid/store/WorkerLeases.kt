@@ -146,13 +146,13 @@ class WorkerLeases
             first: () -> LeaseStep,
             push: (uniffi.mintid_ffi.StoreAnswer) -> LeaseStep,
             resume: () -> LeaseStep,
-        ): LeaseStep = DriverRun(dataSource, dialect, clock, metrics).drive(first, ::hostStep, push, resume)
+        ): LeaseStep = DriverRun.pooled(dataSource, dialect, clock, metrics).drive(first, ::hostStep, push, resume)
 
         private companion object {
             /** `worker_lease.owner` holds 1 to 255 bytes (`docs/spec.md`). */
             const val MAX_OWNER_BYTES = 255
 
-            fun hostStep(step: LeaseStep): HostStep<LeaseStep> =
+            fun hostStep(step: LeaseStep): HostStep<LeaseStep, LeaseStep> =
                 when (step) {
                     is LeaseStep.Run -> HostStep.Run(step.query)
                     is LeaseStep.Pause -> HostStep.Pause(step.millis.toLong())
