@@ -44,6 +44,13 @@ export interface Connection {
 export interface Database {
   /** The dialect of its SQL. */
   readonly dialect: Dialect;
+  /**
+   * Whether a connection may stay checked out while the caller's own code
+   * runs (a relay holds one from send to send): not when every connection
+   * to the database waits on one in-process queue (SQLite's executor), where
+   * the caller's own statements would wait behind it. Absent: not.
+   */
+  readonly holdsAcrossCalls?: boolean;
   /** The named query `name` of the dialect, rendered for the library by the core. */
   statement(name: string): Statement;
   /**

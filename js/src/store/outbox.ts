@@ -13,8 +13,8 @@ import { type OutboxStatus, randomDraw, RelayPolicy } from "../outbox.js";
 import * as wasm from "../wasm/mintid_wasm.js";
 import { type StoreClock, systemClock } from "./clock.js";
 import type { Connection, Database } from "./database.js";
-import { type Answered, drive, manifestOf } from "./driver.js";
-import { pushAnswer, RelayLaneDriver, relayStep } from "./lane.js";
+import { type Answered, answerOf, DbError, drive, failedAnswer, manifestOf } from "./driver.js";
+import { pushAnswer, RelayLaneDriver, type RelayStep, relayStep } from "./lane.js";
 import { runQueries, type Use } from "./steps.js";
 import { Reporter, type StoreMetrics } from "./metrics.js";
 import { defaultMetrics } from "./otel.js";
@@ -142,27 +142,53 @@ export class Outbox {
   async relay(send: (message: ClaimedMessage) => Promise<void>): Promise<RelayReport> {
     const seed = toU64(this.#draw(), "draw()");
     const driver = drive(() => new RelayLaneDriver(manifestOf(this.database.dialect), relayPolicyHandle(this.policy), seed), undefined);
+    const answer = (answered: Answered): RelayStep => {
+      this.#reporter.answered(answered.failure);
+      return relayStep(pushAnswer(driver, answered, this.#now()), answered.failure?.cause);
+    };
+    const sent = async (message: ClaimedMessage): Promise<RelayStep> => {
+      try {
+        await send(message);
+      } catch (thrown) {
+        return relayStep(driver.failed(thrown instanceof Error ? thrown.message : String(thrown), this.#now()));
+      }
+      return relayStep(driver.sent(this.#now()));
+    };
     let step = relayStep(driver.start(this.#now()));
-    for (;;) {
-      if (step.kind === "run") {
-        step = await runQueries(this.#use, step.query, (answered) => relayStep(pushAnswer(driver, answered, this.#now()), answered.failure?.cause), this.#reporter);
-      } else if (step.kind === "pause") {
+    while (step.kind !== "done") {
+      if (step.kind === "pause") {
         await this.#clock.pause(step.millis);
         step = relayStep(driver.resume());
       } else if (step.kind === "send") {
-        let error: string | undefined;
-        try {
-          await send(step.message);
-        } catch (thrown) {
-          error = thrown instanceof Error ? thrown.message : String(thrown);
-        }
-        step = relayStep(error === undefined ? driver.sent(this.#now()) : driver.failed(error, this.#now()));
+        step = await sent(step.message);
       } else {
-        const { sent, retried, dead } = step.report;
-        this.#reporter.metrics.relayed?.(sent, retried, dead);
-        return step.report;
+        // One connection from send to send (docs/spec.md), where the executor can hold one
+        // across the caller's code: given back at a pause, and dropped when a statement on it
+        // found it lost (the next statement runs on a fresh one).
+        const first = step;
+        const holds = this.database.holdsAcrossCalls === true;
+        try {
+          step = await this.database.withConnection(async (connection) => {
+            let held: RelayStep = first;
+            for (;;) {
+              if (held.kind === "send" && holds) held = await sent(held.message);
+              else if (held.kind !== "run") return held;
+              else {
+                const answered = await answerOf(connection, held.query);
+                held = answer(answered);
+                if (answered.failure?.errorClass === "connection_lost") return held;
+              }
+            }
+          });
+        } catch (error) {
+          if (!(error instanceof DbError)) throw error;
+          step = answer({ answer: failedAnswer(error), failure: error });
+        }
       }
     }
+    const { sent: count, retried, dead } = step.report;
+    this.#reporter.metrics.relayed?.(count, retried, dead);
+    return step.report;
   }
 
   /** The message of (`kind`, `businessKey`), or `null`. */
