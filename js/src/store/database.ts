@@ -169,13 +169,11 @@ export async function migrate(database: Database): Promise<void> {
   });
 }
 
-const APPLIED: Statement = { name: "applied_migrations", kind: "many", sql: "SELECT version FROM mintid_schema_migrations ORDER BY version", params: [] };
-
-/** The migration versions recorded in `mintid_schema_migrations`, ascending. */
+/** The migration versions recorded in `mintid_schema_migrations`, ascending (the named query `applied_migrations`). */
 export async function appliedMigrations(database: Database): Promise<number[]> {
   return storeCall(() =>
     database.withConnection(async (connection) => {
-      const { rows } = await connection.run(APPLIED, []);
+      const { rows } = await connection.run(database.statement("applied_migrations"), []);
       return rows.map((row) => Number(int(row[0])));
     }),
   );
