@@ -179,7 +179,9 @@ for (const { dialect, skip } of dialects()) {
         await assert.rejects(store.runOnce(key, request, async () => {
           throw boom;
         }), (error) => error === boom);
-        assert.equal((await store.load(key)).record.status, "failed_retryable");
+        const released = await store.load(key);
+        assert.equal(released.record.status, "failed_retryable");
+        assert.equal(released.error, "Error: network down", "the core composes the stored text from the error's name and message");
         const body = new TextEncoder().encode("ok");
         const result = await store.runOnce(key, request, async () => ({ contentType: "text/plain", body }));
         assert.equal(result.decision, "execute");

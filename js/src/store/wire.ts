@@ -349,27 +349,32 @@ export class Writer {
   }
 
   u8(value: number): this {
-    this.#bytes[this.#room(1)] = value;
+    const at = this.#room(1); // first: it may grow the buffer
+    this.#bytes[at] = value;
     return this;
   }
   flag(value: boolean): this {
     return this.u8(value ? 1 : 0);
   }
   u32(value: number): this {
-    this.#view.setUint32(this.#room(4), value, true);
+    const at = this.#room(4);
+    this.#view.setUint32(at, value, true);
     return this;
   }
   u64(value: bigint): this {
-    this.#view.setBigUint64(this.#room(8), value, true);
+    const at = this.#room(8);
+    this.#view.setBigUint64(at, value, true);
     return this;
   }
   i64(value: bigint): this {
-    this.#view.setBigInt64(this.#room(8), value, true);
+    const at = this.#room(8);
+    this.#view.setBigInt64(at, value, true);
     return this;
   }
   /** Bytes without their length. */
   raw(bytes: Uint8Array): this {
-    this.#bytes.set(bytes, this.#room(bytes.length));
+    const at = this.#room(bytes.length);
+    this.#bytes.set(bytes, at);
     return this;
   }
   bytes(bytes: Uint8Array): this {

@@ -242,3 +242,18 @@ export function checkWireTables() {
   assert.deepEqual(Object.entries(WIRE_JSON.inputs), INPUTS.map((name, n) => [name, n + 1]));
   assert.deepEqual(Object.entries(WIRE_JSON.steps), STEPS.map((name, n) => [name, n + 1]));
 }
+
+/** A packing that outgrows the writer's first buffer reads back whole (every field after the growth too). */
+export function checkWireGrowth() {
+  const body = Uint8Array.from({ length: 70_000 }, (_, n) => n % 251);
+  const input = {
+    tag: "finish",
+    nowMillis: 7n,
+    outcome: { outcome: "failed", retryable: true, message: "é".repeat(300), response: { contentType: "application/octet-stream", body } },
+  };
+  assert.deepEqual(decodeInput(packInput(input)), input);
+  // Growth at every kind of field: the rows' counts (u32), value tags (u8) and integers (i64).
+  const rows = Array.from({ length: 400 }, (_, n) => Array.from({ length: (n % 7) + 1 }, (__, m) => (m % 3 === 0 ? BigInt(n * m) : m % 3 === 1 ? null : "x".repeat(n % 5))));
+  const packed = { tag: "rows", nowMillis: 9n, rows };
+  assert.deepEqual(decodeInput(packInput(packed)), packed);
+}
