@@ -14,7 +14,6 @@ export {
   FingerprintError,
   HttpError,
   IdempotencyKeyError,
-  KeyError,
   LeaseError,
   OutboxError,
   RecordError,

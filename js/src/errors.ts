@@ -117,11 +117,6 @@ export class IdempotencyKeyError extends MintidError {
   }
 }
 
-/** @deprecated Renamed {@link IdempotencyKeyError}, as in Python (and `IdempotencyKeyException` in Kotlin). */
-export const KeyError = IdempotencyKeyError;
-/** @deprecated Renamed {@link IdempotencyKeyError}. */
-export type KeyError = IdempotencyKeyError;
-
 /** A request ID, grant or key ring error (`request_id.*`); `problem` names the HTTP problem to answer with. */
 export class RequestIdError extends MintidError {
   override get name(): string {

@@ -8,7 +8,6 @@
 import * as wasm from "./wasm/mintid_wasm.js";
 import { call } from "./call.js";
 import { checkU64, toU64 } from "./check.js";
-import { timeBeforePolicy } from "./deprecation.js";
 import { layoutHandle, leaseGuardHandle, leasePolicyHandle, setLeaseGuardHandle, setLeasePolicyHandle } from "./handles.js";
 import { SnowflakeLayout, type SnowflakePreset } from "./snowflake.js";
 
@@ -127,18 +126,10 @@ export interface Acquisition {
  * @throws LeaseError `lease.worker_out_of_range`, `lease.still_held`, `lease.token_exhausted`,
  * `lease.time_overflow`, `lease.high_water_ahead`.
  */
-export function acquireLease(row: WorkerLease, nowMillis: number | bigint, policy: LeasePolicy): Acquisition;
-/**
- * @deprecated The order before 0.1.0: `acquireLease(row, policy, now?)`.
- * Pass `nowMillis` before `policy` (`acquireLease(row, Date.now(), policy)`),
- * as every host does; this order warns once.
- */
-export function acquireLease(row: WorkerLease, policy: LeasePolicy, now?: number | bigint): Acquisition;
-export function acquireLease(row: WorkerLease, second: number | bigint | LeasePolicy, third?: number | bigint | LeasePolicy): Acquisition {
-  const [nowMillis, policy] = timeBeforePolicy(second, third, "acquireLease(row, policy, now)", "acquireLease(row, nowMillis, policy)");
+export function acquireLease(row: WorkerLease, nowMillis: number | bigint, policy: LeasePolicy): Acquisition {
   const found = rowArgs(row);
   const at = toU64(nowMillis, "nowMillis");
-  const fields = call(() => wasm.leaseAcquire(policyOf(policy as LeasePolicy), found, at));
+  const fields = call(() => wasm.leaseAcquire(policyOf(policy), found, at));
   const [expectedToken = 0n, acquiredMillis = 0n, startAfterMillis = 0n, readyAtMillis = 0n] = fields.slice(5);
   return { lease: rowOf(fields.slice(0, 5)), expectedToken, acquiredMillis, startAfterMillis, readyAtMillis };
 }

@@ -8,7 +8,6 @@
 import * as wasm from "./wasm/mintid_wasm.js";
 import { call } from "./call.js";
 import { checkString, toU64 } from "./check.js";
-import { timeBeforePolicy } from "./deprecation.js";
 import { Fingerprint, fingerprintText } from "./fingerprint.js";
 import { policyHandle as handleOf, setPolicyHandle } from "./handles.js";
 
@@ -207,21 +206,13 @@ export interface Incoming {
  * @throws RecordError `record.time_overflow`, `record.token_exhausted`,
  * `record.unknown_status`; FingerprintError `fingerprint.invalid_text`.
  */
-export function decide(existing: IdempotencyRecord | null, incoming: Incoming, nowMillis: number | bigint, policy: RecordPolicy): Decision;
-/**
- * @deprecated The order before 0.x: `decide(existing, incoming, policy,
- * now?)`. Pass `nowMillis` before `policy` (`decide(existing, incoming,
- * Date.now(), policy)`), as every host does; this order warns once.
- */
-export function decide(existing: IdempotencyRecord | null, incoming: Incoming, policy: RecordPolicy, now?: number | bigint): Decision;
-export function decide(existing: IdempotencyRecord | null, incoming: Incoming, third: number | bigint | RecordPolicy, fourth?: number | bigint | RecordPolicy): Decision {
-  const [nowMillis, policy] = timeBeforePolicy(third, fourth, "decide(existing, incoming, policy, now)", "decide(existing, incoming, nowMillis, policy)");
+export function decide(existing: IdempotencyRecord | null, incoming: Incoming, nowMillis: number | bigint, policy: RecordPolicy): Decision {
   const fields = optionalFields(existing);
   const fingerprint = fingerprintText(incoming.fingerprint, "incoming.fingerprint");
   const created = optionalU64(incoming.keyCreatedMillis, "incoming.keyCreatedMillis");
   const waited = toU64(incoming.waitedMillis ?? 0, "incoming.waitedMillis");
   const at = toU64(nowMillis, "nowMillis");
-  const handle = handleOf(policy as RecordPolicy);
+  const handle = handleOf(policy);
   return fromDecision(call(() => wasm.recordDecide(fields, fingerprint, created, waited, at, handle)));
 }
 

@@ -4,7 +4,6 @@ import * as wasm from "./wasm/mintid_wasm.js";
 import { MAX_BULK } from "./batch.js";
 import { call } from "./call.js";
 import { checkIndex, checkString, checkU64, toU64 } from "./check.js";
-import { renamedField, renamedOption, warnDeprecated } from "./deprecation.js";
 import { clockArg, layoutHandle, rollbackArgs, setLayoutHandle } from "./handles.js";
 import type { ManualClock, RollbackPolicy } from "./sources.js";
 
@@ -19,9 +18,9 @@ export interface SnowflakeLayoutFields {
   readonly workerBits: number;
   /** Width of the sequence field (at least 1); the three add up to at most 63. */
   readonly sequenceBits: number;
-  /** The Unix millisecond of tick 0 (the old name `epochMs` still works, with a one-time warning). */
+  /** The Unix millisecond of tick 0. */
   readonly epochMillis: number | bigint;
-  /** Length of a tick in milliseconds (default 1; the old name `tickMs` still works, with a one-time warning). */
+  /** Length of a tick in milliseconds (default 1). */
   readonly tickMillis?: number | bigint;
   /** How many of the top worker bits are a datacenter id (default 0). */
   readonly datacenterBits?: number;
@@ -29,7 +28,7 @@ export interface SnowflakeLayoutFields {
 
 /** The fields of a decoded ID. */
 export interface SnowflakeParts {
-  /** The start of the ID's tick, in Unix milliseconds (the old name `unixMs` still works, with a one-time warning). */
+  /** The start of the ID's tick, in Unix milliseconds. */
   readonly unixMillis: bigint;
   /** Ticks since the layout's epoch. */
   readonly tick: bigint;
@@ -58,8 +57,8 @@ export class SnowflakeLayout {
     const timeBits = bits(fields.timeBits, "timeBits");
     const workerBits = bits(fields.workerBits, "workerBits");
     const sequenceBits = bits(fields.sequenceBits, "sequenceBits");
-    const epochMillis = toU64(renamedOption(fields, "epochMillis", "epochMs", "SnowflakeLayout"), "epochMillis");
-    const tickMillis = toU64(renamedOption(fields, "tickMillis", "tickMs", "SnowflakeLayout") ?? 1, "tickMillis");
+    const epochMillis = toU64(fields.epochMillis, "epochMillis");
+    const tickMillis = toU64(fields.tickMillis ?? 1, "tickMillis");
     const datacenterBits = bits(fields.datacenterBits ?? 0, "datacenterBits");
     call(() => {
       const handle = new wasm.LayoutHandle(timeBits, workerBits, sequenceBits, epochMillis, tickMillis);
@@ -89,12 +88,6 @@ export class SnowflakeLayout {
     return fromHandle(call(() => layoutHandle(this).withEpochMillis(value)));
   }
 
-  /** @deprecated renamed {@link withEpochMillis}, as in every host. */
-  withEpochMs(epochMillis: number | bigint): SnowflakeLayout {
-    warnDeprecated("SnowflakeLayout.withEpochMs", "it is named withEpochMillis now");
-    return this.withEpochMillis(epochMillis);
-  }
-
   /** Width of the time field. */
   get timeBits(): number {
     return layoutHandle(this).timeBits;
@@ -115,19 +108,9 @@ export class SnowflakeLayout {
   get epochMillis(): bigint {
     return layoutHandle(this).epochMillis;
   }
-  /** @deprecated renamed {@link epochMillis}, as in every host. */
-  get epochMs(): bigint {
-    warnDeprecated("SnowflakeLayout.epochMs", "it is named epochMillis now");
-    return this.epochMillis;
-  }
   /** The length of one tick in milliseconds. */
   get tickMillis(): bigint {
     return layoutHandle(this).tickMillis;
-  }
-  /** @deprecated renamed {@link tickMillis}, as in every host. */
-  get tickMs(): bigint {
-    warnDeprecated("SnowflakeLayout.tickMs", "it is named tickMillis now");
-    return this.tickMillis;
   }
   /** The largest tick: 2^timeBits − 1. */
   get maxTick(): bigint {
@@ -161,12 +144,6 @@ export class SnowflakeLayout {
   get expiresAtUnixMillis(): bigint {
     return layoutHandle(this).expiresAtUnixMillis;
   }
-  /** @deprecated renamed {@link expiresAtUnixMillis}, as in every host. */
-  get expiresAtUnixMs(): bigint {
-    warnDeprecated("SnowflakeLayout.expiresAtUnixMs", "it is named expiresAtUnixMillis now");
-    return this.expiresAtUnixMillis;
-  }
-
   /** Milliseconds left at `nowUnixMillis` (default `Date.now()`) before the time field runs out. */
   remainingMillis(nowUnixMillis: number | bigint = Date.now()): bigint {
     return layoutHandle(this).remainingMillis(toU64(nowUnixMillis, "nowUnixMillis"));
@@ -200,8 +177,7 @@ export class SnowflakeLayout {
   }
 
   /**
-   * The ID of `sequence` from `worker` at `unixMillis` (rounded down to its tick) or at `tick`
-   * (the old name `unixMs` still works, with a one-time warning).
+   * The ID of `sequence` from `worker` at `unixMillis` (rounded down to its tick) or at `tick`.
    *
    * @throws SnowflakeError `snowflake.time_out_of_range`, `snowflake.worker_out_of_range` or `snowflake.sequence_out_of_range`.
    */
@@ -215,7 +191,7 @@ export class SnowflakeLayout {
       const tick = toU64(fields.tick, "tick");
       return call(() => handle.composeTick(tick, worker, sequence));
     }
-    const unixMillis = toU64(renamedOption(fields, "unixMillis", "unixMs", "SnowflakeLayout.compose"), "unixMillis");
+    const unixMillis = toU64(fields.unixMillis, "unixMillis");
     return call(() => handle.compose(unixMillis, worker, sequence));
   }
 
@@ -227,7 +203,7 @@ export class SnowflakeLayout {
   decode(id: bigint): SnowflakeParts {
     const value = checkU64(id, "id");
     const [unixMillis = 0n, tick = 0n, worker = 0n, sequence = 0n] = call(() => layoutHandle(this).decode(value));
-    return renamedField({ unixMillis, tick, worker, sequence }, "unixMillis", "unixMs", "SnowflakeParts");
+    return { unixMillis, tick, worker, sequence };
   }
 
   /** 41 ms / 10 worker / 12 sequence bits from 2025-01-01: 1024 workers, 4096 IDs per ms each. */
@@ -279,8 +255,7 @@ export interface SnowflakeOptions {
   /** Issue only IDs after this one (a saved {@link Snowflake.highWater}). */
   readonly startingAfterId?: bigint;
   /**
-   * Issue only IDs from ticks after the one containing this Unix millisecond
-   * (the old name `startingAfterUnixMs` still works, with a one-time warning).
+   * Issue only IDs from ticks after the one containing this Unix millisecond.
    */
   readonly startingAfterUnixMillis?: number | bigint;
   /** A manual clock instead of `Date.now()` (tests); IDs are then made one call at a time, never batched. */
@@ -312,8 +287,7 @@ export class Snowflake {
     const [kind, maxMillis] = rollbackArgs(options.rollback);
     const borrow = borrowTicks(options.sequencePolicy);
     const afterId = options.startingAfterId === undefined ? undefined : checkU64(options.startingAfterId, "startingAfterId");
-    const startingAfterUnixMillis = renamedOption(options, "startingAfterUnixMillis", "startingAfterUnixMs", "Snowflake");
-    const afterMillis = startingAfterUnixMillis === undefined ? undefined : toU64(startingAfterUnixMillis, "startingAfterUnixMillis");
+    const afterMillis = options.startingAfterUnixMillis === undefined ? undefined : toU64(options.startingAfterUnixMillis, "startingAfterUnixMillis");
     const clock = clockArg(options.clock);
     const handle = layoutHandle(layout);
     this.#source = call(() => new wasm.SnowflakeSource(handle, worker, kind, maxMillis, borrow, afterId, afterMillis, clock));
@@ -377,12 +351,6 @@ export class Snowflake {
   /** The Unix millisecond at which the tick of {@link highWater} starts. */
   get highWaterUnixMillis(): bigint | undefined {
     return this.#source.highWaterUnixMillis;
-  }
-
-  /** @deprecated renamed {@link highWaterUnixMillis}, as in every host. */
-  get highWaterUnixMs(): bigint | undefined {
-    warnDeprecated("Snowflake.highWaterUnixMs", "it is named highWaterUnixMillis now");
-    return this.highWaterUnixMillis;
   }
 
   /**

@@ -4,7 +4,6 @@ import * as wasm from "./wasm/mintid_wasm.js";
 import { MAX_BULK } from "./batch.js";
 import { checkBytes, checkIndex, checkString, checkU64, toU64 } from "./check.js";
 import { call } from "./call.js";
-import { renamedOption, warnDeprecated } from "./deprecation.js";
 import { clockArg, entropyArg, rollbackArgs } from "./handles.js";
 import type { FixedEntropy, ManualClock, RollbackPolicy } from "./sources.js";
 
@@ -127,13 +126,12 @@ export class Uuid7 extends Uuid {
   }
 
   /**
-   * The UUIDv7 with these fields: `unixMillis` below 2^48, `randA` below 2^12, `randB` below 2^62
-   * (the old name `unixMs` still works, with a one-time warning).
+   * The UUIDv7 with these fields: `unixMillis` below 2^48, `randA` below 2^12, `randB` below 2^62.
    *
    * @throws Uuid7Error `uuid7.timestamp_out_of_range`, `uuid7.rand_a_out_of_range` or `uuid7.rand_b_out_of_range`.
    */
   static fromFields(fields: { readonly unixMillis: number | bigint; readonly randA: number; readonly randB: bigint }): Uuid7 {
-    const unixMillis = toU64(renamedOption(fields, "unixMillis", "unixMs", "Uuid7.fromFields"), "unixMillis");
+    const unixMillis = toU64(fields.unixMillis, "unixMillis");
     const randA = checkIndex(fields.randA, 1 << 16, "randA");
     const randB = checkU64(fields.randB, "randB");
     return new Uuid7(call(() => wasm.uuid7FromFields(unixMillis, randA, randB)));
@@ -142,12 +140,6 @@ export class Uuid7 extends Uuid {
   /** Milliseconds since the Unix epoch (48 bits: exact in a number). */
   get unixMillis(): number {
     return wasm.uuid7UnixMillis(this.toBytes());
-  }
-
-  /** @deprecated renamed {@link unixMillis}, as in every host. */
-  get unixMs(): number {
-    warnDeprecated("Uuid7.unixMs", "it is named unixMillis now");
-    return this.unixMillis;
   }
 
   /** The 12 bits after the version field. */

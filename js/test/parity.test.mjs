@@ -1,7 +1,6 @@
 // One call, one shape in every host (issue 15): the argument order of
-// `decide`, with the old JS order still working behind a one-time warning.
+// `decide`.
 import assert from "node:assert/strict";
-import { once } from "node:events";
 import { test } from "node:test";
 import * as mintid from "mintid";
 
@@ -13,23 +12,6 @@ test("decide takes (existing, incoming, nowMillis, policy) as every host does", 
   assert.equal(decision.kind, "execute");
   assert.equal(decision.claim.record.leaseDeadlineMillis, 6000n);
   assert.equal(decision.claim.record.createdMillis, 5000n);
-});
-
-test("the old order decide(existing, incoming, policy, now) gives the same decision and warns once", async () => {
-  const warned = once(process, "warning");
-  const old = mintid.decide(null, { fingerprint: FP }, policy, 5000);
-  const [warning] = await warned;
-  assert.equal(warning.name, "DeprecationWarning");
-  assert.equal(warning.code, "MINTID_DEPRECATED");
-  assert.match(warning.message, /decide\(existing, incoming, nowMillis, policy\)/);
-  assert.deepEqual(old, mintid.decide(null, { fingerprint: FP }, 5000, policy));
-  let again = 0;
-  const count = () => again++;
-  process.on("warning", count);
-  mintid.decide(null, { fingerprint: FP }, policy, 5000);
-  await new Promise((resolve) => setImmediate(resolve));
-  process.off("warning", count);
-  assert.equal(again, 0, "the warning is given once per process");
 });
 
 test("fingerprint returns a Fingerprint, as in Python, Kotlin and Rust", () => {

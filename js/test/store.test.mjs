@@ -5,10 +5,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fingerprint, IdempotencyKey, LeaseError, LeasePolicy, RecordPolicy, SegmentPolicy } from "mintid";
-import { DbError, IdempotencyStore, LeasedSnowflake, MAX_RESPONSE_BYTES, migrate, OperationError, SegmentIds, StoreError, StoreSchemaMissingError, storeLimits, WorkerLeases } from "mintid/store/sqlite";
+import { fingerprint, IdempotencyKey, LeaseError, LeasePolicy, RecordPolicy, RelayPolicy, SegmentPolicy } from "mintid";
+import { DbError, IdempotencyStore, LeasedSnowflake, MAX_RESPONSE_BYTES, migrate, OperationError, Outbox, SegmentIds, StoreError, StoreSchemaMissingError, storeLimits, WorkerLeases } from "mintid/store/sqlite";
 import { migrationsOf, statementsOf } from "../dist/full/store/driver.js";
-import { aroundStatements, dialects, freshDatabase, sql } from "./store/databases.mjs";
+import { aroundStatements, dialects, faultyDatabase, freshDatabase, sql } from "./store/databases.mjs";
 
 describe("the core's manifest", () => {
   test("every dialect has the same statements and parameters, in each executor's placeholder style", () => {
@@ -106,6 +106,37 @@ for (const { dialect, skip } of dialects()) {
       }
     });
 
+    test("a relay keeps one connection from send to send where the executor can hold one, a fresh one after a lost connection", async () => {
+      const db = await freshDatabase(dialect);
+      try {
+        const admin = db.open();
+        await migrate(admin);
+        const faulty = faultyDatabase(admin);
+        let checkouts = 0;
+        const counting = { ...faulty, withConnection: (action) => ((checkouts += 1), faulty.withConnection(action)) };
+        const outbox = new Outbox(counting, new RelayPolicy({ batchSize: 2n }));
+        const payload = new TextEncoder().encode("{}");
+        for (let n = 1n; n <= 5n; n += 1n) {
+          await admin.transaction((connection) => outbox.enqueue(connection, { messageId: n, kind: "order.created", businessKey: `order-${n}`, payload }));
+        }
+        checkouts = 0;
+        const sent = [];
+        assert.equal((await outbox.relay(async (message) => void sent.push(message.messageId))).sent, 5);
+        assert.deepEqual(sent, [1n, 2n, 3n, 4n, 5n]);
+        // SQLite's executor queues every connection to a file: it gives the connection back for each send.
+        const held = dialect !== "sqlite";
+        assert.equal(checkouts, held ? 1 : 6, "five sends in three batches");
+        await admin.transaction((connection) => outbox.enqueue(connection, { messageId: 6n, kind: "order.created", businessKey: "order-6", payload }));
+        faulty.failNext((name) => name.startsWith("outbox_mark_"), "connection_lost");
+        checkouts = 0;
+        const report = await outbox.relay(async () => {});
+        assert.equal(report.sent, 1);
+        assert.equal(checkouts, held ? 2 : 3, "the mark that lost its connection is tried again on a fresh one");
+      } finally {
+        await db.close();
+      }
+    });
+
     test("segment IDs come from memory in the steady state", async () => {
       const db = await freshDatabase(dialect);
       try {
@@ -148,7 +179,9 @@ for (const { dialect, skip } of dialects()) {
         await assert.rejects(store.runOnce(key, request, async () => {
           throw boom;
         }), (error) => error === boom);
-        assert.equal((await store.load(key)).record.status, "failed_retryable");
+        const released = await store.load(key);
+        assert.equal(released.record.status, "failed_retryable");
+        assert.equal(released.error, "Error: network down", "the core composes the stored text from the error's name and message");
         const body = new TextEncoder().encode("ok");
         const result = await store.runOnce(key, request, async () => ({ contentType: "text/plain", body }));
         assert.equal(result.decision, "execute");

@@ -17,6 +17,7 @@ import { segmentRunners } from "./vectors/segment.mjs";
 import { snowflakeRunners } from "./vectors/snowflake.mjs";
 import { storableTextRunners } from "./vectors/storable_text.mjs";
 import { uuid7Runners } from "./vectors/uuid7.mjs";
+import { checkWireGrowth, checkWireTables, wireRunners } from "./vectors/wire.mjs";
 
 const VECTOR_DIR = new URL("../../tests/vectors/", import.meta.url);
 
@@ -36,6 +37,7 @@ const RUNNERS = {
   "snowflake.json": snowflakeRunners,
   "storable_text.json": storableTextRunners,
   "uuid7.json": uuid7Runners,
+  "wire.json": wireRunners,
 };
 
 const files = readdirSync(VECTOR_DIR).filter((name) => name.endsWith(".json")).sort();
@@ -53,6 +55,10 @@ for (const file of files) {
     }
   });
 }
+
+test("vectors: wire.json's version and tag tables are the JS codec's", checkWireTables);
+
+test("the wire's codec: a packing larger than the writer's first buffer", checkWireGrowth);
 
 test("vectors: every file in tests/vectors/ has a runner", () => {
   assert.deepEqual(files.filter((file) => !(file in RUNNERS)), []);

@@ -44,6 +44,13 @@ export interface Connection {
 export interface Database {
   /** The dialect of its SQL. */
   readonly dialect: Dialect;
+  /**
+   * Whether a connection may stay checked out while the caller's own code
+   * runs (a relay holds one from send to send): not when every connection
+   * to the database waits on one in-process queue (SQLite's executor), where
+   * the caller's own statements would wait behind it. Absent: not.
+   */
+  readonly holdsAcrossCalls?: boolean;
   /** The named query `name` of the dialect, rendered for the library by the core. */
   statement(name: string): Statement;
   /**
@@ -162,13 +169,11 @@ export async function migrate(database: Database): Promise<void> {
   });
 }
 
-const APPLIED: Statement = { name: "applied_migrations", kind: "many", sql: "SELECT version FROM mintid_schema_migrations ORDER BY version", params: [] };
-
-/** The migration versions recorded in `mintid_schema_migrations`, ascending. */
+/** The migration versions recorded in `mintid_schema_migrations`, ascending (the named query `applied_migrations`). */
 export async function appliedMigrations(database: Database): Promise<number[]> {
   return storeCall(() =>
     database.withConnection(async (connection) => {
-      const { rows } = await connection.run(APPLIED, []);
+      const { rows } = await connection.run(database.statement("applied_migrations"), []);
       return rows.map((row) => Number(int(row[0])));
     }),
   );

@@ -12,7 +12,7 @@ import type { StoreClock } from "./clock.js";
 import type { Connection, Database } from "./database.js";
 import type { Reporter } from "./metrics.js";
 
-export type { DbErrorClass, SqlValue, StoreAnswer, StoreQuery } from "../wasm/mintid_wasm.js";
+export type { DbErrorClass, SqlValue, StoreAnswer } from "../wasm/mintid_wasm.js";
 
 /** The SQL dialects of `schema/`. */
 export type Dialect = "postgres" | "mysql" | "sqlite";
@@ -263,7 +263,5 @@ function beginStatement(dialect: Dialect, write: boolean): string {
   return dialect === "sqlite" && write ? "BEGIN IMMEDIATE" : "BEGIN";
 }
 
-export { classifyDbError, RecordCleanup, RecordRenewal, storeLoadQuery, storeReadRecord } from "../wasm/mintid_wasm.js";
-export { LeaseAcquisition, LeaseRelease, LeaseRenewal } from "../wasm/mintid_wasm.js";
+export { classifyDbError, LeaseAcquisition, LeaseRelease, LeaseRenewal } from "../wasm/mintid_wasm.js";
 export type { LeaseStep } from "../wasm/mintid_wasm.js";
-export type { Held, StoreRecord, StoreResponse } from "../wasm/mintid_wasm.js";

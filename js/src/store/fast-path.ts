@@ -18,7 +18,7 @@
  */
 
 import { toU64 } from "../check.js";
-import { type FastReport, failedReply, NO_SCRIPT, packReply, type RedisCall } from "./lane.js";
+import type { RedisAnswer, WireRedis } from "./wire.js";
 import type { FastPathVerdict, StoreMetrics } from "./metrics.js";
 
 /**
@@ -48,10 +48,20 @@ export interface FastPathOptions {
   readonly ttlMillis?: number | bigint;
 }
 
+/** What the record driver's fast path came to since its last report. */
+export interface FastReport {
+  /** The check's verdict, if one was answered. */
+  readonly lookup: string | null;
+  /** The writes to Redis after the database path that failed. */
+  readonly writeFailures: number;
+}
+
 /** What a store uses of a {@link RedisFastPath}: its client, to send the driver's calls, and its counters. */
 export interface FastSender {
-  /** Sends `call` on the client: Redis's answer, packed for the driver. */
-  send(call: RedisCall): Promise<Uint8Array>;
+  /** The cap on an entry's life (ms), or `undefined`. */
+  readonly ttlMillis: bigint | undefined;
+  /** Sends `call` on the client: Redis's answer, for the driver. */
+  send(call: WireRedis): Promise<RedisAnswer>;
   /** Counts `report` in the counters and in `metrics`. */
   count(report: FastReport, metrics: StoreMetrics): void;
 }
@@ -93,31 +103,58 @@ export class RedisFastPath {
 
   static {
     senderOf = (fast) => ({
+      ttlMillis: fast.ttlMillis,
       send: (call) => fast.#send(call),
       count: (report, metrics) => fast.#count(report, metrics),
     });
   }
 
-  /** Sends `call` (`EVALSHA sha nkeys keys… args…`, or `EVAL source …`); the answer packed, a failure or timeout included. */
-  async #send(call: RedisCall): Promise<Uint8Array> {
+  /** Sends `call` (`EVALSHA sha nkeys keys… args…`, or `EVAL source …`); the answer, a failure or timeout included. */
+  async #send(call: WireRedis): Promise<RedisAnswer> {
     const bytes = (item: Uint8Array) => Buffer.from(item.buffer, item.byteOffset, item.byteLength);
     try {
-      return packReply(await this.client.callBuffer(call.eval ? "EVAL" : "EVALSHA", [bytes(call.code), call.keys.length, ...call.keys, ...call.args.map(bytes)]));
+      return answerOf(await this.client.callBuffer(call.eval ? "EVAL" : "EVALSHA", [call.code, call.keys.length, ...call.keys, ...call.args.map(bytes)]));
     } catch (error) {
       // Down, slow, failing over, or the node without the script (ioredis's ReplyError).
-      if (error instanceof Error && error.message.startsWith("NOSCRIPT")) return NO_SCRIPT;
-      return failedReply(error instanceof Error && error.message !== "" ? error.message : String(error));
+      if (error instanceof Error && error.message.startsWith("NOSCRIPT")) return { answer: "noscript" };
+      return { answer: "failed", message: error instanceof Error && error.message !== "" ? error.message : String(error) };
     }
   }
 
   #count({ lookup, writeFailures }: FastReport, metrics: StoreMetrics): void {
     if (lookup !== null) {
-      this.#counts[COUNTERS[lookup]] += 1;
-      metrics.fastPathLookup?.(lookup);
+      const verdict = lookup as FastPathVerdict;
+      this.#counts[COUNTERS[verdict]] += 1;
+      metrics.fastPathLookup?.(verdict);
     }
     for (let n = 0; n < writeFailures; n += 1) {
       this.#counts.writeFailures += 1;
       metrics.fastPathWriteFailed?.();
     }
   }
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * What Redis answered, for the driver: nil, an array (its elements nil,
+ * bytes or integers), an integer (one field, its decimal text), or a
+ * failure (a reply of another shape).
+ */
+function answerOf(reply: unknown): RedisAnswer {
+  if (reply === null || reply === undefined) return { answer: "nil" };
+  const items = Array.isArray(reply) ? (reply as unknown[]) : typeof reply === "number" || typeof reply === "bigint" ? [reply] : undefined;
+  if (items === undefined) return { answer: "failed", message: `a reply of type ${typeName(reply)}` };
+  const fields: (Uint8Array | null)[] = [];
+  for (const item of items) {
+    if (item === null || item === undefined) fields.push(null);
+    else if (item instanceof Uint8Array) fields.push(item);
+    else if (typeof item === "number" || typeof item === "bigint") fields.push(encoder.encode(String(item)));
+    else return { answer: "failed", message: `an element of type ${typeName(item)}` };
+  }
+  return { answer: "fields", fields };
+}
+
+function typeName(value: unknown): string {
+  return value instanceof Uint8Array ? "bytes" : Array.isArray(value) ? "array" : typeof value;
 }

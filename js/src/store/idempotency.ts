@@ -8,29 +8,17 @@
  */
 
 import { toU64 } from "../check.js";
-import { policyHandle } from "../handles.js";
-import { Fingerprint, type IdempotencyKey, type IdempotencyRecord, type ProblemName, RecordPolicy } from "../node.js";
+import { parseFingerprint } from "../fingerprint.js";
+import { retryAfterSecs } from "../record.js";
+import { Fingerprint, type IdempotencyKey, type IdempotencyRecord, type ProblemName, RecordPolicy, type RecordStatus } from "../node.js";
 import { type StoreClock, systemClock } from "./clock.js";
 import { type Connection, type Database, Serial } from "./database.js";
-import {
-  type Answered,
-  type Dialect,
-  drive,
-  type Held,
-  manifestOf,
-  RecordCleanup,
-  RecordRenewal,
-  type StoreResponse as DriverResponse,
-  storeLimits,
-  storeLoadQuery,
-  storeReadRecord,
-} from "./driver.js";
-import { type Finished, fastReport, type OperationOutcome, packOutcome, pushAnswer, RecordLane, type RecordStep, recordStep } from "./lane.js";
-import type { RecordLaneDriver } from "../wasm/mintid_wasm.js";
-import { type RunStep, runQueries, type Use } from "./steps.js";
+import { manifestOf, storeLimits } from "./driver.js";
 import { type FastSender, fastSender, type RedisFastPath } from "./fast-path.js";
+import { type DriveContext, Driver, type Handed, runWire, Session, type Use } from "./loop.js";
 import { type Decision, Reporter, type StoreMetrics, type Way } from "./metrics.js";
 import { defaultMetrics } from "./otel.js";
+import type { Outcome, RecordEnd, RecordPolicyFields, WireExecute, WireRedis, WireResponse } from "./wire.js";
 
 /** The largest response stored: 1 MiB (the core's limit `record.response_body`). */
 export const MAX_RESPONSE_BYTES = storeLimits().find((limit) => limit.name === "record.response_body")?.maxBytes ?? 0;
@@ -176,62 +164,53 @@ export interface RunOnceOptions {
   readonly signal?: AbortSignal;
 }
 
-/** The request as the core's driver takes it: the fingerprint's text and the key's creation time. */
-function requestArgs(request: StoreRequest): [string, bigint | undefined] {
+/** The request as the core's driver takes it: the fingerprint's digest and the key's creation time. */
+function requestArgs(request: StoreRequest): [Uint8Array, bigint | null] {
   if (typeof request !== "object" || request === null || !(typeof request.fingerprint === "string" || request.fingerprint instanceof Fingerprint)) {
     throw new TypeError("request must be { fingerprint: Fingerprint | string, keyCreatedMillis? }");
   }
-  const created = request.keyCreatedMillis === undefined ? undefined : toU64(request.keyCreatedMillis, "request.keyCreatedMillis");
-  return [String(request.fingerprint), created];
+  const created = request.keyCreatedMillis === undefined ? null : toU64(request.keyCreatedMillis, "request.keyCreatedMillis");
+  const { fingerprint } = request;
+  return [fingerprint instanceof Fingerprint ? fingerprint.digest() : parseFingerprint(fingerprint), created];
 }
 
-const WAYS: Readonly<Record<Way, number>> = { run_once: 0, same_transaction: 1, lease: 2 };
+/** A record policy's fields, as the core reads them. */
+function policyFields(policy: RecordPolicy): RecordPolicyFields {
+  const { leaseMillis, retentionMillis, storeErrors, retryAfterMillis, maxWaitMillis, pollMillis } = policy;
+  return { leaseMillis, retentionMillis, storeErrors, retryAfterMillis, maxWaitMillis, pollMillis };
+}
 
 /** A step that hands control back to the store: execute, or done. */
-type HandedStep = Exclude<RecordStep, RunStep | { kind: "pause" } | { kind: "redis" }>;
+type HandedStep = Exclude<Handed<"record">, { tag: "report" }>;
+/** A record driver's end. */
+type Done = Extract<HandedStep, { tag: "done" }>;
 
-/** A claim's end: the decision it names (the driver's, as {@link RunResult} names it). */
-function claimDecision(step: HandedStep): Decision {
-  return step.kind === "done" ? notExecuted(beforeRun(step.finished)).decision : "execute";
-}
-
-/** A completion's end: the operation ran, whatever the driver stored. */
-const executeDecision = (): Decision => "execute";
+/** The decision a hand-over names (the core's). */
+const decisionOf = (step: HandedStep): Decision => step.decision as Decision;
 
 /** The store's parts a request's driver uses: its clock, its reporter and its fast path, if any. */
-interface RunContext {
-  readonly clock: StoreClock;
-  readonly reporter: Reporter;
+interface RunContext extends DriveContext {
   readonly fast: FastSender | undefined;
 }
 
 /**
- * One request's record driver on the lane, with the store's clock, reporter
- * and fast path; each call one crossing. The one place the store drives it:
- * queries, pauses and Redis calls, up to the step it hands back.
+ * One request's record driver on the wire, with the store's clock, reporter
+ * and fast path; each call one crossing. The one place the store drives it.
  */
 class RecordRun {
   /** The way the request came in. */
   readonly way: Way;
-  readonly #driver: RecordLaneDriver;
+  readonly #driver: Driver<"record">;
   readonly #context: RunContext;
-  /** The driver error behind the last database answer, for a failure the driver steps to after it. */
-  #cause: unknown;
 
-  private constructor(way: Way, driver: RecordLaneDriver, context: RunContext) {
+  /** The driver of one request with `key` and `request` under `policy` on `dialect`, the way it comes in. */
+  constructor(dialect: Database["dialect"], policy: RecordPolicy, way: Way, key: IdempotencyKey, request: StoreRequest, context: RunContext) {
+    const [digest, keyCreatedMillis] = requestArgs(request);
+    const fast = context.fast === undefined ? null : { ttlMillis: context.fast.ttlMillis ?? null };
+    const keyParts = { kind: key.kind, scope: key.scope, id: key.id };
     this.way = way;
-    this.#driver = driver;
+    this.#driver = new Driver({ kind: "record", ...manifestOf(dialect), policy: policyFields(policy), way, fast, key: keyParts, digest, keyCreatedMillis }, context);
     this.#context = context;
-  }
-
-  /** The driver of one request with `key` and `request`, the way it comes in. */
-  static of(lane: RecordLane, way: Way, key: IdempotencyKey, request: StoreRequest, context: RunContext): RecordRun {
-    const [fingerprint, created] = requestArgs(request);
-    return new RecordRun(
-      way,
-      drive(() => lane.driver(WAYS[way], key.kind, key.scope, key.id, fingerprint, created), undefined),
-      context,
-    );
   }
 
   /** The store's reporter. */
@@ -239,48 +218,19 @@ class RecordRun {
     return this.#context.reporter;
   }
 
-  #now(): bigint {
-    return toU64(this.#context.clock.now(), "clock.now()");
-  }
-
-  /** The Redis calls from `step` on, each answer pushed, up to a step that is not one. */
-  async #redis(step: RecordStep): Promise<Exclude<RecordStep, { kind: "redis" }>> {
-    const fast = this.#context.fast;
-    while (step.kind === "redis") {
-      if (fast === undefined) throw new TypeError("the record driver asked for Redis without a fast path");
-      const answer = await fast.send(step.call);
-      step = recordStep(this.#driver.pushRedis(answer, this.#now()), this.#cause);
-    }
-    return step;
-  }
-
-  /** The steps from `step` on: Redis calls sent, queries run through `use`, pauses slept, up to `execute` or `done`. */
-  async #drive(step: RecordStep, use: Use): Promise<HandedStep> {
-    for (;;) {
-      if (step.kind === "redis") step = await this.#redis(step);
-      else if (step.kind === "pause") {
-        await this.#context.clock.pause(step.millis);
-        step = recordStep(this.#driver.resume());
-      } else if (step.kind === "run") {
-        step = await runQueries(
-          use,
-          step.query,
-          (answered) => {
-            this.#cause = answered.failure?.cause;
-            return recordStep(pushAnswer(this.#driver, answered, this.#now()), this.#cause);
-          },
-          this.reporter,
-        );
-      } else {
-        return step;
+  /** The steps from `step` on, on connections from `use`, up to `execute` or `done`; what the fast path came to counted. */
+  async #drive(first: () => ReturnType<Driver<"record">["tell"]>, use: Use): Promise<HandedStep> {
+    try {
+      const step = await this.#driver.drive(first(), new Session(use));
+      if (step.tag === "report") throw new TypeError("the record driver reported unasked");
+      return step;
+    } finally {
+      const fast = this.#context.fast;
+      if (fast !== undefined) {
+        const report = this.#driver.tell({ tag: "report" });
+        if (report.tag === "report") fast.count(report, this.reporter.metrics);
       }
     }
-  }
-
-  /** Counts what the fast path came to since the last report (the driver hands control back after each drive). */
-  #report(): void {
-    const fast = this.#context.fast;
-    if (fast !== undefined) fast.count(fastReport(this.#driver.takeFastReport()), this.reporter.metrics);
   }
 
   /**
@@ -288,13 +238,8 @@ class RecordRun {
    * up to `execute` or `done`, reported as every host reports it: a replay
    * or in-progress answer from Redis is a decision like the database's.
    */
-  async start(use: Use): Promise<HandedStep> {
-    try {
-      const first = recordStep(this.#driver.start(this.#now()));
-      return await this.reporter.claim(this.way, () => this.#drive(first, use), claimDecision);
-    } finally {
-      this.#report();
-    }
+  start(use: Use): Promise<HandedStep> {
+    return this.reporter.claim(this.way, () => this.#drive(() => this.#driver.tell({ tag: "start" }), use), decisionOf);
   }
 
   /** The operation, run in its span. */
@@ -303,27 +248,23 @@ class RecordRun {
   }
 
   /** The completion: pushes what the operation came to and runs the protocol to its end, reported. */
-  finish(outcome: OperationOutcome, use: Use): Promise<Finished> {
+  finish(outcome: Outcome, use: Use): Promise<Done> {
     return this.reporter.complete(
       this.way,
       responseOf(outcome)?.body.byteLength ?? null,
       async () => {
-        try {
-          const end = await this.#drive(recordStep(this.#driver.finish(packOutcome(outcome), this.#now())), use);
-          if (end.kind !== "done") throw new TypeError("the record driver asked to execute twice");
-          return end.finished;
-        } finally {
-          this.#report();
-        }
+        const end = await this.#drive(() => this.#driver.tell({ tag: "finish", outcome }), use);
+        if (end.tag !== "done") throw new TypeError("the record driver asked to execute twice");
+        return end;
       },
-      executeDecision,
+      decisionOf,
     );
   }
 }
 
 /** The response an outcome gives the store to keep, if any. */
-function responseOf(outcome: OperationOutcome): DriverResponse | null {
-  return outcome.kind === "succeeded" || outcome.kind === "failed" ? outcome.response : null;
+function responseOf(outcome: Outcome): WireResponse | null {
+  return outcome.outcome === "succeeded" || outcome.outcome === "failed" ? outcome.response : null;
 }
 
 /** The type name of a value that is not a response. */
@@ -336,34 +277,36 @@ function typeName(value: unknown): string {
 }
 
 /** What a value returned by an operation is to the core. */
-function returned(value: unknown): OperationOutcome {
-  if (isResponse(value)) return { kind: "succeeded", response: { contentType: value.contentType, body: value.body } };
-  return { kind: "not_a_response", typeName: typeName(value) };
+function returned(value: unknown): Outcome {
+  if (isResponse(value)) return { outcome: "succeeded", response: { contentType: value.contentType, body: value.body } };
+  return { outcome: "not_a_response", typeName: typeName(value) };
 }
 
-/** The text of a thrown value: an error's message, or the value as a string. */
-function textOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/**
+ * What an error thrown by an operation is to the core: an {@link OperationError}'s
+ * failure, or any other error raised, by its type's name and message (the
+ * core composes the stored text and makes it retryable).
+ */
+function thrown(error: unknown): Outcome {
+  if (error instanceof OperationError) return { outcome: "failed", message: error.message, retryable: error.retryable, response: error.response };
+  if (error instanceof Error) return { outcome: "raised", typeName: error.name, message: error.message };
+  return { outcome: "raised", typeName: typeName(error), message: String(error) };
 }
 
-/** What an error thrown by an operation is to the core: an {@link OperationError}'s failure, or any other error's text (the core makes it retryable). */
-function thrown(error: unknown): OperationOutcome {
-  if (error instanceof OperationError) return { kind: "failed", message: error.message, retryable: error.retryable, response: error.response };
-  return { kind: "raised", message: textOf(error) };
-}
-
-/** A replay or a refusal as a {@link RunResult}. */
-function notExecuted(finished: Exclude<Finished, { kind: "executed" | "operation_failed" }>): NotExecuted {
-  switch (finished.kind) {
+/** A driver's end before the operation ran: a replay or a refusal, as a {@link RunResult}. */
+function notExecuted(end: RecordEnd): NotExecuted {
+  switch (end.finished) {
     case "replay":
-      return finished.outcome === "succeeded"
-        ? { decision: "replay", outcome: "succeeded", response: finished.response }
-        : { decision: "replay", outcome: "failed", error: finished.error, response: finished.response };
+      if (end.outcome === "failed") return { decision: "replay", outcome: "failed", error: end.error ?? "", response: end.response };
+      if (end.response === null) throw new TypeError("the core replayed a success without its response");
+      return { decision: "replay", outcome: "succeeded", response: end.response };
     case "in_progress":
-      return { decision: "in_progress", problem: finished.problem, retryAfterMillis: finished.retryAfterMillis, retryAfterSecs: finished.retryAfterSecs };
+      return { decision: "in_progress", problem: "in_progress", retryAfterMillis: end.retryAfterMillis, retryAfterSecs: retryAfterSecs(end.retryAfterMillis) };
     case "fingerprint_mismatch":
     case "key_too_old":
-      return { decision: finished.kind, problem: finished.problem };
+      return { decision: end.finished, problem: end.finished };
+    default:
+      throw new TypeError(`the record driver ended with ${end.finished} before the operation ran`);
   }
 }
 
@@ -372,7 +315,7 @@ function notExecuted(finished: Exclude<Finished, { kind: "executed" | "operation
  * runs the protocol to its end: the response, or the operation's own error.
  */
 async function execute(run: RecordRun, use: Use, operation: () => Promise<unknown>): Promise<RunResult> {
-  let outcome: OperationOutcome;
+  let outcome: Outcome;
   let failure: { error: unknown } | undefined;
   try {
     outcome = returned(await run.operation(operation));
@@ -381,8 +324,12 @@ async function execute(run: RecordRun, use: Use, operation: () => Promise<unknow
     outcome = thrown(error);
   }
   const finished = await run.finish(outcome, use);
+  if (finished.finished === "operation_failed_unrecorded") {
+    // The core's rule ("Which error the caller sees"): the operation's own error wins; the store's is logged.
+    process.emitWarning(`the operation's failure was not recorded (${finished.storeCode}): ${finished.storeMessage}`, { code: "MINTID_NOT_RECORDED" });
+  }
   if (failure !== undefined) throw failure.error;
-  if (finished.kind !== "executed" || outcome.kind !== "succeeded") throw new TypeError(`the record driver ended with ${finished.kind} after the operation returned`);
+  if (finished.finished !== "executed" || outcome.outcome !== "succeeded") throw new TypeError(`the record driver ended with ${finished.finished} after the operation returned`);
   return { decision: "execute", response: outcome.response };
 }
 
@@ -394,20 +341,18 @@ class Lease implements HeldLease {
   readonly token: bigint;
   readonly renewEveryMillis: bigint;
   readonly #key: IdempotencyKey;
-  readonly #held: Held;
-  #renewal: RecordRenewal | undefined;
+  readonly #held: WireExecute;
+  #renewal: Driver<"record_renewal"> | undefined;
   readonly #store: IdempotencyStore;
-  readonly #clock: StoreClock;
-  readonly #reporter: Reporter;
+  readonly #context: DriveContext;
   readonly #lost = new AbortController();
   #deadline: bigint;
   #renewing: Promise<void> | undefined;
   #timer: ReturnType<typeof setInterval> | undefined;
 
-  constructor(store: IdempotencyStore, clock: StoreClock, key: IdempotencyKey, held: Held, reporter: Reporter) {
+  constructor(store: IdempotencyStore, context: DriveContext, key: IdempotencyKey, held: WireExecute) {
     this.#store = store;
-    this.#clock = clock;
-    this.#reporter = reporter;
+    this.#context = context;
     this.token = held.token;
     this.renewEveryMillis = held.renewEveryMillis ?? 0n;
     this.#deadline = held.leaseDeadlineMillis;
@@ -416,9 +361,14 @@ class Lease implements HeldLease {
   }
 
   /** The claim's renewal driver, made at the first renewal (most operations end before one). */
-  #renewalDriver(): RecordRenewal {
-    const store = this.#store;
-    this.#renewal ??= drive(() => new RecordRenewal(manifestOf(store.database.dialect), policyHandle(store.policy), this.#key, this.#held), undefined);
+  #renewalDriver(): Driver<"record_renewal"> {
+    const { token, createdMillis, leaseDeadlineMillis } = this.#held;
+    const { dialect } = this.#store.database;
+    const key = { kind: this.#key.kind, scope: this.#key.scope, id: this.#key.id };
+    this.#renewal ??= new Driver(
+      { kind: "record_renewal", ...manifestOf(dialect), policy: policyFields(this.#store.policy), key, token, createdMillis, leaseDeadlineMillis },
+      this.#context,
+    );
     return this.#renewal;
   }
 
@@ -440,13 +390,12 @@ class Lease implements HeldLease {
 
   async #renewOnce(): Promise<void> {
     const renewal = this.#renewalDriver();
-    const query = renewal.start(toU64(this.#clock.now(), "clock.now()"));
     try {
-      const renewed = await runQueries(this.#store.useConnection, query, ({ answer, failure }) => drive(() => renewal.push(answer), failure), this.#reporter);
+      const renewed = await renewal.drive(renewal.tell({ tag: "start" }), new Session(this.#store.useConnection));
       this.#deadline = renewed.leaseDeadlineMillis;
     } catch (error) {
       if (error instanceof Error && (error as { code?: unknown }).code === "store.record_lost") {
-        this.#reporter.metrics.recordLost?.();
+        this.#context.reporter.metrics.recordLost?.();
         this.#lost.abort(error);
       }
       throw error;
@@ -479,8 +428,8 @@ class ClaimedLease extends Lease implements RecordLease {
   readonly #use: Use;
   readonly #finishes = new Serial();
 
-  constructor(store: IdempotencyStore, clock: StoreClock, key: IdempotencyKey, held: Held, run: RecordRun) {
-    super(store, clock, key, held, run.reporter);
+  constructor(store: IdempotencyStore, context: DriveContext, key: IdempotencyKey, held: WireExecute, run: RecordRun) {
+    super(store, context, key, held);
     this.#run = run;
     this.#use = store.useConnection;
   }
@@ -515,7 +464,6 @@ export class IdempotencyStore {
   readonly metrics: StoreMetrics;
   readonly #reporter: Reporter;
   readonly #clock: StoreClock;
-  readonly #fastPath: RedisFastPath | undefined;
   readonly #context: RunContext;
 
   /** A store over `database` (see the `mintid/store/*` entry points), with the Redis fast path when `options.fastPath` is given. */
@@ -526,22 +474,8 @@ export class IdempotencyStore {
     this.#reporter = new Reporter(options.metrics ?? defaultMetrics());
     this.metrics = this.#reporter.metrics;
     this.#clock = options.clock ?? systemClock;
-    this.#fastPath = options.fastPath;
-    this.#context = { clock: this.#clock, reporter: this.#reporter, fast: options.fastPath === undefined ? undefined : fastSender(options.fastPath) };
-  }
-
-  readonly #lanes = new Map<Dialect, RecordLane>();
-
-  /** The record lane of `dialect` under the store's policy, with the fast path when the store has one (made once). */
-  #lane(dialect: Dialect): RecordLane {
-    let lane = this.#lanes.get(dialect);
-    if (lane === undefined) {
-      const plain = drive(() => new RecordLane(manifestOf(dialect), policyHandle(this.policy)), undefined);
-      const fast = this.#fastPath;
-      lane = fast === undefined ? plain : plain.withFastPath(fast.ttlMillis);
-      this.#lanes.set(dialect, lane);
-    }
-    return lane;
+    const fast = options.fastPath === undefined ? undefined : fastSender(options.fastPath);
+    this.#context = { clock: this.#clock, reporter: this.#reporter, fast, ...(fast === undefined ? {} : { redis: (step: WireRedis) => fast.send(step) }) };
   }
 
   /** Gives `action` a connection of the store's database. */
@@ -576,18 +510,18 @@ export class IdempotencyStore {
   async runOnce(key: IdempotencyKey, request: StoreRequest, operation: (lease: HeldLease) => Promise<StoredResponse>, options: RunOnceOptions = {}): Promise<RunResult> {
     const { signal } = options;
     signal?.throwIfAborted();
-    const run = RecordRun.of(this.#lane(this.database.dialect), "run_once", key, request, this.#context);
+    const run = new RecordRun(this.database.dialect, this.policy, "run_once", key, request, this.#context);
     const step = await run.start(this.useConnection);
-    if (step.kind === "done") {
+    if (step.tag === "done") {
       signal?.throwIfAborted();
-      return this.#notExecuted(step.finished);
+      return notExecuted(step);
     }
     if (signal?.aborted) {
       // Claimed, not run: an error raised instead of the operation, which the core makes retryable (released).
-      await run.finish({ kind: "raised", message: `aborted before the operation ran: ${textOf(signal.reason)}` }, this.useConnection);
+      await run.finish(thrown(signal.reason), this.useConnection);
       throw signal.reason;
     }
-    const lease = new Lease(this, this.#clock, key, step.held, run.reporter);
+    const lease = new Lease(this, this.#context, key, step);
     lease.beat();
     const ran = execute(run, this.useConnection, async () => {
       try {
@@ -620,10 +554,10 @@ export class IdempotencyStore {
    * `store.stale_snapshot`.
    */
   async inTransaction(connection: Connection, key: IdempotencyKey, request: StoreRequest, operation: (connection: Connection) => Promise<StoredResponse>): Promise<RunResult> {
-    const run = RecordRun.of(this.#lane(connection.dialect), "same_transaction", key, request, this.#context);
+    const run = new RecordRun(connection.dialect, this.policy, "same_transaction", key, request, this.#context);
     const use: Use = (action) => action(connection);
     const step = await run.start(use);
-    if (step.kind === "done") return this.#notExecuted(step.finished);
+    if (step.tag === "done") return notExecuted(step);
     return execute(run, use, () => operation(connection));
   }
 
@@ -638,10 +572,10 @@ export class IdempotencyStore {
    * @throws StoreError `store.unavailable`, `store.conflict`, `store.query_failed`.
    */
   async claimLease(key: IdempotencyKey, request: StoreRequest): Promise<LeaseResult> {
-    const run = RecordRun.of(this.#lane(this.database.dialect), "lease", key, request, this.#context);
+    const run = new RecordRun(this.database.dialect, this.policy, "lease", key, request, this.#context);
     const step = await run.start(this.useConnection);
-    if (step.kind === "done") return this.#notExecuted(step.finished);
-    return { decision: "execute", lease: new ClaimedLease(this, this.#clock, key, step.held, run) };
+    if (step.tag === "done") return notExecuted(step);
+    return { decision: "execute", lease: new ClaimedLease(this, this.#context, key, step, run) };
   }
 
   /**
@@ -650,12 +584,11 @@ export class IdempotencyStore {
    * @throws StoreError `store.unavailable`, `store.query_failed`, `store.unexpected_row`.
    */
   async load(key: IdempotencyKey): Promise<StoredRecord | null> {
-    const query = drive(() => storeLoadQuery(manifestOf(this.database.dialect), key), undefined);
-    const read = ({ answer, failure }: Answered) => ({ kind: "read", stored: drive(() => storeReadRecord(answer), failure) }) as const;
-    const { stored } = await runQueries(this.useConnection, query, read, this.#reporter);
+    const spec = { kind: "record_load", ...manifestOf(this.database.dialect), key: { kind: key.kind, scope: key.scope, id: key.id } } as const;
+    const { record: stored } = await runWire(spec, this.useConnection, this.#context);
     if (stored === null) return null;
-    const { response, error, ...record } = stored;
-    return { record: { ...record, fingerprint: Fingerprint.ofText(record.fingerprint) }, response, error };
+    const { response, error, fingerprint, status, ...record } = stored;
+    return { record: { ...record, status: status as RecordStatus, fingerprint: Fingerprint.fromDigest(fingerprint) }, response, error };
   }
 
   /**
@@ -665,19 +598,7 @@ export class IdempotencyStore {
    * @throws StoreError `store.unavailable`, `store.query_failed`.
    */
   async cleanup(batchSize = 1000): Promise<number> {
-    const cleanup = drive(() => new RecordCleanup(manifestOf(this.database.dialect), toU64(batchSize, "batchSize")), undefined);
-    const now = (): bigint => toU64(this.#clock.now(), "clock.now()");
-    const done = await runQueries(this.useConnection, cleanup.start(now()), ({ answer, failure }) => drive(() => cleanup.push(answer, now()), failure), this.#reporter);
-    return Number(done.deleted);
+    const spec = { kind: "record_cleanup", ...manifestOf(this.database.dialect), batchSize: toU64(batchSize, "batchSize") } as const;
+    return Number((await runWire(spec, this.useConnection, this.#context)).deleted);
   }
-
-  #notExecuted(finished: Finished): NotExecuted {
-    return notExecuted(beforeRun(finished));
-  }
-}
-
-/** A driver's end before the operation ran: a replay or a refusal. */
-function beforeRun(finished: Finished): Exclude<Finished, { kind: "executed" | "operation_failed" }> {
-  if (finished.kind === "executed" || finished.kind === "operation_failed") throw new TypeError(`the record driver ended with ${finished.kind} before the operation ran`);
-  return finished;
 }

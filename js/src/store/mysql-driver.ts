@@ -117,6 +117,7 @@ class MysqlSession implements Connection {
 
 class MysqlDatabase implements Database {
   readonly dialect = "mysql" as const;
+  readonly holdsAcrossCalls = true;
   readonly #pool: MysqlPool;
   readonly #statements = statementsOf("mysql");
 

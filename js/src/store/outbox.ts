@@ -2,20 +2,17 @@
  * The transactional outbox over `outbox_message`, driven by the core's
  * outbox drivers (`mintid::store::{OutboxEnqueue, OutboxRelay,
  * OutboxCleanup}`): enqueue inside the caller's business transaction;
- * `relay` runs the core's relay loop on the lane, calling `send` when the
+ * `relay` runs the core's relay loop on the wire, calling `send` when the
  * core says so.
  * Every rule is the core's.
  */
 
 import { toU64 } from "../check.js";
-import { relayPolicyHandle } from "../handles.js";
 import { type OutboxStatus, randomDraw, RelayPolicy } from "../outbox.js";
-import * as wasm from "../wasm/mintid_wasm.js";
 import { type StoreClock, systemClock } from "./clock.js";
 import type { Connection, Database } from "./database.js";
-import { type Answered, drive, manifestOf } from "./driver.js";
-import { pushAnswer, RelayLaneDriver, relayStep } from "./lane.js";
-import { runQueries, type Use } from "./steps.js";
+import { manifestOf } from "./driver.js";
+import { type DriveContext, Driver, runWire, Session, type Use } from "./loop.js";
 import { Reporter, type StoreMetrics } from "./metrics.js";
 import { defaultMetrics } from "./otel.js";
 
@@ -110,8 +107,8 @@ export class Outbox {
     this.#reporter = new Reporter(options.metrics ?? defaultMetrics());
   }
 
-  #now(): bigint {
-    return toU64(this.#clock.now(), "clock.now()");
+  #context(): DriveContext {
+    return { clock: this.#clock, reporter: this.#reporter };
   }
 
   /**
@@ -122,13 +119,15 @@ export class Outbox {
    * @throws StoreError `store.query_failed` when the message id is another message's.
    */
   async enqueue(connection: Connection, message: OutboxMessage): Promise<"new" | "already_enqueued"> {
-    const id = toU64(message.messageId, "messageId");
-    const driver = drive(() => new wasm.OutboxEnqueueDriver(manifestOf(this.database.dialect), id, message.kind, message.businessKey, message.payload), undefined);
-    const start = drive(() => driver.start(this.#now()), undefined);
-    if (start.kind === "done") return start.enqueued;
-    const use: Use = (action) => action(connection);
-    const done = await runQueries(use, start.query, ({ answer, failure }) => drive(() => driver.push(answer), failure), this.#reporter);
-    return done.enqueued;
+    const spec = {
+      kind: "enqueue",
+      ...manifestOf(this.database.dialect),
+      messageId: toU64(message.messageId, "messageId"),
+      messageKind: message.kind,
+      businessKey: message.businessKey,
+      payload: message.payload,
+    } as const;
+    return (await runWire(spec, (action) => action(connection), this.#context())).enqueued;
   }
 
   /**
@@ -140,49 +139,70 @@ export class Outbox {
    * @throws StoreError `store.unavailable`, `store.query_failed`, …
    */
   async relay(send: (message: ClaimedMessage) => Promise<void>): Promise<RelayReport> {
-    const seed = toU64(this.#draw(), "draw()");
-    const driver = drive(() => new RelayLaneDriver(manifestOf(this.database.dialect), relayPolicyHandle(this.policy), seed), undefined);
-    let step = relayStep(driver.start(this.#now()));
-    for (;;) {
-      if (step.kind === "run") {
-        step = await runQueries(this.#use, step.query, (answered) => relayStep(pushAnswer(driver, answered, this.#now()), answered.failure?.cause), this.#reporter);
-      } else if (step.kind === "pause") {
-        await this.#clock.pause(step.millis);
-        step = relayStep(driver.resume());
-      } else if (step.kind === "send") {
+    const p = this.policy;
+    const policy = {
+      batchSize: p.batchSize,
+      claimMillis: p.claimMillis,
+      baseBackoffMillis: p.baseBackoffMillis,
+      maxBackoffMillis: p.maxBackoffMillis,
+      jitterPercent: p.jitterPercent,
+      maxAttempts: p.maxAttempts,
+    };
+    const driver = new Driver({ kind: "relay", ...manifestOf(this.database.dialect), policy, seed: toU64(this.#draw(), "draw()") }, this.#context());
+    // One connection from send to send (docs/spec.md), where the executor can hold one across
+    // the caller's code; a lost one is dropped, the next statement runs on a fresh one.
+    const session = new Session(this.#use);
+    const hold = this.database.holdsAcrossCalls === true;
+    try {
+      let step = await driver.drive(driver.tell({ tag: "start" }), session, hold);
+      while (step.tag === "yield") {
+        const { messageId, messageKind: kind, businessKey, payload, attempts, createdMillis } = step;
         let error: string | undefined;
         try {
-          await send(step.message);
+          await send({ messageId, kind, businessKey, payload, attempts, createdMillis });
         } catch (thrown) {
           error = thrown instanceof Error ? thrown.message : String(thrown);
         }
-        step = relayStep(error === undefined ? driver.sent(this.#now()) : driver.failed(error, this.#now()));
-      } else {
-        const { sent, retried, dead } = step.report;
-        this.#reporter.metrics.relayed?.(sent, retried, dead);
-        return step.report;
+        step = await driver.drive(driver.tell(error === undefined ? { tag: "sent" } : { tag: "send_failed", error }), session, hold);
       }
+      const report = {
+        sent: Number(step.sent),
+        retried: Number(step.retried),
+        dead: Number(step.dead),
+        givenUp: Number(step.givenUp),
+        claimLost: Number(step.claimLost),
+        released: Number(step.released),
+        markFailed: Number(step.markFailed),
+      };
+      this.#reporter.metrics.relayed?.(report.sent, report.retried, report.dead);
+      return report;
+    } finally {
+      await session.release();
+      driver.free();
     }
   }
 
   /** The message of (`kind`, `businessKey`), or `null`. */
   async load(kind: string, businessKey: string): Promise<StoredMessage | null> {
-    const query = drive(() => wasm.outboxLoadQuery(manifestOf(this.database.dialect), kind, businessKey), undefined);
-    const read = ({ answer, failure }: Answered) => ({ kind: "read", message: drive(() => wasm.outboxReadMessage(answer), failure) }) as const;
-    const { message } = await runQueries(this.#use, query, read, this.#reporter);
+    const { message } = await runWire({ kind: "outbox_load", ...manifestOf(this.database.dialect), messageKind: kind, businessKey }, this.#use, this.#context());
     if (message === null) return null;
-    return { messageId: message.messageId, status: message.status, attempts: message.attempts, nextAttemptMillis: message.nextAttemptMillis, lastError: message.lastError };
+    return {
+      messageId: message.messageId,
+      status: message.status as OutboxStatus,
+      attempts: message.attempts,
+      nextAttemptMillis: message.nextAttemptMillis,
+      lastError: message.lastError,
+    };
   }
 
-  /** Deletes sent messages last updated at or before `sentBeforeMillis`, in batches; the total deleted. Dead messages are kept. */
+  /** Deletes sent messages last updated at or before `sentBeforeMillis`, in batches; the total deleted. Dead ones are kept. */
   async cleanup(sentBeforeMillis: bigint, batchSize = 1000): Promise<number> {
-    const cleanup = drive(
-      () => new wasm.OutboxCleanupDriver(manifestOf(this.database.dialect), toU64(sentBeforeMillis, "sentBeforeMillis"), toU64(batchSize, "batchSize")),
-      undefined,
-    );
-    const start = drive(() => cleanup.start(), undefined);
-    if (start.kind === "done") return Number(start.deleted);
-    const done = await runQueries(this.#use, start.query, ({ answer, failure }) => drive(() => cleanup.push(answer), failure), this.#reporter);
-    return Number(done.deleted);
+    const spec = {
+      kind: "outbox_cleanup",
+      ...manifestOf(this.database.dialect),
+      sentBeforeMillis: toU64(sentBeforeMillis, "sentBeforeMillis"),
+      batchSize: toU64(batchSize, "batchSize"),
+    } as const;
+    return Number((await runWire(spec, this.#use, this.#context())).deleted);
   }
 }

@@ -103,6 +103,7 @@ class PgSession implements Connection {
 
 class PgDatabase implements Database {
   readonly dialect = "postgres" as const;
+  readonly holdsAcrossCalls = true;
   readonly #pool: PgPool;
   readonly #statements = statementsOf("postgres");
 

@@ -58,6 +58,7 @@ export function aroundStatements(database, around) {
   });
   return {
     dialect: database.dialect,
+    holdsAcrossCalls: database.holdsAcrossCalls,
     statement: (name) => database.statement(name),
     withConnection: (action) => database.withConnection((connection) => action(wrap(connection))),
     transaction: (action, options) => database.transaction((connection) => action(wrap(connection)), options),

@@ -4,7 +4,7 @@
 // that this crossing gives what the core's rule gives (the package initialises the module first).
 import assert from "node:assert/strict";
 import "mintid";
-import { storableTextFromBytes } from "../../dist/full/wasm/mintid_wasm.js";
+import { raisedText, storableTextFromBytes } from "../../dist/full/wasm/mintid_wasm.js";
 
 const encoder = new TextEncoder();
 const storable = (bytes, vector) => storableTextFromBytes(bytes, Number(vector.max_bytes));
@@ -21,5 +21,9 @@ export const storableTextRunners = {
     const units = vector.units.match(/.{4}/g) ?? [];
     const text = String.fromCharCode(...units.map((unit) => Number.parseInt(unit, 16)));
     assert.equal(storable(encoder.encode(text), vector), vector.expect, where);
+  },
+  raised_text(vector, where) {
+    // The type's name and message as the store sends them (an error's `name` and `message`).
+    assert.equal(raisedText(encoder.encode(vector.type_name), encoder.encode(vector.message)), vector.expect, where);
   },
 };
