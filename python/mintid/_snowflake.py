@@ -11,7 +11,6 @@ from typing import ClassVar, Final
 from mintid._buffer import Buffer, register_for_fork
 from mintid._native import call, check_uint, ffi, ids_from_bytes
 from mintid._policy import RollbackPolicy, SequencePolicy
-from mintid._renamed import millis_renamed
 from mintid.errors import SnowflakeForkedError
 from mintid.testing import ManualClock
 
@@ -34,7 +33,6 @@ def _datetime_of(unix_millis: int) -> datetime:
     return _UNIX_EPOCH + timedelta(milliseconds=unix_millis)
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class SnowflakeParts:
     """The fields of a decoded Snowflake ID."""
@@ -54,7 +52,6 @@ class SnowflakeParts:
         return _datetime_of(self.unix_millis)
 
 
-@millis_renamed
 class SnowflakeLayout:
     """How the 63 usable bits of an ID are split, its epoch and its tick.
 
@@ -310,7 +307,6 @@ class _IdBuffer(Buffer[int]):
         return ids_from_bytes(call(self._core.next_bytes, 1))[0]
 
 
-@millis_renamed
 class Snowflake:
     """A Snowflake ID generator for one worker.
 

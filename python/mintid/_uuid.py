@@ -18,7 +18,6 @@ from typing import Any, Final, Literal
 from mintid._buffer import Buffer, register_for_fork
 from mintid._native import call, check_uint, ffi
 from mintid._policy import RollbackPolicy
-from mintid._renamed import millis_renamed
 from mintid.testing import ManualClock
 
 __all__ = [
@@ -134,7 +133,6 @@ def uuid_v8(custom: bytes) -> uuid.UUID:
     return uuid.UUID(bytes=call(ffi.uuid_new_v8, bytes(custom)))
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class Uuid7:
     """A UUID known to be version 7 with the RFC 9562 variant, and its fields.

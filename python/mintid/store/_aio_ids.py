@@ -17,7 +17,6 @@ from collections.abc import Callable
 from typing import Any
 
 from mintid._lease import LeaseGuard, LeasePolicy
-from mintid._renamed import millis_renamed
 from mintid._segment import SegmentPolicy
 from mintid.errors import MintidError
 from mintid.store._leases import LeasedBase, LeasesBase, WorkerLeaseRow, lease_row
@@ -35,7 +34,6 @@ from mintid.store.aio import (
 __all__ = ["AsyncLeasedSnowflake", "AsyncSegmentIds", "AsyncWorkerLeases"]
 
 
-@millis_renamed
 class AsyncWorkerLeases(LeasesBase):
     """:class:`~mintid.store.WorkerLeases` for asyncio: worker-id leases in one
     :class:`~mintid.store.aio.AsyncDatabase` under one
@@ -82,7 +80,6 @@ class AsyncWorkerLeases(LeasesBase):
         return lease_row(rows[0]) if rows else None
 
 
-@millis_renamed
 class AsyncLeasedSnowflake(LeasedBase):
     """:class:`~mintid.store.LeasedSnowflake` for asyncio: a Snowflake generator
     on a leased worker id whose lease a task of the loop renews when the guard

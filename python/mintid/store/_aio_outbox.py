@@ -13,7 +13,6 @@ from typing import Any, Literal
 
 from mintid._lane import drive_async
 from mintid._outbox import RelayPolicy
-from mintid._renamed import millis_renamed
 from mintid.store._metrics import StoreMetrics
 from mintid.store._outbox import (
     ClaimedMessage,
@@ -39,7 +38,6 @@ from mintid.store.aio import (
 __all__ = ["AsyncOutbox"]
 
 
-@millis_renamed
 class AsyncOutbox(OutboxBase):
     """:class:`~mintid.store.Outbox` for asyncio: the outbox in one
     :class:`~mintid.store.aio.AsyncDatabase` under one :class:`~mintid.RelayPolicy`,

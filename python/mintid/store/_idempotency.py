@@ -24,7 +24,6 @@ from mintid._key import IdempotencyKey
 from mintid._lane import Finished, Lane, LaneDriver, drive
 from mintid._native import ffi, native_error
 from mintid._record import Outcome, Problem, Record, RecordPolicy
-from mintid._renamed import millis_renamed
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
 from mintid.store._errors import RecordLostError
@@ -76,7 +75,6 @@ class StoredResponse:
         return None if response is None else cls(response.content_type, response.body)
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class StoreRequest:
     """What the store needs about a request besides its key."""
@@ -131,7 +129,6 @@ def _finish(driver: LaneDriver, result: object, now_millis: int) -> bytes:
     return driver.finish_not_a_response(type(result).__name__, now_millis)
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class RunResult:
     """The outcome of a request: run, replayed, or refused."""
@@ -181,7 +178,6 @@ def native_key(key: IdempotencyKey) -> ffi.IdempotencyKey:
     return ffi.IdempotencyKey(kind=key.kind, scope=key.scope, id=key.id, text=key.text)
 
 
-@millis_renamed
 class LeaseBase:
     """What a claim on a key is, sync or async: its driver, token and deadline.
 
@@ -252,7 +248,6 @@ class LeaseBase:
         return _finish(self._driver, result, now_millis)
 
 
-@millis_renamed
 class RecordLease(LeaseBase):
     """A claim the store holds on a key, with its lease.
 
@@ -441,7 +436,6 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_HEARTBEAT.forked)
 
 
-@millis_renamed
 class IdempotencyStore:
     """Idempotency records in one database, under one :class:`~mintid.RecordPolicy`.
 

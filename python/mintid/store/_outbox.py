@@ -15,7 +15,6 @@ from mintid._lane import RelayDriver
 from mintid._lane import drive as lane_drive
 from mintid._native import check_uint, ffi
 from mintid._outbox import RelayPolicy
-from mintid._renamed import millis_renamed
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
 from mintid.store._idempotency import pump
@@ -42,7 +41,6 @@ class OutboxMessage:
     payload: bytes
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class ClaimedMessage:
     """A message of a claimed batch, handed to ``send``."""
@@ -56,7 +54,6 @@ class ClaimedMessage:
     created_millis: int
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class StoredMessage:
     """A message as stored."""
@@ -139,7 +136,6 @@ def cleaning_sent(
     return int(step.deleted)
 
 
-@millis_renamed
 class OutboxBase:
     """What an outbox is, sync or async: its policy, clock and each relay run's
     driver (the I/O-free part of :class:`Outbox` and
@@ -183,7 +179,6 @@ class OutboxBase:
         return driver.failed(str(error) or type(error).__name__, now)
 
 
-@millis_renamed
 class Outbox(OutboxBase):
     """The outbox in one database, under one :class:`~mintid.RelayPolicy`. Thread-safe."""
 

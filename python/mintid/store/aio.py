@@ -40,7 +40,6 @@ from mintid._key import IdempotencyKey
 from mintid._lane import Lane, LaneDriver, drive_async
 from mintid._native import ffi, native_error
 from mintid._record import Problem, RecordPolicy
-from mintid._renamed import millis_renamed
 from mintid.store._database import (
     _DIALECTS,
     _ROWS,
@@ -671,7 +670,6 @@ async def pump_async(
         await runner.release()
 
 
-@millis_renamed
 class AsyncRecordLease(LeaseBase):
     """:class:`~mintid.store.RecordLease` for asyncio: a claim on a key, with
     its lease, from :meth:`AsyncIdempotencyStore.claim_lease` (or, as
@@ -739,7 +737,6 @@ class AsyncRecordLease(LeaseBase):
                 continue
 
 
-@millis_renamed
 class AsyncIdempotencyStore:
     """:class:`~mintid.store.IdempotencyStore` for asyncio: idempotency records
     in one :class:`AsyncDatabase` under one :class:`~mintid.RecordPolicy`.
