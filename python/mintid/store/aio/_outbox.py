@@ -24,16 +24,14 @@ from mintid.store._outbox import (
     enqueuing,
     loading_message,
 )
-from mintid.store.aio import (
+from mintid.store.aio._database import (
     AsyncDatabase,
-    AsyncQueryRunner,
     AsyncStoreClock,
-    _to_the_end,
     async_clock,
     async_database,
     driver_connection,
-    pump_async,
 )
+from mintid.store.aio._loop import AsyncQueryRunner, pump_async, to_the_end
 
 __all__ = ["AsyncOutbox"]
 
@@ -94,7 +92,7 @@ class AsyncOutbox(OutboxBase):
                 # The send has an outcome: its mark is recorded even if this task is
                 # cancelled meanwhile (to the next hand-over), then the cancellation
                 # propagates. A message left claimed after its send would go again.
-                handed = await _to_the_end(drive_async(runner, clock, driver, step, hold=True))
+                handed = await to_the_end(drive_async(runner, clock, driver, step, hold=True))
         finally:
             await runner.release()
         return self._report(handed)
