@@ -18,8 +18,8 @@ from typing import Any, Final
 
 from mintid import _lane_redis
 from mintid._ffi import mintid_ffi as _generated
+from mintid._library import refusal as _error
 from mintid._native import ffi
-from mintid.errors import error_class
 
 __all__ = ["Finished", "Lane", "LaneDriver", "RelayDriver", "drive", "drive_async", "key_text"]
 
@@ -184,30 +184,6 @@ def _text(value: str | None) -> bytes:
 
 def _response(content_type: str, body: bytes) -> bytes:
     return _text(content_type) + _U32.pack(len(body)) + body
-
-
-def _error(step: bytes) -> Exception:
-    """A ``FAIL`` step as the core's typed error."""
-    at = 1
-    fields: list[Any] = []
-    for _ in range(2):
-        length = _U32.unpack_from(step, at)[0]
-        fields.append(step[at + 4 : at + 4 + length].decode())
-        at += 4 + length
-    part, at = _optional(step, at)
-    position = None
-    if step[at]:
-        position = _U64.unpack_from(step, at + 1)[0]
-        at += 8
-    problem, _ = _optional(step, at + 1)
-    code, detail = fields
-    return error_class(code)(
-        detail,
-        code,
-        part=None if part is None else part.decode(),
-        position=position,
-        problem_name=None if problem is None else problem.decode(),
-    )
 
 
 _LIB: Final = _generated._UniffiLib
