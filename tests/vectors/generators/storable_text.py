@@ -70,6 +70,25 @@ UNITS = [
     ("U+0000 in UTF-16", "00410000", "1024"),
     ("lone surrogates, then cut", "d800" * 700, "1024"),
 ]
+RAISED = [
+    ("a type and a message", "ValueError", "bad input"),
+    ("an empty message: the type alone", "ValueError", ""),
+    ("a JVM type with an empty message", "IllegalStateException", ""),
+    ("an empty type: the message alone", "", "boom"),
+    ("both empty", "", ""),
+    ("U+0000 in the message", "Error", "a\x00b"),
+    ("a long message, cut after composing", "TypeError", "x" * 1100),
+]
+
+
+def raised(type_name, message):
+    # docs/spec.md, "The wire": a raised failure's stored text.
+    if type_name and message:
+        text = type_name + ": " + message
+    else:
+        text = type_name or message or "error"
+    return storable(text, 1024)
+
 
 cases = []
 for name, text, max_bytes in TEXTS:
@@ -82,4 +101,7 @@ for name, data, max_bytes in BYTES:
 for name, units, max_bytes in UNITS:
     cases.append({"name": f"utf-16: {name}", "op": "storable_utf16", "units": units,
                   "max_bytes": max_bytes, "expect": from_utf16(units, int(max_bytes))})
-print(json.dumps({"description": "Storable text (docs/spec.md, Store drivers, \"Storable text\"): every text a driver writes made storable in every dialect, from a host string, from bytes that may not be UTF-8, or from UTF-16 code units. See tests/vectors/README.md.", "cases": cases}, indent=1))
+for name, type_name, message in RAISED:
+    cases.append({"name": f"raised: {name}", "op": "raised_text", "type_name": type_name,
+                  "message": message, "expect": raised(type_name, message)})
+print(json.dumps({"description": "Storable text (docs/spec.md, Store drivers, \"Storable text\"): every text a driver writes made storable in every dialect, from a host string, from bytes that may not be UTF-8, or from UTF-16 code units; and a raised failure's text composed from its type's name and message. See tests/vectors/README.md.", "cases": cases}, indent=1))
