@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import wire_vectors
 
 import mintid
 import mintid.http as mintid_http
@@ -1336,6 +1337,7 @@ RUNNERS: dict[str, dict[str, Callable[[Case], None]]] = {
         "adapt": segment_adapt,
         "allocator": segment_allocator,
     },
+    "wire.json": {op: wire_vectors.run_case for op in ("spec", "input", "step")},
     "outbox.json": {
         "status": outbox_case(lambda case: str(mintid.OutboxStatus.parse(case["text"]))),
         "policy": outbox_case(outbox_policy),
@@ -1370,3 +1372,8 @@ def test_every_vector_file_is_known() -> None:
     files = {path.name for path in VECTORS.glob("*.json")}
     assert files, f"no vectors in {VECTORS}"
     assert files == set(RUNNERS), files ^ set(RUNNERS)
+
+
+def test_wire_tags_are_the_codec_s() -> None:
+    document = json.loads((VECTORS / "wire.json").read_text(encoding="utf-8"))
+    wire_vectors.check_tables(document)
