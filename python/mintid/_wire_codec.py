@@ -60,7 +60,7 @@ _RELAY_POLICY: Final = struct.Struct("<QQQQBQ")
 _HELD: Final = struct.Struct("<QQQ")
 _RELAY_REPORT: Final = struct.Struct("<7Q")
 #: A surrogate code point: in a ``str`` always a lone one, which UTF-8 cannot encode.
-_SURROGATE: Final = re.compile("[\ud800-\udfff]")
+SURROGATE: Final = re.compile("[\ud800-\udfff]")
 
 
 def free_text(value: str) -> bytes:
@@ -68,7 +68,7 @@ def free_text(value: str) -> bytes:
     try:
         return value.encode()
     except UnicodeEncodeError:
-        return _SURROGATE.sub("\ufffd", value).encode()
+        return SURROGATE.sub("\ufffd", value).encode()
 
 
 def error_bytes(value: str) -> bytes:

@@ -17,8 +17,8 @@ import wire_vectors
 
 import mintid
 import mintid.http as mintid_http
-from mintid._lane import error_bytes
 from mintid._native import ffi
+from mintid._wire_codec import error_bytes
 from mintid.testing import ManualClock
 
 VECTORS = Path(__file__).resolve().parents[2] / "tests" / "vectors"
@@ -1076,7 +1076,7 @@ def id_buffer_hand_out(case: Case) -> None:
 
 
 # --- storable_text.json -----------------------------------------------------
-# A Python ``str`` reaches the core as the lane passes an error text
+# A Python ``str`` reaches the core as the wire passes an error text
 # (``error_bytes``: UTF-8, a lone surrogate as its three ``surrogatepass``
 # bytes), then the core's rule for bytes: each op checks that this crossing
 # gives the expected text.

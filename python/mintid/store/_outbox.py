@@ -11,10 +11,10 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from mintid._lane import RelayDriver
-from mintid._lane import drive as lane_drive
+from mintid import _wire_codec as codec
 from mintid._native import check_uint, ffi
 from mintid._outbox import RelayPolicy
+from mintid._wire import RelayWire, drive
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
 from mintid.store._idempotency import pump
@@ -160,9 +160,11 @@ class OutboxBase:
         self._clock = clock
         self._draw = draw if draw is not None else (lambda: secrets.randbits(64))
 
-    def _relay_driver(self) -> RelayDriver:
+    def _relay_driver(self) -> RelayWire:
         """A relay run's driver (its claim tokens and jitter from ``draw``)."""
-        return RelayDriver(self.database.manifest, self.policy._to_ffi(), self._draw())
+        manifest = self.database.manifest
+        head = codec.head(codec.RELAY, manifest.dialect.value, manifest.placeholder.value)
+        return RelayWire(head + codec.relay_policy(self.policy) + codec.u64(self._draw()))
 
     def _report(self, done: tuple[Any, ...]) -> RelayReport:
         """The driver's ``done`` hand-over as the run's report, reported to the metrics."""
@@ -171,7 +173,7 @@ class OutboxBase:
             self._metrics.relayed(report.sent, report.retried, report.dead)
         return report
 
-    def _after_send(self, driver: RelayDriver, error: Exception | None) -> bytes:
+    def _after_send(self, driver: RelayWire, error: Exception | None) -> bytes:
         """Tell the driver how the send of the message it handed over went; its next step."""
         now = self._clock.now_millis()
         if error is None:
@@ -223,7 +225,8 @@ class Outbox(OutboxBase):
         driver = self._relay_driver()
         try:
             # The relay keeps its connection from send to send: one per relay.
-            handed = lane_drive(runner, clock, driver, driver.start(clock.now_millis()), hold=True)
+            step = drive(runner, clock, driver, driver.start(clock.now_millis()), hold=True)
+            handed = driver.end(step)
             while handed[0] == "send":
                 try:
                     send(ClaimedMessage(*handed[1:]))
@@ -231,7 +234,7 @@ class Outbox(OutboxBase):
                     step = self._after_send(driver, error)
                 else:
                     step = self._after_send(driver, None)
-                handed = lane_drive(runner, clock, driver, step, hold=True)
+                handed = driver.end(drive(runner, clock, driver, step, hold=True))
         finally:
             runner.release()
         return self._report(handed)

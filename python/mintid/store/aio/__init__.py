@@ -8,7 +8,7 @@ with executors for psycopg 3 (``AsyncConnection``, or the app's
 The same three ways in as :class:`~mintid.store.IdempotencyStore`, with the
 same names, arguments, defaults, results and errors, spelled ``async``. The
 protocol is the core's record driver, stepped by the one async loop
-(:func:`mintid._lane.drive_async`; the other drivers by
+(:func:`mintid._wire.drive_async`; the other drivers by
 :func:`mintid.store.aio._loop.drive_steps`); what is not I/O (argument checks, result
 mapping, outcome packing) is the sync store's own code.
 

@@ -1,6 +1,6 @@
 """The idempotency store for asyncio: :class:`AsyncIdempotencyStore` and
-:class:`AsyncRecordLease`, on the record driver stepped by the one async lane
-loop (:func:`mintid._lane.drive_async`).
+:class:`AsyncRecordLease`, on the record driver stepped by the one async loop
+of the wire (:func:`mintid._wire.drive_async`).
 """  # noqa: D205
 
 from __future__ import annotations
@@ -11,9 +11,10 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
 from mintid._key import IdempotencyKey
-from mintid._lane import Lane, LaneDriver, drive_async
 from mintid._native import ffi
 from mintid._record import RecordPolicy
+from mintid._wire import RecordWire, drive_async
+from mintid._wire_codec import Held
 from mintid.store._errors import RecordLostError
 from mintid.store._idempotency import (
     _HELD,
@@ -29,6 +30,7 @@ from mintid.store._idempotency import (
     loading,
     native_key,
     not_run,
+    record_spec,
     request_driver,
 )
 from mintid.store._metrics import StoreMetrics, claiming, operating, recording
@@ -57,9 +59,9 @@ class AsyncRecordLease(LeaseBase):
     def __init__(
         self,
         store: AsyncIdempotencyStore,
-        driver: LaneDriver,
+        driver: RecordWire,
         key: ffi.IdempotencyKey,
-        held: ffi.Held,
+        held: Held,
         *,
         finishable: bool = True,
     ) -> None:
@@ -78,8 +80,16 @@ class AsyncRecordLease(LeaseBase):
         store = self._store
         store.database.bound()
         async with self._lock:
-            steps = self._renewing(store.database.manifest, store.policy, store._clock.now_millis())
-            return await pump_async(store._runner(), steps)
+            clock = store._clock
+            renewal = self._renewal_wire(store.database, store.policy)
+            try:
+                step = await drive_async(
+                    store._runner(), clock, renewal, renewal.start(clock.now_millis())
+                )
+            except RecordLostError:
+                self._lost_now()
+                raise
+            return self._renewed(step)
 
     async def complete(self, response: StoredResponse) -> None:
         """Store the response (see :meth:`RecordLease.complete`)."""
@@ -100,7 +110,11 @@ class AsyncRecordLease(LeaseBase):
     async def _recording(self, result: object, step: bytes) -> None:
         store = self._store
         with completing(store._metrics, ffi.Way.LEASE, result) as ended:
-            ended(await drive_async(store._runner(), store._clock, self._driver, step))
+            ended(
+                self._driver.end(
+                    await drive_async(store._runner(), store._clock, self._driver, step)
+                )
+            )
 
     async def _renew_every(self, every_millis: int) -> None:
         """The background renewal: every ``every_millis`` until cancelled or lost."""
@@ -156,10 +170,8 @@ class AsyncIdempotencyStore:
         #: Where decisions, latencies, errors and spans are reported.
         self.metrics, self._metrics = recording(metrics)
         self._clock = async_clock(clock)
-        self._lane = Lane(
-            ffi.RecordDrivers(database.manifest, policy._checked),
-            bound(fast_path, AsyncRedisFastPath, self._metrics),
-        )
+        self._spec = record_spec(database, policy)
+        self._fast = bound(fast_path, AsyncRedisFastPath, self._metrics)
 
     def _runner(self, raw: Any = None) -> AsyncQueryRunner:
         """A runner on the pool (or on the caller's ``raw``), reporting to the metrics."""
@@ -167,17 +179,17 @@ class AsyncIdempotencyStore:
 
     async def _start(
         self, runner: AsyncQueryRunner, way: ffi.Way, key: IdempotencyKey, request: StoreRequest
-    ) -> tuple[LaneDriver, Any]:
+    ) -> tuple[RecordWire, Any]:
         self.database.bound()
-        driver, step = request_driver(self._lane, self._clock, way, key, request)
+        driver, step = request_driver(self._spec, self._fast, self._clock, way, key, request)
         with claiming(self._metrics, way) as ended:
-            return driver, ended(await drive_async(runner, self._clock, driver, step))
+            return driver, ended(driver.end(await drive_async(runner, self._clock, driver, step)))
 
     async def _end(
         self,
         runner: AsyncQueryRunner,
         way: ffi.Way,
-        driver: LaneDriver,
+        driver: RecordWire,
         result: object,
         beat: asyncio.Task[None] | None = None,
     ) -> Any:
@@ -186,7 +198,7 @@ class AsyncIdempotencyStore:
         clock = self._clock
         step = _finish(driver, result, clock.now_millis())
         with completing(self._metrics, way, result) as ended:
-            return ended(await drive_async(runner, clock, driver, step))
+            return ended(driver.end(await drive_async(runner, clock, driver, step)))
 
     async def run_once(
         self,

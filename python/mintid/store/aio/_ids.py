@@ -3,7 +3,7 @@
 of :mod:`mintid.store._leases` and :mod:`mintid.store._segments`.
 
 The same core drivers, stepped by the one async loop for drivers off the
-lane (:func:`mintid.store.aio._loop.drive_steps`); what is not I/O (argument
+wire (:func:`mintid.store.aio._loop.drive_steps`); what is not I/O (argument
 checks, each driver's steps, result mapping, what a take calls for) is the
 sync classes' own code. The lease's heartbeat and the background segment
 fetch are tasks of the store's event loop.

@@ -1,6 +1,6 @@
 """The one async step loop: :class:`AsyncQueryRunner` runs a driver's queries on
 a pooled connection (or the caller's), :func:`drive_steps` and :func:`pump_async`
-step the core's drivers off the lane with every answer and pause awaited, and
+step the core's drivers off the wire with every answer and pause awaited, and
 :func:`to_the_end` runs a completion to its end through a cancellation.
 """  # noqa: D205
 
@@ -134,7 +134,7 @@ async def drive_steps(
     resume: Callable[[], Any],
 ) -> Any:
     """:func:`mintid.store._database.drive` for asyncio: a core driver's
-    ``steps`` (not on the lane: leases, segment fetches) run on ``runner``,
+    ``steps`` (not on the wire: leases, segment fetches) run on ``runner``,
     each answer and pause awaited, until its end. Every loop, retry and error
     code is the driver's.
     """  # noqa: D205

@@ -1,8 +1,8 @@
 """The transactional outbox for asyncio: :class:`AsyncOutbox`, the async twin
 of :class:`mintid.store.Outbox`.
 
-The same core drivers: the relay on the lane, stepped by the one async lane
-loop (:func:`mintid._lane.drive_async`); enqueue, load and cleanup are the
+The same core drivers: the relay on the wire, stepped by the one async wire
+loop (:func:`mintid._wire.drive_async`); enqueue, load and cleanup are the
 sync outbox's own step generators with their answers awaited.
 """  # noqa: D205
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
-from mintid._lane import drive_async
 from mintid._outbox import RelayPolicy
+from mintid._wire import drive_async
 from mintid.store._metrics import StoreMetrics
 from mintid.store._outbox import (
     ClaimedMessage,
@@ -81,7 +81,7 @@ class AsyncOutbox(OutboxBase):
         try:
             # The relay keeps its connection from send to send: one per relay.
             step = driver.start(clock.now_millis())
-            handed = await drive_async(runner, clock, driver, step, hold=True)
+            handed = driver.end(await drive_async(runner, clock, driver, step, hold=True))
             while handed[0] == "send":
                 try:
                     await send(ClaimedMessage(*handed[1:]))
@@ -92,7 +92,8 @@ class AsyncOutbox(OutboxBase):
                 # The send has an outcome: its mark is recorded even if this task is
                 # cancelled meanwhile (to the next hand-over), then the cancellation
                 # propagates. A message left claimed after its send would go again.
-                handed = await to_the_end(drive_async(runner, clock, driver, step, hold=True))
+                step = await to_the_end(drive_async(runner, clock, driver, step, hold=True))
+                handed = driver.end(step)
         finally:
             await runner.release()
         return self._report(handed)
