@@ -17,7 +17,17 @@ from mintid import _wire_codec as codec
 from mintid import _wire_redis
 from mintid._library import entry
 
-__all__ = ["RecordWire", "RelayWire", "Wire", "drive", "drive_async", "key_text"]
+__all__ = [
+    "RecordWire",
+    "RelayWire",
+    "Wire",
+    "drive",
+    "drive_async",
+    "key_text",
+    "once",
+    "once_async",
+    "spec",
+]
 
 #: The layout this module reads and writes (``mintid_wire_version``).
 VERSION: Final = 1
@@ -57,6 +67,13 @@ def key_text(kind: str, scope: str, id: str) -> str:
     if packed[0]:
         raise codec.error(packed)
     return packed[1:].decode()
+
+
+def spec(kind: int, manifest: Any, fields: bytes = b"") -> bytes:
+    """The spec of a driver of ``kind`` over ``manifest`` (the core's, of a
+    database), its kind's ``fields`` after it.
+    """  # noqa: D205
+    return codec.head(kind, manifest.dialect.value, manifest.placeholder.value) + fields
 
 
 class Wire:
@@ -222,3 +239,15 @@ def _refused(step: bytes) -> Exception:
     if step[0] != codec.FAIL:
         return AssertionError(f"a wire step this loop does not run: tag {step[0]}")
     return codec.error(step)
+
+
+def once(runner: Any, clock: Any, packed_spec: bytes) -> bytes:
+    """Run the driver of ``packed_spec`` from its start to its ``DONE`` step (returned)."""
+    wire = Wire(packed_spec)
+    return drive(runner, clock, wire, wire.start(clock.now_millis()))
+
+
+async def once_async(runner: Any, clock: Any, packed_spec: bytes) -> bytes:
+    """:func:`once` for an asyncio host."""
+    wire = Wire(packed_spec)
+    return await drive_async(runner, clock, wire, wire.start(clock.now_millis()))

@@ -15,16 +15,16 @@ import itertools
 import os
 import threading
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, Literal, TypeVar
+from typing import Any, Final, Literal
 
 from mintid import _wire_codec as codec
 from mintid._fingerprint import Fingerprint
 from mintid._key import IdempotencyKey
-from mintid._native import ffi, native_error
-from mintid._record import Outcome, Problem, Record, RecordPolicy
-from mintid._wire import RecordWire, Wire, drive
+from mintid._native import check_uint, ffi
+from mintid._record import Outcome, Problem, Record, RecordPolicy, RecordStatus
+from mintid._wire import RecordWire, Wire, drive, once, spec
 from mintid._wire_codec import Finished, Held
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
@@ -339,25 +339,6 @@ class RecordLease(LeaseBase):
             ended(self._driver.end(drive(store._runner(), clock, self._driver, step)))
 
 
-T = TypeVar("T")
-
-
-def pump(runner: QueryRunner, steps: Generator[ffi.StoreQuery, ffi.StoreAnswer, T]) -> T:
-    """Answer each query ``steps`` yields on ``runner``; what it returns. A
-    core error is raised as its typed error, the driver's exception behind it.
-    """  # noqa: D205
-    try:
-        query = next(steps)
-        while True:
-            query = steps.send(runner.answer(query))
-    except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
-    except _NativeError as error:
-        raise native_error(error) from runner.cause
-    finally:
-        runner.release()
-
-
 def record_spec(database: Any, policy: RecordPolicy) -> bytes:
     """The start of every record spec of a store over ``database`` under ``policy``."""
     manifest = database.manifest
@@ -393,28 +374,32 @@ def request_driver(
     return driver, driver.start(clock.now_millis())
 
 
-def loading(
-    manifest: ffi.Manifest, key: IdempotencyKey
-) -> Generator[ffi.StoreQuery, ffi.StoreAnswer, StoredRecord | None]:
-    """The core's load of ``key``: one query; the stored record or ``None``."""
-    stored = ffi.store_read_record((yield ffi.store_load_query(manifest, native_key(key))))
+def load_spec(manifest: ffi.Manifest, key: IdempotencyKey) -> bytes:
+    """The core's load of ``key`` (checked; its ``DONE``: :func:`loaded`)."""
+    checked = native_key(key)
+    return spec(codec.RECORD_LOAD, manifest, codec.key(checked.kind, checked.scope, checked.id))
+
+
+def loaded(step: bytes) -> StoredRecord | None:
+    """A record load's end: the stored record or ``None``."""
+    stored = codec.stored_record(step)
     if stored is None:
         return None
-    return StoredRecord(
-        Record._of(stored.record), StoredResponse._of(stored.response), stored.error
+    record = Record(
+        RecordStatus[stored.status.upper()],
+        Fingerprint._of_core(stored.fingerprint),
+        stored.token,
+        stored.lease_deadline_millis,
+        stored.created_millis,
+        stored.expires_millis,
     )
+    response = None if stored.response is None else StoredResponse(*stored.response)
+    return StoredRecord(record, response, stored.error)
 
 
-def cleaning(
-    manifest: ffi.Manifest, batch_size: int, clock: StoreClock | Any
-) -> Generator[ffi.StoreQuery, ffi.StoreAnswer, int]:
-    """The core's cleanup: its queries out, their answers in; the total deleted."""
-    cleanup = ffi.RecordCleanup(manifest, batch_size)
-    step = cleanup.push((yield cleanup.start(clock.now_millis())), clock.now_millis())
-    while isinstance(step, ffi.CleanupStep.RUN):
-        step = cleanup.push((yield step.query), clock.now_millis())
-    assert isinstance(step, ffi.CleanupStep.DONE)
-    return int(step.deleted)
+def cleanup_spec(manifest: ffi.Manifest, batch_size: int) -> bytes:
+    """The core's cleanup of expired records (its ``DONE``: the total, ``codec.count``)."""
+    return spec(codec.RECORD_CLEANUP, manifest, codec.u64(check_uint("batch_size", batch_size)))
 
 
 class _Heartbeat:
@@ -630,11 +615,11 @@ class IdempotencyStore:
 
     def load(self, key: IdempotencyKey) -> StoredRecord | None:
         """The stored record of ``key``, or ``None``."""
-        return pump(self._runner(), loading(self.database.manifest, key))
+        return loaded(once(self._runner(), self._clock, load_spec(self.database.manifest, key)))
 
     def cleanup(self, batch_size: int = 1000) -> int:
         """Delete expired records (a pending one only once its lease passed too),
         ``batch_size`` per statement until a batch comes back short; the total.
         """  # noqa: D205
-        steps = cleaning(self.database.manifest, batch_size, self._clock)
-        return pump(self._runner(), steps)
+        packed = cleanup_spec(self.database.manifest, batch_size)
+        return codec.count(once(self._runner(), self._clock, packed))

@@ -13,8 +13,8 @@ from typing import Any, Final
 from mintid._key import IdempotencyKey
 from mintid._native import ffi
 from mintid._record import RecordPolicy
-from mintid._wire import RecordWire, drive_async
-from mintid._wire_codec import Held
+from mintid._wire import RecordWire, drive_async, once_async
+from mintid._wire_codec import Held, count
 from mintid.store._errors import RecordLostError
 from mintid.store._idempotency import (
     _HELD,
@@ -25,9 +25,10 @@ from mintid.store._idempotency import (
     StoredResponse,
     StoreRequest,
     _finish,
-    cleaning,
+    cleanup_spec,
     completing,
-    loading,
+    load_spec,
+    loaded,
     native_key,
     not_run,
     record_spec,
@@ -41,7 +42,7 @@ from mintid.store.aio._database import (
     async_database,
     driver_connection,
 )
-from mintid.store.aio._loop import AsyncQueryRunner, pump_async, to_the_end
+from mintid.store.aio._loop import AsyncQueryRunner, to_the_end
 from mintid.store.fast_path import AsyncRedisFastPath, bound
 
 #: The lease of the ``run_once`` operation running in this task.
@@ -276,16 +277,16 @@ class AsyncIdempotencyStore:
     async def load(self, key: IdempotencyKey) -> StoredRecord | None:
         """The stored record of ``key``, or ``None``."""
         self.database.bound()
-        steps = loading(self.database.manifest, key)
-        return await pump_async(self._runner(), steps)
+        packed = load_spec(self.database.manifest, key)
+        return loaded(await once_async(self._runner(), self._clock, packed))
 
     async def cleanup(self, batch_size: int = 1000) -> int:
         """Delete expired records, ``batch_size`` per statement; the total
         (see :meth:`IdempotencyStore.cleanup <mintid.store.IdempotencyStore.cleanup>`).
         """  # noqa: D205
         self.database.bound()
-        steps = cleaning(self.database.manifest, batch_size, self._clock)
-        return await pump_async(self._runner(), steps)
+        packed = cleanup_spec(self.database.manifest, batch_size)
+        return count(await once_async(self._runner(), self._clock, packed))
 
 
 async def _stopped(beat: asyncio.Task[None] | None) -> None:

@@ -1,13 +1,13 @@
 """The one async step loop: :class:`AsyncQueryRunner` runs a driver's queries on
-a pooled connection (or the caller's), :func:`drive_steps` and :func:`pump_async`
-step the core's drivers off the wire with every answer and pause awaited, and
+a pooled connection (or the caller's), :func:`drive_steps` steps
+the core's drivers off the wire with every answer and pause awaited, and
 :func:`to_the_end` runs a completion to its end through a cancellation.
 """  # noqa: D205
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Coroutine, Generator
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, TypeVar
 
 from mintid._native import ffi, native_error
@@ -157,22 +157,6 @@ async def drive_steps(
                 step = resume()
             else:
                 return step
-    except _NativeError as error:
-        raise native_error(error) from runner.cause
-    finally:
-        await runner.release()
-
-
-async def pump_async(
-    runner: AsyncQueryRunner, steps: Generator[ffi.StoreQuery, ffi.StoreAnswer, T]
-) -> T:
-    """:func:`mintid.store._idempotency.pump` with the answers awaited."""
-    try:
-        query = next(steps)
-        while True:
-            query = steps.send(await runner.answer(query))
-    except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
     except _NativeError as error:
         raise native_error(error) from runner.cause
     finally:

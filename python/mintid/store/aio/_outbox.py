@@ -3,7 +3,7 @@ of :class:`mintid.store.Outbox`.
 
 The same core drivers: the relay on the wire, stepped by the one async wire
 loop (:func:`mintid._wire.drive_async`); enqueue, load and cleanup are the
-sync outbox's own step generators with their answers awaited.
+sync outbox's own specs and ends, driven by the same loop.
 """  # noqa: D205
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
 from mintid._outbox import RelayPolicy
-from mintid._wire import drive_async
+from mintid._wire import drive_async, once_async
+from mintid._wire_codec import count
 from mintid.store._metrics import StoreMetrics
 from mintid.store._outbox import (
     ClaimedMessage,
@@ -20,9 +21,11 @@ from mintid.store._outbox import (
     OutboxMessage,
     RelayReport,
     StoredMessage,
-    cleaning_sent,
-    enqueuing,
-    loading_message,
+    cleanup_spec,
+    enqueue_spec,
+    enqueued,
+    load_spec,
+    loaded,
 )
 from mintid.store.aio._database import (
     AsyncDatabase,
@@ -31,7 +34,7 @@ from mintid.store.aio._database import (
     async_database,
     driver_connection,
 )
-from mintid.store.aio._loop import AsyncQueryRunner, pump_async, to_the_end
+from mintid.store.aio._loop import AsyncQueryRunner, to_the_end
 
 __all__ = ["AsyncOutbox"]
 
@@ -66,9 +69,9 @@ class AsyncOutbox(OutboxBase):
         <mintid.store.Outbox.enqueue>`).
         """  # noqa: D205
         self.database.bound()
-        steps = enqueuing(self.database.manifest, message, self._clock.now_millis())
+        packed = enqueue_spec(self.database.manifest, message)
         runner = AsyncQueryRunner(self.database, await driver_connection(connection), self._metrics)
-        return await pump_async(runner, steps)
+        return enqueued(await once_async(runner, self._clock, packed))
 
     async def relay(self, send: Callable[[ClaimedMessage], Awaitable[None]]) -> RelayReport:
         """:meth:`Outbox.relay <mintid.store.Outbox.relay>` with an async ``send``:
@@ -101,11 +104,13 @@ class AsyncOutbox(OutboxBase):
     async def load(self, kind: str, business_key: str) -> StoredMessage | None:
         """The message of ``kind`` and ``business_key``, or ``None``."""
         self.database.bound()
-        steps = loading_message(self.database.manifest, kind, business_key)
-        return await pump_async(AsyncQueryRunner(self.database, None, self._metrics), steps)
+        packed = load_spec(self.database.manifest, kind, business_key)
+        runner = AsyncQueryRunner(self.database, None, self._metrics)
+        return loaded(await once_async(runner, self._clock, packed))
 
     async def cleanup(self, sent_before_millis: int, batch_size: int = 1000) -> int:
         """:meth:`Outbox.cleanup <mintid.store.Outbox.cleanup>`, awaited."""
         self.database.bound()
-        steps = cleaning_sent(self.database.manifest, sent_before_millis, batch_size)
-        return await pump_async(AsyncQueryRunner(self.database, None, self._metrics), steps)
+        packed = cleanup_spec(self.database.manifest, sent_before_millis, batch_size)
+        runner = AsyncQueryRunner(self.database, None, self._metrics)
+        return count(await once_async(runner, self._clock, packed))
