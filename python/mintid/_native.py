@@ -69,8 +69,8 @@ def check_uint(name: str, value: int, bits: int = 64) -> int:
 
 
 def ids_from_bytes(raw: bytes) -> list[int]:
-    """64-bit IDs from the core's bulk form: 8 big-endian bytes each."""
+    """64-bit IDs from the core's bulk form: 8 little-endian bytes each."""
     ids = array("Q", raw)
-    if sys.byteorder == "little":
+    if sys.byteorder == "big":
         ids.byteswap()
     return ids.tolist()

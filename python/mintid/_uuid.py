@@ -220,7 +220,7 @@ class _IntBuffer(Buffer[int]):
 
     def _fetch(self, handed_out: int) -> tuple[list[int], int]:
         raw = call(self._core.next_batch, handed_out)
-        return _ints_of_bytes(raw[8:]), int.from_bytes(raw[:8], "big")
+        return _ints_of_bytes(raw[8:]), int.from_bytes(raw[:8], "little")
 
     def _fetch_one(self) -> int:
         return _ints_of_bytes(call(self._core.next_bytes, 1))[0]
