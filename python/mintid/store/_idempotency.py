@@ -74,10 +74,6 @@ class StoredResponse:
     #: Its bytes (at most :data:`MAX_RESPONSE_BYTES`).
     body: bytes
 
-    @classmethod
-    def _of(cls, response: ffi.StoredResponse | None) -> StoredResponse | None:
-        return None if response is None else cls(response.content_type, response.body)
-
 
 @dataclass(frozen=True)
 class StoreRequest:
@@ -360,6 +356,7 @@ def request_driver(
     if not isinstance(key, IdempotencyKey):
         raise TypeError(f"key must be an IdempotencyKey, got {type(key).__name__}")
     ttl = None if fast is None else fast.ttl_millis
+    created = request.key_created_millis
     spec = codec.record_spec(
         spec,
         b"",
@@ -368,7 +365,7 @@ def request_driver(
         ttl,
         codec.key(key.kind, key.scope, key.id),
         request.fingerprint.digest,
-        request.key_created_millis,
+        None if created is None else check_uint("key_created_millis", created),
     )
     driver = RecordWire(spec, fast)
     return driver, driver.start(clock.now_millis())
