@@ -19,6 +19,12 @@ import mintid
 import mintid.http as mintid_http
 from mintid._native import ffi
 from mintid._wire_codec import error_bytes
+from mintid.store import (
+    IdempotencyStore,
+    SqliteDatabase,
+    StoredResponse,
+    StoreRequest,
+)
 from mintid.testing import ManualClock
 
 VECTORS = Path(__file__).resolve().parents[2] / "tests" / "vectors"
@@ -1107,6 +1113,25 @@ def storable_utf16(case: Case) -> None:
     storable(error_bytes(text), case)
 
 
+def storable_raised_text(case: Case) -> None:
+    # Through the store, as an operation raises it: the core composes the text from the
+    # exception's type name and message, and keeps it with the released (retryable) record.
+    raised = type(case["type_name"], (Exception,), {})
+    database = SqliteDatabase(":memory:")
+    database.migrate()
+    store = IdempotencyStore(database, mintid.RecordPolicy())
+    key = mintid.IdempotencyKey("order.create", "tenant-1", "raised")
+
+    def operation() -> StoredResponse:
+        raise raised(case["message"])
+
+    with pytest.raises(raised):
+        store.run_once(key, StoreRequest(mintid.Fingerprint(bytes(32))), operation)
+    stored = store.load(key)
+    assert stored is not None
+    assert stored.error == case["expect"], (stored.error, case["expect"])
+
+
 # --- api.json ---------------------------------------------------------------
 
 
@@ -1267,6 +1292,7 @@ RUNNERS: dict[str, dict[str, Callable[[Case], None]]] = {
         "storable_text": storable_text,
         "storable_utf8": storable_utf8,
         "storable_utf16": storable_utf16,
+        "raised_text": storable_raised_text,
     },
     "snowflake.json": {
         "layout": snowflake_layout,
