@@ -24,8 +24,11 @@
 //!
 //! The drivers:
 //! * [`RecordDriver`]: the idempotency record protocol (run once, same
-//!   transaction, lease and fence), [`RecordRenewal`], its heartbeat, and
-//!   [`RecordCleanup`], batches of expired records deleted.
+//!   transaction, lease and fence), [`RecordRenewal`], one renewal of a
+//!   held claim, [`RecordHeartbeat`], the schedule and stop rule of those
+//!   renewals, and [`RecordCleanup`], batches of expired records deleted.
+//! * [`Migrator`]: the numbered migrations applied (under a lock, each in
+//!   its transaction) or the pending ones listed.
 //! * [`LeaseAcquisition`]: taking a worker id (find, skip a row that cannot
 //!   be used now, take; seed, retry, wait, or fail; a caller's deadline).
 //! * [`LeaseRenewal`] and [`LeaseRelease`]: a held lease's heartbeat beat
@@ -46,11 +49,13 @@ mod answer;
 mod error;
 mod error_class;
 mod fast_path;
+mod heartbeat;
 mod lease_driver;
 #[cfg(target_has_atomic = "64")]
 mod lease_renewal;
 pub mod limits;
 mod manifest;
+mod migration_driver;
 mod outbox_driver;
 mod record_driver;
 mod record_fast;
@@ -65,10 +70,15 @@ pub use fast_path::{
     CHECK, ENTRY_PREFIX, FORGET, FastAnswer, FastPath, FastVerdict, RedisCall, SETTLE, Script,
     TTL_MARGIN_MILLIS,
 };
+pub use heartbeat::RecordHeartbeat;
 pub use lease_driver::{LeaseAcquisition, LeaseStep};
 #[cfg(target_has_atomic = "64")]
 pub use lease_renewal::{LeaseRelease, LeaseRenewal};
 pub use manifest::{Dialect, Manifest, Migration, ParamType, Placeholder, ResultKind, Statement};
+pub use migration_driver::{
+    MIGRATION_LOCK_PAUSE_MAX_MILLIS, MIGRATION_LOCK_PAUSE_MILLIS, MIGRATION_LOCK_WAIT_MILLIS,
+    MigrationStep, MigrationYield, Migrator,
+};
 pub use outbox_driver::{
     ClaimedMessage, EnqueueStep, OutboxCleanup, OutboxEnqueue, OutboxRelay, RelayReport, RelayStep,
     RelayYield, StoredMessage, outbox_load_query, read_outbox_load,
@@ -80,7 +90,9 @@ pub use record_driver::{
 };
 pub use record_fast::FastReport;
 pub use renewal::{RecordCleanup, RecordRenewal};
-pub use segment_driver::{MAX_TAG_BYTES, SegmentDriver, SegmentStep, Taken};
+pub use segment_driver::{
+    MAX_TAG_BYTES, SEGMENT_WAIT_MILLIS, SegmentDriver, SegmentStep, TakeAction, Taken,
+};
 pub use value::{Query, Value};
 
 /// One step a driver asks its host to take.

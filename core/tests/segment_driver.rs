@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use mintid::segment::{SegmentPolicy, SegmentRow};
 use mintid::store::{
     Answer, DbError, DbErrorClass, Dialect, DriverError, Manifest, Placeholder, Query,
-    SegmentDriver, Step, Taken, Value,
+    SEGMENT_WAIT_MILLIS, SegmentDriver, Step, TakeAction, Taken, Value,
 };
 use proptest::prelude::*;
 
@@ -164,6 +164,27 @@ fn first_use_creates_the_tag_then_prefetches_at_the_threshold() {
     );
     assert_eq!(table.draw(&mut driver, 0, 3)[..3], [11, 12, 13]);
     assert_eq!(table.rows["orders"], (70, 40));
+}
+
+#[test]
+fn each_take_says_what_to_do_hand_out_fetch_beside_fetch_now_or_wait() {
+    let mut table = Table::default();
+    let mut driver = SegmentDriver::new(manifest(), "orders", policy()).unwrap();
+    assert_eq!(driver.take(0).action(), TakeAction::FetchNow);
+    // Another caller, while that fetch is due or under way and nothing is in memory.
+    let waiting = driver.take(0);
+    assert_eq!((waiting.count, waiting.fetch_due), (0, false));
+    assert_eq!(
+        waiting.action(),
+        TakeAction::Wait {
+            millis: SEGMENT_WAIT_MILLIS
+        }
+    );
+    assert_eq!(SEGMENT_WAIT_MILLIS, 100);
+    table.fetch(&mut driver, 0).unwrap();
+    assert_eq!(driver.take(0).action(), TakeAction::FetchBeside);
+    table.fetch(&mut driver, 0).unwrap();
+    assert_eq!(driver.take(0).action(), TakeAction::HandOut);
 }
 
 #[test]

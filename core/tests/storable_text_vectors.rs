@@ -4,7 +4,9 @@
 mod common;
 
 use common::text;
-use mintid::store::limits::{storable_text, storable_text_from_bytes, storable_text_utf16};
+use mintid::store::limits::{
+    raised_text, storable_text, storable_text_from_bytes, storable_text_utf16,
+};
 
 fn hex(text: &str) -> Vec<u8> {
     (0..text.len())
@@ -20,8 +22,17 @@ fn storable_text_vectors() {
     assert!(cases.len() >= 25);
     for case in cases {
         let name = text(case, "name");
+        let op = text(case, "op");
+        if op == "raised_text" {
+            let got = raised_text(
+                text(case, "type_name").as_bytes(),
+                text(case, "message").as_bytes(),
+            );
+            assert_eq!(got, text(case, "expect"), "{name}");
+            continue;
+        }
         let max: usize = text(case, "max_bytes").parse().expect("a decimal");
-        let got = match text(case, "op") {
+        let got = match op {
             "storable_text" => storable_text(text(case, "text"), max),
             "storable_utf8" => storable_text_from_bytes(&hex(text(case, "hex")), max),
             "storable_utf16" => {

@@ -351,3 +351,34 @@ FROM (
     LIMIT :batch_size
     FOR UPDATE SKIP LOCKED) AS batch
 STRAIGHT_JOIN outbox_message AS message ON message.message_id = batch.message_id;
+
+-- ===================================================================================
+-- Migrations (table mintid_schema_migrations). The core's migration driver runs
+-- these around the numbered files, all on one connection: migration_lock (again
+-- after a pause while another process holds it), migrations_table,
+-- applied_migrations, then per pending file BEGIN; applied_migrations; its
+-- statements; COMMIT; and migration_unlock at the end. MySQL commits each DDL
+-- statement on its own: the named lock is what keeps two migrators apart. See
+-- docs/spec.md, "Migrations".
+-- ===================================================================================
+
+-- name: migration_lock :one
+-- Takes the session's named migration lock without waiting: locked 1 when this
+-- session holds it now, 0 (or NULL on an error) when another session does.
+SELECT GET_LOCK('mintid_schema_migrations', 0) AS locked;
+
+-- name: migration_unlock :one
+-- Gives the session's named migration lock back: released 1 when it held it.
+SELECT RELEASE_LOCK('mintid_schema_migrations') AS released;
+
+-- name: migrations_table :exec
+-- Creates the table of applied versions if it is missing (as migration 0001 does).
+CREATE TABLE IF NOT EXISTS mintid_schema_migrations (
+    version        INT          NOT NULL PRIMARY KEY,
+    name           VARCHAR(128) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
+    applied_millis BIGINT       NOT NULL
+) ENGINE = InnoDB;
+
+-- name: applied_migrations :many
+-- The versions recorded as applied, ascending.
+SELECT version FROM mintid_schema_migrations ORDER BY version;

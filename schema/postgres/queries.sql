@@ -323,3 +323,34 @@ WHERE message_id = ANY (ARRAY (
     ORDER BY updated_millis
     LIMIT :batch_size
     FOR UPDATE SKIP LOCKED));
+
+-- ===================================================================================
+-- Migrations (table mintid_schema_migrations). The core's migration driver runs
+-- these around the numbered files, all on one connection: migration_lock (again
+-- after a pause while another process holds it), migrations_table,
+-- applied_migrations, then per pending file BEGIN; applied_migrations; its
+-- statements; COMMIT; and migration_unlock at the end. See docs/spec.md,
+-- "Migrations".
+-- ===================================================================================
+
+-- name: migration_lock :one
+-- Takes the session's migration lock without waiting: locked 1 when this session
+-- holds it now, 0 when another session does. The key is the one the files' own
+-- pg_advisory_xact_lock takes (a session holding it takes that again at once).
+SELECT CASE WHEN pg_try_advisory_lock(7292469616117470001) THEN 1 ELSE 0 END AS locked;
+
+-- name: migration_unlock :one
+-- Gives the session's migration lock back: released 1 when it held it.
+SELECT CASE WHEN pg_advisory_unlock(7292469616117470001) THEN 1 ELSE 0 END AS released;
+
+-- name: migrations_table :exec
+-- Creates the table of applied versions if it is missing (as migration 0001 does).
+CREATE TABLE IF NOT EXISTS mintid_schema_migrations (
+    version        integer PRIMARY KEY,
+    name           text    NOT NULL,
+    applied_millis bigint  NOT NULL
+);
+
+-- name: applied_migrations :many
+-- The versions recorded as applied, ascending.
+SELECT version FROM mintid_schema_migrations ORDER BY version;

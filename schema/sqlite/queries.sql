@@ -324,3 +324,33 @@ WHERE message_id IN (
     WHERE status = 'sent' AND updated_millis <= :sent_before_millis
     ORDER BY updated_millis
     LIMIT :batch_size);
+
+-- ===================================================================================
+-- Migrations (table mintid_schema_migrations). The core's migration driver runs
+-- these around the numbered files, all on one connection: migration_lock,
+-- migrations_table, applied_migrations, then per pending file BEGIN IMMEDIATE;
+-- applied_migrations; its statements; COMMIT; and migration_unlock at the end.
+-- SQLite has no session lock: the write lock of BEGIN IMMEDIATE keeps two
+-- migrators apart, and the versions read again under it say whether another one
+-- applied the file first. See docs/spec.md, "Migrations".
+-- ===================================================================================
+
+-- name: migration_lock :one
+-- Always locked 1: the write transaction of each file is the lock.
+SELECT 1 AS locked;
+
+-- name: migration_unlock :one
+-- Nothing to give back: released 1.
+SELECT 1 AS released;
+
+-- name: migrations_table :exec
+-- Creates the table of applied versions if it is missing (as migration 0001 does).
+CREATE TABLE IF NOT EXISTS mintid_schema_migrations (
+    version        INTEGER PRIMARY KEY,
+    name           TEXT    NOT NULL,
+    applied_millis INTEGER NOT NULL
+) STRICT;
+
+-- name: applied_migrations :many
+-- The versions recorded as applied, ascending.
+SELECT version FROM mintid_schema_migrations ORDER BY version;

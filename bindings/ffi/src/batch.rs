@@ -46,23 +46,23 @@ impl IdBytes {
         Ok(Self(bytes))
     }
 
-    /// 64-bit IDs as 8 big-endian bytes each, after an 8-byte `header` (a
+    /// 64-bit IDs as 8 little-endian bytes each, after an 8-byte little-endian `header` (a
     /// batch's freshness bound).
     pub(crate) fn from_u64s_after(header: u64, ids: &[u64]) -> Result<Self, MintidError> {
         let mut bytes = Vec::with_capacity(8 + ids.len() * 8);
-        bytes.extend_from_slice(&header.to_be_bytes());
+        bytes.extend_from_slice(&header.to_le_bytes());
         for id in ids {
-            bytes.extend_from_slice(&id.to_be_bytes());
+            bytes.extend_from_slice(&id.to_le_bytes());
         }
         Self::new(bytes)
     }
 
-    /// 64-bit IDs as 8 big-endian bytes each: one byte string crosses the boundary far faster
+    /// 64-bit IDs as 8 little-endian bytes each: one byte string crosses the boundary far faster
     /// than a sequence of numbers read one by one.
     pub(crate) fn from_u64s(ids: &[u64]) -> Result<Self, MintidError> {
         let mut bytes = Vec::with_capacity(ids.len() * 8);
         for id in ids {
-            bytes.extend_from_slice(&id.to_be_bytes());
+            bytes.extend_from_slice(&id.to_le_bytes());
         }
         Self::new(bytes)
     }

@@ -1,71 +1,38 @@
-//! The lane: plain C entry points for the hot paths, for hosts whose binding
-//! pays per call: the record driver of a request and the outbox relay (their
-//! steps, answers and outcomes as one packed byte string each, in
-//! `mintid-lane`'s layout) and a key's canonical text.
-//!
-//! uniffi's Python pays about 5 µs for every buffer it allocates or frees
-//! and lifts every value of an enum through interpreted code, so a request
-//! through the uniffi objects cost tens of calls and objects; through the
-//! lane it is one `ctypes` call per step, with the key, digest and rows
-//! passed as pointers and the step read from the driver's own buffer. The
-//! layout is in `docs/spec.md`, "The lane"; what each step means is the
-//! driver's, unchanged. Every entry point catches a panic
-//! (`internal.panic`): nothing unwinds across the boundary.
+//! The lane: the C entry points the hosts called before the wire
+//! (`mintid_lane_*`, `RecordDrivers.lane()`, `outbox_relay_lane`), kept
+//! until every host has moved to the wire (`wire.rs`) and then deleted.
+//! Each is a [`LaneDriver`]: a wire whose inputs and steps are rewritten
+//! from and into the lane's layout (`mintid_wire::lane`); nothing about a
+//! driver is decided here.
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::sync::Arc;
 
 use mintid::store as core;
-use mintid_lane::{Driven, Fields, Lane, Refusal};
+use mintid_wire::lane::{FAST_REPORT_MAX, LaneDriver};
+use mintid_wire::{Input, KeyParts, Spec};
 
 use crate::error::MintidError;
 use crate::outbox::RelayPolicy;
 use crate::store::{Manifest, RecordDrivers};
-
-impl Refusal for MintidError {
-    fn fields(&self) -> Fields<'_> {
-        let (part, position, problem) = self.place();
-        Fields {
-            code: self.code(),
-            detail: self.detail(),
-            part,
-            position,
-            problem,
-            concern: self.concern(),
-        }
-    }
-}
+use crate::wire::{copy_out, panicked, slice};
 
 /// The manifest and policy every record driver of one store shares.
 #[derive(Debug)]
 pub struct RecordLane {
     manifest: core::Manifest,
     pub(crate) policy: mintid::record::RecordPolicy,
-    /// The Redis fast path every driver of the lane has, if any.
-    fast: Option<core::FastPath>,
+    /// The Redis fast path every driver of the lane has (with its TTL cap), if any.
+    fast: Option<Option<u64>>,
 }
 
-/// A driver on the lane, or the packed refusal of one the core would not
-/// make (every step is that error).
-#[derive(Debug)]
-pub struct LaneDriver<D>(Result<Lane<D, MintidError>, Vec<u8>>);
-
-impl<D: Driven> LaneDriver<D> {
-    fn made(made: Result<D, MintidError>) -> *mut Self {
-        let lane = made.map(Lane::new).map_err(|error| {
-            let mut packed = Vec::new();
-            mintid_lane::pack_error(&mut packed, &error);
-            packed
-        });
-        Box::into_raw(Box::new(Self(lane)))
-    }
-}
+/// A driver on the lane (a record driver or a relay run).
+type Driver = LaneDriver<MintidError>;
 
 #[uniffi::export]
 impl RecordDrivers {
     /// The record lane of these drivers: a handle for the C entry points
-    /// `mintid_lane_record_*` (`docs/spec.md`, "The lane"), freed with
-    /// `mintid_lane_free`.
+    /// `mintid_lane_record_*`, freed with `mintid_lane_free`.
     pub fn lane(self: Arc<Self>) -> u64 {
         let lane = Box::new(RecordLane {
             manifest: self.manifest,
@@ -76,66 +43,45 @@ impl RecordDrivers {
     }
 
     /// The record lane of these drivers with the Redis fast path in front
-    /// of the database: every driver made on it yields its Redis steps
-    /// (`RecordDriver::with_fast_path`; `docs/spec.md`, "The fast path"),
-    /// entries living at most `ttl_millis` when given (always less than the
-    /// record's retention). Freed with `mintid_lane_free`.
+    /// of the database, entries living at most `ttl_millis` when given.
+    /// Freed with `mintid_lane_free`.
     pub fn fast_lane(self: Arc<Self>, ttl_millis: Option<u64>) -> u64 {
-        let fast = core::FastPath::new(self.policy);
         let lane = Box::new(RecordLane {
             manifest: self.manifest,
             policy: self.policy,
-            fast: Some(match ttl_millis {
-                Some(ttl) => fast.with_ttl_millis(ttl),
-                None => fast,
-            }),
+            fast: Some(ttl_millis),
         });
         Box::into_raw(lane) as u64
     }
 }
 
 /// One outbox relay run on the lane (`mintid_lane_relay_*`, freed with
-/// `mintid_lane_relay_free`): over `manifest`'s statements under `policy`,
-/// `seed` (a random u64) giving its claim tokens and jitter. A policy the
-/// core refuses makes a run whose every step is `outbox.invalid_policy`.
+/// `mintid_lane_relay_free`); a policy the core refuses makes a run whose
+/// every step is `outbox.invalid_policy`.
 #[uniffi::export]
 pub fn outbox_relay_lane(manifest: Manifest, policy: RelayPolicy, seed: u64) -> u64 {
-    let made = policy
-        .try_into()
-        .map(|policy| core::OutboxRelay::new(manifest.into(), policy, seed));
-    LaneDriver::made(made) as u64
+    let made = policy.try_into().map(|policy| Spec::Relay {
+        manifest: manifest.into(),
+        policy,
+        seed,
+    });
+    Box::into_raw(Box::new(Driver::new(made))) as u64
 }
 
-/// Copies `packed` to `out` when it fits in `cap` bytes; its length either way.
-///
-/// # Safety
-/// `out` points to `cap` writable bytes (or is null with `cap` 0).
-pub(crate) unsafe fn copy_out(packed: &[u8], out: *mut u8, cap: usize) -> usize {
-    if packed.len() <= cap && !out.is_null() {
-        // SAFETY: the caller's contract; `packed` is not inside `out`.
-        unsafe { std::ptr::copy_nonoverlapping(packed.as_ptr(), out, packed.len()) };
-    }
-    packed.len()
-}
-
-/// Runs `work` on the lane behind `driver`, catching a panic, and copies
-/// the step it packed out as [`copy_out`] does.
+/// Runs `work` on `driver`, catching a panic, and copies the step it
+/// packed out as [`copy_out`] does.
 ///
 /// # Safety
 /// `driver` is a live pointer from this module's constructors, used by one
 /// thread at a time; `out` as for [`copy_out`].
-unsafe fn on_driver<D: Driven>(
-    driver: *mut LaneDriver<D>,
+unsafe fn on_driver(
+    driver: *mut Driver,
     out: *mut u8,
     cap: usize,
-    work: impl FnOnce(&mut Lane<D, MintidError>),
+    work: impl FnOnce(&mut Driver),
 ) -> usize {
     // SAFETY: the caller's contract.
-    let lane = match unsafe { &mut (*driver).0 } {
-        Ok(lane) => lane,
-        // SAFETY: the caller's contract.
-        Err(refused) => return unsafe { copy_out(refused, out, cap) },
-    };
+    let lane = unsafe { &mut *driver };
     if catch_unwind(AssertUnwindSafe(|| work(lane))).is_err() {
         lane.fail(&panicked());
     }
@@ -143,48 +89,19 @@ unsafe fn on_driver<D: Driven>(
     unsafe { copy_out(lane.step(), out, cap) }
 }
 
-pub(crate) fn panicked() -> MintidError {
-    MintidError::argument(
-        "internal.panic",
-        "the core panicked (a bug: please report it)",
-    )
-}
-
-/// Reads `length` bytes at `data` (none for a null pointer).
-///
-/// # Safety
-/// `data` points to `length` readable bytes, or is null with `length` 0.
-pub(crate) unsafe fn slice<'a>(data: *const u8, length: usize) -> &'a [u8] {
-    if data.is_null() || length == 0 {
-        &[]
-    } else {
-        // SAFETY: the caller's contract.
-        unsafe { std::slice::from_raw_parts(data, length) }
-    }
-}
-
 /// The entry points every driver on the lane has, named
 /// `mintid_lane_<prefix>_*`: copy the last step again, push an affected
-/// count, packed rows or a failed query, resume after a pause, free.
+/// count, packed rows or a failed query, resume, free.
 macro_rules! lane_entry_points {
-    ($driver:ty, $step:ident, $affected:ident, $rows:ident, $failed:ident, $resume:ident, $free:ident) => {
+    ($step:ident, $affected:ident, $rows:ident, $failed:ident, $resume:ident, $free:ident) => {
         /// Copies the last step again (after a step longer than the buffer).
         ///
         /// # Safety
-        /// A live driver of this kind; `out` pointing to `cap` writable bytes.
+        /// A live driver; `out` pointing to `cap` writable bytes.
         #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn $step(
-            driver: *mut LaneDriver<$driver>,
-            out: *mut u8,
-            cap: usize,
-        ) -> usize {
+        pub unsafe extern "C" fn $step(driver: *mut Driver, out: *mut u8, cap: usize) -> usize {
             // SAFETY: the caller's contract.
-            let packed = match unsafe { &(*driver).0 } {
-                Ok(lane) => lane.step(),
-                Err(refused) => refused,
-            };
-            // SAFETY: the caller's contract.
-            unsafe { copy_out(packed, out, cap) }
+            unsafe { copy_out((*driver).step(), out, cap) }
         }
 
         /// Pushes an affected-row count; the next step.
@@ -193,7 +110,7 @@ macro_rules! lane_entry_points {
         /// As for the step entry point.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $affected(
-            driver: *mut LaneDriver<$driver>,
+            driver: *mut Driver,
             count: u64,
             now_millis: u64,
             out: *mut u8,
@@ -202,20 +119,19 @@ macro_rules! lane_entry_points {
             // SAFETY: the caller's contract.
             unsafe {
                 on_driver(driver, out, cap, |lane| {
-                    lane.push_affected(count, now_millis);
+                    lane.push(now_millis, Input::Affected(count));
                 })
             }
         }
 
-        /// Pushes packed rows; the next step (`store.unexpected_row` for
-        /// rows not in the layout).
+        /// Pushes packed rows; the next step.
         ///
         /// # Safety
         /// As for the step entry point; `rows` points to `rows_len`
         /// readable bytes.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $rows(
-            driver: *mut LaneDriver<$driver>,
+            driver: *mut Driver,
             rows: *const u8,
             rows_len: usize,
             now_millis: u64,
@@ -232,16 +148,15 @@ macro_rules! lane_entry_points {
             }
         }
 
-        /// Pushes a failed query: the executor's class (0 unique violation,
-        /// 1 serialization, 2 connection lost, 3 constraint, 4 other) and
-        /// the driver's message; the next step.
+        /// Pushes a failed query: the executor's class and the driver's
+        /// message; the next step.
         ///
         /// # Safety
         /// As for the step entry point; `message` points to `message_len`
         /// readable bytes.
         #[unsafe(no_mangle)]
         pub unsafe extern "C" fn $failed(
-            driver: *mut LaneDriver<$driver>,
+            driver: *mut Driver,
             class: u8,
             message: *const u8,
             message_len: usize,
@@ -250,11 +165,11 @@ macro_rules! lane_entry_points {
             cap: usize,
         ) -> usize {
             // SAFETY: the caller's contract.
-            let message = String::from_utf8_lossy(unsafe { slice(message, message_len) });
+            let message = unsafe { slice(message, message_len) };
             // SAFETY: the caller's contract.
             unsafe {
                 on_driver(driver, out, cap, |lane| {
-                    lane.push_failed(class, message.into_owned(), now_millis);
+                    lane.push_failed(class, message, now_millis);
                 })
             }
         }
@@ -264,15 +179,11 @@ macro_rules! lane_entry_points {
         /// # Safety
         /// As for the step entry point.
         #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn $resume(
-            driver: *mut LaneDriver<$driver>,
-            out: *mut u8,
-            cap: usize,
-        ) -> usize {
+        pub unsafe extern "C" fn $resume(driver: *mut Driver, out: *mut u8, cap: usize) -> usize {
             // SAFETY: the caller's contract.
             unsafe {
                 on_driver(driver, out, cap, |lane| {
-                    lane.resume();
+                    lane.push(0, Input::Resume);
                 })
             }
         }
@@ -282,7 +193,7 @@ macro_rules! lane_entry_points {
         /// # Safety
         /// `driver` comes from this kind's constructor, once.
         #[unsafe(no_mangle)]
-        pub unsafe extern "C" fn $free(driver: *mut LaneDriver<$driver>) {
+        pub unsafe extern "C" fn $free(driver: *mut Driver) {
             if !driver.is_null() {
                 // SAFETY: the caller's contract.
                 drop(unsafe { Box::from_raw(driver) });
@@ -292,7 +203,6 @@ macro_rules! lane_entry_points {
 }
 
 lane_entry_points!(
-    core::RecordDriver,
     mintid_lane_record_step,
     mintid_lane_record_push_affected,
     mintid_lane_record_push_rows,
@@ -302,7 +212,6 @@ lane_entry_points!(
 );
 
 lane_entry_points!(
-    core::OutboxRelay,
     mintid_lane_relay_step,
     mintid_lane_relay_push_affected,
     mintid_lane_relay_push_rows,
@@ -329,7 +238,7 @@ pub unsafe extern "C" fn mintid_lane_record_new(
     fingerprint: *const u8,
     fingerprint_len: usize,
     key_created_millis: i64,
-) -> *mut LaneDriver<core::RecordDriver> {
+) -> *mut Driver {
     // SAFETY: the caller's contract.
     let (lane, key, fingerprint) = unsafe {
         (
@@ -341,43 +250,38 @@ pub unsafe extern "C" fn mintid_lane_record_new(
     let made = catch_unwind(|| {
         let key = mintid::key::IdempotencyKey::parse(key)?;
         let digest = crate::error::fixed_bytes::<32>("a fingerprint", fingerprint)?;
-        let mut incoming =
-            mintid::record::Incoming::new(mintid::fingerprint::Fingerprint::from_digest(digest));
-        if let Ok(created) = u64::try_from(key_created_millis) {
-            incoming = incoming.with_key_created_millis(created);
-        }
         let way = match way {
             0 => core::Way::RunOnce,
             1 => core::Way::SameTransaction,
             2 => core::Way::Lease,
             _ => return Err(MintidError::argument("argument.internal", "no such way in")),
         };
-        Ok(match lane.fast {
-            Some(fast) => core::RecordDriver::with_fast_path(
-                lane.manifest,
-                lane.policy,
-                way,
-                &key,
-                incoming,
-                fast,
-            ),
-            None => core::RecordDriver::new(lane.manifest, lane.policy, way, &key, incoming),
+        Ok(Spec::Record {
+            manifest: lane.manifest,
+            policy: lane.policy,
+            way,
+            fast: lane.fast,
+            key: KeyParts {
+                kind: key.kind().into(),
+                scope: key.scope().into(),
+                id: key.id().into(),
+            },
+            digest,
+            key_created_millis: u64::try_from(key_created_millis).ok(),
         })
     })
     .unwrap_or_else(|_| Err(panicked()));
-    LaneDriver::made(made)
+    Box::into_raw(Box::new(Driver::new(made)))
 }
 
 /// The first step, at `now_millis`, packed into `out` (when it fits in `cap`
-/// bytes: otherwise [`mintid_lane_record_step`] copies it); its length. The
-/// other `mintid_lane_*` steps answer the same way.
+/// bytes: otherwise [`mintid_lane_record_step`] copies it); its length.
 ///
 /// # Safety
-/// As for `on_driver`: a live driver used by one thread at a time, `out`
-/// pointing to `cap` writable bytes.
+/// As for `on_driver`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mintid_lane_record_start(
-    driver: *mut LaneDriver<core::RecordDriver>,
+    driver: *mut Driver,
     now_millis: u64,
     out: *mut u8,
     cap: usize,
@@ -385,7 +289,7 @@ pub unsafe extern "C" fn mintid_lane_record_start(
     // SAFETY: the caller's contract.
     unsafe {
         on_driver(driver, out, cap, |lane| {
-            lane.drive(|driver| driver.start(now_millis));
+            lane.push(now_millis, Input::Start);
         })
     }
 }
@@ -397,7 +301,7 @@ pub unsafe extern "C" fn mintid_lane_record_start(
 /// readable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mintid_lane_record_finish(
-    driver: *mut LaneDriver<core::RecordDriver>,
+    driver: *mut Driver,
     outcome: *const u8,
     outcome_len: usize,
     now_millis: u64,
@@ -414,15 +318,14 @@ pub unsafe extern "C" fn mintid_lane_record_finish(
     }
 }
 
-/// Pushes Redis's packed answer to the last Redis step (`mintid-lane`'s
-/// `unpack_answer`: nil, fields, failed, `NOSCRIPT`); the next step.
+/// Pushes Redis's packed answer to the last Redis step; the next step.
 ///
 /// # Safety
 /// As for [`mintid_lane_record_start`]; `answer` points to `answer_len`
 /// readable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mintid_lane_record_push_redis(
-    driver: *mut LaneDriver<core::RecordDriver>,
+    driver: *mut Driver,
     answer: *const u8,
     answer_len: usize,
     now_millis: u64,
@@ -439,19 +342,15 @@ pub unsafe extern "C" fn mintid_lane_record_push_redis(
     }
 }
 
-/// The longest packed fast-path report: `fallback` and its count.
-pub const FAST_REPORT_MAX: usize = 13;
-
 /// Takes what the driver's fast path came to since the last report, packed
-/// (`mintid-lane`'s `pack_report`) into `out`; its length. With `cap` under
-/// [`FAST_REPORT_MAX`] nothing is taken and that size is the answer; a
-/// driver the core refused reports nothing.
+/// into `out`; its length. With `cap` under [`FAST_REPORT_MAX`] nothing is
+/// taken and that size is the answer.
 ///
 /// # Safety
 /// As for [`mintid_lane_record_start`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mintid_lane_record_fast_report(
-    driver: *mut LaneDriver<core::RecordDriver>,
+    driver: *mut Driver,
     out: *mut u8,
     cap: usize,
 ) -> usize {
@@ -460,27 +359,21 @@ pub unsafe extern "C" fn mintid_lane_record_fast_report(
     }
     let mut packed = Vec::with_capacity(FAST_REPORT_MAX);
     // SAFETY: the caller's contract.
-    let lane = unsafe { &mut (*driver).0 };
-    let taken = catch_unwind(AssertUnwindSafe(|| match lane {
-        Ok(lane) => lane.take_fast_report(&mut packed),
-        Err(_) => mintid_lane::pack_report(&mut packed, core::FastReport::default()),
-    }));
-    if taken.is_err() {
-        mintid_lane::pack_report(&mut packed, core::FastReport::default());
+    let lane = unsafe { &mut *driver };
+    if catch_unwind(AssertUnwindSafe(|| lane.take_fast_report(&mut packed))).is_err() {
+        packed = vec![0; 5];
     }
     // SAFETY: the caller's contract.
     unsafe { copy_out(&packed, out, cap) }
 }
 
-/// The first step of a relay run, at `now_millis`, copied as
-/// [`mintid_lane_record_start`] copies.
+/// The first step of a relay run, at `now_millis`.
 ///
 /// # Safety
-/// As for [`mintid_lane_record_start`], with a relay from
-/// `outbox_relay_lane`.
+/// As for [`mintid_lane_record_start`], with a relay from `outbox_relay_lane`.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mintid_lane_relay_start(
-    driver: *mut LaneDriver<core::OutboxRelay>,
+    driver: *mut Driver,
     now_millis: u64,
     out: *mut u8,
     cap: usize,
@@ -488,7 +381,7 @@ pub unsafe extern "C" fn mintid_lane_relay_start(
     // SAFETY: the caller's contract.
     unsafe {
         on_driver(driver, out, cap, |lane| {
-            lane.drive(|relay| relay.start(now_millis));
+            lane.push(now_millis, Input::Start);
         })
     }
 }
@@ -499,7 +392,7 @@ pub unsafe extern "C" fn mintid_lane_relay_start(
 /// As for [`mintid_lane_relay_start`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mintid_lane_relay_sent(
-    driver: *mut LaneDriver<core::OutboxRelay>,
+    driver: *mut Driver,
     now_millis: u64,
     out: *mut u8,
     cap: usize,
@@ -507,20 +400,20 @@ pub unsafe extern "C" fn mintid_lane_relay_sent(
     // SAFETY: the caller's contract.
     unsafe {
         on_driver(driver, out, cap, |lane| {
-            lane.sent(now_millis);
+            lane.push(now_millis, Input::Sent);
         })
     }
 }
 
-/// The last send failed with `error` (UTF-8 of its length; broken bytes
-/// read as U+FFFD), at `now_millis`; the next step.
+/// The last send failed with `error` (bytes the core makes storable), at
+/// `now_millis`; the next step.
 ///
 /// # Safety
 /// As for [`mintid_lane_relay_start`]; `error` points to `error_len`
 /// readable bytes.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mintid_lane_relay_failed(
-    driver: *mut LaneDriver<core::OutboxRelay>,
+    driver: *mut Driver,
     error: *const u8,
     error_len: usize,
     now_millis: u64,
@@ -528,14 +421,11 @@ pub unsafe extern "C" fn mintid_lane_relay_failed(
     cap: usize,
 ) -> usize {
     // SAFETY: the caller's contract.
-    let bytes = unsafe { slice(error, error_len) };
-    // The bytes may not be UTF-8 (a host string with a lone surrogate): the
-    // core makes them storable, never the host.
-    let error = core::limits::storable_text_from_bytes(bytes, core::limits::OUTBOX_ERROR_MAX_BYTES);
+    let error = unsafe { slice(error, error_len) }.to_vec();
     // SAFETY: the caller's contract.
     unsafe {
         on_driver(driver, out, cap, |lane| {
-            lane.failed(&error, now_millis);
+            lane.push(now_millis, Input::SendFailed(error));
         })
     }
 }
@@ -553,15 +443,11 @@ pub unsafe extern "C" fn mintid_lane_free(lane: u64) {
     }
 }
 
-/// The canonical text of the key `kind`, `scope`, `id` (each UTF-8 of its
-/// length; a part that is not is refused as the core refuses U+FFFD),
-/// packed: `0` and the text's bytes, or a `FAIL` (`key.*`), copied as
-/// [`mintid_lane_record_start`] copies a step (too long for `cap`: call
-/// again with a larger buffer); its length.
+/// The canonical text of a key, as [`crate::wire::mintid_wire_key_text`]
+/// answers.
 ///
 /// # Safety
-/// Each part points to its length of readable bytes; `out` to `cap`
-/// writable bytes.
+/// As for [`crate::wire::mintid_wire_key_text`].
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn mintid_lane_key_text(
     kind: *const u8,
@@ -573,37 +459,17 @@ pub unsafe extern "C" fn mintid_lane_key_text(
     out: *mut u8,
     cap: usize,
 ) -> usize {
-    // SAFETY: the caller's contract.
-    let parts = unsafe {
-        [
-            slice(kind, kind_len),
-            slice(scope, scope_len),
-            slice(id, id_len),
-        ]
-    };
-    let made = catch_unwind(|| {
-        // A part that is not UTF-8 reads with U+FFFD where it breaks: the
-        // core refuses that character, and says which part and where.
-        let [kind, scope, id] = parts.map(String::from_utf8_lossy);
-        Ok(mintid::key::IdempotencyKey::new(&kind, &scope, &id)?.to_string())
-    })
-    .unwrap_or_else(|_| Err(panicked()));
-    let mut packed = Vec::new();
-    match made {
-        Ok(text) => {
-            packed.push(0);
-            packed.extend_from_slice(text.as_bytes());
-        }
-        Err(error) => mintid_lane::pack_error(&mut packed, &error),
+    // SAFETY: the caller's contract, passed on.
+    unsafe {
+        crate::wire::mintid_wire_key_text(kind, kind_len, scope, scope_len, id, id_len, out, cap)
     }
-    // SAFETY: the caller's contract.
-    unsafe { copy_out(&packed, out, cap) }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mintid_lane::{pack_error, put_value, tag, unpack_outcome, value};
+    use mintid_wire::lane::lane_outcome;
+    use mintid_wire::{tag, value};
 
     fn lane() -> u64 {
         Box::into_raw(Box::new(RecordLane {
@@ -619,7 +485,7 @@ mod tests {
         let lane = Box::into_raw(Box::new(RecordLane {
             manifest: core::Manifest::new(core::Dialect::Postgres, core::Placeholder::Numbered),
             policy,
-            fast: Some(core::FastPath::new(policy)),
+            fast: Some(None),
         })) as u64;
         let driver = new(lane, b"order.create:tenant-1:abc", &[7; 32]);
         // SAFETY (every call below): a live driver and buffers of their lengths.
@@ -671,11 +537,7 @@ mod tests {
     }
 
     /// Copies a step out through a buffer of `cap` bytes, again when too short.
-    fn out(
-        cap: usize,
-        call: impl FnOnce(*mut u8, usize) -> usize,
-        driver: *mut LaneDriver<core::RecordDriver>,
-    ) -> Vec<u8> {
+    fn out(cap: usize, call: impl FnOnce(*mut u8, usize) -> usize, driver: *mut Driver) -> Vec<u8> {
         let mut buffer = vec![0; cap];
         let length = call(buffer.as_mut_ptr(), cap);
         if length > cap {
@@ -690,7 +552,7 @@ mod tests {
         buffer
     }
 
-    fn new(lane: u64, key: &[u8], digest: &[u8]) -> *mut LaneDriver<core::RecordDriver> {
+    fn new(lane: u64, key: &[u8], digest: &[u8]) -> *mut Driver {
         // SAFETY: valid pointers.
         unsafe {
             mintid_lane_record_new(
@@ -815,11 +677,9 @@ mod tests {
             );
             assert_eq!(code_of(&step), "store.unexpected_row", "{rows:?}");
         }
+        assert!(matches!(lane_outcome(&[9]), Err(error) if error.code() == "store.unexpected_row"));
         assert!(
-            matches!(unpack_outcome(&[9]), Err(error) if error.code() == "store.unexpected_row")
-        );
-        assert!(
-            matches!(unpack_outcome(&[2, 1, 0, 0, 0, 0xff]), Err(error) if error.code() == "store.unexpected_row")
+            matches!(lane_outcome(&[2, 1, 0, 0, 0, 0xff]), Err(error) if error.code() == "store.unexpected_row")
         );
         // SAFETY: made once, freed once.
         unsafe {
@@ -828,51 +688,12 @@ mod tests {
         }
     }
 
-    fn key_text(kind: &[u8], scope: &[u8], id: &[u8]) -> Vec<u8> {
-        let mut buffer = vec![0; 8];
-        let call = |buffer: &mut Vec<u8>| {
-            // SAFETY: valid pointers and a buffer of its length.
-            unsafe {
-                mintid_lane_key_text(
-                    kind.as_ptr(),
-                    kind.len(),
-                    scope.as_ptr(),
-                    scope.len(),
-                    id.as_ptr(),
-                    id.len(),
-                    buffer.as_mut_ptr(),
-                    buffer.len(),
-                )
-            }
-        };
-        let length = call(&mut buffer);
-        buffer.resize(length, 0);
-        assert_eq!(call(&mut buffer), length);
-        buffer
-    }
-
-    #[test]
-    fn a_key_text_is_the_cores_or_its_typed_error() {
-        assert_eq!(
-            key_text(b"order.create", b"t:1", b"abc"),
-            b"\0order.create:t%3A1:abc"
-        );
-        assert_eq!(
-            code_of(&key_text(b"Order", b"t", b"abc")),
-            "key.invalid_character"
-        );
-        assert_eq!(
-            code_of(&key_text(b"order", b"t", &[b'a', 0xff])),
-            "key.invalid_character"
-        );
-    }
-
-    fn relay(policy: RelayPolicy) -> *mut LaneDriver<core::OutboxRelay> {
+    fn relay(policy: RelayPolicy) -> *mut Driver {
         let manifest = Manifest {
             dialect: crate::store::Dialect::Sqlite,
             placeholder: crate::store::Placeholder::Question,
         };
-        outbox_relay_lane(manifest, policy, 7) as *mut LaneDriver<core::OutboxRelay>
+        outbox_relay_lane(manifest, policy, 7) as *mut Driver
     }
 
     #[test]
@@ -918,16 +739,5 @@ mod tests {
         assert_eq!(code_of(&buffer[..length]), "outbox.invalid_policy");
         // SAFETY: made once, freed once.
         unsafe { mintid_lane_relay_free(driver) };
-    }
-
-    #[test]
-    fn values_and_failures_pack_as_the_spec_says() {
-        let mut packed = Vec::new();
-        put_value(&mut packed, &core::Value::Text("é".into()));
-        assert_eq!(packed, [value::TEXT, 2, 0, 0, 0, 0xc3, 0xa9]);
-        let error = MintidError::argument("argument.internal", "why");
-        pack_error(&mut packed, &error);
-        assert_eq!(code_of(&packed), "argument.internal");
-        assert_eq!(packed.len(), 1 + 4 + 17 + 4 + 3 + 1 + 1 + 1 + 4 + 8);
     }
 }

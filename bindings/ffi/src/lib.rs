@@ -31,6 +31,7 @@ mod store_segments;
 mod uuid;
 mod uuid7;
 mod version;
+mod wire;
 
 pub use base32::base32_encode_u64;
 pub use batch::{MAX_BATCH, max_batch};
@@ -84,7 +85,7 @@ pub use store::{
     CleanupStep, DbErrorClass, Dialect, Finished, Held, Manifest, Migration, OperationOutcome,
     ParamType, Placeholder, RecordCleanup, RecordDrivers, RecordRenewal, RecordStep, RenewalStep,
     ResultKind, SqlValue, Statement, StoreAnswer, StoreLimit, StoreQuery, StoredRecord,
-    StoredResponse, Way, storable_text_from_bytes, store_limits, store_load_query,
+    StoredResponse, Way, raised_text, storable_text_from_bytes, store_limits, store_load_query,
     store_migrations, store_read_record, store_statements,
 };
 pub use store_lease::{LeaseAcquisition, LeaseRelease, LeaseRenewal, LeaseStep};
@@ -92,7 +93,7 @@ pub use store_outbox::{
     EnqueueStep, OutboxCleanup, OutboxEnqueue, StoredMessage, outbox_load_query,
     outbox_read_message,
 };
-pub use store_segments::{SegmentDriver, SegmentStep, SegmentTaken};
+pub use store_segments::{SegmentDriver, SegmentStep, SegmentTakeAction, SegmentTaken};
 pub use uuid::{
     UuidInfo, UuidTextForm, UuidVariant, uuid_format, uuid_inspect, uuid_new_v8, uuid_parse,
 };

@@ -128,7 +128,7 @@ impl SegmentAllocator {
     }
 
     /// Up to `count` IDs (at most [`MAX_BATCH`](crate::MAX_BATCH)), 8
-    /// big-endian bytes each; fewer when the segments run out.
+    /// little-endian bytes each; fewer when the segments run out.
     ///
     /// Fails with `argument.batch_too_large`.
     pub fn fill(&self, count: u32) -> Result<IdBytes, MintidError> {

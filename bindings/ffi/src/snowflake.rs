@@ -351,7 +351,7 @@ impl Snowflake {
     /// A batch for a host's ID buffer (the core's rule, `mintid::id_buffer`):
     /// after a batch that handed out `handed_out` IDs, the next one, sized by
     /// the rule, as an 8-byte header (the last Unix millisecond at which its
-    /// IDs may be handed out) and then the IDs, 8 big-endian bytes each.
+    /// IDs may be handed out) and then the IDs, 8 little-endian bytes each.
     ///
     /// Fails as [`next_id`](Self::next_id) does.
     pub fn next_batch(&self, handed_out: u32) -> Result<IdBytes, MintidError> {

@@ -191,6 +191,15 @@ pub fn storable_text_from_bytes(bytes: Vec<u8>, max_bytes: u64) -> String {
     core::limits::storable_text_from_bytes(&bytes, max_bytes)
 }
 
+/// The text the core stores for a raised failure of the type `type_name`
+/// with `message` (both bytes as they crossed;
+/// `mintid::store::limits::raised_text`), for the vector runners: a host
+/// passes the two on the wire and never composes the text itself.
+#[uniffi::export]
+pub fn raised_text(type_name: Vec<u8>, message: Vec<u8>) -> String {
+    core::limits::raised_text(&type_name, &message)
+}
+
 /// One SQL value: a parameter or a column.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
 pub enum SqlValue {

@@ -20,6 +20,38 @@ pub struct SegmentTaken {
     /// `count > 0`). With `count` 0 and no fetch due, another caller's fetch
     /// is in flight: wait for it, then take again.
     pub fetch_due: bool,
+    /// What to do with the run: the core's answer (hand out, fetch beside,
+    /// fetch now, or wait for another caller's fetch at most some ms).
+    pub action: SegmentTakeAction,
+}
+
+/// What the host does with a [`SegmentTaken`] (`mintid::store::TakeAction`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, uniffi::Enum)]
+pub enum SegmentTakeAction {
+    /// Hand out the run; nothing else to do.
+    HandOut,
+    /// Hand out the run and run the due fetch beside it (in the background,
+    /// or inline and quietly).
+    FetchBeside,
+    /// No ID in memory: run the due fetch now, then take again.
+    FetchNow,
+    /// Another caller's fetch is in flight: wait until it ends, at most
+    /// `millis`, then take again.
+    Wait {
+        /// The longest wait.
+        millis: u64,
+    },
+}
+
+impl From<core::TakeAction> for SegmentTakeAction {
+    fn from(action: core::TakeAction) -> Self {
+        match action {
+            core::TakeAction::HandOut => Self::HandOut,
+            core::TakeAction::FetchBeside => Self::FetchBeside,
+            core::TakeAction::FetchNow => Self::FetchNow,
+            core::TakeAction::Wait { millis } => Self::Wait { millis },
+        }
+    }
 }
 
 /// A step of a segment fetch. A failure is the call's error.
@@ -107,6 +139,7 @@ impl SegmentDriver {
             first: taken.first,
             count: taken.count,
             fetch_due: taken.fetch_due,
+            action: taken.action().into(),
         }
     }
 

@@ -123,14 +123,14 @@ impl Uuid7Generator {
 impl Uuid7Generator {
     /// A batch for a host's ID buffer (the core's rule, `mintid::id_buffer`):
     /// after a batch that handed out `handed_out` IDs, the next one, sized by
-    /// the rule, as an 8-byte header (the last Unix millisecond at which its
+    /// the rule, as an 8-byte little-endian header (the last Unix millisecond at which its
     /// IDs may be handed out) and then the IDs, 16 bytes each.
     ///
     /// Fails as [`next_bytes`](Self::next_bytes) does.
     pub fn next_batch(&self, handed_out: u32) -> Result<IdBytes, MintidError> {
         let (fresh, bytes) = self.batch(handed_out)?;
         let mut out = Vec::with_capacity(8 + bytes.len());
-        out.extend_from_slice(&fresh.to_be_bytes());
+        out.extend_from_slice(&fresh.to_le_bytes());
         out.extend_from_slice(&bytes);
         IdBytes::new(out)
     }

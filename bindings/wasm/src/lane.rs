@@ -1,67 +1,33 @@
-//! The lane for JS: the record driver and the outbox relay with their steps,
-//! answers and outcomes as packed bytes (`mintid-lane`'s layout,
-//! `docs/spec.md` "The lane").
-//!
-//! A step through wasm-bindgen's objects costs one import per field; through
-//! the lane it is one `Uint8Array` the TypeScript layer reads with a
-//! `DataView`, and an answer one it writes.
+//! The lane for JS: the classes the TypeScript layer used before the wire
+//! (`RecordLane`, `RecordLaneDriver`, `RelayLaneDriver`), kept until it has
+//! moved to the wire (`wire.rs`) and then deleted. Each driver is a
+//! `mintid_wire::lane::LaneDriver`: a wire whose inputs and steps are
+//! rewritten from and into the lane's layout; nothing is decided here.
 
 use alloc::string::String;
 use alloc::vec::Vec;
 
 use mintid::fingerprint::Fingerprint;
 use mintid::key::IdempotencyKey;
-use mintid::record::{Incoming, RecordPolicy};
-use mintid::store::{DriverError, FastPath, Manifest, OutboxRelay, RecordDriver, Way};
-use mintid_lane::{Fields, Lane, Refusal};
+use mintid::record::RecordPolicy;
+use mintid::store::{Manifest, Way};
+use mintid_wire::lane::LaneDriver;
+use mintid_wire::{Input, KeyParts, Spec};
 use wasm_bindgen::prelude::*;
 
-use crate::error::{CoreError, to_js, type_error};
+use crate::error::{to_js, type_error};
 use crate::outbox::RelayPolicyHandle;
 use crate::record::RecordPolicyHandle;
 use crate::store::manifest_of;
-
-/// A core error as the lane packs it (the TypeScript layer throws the
-/// package's class for its code).
-pub(crate) struct PackedError {
-    code: &'static str,
-    detail: String,
-    part: Option<&'static str>,
-    position: Option<u64>,
-    problem: Option<&'static str>,
-}
-
-impl From<DriverError> for PackedError {
-    fn from(error: DriverError) -> Self {
-        Self {
-            code: CoreError::code(&error),
-            detail: alloc::string::ToString::to_string(&error),
-            part: CoreError::part(&error),
-            position: CoreError::position(&error).map(|position| position as u64),
-            problem: CoreError::problem(&error),
-        }
-    }
-}
-
-impl Refusal for PackedError {
-    fn fields(&self) -> Fields<'_> {
-        Fields {
-            code: self.code,
-            detail: &self.detail,
-            part: self.part,
-            position: self.position,
-            problem: self.problem,
-            concern: self.code.split('.').next().unwrap_or(self.code),
-        }
-    }
-}
+use crate::wire::PackedError;
 
 /// The manifest and policy every record driver of one store shares.
 #[wasm_bindgen]
 pub struct RecordLane {
     manifest: Manifest,
     policy: RecordPolicy,
-    fast: Option<FastPath>,
+    /// The fast path (with its TTL cap), if any.
+    fast: Option<Option<u64>>,
 }
 
 #[wasm_bindgen]
@@ -85,14 +51,10 @@ impl RecordLane {
     /// less than the record's retention).
     #[wasm_bindgen(js_name = withFastPath)]
     pub fn with_fast_path(&self, ttl_millis: Option<u64>) -> RecordLane {
-        let fast = FastPath::new(self.policy);
         Self {
             manifest: self.manifest,
             policy: self.policy,
-            fast: Some(match ttl_millis {
-                Some(ttl) => fast.with_ttl_millis(ttl),
-                None => fast,
-            }),
+            fast: Some(ttl_millis),
         }
     }
 
@@ -115,19 +77,21 @@ impl RecordLane {
             2 => Way::Lease,
             _ => return Err(type_error("way must be 0, 1 or 2")),
         };
-        let key = IdempotencyKey::new(kind, scope, id).map_err(to_js)?;
-        let mut incoming =
-            Incoming::new(Fingerprint::parse(fingerprint.as_bytes()).map_err(to_js)?);
-        if let Some(created) = key_created_millis {
-            incoming = incoming.with_key_created_millis(created);
-        }
-        let driver = match self.fast {
-            Some(fast) => {
-                RecordDriver::with_fast_path(self.manifest, self.policy, way, &key, incoming, fast)
-            }
-            None => RecordDriver::new(self.manifest, self.policy, way, &key, incoming),
-        };
-        Ok(RecordLaneDriver(Lane::new(driver)))
+        IdempotencyKey::new(kind, scope, id).map_err(to_js)?;
+        let fingerprint = Fingerprint::parse(fingerprint.as_bytes()).map_err(to_js)?;
+        Ok(RecordLaneDriver(LaneDriver::new(Ok(Spec::Record {
+            manifest: self.manifest,
+            policy: self.policy,
+            way,
+            fast: self.fast,
+            key: KeyParts {
+                kind: kind.into(),
+                scope: scope.into(),
+                id: id.into(),
+            },
+            digest: *fingerprint.as_bytes(),
+            key_created_millis,
+        }))))
     }
 }
 
@@ -140,7 +104,7 @@ macro_rules! lane_calls {
             /// Pushes an affected-row count.
             #[wasm_bindgen(js_name = pushAffected)]
             pub fn push_affected(&mut self, count: u64, now_millis: u64) -> Vec<u8> {
-                self.0.push_affected(count, now_millis).to_vec()
+                self.0.push(now_millis, Input::Affected(count)).to_vec()
             }
 
             /// Pushes packed rows.
@@ -154,12 +118,14 @@ macro_rules! lane_calls {
             /// the driver's message.
             #[wasm_bindgen(js_name = pushFailed)]
             pub fn push_failed(&mut self, class: u8, message: String, now_millis: u64) -> Vec<u8> {
-                self.0.push_failed(class, message, now_millis).to_vec()
+                self.0
+                    .push_failed(class, message.as_bytes(), now_millis)
+                    .to_vec()
             }
 
             /// Continues after a pause.
             pub fn resume(&mut self) -> Vec<u8> {
-                self.0.resume().to_vec()
+                self.0.push(0, Input::Resume).to_vec()
             }
         }
     };
@@ -168,7 +134,7 @@ macro_rules! lane_calls {
 /// One request's record driver on the lane: every call answers with the
 /// next step, packed.
 #[wasm_bindgen]
-pub struct RecordLaneDriver(Lane<RecordDriver, PackedError>);
+pub struct RecordLaneDriver(LaneDriver<PackedError>);
 
 lane_calls!(RecordLaneDriver);
 
@@ -176,7 +142,7 @@ lane_calls!(RecordLaneDriver);
 impl RecordLaneDriver {
     /// The first step, at `now_millis`.
     pub fn start(&mut self, now_millis: u64) -> Vec<u8> {
-        self.0.drive(|driver| driver.start(now_millis)).to_vec()
+        self.0.push(now_millis, Input::Start).to_vec()
     }
 
     /// Finishes with the packed outcome of the operation.
@@ -205,7 +171,7 @@ impl RecordLaneDriver {
 /// One outbox relay run on the lane: every call answers with the next step,
 /// packed.
 #[wasm_bindgen]
-pub struct RelayLaneDriver(Lane<OutboxRelay, PackedError>);
+pub struct RelayLaneDriver(LaneDriver<PackedError>);
 
 lane_calls!(RelayLaneDriver);
 
@@ -219,25 +185,26 @@ impl RelayLaneDriver {
         policy: &RelayPolicyHandle,
         seed: u64,
     ) -> Result<RelayLaneDriver, JsValue> {
-        Ok(Self(Lane::new(OutboxRelay::new(
-            manifest_of(&manifest)?,
-            policy.0,
+        Ok(Self(LaneDriver::new(Ok(Spec::Relay {
+            manifest: manifest_of(&manifest)?,
+            policy: policy.0,
             seed,
-        ))))
+        }))))
     }
 
     /// The first step, at `now_millis`.
     pub fn start(&mut self, now_millis: u64) -> Vec<u8> {
-        self.0.drive(|relay| relay.start(now_millis)).to_vec()
+        self.0.push(now_millis, Input::Start).to_vec()
     }
 
     /// The message of the last send was sent, at `now_millis`.
     pub fn sent(&mut self, now_millis: u64) -> Vec<u8> {
-        self.0.sent(now_millis).to_vec()
+        self.0.push(now_millis, Input::Sent).to_vec()
     }
 
     /// The last send failed with `error`, at `now_millis`.
     pub fn failed(&mut self, error: &str, now_millis: u64) -> Vec<u8> {
-        self.0.failed(error, now_millis).to_vec()
+        let error = Input::SendFailed(error.as_bytes().to_vec());
+        self.0.push(now_millis, error).to_vec()
     }
 }

@@ -65,6 +65,8 @@ mod store_segments;
 mod uuid;
 mod uuid7;
 mod version;
+#[cfg(feature = "server")]
+mod wire;
 
 pub use clock::DateClock;
 

@@ -300,6 +300,15 @@ pub fn storable_text_from_bytes(bytes: &[u8], max_bytes: usize) -> String {
     mintid::store::limits::storable_text_from_bytes(bytes, max_bytes)
 }
 
+/// The text the core stores for a raised failure of the type `type_name`
+/// with `message` (`mintid::store::limits::raised_text`), for the vector
+/// runners: the TypeScript layer passes the two on the wire and never
+/// composes the text itself.
+#[wasm_bindgen(js_name = raisedText)]
+pub fn raised_text(type_name: &[u8], message: &[u8]) -> String {
+    mintid::store::limits::raised_text(type_name, message)
+}
+
 /// The class of a database error from the codes its driver reports: `code`
 /// is the dialect's own code as text (a MySQL/MariaDB error number, an SQLite
 /// result code by number or name), `sqlstate` the SQLSTATE when the driver

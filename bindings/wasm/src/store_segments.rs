@@ -5,7 +5,7 @@
 //! `{ kind: "fetched", maxId, step }`).
 
 use mintid::segment::SegmentRow;
-use mintid::store::{SegmentStep, Step};
+use mintid::store::{SegmentStep, Step, TakeAction};
 use wasm_bindgen::prelude::*;
 
 use crate::error::to_js;
@@ -14,8 +14,14 @@ use crate::store::{answer_of, manifest_of, object, query_js};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
-/** A run of segment IDs: `first .. first + count`, and whether a fetch is due. */
-export interface SegmentTaken { first: bigint; count: bigint; fetchDue: boolean; }
+/** A run of segment IDs: `first .. first + count`, whether a fetch is due, and what to do. */
+export interface SegmentTaken { first: bigint; count: bigint; fetchDue: boolean; action: SegmentTakeAction; }
+/** What to do with a run: hand it out, fetch beside it, fetch now, or wait for another caller's fetch (at most `millis`), then take again. */
+export type SegmentTakeAction =
+  | { kind: "handOut" }
+  | { kind: "fetchBeside" }
+  | { kind: "fetchNow" }
+  | { kind: "wait"; millis: bigint };
 /** A step of a segment fetch; a failure is the call's error. */
 export type SegmentStep =
   | { kind: "run"; query: StoreQuery }
@@ -25,6 +31,16 @@ export type SegmentStep =
   | { kind: "pause"; millis: bigint }
   | { kind: "fetched"; maxId: bigint; step: bigint };
 "#;
+
+fn take_action(action: TakeAction) -> JsValue {
+    let kind = |name: &str| ("kind", JsValue::from_str(name));
+    match action {
+        TakeAction::HandOut => object(&[kind("handOut")]),
+        TakeAction::FetchBeside => object(&[kind("fetchBeside")]),
+        TakeAction::FetchNow => object(&[kind("fetchNow")]),
+        TakeAction::Wait { millis } => object(&[kind("wait"), ("millis", millis.into())]),
+    }
+}
 
 fn segment_step(step: SegmentStep) -> Result<JsValue, JsValue> {
     let kind = |name: &str| ("kind", JsValue::from_str(name));
@@ -70,6 +86,7 @@ impl SegmentDriver {
             ("first", taken.first.into()),
             ("count", taken.count.into()),
             ("fetchDue", taken.fetch_due.into()),
+            ("action", take_action(taken.action())),
         ])
     }
 

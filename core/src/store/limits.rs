@@ -108,6 +108,40 @@ pub fn storable_text_from_bytes(bytes: &[u8], max_bytes: usize) -> String {
     storable_text(&text, max_bytes)
 }
 
+/// The text stored for a raised failure (an error an operation raised that
+/// is not an operation failure its host knows), composed from the type's
+/// name as the host shows it (Python `type(e).__name__`, JVM
+/// `Class.simpleName`, JS `error.name`) and its message, both bytes that may
+/// not be UTF-8: `"<type>: <message>"`; the type alone when the message is
+/// empty; the message alone when the type is empty; `error` when both are;
+/// then made storable and cut to [`RECORD_ERROR_MAX_BYTES`]
+/// ([`storable_text_from_bytes`]). The one rule of every host
+/// (`docs/spec.md`, "The wire").
+///
+/// ```
+/// use mintid::store::limits::raised_text;
+/// assert_eq!(raised_text(b"ValueError", b"bad input"), "ValueError: bad input");
+/// assert_eq!(raised_text(b"IllegalStateException", b""), "IllegalStateException");
+/// assert_eq!(raised_text(b"", b""), "error");
+/// ```
+pub fn raised_text(type_name: &[u8], message: &[u8]) -> String {
+    let read = RECORD_ERROR_MAX_BYTES + 4;
+    let composed = match (type_name.is_empty(), message.is_empty()) {
+        (false, false) => {
+            let mut text =
+                alloc::vec::Vec::with_capacity(read.min(type_name.len() + 2 + message.len()));
+            text.extend_from_slice(&type_name[..type_name.len().min(read)]);
+            text.extend_from_slice(b": ");
+            text.extend_from_slice(&message[..message.len().min(read)]);
+            return storable_text_from_bytes(&text, RECORD_ERROR_MAX_BYTES);
+        }
+        (false, true) => type_name,
+        (true, false) => message,
+        (true, true) => b"error",
+    };
+    storable_text_from_bytes(composed, RECORD_ERROR_MAX_BYTES)
+}
+
 /// [`storable_text`] of a text that crossed from a UTF-16 host (JS, the
 /// JVM) as code units: each lone surrogate becomes one U+FFFD. Only the
 /// first `max_bytes + 4` units are read: each is at least one byte, so the

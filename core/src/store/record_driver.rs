@@ -97,6 +97,17 @@ pub enum OperationOutcome {
     },
 }
 
+impl OperationOutcome {
+    /// A raised failure of the type `type_name` with `message` (bytes that
+    /// may not be UTF-8), its text composed by the core
+    /// ([`limits::raised_text`]).
+    pub fn raised(type_name: &[u8], message: &[u8]) -> Self {
+        OperationOutcome::Raised {
+            message: limits::raised_text(type_name, message),
+        }
+    }
+}
+
 /// A claim this driver holds: what the host needs to run (and renew) it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct Held {

@@ -37,6 +37,46 @@ pub struct Taken {
     pub fetch_due: bool,
 }
 
+/// How long a caller waits for another caller's fetch before it takes
+/// again, at most, in milliseconds ([`TakeAction::Wait`]): the host wakes
+/// earlier when that fetch ends; the bound only caps a wake-up it missed.
+pub const SEGMENT_WAIT_MILLIS: u64 = 100;
+
+/// What the host does with a [`Taken`]: the one mapping of a take to an
+/// action, for every host.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TakeAction {
+    /// Hand out the run; nothing else to do.
+    HandOut,
+    /// Hand out the run, and run the due fetch beside it: in the background,
+    /// or inline and quietly (its failure is recorded by the driver; the
+    /// caller has its IDs) where the host has none.
+    FetchBeside,
+    /// No ID in memory: run the due fetch now (its failure is the caller's
+    /// error), then take again.
+    FetchNow,
+    /// No ID in memory and another caller's fetch is in flight: wait until
+    /// it ends, at most `millis`, then take again.
+    Wait {
+        /// The longest wait, [`SEGMENT_WAIT_MILLIS`].
+        millis: u64,
+    },
+}
+
+impl Taken {
+    /// What the host does with this run (see [`TakeAction`]).
+    pub const fn action(&self) -> TakeAction {
+        match (self.count, self.fetch_due) {
+            (0, true) => TakeAction::FetchNow,
+            (0, false) => TakeAction::Wait {
+                millis: SEGMENT_WAIT_MILLIS,
+            },
+            (_, true) => TakeAction::FetchBeside,
+            (_, false) => TakeAction::HandOut,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum State {
     Idle,

@@ -1,0 +1,259 @@
+//! The driver behind a wire: one of the core's, made from a [`Spec`], and
+//! how each input reaches it.
+
+use alloc::boxed::Box;
+use alloc::format;
+use alloc::vec::Vec;
+
+use mintid::fingerprint::Fingerprint;
+use mintid::key::IdempotencyKey;
+use mintid::record::Incoming;
+use mintid::store::{
+    Answer, DriverError, FastPath, FastReport, OutboxCleanup, OutboxEnqueue, OutboxRelay, Query,
+    RecordCleanup, RecordDriver, RecordRenewal, Step, limits, load_query, outbox_load_query,
+    read_load, read_outbox_load,
+};
+
+use crate::input::{Input, db_error};
+use crate::read::malformed;
+use crate::spec::{KeyParts, Spec};
+use crate::{Refusal, step};
+
+/// An input as a driver takes it: a database's answer, or another input.
+enum Pushed {
+    Answer(Answer),
+    Other(Input),
+}
+
+/// `store.unexpected_row`: `input` is not one a `kind` wire takes.
+fn unexpected(input: &Input, kind: &str) -> DriverError {
+    malformed(&format!(
+        "input ({}: not one a {kind} wire takes)",
+        input.name()
+    ))
+}
+
+/// A driver of any kind the wire carries.
+#[derive(Debug)]
+pub(crate) enum Driver {
+    Record(Box<RecordDriver>),
+    Relay(Box<OutboxRelay>),
+    RecordRenewal(Box<RecordRenewal>),
+    RecordCleanup(RecordCleanup),
+    OutboxCleanup(OutboxCleanup),
+    /// A record load: its one query.
+    RecordLoad(Query),
+    /// An outbox load: its one query.
+    OutboxLoad(Query),
+    Enqueue(Box<OutboxEnqueue>),
+}
+
+fn key<E: Refusal>(parts: &KeyParts) -> Result<IdempotencyKey, E> {
+    Ok(IdempotencyKey::new(&parts.kind, &parts.scope, &parts.id)?)
+}
+
+impl Driver {
+    /// The driver `spec` describes, or the core's refusal of its key.
+    pub(crate) fn make<E: Refusal>(spec: Spec) -> Result<Self, E> {
+        Ok(match spec {
+            Spec::Record {
+                manifest,
+                policy,
+                way,
+                fast,
+                key: parts,
+                digest,
+                key_created_millis,
+            } => {
+                let key = key::<E>(&parts)?;
+                let mut incoming = Incoming::new(Fingerprint::from_digest(digest));
+                if let Some(created) = key_created_millis {
+                    incoming = incoming.with_key_created_millis(created);
+                }
+                Driver::Record(Box::new(match fast {
+                    None => RecordDriver::new(manifest, policy, way, &key, incoming),
+                    Some(ttl) => {
+                        let fast = FastPath::new(policy);
+                        let fast = ttl.map_or(fast, |ttl| fast.with_ttl_millis(ttl));
+                        RecordDriver::with_fast_path(manifest, policy, way, &key, incoming, fast)
+                    }
+                }))
+            }
+            Spec::Relay {
+                manifest,
+                policy,
+                seed,
+            } => Driver::Relay(Box::new(OutboxRelay::new(manifest, policy, seed))),
+            Spec::RecordRenewal {
+                manifest,
+                policy,
+                key: parts,
+                held,
+            } => Driver::RecordRenewal(Box::new(RecordRenewal::new(
+                manifest,
+                policy,
+                &key::<E>(&parts)?,
+                &held,
+            ))),
+            Spec::RecordCleanup {
+                manifest,
+                batch_size,
+            } => Driver::RecordCleanup(RecordCleanup::new(manifest, batch_size)),
+            Spec::OutboxCleanup {
+                manifest,
+                sent_before_millis,
+                batch_size,
+            } => {
+                Driver::OutboxCleanup(OutboxCleanup::new(manifest, sent_before_millis, batch_size))
+            }
+            Spec::RecordLoad {
+                manifest,
+                key: parts,
+            } => Driver::RecordLoad(load_query(manifest, &key::<E>(&parts)?)),
+            Spec::OutboxLoad {
+                manifest,
+                kind,
+                business_key,
+            } => Driver::OutboxLoad(outbox_load_query(manifest, &kind, &business_key)),
+            Spec::Enqueue {
+                manifest,
+                message_id,
+                kind,
+                business_key,
+                payload,
+            } => Driver::Enqueue(Box::new(OutboxEnqueue::new(
+                manifest,
+                message_id,
+                &kind,
+                &business_key,
+                payload,
+            ))),
+        })
+    }
+
+    /// What the fast path came to since the last report (nothing for a
+    /// driver without one).
+    pub(crate) fn take_fast_report(&mut self) -> FastReport {
+        match self {
+            Driver::Record(driver) => driver.take_fast_report(),
+            _ => FastReport::default(),
+        }
+    }
+
+    /// Pushes `input` at `now` and packs the step the driver answers into
+    /// `out`; an input this kind does not take is `store.unexpected_row`.
+    pub(crate) fn push<E: Refusal>(&mut self, now: u64, input: Input, out: &mut Vec<u8>) {
+        let name = self.name();
+        let pushed = match input {
+            Input::Rows(rows) => Pushed::Answer(Answer::Rows(rows)),
+            Input::Affected(count) => Pushed::Answer(Answer::Affected(count)),
+            Input::Failed { class, message } => {
+                Pushed::Answer(Answer::Failed(db_error(class, &message)))
+            }
+            other => Pushed::Other(other),
+        };
+        match self {
+            Driver::Record(driver) => {
+                let step = match pushed {
+                    Pushed::Answer(answer) => driver.push(answer, now),
+                    Pushed::Other(Input::Start) => driver.start(now),
+                    Pushed::Other(Input::Resume) => driver.resume(),
+                    Pushed::Other(Input::Finish(outcome)) => {
+                        driver.finish(outcome.into_core(), now)
+                    }
+                    Pushed::Other(Input::Redis(answer)) => driver.push_redis(answer, now),
+                    Pushed::Other(Input::Report) => {
+                        return step::report(out, driver.take_fast_report());
+                    }
+                    Pushed::Other(other) => Step::Fail(unexpected(&other, name)),
+                };
+                step::record::<E>(out, step);
+            }
+            Driver::Relay(relay) => {
+                let step = match pushed {
+                    Pushed::Answer(answer) => relay.push(answer, now),
+                    Pushed::Other(Input::Start) => relay.start(now),
+                    Pushed::Other(Input::Resume) => relay.resume(),
+                    Pushed::Other(Input::Sent) => relay.sent(now),
+                    Pushed::Other(Input::SendFailed(error)) => {
+                        // The bytes may not be UTF-8 (a host string with a lone
+                        // surrogate): the core makes them storable.
+                        let error = limits::storable_text_from_bytes(
+                            &error,
+                            limits::OUTBOX_ERROR_MAX_BYTES,
+                        );
+                        relay.failed(&error, now)
+                    }
+                    Pushed::Other(other) => Step::Fail(unexpected(&other, name)),
+                };
+                step::relay::<E>(out, step);
+            }
+            Driver::RecordRenewal(renewal) => {
+                let step = match pushed {
+                    Pushed::Answer(answer) => renewal.push(answer),
+                    Pushed::Other(Input::Start) => Step::Run(renewal.start(now)),
+                    Pushed::Other(other) => Step::Fail(unexpected(&other, name)),
+                };
+                step::number::<E>(out, step);
+            }
+            Driver::RecordCleanup(cleanup) => {
+                let step = match pushed {
+                    Pushed::Answer(answer) => cleanup.push(answer, now),
+                    Pushed::Other(Input::Start) => Step::Run(cleanup.next(now)),
+                    Pushed::Other(other) => Step::Fail(unexpected(&other, name)),
+                };
+                step::number::<E>(out, step);
+            }
+            Driver::OutboxCleanup(cleanup) => {
+                let step = match pushed {
+                    Pushed::Answer(answer) => cleanup.push(answer),
+                    Pushed::Other(Input::Start) => cleanup.start(),
+                    Pushed::Other(other) => Step::Fail(unexpected(&other, name)),
+                };
+                step::number::<E>(out, step);
+            }
+            Driver::RecordLoad(query) => {
+                let step = match pushed {
+                    Pushed::Answer(answer) => {
+                        read_load(&answer).map_or_else(Step::Fail, Step::Yield)
+                    }
+                    Pushed::Other(Input::Start) => Step::Run(query.clone()),
+                    Pushed::Other(other) => Step::Fail(unexpected(&other, name)),
+                };
+                step::record_load::<E>(out, step);
+            }
+            Driver::OutboxLoad(query) => {
+                let step = match pushed {
+                    Pushed::Answer(answer) => {
+                        read_outbox_load(&answer).map_or_else(Step::Fail, Step::Yield)
+                    }
+                    Pushed::Other(Input::Start) => Step::Run(query.clone()),
+                    Pushed::Other(other) => Step::Fail(unexpected(&other, name)),
+                };
+                step::outbox_load::<E>(out, step);
+            }
+            Driver::Enqueue(enqueue) => {
+                let step = match pushed {
+                    Pushed::Answer(answer) => enqueue.push(answer),
+                    Pushed::Other(Input::Start) => enqueue.start(now),
+                    Pushed::Other(other) => Step::Fail(unexpected(&other, name)),
+                };
+                step::enqueue::<E>(out, step);
+            }
+        }
+    }
+
+    /// The kind's name, for errors.
+    fn name(&self) -> &'static str {
+        match self {
+            Driver::Record(_) => "record",
+            Driver::Relay(_) => "relay",
+            Driver::RecordRenewal(_) => "record renewal",
+            Driver::RecordCleanup(_) => "record cleanup",
+            Driver::OutboxCleanup(_) => "outbox cleanup",
+            Driver::RecordLoad(_) => "record load",
+            Driver::OutboxLoad(_) => "outbox load",
+            Driver::Enqueue(_) => "enqueue",
+        }
+    }
+}

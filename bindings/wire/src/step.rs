@@ -1,0 +1,205 @@
+//! Packing a driver's step (`docs/spec.md`, "The wire", the step tables):
+//! the common steps once, each kind's yield and done after its tag.
+
+use alloc::vec::Vec;
+
+use mintid::outbox::Enqueued;
+use mintid::record::Outcome;
+use mintid::store::{
+    EnqueueStep, FastReport, Finished, RecordStep, RecordYield, RedisCall, RelayStep, RelayYield,
+    Step, StoredMessage, StoredRecord, StoredResponse,
+};
+
+use crate::write::{pack_error, put_bytes, put_list, put_optional, put_u64, put_value};
+use crate::{Refusal, tag};
+
+/// Packs `step` into `out` (cleared first), its yield by `put_yield`
+/// (which writes the yield's own tag); a `Fail` packs as [`pack_error`].
+fn pack<Y, E: Refusal>(out: &mut Vec<u8>, step: Step<Y>, put_yield: impl FnOnce(&mut Vec<u8>, Y)) {
+    out.clear();
+    match step {
+        Step::Run(query) => {
+            out.push(tag::RUN);
+            put_bytes(out, query.name.as_bytes());
+            put_list(out, query.params.iter(), put_value);
+        }
+        Step::Pause { millis } => {
+            out.push(tag::PAUSE);
+            put_u64(out, millis);
+        }
+        Step::Begin { write } => out.extend_from_slice(&[tag::BEGIN, u8::from(write)]),
+        Step::Commit => out.push(tag::COMMIT),
+        Step::Rollback => out.push(tag::ROLLBACK),
+        Step::Yield(yielded) => put_yield(out, yielded),
+        Step::Fail(error) => pack_error(out, &E::from(error)),
+    }
+}
+
+/// Packs a record driver's step: execute (`YIELD`), its end (`DONE`), its
+/// Redis step (`REDIS`), or a common step.
+pub fn record<E: Refusal>(out: &mut Vec<u8>, step: RecordStep) {
+    pack::<_, E>(out, step, |out, yielded| match yielded {
+        RecordYield::Execute(held) => {
+            out.push(tag::YIELD);
+            put_bytes(out, b"execute");
+            put_u64(out, held.token);
+            put_u64(out, held.created_millis);
+            put_u64(out, held.lease_deadline_millis);
+            put_optional(out, held.renew_every_millis, put_u64);
+        }
+        RecordYield::Done(done) => {
+            out.push(tag::DONE);
+            put_finished(out, done);
+        }
+        RecordYield::Redis(call) => put_redis_call(out, &call),
+    });
+}
+
+/// The record's end: the decision's name, then what it came to.
+fn put_finished(out: &mut Vec<u8>, done: Finished) {
+    put_bytes(out, done.decision().as_bytes());
+    match done {
+        Finished::Executed => out.push(0),
+        Finished::OperationFailed { stored } => out.extend_from_slice(&[1, u8::from(stored)]),
+        Finished::Replay {
+            outcome,
+            response,
+            error,
+        } => {
+            out.extend_from_slice(&[2, u8::from(!matches!(outcome, Outcome::Succeeded))]);
+            put_optional(out, response.as_ref(), put_response);
+            put_optional(out, error.as_deref(), |out, error| {
+                put_bytes(out, error.as_bytes());
+            });
+        }
+        Finished::InProgress { retry_after_millis } => {
+            out.push(3);
+            put_u64(out, retry_after_millis);
+        }
+        Finished::FingerprintMismatch => out.push(4),
+        Finished::KeyTooOld => out.push(5),
+    }
+}
+
+fn put_response(out: &mut Vec<u8>, response: &StoredResponse) {
+    put_bytes(out, response.content_type.as_bytes());
+    put_bytes(out, &response.body);
+}
+
+/// `REDIS`: the `EVAL` flag, the script's name, its source (`EVAL`) or
+/// SHA-1 (`EVALSHA`), the keys, the arguments.
+fn put_redis_call(out: &mut Vec<u8>, call: &RedisCall) {
+    out.extend_from_slice(&[tag::REDIS, u8::from(call.eval)]);
+    put_bytes(out, call.script.as_bytes());
+    put_bytes(
+        out,
+        if call.eval { call.source } else { call.sha1 }.as_bytes(),
+    );
+    put_list(out, call.keys.iter(), |out, key| {
+        put_bytes(out, key.as_bytes())
+    });
+    put_list(out, call.args.iter(), |out, arg| put_bytes(out, arg));
+}
+
+/// Packs the fast path's report into `out` (cleared first): `REPORT`, the
+/// optional lookup verdict, the failed writes.
+pub fn report(out: &mut Vec<u8>, report: FastReport) {
+    out.clear();
+    out.push(tag::REPORT);
+    put_optional(out, report.lookup, |out, lookup| {
+        put_bytes(out, lookup.as_bytes());
+    });
+    out.extend_from_slice(&report.write_failures.to_le_bytes());
+}
+
+/// Packs a relay run's step: a message to send (`YIELD`) or the run's
+/// report (`DONE`).
+pub fn relay<E: Refusal>(out: &mut Vec<u8>, step: RelayStep) {
+    pack::<_, E>(out, step, |out, yielded| match yielded {
+        RelayYield::Send(message) => {
+            out.push(tag::YIELD);
+            put_u64(out, message.message_id);
+            put_bytes(out, message.kind.as_bytes());
+            put_bytes(out, message.business_key.as_bytes());
+            put_bytes(out, &message.payload);
+            put_u64(out, message.attempts);
+            put_u64(out, message.created_millis);
+        }
+        RelayYield::Done(report) => {
+            out.push(tag::DONE);
+            for count in [
+                report.sent,
+                report.retried,
+                report.dead,
+                report.given_up,
+                report.claim_lost,
+                report.released,
+                report.mark_failed,
+            ] {
+                put_u64(out, count);
+            }
+        }
+    });
+}
+
+/// Packs the step of a driver that ends with one number: a renewal's new
+/// lease deadline, a cleanup's deleted count (`DONE`, `u64`).
+pub fn number<E: Refusal>(out: &mut Vec<u8>, step: Step<u64>) {
+    pack::<_, E>(out, step, |out, number| {
+        out.push(tag::DONE);
+        put_u64(out, number);
+    });
+}
+
+/// Packs a record load's step: `DONE` and the optional record.
+pub fn record_load<E: Refusal>(out: &mut Vec<u8>, step: Step<Option<StoredRecord>>) {
+    pack::<_, E>(out, step, |out, stored| {
+        out.push(tag::DONE);
+        put_optional(out, stored, |out, stored| {
+            let record = &stored.record;
+            put_bytes(out, record.status.as_str().as_bytes());
+            out.extend_from_slice(record.fingerprint.as_bytes());
+            for number in [
+                record.token,
+                record.lease_deadline_millis,
+                record.created_millis,
+                record.expires_millis,
+            ] {
+                put_u64(out, number);
+            }
+            put_optional(out, stored.response.as_ref(), put_response);
+            put_optional(out, stored.error.as_deref(), |out, error| {
+                put_bytes(out, error.as_bytes());
+            });
+        });
+    });
+}
+
+/// Packs an outbox load's step: `DONE` and the optional message.
+pub fn outbox_load<E: Refusal>(out: &mut Vec<u8>, step: Step<Option<StoredMessage>>) {
+    pack::<_, E>(out, step, |out, message| {
+        out.push(tag::DONE);
+        put_optional(out, message, |out, message| {
+            put_u64(out, message.message_id);
+            put_bytes(out, message.kind.as_bytes());
+            put_bytes(out, message.business_key.as_bytes());
+            put_bytes(out, &message.payload);
+            put_bytes(out, message.status.as_str().as_bytes());
+            put_u64(out, message.attempts);
+            put_u64(out, message.next_attempt_millis);
+            put_optional(out, message.last_error.as_deref(), |out, error| {
+                put_bytes(out, error.as_bytes());
+            });
+            put_u64(out, message.created_millis);
+            put_u64(out, message.updated_millis);
+        });
+    });
+}
+
+/// Packs an enqueue's step: `DONE`, `0` new or `1` already enqueued.
+pub fn enqueue<E: Refusal>(out: &mut Vec<u8>, step: EnqueueStep) {
+    pack::<_, E>(out, step, |out, enqueued| {
+        let already = matches!(enqueued, Enqueued::AlreadyEnqueued);
+        out.extend_from_slice(&[tag::DONE, u8::from(already)]);
+    });
+}
