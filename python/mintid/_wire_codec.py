@@ -392,7 +392,8 @@ def held(step: bytes) -> Held:
 #: A record's ``DONE``: ``(decision, end, *fields)``, ``end`` one of ``executed``,
 #: ``operation_failed`` (stored), ``replay`` (outcome 0 succeeded or 1 failed, response or
 #: ``None``, error or ``None``), ``in_progress`` (retry_after_millis),
-#: ``fingerprint_mismatch``, ``key_too_old``.
+#: ``fingerprint_mismatch``, ``key_too_old``, ``operation_failed_unrecorded`` (the store
+#: error's code and message).
 Finished = tuple[Any, ...]
 FINISHED: Final = (
     "executed",
@@ -401,6 +402,7 @@ FINISHED: Final = (
     "in_progress",
     "fingerprint_mismatch",
     "key_too_old",
+    "operation_failed_unrecorded",
 )
 
 
@@ -415,6 +417,8 @@ def finished(step: bytes) -> Finished:
         return (decision, end, read.u8(), read.optional(read.response), read.optional(read.text))
     if end == "in_progress":
         return (decision, end, read.u64())
+    if end == "operation_failed_unrecorded":
+        return (decision, end, read.text(), read.text())
     return (decision, end)
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextvars
 import heapq
 import itertools
+import logging
 import os
 import threading
 import time
@@ -26,6 +27,7 @@ from mintid._native import check_uint, ffi
 from mintid._record import Outcome, Problem, Record, RecordPolicy, RecordStatus
 from mintid._wire import RecordWire, Wire, drive, once, spec
 from mintid._wire_codec import Finished, Held
+from mintid.errors import error_class
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
 from mintid.store._errors import RecordLostError
@@ -57,6 +59,7 @@ MAX_RESPONSE_BYTES: Final = next(
 
 _NativeError = (ffi.MintidError, ffi.InternalError)
 _HELD: Final = Held
+_LOG: Final = logging.getLogger("mintid.store")
 #: The core's number of each way in (``docs/spec.md``, "The wire").
 _WAYS: Final = {ffi.Way.RUN_ONCE: 0, ffi.Way.SAME_TRANSACTION: 1, ffi.Way.LEASE: 2}
 #: The lease of the ``run_once`` operation running in this context.
@@ -148,6 +151,21 @@ class RunResult:
     problem: Problem | None = None
     #: For ``in_progress``: the suggested retry delay (ms).
     retry_after_millis: int | None = None
+
+
+def unrecorded(finished: Finished, error: BaseException) -> None:
+    """When the core says the operation's failure ``error`` could not be recorded
+    (``docs/spec.md``, "Which error the caller sees"): the store error is attached to
+    ``error`` (a note with its code and message, and ``__context__``) and logged; the
+    caller re-raises ``error``.
+    """  # noqa: D205
+    if finished[1] != "operation_failed_unrecorded":
+        return
+    code, message = finished[2], finished[3]
+    store_error = error_class(code)(message, code)
+    error.add_note(f"mintid: the failure was not recorded: {code}: {message}")
+    error.__context__ = store_error
+    _LOG.warning("mintid: an operation's failure was not recorded: %s: %s", code, message)
 
 
 def not_run(finished: Finished) -> RunResult:
@@ -565,7 +583,7 @@ class IdempotencyStore:
             _CURRENT.reset(current)
             if beat is not None:
                 _HEARTBEAT.stop(beat)
-            self._end(runner, way, driver, error)
+            unrecorded(self._end(runner, way, driver, error), error)
             raise
         _CURRENT.reset(current)
         if beat is not None:
@@ -595,7 +613,7 @@ class IdempotencyStore:
             with operating(self._metrics, way):
                 response = operation(connection)
         except BaseException as error:
-            self._end(runner, way, driver, error)
+            unrecorded(self._end(runner, way, driver, error), error)
             raise
         self._end(runner, way, driver, response)
         return RunResult("execute", response)

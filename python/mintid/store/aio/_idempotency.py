@@ -33,6 +33,7 @@ from mintid.store._idempotency import (
     not_run,
     record_spec,
     request_driver,
+    unrecorded,
 )
 from mintid.store._metrics import StoreMetrics, claiming, operating, recording
 from mintid.store.aio._database import (
@@ -229,7 +230,7 @@ class AsyncIdempotencyStore:
                 response = await operation()
         except BaseException as error:
             _CURRENT.reset(current)
-            await to_the_end(self._end(runner, way, driver, error, beat))
+            unrecorded(await to_the_end(self._end(runner, way, driver, error, beat)), error)
             raise
         _CURRENT.reset(current)
         await to_the_end(self._end(runner, way, driver, response, beat))
@@ -258,7 +259,7 @@ class AsyncIdempotencyStore:
             with operating(self._metrics, way):
                 response = await operation(connection)
         except BaseException as error:
-            await to_the_end(self._end(runner, way, driver, error))
+            unrecorded(await to_the_end(self._end(runner, way, driver, error)), error)
             raise
         await to_the_end(self._end(runner, way, driver, response))
         return RunResult("execute", response)
