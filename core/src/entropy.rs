@@ -1,7 +1,7 @@
 //! Randomness, passed in by the caller.
 //!
 //! Generators draw random bytes through [`Entropy`]. Under the `std` feature
-//! [`ThreadEntropy`] is a ChaCha12 generator per thread, seeded from the
+//! [`ThreadEntropy`] is a ChaCha8 generator per thread, seeded from the
 //! operating system (`getrandom`) on first use and reseeded periodically, so
 //! an ID never costs a system call. [`FixedEntropy`] replays given bytes, for
 //! tests and the shared vectors.
@@ -65,14 +65,14 @@ impl Entropy for FixedEntropy {
 mod thread {
     use super::Entropy;
     use core::cell::RefCell;
-    use rand_chacha::ChaCha12Rng;
+    use rand_chacha::ChaCha8Rng;
     use rand_chacha::rand_core::{Rng, SeedableRng};
 
     /// Bytes drawn from one seed before the thread's generator reseeds itself.
     const RESEED_AFTER_BYTES: u64 = 1 << 26;
 
     struct Seeded {
-        rng: ChaCha12Rng,
+        rng: ChaCha8Rng,
         drawn: u64,
     }
 
@@ -80,16 +80,16 @@ mod thread {
         static THREAD_RNG: RefCell<Option<Seeded>> = const { RefCell::new(None) };
     }
 
-    fn os_seed() -> ChaCha12Rng {
+    fn os_seed() -> ChaCha8Rng {
         let mut seed = [0u8; 32];
         // Without an OS random source no ID can be made safely; this is the
         // one failure we cannot recover from, and it does not occur on any
         // supported platform.
         getrandom::fill(&mut seed).expect("the operating system's random source failed");
-        ChaCha12Rng::from_seed(seed)
+        ChaCha8Rng::from_seed(seed)
     }
 
-    /// A ChaCha12 CSPRNG per thread, seeded from the OS on first use and
+    /// A ChaCha8 CSPRNG per thread, seeded from the OS on first use and
     /// reseeded every 64 MiB of output.
     ///
     /// After `fork()` a child shares its parent's state until it calls

@@ -221,6 +221,20 @@ pub const ERROR_CODES: &[ErrorCode] = &[
         "the content type is JSON but the body is not: {cause}",
     ),
     entry(
+        "http.missing_key",
+        Some(Problem::MissingKey),
+        true,
+        "A covered request without a header the route accepts a key from; the detail names the accepted header(s).",
+        "no idempotency key: this route takes it from {expected}{ignored}",
+    ),
+    entry(
+        "http.unauthenticated",
+        None,
+        true,
+        "A covered request whose caller the scope function could not name (no logged-in user or tenant): answered 401, before any key is read.",
+        "the request has no authenticated caller (the scope function found none): idempotency keys are kept per caller; log in, then send it again",
+    ),
+    entry(
         "internal.panic",
         None,
         true,
@@ -686,7 +700,7 @@ pub const ERROR_CODES: &[ErrorCode] = &[
         "store.query_failed",
         Some(Problem::StorageUnavailable),
         true,
-        "A store query failed for another reason (a missing table, a constraint, a permission).",
+        "A store query failed for another reason (a constraint, a permission, a syntax error).",
         "{reason}",
     ),
     entry(
@@ -709,6 +723,13 @@ pub const ERROR_CODES: &[ErrorCode] = &[
         true,
         "The operation's response is over the 1 MiB limit: it ran, the response is not stored, and its key replays this error (a stored final failure).",
         "the response has {length} bytes, more than the {limit} stored",
+    ),
+    entry(
+        "store.schema_missing",
+        Some(Problem::StorageUnavailable),
+        true,
+        "A mintid table does not exist (PostgreSQL 42P01, MySQL/MariaDB 1146, SQLite \"no such table\"): the store's schema was never migrated; each host's error names its migrate call.",
+        "a mintid table does not exist: the store's schema was not migrated",
     ),
     entry(
         "store.stale_snapshot",

@@ -38,7 +38,7 @@ pub struct MetricAttribute {
 }
 
 /// One metric of the registry.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Metric {
     /// The stable dotted name, e.g. `"mintid.record.decisions"`.
     pub name: &'static str,
@@ -50,7 +50,30 @@ pub struct Metric {
     pub description: &'static str,
     /// The attributes every data point carries.
     pub attributes: &'static [MetricAttribute],
+    /// A histogram's bucket bounds, ascending, in its unit; empty for a
+    /// counter. Every host's recorder uses these and no others.
+    pub buckets: &'static [f64],
 }
+
+/// The bucket bounds of every histogram in seconds (OpenTelemetry's HTTP
+/// semantic conventions, `http.server.request.duration`).
+pub const SECONDS_BUCKETS: &[f64] = &[
+    0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 7.5, 10.0,
+];
+
+/// The bucket bounds of every histogram in bytes, up to the stored
+/// response's limit (1 MiB,
+/// [`RESPONSE_BODY_MAX_BYTES`](crate::store::limits::RESPONSE_BODY_MAX_BYTES)).
+pub const BYTES_BUCKETS: &[f64] = &[
+    0.0,
+    256.0,
+    1024.0,
+    4096.0,
+    16_384.0,
+    65_536.0,
+    262_144.0,
+    1_048_576.0,
+];
 
 /// One span of the registry: a host opens it around a step of a request.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,6 +113,7 @@ pub const CLASS: MetricAttribute = MetricAttribute {
         "serialization",
         "connection_lost",
         "constraint",
+        "schema_missing",
         "other",
     ],
 };
@@ -134,12 +158,18 @@ const fn metric(
     description: &'static str,
     attributes: &'static [MetricAttribute],
 ) -> Metric {
+    let buckets: &'static [f64] = match (kind, unit.as_bytes()) {
+        (MetricKind::Counter, _) => &[],
+        (MetricKind::Histogram, b"s") => SECONDS_BUCKETS,
+        (MetricKind::Histogram, _) => BYTES_BUCKETS,
+    };
     Metric {
         name,
         kind,
         unit,
         description,
         attributes,
+        buckets,
     }
 }
 
@@ -266,8 +296,15 @@ mod tests {
             assert!(!metric.description.is_empty() && !metric.unit.is_empty());
             assert_eq!(metric_named(metric.name), Some(metric));
             match metric.kind {
-                MetricKind::Counter => assert!(metric.unit.starts_with('{'), "{}", metric.name),
-                MetricKind::Histogram => assert!(["s", "By"].contains(&metric.unit)),
+                MetricKind::Counter => {
+                    assert!(metric.unit.starts_with('{'), "{}", metric.name);
+                    assert!(metric.buckets.is_empty(), "{}", metric.name);
+                }
+                MetricKind::Histogram => {
+                    assert!(["s", "By"].contains(&metric.unit));
+                    assert!(metric.buckets.windows(2).all(|pair| pair[0] < pair[1]));
+                    assert!(!metric.buckets.is_empty(), "{}", metric.name);
+                }
             }
         }
         for span in SPANS {
@@ -283,6 +320,12 @@ mod tests {
         let ends = [
             Finished::Executed,
             Finished::OperationFailed { stored: true },
+            Finished::OperationFailedUnrecorded {
+                store_error: crate::store::DriverError::Store(crate::store::StoreError::new(
+                    crate::store::StoreErrorKind::Unavailable,
+                    "down",
+                )),
+            },
             Finished::Replay {
                 outcome: Outcome::Succeeded,
                 response: None,

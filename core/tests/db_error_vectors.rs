@@ -14,7 +14,12 @@ fn db_error_vectors() {
         let name = text(case, "name");
         assert_eq!(text(case, "op"), "classify", "{name}: unknown op");
         let dialect = Dialect::parse(text(case, "dialect")).expect("a dialect");
-        let class = classify_db_error(dialect, case["code"].as_str(), case["sqlstate"].as_str());
+        let class = classify_db_error(
+            dialect,
+            case["code"].as_str(),
+            case["sqlstate"].as_str(),
+            case["message"].as_str(),
+        );
         let expected = DbErrorClass::parse(text(case, "class")).expect("a class name");
         assert_eq!(class, expected, "{name}");
     }

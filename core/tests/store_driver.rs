@@ -709,6 +709,61 @@ fn the_completion_gives_up_only_once_its_lease_has_passed() {
 }
 
 #[test]
+fn the_caller_of_a_failed_operation_sees_its_error_when_recording_it_fails_too() {
+    // Run once: the operation's own error wins, with the store error beside
+    // it; the core's verdict on a result wins likewise, with the database
+    // error as its cause. Lease and fence: the holder's `fail` call failed,
+    // so it gets the store error.
+    let unavailable = |_: u64, _: &str| Some(DbErrorClass::ConnectionLost);
+    let failed = OperationOutcome::Failed {
+        message: "card declined".into(),
+        retryable: false,
+        response: None,
+    };
+    let outcomes = [
+        failed.clone(),
+        OperationOutcome::Raised {
+            message: "boom".into(),
+        },
+    ];
+    for outcome in outcomes {
+        let mut db = FakeDb::new(Dialect::Postgres);
+        let (mut holder, _) = held_claim(&mut db, Way::RunOnce);
+        let (end, _) = finish_through(&mut db, &mut holder, outcome, unavailable);
+        let Step::Yield(RecordYield::Done(Finished::OperationFailedUnrecorded { store_error })) =
+            end
+        else {
+            panic!("{end:?}")
+        };
+        assert_eq!(store_error.code(), "store.unavailable");
+        assert_eq!(db.rows.values().next().unwrap().status, "pending");
+    }
+    let mut db = FakeDb::new(Dialect::Sqlite);
+    let (mut holder, _) = held_claim(&mut db, Way::RunOnce);
+    let not_a_response = OperationOutcome::NotAResponse {
+        type_name: "dict".into(),
+    };
+    let (end, _) = finish_through(&mut db, &mut holder, not_a_response, unavailable);
+    let Step::Fail(DriverError::Store(error)) = end else {
+        panic!("{end:?}")
+    };
+    assert_eq!(error.code(), "store.not_a_response");
+    assert_eq!(error.db_class(), Some(DbErrorClass::ConnectionLost));
+    assert!(
+        error
+            .to_string()
+            .contains("not recorded (store.unavailable")
+    );
+    let mut db = FakeDb::new(Dialect::Mysql);
+    let (mut holder, _) = held_claim(&mut db, Way::Lease);
+    let (end, _) = finish_through(&mut db, &mut holder, failed, unavailable);
+    let Step::Fail(error) = end else {
+        panic!("{end:?}")
+    };
+    assert_eq!(error.code(), "store.unavailable");
+}
+
+#[test]
 fn a_lost_reply_to_the_completion_is_a_success() {
     let declined = |retryable| OperationOutcome::Failed {
         message: "card declined".into(),

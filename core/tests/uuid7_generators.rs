@@ -310,12 +310,12 @@ fn discard_entropy_drops_the_buffered_bytes() {
     g.generate().unwrap();
     assert_eq!(
         fixed.consumed(),
-        256,
-        "randomness is drawn 256 bytes at a time"
+        1024,
+        "randomness is drawn 1024 bytes at a time"
     );
     g.discard_entropy();
     g.generate().unwrap();
-    assert_eq!(fixed.consumed(), 512);
+    assert_eq!(fixed.consumed(), 2048);
 }
 
 #[test]

@@ -10,7 +10,19 @@
 
 export * from "./api-browser.js";
 export { errorCodes, type ErrorCodeInfo } from "./error-codes.js";
-export { FingerprintError, HttpError, IdempotencyKeyError, KeyError, LeaseError, OutboxError, RecordError, SegmentError, SnowflakeError, StoreError } from "./errors.js";
+export {
+  FingerprintError,
+  HttpError,
+  IdempotencyKeyError,
+  KeyError,
+  LeaseError,
+  OutboxError,
+  RecordError,
+  SegmentError,
+  SnowflakeError,
+  StoreError,
+  StoreSchemaMissingError,
+} from "./errors.js";
 export {
   canonicalJson,
   type FieldSelection,

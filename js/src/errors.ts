@@ -168,15 +168,38 @@ export class HttpError extends MintidError {
  * A store protocol error (`store.*`): `store.unavailable`,
  * `store.response_too_large`, `store.response_not_storable`,
  * `store.not_a_response`, `store.stale_snapshot`, `store.conflict`,
- * `store.record_lost`, `store.query_failed`, `store.unexpected_row`. Its
+ * `store.record_lost`, `store.query_failed`, `store.unexpected_row`,
+ * `store.schema_missing` ({@link StoreSchemaMissingError}). Its
  * `problem` is `storage_unavailable`; `part` names the class of the database
  * error behind it (`connection_lost`, `unique_violation`, `serialization`,
- * `constraint`, `other`) and `cause` is the driver's own error: log it, never
+ * `constraint`, `schema_missing`, `other`) and `cause` is the driver's own error: log it, never
  * answer a request with it (it may name hosts, ports and users).
  */
 export class StoreError extends MintidError {
   override get name(): string {
     return "StoreError";
+  }
+}
+
+/**
+ * `store.schema_missing`: a mintid table does not exist, the database was
+ * never migrated. The message names the fix: `await migrate(database)` once
+ * at start-up (from the store's entry point, e.g. `mintid/store/pg`), or the
+ * files under `schema/` with your migration tool. An HTTP edge still answers
+ * 503 and logs it.
+ */
+export class StoreSchemaMissingError extends StoreError {
+  /** The core's message, naming this package's migrate call. */
+  constructor(code: string, message: string, details: ErrorDetails = {}) {
+    super(
+      code,
+      `${message}: call await migrate(database) once at start-up (mintid/store/pg, /mysql or /sqlite), or apply the files under schema/ with your migration tool`,
+      details,
+    );
+  }
+
+  override get name(): string {
+    return "StoreSchemaMissingError";
   }
 }
 
@@ -206,6 +229,7 @@ function classFor(code: string): ErrorClass {
 /** The package's error for a core error code. */
 export function errorOf(code: string, message: string, details: ErrorDetails = {}): MintidError {
   if (code.startsWith("argument.")) return new ArgumentError(code, message) as unknown as MintidError;
+  if (code === "store.schema_missing") return new StoreSchemaMissingError(code, message, details);
   const ErrorOfCode = classFor(code);
   return new ErrorOfCode(code, message, details);
 }

@@ -120,6 +120,26 @@ export function checkBodyRead(read: BodyRead, fix: string): void {
   call(() => wasm.httpCheckBodyRead(declared, read.transferCoded, read.endedBeforeRead, toU64(read.read, "read.read"), fix));
 }
 
+/** Where a covered request's key is read from, or the refusal the core wrote in full. */
+export type KeyAdmission = { readonly source: "signed" | "plain" } | { readonly status: number; readonly code: string; readonly document: string };
+
+/**
+ * Where a covered request's key is read from (`"signed"`: the signed request
+ * ID header, given as `requestIdHeader` only with a key ring; `"plain"`: an
+ * `Idempotency-Key`), or the refusal to answer first: 401
+ * `http.unauthenticated` when there is no `caller`, 400 `http.missing_key`
+ * whose document names the header(s) the route accepts. The core's rule
+ * (`mintid::http::admit_key`).
+ */
+export function admitKey(
+  requestIdHeader: string | undefined,
+  acceptsIdempotencyKey: boolean,
+  request: { readonly caller: boolean; readonly requestIdSent: boolean; readonly idempotencyKeySent: boolean },
+): KeyAdmission {
+  if (requestIdHeader !== undefined) checkString(requestIdHeader, "requestIdHeader");
+  return wasm.httpAdmitKey(requestIdHeader, acceptsIdempotencyKey, request.caller, request.requestIdSent, request.idempotencyKeySent);
+}
+
 /**
  * The problem refusing a request whose key failed to read with `error`, from
  * a signed request ID (`signed`) or an `Idempotency-Key`; `undefined`: the

@@ -63,7 +63,8 @@ function bodyOf(body) {
 
 function send(port, spec, resolveHeader) {
   only(spec, ["method", "path", "user", "headers", "body", "handler"], "request field");
-  const headers = { "x-test-user": spec.user };
+  // A step without a user has no authenticated caller: no test header.
+  const headers = spec.user === undefined ? {} : { "x-test-user": spec.user };
   for (const [name, value] of Object.entries(spec.headers ?? {})) headers[name] = resolveHeader(value, spec.user);
   if (spec.handler !== undefined) {
     only(spec.handler, ["status", "throw", "gate", "contentType"], "handler directive");
@@ -85,7 +86,7 @@ function send(port, spec, resolveHeader) {
 }
 
 function checkResponse(response, expect, responses, where) {
-  only(expect, ["status", "problem", "replayed", "retryAfter", "headers", "json", "sameBodyAs", "bare", "members"], "expectation");
+  only(expect, ["status", "problem", "replayed", "retryAfter", "headers", "json", "sameBodyAs", "bare", "members", "detailContains"], "expectation");
   const text = response.body.toString("utf8");
   assert.equal(response.status, expect.status, `${where}: status (body ${text})`);
   if (expect.problem !== undefined) {
@@ -103,6 +104,10 @@ function checkResponse(response, expect, responses, where) {
   if (expect.bare !== undefined) {
     assert.equal(expect.bare, true, "bare can only be true");
     assert.deepEqual(Object.keys(JSON.parse(text)).sort(), ["status", "title", "type"], `${where}: a bare problem`);
+  }
+  for (const part of expect.detailContains ?? []) {
+    const detail = JSON.parse(text).detail ?? "";
+    assert.ok(detail.includes(part), `${where}: detail ${JSON.stringify(detail)} lacks ${JSON.stringify(part)}`);
   }
   for (const member of expect.members ?? []) assert.ok(member in JSON.parse(text), `${where}: body member ${member} (${text})`);
   if (expect.replayed !== undefined) {

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fingerprint, IdempotencyKey, LeaseError, LeasePolicy, RecordPolicy, SegmentPolicy } from "mintid";
-import { DbError, IdempotencyStore, LeasedSnowflake, MAX_RESPONSE_BYTES, migrate, OperationError, SegmentIds, StoreError, storeLimits, WorkerLeases } from "mintid/store/sqlite";
+import { DbError, IdempotencyStore, LeasedSnowflake, MAX_RESPONSE_BYTES, migrate, OperationError, SegmentIds, StoreError, StoreSchemaMissingError, storeLimits, WorkerLeases } from "mintid/store/sqlite";
 import { migrationsOf, statementsOf } from "../dist/full/store/driver.js";
 import { aroundStatements, dialects, freshDatabase, sql } from "./store/databases.mjs";
 
@@ -232,12 +232,13 @@ for (const { dialect, skip } of dialects()) {
       }
     });
 
-    test("an error that is not the connection's is store.query_failed, the driver's error its cause", async () => {
+    test("a database never migrated is store.schema_missing naming migrate, the driver's error its cause", async () => {
       const db = await freshDatabase(dialect);
       try {
         const store = new IdempotencyStore(db.open(), new RecordPolicy({ leaseMillis: 1000, retentionMillis: 100_000 }));
-        await assert.rejects(store.load(new IdempotencyKey("a", "b", "c")), (error) => error instanceof StoreError && error.code === "store.query_failed"
-          && error.part === "other" && error.problem === "storage_unavailable" && !/idempotency_record/.test(error.message)
+        await assert.rejects(store.load(new IdempotencyKey("a", "b", "c")), (error) => error instanceof StoreSchemaMissingError && error.code === "store.schema_missing"
+          && /await migrate\(database\)/.test(error.message)
+          && error.part === "schema_missing" && error.problem === "storage_unavailable" && !/idempotency_record/.test(error.message)
           && error.cause instanceof Error && !(error.cause instanceof DbError) && /idempotency_record/.test(error.cause.message));
       } finally {
         await db.close();
@@ -258,7 +259,7 @@ for (const { dialect, skip } of dialects()) {
         assert.equal(await classOf((c) => c.run(insert, [1n])), "none");
         assert.equal(await classOf((c) => c.run(insert, [1n])), "unique_violation");
         assert.equal(await classOf((c) => c.run(sql(dialect, "null", "INSERT INTO conformance_side_effect (scope, kind, key_id, worker) VALUES (?, ?, ?, NULL)", "execrows"), ["s", "k", "i"])), "constraint");
-        assert.equal(await classOf((c) => c.execute("SELECT * FROM no_such_table")), "other");
+        assert.equal(await classOf((c) => c.execute("SELECT * FROM no_such_table")), "schema_missing");
         assert.equal(await db.unavailable().withConnection(async () => "ran").catch((error) => error instanceof DbError && error.errorClass), "connection_lost");
       } finally {
         await db.close();

@@ -29,7 +29,8 @@ CASES: list[tuple[str, tuple[str, ...]]] = [
     ("pass", ()),
     ("import mintid", ("mintid",)),
     ("import mintid; mintid.uuid7_str()", ("mintid",)),
-    ("from mintid import Snowflake", ("mintid",)),
+    ("from mintid import Snowflake; Snowflake(worker=1).next_id()", ("mintid",)),
+    ("import mintid; mintid.uuid7()", ("mintid",)),
     ("import uuid_utils", ("uuid_utils",)),
     ("import uuid_utils; str(uuid_utils.uuid7())", ("uuid_utils",)),
 ]

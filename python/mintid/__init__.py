@@ -37,7 +37,9 @@ if TYPE_CHECKING:
     from mintid._request_id import *  # noqa: F403
     from mintid._segment import *  # noqa: F403
     from mintid._snowflake import *  # noqa: F403
+    from mintid._snowflake_generator import *  # noqa: F403
     from mintid._uuid import *  # noqa: F403
+    from mintid._uuid_generator import *  # noqa: F403
     from mintid._version import core_version as core_version
     from mintid.errors import *  # noqa: F403
     from mintid.metrics import *  # noqa: F403
@@ -73,13 +75,12 @@ else:
             "mintid._request_id": "Grant KeyRing RequestId",
             "mintid._segment": "SegmentAllocator SegmentPolicy",
             "mintid._snowflake": (
-                "Snowflake SnowflakeLayout SnowflakeParts snowflake_from_base32 "
+                "SnowflakeLayout SnowflakeParts snowflake_from_base32 "
                 "snowflake_from_decimal snowflake_to_base32"
             ),
-            "mintid._uuid": (
-                "TextForm Uuid7 Uuid7Generator UuidInfo format_uuid inspect_uuid "
-                "parse_uuid uuid7 uuid7_str uuid_v8"
-            ),
+            "mintid._snowflake_generator": "Snowflake",
+            "mintid._uuid": "TextForm Uuid7 UuidInfo format_uuid inspect_uuid parse_uuid uuid_v8",
+            "mintid._uuid_generator": "Uuid7Generator uuid7 uuid7_str",
             "mintid._version": "core_version",
             # Imports no OpenTelemetry package until a recorder is made.
             "mintid.metrics": "OpenTelemetryMetrics",

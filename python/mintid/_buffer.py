@@ -29,13 +29,35 @@ from __future__ import annotations
 
 import operator
 import os
-import threading
 import time
 import weakref
 from collections.abc import Iterator
-from typing import Any, Final, Generic, Protocol, TypeVar, cast
 
-from mintid._native import call, ffi
+from mintid._library import entry
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from _thread import LockType
+    from typing import Any, Final, Generic, Protocol, TypeVar, cast
+
+    class _ForkAware(Protocol):
+        def _after_fork_in_child(self) -> None: ...
+
+else:
+    # A program's first ID imports this module, and `typing` (with `re`, `enum`, ...)
+    # costs more than that ID: stand-ins for the three names used at run time.
+    def TypeVar(name):  # noqa: N802
+        return name
+
+    def cast(kind, value):
+        return value
+
+    class Generic:
+        __slots__ = ()
+
+        def __class_getitem__(cls, item):
+            return cls
+
 
 __all__ = ["NEVER_STALE", "Batch", "Buffer", "register_for_fork"]
 
@@ -67,7 +89,7 @@ class Buffer(Generic[T]):
 
     __slots__ = ("__weakref__", "_batch", "_items", "_lock", "_sibling", "_unbuffered")
 
-    def __init__(self, lock: threading.Lock, unbuffered: bool) -> None:
+    def __init__(self, lock: LockType, unbuffered: bool) -> None:
         """Start empty; the first request fetches the first batch."""
         self._batch: Batch[T] = cast("Batch[T]", _EMPTY)
         self._items: list[T] = []
@@ -113,7 +135,7 @@ class Buffer(Generic[T]):
         self._items = []
         self._batch = cast("Batch[T]", _EMPTY)
 
-    def reset_after_fork(self, lock: threading.Lock) -> None:
+    def reset_after_fork(self, lock: LockType) -> None:
         """In a fork child: drop the buffer and take a new lock."""
         self._lock = lock
         self.drop()
@@ -133,10 +155,6 @@ class Buffer(Generic[T]):
         self._batch = (iter(items), deadline)
 
 
-class _ForkAware(Protocol):
-    def _after_fork_in_child(self) -> None: ...
-
-
 _LIVE: weakref.WeakSet[_ForkAware] = weakref.WeakSet()
 
 
@@ -146,7 +164,7 @@ def register_for_fork(generator: _ForkAware) -> None:
 
 
 def _after_fork_in_child() -> None:
-    call(ffi.reseed_thread_entropy)
+    entry("mintid_light_reseed_thread_entropy", None)()
     for generator in list(_LIVE):
         generator._after_fork_in_child()
 

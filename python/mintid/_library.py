@@ -8,7 +8,8 @@ are reachable without it. Both open one library: the process has one copy of
 its state (thread randomness, ...), whichever loaded it first.
 
 API: :func:`library` (the ``ctypes.CDLL``), :func:`entry` (one typed entry
-point) and :func:`refusal` (a packed ``FAIL`` answer as the core's typed error).
+point), :func:`refusal` (a packed ``FAIL`` answer as the core's typed error)
+and :class:`Answers` (the buffer a ``mintid_light_*`` entry point answers into).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 
     from mintid.errors import MintidError
 
-__all__ = ["entry", "library", "refusal"]
+__all__ = ["Answers", "entry", "library", "refusal"]
 
 _U32 = struct.Struct("<I")
 _U64 = struct.Struct("<Q")
@@ -93,3 +94,39 @@ def refusal(packed: bytes) -> MintidError:
         position=position,
         problem_name=None if problem is None else problem.decode(),
     )
+
+
+class Answers:
+    """The buffer one object's ``mintid_light_*`` calls answer into (``docs/spec.md``,
+    "The light entry points"), grown to the longest answer. Not thread-safe: its
+    owner calls it under its own lock.
+    """  # noqa: D205
+
+    __slots__ = ("_buffer", "_cap")
+
+    def __init__(self, cap: int = 1024) -> None:
+        """A buffer of ``cap`` bytes to start with."""
+        self._cap = cap
+        self._buffer = ctypes.create_string_buffer(cap)
+
+    def reserve(self, length: int) -> None:
+        """Grow the buffer to ``length`` bytes (an answer whose length is known)."""
+        if length > self._cap:
+            self._cap = length
+            self._buffer = ctypes.create_string_buffer(length)
+
+    def take(self, function: Any, *args: Any) -> bytes:
+        """``function(*args, buffer, cap)``'s answer after its ``0``: the 8-byte
+        freshness bound and the IDs. An answer longer than the buffer is asked for
+        again with a buffer of its length (its IDs are lost, never issued twice); a
+        refusal raises the core's error.
+        """  # noqa: D205
+        while True:
+            length = function(*args, self._buffer, self._cap)
+            if length <= self._cap:
+                break
+            self.reserve(length)
+        packed = ctypes.string_at(self._buffer, length)
+        if packed[0]:
+            raise refusal(packed)
+        return packed[1:]

@@ -9,22 +9,34 @@ from __future__ import annotations
 
 import sys
 from array import array
-from collections.abc import Callable
-from typing import ParamSpec, TypeVar
 
-from mintid._ffi import mintid_ffi as ffi
-from mintid.errors import (
-    ArgumentNegativeError,
-    ArgumentOutOfRangeError,
-    InternalError,
-    MintidError,
-    error_class,
-)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import ParamSpec, TypeVar
+
+    from mintid._ffi import mintid_ffi as ffi
+    from mintid.errors import MintidError
+
+    P = ParamSpec("P")
+    R = TypeVar("R")
+else:
+
+    class _Generated:
+        """The generated module, imported on the first access of one of its names
+        (a light path, :mod:`mintid._library`, may never need it); its names are
+        then copied here, so later accesses are plain attribute reads.
+        """  # noqa: D205
+
+        def __getattr__(self, name: str) -> object:
+            from mintid._ffi import mintid_ffi
+
+            vars(self).update(vars(mintid_ffi))
+            return getattr(mintid_ffi, name)
+
+    ffi = _Generated()
 
 __all__ = ["call", "check_uint", "ffi", "ids_from_bytes", "native_error"]
-
-P = ParamSpec("P")
-R = TypeVar("R")
 
 
 def call(function: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
@@ -39,6 +51,8 @@ def native_error(error: Exception) -> MintidError:
     """The mintid error for an error of the generated bindings (``ffi.MintidError``
     or ``ffi.InternalError``), of the class its code names.
     """  # noqa: D205
+    from mintid.errors import InternalError, error_class
+
     if not isinstance(error, ffi.MintidError):
         return InternalError(f"the native library failed: {error}")
     code = str(getattr(error, "code", "internal.panic"))
@@ -60,8 +74,12 @@ def check_uint(name: str, value: int, bits: int = 64) -> int:
     if not isinstance(value, int) or isinstance(value, bool):
         raise TypeError(f"{name} must be an int, got {type(value).__name__}")
     if value < 0:
+        from mintid.errors import ArgumentNegativeError
+
         raise ArgumentNegativeError(f"{name} must not be negative, got {value}")
     if value >= 1 << bits:
+        from mintid.errors import ArgumentOutOfRangeError
+
         raise ArgumentOutOfRangeError(
             f"{name} must be an integer from 0 to 2^{bits}-1, got {value}"
         )

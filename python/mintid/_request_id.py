@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from mintid._native import call, check_uint, ffi
-from mintid._uuid import uuid7
+from mintid._uuid_generator import uuid7
 
 __all__ = ["Grant", "KeyRing", "RequestId"]
 

@@ -1,21 +1,15 @@
-"""Snowflake IDs: 64-bit, time-ordered, unique per worker."""
+"""Snowflake IDs: 64-bit, time-ordered, unique per worker (the generator: _snowflake_generator)."""
 
 from __future__ import annotations
 
-import threading
 import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from typing import ClassVar, Final
 
-from mintid._buffer import Buffer, register_for_fork
-from mintid._native import call, check_uint, ffi, ids_from_bytes
-from mintid._policy import RollbackPolicy, SequencePolicy
-from mintid.errors import SnowflakeForkedError
-from mintid.testing import ManualClock
+from mintid._native import call, check_uint, ffi
 
 __all__ = [
-    "Snowflake",
     "SnowflakeLayout",
     "SnowflakeParts",
     "snowflake_from_base32",
@@ -288,173 +282,3 @@ def snowflake_from_base32(text: str) -> int:
 def snowflake_to_base32(snowflake_id: int) -> str:
     """Write an ID as 13 Crockford base32 digits (sortable like the IDs)."""
     return call(ffi.snowflake_id_to_base32, check_uint("snowflake_id", snowflake_id))
-
-
-class _IdBuffer(Buffer[int]):
-    __slots__ = ("_core",)
-
-    def __init__(self, core: ffi.Snowflake, unbuffered: bool) -> None:
-        super().__init__(threading.Lock(), unbuffered)
-        self._core = core
-
-    def _fetch(self, handed_out: int) -> tuple[list[int], int]:
-        ids = ids_from_bytes(call(self._core.next_batch, handed_out))
-        fresh_until = ids[0]
-        del ids[0]
-        return ids, fresh_until
-
-    def _fetch_one(self) -> int:
-        return ids_from_bytes(call(self._core.next_bytes, 1))[0]
-
-
-class Snowflake:
-    """A Snowflake ID generator for one worker.
-
-    Every ID it hands out is unique and greater than the one before, also
-    when threads share it, and its tick is the clock's current one (IDs are
-    fetched from the core in batches; a batch whose tick has passed is
-    dropped, not served). After ``os.fork()`` the child's copy refuses to
-    generate (:class:`~mintid.SnowflakeForkedError`) until
-    :meth:`set_worker` gives it a worker id of its own.
-
-    ``layout`` is a :class:`SnowflakeLayout` or a preset name. ``rollback``
-    defaults to waiting out a clock rollback of up to 5 ms, ``sequence`` to
-    waiting for the next tick when one is used up. ``starting_after`` (an ID)
-    and ``starting_after_unix_millis`` make a restarted worker continue above
-    what it issued before. ``clock`` (a :class:`mintid.testing.ManualClock`)
-    makes the generator deterministic and unbuffered, for tests.
-    """
-
-    __slots__ = (
-        "__weakref__",
-        "_buffer",
-        "_core",
-        "_forked",
-        "_layout",
-        "_options",
-    )
-
-    def __init__(
-        self,
-        worker: int,
-        layout: SnowflakeLayout | str = "classic",
-        *,
-        rollback: RollbackPolicy | None = None,
-        sequence: SequencePolicy | None = None,
-        starting_after: int | None = None,
-        starting_after_unix_millis: int | None = None,
-        clock: ManualClock | None = None,
-    ) -> None:
-        """Create a generator for ``worker`` (see the class documentation)."""
-        if isinstance(layout, str):
-            layout = SnowflakeLayout.preset(layout)
-        elif not isinstance(layout, SnowflakeLayout):
-            raise TypeError(f"layout must be a SnowflakeLayout or str, got {type(layout).__name__}")
-        if rollback is not None and not isinstance(rollback, RollbackPolicy):
-            raise TypeError(f"rollback must be a RollbackPolicy, got {type(rollback).__name__}")
-        if sequence is not None and not isinstance(sequence, SequencePolicy):
-            raise TypeError(f"sequence must be a SequencePolicy, got {type(sequence).__name__}")
-        if clock is not None and not isinstance(clock, ManualClock):
-            raise TypeError(f"clock must be a ManualClock, got {type(clock).__name__}")
-        self._layout = layout
-        self._options = (rollback, sequence, clock)
-        self._forked = False
-        self._start(
-            check_uint("worker", worker),
-            None if starting_after is None else check_uint("starting_after", starting_after),
-            None
-            if starting_after_unix_millis is None
-            else check_uint("starting_after_unix_millis", starting_after_unix_millis),
-        )
-        register_for_fork(self)
-
-    def _start(self, worker: int, after_id: int | None, after_unix_millis: int | None) -> None:
-        rollback, sequence, clock = self._options
-        core = call(
-            ffi.Snowflake,
-            self._layout._core,
-            worker,
-            None if rollback is None else rollback._to_ffi(),
-            None if sequence is None else sequence._to_ffi(),
-            after_id,
-            after_unix_millis,
-            None if clock is None else clock._core,
-        )
-        self._core = core
-        self._buffer = _IdBuffer(core, unbuffered=clock is not None)
-
-    def next_id(self) -> int:
-        """The next ID."""
-        batch, deadline = self._buffer._batch
-        try:
-            value = next(batch)
-        except StopIteration:
-            return self._next_slow()
-        if _time_ns() < deadline:
-            return value
-        return self._next_slow()
-
-    def _next_slow(self) -> int:
-        self._check_not_forked()
-        return self._buffer.take_slow()
-
-    def _check_not_forked(self) -> None:
-        if self._forked:
-            raise SnowflakeForkedError(
-                f"this generator (worker {self.worker}) was inherited across fork() and the "
-                "parent still uses its worker id; call set_worker() with another one"
-            )
-
-    def next_ids(self, count: int) -> list[int]:
-        """``count`` new consecutive IDs in one call (at most 65536)."""
-        count = check_uint("count", count, 32)
-        self._check_not_forked()
-        with self._buffer._lock:
-            self._buffer.drop()
-            return ids_from_bytes(call(self._core.next_bytes, count))
-
-    def decode(self, snowflake_id: int) -> SnowflakeParts:
-        """The fields of an ID of this generator's layout."""
-        return self._layout.decode(snowflake_id)
-
-    def set_worker(self, worker: int) -> None:
-        """Continue with another worker id, above every ID issued so far.
-
-        A generator inherited across ``fork()`` must be given one (other than
-        the parent's) before it generates again.
-        """
-        worker = check_uint("worker", worker)
-        if self._forked and worker == self.worker:
-            raise SnowflakeForkedError(
-                f"worker {worker} is the parent process's; give the child another worker id"
-            )
-        with self._buffer._lock:
-            self._buffer.drop()
-            self._start(worker, self._core.high_water(), None)
-            self._forked = False
-
-    @property
-    def worker(self) -> int:
-        """The worker id in every ID."""
-        return self._core.worker()
-
-    @property
-    def layout(self) -> SnowflakeLayout:
-        """The layout of the IDs."""
-        return self._layout
-
-    @property
-    def high_water(self) -> int | None:
-        """The highest ID the core generator issued (including buffered ones), if any.
-
-        Save it and pass it as ``starting_after`` when the worker restarts.
-        """
-        return self._core.high_water()
-
-    def _after_fork_in_child(self) -> None:
-        self._forked = True
-        self._buffer.reset_after_fork(threading.Lock())
-
-    def __repr__(self) -> str:
-        """Show worker and layout."""
-        return f"Snowflake(worker={self.worker}, layout={self._layout!r})"

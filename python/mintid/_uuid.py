@@ -1,35 +1,22 @@
-"""UUIDs: the four text forms, version 8, and RFC 9562 UUIDv7 values and generators."""
+"""UUIDs: the four text forms, version 8, and RFC 9562 UUIDv7 values (not generators)."""
 
 from __future__ import annotations
 
 import builtins
-import operator
-import sys
-import threading
-import time
 import uuid
-from array import array
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
-from itertools import repeat
-from typing import Any, Final, Literal
+from typing import Final, Literal
 
-from mintid._buffer import Buffer, register_for_fork
 from mintid._native import call, check_uint, ffi
-from mintid._policy import RollbackPolicy
-from mintid.testing import ManualClock
 
 __all__ = [
     "TextForm",
     "Uuid7",
-    "Uuid7Generator",
     "UuidInfo",
     "format_uuid",
     "inspect_uuid",
     "parse_uuid",
-    "uuid7",
-    "uuid7_str",
     "uuid_v8",
 ]
 
@@ -51,26 +38,6 @@ _VARIANTS: Final[dict[ffi.UuidVariant, str]] = {
     ffi.UuidVariant.FUTURE: "future",
 }
 _UNIX_EPOCH: Final = datetime(1970, 1, 1, tzinfo=timezone.utc)
-_BIG_ENDIAN_HOST: Final = sys.byteorder == "big"
-_time_ns = time.time_ns
-_UUID = uuid.UUID
-_new_object = object.__new__
-# uuid.UUID keeps its fields in __slots__; writing them through the slot
-# descriptors (as UUID.__init__ does through object.__setattr__) skips the
-# 128-bit range check of the constructor, which the core's output never needs.
-_set_int = _UUID.__dict__["int"].__set__
-_set_is_safe = _UUID.__dict__["is_safe"].__set__
-_SAFE_UNKNOWN = uuid.SafeUUID.unknown
-
-
-def _ints_of_bytes(raw: bytes) -> list[int]:
-    """128-bit values from 16 bytes each, most significant first."""
-    halves = array("Q", raw)
-    if not _BIG_ENDIAN_HOST:
-        halves.byteswap()
-    values = halves.tolist()
-    highs = map(operator.lshift, values[::2], repeat(64))
-    return list(map(operator.or_, highs, values[1::2]))
 
 
 def _bytes_of(value: uuid.UUID | bytes | str) -> bytes:
@@ -207,145 +174,3 @@ class Uuid7:
     def __str__(self) -> str:
         """The hyphenated form."""
         return self.format()
-
-
-class _IntBuffer(Buffer[int]):
-    """UUIDv7s as 128-bit ints; :class:`uuid.UUID` objects are made as they go out."""
-
-    __slots__ = ("_core",)
-
-    def __init__(self, core: ffi.Uuid7Generator, lock: threading.Lock, unbuffered: bool) -> None:
-        super().__init__(lock, unbuffered)
-        self._core = core
-
-    def _fetch(self, handed_out: int) -> tuple[list[int], int]:
-        raw = call(self._core.next_batch, handed_out)
-        return _ints_of_bytes(raw[8:]), int.from_bytes(raw[:8], "little")
-
-    def _fetch_one(self) -> int:
-        return _ints_of_bytes(call(self._core.next_bytes, 1))[0]
-
-
-class _TextBuffer(Buffer[str]):
-    """UUIDv7s in the hyphenated form."""
-
-    __slots__ = ("_core",)
-
-    def __init__(self, core: ffi.Uuid7Generator, lock: threading.Lock, unbuffered: bool) -> None:
-        super().__init__(lock, unbuffered)
-        self._core = core
-
-    def _fetch(self, handed_out: int) -> tuple[list[str], int]:
-        parts = call(self._core.next_text_batch, handed_out, ffi.UuidTextForm.HYPHENATED).split(" ")
-        fresh_until = int(parts[0])
-        del parts[0]
-        return parts, fresh_until
-
-    def _fetch_one(self) -> str:
-        return call(self._core.next_text, 1, ffi.UuidTextForm.HYPHENATED)
-
-
-class Uuid7Generator:
-    """A UUIDv7 generator (RFC 9562 method 1: a 16-bit counter, 58 random bits).
-
-    Every ID it hands out is unique and greater than the one before, also
-    when threads share it, and its timestamp is never more than 1 ms behind
-    the clock (IDs are fetched from the core in batches; a stale batch is
-    dropped, not served). :meth:`next_uuid` and :meth:`next_str` share one
-    order: switching between them drops the other's batch, so use one form
-    per generator for speed. After ``os.fork()`` the child drops its
-    batches and reseeds its randomness.
-
-    ``rollback`` defaults to counting on from the last timestamp while the
-    clock is at most 10 s behind. ``clock`` and ``entropy`` (bytes, replayed
-    and cycled) make the generator deterministic and unbuffered, for tests.
-    """
-
-    __slots__ = ("__weakref__", "_core", "_lock", "_texts", "_uuids")
-
-    def __init__(
-        self,
-        *,
-        rollback: RollbackPolicy | None = None,
-        clock: ManualClock | None = None,
-        entropy: bytes | None = None,
-    ) -> None:
-        """Create a generator (see the class documentation)."""
-        if rollback is not None and not isinstance(rollback, RollbackPolicy):
-            raise TypeError(f"rollback must be a RollbackPolicy, got {type(rollback).__name__}")
-        if clock is not None and not isinstance(clock, ManualClock):
-            raise TypeError(f"clock must be a ManualClock, got {type(clock).__name__}")
-        if entropy is not None and not isinstance(entropy, bytes | bytearray | memoryview):
-            raise TypeError(f"entropy must be bytes, got {type(entropy).__name__}")
-        core = call(
-            ffi.Uuid7Generator,
-            None if rollback is None else rollback._to_ffi(),
-            None if clock is None else clock._core,
-            None if entropy is None else bytes(entropy),
-        )
-        self._core = core
-        self._lock = threading.Lock()
-        unbuffered = clock is not None or entropy is not None
-        self._uuids = _IntBuffer(core, self._lock, unbuffered)
-        self._texts = _TextBuffer(core, self._lock, unbuffered)
-        self._uuids.exclusive_with(self._texts)
-        register_for_fork(self)
-
-    def next_uuid(self) -> uuid.UUID:
-        """The next ID as a :class:`uuid.UUID`."""
-        batch, deadline = self._uuids._batch
-        try:
-            value = next(batch)
-        except StopIteration:
-            value = self._uuids.take_slow()
-        else:
-            if _time_ns() >= deadline:
-                value = self._uuids.take_slow()
-        made = _new_object(_UUID)
-        _set_int(made, value)
-        _set_is_safe(made, _SAFE_UNKNOWN)
-        return made
-
-    def next_str(self) -> str:
-        """The next ID in the hyphenated form (36 characters, lower case)."""
-        batch, deadline = self._texts._batch
-        try:
-            value = next(batch)
-        except StopIteration:
-            return self._texts.take_slow()
-        if _time_ns() < deadline:
-            return value
-        return self._texts.take_slow()
-
-    def next_bytes(self, count: int) -> bytes:
-        """``count`` new IDs in one call, 16 bytes each, most significant first."""
-        count = check_uint("count", count, 32)
-        with self._lock:
-            self._uuids.drop()
-            self._texts.drop()
-            return call(self._core.next_bytes, count)
-
-    @property
-    def rollback(self) -> RollbackPolicy:
-        """The rollback policy in force."""
-        policy: Any = self._core.policy()
-        if policy.is_FAIL():
-            return RollbackPolicy.fail()
-        if policy.is_WAIT():
-            return RollbackPolicy.wait(policy.max_millis)
-        return RollbackPolicy.logical(policy.max_millis)
-
-    def _after_fork_in_child(self) -> None:
-        self._lock = threading.Lock()
-        self._uuids.reset_after_fork(self._lock)
-        self._texts.reset_after_fork(self._lock)
-
-
-_DEFAULT: Final = Uuid7Generator()
-
-#: A new UUIDv7 as a :class:`uuid.UUID`, from the process-wide generator.
-uuid7: Callable[[], uuid.UUID] = _DEFAULT.next_uuid
-#: A new UUIDv7 in the hyphenated form, from the same process-wide generator:
-#: :func:`uuid7` and :func:`uuid7_str` draw from one sequence, so IDs taken
-#: through either, in any order, increase.
-uuid7_str: Callable[[], str] = _DEFAULT.next_str

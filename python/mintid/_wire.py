@@ -148,7 +148,13 @@ class RelayWire(Wire):
         return ("send", *codec.message(step))
 
 
-_CLASSES: Final = {"UNIQUE_VIOLATION": 0, "SERIALIZATION": 1, "CONNECTION_LOST": 2, "CONSTRAINT": 3}
+_CLASSES: Final = {
+    "UNIQUE_VIOLATION": 0,
+    "SERIALIZATION": 1,
+    "CONNECTION_LOST": 2,
+    "CONSTRAINT": 3,
+    "SCHEMA_MISSING": 5,
+}
 
 
 def _answered(result: Any, now: int) -> bytes:

@@ -67,10 +67,50 @@ def test_import_mintid_imports_nothing_heavy() -> None:
 
 
 def test_a_public_name_imports_its_module_on_first_use() -> None:
-    loaded = _modules_after("import mintid; mintid.Snowflake")
+    loaded = _modules_after("import mintid; mintid.SnowflakeLayout")
     assert {"mintid._snowflake", "mintid._ffi.mintid_ffi"} <= loaded
     assert "mintid._record" not in loaded
     assert "mintid.store" not in loaded
+
+
+# What a program's first ID must not import (the cold start of a serverless function or
+# a CLI): the generated bindings and the standard modules only the wide API needs. The
+# light loader (mintid._library, ctypes) opens the library instead.
+FIRST_ID_HEAVY = [
+    "mintid._ffi",
+    "mintid._ffi.mintid_ffi",
+    "mintid.errors",
+    "mintid._uuid",
+    "mintid._snowflake",
+    "mintid._policy",
+    "dataclasses",
+    "datetime",
+    "enum",
+    "typing",
+    "uuid",
+]
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import mintid; mintid.uuid7_str()",
+        "from mintid import Snowflake; Snowflake(worker=1).next_id()",
+        "from mintid import Snowflake; Snowflake(worker=1).next_ids(3)",
+        "import mintid; mintid.Uuid7Generator().next_str()",
+    ],
+)
+def test_the_first_id_loads_no_generated_bindings(code: str) -> None:
+    loaded = _modules_after(code)
+    assert "mintid._library" in loaded
+    assert loaded & set(FIRST_ID_HEAVY) == set()
+
+
+def test_the_first_uuid_object_loads_only_the_uuid_module_more() -> None:
+    loaded = _modules_after("import mintid; mintid.uuid7()")
+    # uuid.UUID is the answer's type; the uuid module imports enum.
+    assert "uuid" in loaded
+    assert loaded & set(FIRST_ID_HEAVY) <= {"uuid", "enum"}
 
 
 def _type_checking_imports() -> list[str]:

@@ -1194,7 +1194,9 @@ def db_error_classify(case: Case) -> None:
         case["dialect"], ffi.Dialect.SQLITE
     )
     assert case["dialect"] in ("postgres", "mysql", "sqlite")
-    made = ffi.classify_db_error(dialect, case.get("code"), case.get("sqlstate"))
+    made = ffi.classify_db_error(
+        dialect, case.get("code"), case.get("sqlstate"), case.get("message")
+    )
     assert made.name.lower() == case["class"]
 
 

@@ -21,7 +21,8 @@ STEP_FIELDS = {
     "migrate": ({"expect"}, set()),
     "migrations": ({"expect"}, set()),
     "run": ({"way", "worker", "fingerprint", "operation", "expect"},
-            {"now", "key", "key_created", "store", "in_forked_child", "lose_reply"}),
+            {"now", "key", "key_created", "store", "in_forked_child", "lose_reply",
+             "unavailable_after_operation"}),
     "claim": ({"worker", "fingerprint", "expect"}, {"now", "key", "key_created"}),
     "complete": ({"worker", "response", "expect"}, {"now", "lose_reply"}),
     "fail": ({"worker", "failure", "error", "expect"}, {"now", "lose_reply"}),
@@ -79,6 +80,7 @@ def check_decision(expect, *, timed=False):
     assert decision in DECISIONS
     allowed = {
         "execute": [{"decision", "response"}, {"decision", "error"},
+                    {"decision", "error", "not_recorded"},
                     {"decision", "token", "lease_deadline"}],
         "replay": [{"decision", "outcome", "response"}, {"decision", "outcome", "error"}],
         "in_progress": [{"decision", "problem", "retry_after_millis"}]
@@ -91,6 +93,8 @@ def check_decision(expect, *, timed=False):
         check_response(expect["response"])
     if "problem" in expect:
         assert expect["problem"] == decision
+    if "not_recorded" in expect:
+        assert expect["not_recorded"] is True
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
@@ -125,6 +129,9 @@ def test_case_uses_the_documented_vocabulary(case):
             assert step["lose_reply"] in LOSE_REPLY[step["do"]], step
         if "outage_millis" in step.get("operation", {}):
             assert case["clock"] == "system", "an outage runs on the system clock"
+        if "unavailable_after_operation" in step:
+            assert step["unavailable_after_operation"] is True
+            assert step["expect"].get("not_recorded") is True
         if "in_forked_child" in step:
             assert step["in_forked_child"] is True
         if step["do"] == "renew":

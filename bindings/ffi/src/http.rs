@@ -152,6 +152,58 @@ pub fn http_key_refusal(signed: bool, code: String, part: Option<String>) -> Opt
     core::key_refusal(source, &code, part.as_deref()).map(Problem::from)
 }
 
+/// Where a covered request's key is read from, or its refusal (the core's
+/// `http::admit_key`).
+#[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
+pub enum KeyAdmission {
+    /// Read the signed request ID header.
+    SignedRequestId,
+    /// Read the `Idempotency-Key` header.
+    IdempotencyKey,
+    /// Answer `status` with `document` (`application/problem+json`).
+    Refused {
+        /// 401 (`http.unauthenticated`) or 400 (`http.missing_key`).
+        status: u16,
+        /// The error code, for the log.
+        code: String,
+        /// The problem document, its detail naming the fix.
+        document: String,
+    },
+}
+
+/// Where a covered request's key is read from, or why it is refused first:
+/// no caller (the scope function gave none) is 401; no header the route
+/// accepts (`request_id_header` with a key ring, an `Idempotency-Key` when
+/// `accepts_idempotency_key`) is 400 `missing_key`, naming the header(s)
+/// (the core's `http::admit_key`).
+#[uniffi::export]
+pub fn http_admit_key(
+    request_id_header: Option<String>,
+    accepts_idempotency_key: bool,
+    caller: bool,
+    request_id_sent: bool,
+    idempotency_key_sent: bool,
+) -> KeyAdmission {
+    let accepted = core::AcceptedKeys {
+        request_id_header: request_id_header.as_deref(),
+        idempotency_key: accepts_idempotency_key,
+    };
+    let request = core::KeyRequest {
+        caller,
+        request_id_sent,
+        idempotency_key_sent,
+    };
+    match core::admit_key(accepted, request) {
+        Ok(core::KeySource::SignedRequestId) => KeyAdmission::SignedRequestId,
+        Ok(core::KeySource::IdempotencyKey) => KeyAdmission::IdempotencyKey,
+        Err(error) => KeyAdmission::Refused {
+            status: error.status().unwrap_or(500),
+            code: error.code().into(),
+            document: core::refusal_document(&error).unwrap_or_default(),
+        },
+    }
+}
+
 /// The `application/problem+json` body of a problem, with an optional detail.
 #[uniffi::export]
 pub fn http_problem_document(problem: Problem, detail: Option<String>) -> String {

@@ -16,6 +16,7 @@ mod id_buffer;
 mod key;
 mod lane;
 mod lease;
+mod light;
 mod metrics;
 mod outbox;
 mod record;
@@ -41,10 +42,10 @@ pub use fingerprint::{
     fingerprint_to_text,
 };
 pub use http::{
-    HttpDefaults, HttpHeader, HttpResponse, StoredEnvelope, http_decode_envelope,
-    http_default_kind, http_defaults, http_encode_envelope, http_fingerprint_body,
-    http_fingerprint_request, http_grant_document, http_is_json_content_type,
-    http_problem_document, http_status_document,
+    HttpDefaults, HttpHeader, HttpResponse, KeyAdmission, StoredEnvelope, http_admit_key,
+    http_decode_envelope, http_default_kind, http_defaults, http_encode_envelope,
+    http_fingerprint_body, http_fingerprint_request, http_grant_document,
+    http_is_json_content_type, http_problem_document, http_status_document,
 };
 pub use id_buffer::{id_buffer_batch_cap, id_buffer_fresh_until, id_buffer_next_batch_size};
 pub use key::{

@@ -24,6 +24,9 @@ pub struct MetricInfo {
     pub description: String,
     /// The attributes every data point carries.
     pub attributes: Vec<MetricAttributeInfo>,
+    /// A histogram's bucket bounds, ascending, in its unit (empty for a
+    /// counter): the only ones a host's recorder uses.
+    pub buckets: Vec<f64>,
 }
 
 /// One span of the core's registry.
@@ -57,6 +60,7 @@ pub fn metrics() -> Vec<MetricInfo> {
             unit: metric.unit.to_owned(),
             description: metric.description.to_owned(),
             attributes: attributes(metric.attributes),
+            buckets: metric.buckets.to_vec(),
         })
         .collect()
 }

@@ -343,9 +343,7 @@ impl Snowflake {
     /// Fails with `argument.batch_too_large` or as [`next_id`](Self::next_id)
     /// does; the IDs of a failed call are lost, never issued twice.
     pub fn next_bytes(&self, count: u32) -> Result<IdBytes, MintidError> {
-        let mut ids = vec![0u64; batch_len(count)?];
-        self.0.fill(&mut ids)?;
-        IdBytes::from_u64s(&ids)
+        IdBytes::from_u64s(&self.fill(count)?)
     }
 
     /// A batch for a host's ID buffer (the core's rule, `mintid::id_buffer`):
@@ -355,13 +353,7 @@ impl Snowflake {
     ///
     /// Fails as [`next_id`](Self::next_id) does.
     pub fn next_batch(&self, handed_out: u32) -> Result<IdBytes, MintidError> {
-        let layout = *self.0.layout();
-        let cap = mintid::id_buffer::batch_cap(layout.ids_per_tick());
-        let size = mintid::id_buffer::next_batch_size(handed_out.into(), cap);
-        let mut ids = vec![0u64; batch_len(size)?];
-        self.0.fill(&mut ids)?;
-        let first = layout.decode(id(ids[0])?)?;
-        let fresh = mintid::id_buffer::fresh_until_millis(first.unix_millis, layout.tick_millis());
+        let (fresh, ids) = self.batch(handed_out)?;
         IdBytes::from_u64s_after(fresh, &ids)
     }
 
@@ -393,5 +385,26 @@ impl Snowflake {
     /// The policy for a used-up sequence.
     pub fn sequence_policy(&self) -> SequencePolicy {
         self.0.sequence_policy().into()
+    }
+}
+
+impl Snowflake {
+    /// A batch sized by the ID buffer rule after one that handed out
+    /// `handed_out` IDs, and the last Unix millisecond at which it is fresh.
+    pub(crate) fn batch(&self, handed_out: u32) -> Result<(u64, Vec<u64>), MintidError> {
+        let layout = *self.0.layout();
+        let cap = mintid::id_buffer::batch_cap(layout.ids_per_tick());
+        let size = mintid::id_buffer::next_batch_size(handed_out.into(), cap);
+        let ids = self.fill(size)?;
+        let first = layout.decode(id(ids[0])?)?;
+        let fresh = mintid::id_buffer::fresh_until_millis(first.unix_millis, layout.tick_millis());
+        Ok((fresh, ids))
+    }
+
+    /// `count` new consecutive IDs, as [`next_bytes`](Self::next_bytes) makes them.
+    pub(crate) fn fill(&self, count: u32) -> Result<Vec<u64>, MintidError> {
+        let mut ids = vec![0u64; batch_len(count)?];
+        self.0.fill(&mut ids)?;
+        Ok(ids)
     }
 }

@@ -273,6 +273,8 @@ pub enum DbErrorClass {
     ConnectionLost,
     /// Another constraint (`CHECK`, `NOT NULL`, a value too long).
     Constraint,
+    /// A table does not exist: the schema was not migrated.
+    SchemaMissing,
     /// Anything else.
     Other,
 }
@@ -284,6 +286,7 @@ impl From<core::DbErrorClass> for DbErrorClass {
             core::DbErrorClass::Serialization => Self::Serialization,
             core::DbErrorClass::ConnectionLost => Self::ConnectionLost,
             core::DbErrorClass::Constraint => Self::Constraint,
+            core::DbErrorClass::SchemaMissing => Self::SchemaMissing,
             core::DbErrorClass::Other => Self::Other,
         }
     }
@@ -292,15 +295,23 @@ impl From<core::DbErrorClass> for DbErrorClass {
 /// The class of a database error from the codes its driver reports: `code`
 /// is the dialect's own code as text (a MySQL/MariaDB error number, an SQLite
 /// result code by number or name; none for PostgreSQL), `sqlstate` the
-/// SQLSTATE when the driver gives one. Every executor asks this instead of
+/// SQLSTATE when the driver gives one, `message` the driver's message (read
+/// only for SQLite's missing table). Every executor asks this instead of
 /// mapping codes itself (`mintid::store::classify_db_error`).
 #[uniffi::export]
 pub fn classify_db_error(
     dialect: Dialect,
     code: Option<String>,
     sqlstate: Option<String>,
+    message: Option<String>,
 ) -> DbErrorClass {
-    core::classify_db_error(dialect.into(), code.as_deref(), sqlstate.as_deref()).into()
+    core::classify_db_error(
+        dialect.into(),
+        code.as_deref(),
+        sqlstate.as_deref(),
+        message.as_deref(),
+    )
+    .into()
 }
 
 impl From<DbErrorClass> for core::DbErrorClass {
@@ -310,6 +321,7 @@ impl From<DbErrorClass> for core::DbErrorClass {
             DbErrorClass::Serialization => Self::Serialization,
             DbErrorClass::ConnectionLost => Self::ConnectionLost,
             DbErrorClass::Constraint => Self::Constraint,
+            DbErrorClass::SchemaMissing => Self::SchemaMissing,
             DbErrorClass::Other => Self::Other,
         }
     }
@@ -488,6 +500,14 @@ pub enum Finished {
         /// caller's transaction nothing was written).
         stored: bool,
     },
+    /// The operation ran and failed, and recording it failed too:
+    /// re-raise its own error with this store error attached.
+    OperationFailedUnrecorded {
+        /// The store error's code, e.g. `store.unavailable`.
+        code: String,
+        /// The store error's message.
+        message: String,
+    },
     /// Not run: the stored result.
     Replay {
         /// Which result was stored.
@@ -513,6 +533,12 @@ impl From<core::Finished> for Finished {
         match finished {
             core::Finished::Executed => Self::Executed,
             core::Finished::OperationFailed { stored } => Self::OperationFailed { stored },
+            core::Finished::OperationFailedUnrecorded { store_error } => {
+                Self::OperationFailedUnrecorded {
+                    code: store_error.code().to_owned(),
+                    message: store_error.to_string(),
+                }
+            }
             core::Finished::Replay {
                 outcome,
                 response,

@@ -155,7 +155,7 @@ impl Uuid7Generator {
 
 impl Uuid7Generator {
     /// A batch sized by the ID buffer rule, and until when it is fresh.
-    fn batch(&self, handed_out: u32) -> Result<(u64, Vec<u8>), MintidError> {
+    pub(crate) fn batch(&self, handed_out: u32) -> Result<(u64, Vec<u8>), MintidError> {
         let cap = mintid::id_buffer::MAX_BATCH;
         let size = mintid::id_buffer::next_batch_size(handed_out.into(), cap);
         let bytes = self.fill(size)?;
@@ -167,7 +167,7 @@ impl Uuid7Generator {
     }
 
     /// `count` new IDs, 16 bytes each, as [`next_bytes`](Self::next_bytes) makes them.
-    fn fill(&self, count: u32) -> Result<Vec<u8>, MintidError> {
+    pub(crate) fn fill(&self, count: u32) -> Result<Vec<u8>, MintidError> {
         let mut bytes = vec![0u8; batch_len(count)? * 16];
         self.0.fill_bytes(&mut bytes)?;
         Ok(bytes)
@@ -175,7 +175,7 @@ impl Uuid7Generator {
 }
 
 /// IDs of 16 bytes each in `form`, separated by single spaces.
-fn text_of(bytes: &[u8], form: TextForm) -> Result<String, MintidError> {
+pub(crate) fn text_of(bytes: &[u8], form: TextForm) -> Result<String, MintidError> {
     let mut text = Vec::with_capacity((bytes.len() / 16) * (form.text_len() + 1));
     for chunk in bytes.chunks_exact(16) {
         if !text.is_empty() {

@@ -11,6 +11,7 @@ use mintid::record::Problem;
 use wasm_bindgen::prelude::*;
 
 use crate::error::{to_js, type_error};
+use crate::store::object;
 
 /// A response as the store keeps it.
 #[wasm_bindgen(getter_with_clone)]
@@ -131,6 +132,55 @@ pub fn http_key_refusal(signed: bool, code: &str, part: Option<String>) -> Optio
     };
     core::key_refusal(source, code, part.as_deref()).map(|problem| problem.name().to_string())
 }
+
+/// Where a covered request's key is read from, or why it is refused first
+/// (the core's `http::admit_key`): `{source: "signed"}` or `{source:
+/// "plain"}`, else `{status, code, document}`: 401 `http.unauthenticated`
+/// when there is no caller, 400 `http.missing_key` (its problem document
+/// naming the header(s) the route accepts) when no accepted header was sent.
+#[wasm_bindgen(js_name = httpAdmitKey, unchecked_return_type = "KeyAdmission")]
+pub fn http_admit_key(
+    request_id_header: Option<String>,
+    accepts_idempotency_key: bool,
+    caller: bool,
+    request_id_sent: bool,
+    idempotency_key_sent: bool,
+) -> JsValue {
+    let accepted = core::AcceptedKeys {
+        request_id_header: request_id_header.as_deref(),
+        idempotency_key: accepts_idempotency_key,
+    };
+    let request = core::KeyRequest {
+        caller,
+        request_id_sent,
+        idempotency_key_sent,
+    };
+    match core::admit_key(accepted, request) {
+        Ok(source) => object(&[(
+            "source",
+            JsValue::from_str(match source {
+                core::KeySource::SignedRequestId => "signed",
+                core::KeySource::IdempotencyKey => "plain",
+            }),
+        )]),
+        Err(error) => object(&[
+            ("status", JsValue::from(error.status().unwrap_or(500))),
+            ("code", JsValue::from_str(error.code())),
+            (
+                "document",
+                JsValue::from_str(&core::refusal_document(&error).unwrap_or_default()),
+            ),
+        ]),
+    }
+}
+
+#[wasm_bindgen(typescript_custom_section)]
+const KEY_ADMISSION: &str = r#"
+/** Where a covered request's key is read from, or the refusal to answer (`httpAdmitKey`). */
+export type KeyAdmission =
+  | { source: "signed" | "plain" }
+  | { status: number; code: string; document: string };
+"#;
 
 /// The `application/problem+json` body of the problem named `name`.
 #[wasm_bindgen(js_name = httpProblemDocument)]

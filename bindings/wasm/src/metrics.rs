@@ -34,6 +34,14 @@ pub fn metrics() -> Vec<String> {
         .collect()
 }
 
+/// The bucket bounds of the histogram `name` of the core's registry,
+/// ascending, in its unit: the only ones a recorder uses (empty for a counter
+/// or a name the registry does not hold).
+#[wasm_bindgen(js_name = metricBuckets)]
+pub fn metric_buckets(name: &str) -> Vec<f64> {
+    mintid::metrics::metric_named(name).map_or_else(Vec::new, |metric| metric.buckets.to_vec())
+}
+
 /// Every span of the core's registry, sorted by name, three strings each:
 /// the name, its description and its attributes (as in [`metrics`]).
 #[wasm_bindgen(js_name = spans)]

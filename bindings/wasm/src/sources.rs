@@ -105,7 +105,7 @@ const POOL_LEN: usize = 4096;
 
 /// The platform's CSPRNG (`crypto.getRandomValues`), drawn in bulk.
 ///
-/// Used instead of the core's `ThreadEntropy` (a ChaCha12 seeded from the
+/// Used instead of the core's `ThreadEntropy` (a ChaCha8 seeded from the
 /// same source), which would add its ChaCha code to the module for no gain
 /// in quality.
 pub(crate) struct CryptoPool {

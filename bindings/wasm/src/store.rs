@@ -40,7 +40,7 @@ export interface StoreLimit { name: string; maxBytes: number; }
 /** A named query to run, its values in the statement's binding order. */
 export interface StoreQuery { name: string; params: SqlValue[]; }
 /** How an executor classifies a database error. */
-export type DbErrorClass = "unique_violation" | "serialization" | "connection_lost" | "constraint" | "other";
+export type DbErrorClass = "unique_violation" | "serialization" | "connection_lost" | "constraint" | "schema_missing" | "other";
 /** The database's answer to a StoreQuery. */
 export type StoreAnswer =
   | { kind: "rows"; rows: SqlValue[][] }
@@ -312,17 +312,20 @@ pub fn raised_text(type_name: &[u8], message: &[u8]) -> String {
 /// The class of a database error from the codes its driver reports: `code`
 /// is the dialect's own code as text (a MySQL/MariaDB error number, an SQLite
 /// result code by number or name), `sqlstate` the SQLSTATE when the driver
-/// gives one (`mintid::store::classify_db_error`).
+/// gives one, `message` the driver's message (read only for SQLite's
+/// missing table) (`mintid::store::classify_db_error`).
 #[wasm_bindgen(js_name = classifyDbError, unchecked_return_type = "DbErrorClass")]
 pub fn classify_db_error(
     dialect: &str,
     code: Option<String>,
     sqlstate: Option<String>,
+    message: Option<String>,
 ) -> Result<JsValue, JsValue> {
     let class = mintid::store::classify_db_error(
         dialect_of(dialect)?,
         code.as_deref(),
         sqlstate.as_deref(),
+        message.as_deref(),
     );
     Ok(JsValue::from_str(class.as_str()))
 }

@@ -9,15 +9,15 @@ use mintid::fingerprint::Fingerprint;
 use mintid::key::IdempotencyKey;
 use mintid::record::Incoming;
 use mintid::store::{
-    Answer, DriverError, FastPath, FastReport, OutboxCleanup, OutboxEnqueue, OutboxRelay, Query,
-    RecordCleanup, RecordDriver, RecordRenewal, Step, limits, load_query, outbox_load_query,
-    read_load, read_outbox_load,
+    Answer, DriverError, FastPath, FastReport, Migrator, OutboxCleanup, OutboxEnqueue, OutboxRelay,
+    Query, RecordCleanup, RecordDriver, RecordHeartbeat, RecordRenewal, Step, limits, load_query,
+    outbox_load_query, read_load, read_outbox_load,
 };
 
 use crate::input::{Input, db_error};
 use crate::read::malformed;
 use crate::spec::{KeyParts, Spec};
-use crate::{Refusal, step};
+use crate::{Refusal, migrations, step};
 
 /// An input as a driver takes it: a database's answer, or another input.
 enum Pushed {
@@ -46,6 +46,8 @@ pub(crate) enum Driver {
     /// An outbox load: its one query.
     OutboxLoad(Query),
     Enqueue(Box<OutboxEnqueue>),
+    Migrations(Box<Migrator>),
+    Heartbeat(Box<RecordHeartbeat>),
 }
 
 fn key<E: Refusal>(parts: &KeyParts) -> Result<IdempotencyKey, E> {
@@ -127,6 +129,22 @@ impl Driver {
                 &kind,
                 &business_key,
                 payload,
+            ))),
+            Spec::Migrations { manifest, pending } => Driver::Migrations(Box::new(if pending {
+                Migrator::pending(manifest)
+            } else {
+                Migrator::migrate(manifest)
+            })),
+            Spec::Heartbeat {
+                manifest,
+                policy,
+                key: parts,
+                held,
+            } => Driver::Heartbeat(Box::new(RecordHeartbeat::new(
+                manifest,
+                policy,
+                &key::<E>(&parts)?,
+                &held,
             ))),
         })
     }
@@ -240,6 +258,25 @@ impl Driver {
                 };
                 step::enqueue::<E>(out, step);
             }
+            Driver::Migrations(migrator) => {
+                let step = match pushed {
+                    Pushed::Answer(answer) => migrator.push(answer, now),
+                    Pushed::Other(Input::Start) => migrator.start(now),
+                    Pushed::Other(Input::Resume) => migrator.resume(),
+                    Pushed::Other(other) => Step::Fail(unexpected(&other, name)),
+                };
+                migrations::pack::<E>(out, step);
+            }
+            Driver::Heartbeat(heartbeat) => {
+                let step = match pushed {
+                    Pushed::Answer(answer) => heartbeat.push(answer, now),
+                    Pushed::Other(Input::Start) => heartbeat.start(now),
+                    Pushed::Other(Input::Resume) => heartbeat.resume(now),
+                    Pushed::Other(Input::Stop) => heartbeat.stop(),
+                    Pushed::Other(other) => Step::Fail(unexpected(&other, name)),
+                };
+                step::number::<E>(out, step);
+            }
         }
     }
 
@@ -254,6 +291,8 @@ impl Driver {
             Driver::RecordLoad(_) => "record load",
             Driver::OutboxLoad(_) => "outbox load",
             Driver::Enqueue(_) => "enqueue",
+            Driver::Migrations(_) => "migrations",
+            Driver::Heartbeat(_) => "heartbeat",
         }
     }
 }

@@ -42,6 +42,8 @@ pub enum Input {
     Redis(RedisAnswer),
     /// Take the fast path's report (record).
     Report,
+    /// The host stops the driver (heartbeat).
+    Stop,
 }
 
 /// The operation's outcome, as packed.
@@ -72,12 +74,13 @@ pub enum Outcome {
 /// Redis's answer, as packed.
 pub type RedisAnswer = FastAnswer;
 
-const CLASSES: [DbErrorClass; 5] = [
+const CLASSES: [DbErrorClass; 6] = [
     DbErrorClass::UniqueViolation,
     DbErrorClass::Serialization,
     DbErrorClass::ConnectionLost,
     DbErrorClass::Constraint,
     DbErrorClass::Other,
+    DbErrorClass::SchemaMissing,
 ];
 
 impl Input {
@@ -101,6 +104,7 @@ impl Input {
             tag::SEND_FAILED => Input::SendFailed(reader.bytes()?),
             tag::REDIS => Input::Redis(read_redis_answer(&mut reader)?),
             tag::REPORT => Input::Report,
+            tag::STOP => Input::Stop,
             _ => return Err(reader.malformed()),
         };
         reader.end((now, input))
@@ -119,6 +123,7 @@ impl Input {
             Input::SendFailed(_) => "send failed",
             Input::Redis(_) => "redis",
             Input::Report => "report",
+            Input::Stop => "stop",
         }
     }
 
@@ -136,6 +141,7 @@ impl Input {
             Input::SendFailed(_) => tag::SEND_FAILED,
             Input::Redis(_) => tag::REDIS,
             Input::Report => tag::REPORT,
+            Input::Stop => tag::STOP,
         };
         out.push(input_tag);
         put_u64(out, now_millis);
@@ -152,7 +158,7 @@ impl Input {
             Input::Finish(outcome) => put_outcome(out, outcome),
             Input::SendFailed(error) => put_bytes(out, error),
             Input::Redis(answer) => put_redis_answer(out, answer),
-            Input::Start | Input::Resume | Input::Sent | Input::Report => {}
+            Input::Start | Input::Resume | Input::Sent | Input::Report | Input::Stop => {}
         }
     }
 }
@@ -192,7 +198,8 @@ pub(crate) fn db_error(class: DbErrorClass, message: &[u8]) -> DbError {
 }
 
 /// The class a host's executor gave a failed query: 0 unique violation, 1
-/// serialization, 2 connection lost, 3 constraint, anything else other.
+/// serialization, 2 connection lost, 3 constraint, 4 other, 5 schema
+/// missing; anything else other.
 pub(crate) fn class_of(class: u8) -> DbErrorClass {
     CLASSES
         .get(usize::from(class))

@@ -20,6 +20,7 @@ extern crate alloc;
 mod driver;
 mod input;
 pub mod lane;
+pub mod migrations;
 mod read;
 mod spec;
 pub mod step;
@@ -53,6 +54,10 @@ pub mod kind {
     pub const OUTBOX_LOAD: u8 = 7;
     /// The enqueue of one outbox message.
     pub const ENQUEUE: u8 = 8;
+    /// The numbered migrations applied, or the pending ones listed.
+    pub const MIGRATIONS: u8 = 9;
+    /// The heartbeat of a held record claim.
+    pub const HEARTBEAT: u8 = 10;
 }
 
 /// The tag of an input (its first byte).
@@ -77,6 +82,8 @@ pub mod input_tag {
     pub const REDIS: u8 = 9;
     /// Take the fast path's report (record).
     pub const REPORT: u8 = 10;
+    /// The host stops the driver (heartbeat: the operation returned).
+    pub const STOP: u8 = 11;
 }
 
 /// The tag of a step (its first byte). A driver's own hand-overs take

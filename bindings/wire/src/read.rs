@@ -129,6 +129,6 @@ impl<'a> Reader<'a> {
 /// codec bug, reported as a typed error).
 pub(crate) fn malformed(what: &str) -> DriverError {
     DriverError::Store(StoreError::unreadable_answer(&format!(
-        "the packed {what} is not in the wire's layout"
+        "not in the wire's layout: the packed {what}"
     )))
 }

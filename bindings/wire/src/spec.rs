@@ -98,6 +98,25 @@ pub enum Spec {
         /// Its business key.
         business_key: String,
     },
+    /// The numbered migrations applied (`pending`: false) or the pending
+    /// ones listed (`pending`: true).
+    Migrations {
+        /// The statements' dialect and placeholder style.
+        manifest: Manifest,
+        /// Only list the pending versions.
+        pending: bool,
+    },
+    /// The heartbeat of a held record claim.
+    Heartbeat {
+        /// The statements' dialect and placeholder style.
+        manifest: Manifest,
+        /// The store's policy.
+        policy: RecordPolicy,
+        /// The key whose claim is held.
+        key: KeyParts,
+        /// The held claim, with its `renew_every_millis` (none: no heartbeat).
+        held: Held,
+    },
     /// The enqueue of one outbox message.
     Enqueue {
         /// The statements' dialect and placeholder style.
@@ -147,17 +166,15 @@ impl Spec {
                 policy: relay_policy(&mut reader)?,
                 seed: reader.u64()?,
             },
-            kind::RECORD_RENEWAL => Spec::RecordRenewal {
-                manifest,
-                policy: record_policy(&mut reader)?,
-                key: key(&mut reader)?,
-                held: Held {
-                    token: reader.u64()?,
-                    created_millis: reader.u64()?,
-                    lease_deadline_millis: reader.u64()?,
-                    renew_every_millis: None,
-                },
-            },
+            kind::RECORD_RENEWAL => {
+                let (policy, key, held) = claim(&mut reader)?;
+                Spec::RecordRenewal {
+                    manifest,
+                    policy,
+                    key,
+                    held,
+                }
+            }
             kind::RECORD_CLEANUP => Spec::RecordCleanup {
                 manifest,
                 batch_size: reader.u64()?,
@@ -183,6 +200,20 @@ impl Spec {
                 business_key: reader.text()?,
                 payload: reader.bytes()?,
             },
+            kind::MIGRATIONS => Spec::Migrations {
+                manifest,
+                pending: reader.flag()?,
+            },
+            kind::HEARTBEAT => {
+                let (policy, key, mut held) = claim(&mut reader)?;
+                held.renew_every_millis = reader.optional(Reader::u64)?;
+                Spec::Heartbeat {
+                    manifest,
+                    policy,
+                    key,
+                    held,
+                }
+            }
             _ => return Err(reader.malformed()),
         };
         reader.end(spec)
@@ -199,6 +230,8 @@ impl Spec {
             Spec::RecordLoad { manifest, .. } => (kind::RECORD_LOAD, manifest),
             Spec::OutboxLoad { manifest, .. } => (kind::OUTBOX_LOAD, manifest),
             Spec::Enqueue { manifest, .. } => (kind::ENQUEUE, manifest),
+            Spec::Migrations { manifest, .. } => (kind::MIGRATIONS, manifest),
+            Spec::Heartbeat { manifest, .. } => (kind::HEARTBEAT, manifest),
         };
         out.push(kind);
         out.push(index(&DIALECTS, manifest.dialect));
@@ -235,13 +268,7 @@ impl Spec {
             }
             Spec::RecordRenewal {
                 policy, key, held, ..
-            } => {
-                put_record_policy(out, policy);
-                put_key(out, key);
-                put_u64(out, held.token);
-                put_u64(out, held.created_millis);
-                put_u64(out, held.lease_deadline_millis);
-            }
+            } => put_claim(out, policy, key, held),
             Spec::RecordCleanup { batch_size, .. } => put_u64(out, *batch_size),
             Spec::OutboxCleanup {
                 sent_before_millis,
@@ -269,6 +296,13 @@ impl Spec {
                 put_bytes(out, kind.as_bytes());
                 put_bytes(out, business_key.as_bytes());
                 put_bytes(out, payload);
+            }
+            Spec::Migrations { pending, .. } => out.push(u8::from(*pending)),
+            Spec::Heartbeat {
+                policy, key, held, ..
+            } => {
+                put_claim(out, policy, key, held);
+                put_optional(out, held.renew_every_millis, put_u64);
             }
         }
     }
@@ -301,6 +335,29 @@ fn put_key(out: &mut Vec<u8>, key: &KeyParts) {
     for part in [&key.kind, &key.scope, &key.id] {
         put_bytes(out, part.as_bytes());
     }
+}
+
+/// A held claim (record renewal, heartbeat): the record policy, the key,
+/// `token`, `created_millis`, `lease_deadline_millis` (no
+/// `renew_every_millis`: the heartbeat reads it after).
+fn claim(reader: &mut Reader<'_>) -> Result<(RecordPolicy, KeyParts, Held), DriverError> {
+    let policy = record_policy(reader)?;
+    let key = key(reader)?;
+    let held = Held {
+        token: reader.u64()?,
+        created_millis: reader.u64()?,
+        lease_deadline_millis: reader.u64()?,
+        renew_every_millis: None,
+    };
+    Ok((policy, key, held))
+}
+
+fn put_claim(out: &mut Vec<u8>, policy: &RecordPolicy, key: &KeyParts, held: &Held) {
+    put_record_policy(out, policy);
+    put_key(out, key);
+    put_u64(out, held.token);
+    put_u64(out, held.created_millis);
+    put_u64(out, held.lease_deadline_millis);
 }
 
 fn record_policy(reader: &mut Reader<'_>) -> Result<RecordPolicy, DriverError> {

@@ -15,7 +15,11 @@ use crate::{Refusal, tag};
 
 /// Packs `step` into `out` (cleared first), its yield by `put_yield`
 /// (which writes the yield's own tag); a `Fail` packs as [`pack_error`].
-fn pack<Y, E: Refusal>(out: &mut Vec<u8>, step: Step<Y>, put_yield: impl FnOnce(&mut Vec<u8>, Y)) {
+pub(crate) fn pack<Y, E: Refusal>(
+    out: &mut Vec<u8>,
+    step: Step<Y>,
+    put_yield: impl FnOnce(&mut Vec<u8>, Y),
+) {
     out.clear();
     match step {
         Step::Run(query) => {
@@ -78,6 +82,11 @@ fn put_finished(out: &mut Vec<u8>, done: Finished) {
         }
         Finished::FingerprintMismatch => out.push(4),
         Finished::KeyTooOld => out.push(5),
+        Finished::OperationFailedUnrecorded { store_error } => {
+            out.push(6);
+            put_bytes(out, store_error.code().as_bytes());
+            put_bytes(out, alloc::format!("{store_error}").as_bytes());
+        }
     }
 }
 

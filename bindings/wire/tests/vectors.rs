@@ -10,11 +10,11 @@ use mintid::fingerprint::Fingerprint;
 use mintid::outbox::{Enqueued, OutboxStatus, RelayPolicy};
 use mintid::record::{Outcome as Stored, Record, RecordPolicy, Status};
 use mintid::store::{
-    ClaimedMessage, DbErrorClass, Dialect, DriverError, FastAnswer, FastReport, Finished, Held,
-    Manifest, Placeholder, Query, RecordYield, RedisCall, RelayReport, RelayYield, Step,
-    StoredMessage, StoredRecord, StoredResponse, Value, Way,
+    ClaimedMessage, DbError, DbErrorClass, Dialect, DriverError, FastAnswer, FastReport, Finished,
+    Held, Manifest, MigrationYield, Placeholder, Query, RecordYield, RedisCall, RelayReport,
+    RelayYield, Step, StoredMessage, StoredRecord, StoredResponse, Value, Way, database_failure,
 };
-use mintid_wire::{Fields, Input, KeyParts, Outcome, Refusal, Spec, step};
+use mintid_wire::{Fields, Input, KeyParts, Outcome, Refusal, Spec, migrations, step};
 use serde_json::{Map, Value as Json, json};
 
 type Meaning = Map<String, Json>;
@@ -163,6 +163,23 @@ fn spec(m: &Meaning) -> Spec {
             business_key: string(m, "business_key"),
             payload: hex(text(m, "payload")),
         },
+        "migrations" => Spec::Migrations {
+            manifest,
+            pending: flag(m, "pending"),
+        },
+        "heartbeat" => Spec::Heartbeat {
+            manifest,
+            policy: record_policy(m),
+            key: key(m),
+            held: Held {
+                token: number(m, "token"),
+                created_millis: number(m, "created_millis"),
+                lease_deadline_millis: number(m, "lease_deadline_millis"),
+                renew_every_millis: optional(m, "renew_every_millis", |_| {
+                    number(m, "renew_every_millis")
+                }),
+            },
+        },
         other => panic!("no spec kind {other}"),
     }
 }
@@ -245,6 +262,7 @@ fn input(m: &Meaning) -> (u64, Input) {
             })
         }
         "report" => Input::Report,
+        "stop" => Input::Stop,
         other => panic!("no input {other}"),
     };
     (number(m, "now_millis"), input)
@@ -322,6 +340,15 @@ fn record_done(m: &Meaning) -> Finished {
         },
         "fingerprint_mismatch" => Finished::FingerprintMismatch,
         "key_too_old" => Finished::KeyTooOld,
+        "operation_failed_unrecorded" => {
+            let store_error = database_failure(&DbError {
+                class: DbErrorClass::ConnectionLost,
+                message: String::from("the socket closed"),
+            });
+            assert_eq!(store_error.code(), text(m, "store_code"));
+            assert_eq!(store_error.to_string(), text(m, "store_message"));
+            Finished::OperationFailedUnrecorded { store_error }
+        }
         other => panic!("no end {other}"),
     }
 }
@@ -442,9 +469,27 @@ fn pack_step(kind: &str, m: &Meaning) -> Vec<u8> {
                 })),
             },
         ),
-        "record_renewal" => {
+        "record_renewal" | "heartbeat" => {
             step::number::<Packed>(&mut out, Step::Yield(number(m, "lease_deadline_millis")));
         }
+        "migrations" => migrations::pack::<Packed>(
+            &mut out,
+            match tag {
+                "yield" => Step::Yield(MigrationYield::Execute {
+                    version: u32::try_from(number(m, "version")).expect("a u32"),
+                    sql: leak(text(m, "sql")),
+                }),
+                "done" => Step::Yield(MigrationYield::Done(
+                    m["versions"]
+                        .as_array()
+                        .expect("versions")
+                        .iter()
+                        .map(|v| u32::try_from(v.as_u64().expect("a number")).expect("a u32"))
+                        .collect(),
+                )),
+                _ => common(m).expect("a common step"),
+            },
+        ),
         "record_cleanup" | "outbox_cleanup" => {
             step::number::<Packed>(&mut out, Step::Yield(number(m, "deleted")));
         }
@@ -580,6 +625,7 @@ fn read_step(kind: &str, bytes: &[u8]) -> Meaning {
                 "in_progress",
                 "fingerprint_mismatch",
                 "key_too_old",
+                "operation_failed_unrecorded",
             ];
             let end = ends[usize::from(r.u8())];
             m.insert("finished".into(), json!(end));
@@ -597,6 +643,9 @@ fn read_step(kind: &str, bytes: &[u8]) -> Meaning {
                     m.insert("error".into(), r.optional(Reader::text));
                 }
                 "in_progress" => r.fields(&["retry_after_millis"], &mut m, Reader::u64),
+                "operation_failed_unrecorded" => {
+                    r.fields(&["store_code", "store_message"], &mut m, Reader::text);
+                }
                 _ => {}
             }
         }
@@ -619,7 +668,16 @@ fn read_step(kind: &str, bytes: &[u8]) -> Meaning {
             &mut m,
             Reader::u64,
         ),
-        ("record_renewal", "done") => r.fields(&["lease_deadline_millis"], &mut m, Reader::u64),
+        ("record_renewal" | "heartbeat", "done") => {
+            r.fields(&["lease_deadline_millis"], &mut m, Reader::u64);
+        }
+        ("migrations", "yield") => {
+            m.insert("version".into(), json!(r.u32()));
+            m.insert("sql".into(), r.text());
+        }
+        ("migrations", "done") => {
+            m.insert("versions".into(), r.list(|r| json!(r.u32())));
+        }
         ("record_cleanup" | "outbox_cleanup", "done") => {
             r.fields(&["deleted"], &mut m, Reader::u64);
         }

@@ -92,6 +92,18 @@ fn http_samples() -> Vec<Sample> {
         sample!(err(http::default_kind("GET POST", "/")), "method" => "\"GET POST\"", "excerpt" => ""),
         sample!(err(http::status_document(99, None)), "status" => 99, "reason" => "has no plain-status problem (only 401, 413 and 500)"),
         sample!(err(http::fingerprint_body(Some("application/json"), b"{")), "cause" => "invalid JSON: unexpected end of input at byte 1"),
+        sample!(err(http::admit_key(
+            http::AcceptedKeys {
+                request_id_header: None,
+                idempotency_key: false
+            },
+            http::KeyRequest {
+                caller: false,
+                request_id_sent: false,
+                idempotency_key_sent: false
+            }
+        ))),
+        sample!(err(http::admit_key(http::AcceptedKeys { request_id_header: None, idempotency_key: true }, http::KeyRequest { caller: true, request_id_sent: false, idempotency_key_sent: false })), "expected" => "the header Idempotency-Key", "ignored" => ""),
         sample!(err(http::check_body_read(http::BodyRead { declared_length: Some(14), transfer_coded: false, ended_before_read: true, read: 0 }, "mount it first")), "declared" => "14 bytes", "read" => 0, "fix" => "mount it first"),
     ]
 }
@@ -218,6 +230,7 @@ fn store_samples() -> Vec<Sample> {
         sample!(store(StoreErrorKind::ResponseTooLarge, "the response has 2000000 bytes, more than the 1048576 stored"), "length" => 2_000_000, "limit" => 1_048_576),
         sample!(store(StoreErrorKind::StaleSnapshot, "the claim neither inserted nor found its record 3 times: the transaction reads an old snapshot (claim before reading, or use READ COMMITTED)"), "rounds" => 3),
         sample!(database_failure(&db(DbErrorClass::ConnectionLost)), "reason" => "is unavailable: nothing was run"),
+        sample!(database_failure(&db(DbErrorClass::SchemaMissing))),
         sample!(StoreError::unexpected_step("Pause"), "reason" => "the driver asked for a step this host does not expect: Pause"),
     ]
 }

@@ -41,6 +41,14 @@ pub enum HttpErrorKind {
     /// cannot be fingerprinted; the server's fault (see
     /// [`check_body_read`](crate::http::check_body_read)).
     BodyConsumed,
+    /// `http.unauthenticated`: a covered request whose caller the scope
+    /// function could not name (no logged-in user or tenant); answered 401
+    /// (see [`admit_key`](crate::http::admit_key)).
+    Unauthenticated,
+    /// `http.missing_key`: a covered request without a header the route
+    /// accepts a key from; answered 400 `missing_key`, the detail naming
+    /// the accepted header(s).
+    MissingKey,
 }
 
 impl HttpErrorKind {
@@ -53,6 +61,8 @@ impl HttpErrorKind {
             Self::BadStoredResponse => "http.bad_stored_response",
             Self::MalformedBody => "http.malformed_body",
             Self::BodyConsumed => "http.body_consumed",
+            Self::Unauthenticated => "http.unauthenticated",
+            Self::MissingKey => "http.missing_key",
         }
     }
 }
@@ -83,6 +93,11 @@ enum Detail {
         declared: Option<u64>,
         read: u64,
         fix: String,
+    },
+    Unauthenticated,
+    MissingKey {
+        expected: String,
+        ignored: &'static str,
     },
 }
 
@@ -142,6 +157,18 @@ impl HttpError {
         }
     }
 
+    pub(crate) const fn unauthenticated() -> Self {
+        Self {
+            detail: Detail::Unauthenticated,
+        }
+    }
+
+    pub(crate) const fn missing_key(expected: String, ignored: &'static str) -> Self {
+        Self {
+            detail: Detail::MissingKey { expected, ignored },
+        }
+    }
+
     /// What went wrong.
     pub const fn kind(&self) -> HttpErrorKind {
         match self.detail {
@@ -151,15 +178,31 @@ impl HttpError {
             Detail::BadStoredResponse { .. } => HttpErrorKind::BadStoredResponse,
             Detail::MalformedBody { .. } => HttpErrorKind::MalformedBody,
             Detail::BodyConsumed { .. } => HttpErrorKind::BodyConsumed,
+            Detail::Unauthenticated => HttpErrorKind::Unauthenticated,
+            Detail::MissingKey { .. } => HttpErrorKind::MissingKey,
         }
     }
 
     /// The problem a request failing this way is answered with: for
     /// [`HttpErrorKind::MalformedBody`], the client's [`Problem::MalformedBody`];
-    /// `None` for the others, which are the server's own faults.
+    /// for [`HttpErrorKind::MissingKey`], [`Problem::MissingKey`]; `None` for
+    /// the others ([`HttpErrorKind::Unauthenticated`] is a plain 401, the
+    /// rest are the server's own faults).
     pub const fn problem(&self) -> Option<Problem> {
         match self.detail {
             Detail::MalformedBody { .. } => Some(Problem::MalformedBody),
+            Detail::MissingKey { .. } => Some(Problem::MissingKey),
+            _ => None,
+        }
+    }
+
+    /// The status a client is answered with when the error is the client's:
+    /// its problem's status, or 401 for [`HttpErrorKind::Unauthenticated`];
+    /// `None` for the server's own faults (the framework's 500).
+    pub const fn status(&self) -> Option<u16> {
+        match (&self.detail, self.problem()) {
+            (_, Some(problem)) => Some(problem.status()),
+            (Detail::Unauthenticated, None) => Some(401),
             _ => None,
         }
     }
@@ -227,6 +270,14 @@ impl fmt::Display for HttpError {
                      it cannot be fingerprinted, and an empty fingerprint would replay another body's answer; {fix}"
                 )
             }
+            Detail::Unauthenticated => f.write_str(
+                "the request has no authenticated caller (the scope function found none): \
+                 idempotency keys are kept per caller; log in, then send it again",
+            ),
+            Detail::MissingKey { expected, ignored } => write!(
+                f,
+                "no idempotency key: this route takes it from {expected}{ignored}"
+            ),
         }
     }
 }

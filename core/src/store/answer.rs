@@ -24,19 +24,24 @@ pub enum DbErrorClass {
     /// Any other constraint: a `CHECK`, `NOT NULL` or a value too long for
     /// its column (SQLSTATE class 23 and 22, MySQL 1406/3819/4025).
     Constraint,
-    /// Anything else (a missing table, a syntax error, a permission).
+    /// A table does not exist (SQLSTATE 42P01, MySQL/MariaDB 1146, SQLite
+    /// `SQLITE_ERROR` with the message "no such table"): the mintid schema
+    /// was not migrated.
+    SchemaMissing,
+    /// Anything else (a syntax error, a permission).
     Other,
 }
 
 impl DbErrorClass {
     /// The stable name: `unique_violation`, `serialization`,
-    /// `connection_lost`, `constraint` or `other`.
+    /// `connection_lost`, `constraint`, `schema_missing` or `other`.
     pub const fn as_str(self) -> &'static str {
         match self {
             DbErrorClass::UniqueViolation => "unique_violation",
             DbErrorClass::Serialization => "serialization",
             DbErrorClass::ConnectionLost => "connection_lost",
             DbErrorClass::Constraint => "constraint",
+            DbErrorClass::SchemaMissing => "schema_missing",
             DbErrorClass::Other => "other",
         }
     }
@@ -48,6 +53,7 @@ impl DbErrorClass {
             "serialization" => DbErrorClass::Serialization,
             "connection_lost" => DbErrorClass::ConnectionLost,
             "constraint" => DbErrorClass::Constraint,
+            "schema_missing" => DbErrorClass::SchemaMissing,
             "other" => DbErrorClass::Other,
             _ => return None,
         })

@@ -38,18 +38,22 @@ pub enum StoreErrorKind {
     /// the key was taken over (or completed) and the operation no longer
     /// holds it.
     RecordLost,
-    /// `store.query_failed`: a query failed for another reason (a missing
-    /// table, a constraint, a permission); its class and message are kept
-    /// for the log.
+    /// `store.query_failed`: a query failed for another reason (a
+    /// constraint, a permission, a syntax error); its class and message are
+    /// kept for the log.
     QueryFailed,
     /// `store.unexpected_row`: a row the driver cannot read (a column missing
     /// or of the wrong type): the schema is not the one the core expects.
     UnexpectedRow,
+    /// `store.schema_missing`: a mintid table does not exist (PostgreSQL
+    /// 42P01, MySQL/MariaDB 1146, SQLite "no such table"): the schema was
+    /// never migrated. Each host's error names its migrate call.
+    SchemaMissing,
 }
 
 impl StoreErrorKind {
     /// Every kind, for registries and parity tests.
-    pub const ALL: [StoreErrorKind; 9] = [
+    pub const ALL: [StoreErrorKind; 10] = [
         Self::Unavailable,
         Self::ResponseTooLarge,
         Self::ResponseNotStorable,
@@ -59,6 +63,7 @@ impl StoreErrorKind {
         Self::RecordLost,
         Self::QueryFailed,
         Self::UnexpectedRow,
+        Self::SchemaMissing,
     ];
 
     /// The stable dotted code of this kind.
@@ -73,6 +78,7 @@ impl StoreErrorKind {
             Self::RecordLost => "store.record_lost",
             Self::QueryFailed => "store.query_failed",
             Self::UnexpectedRow => "store.unexpected_row",
+            Self::SchemaMissing => "store.schema_missing",
         }
     }
 
@@ -87,6 +93,7 @@ impl StoreErrorKind {
             | Self::Conflict
             | Self::QueryFailed
             | Self::UnexpectedRow
+            | Self::SchemaMissing
             | Self::StaleSnapshot => Some(Problem::StorageUnavailable),
             Self::ResponseTooLarge
             | Self::ResponseNotStorable
@@ -131,6 +138,22 @@ impl StoreError {
             StoreErrorKind::UnexpectedRow,
             alloc::format!("the answer cannot be read: {detail}"),
         )
+    }
+
+    /// This verdict on an operation's result, after the write that recorded
+    /// it failed with `failure`: the same kind, its message saying the
+    /// result was not recorded, and `failure`'s database error (if any) as
+    /// its cause.
+    pub(crate) fn not_recorded(mut self, failure: &DriverError) -> Self {
+        self.message = alloc::format!(
+            "{}; it was not recorded ({}: {failure})",
+            self.message,
+            failure.code()
+        );
+        if let DriverError::Store(StoreError { db: Some(db), .. }) = failure {
+            self.db = Some(db.clone());
+        }
+        self
     }
 
     pub(crate) fn with_db(mut self, class: DbErrorClass, message: &str) -> Self {

@@ -18,15 +18,20 @@ use super::{DbErrorClass, Dialect};
 ///   symbolic name (`SQLITE_CONSTRAINT_UNIQUE`), as drivers give one or the
 ///   other. PostgreSQL has none beyond its SQLSTATE: pass `None`.
 /// - `sqlstate`: the five-character SQLSTATE, when the driver reports one.
+/// - `message`: the driver's message, read only where a class has no code
+///   of its own: SQLite reports a missing table as plain `SQLITE_ERROR`
+///   (1) with the message `no such table: …`.
 ///
 /// The dialect's own code is read first; when it names no class the
 /// SQLSTATE is read (`23505` unique; `40001`/`40P01` serialization; class
 /// `08` and `57P01`–`57P03` connection lost; other class `23` and class `22`
-/// constraint). Anything unknown is [`DbErrorClass::Other`].
+/// constraint; `42P01` schema missing). Anything unknown is
+/// [`DbErrorClass::Other`].
 pub fn classify_db_error(
     dialect: Dialect,
     code: Option<&str>,
     sqlstate: Option<&str>,
+    message: Option<&str>,
 ) -> DbErrorClass {
     let own = code.and_then(|code| match dialect {
         Dialect::Mysql => code.trim().parse().ok().and_then(mysql_class),
@@ -34,7 +39,26 @@ pub fn classify_db_error(
         Dialect::Postgres => None,
     });
     own.or_else(|| sqlstate.and_then(|state| sqlstate_class(state.trim())))
+        .or_else(|| sqlite_missing_table(dialect, code, message))
         .unwrap_or(DbErrorClass::Other)
+}
+
+/// The message SQLite gives a statement naming a table that does not exist
+/// (`sqlite3LocateTable`): no result code of its own tells it apart.
+const SQLITE_NO_SUCH_TABLE: &str = "no such table";
+
+/// A missing table on SQLite, known by its message: with no code, or with
+/// `SQLITE_ERROR` (1) as the code.
+fn sqlite_missing_table(
+    dialect: Dialect,
+    code: Option<&str>,
+    message: Option<&str>,
+) -> Option<DbErrorClass> {
+    let plain_error = code.is_none_or(|code| matches!(code.trim(), "1" | "SQLITE_ERROR"));
+    (dialect == Dialect::Sqlite
+        && plain_error
+        && message.is_some_and(|message| message.contains(SQLITE_NO_SUCH_TABLE)))
+    .then_some(DbErrorClass::SchemaMissing)
 }
 
 /// SQLSTATE classes (ISO/IEC 9075, and PostgreSQL's class 57 for a shutdown).
@@ -45,6 +69,8 @@ fn sqlstate_class(state: &str) -> Option<DbErrorClass> {
     Some(match state {
         "23505" => DbErrorClass::UniqueViolation,
         "40001" | "40P01" => DbErrorClass::Serialization,
+        // undefined_table
+        "42P01" => DbErrorClass::SchemaMissing,
         "57P01" | "57P02" | "57P03" => DbErrorClass::ConnectionLost,
         _ if state.starts_with("08") => DbErrorClass::ConnectionLost,
         _ if state.starts_with("23") || state.starts_with("22") => DbErrorClass::Constraint,
@@ -65,6 +91,8 @@ fn mysql_class(number: u32) -> Option<DbErrorClass> {
         // ER_DATA_TOO_LONG, ER_CHECK_CONSTRAINT_VIOLATED (MySQL), ER_CONSTRAINT_FAILED
         // (MariaDB), ER_BAD_NULL_ERROR, ER_WARN_DATA_OUT_OF_RANGE
         1406 | 3819 | 4025 | 1048 | 1264 => DbErrorClass::Constraint,
+        // ER_NO_SUCH_TABLE
+        1146 => DbErrorClass::SchemaMissing,
         _ => return None,
     })
 }

@@ -85,7 +85,7 @@ pub struct LeaseAcquisition {
 
 impl LeaseAcquisition {
     /// An acquisition for `owner` (a host, pod or process name, made
-    /// storable and cut to 255 bytes: [`limits::storable_text`]), giving up
+    /// storable and cut to 255 bytes: [`limits::lease_owner`]), giving up
     /// `timeout_millis` after its start when set (`lease.acquire_timeout`).
     pub fn new(
         manifest: Manifest,
@@ -96,7 +96,7 @@ impl LeaseAcquisition {
         Self {
             manifest,
             policy,
-            owner: limits::storable_text(owner, limits::LEASE_OWNER_MAX_BYTES),
+            owner: limits::lease_owner(owner),
             timeout_millis,
             deadline_millis: None,
             state: State::Idle,

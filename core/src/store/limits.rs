@@ -57,6 +57,104 @@ pub fn truncate_error(text: &str, max_bytes: usize) -> String {
 /// The longest stored owner of a worker lease, in UTF-8 bytes.
 pub const LEASE_OWNER_MAX_BYTES: usize = 255;
 
+/// The longest a host's shutdown waits for a background task under way (a
+/// leased generator's heartbeat, a segment source's fetch, a record's
+/// heartbeat) before it goes on without it, in milliseconds
+/// (`docs/spec.md`, "Limits"): the task's late result is dropped, and
+/// whatever it held ends at its deadline.
+pub const SHUTDOWN_WAIT_MILLIS: u64 = 10_000;
+
+/// What the core does with an argument outside its bounds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Beyond {
+    /// Refused with the error code named, before any write.
+    Refused(&'static str),
+    /// Raised to the least value (a batch size of 0 runs batches of 1).
+    Raised,
+    /// Made storable and cut to the most bytes ([`storable_text`]); an
+    /// empty text becomes one U+FFFD.
+    Cut,
+}
+
+/// One argument a host passes to a driver, its bounds and the rule for a
+/// value beyond them: the one place an argument is checked (no host checks
+/// one on its own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArgumentLimit {
+    /// The argument, as `driver.argument`.
+    pub name: &'static str,
+    /// The least value (bytes for a text).
+    pub min: u64,
+    /// The greatest value (bytes for a text).
+    pub max: u64,
+    /// What happens beyond the bounds.
+    pub beyond: Beyond,
+}
+
+/// Every argument limit, by name (`tests/vectors/limits.json` holds its
+/// cases, read by every host).
+pub const ARGUMENTS: [ArgumentLimit; 4] = [
+    ArgumentLimit {
+        name: "lease.owner",
+        min: 1,
+        max: LEASE_OWNER_MAX_BYTES as u64,
+        beyond: Beyond::Cut,
+    },
+    ArgumentLimit {
+        name: "outbox.message_id",
+        min: 0,
+        max: i64::MAX as u64,
+        beyond: Beyond::Refused("outbox.invalid_message"),
+    },
+    ArgumentLimit {
+        name: "outbox_cleanup.batch_size",
+        min: 1,
+        max: i64::MAX as u64,
+        beyond: Beyond::Raised,
+    },
+    ArgumentLimit {
+        name: "record_cleanup.batch_size",
+        min: 1,
+        max: i64::MAX as u64,
+        beyond: Beyond::Raised,
+    },
+];
+
+/// A cleanup's batch size as the core runs it: at least 1, at most
+/// 2^63 − 1 (the `record_cleanup.batch_size` and `outbox_cleanup.batch_size`
+/// rows of [`ARGUMENTS`]).
+///
+/// ```
+/// use mintid::store::limits::batch_size;
+/// assert_eq!((batch_size(0), batch_size(500)), (1, 500));
+/// ```
+pub const fn batch_size(requested: u64) -> u64 {
+    if requested == 0 {
+        1
+    } else if requested > i64::MAX as u64 {
+        i64::MAX as u64
+    } else {
+        requested
+    }
+}
+
+/// A worker lease's owner as stored (the `lease.owner` row of
+/// [`ARGUMENTS`]): [`storable_text`] cut to [`LEASE_OWNER_MAX_BYTES`], and
+/// one U+FFFD for an empty owner (the schema stores 1 to 255 bytes).
+///
+/// ```
+/// use mintid::store::limits::lease_owner;
+/// assert_eq!(lease_owner("pod-7"), "pod-7");
+/// assert_eq!(lease_owner(""), "\u{FFFD}");
+/// assert!(lease_owner(&"é".repeat(200)).len() <= 255);
+/// ```
+pub fn lease_owner(owner: &str) -> String {
+    if owner.is_empty() {
+        return String::from(char::REPLACEMENT_CHARACTER);
+    }
+    storable_text(owner, LEASE_OWNER_MAX_BYTES)
+}
+
 /// `text` made storable in every dialect, then cut to `max_bytes` as
 /// [`truncate_error`] cuts: every U+0000 (which PostgreSQL cannot store in a
 /// text column) becomes U+FFFD. The one rule for every text a driver writes

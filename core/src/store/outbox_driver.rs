@@ -8,7 +8,7 @@ use alloc::boxed::Box;
 use alloc::string::String;
 use alloc::vec::Vec;
 
-use super::limits::{OUTBOX_ERROR_MAX_BYTES, storable_text};
+use super::limits::{self, OUTBOX_ERROR_MAX_BYTES, storable_text};
 use super::record_driver::{RETRIES, RETRY_PAUSE_MILLIS, db_error, int};
 use super::renewal::batch_deleted;
 use super::{Answer, DbError, DbErrorClass, DriverError, Manifest, Query, Step, StoreError};
@@ -772,7 +772,7 @@ impl OutboxCleanup {
     /// A cleanup of the messages sent at or before `sent_before_millis`,
     /// `batch_size` (at least 1) per statement.
     pub fn new(manifest: Manifest, sent_before_millis: u64, batch_size: u64) -> Self {
-        let batch_size = batch_size.max(1);
+        let batch_size = limits::batch_size(batch_size);
         Self {
             query: manifest.query("outbox_cleanup", |param| match param {
                 "sent_before_millis" => Some(int(sent_before_millis)),

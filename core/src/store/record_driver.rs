@@ -147,6 +147,19 @@ pub enum Finished {
         /// Whether a final failure was stored.
         stored: bool,
     },
+    /// The operation ran and failed, and recording its failure failed too
+    /// (run once only): re-raise the operation's own error, the one the
+    /// caller's code can act on, with `store_error` attached where the
+    /// host's language keeps a second error, and logged. The record stays
+    /// as the failed write left it: pending until its lease passes (or
+    /// taken over, when `store_error` is `record.stale_token` or
+    /// `record.not_pending`).
+    OperationFailedUnrecorded {
+        /// Why the failure was not recorded (`store.unavailable`,
+        /// `store.conflict`, `store.query_failed`, `record.stale_token`,
+        /// `record.not_pending`).
+        store_error: DriverError,
+    },
     /// Not run: the stored result.
     Replay {
         /// Which result was stored.
@@ -173,7 +186,9 @@ impl Finished {
     /// `fingerprint_mismatch` or `key_too_old`.
     pub const fn decision(&self) -> &'static str {
         match self {
-            Finished::Executed | Finished::OperationFailed { .. } => "execute",
+            Finished::Executed
+            | Finished::OperationFailed { .. }
+            | Finished::OperationFailedUnrecorded { .. } => "execute",
             Finished::Replay { .. } => "replay",
             Finished::InProgress { .. } => "in_progress",
             Finished::FingerprintMismatch => "fingerprint_mismatch",
@@ -304,7 +319,7 @@ pub fn read_load(answer: &Answer) -> Result<Option<StoredRecord>, DriverError> {
 
 /// The typed error a database error means outside any driver (a host's
 /// migrations or transaction control): `store.unavailable`,
-/// `store.conflict` or `store.query_failed`, the driver's message kept for
+/// `store.conflict`, `store.schema_missing` or `store.query_failed`, the driver's message kept for
 /// the log.
 pub fn database_failure(error: &DbError) -> DriverError {
     DriverError::Store(db_error(error, false))
@@ -325,6 +340,10 @@ pub(crate) fn db_error(error: &DbError, ran: bool) -> StoreError {
         DbErrorClass::Serialization => StoreError::new(
             StoreErrorKind::Conflict,
             "the database kept reporting serialization failures or deadlocks",
+        ),
+        DbErrorClass::SchemaMissing => StoreError::new(
+            StoreErrorKind::SchemaMissing,
+            "a mintid table does not exist: the store's schema was not migrated",
         ),
         DbErrorClass::UniqueViolation | DbErrorClass::Constraint | DbErrorClass::Other => {
             StoreError::new(
@@ -518,6 +537,21 @@ pub struct RecordDriver {
     /// Whether the current completion's next try is its last (its lease
     /// passed and a renewal did not move it).
     last_try: bool,
+    /// Which error the caller sees if the current completion fails (the
+    /// error precedence rule, `docs/spec.md` "Which error the caller sees").
+    owed: Option<Owed>,
+}
+
+/// The error a run-once caller is owed when the write recording its
+/// operation's outcome fails: the one its code can act on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Owed {
+    /// The operation's own error (it failed or raised).
+    Operation,
+    /// The core's verdict on what the operation returned
+    /// (`store.not_a_response`, `store.response_too_large`,
+    /// `store.response_not_storable`).
+    Verdict(StoreError),
 }
 
 impl RecordDriver {
@@ -541,6 +575,7 @@ impl RecordDriver {
             retries: 0,
             ran: false,
             retained: None,
+            owed: None,
             fast: None,
             deadline: 0,
             completion_retries: 0,
@@ -764,6 +799,7 @@ impl RecordDriver {
     }
 
     fn finish_operation(&mut self, outcome: OperationOutcome, now_millis: u64) -> RecordStep {
+        self.owed = None;
         let claim = match core::mem::replace(&mut self.state, State::Ended) {
             State::Holding(claim) => claim,
             state => {
@@ -904,6 +940,13 @@ impl RecordDriver {
     fn write(&mut self, claim: Claim, query: Query, then: Then) -> RecordStep {
         self.completion_retries = 0;
         self.last_try = false;
+        if self.way == Way::RunOnce {
+            self.owed = match &then {
+                Then::Finish(Finished::OperationFailed { .. }) => Some(Owed::Operation),
+                Then::Fail(verdict) => Some(Owed::Verdict(verdict.clone())),
+                Then::Finish(_) => None,
+            };
+        }
         self.state = State::Writing {
             claim,
             query: query.clone(),
@@ -913,6 +956,7 @@ impl RecordDriver {
     }
 
     fn then(&mut self, then: Then) -> RecordStep {
+        self.owed = None;
         match then {
             Then::Finish(finished) => self.done(finished),
             Then::Fail(error) => self.fail(DriverError::Store(error)),
@@ -1169,13 +1213,29 @@ impl RecordDriver {
     }
 
     fn done(&mut self, finished: Finished) -> RecordStep {
+        self.owed = None;
         self.end();
         Step::Yield(RecordYield::Done(finished))
     }
 
+    /// Ends with `error`, unless the caller of a run-once request is owed
+    /// another: its operation's own error (with `error` beside it), or the
+    /// core's verdict on what the operation returned (with the failed
+    /// write's database error as its cause).
     fn fail(&mut self, error: DriverError) -> RecordStep {
-        self.end();
-        Step::Fail(error)
+        match self.owed.take() {
+            None => {
+                self.end();
+                Step::Fail(error)
+            }
+            Some(Owed::Operation) => {
+                self.done(Finished::OperationFailedUnrecorded { store_error: error })
+            }
+            Some(Owed::Verdict(verdict)) => {
+                self.end();
+                Step::Fail(DriverError::Store(verdict.not_recorded(&error)))
+            }
+        }
     }
 
     fn end(&mut self) {

@@ -1,6 +1,7 @@
 //! Renewing a held record's lease (the heartbeat of `run once` and of a
 //! held lease), and cleaning up expired records.
 
+use super::limits;
 use super::record_driver::{KeyParams, db_error, int, read_record};
 use super::{Answer, DriverError, Held, Manifest, Query, Step, StoreError, StoreErrorKind};
 use crate::key::IdempotencyKey;
@@ -135,7 +136,7 @@ impl RecordCleanup {
     pub fn new(manifest: Manifest, batch_size: u64) -> Self {
         Self {
             manifest,
-            batch_size: batch_size.max(1),
+            batch_size: limits::batch_size(batch_size),
             deleted: 0,
         }
     }

@@ -45,6 +45,11 @@ export function statusAnswer(status: 401 | 413 | 500, detail?: string): HttpAnsw
   return document(status, statusDocument(status, detail), []);
 }
 
+/** A refusal the core wrote in full: its `status` and problem `document`. */
+export function refusalAnswer(status: number, text: string): HttpAnswer {
+  return document(status, text, []);
+}
+
 /** `Retry-After` and its seconds. */
 export function retryAfter(secs: bigint): readonly [string, string] {
   return [HTTP.retryAfterHeader.toLowerCase(), secs.toString()];

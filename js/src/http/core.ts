@@ -22,10 +22,10 @@ import {
   type VerifyOptions,
 } from "../node.js";
 import { checkCount } from "../check.js";
-import { keyRefusal } from "../http-rules.js";
+import { admitKey, keyRefusal } from "../http-rules.js";
 import { StoreError } from "../store/errors.js";
 import { type IdempotencyStore, OperationError, type RunResult, type StoreRequest } from "../store/idempotency.js";
-import { type HttpAnswer, problemAnswer, replayedHeader, retryAfter, statusAnswer } from "./answer.js";
+import { type HttpAnswer, problemAnswer, refusalAnswer, replayedHeader, retryAfter, statusAnswer } from "./answer.js";
 import { type GrantEndpointOptions, grantIssuer } from "./grant.js";
 import { fromStored, toStored } from "./stored.js";
 
@@ -64,8 +64,12 @@ export interface HttpRequestView<R> {
 export interface IdempotencyOptions<R> {
   /** Where records live (`new IdempotencyStore(database, policy)`); its policy decides waiting and `storeErrors`. */
   readonly store: RunOnceStore;
-  /** Whose keys these are: the authenticated user or tenant, e.g. `user:${req.user.id}` (1–64 bytes). */
-  readonly scope: (request: R) => string | Promise<string>;
+  /**
+   * Whose keys these are: the authenticated user or tenant, e.g.
+   * `user:${req.user.id}` (1–64 bytes); `undefined` or `null` when the
+   * request has no authenticated caller (answered 401 before any key is read).
+   */
+  readonly scope: (request: R) => string | null | undefined | Promise<string | null | undefined>;
   /** Verifies signed request IDs; without it only `Idempotency-Key` is read. */
   readonly keyRing?: KeyRing;
   /** The header carrying signed request IDs (default `Mintid-Request-Id`). */
@@ -194,17 +198,26 @@ export class HttpIdempotency<R> {
   /**
    * Reads the key: a signed request ID (when a key ring is configured) from
    * its header, else an `Idempotency-Key` (when accepted), verified and
-   * scoped. Refusals: `missing_key`, `malformed_key`, `invalid_request_id`,
-   * `grant_expired`, `key_too_old` (all 400).
+   * scoped. Refusals (the core's `admitKey` first): 401 when the scope
+   * function finds no caller; `missing_key` naming the accepted header(s),
+   * `malformed_key`, `invalid_request_id`, `grant_expired`, `key_too_old`
+   * (all 400).
    */
   async admit(request: HttpRequestView<R>): Promise<Admission> {
     const ring = this.#options.keyRing;
-    const signed = ring === undefined ? undefined : request.header(this.#options.requestIdHeader ?? REQUEST_ID_HEADER);
-    const plain = this.#acceptIdempotencyKey ? request.header(IDEMPOTENCY_KEY_HEADER) : undefined;
-    if (signed === undefined && plain === undefined) return { answer: problemAnswer("missing_key") };
-    const scope = await this.#options.scope(request.raw);
+    const requestIdHeader = ring === undefined ? undefined : (this.#options.requestIdHeader ?? REQUEST_ID_HEADER);
+    const signed = requestIdHeader === undefined ? undefined : request.header(requestIdHeader);
+    const plain = request.header(IDEMPOTENCY_KEY_HEADER);
+    const scope = (await this.#options.scope(request.raw)) ?? undefined;
+    const source = admitKey(requestIdHeader, this.#acceptIdempotencyKey, {
+      caller: scope !== undefined,
+      requestIdSent: signed !== undefined,
+      idempotencyKeySent: plain !== undefined,
+    });
+    if (!("source" in source)) return { answer: refusalAnswer(source.status, source.document) };
+    if (scope === undefined) throw new Error("the core admits no request without a caller");
     const kind = (this.#options.kind ?? defaultKind)(request);
-    if (ring !== undefined && signed !== undefined) {
+    if (ring !== undefined && signed !== undefined && source.source === "signed") {
       let uuid: string;
       try {
         // Bare, or a Structured Field String as `Idempotency-Key` values are.

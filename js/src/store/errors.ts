@@ -1,3 +1,3 @@
 /** The store errors (`store.*`): the core's, one class in every entry point. */
 
-export { StoreError } from "../errors.js";
+export { StoreError, StoreSchemaMissingError } from "../errors.js";

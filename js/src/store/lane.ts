@@ -67,7 +67,7 @@ const NULL = 0;
 const INT = 1;
 const TEXT = 2;
 const BYTES = 3;
-const CLASSES: Readonly<Record<DbErrorClass, number>> = { unique_violation: 0, serialization: 1, connection_lost: 2, constraint: 3, other: 4 };
+const CLASSES: Readonly<Record<DbErrorClass, number>> = { unique_violation: 0, serialization: 1, connection_lost: 2, constraint: 3, other: 4, schema_missing: 5 };
 const ENDS = ["executed", "operation_failed", "replay", "in_progress", "fingerprint_mismatch", "key_too_old"] as const;
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });

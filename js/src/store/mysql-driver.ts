@@ -53,7 +53,7 @@ const LOST_CODES = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH
 export function classifyMysqlError(error: unknown): DbErrorClass {
   const { errno, code, fatal, sqlState } = (typeof error === "object" && error !== null ? error : {}) as { errno?: unknown; code?: unknown; fatal?: unknown; sqlState?: unknown };
   if (typeof errno === "number" && typeof code === "string" && code.startsWith("ER_")) {
-    return classifyDbError("mysql", String(errno), typeof sqlState === "string" ? sqlState : undefined);
+    return classifyDbError("mysql", String(errno), typeof sqlState === "string" ? sqlState : undefined, undefined);
   }
   if ((typeof code === "string" && LOST_CODES.test(code)) || fatal === true) return "connection_lost";
   if (error instanceof Error && /closed state|connection is closed/i.test(error.message)) return "connection_lost";

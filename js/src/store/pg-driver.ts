@@ -54,7 +54,7 @@ const NETWORK_CODES = /^(ECONNREFUSED|ECONNRESET|ETIMEDOUT|EHOSTUNREACH|ENETUNRE
 export function classifyPgError(error: unknown): DbErrorClass {
   const { code } = (typeof error === "object" && error !== null ? error : {}) as { code?: unknown };
   if (typeof code === "string" && NETWORK_CODES.test(code)) return "connection_lost";
-  if (typeof code === "string") return classifyDbError("postgres", undefined, code);
+  if (typeof code === "string") return classifyDbError("postgres", undefined, code, undefined);
   if (error instanceof Error && /Connection terminated|not queryable|connection is closed/i.test(error.message)) return "connection_lost";
   return "other";
 }

@@ -73,7 +73,7 @@ export function classifySqliteError(error: unknown): DbErrorClass {
   if (typeof code !== "string") {
     return error instanceof TypeError && /database connection is not open/.test(error.message) ? "connection_lost" : "other";
   }
-  return classifyDbError("sqlite", code, undefined);
+  return classifyDbError("sqlite", code, undefined, error instanceof Error ? error.message : undefined);
 }
 
 interface Prepared {

@@ -41,7 +41,8 @@ async function handle(state, method, directiveText, received) {
 }
 
 function middlewareOptions({ grant, ...options }) {
-  const scope = (request) => `user:${request.headers["x-test-user"] ?? "anonymous"}`;
+  // No test header: no authenticated caller (the scope function's undefined).
+  const scope = (request) => (request.headers["x-test-user"] === undefined ? undefined : `user:${request.headers["x-test-user"]}`);
   return { ...options, scope, ...(grant === undefined ? {} : { grant: { path: grant, scope } }) };
 }
 

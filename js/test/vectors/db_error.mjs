@@ -6,6 +6,6 @@ import { classifyDbError } from "../../dist/full/wasm/mintid_wasm.js";
 
 export const dbErrorRunners = {
   classify(vector, where) {
-    assert.equal(classifyDbError(vector.dialect, vector.code, vector.sqlstate), vector.class, where);
+    assert.equal(classifyDbError(vector.dialect, vector.code, vector.sqlstate, vector.message), vector.class, where);
   },
 };

@@ -22,7 +22,14 @@ from mintid._record import (
 from mintid.http._rules import decode_envelope, encode_envelope, problem_document, status_document
 from mintid.store import StoredResponse
 
-__all__ = ["HttpAnswer", "from_stored", "problem_answer", "status_answer", "to_stored"]
+__all__ = [
+    "HttpAnswer",
+    "from_stored",
+    "problem_answer",
+    "refusal_answer",
+    "status_answer",
+    "to_stored",
+]
 
 
 @dataclass(frozen=True)
@@ -55,6 +62,11 @@ def status_answer(status: Literal[401, 413, 500], detail: str | None = None) -> 
     """A plain HTTP status as a problem (RFC 9457 §4.2.1: type ``about:blank``)."""
     body = status_document(status, detail)
     return HttpAnswer(status, (("content-type", PROBLEM_CONTENT_TYPE),), body)
+
+
+def refusal_answer(status: int, document: bytes) -> HttpAnswer:
+    """A refusal the core wrote in full: its ``status`` and problem ``document``."""
+    return HttpAnswer(status, (("content-type", PROBLEM_CONTENT_TYPE),), document)
 
 
 def retry_after(secs: int) -> tuple[str, str]:

@@ -29,6 +29,7 @@ from mintid.http._answer import (
     HttpAnswer,
     from_stored,
     problem_answer,
+    refusal_answer,
     replayed_header,
     retry_after,
     status_answer,
@@ -41,6 +42,7 @@ from mintid.http._rules import (
     DEFAULT_STORED_HEADERS,
     IDEMPOTENCY_KEY_HEADER,
     REQUEST_ID_HEADER,
+    admit_key,
     check_body_read,
     default_kind,
     fingerprint_body,
@@ -172,7 +174,7 @@ class HttpIdempotency:
         self,
         *,
         store: RunOnceStore | AsyncRunOnceStore,
-        scope: Callable[[HttpRequestView], str],
+        scope: Callable[[HttpRequestView], str | None],
         key_ring: KeyRing | None = None,
         request_id_header: str = REQUEST_ID_HEADER,
         accept_idempotency_key: bool | None = None,
@@ -187,7 +189,8 @@ class HttpIdempotency:
     ) -> None:
         """The settings; all but ``store`` and ``scope`` have safe defaults.
 
-        ``scope`` names whose keys these are (``f"user:{id}"``); with a
+        ``scope`` names whose keys these are (``f"user:{id}"``), or ``None``
+        when the request has no authenticated caller (answered 401); with a
         ``key_ring``, signed request IDs are read from ``request_id_header``
         and plain ``Idempotency-Key`` values only when
         ``accept_idempotency_key`` says so (default: only without a ring).
@@ -277,15 +280,32 @@ class HttpIdempotency:
 
     def admit(self, request: HttpRequestView) -> Admitted | HttpAnswer:
         """Read the key (a signed request ID, else an accepted ``Idempotency-Key``),
-        verified and scoped; or the 400 answer refusing it.
+        verified and scoped; or the answer refusing it: 401 when the scope
+        function finds no caller (``None``), 400 when no accepted header was
+        sent (the core's rule, its detail naming the header the route takes).
         """  # noqa: D205
-        signed = None if self._ring is None else request.header(self._request_id_header)
-        plain = request.header(IDEMPOTENCY_KEY_HEADER) if self._accept_plain else None
-        if signed is None and plain is None:
-            return problem_answer(Problem.MISSING_KEY)
         scope = self._scope(request)
+        if scope is not None and not isinstance(scope, str):
+            raise TypeError(
+                f"the scope function must give a str or None, got {type(scope).__name__}"
+            )
+        signed = None if self._ring is None else request.header(self._request_id_header)
+        plain = request.header(IDEMPOTENCY_KEY_HEADER)
+        source = admit_key(
+            None if self._ring is None else self._request_id_header,
+            self._accept_plain,
+            caller=scope is not None,
+            request_id_sent=signed is not None,
+            idempotency_key_sent=plain is not None,
+        )
+        if isinstance(source, tuple):
+            status, code, document = source
+            _log.info("mintid: %s %s refused (%s)", request.method, request.path, code)
+            return refusal_answer(status, document)
+        assert scope is not None, "the core admits no request without a caller"
         kind = self._kind(request)
-        if self._ring is not None and signed is not None:
+        if source:
+            assert self._ring is not None and signed is not None, "the core's signed source"
             try:
                 uuid = self._ring.verify(
                     parse_idempotency_key_header(signed),

@@ -24,6 +24,7 @@ __all__ = [
     "REQUEST_ID_HEADER",
     "EnvelopeResponse",
     "StoredEnvelope",
+    "admit_key",
     "decode_envelope",
     "default_kind",
     "encode_envelope",
@@ -225,6 +226,28 @@ def decode_envelope(content_type: str, body: bytes) -> EnvelopeResponse:
     )
     headers = tuple((header.name, header.value) for header in response.headers)
     return EnvelopeResponse(response.status, headers, response.body)
+
+
+def admit_key(
+    request_id_header: str | None,
+    accepts_idempotency_key: bool,
+    *,
+    caller: bool,
+    request_id_sent: bool,
+    idempotency_key_sent: bool,
+) -> tuple[int, str, bytes] | bool:
+    """Where a covered request's key is read from: ``True`` a signed request ID (from
+    ``request_id_header``, given only with a key ring), ``False`` an ``Idempotency-Key``; or the
+    refusal to answer first, ``(status, code, problem document)``: 401 ``http.unauthenticated``
+    without a ``caller``, 400 ``http.missing_key`` naming the header(s) the route accepts.
+    The core's rule (``http::admit_key``).
+    """  # noqa: D205
+    made = ffi.http_admit_key(
+        request_id_header, accepts_idempotency_key, caller, request_id_sent, idempotency_key_sent
+    )
+    if isinstance(made, ffi.KeyAdmission.REFUSED):
+        return made.status, made.code, made.document.encode()
+    return isinstance(made, ffi.KeyAdmission.SIGNED_REQUEST_ID)
 
 
 def key_refusal(error: MintidError, *, signed: bool) -> Problem | None:

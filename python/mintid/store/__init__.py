@@ -17,6 +17,7 @@ from mintid.store._errors import (
     StoreConflictError,
     StoreError,
     StoreQueryFailedError,
+    StoreSchemaMissingError,
     StoreUnavailableError,
     UnexpectedRowError,
 )
@@ -68,6 +69,7 @@ __all__ = [
     "StoreMetrics",
     "StoreQueryFailedError",
     "StoreRequest",
+    "StoreSchemaMissingError",
     "StoreUnavailableError",
     "StoredMessage",
     "StoredRecord",

@@ -474,7 +474,7 @@ def _sqlite_class(error: BaseException) -> ffi.DbErrorClass:
     code = getattr(error, "sqlite_errorcode", None)  # Python 3.11+
     if not isinstance(error, sqlite3.Error) or not isinstance(code, int):
         return Class.CONSTRAINT if isinstance(error, sqlite3.IntegrityError) else Class.OTHER
-    return ffi.classify_db_error(ffi.Dialect.SQLITE, str(code), None)
+    return ffi.classify_db_error(ffi.Dialect.SQLITE, str(code), None, str(error))
 
 
 class SqliteDatabase(Database):
@@ -514,7 +514,7 @@ def postgres_class(error: BaseException) -> ffi.DbErrorClass:
 
 def postgres_state_class(state: str) -> ffi.DbErrorClass:
     """The class of a PostgreSQL error by its SQLSTATE (psycopg's, asyncpg's): the core's table."""
-    return ffi.classify_db_error(ffi.Dialect.POSTGRES, None, state)
+    return ffi.classify_db_error(ffi.Dialect.POSTGRES, None, state, None)
 
 
 class PostgresDatabase(Database):
@@ -543,7 +543,7 @@ def mysql_classifier(errors: Any) -> Callable[[BaseException], ffi.DbErrorClass]
         code = error.args[0]
         if not isinstance(code, int):
             return Class.OTHER
-        return ffi.classify_db_error(ffi.Dialect.MYSQL, str(code), None)
+        return ffi.classify_db_error(ffi.Dialect.MYSQL, str(code), None, None)
 
     return classify
 

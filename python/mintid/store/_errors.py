@@ -9,6 +9,8 @@ text, which stays on the ``__cause__``: the driver's own exception, for logs).
 
 from __future__ import annotations
 
+from typing import Any
+
 from mintid._record import Problem
 from mintid.errors import MintidError
 
@@ -21,6 +23,7 @@ __all__ = [
     "StoreConflictError",
     "StoreError",
     "StoreQueryFailedError",
+    "StoreSchemaMissingError",
     "StoreUnavailableError",
     "UnexpectedRowError",
 ]
@@ -81,7 +84,25 @@ class RecordLostError(StoreError, code="store.record_lost"):
 
 
 class StoreQueryFailedError(StoreError, code="store.query_failed"):
-    """A store query failed for another reason (a missing table, a constraint, a permission)."""
+    """A store query failed for another reason (a constraint, a permission, a syntax error)."""
+
+
+class StoreSchemaMissingError(StoreError, code="store.schema_missing"):
+    """A mintid table does not exist: the database was never migrated. Its
+    message names the fix: ``db.migrate()`` (``await db.migrate()`` for an
+    asyncio database) once at start-up, or your migration tool with the
+    files under ``schema/``. An HTTP edge still answers 503 and logs this.
+    """  # noqa: D205
+
+    #: What the message adds to the core's: this host's migrate call.
+    FIX = (
+        ": call db.migrate() once at start-up (await db.migrate() for an asyncio database),"
+        " or apply the files under schema/ with your migration tool"
+    )
+
+    def __init__(self, message: str, code: str | None = None, **fields: Any) -> None:
+        """The core's message, naming this host's migrate call."""
+        super().__init__(message + self.FIX, code, **fields)
 
 
 class UnexpectedRowError(StoreError, code="store.unexpected_row"):

@@ -14,7 +14,7 @@ from typing import Any, NoReturn
 
 from mintid._lease import LeaseGuard, LeasePolicy
 from mintid._native import check_uint, ffi
-from mintid._snowflake import Snowflake
+from mintid._snowflake_generator import Snowflake
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner, Steps, drive, text
 from mintid.store._metrics import StoreMetrics, recording

@@ -42,8 +42,8 @@ from mintid.store import (
     StaleSnapshotError,
     StoredResponse,
     StoreError,
-    StoreQueryFailedError,
     StoreRequest,
+    StoreSchemaMissingError,
     StoreUnavailableError,
     WorkerLeases,
 )
@@ -187,16 +187,19 @@ def test_a_database_that_is_down_is_store_unavailable_everywhere(tmp_path: pathl
     assert ran == []
 
 
-def test_another_database_error_is_query_failed_with_the_drivers_error_as_cause(
+def test_a_database_never_migrated_is_schema_missing_naming_migrate(
     server: Server,
 ) -> None:
-    # A database that is up but not migrated: not "unavailable", and the driver's
-    # text (which names the table) is the cause, never the message.
+    # A database that is up but not migrated: not "unavailable" nor any query failure, but
+    # its own error naming the fix; the driver's text (which names the table) is the
+    # cause, never the message.
     with databases(server.fresh()) as make:
         store = IdempotencyStore(make(), RecordPolicy())
-        with pytest.raises(StoreQueryFailedError) as raised:
+        with pytest.raises(StoreSchemaMissingError) as raised:
             store.load(IdempotencyKey("order.create", "tenant-1", "k-1"))
-        assert raised.value.part == "other"
+        assert raised.value.code == "store.schema_missing"
+        assert "db.migrate()" in raised.value.message
+        assert raised.value.part == "schema_missing"
         assert raised.value.problem is Problem.STORAGE_UNAVAILABLE
         assert "idempotency_record" not in raised.value.message
         assert "idempotency_record" in str(raised.value.__cause__)

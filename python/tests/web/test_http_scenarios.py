@@ -384,11 +384,13 @@ FRAMEWORKS: dict[str, ClientOf] = {
 }
 
 
-def user_scope(request: HttpRequestView) -> str:
-    return f"user:{request.header('x-test-user')}"
+def user_scope(request: HttpRequestView) -> str | None:
+    """``user:<the step's user>``, or ``None`` for a step without one (an anonymous caller)."""
+    user = request.header("x-test-user")
+    return None if user is None else f"user:{user}"
 
 
-def user_scope_on_loop(request: HttpRequestView) -> str:
+def user_scope_on_loop(request: HttpRequestView) -> str | None:
     """:func:`user_scope`, failing unless called on the event loop's thread (no worker thread)."""
     assert threading.current_thread() is threading.main_thread(), "admission left the loop"
     return user_scope(request)
@@ -402,7 +404,7 @@ class HeaderValues:
         self.keys: dict[str, str] = {}
         self.ids: dict[str, str] = {}
 
-    def resolve(self, value: object, user: str) -> str:
+    def resolve(self, value: object, user: str | None) -> str:
         if isinstance(value, str):
             return value
         assert isinstance(value, dict), f"unknown header value {value!r}"
@@ -428,8 +430,11 @@ class HeaderValues:
             return minted[:at] + ("B" if minted[at] == "A" else "A") + minted[at + 1 :]
         raise AssertionError(f"unknown header value {value!r}")
 
-    def _mint(self, value: dict[str, Any], user: str) -> str:
+    def _mint(self, value: dict[str, Any], user: str | None) -> str:
         assert self.ring is not None
+        assert user is not None or "grantFor" in value, (
+            "an anonymous step's requestId needs grantFor"
+        )
         if "grant" in value:
             assert value["grant"] == "expired", f"unknown grant {value['grant']!r}"
         now = time.time_ns() // 1_000_000
@@ -470,6 +475,7 @@ def check_response(
             "sameBodyAs",
             "bare",
             "members",
+            "detailContains",
         },
         "expectation",
     )
@@ -488,6 +494,9 @@ def check_response(
             got = {name: problem.get(name) for name in wanted}
             assert got == wanted, f"{where}: problem"
         assert problem["status"] == expect["status"], f"{where}: problem status"
+    for text in expect.get("detailContains", []):
+        detail = response.json().get("detail", "")
+        assert text in detail, f"{where}: detail {detail!r} lacks {text!r}"
     if "bare" in expect:
         assert expect["bare"] is True, "bare can only be true"
         assert sorted(response.json()) == ["status", "title", "type"], f"{where}: {response.text}"
@@ -517,8 +526,8 @@ async def send(
     client: httpx.AsyncClient, spec: dict[str, Any], values: HeaderValues
 ) -> httpx.Response:
     only(spec, {"method", "path", "user", "headers", "body", "handler"}, "request field")
-    user = str(spec["user"])
-    headers = {"x-test-user": user}
+    user = spec.get("user")
+    headers = {} if user is None else {"x-test-user": str(user)}
     for name, value in spec.get("headers", {}).items():
         headers[name] = values.resolve(value, user)
     if "handler" in spec:

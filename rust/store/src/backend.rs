@@ -56,13 +56,13 @@ fn classify_database(db: &dyn sqlx::error::DatabaseError) -> DbErrorClass {
     #[cfg(feature = "mysql")]
     if let Some(mysql) = db.try_downcast_ref::<sqlx::mysql::MySqlDatabaseError>() {
         let number = mysql.number().to_string();
-        return classify_db_error(Dialect::Mysql, Some(&number), code.as_deref());
+        return classify_db_error(Dialect::Mysql, Some(&number), code.as_deref(), None);
     }
     #[cfg(feature = "sqlite")]
     if db.try_downcast_ref::<sqlx::sqlite::SqliteError>().is_some() {
-        return classify_db_error(Dialect::Sqlite, code.as_deref(), None);
+        return classify_db_error(Dialect::Sqlite, code.as_deref(), None, Some(db.message()));
     }
-    classify_db_error(Dialect::Postgres, None, code.as_deref())
+    classify_db_error(Dialect::Postgres, None, code.as_deref(), None)
 }
 
 /// Reads one column of a row as the drivers' [`Value`].

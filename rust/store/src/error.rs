@@ -63,6 +63,16 @@ pub enum Error {
     /// failure as the core decided (stored, released, or in a caller's
     /// transaction left to its rollback).
     Operation(OperationError),
+    /// The operation failed and recording its failure failed too: its own
+    /// error (what the caller's code acts on), with the store error that
+    /// kept it from being recorded as the [`source`](std::error::Error::source)
+    /// (logged as well). The record stays pending until its lease passes.
+    OperationNotRecorded {
+        /// The operation's own error.
+        operation: OperationError,
+        /// Why its failure was not recorded (`store.unavailable`, …).
+        store: Box<DriverError>,
+    },
     /// A leased generator could not make an ID (`snowflake.*`).
     Snowflake(mintid::SnowflakeError),
 }
@@ -74,22 +84,45 @@ impl Error {
         match self {
             Error::Driver(error) => Some(error.code()),
             Error::Snowflake(error) => Some(error.code()),
-            Error::Operation(_) => None,
+            Error::Operation(_) | Error::OperationNotRecorded { .. } => None,
         }
     }
 }
 
+/// The core's code of a missing mintid table.
+const SCHEMA_MISSING: &str = "store.schema_missing";
+
+/// What the message of `store.schema_missing` adds: this crate's migrate call.
+const MIGRATE_FIX: &str = ": call Store::migrate() once at start-up, or apply the files under \
+                           schema/ with your migration tool";
+
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Error::Driver(error) => write!(f, "{}: {error}", error.code()),
-            Error::Operation(error) => error.fmt(f),
+            Error::Driver(error) => {
+                write!(f, "{}: {error}", error.code())?;
+                if error.code() == SCHEMA_MISSING {
+                    f.write_str(MIGRATE_FIX)?;
+                }
+                Ok(())
+            }
+            Error::Operation(error)
+            | Error::OperationNotRecorded {
+                operation: error, ..
+            } => error.fmt(f),
             Error::Snowflake(error) => write!(f, "{}: {error}", error.code()),
         }
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::OperationNotRecorded { store, .. } => Some(store.as_ref()),
+            _ => None,
+        }
+    }
+}
 
 impl From<DriverError> for Error {
     fn from(error: DriverError) -> Self {

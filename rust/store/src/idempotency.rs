@@ -6,8 +6,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use mintid::record::{Incoming, Outcome, Problem, RecordPolicy};
 use mintid::store::{
-    Finished, Held, OperationOutcome, RecordCleanup, RecordDriver, RecordRenewal, RecordStep,
-    RecordYield, Step, StoreErrorKind, StoredRecord, StoredResponse, Way, load_query, read_load,
+    Finished, Held, OperationOutcome, RecordCleanup, RecordDriver, RecordHeartbeat, RecordRenewal,
+    RecordStep, RecordYield, Step, StoreErrorKind, StoredRecord, StoredResponse, Way, load_query,
+    read_load,
 };
 use mintid::{Fingerprint, IdempotencyKey};
 use tokio::sync::Mutex;
@@ -18,7 +19,7 @@ use crate::fast_path::BoundFastPath;
 #[cfg(feature = "redis")]
 use crate::fast_path::RedisFastPath;
 use crate::steps::{On, Pushing, drive, unexpected_step};
-use crate::store::{Session, Store, StoreClock};
+use crate::store::{Session, Store};
 
 /// What the store needs about a request besides its key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -117,7 +118,9 @@ impl RunResult {
             }
             Finished::FingerprintMismatch => RunResult::FingerprintMismatch,
             Finished::KeyTooOld => RunResult::KeyTooOld,
-            Finished::Executed | Finished::OperationFailed { .. } => return None,
+            Finished::Executed
+            | Finished::OperationFailed { .. }
+            | Finished::OperationFailedUnrecorded { .. } => return None,
         })
     }
 }
@@ -333,6 +336,18 @@ fn ended(
         (RecordYield::Done(Finished::OperationFailed { .. }), Err(error)) => {
             Err(Error::Operation(error))
         }
+        // The operation's error wins; the store's is kept beside it and logged
+        // (docs/spec.md, "Which error the caller sees").
+        (
+            RecordYield::Done(Finished::OperationFailedUnrecorded { store_error }),
+            Err(operation),
+        ) => {
+            crate::telemetry::not_recorded(&store_error);
+            Err(Error::OperationNotRecorded {
+                operation,
+                store: Box::new(store_error),
+            })
+        }
         (yielded, _) => done(yielded),
     }
 }
@@ -423,6 +438,8 @@ struct LeaseInner<DB: Backend> {
     deadline: AtomicU64,
     lost: AtomicBool,
     renewal: Mutex<RecordRenewal>,
+    /// The core's heartbeat of a `run once` claim, until it is started.
+    heartbeat: std::sync::Mutex<Option<RecordHeartbeat>>,
     driver: Mutex<Option<RecordDriver>>,
     /// The fast path the driver's Redis steps run on, if any.
     fast: Option<BoundFastPath>,
@@ -435,7 +452,9 @@ impl<DB: Backend> RecordLease<DB> {
         held: Held,
         driver: Option<RecordDriver>,
     ) -> Self {
-        let renewal = RecordRenewal::new(Store::<DB>::manifest(), records.policy, key, &held);
+        let manifest = Store::<DB>::manifest();
+        let renewal = RecordRenewal::new(manifest, records.policy, key, &held);
+        let heartbeat = RecordHeartbeat::new(manifest, records.policy, key, &held);
         Self {
             inner: Arc::new(LeaseInner {
                 store: records.store.clone(),
@@ -443,6 +462,7 @@ impl<DB: Backend> RecordLease<DB> {
                 deadline: AtomicU64::new(held.lease_deadline_millis),
                 lost: AtomicBool::new(false),
                 renewal: Mutex::new(renewal),
+                heartbeat: std::sync::Mutex::new(Some(heartbeat)),
                 driver: Mutex::new(driver),
                 fast: records.fast.clone(),
             }),
@@ -518,20 +538,43 @@ impl<DB: Backend> RecordLease<DB> {
         ended(end?, result)
     }
 
-    /// Starts the background renewal of a `run once` operation's lease (on
-    /// the system clock: a manual clock does not move by itself).
+    /// Starts the background renewal of a `run once` operation's lease: the
+    /// core's [`RecordHeartbeat`] (`docs/spec.md`, "The heartbeat"), its
+    /// pauses waited out on the store's clock (a manual clock is waited for,
+    /// never moved on), its renewals on a connection of their own. Aborted
+    /// when the operation returns: a renewal in flight changes nothing.
     fn heartbeat(&self) -> Option<tokio::task::JoinHandle<()>> {
-        let every = self.inner.held.renew_every_millis?;
-        if !matches!(self.inner.store.clock, StoreClock::System) {
-            return None;
-        }
+        let mut beat = self.inner.heartbeat.lock().ok()?.take()?;
+        let clock = self.inner.store.clock.clone();
+        // Started here, when the operation starts: its pauses count from now.
+        let mut at = clock.now_millis();
+        let mut step = beat.start(at);
         let lease = self.clone();
         Some(tokio::spawn(async move {
+            let inner = &lease.inner;
             loop {
-                tokio::time::sleep(std::time::Duration::from_millis(every)).await;
-                if lease.renew().await.is_err() && lease.is_lost() {
-                    return;
-                }
+                step = match step {
+                    Step::Pause { millis } => {
+                        clock.wait_until(at.saturating_add(millis)).await;
+                        at = clock.now_millis();
+                        beat.resume(at)
+                    }
+                    Step::Run(query) => {
+                        let answer = Session::new(&inner.store).run(query).await;
+                        at = clock.now_millis();
+                        let step = beat.push(answer, at);
+                        let deadline = beat.lease_deadline_millis();
+                        inner.deadline.fetch_max(deadline, Ordering::AcqRel);
+                        step
+                    }
+                    Step::Fail(error) => {
+                        if error.code() == StoreErrorKind::RecordLost.code() {
+                            inner.lost.store(true, Ordering::Release);
+                        }
+                        return;
+                    }
+                    _ => return,
+                };
             }
         }))
     }

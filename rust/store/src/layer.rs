@@ -17,9 +17,10 @@ use http_body::Body;
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use mintid::http::{
-    DEFAULT_BODY_LIMIT, DEFAULT_GRANT_TTL_MILLIS, DEFAULT_METHODS, DEFAULT_STORED_HEADERS,
-    GRANT_CONTENT_TYPE, HttpResponse, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER, decode_envelope,
-    default_kind, encode_envelope, fingerprint_request, grant_document, problem_document,
+    AcceptedKeys, DEFAULT_BODY_LIMIT, DEFAULT_GRANT_TTL_MILLIS, DEFAULT_METHODS,
+    DEFAULT_STORED_HEADERS, GRANT_CONTENT_TYPE, HttpError, HttpResponse, IDEMPOTENCY_KEY_HEADER,
+    KeyRequest, KeySource, REQUEST_ID_HEADER, admit_key, decode_envelope, default_kind,
+    encode_envelope, fingerprint_request, grant_document, problem_document, refusal_document,
     status_document,
 };
 use mintid::key::{KeyPart, parse_header};
@@ -480,30 +481,40 @@ impl<DB: Backend> Config<DB> {
 
     /// Reads the key: a signed request ID (with a key ring) from its header,
     /// else an accepted `Idempotency-Key`, verified and scoped; or the answer
-    /// refusing it.
+    /// refusing it (the core's [`admit_key`] first: 401 without a caller,
+    /// 400 `missing_key` naming the accepted headers).
     fn admit(&self, parts: &Parts, target: &Target) -> Result<Admitted, Box<Response<LayerBody>>> {
         let ring = self.key_ring.as_deref();
         let signed = ring.and(parts.headers.get(&self.request_id_header));
-        let accept_plain = self.accept_idempotency_key.unwrap_or(ring.is_none());
-        let plain = parts
-            .headers
-            .get(IDEMPOTENCY_KEY_HEADER)
-            .filter(|_| accept_plain);
-        if signed.is_none() && plain.is_none() {
-            return Err(Box::new(problem_answer(Problem::MissingKey, None)));
-        }
-        let Some(scope) = (self.scope)(parts) else {
-            return Err(Box::new(status_answer(
-                401,
-                Some("log in to send this request"),
-            )));
+        let plain = parts.headers.get(IDEMPOTENCY_KEY_HEADER);
+        let scope = (self.scope)(parts);
+        // A HeaderName is in lower case: the default is named as it is spelled.
+        let header = self.request_id_header.as_str();
+        let header = if header.eq_ignore_ascii_case(REQUEST_ID_HEADER) {
+            REQUEST_ID_HEADER
+        } else {
+            header
+        };
+        let accepted = AcceptedKeys {
+            request_id_header: ring.map(|_| header),
+            idempotency_key: self.accept_idempotency_key.unwrap_or(ring.is_none()),
+        };
+        let request = KeyRequest {
+            caller: scope.is_some(),
+            request_id_sent: signed.is_some(),
+            idempotency_key_sent: plain.is_some(),
+        };
+        let (source, scope) = match (admit_key(accepted, request), scope) {
+            (Ok(source), Some(scope)) => (source, scope),
+            (Err(error), _) => return Err(Box::new(refusal(&error))),
+            (Ok(_), None) => unreachable!("the core admits no request without a caller"),
         };
         let kind = match &self.kind {
             Some(kind) => kind(parts),
             None => default_kind(parts.method.as_str(), &target.path)
                 .map_err(|error| Box::new(server_fault("the key kind", &error)))?,
         };
-        if let (Some(ring), Some(signed)) = (ring, signed) {
+        if let (Some(ring), Some(signed), KeySource::SignedRequestId) = (ring, signed, source) {
             let text = parse_header(signed.as_bytes()).map_err(|error| {
                 Box::new(problem_answer(
                     Problem::InvalidRequestId,
@@ -655,6 +666,15 @@ fn problem_answer(problem: Problem, detail: Option<&str>) -> Response<LayerBody>
         problem.status(),
         &[("content-type", PROBLEM_CONTENT_TYPE)],
         body.into(),
+    )
+}
+
+/// A refusal of the core's HTTP rules: its status and problem document.
+fn refusal(error: &HttpError) -> Response<LayerBody> {
+    answer(
+        error.status().unwrap_or(500),
+        &[("content-type", PROBLEM_CONTENT_TYPE)],
+        refusal_document(error).unwrap_or_default().into(),
     )
 }
 

@@ -276,8 +276,10 @@ impl<DB: Backend> LeasedSnowflake<DB> {
         let _ = self.stop.send(true);
         let heartbeat = self.heartbeat_handle();
         if let Some(heartbeat) = heartbeat {
-            // A renewal in flight ends first; a heartbeat that panicked is gone.
-            let _ = heartbeat.await;
+            // A renewal in flight ends first, for at most the core's shutdown
+            // wait (then it is dropped: its lease ends at its deadline); a
+            // heartbeat that panicked is gone.
+            crate::store::wait_at_most_shutdown(heartbeat).await;
         }
         let inner = &self.inner;
         inner

@@ -17,6 +17,7 @@ mod outbox;
 mod segments;
 mod steps;
 mod store;
+mod telemetry;
 
 pub use backend::{Backend, classify};
 pub use error::{Error, OperationError};

@@ -170,7 +170,9 @@ impl<DB: Backend> SegmentIds<DB> {
     }
 
     /// Waits for the background fetch in flight, if any (before a shutdown,
-    /// or a test that reads the row).
+    /// or a test that reads the row), for at most the core's shutdown wait
+    /// (`SHUTDOWN_WAIT_MILLIS`, 10 s): a fetch still running then is dropped,
+    /// and the segment it claimed is never handed out.
     pub async fn settled(&self) {
         let handle = self
             .shared
@@ -179,7 +181,7 @@ impl<DB: Backend> SegmentIds<DB> {
             .unwrap_or_else(PoisonError::into_inner)
             .take();
         if let Some(handle) = handle {
-            let _ = handle.await;
+            crate::store::wait_at_most_shutdown(handle).await;
         }
     }
 }

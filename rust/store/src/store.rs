@@ -41,6 +41,24 @@ impl StoreClock {
             StoreClock::Manual(clock) => clock.advance_millis(millis),
         }
     }
+
+    /// Waits until this clock reads `until_millis`: a background task's
+    /// wait (the heartbeat's), which on a manual clock lasts until the test
+    /// moves the clock that far (looked at every millisecond), never moving
+    /// it itself.
+    pub(crate) async fn wait_until(&self, until_millis: u64) {
+        match self {
+            StoreClock::System => {
+                let left = until_millis.saturating_sub(self.now_millis());
+                tokio::time::sleep(Duration::from_millis(left)).await;
+            }
+            StoreClock::Manual(clock) => {
+                while clock.now_millis() < until_millis {
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+            }
+        }
+    }
 }
 
 /// A fault a [`Store`] made [`with_faults`](Store::with_faults) injects into
@@ -337,5 +355,16 @@ impl mintid::Clock for StoreClock {
             StoreClock::System => SystemClock.pause(micros),
             StoreClock::Manual(clock) => clock.pause(micros),
         }
+    }
+}
+
+/// Waits for a background task stopped at a shutdown for at most the core's
+/// bound (`mintid::store::limits::SHUTDOWN_WAIT_MILLIS`, `docs/spec.md`
+/// "Limits"), then drops it (aborted); a task that panicked is gone.
+pub(crate) async fn wait_at_most_shutdown(task: tokio::task::JoinHandle<()>) {
+    let bound = Duration::from_millis(mintid::store::limits::SHUTDOWN_WAIT_MILLIS);
+    let abort = task.abort_handle();
+    if tokio::time::timeout(bound, task).await.is_err() {
+        abort.abort();
     }
 }

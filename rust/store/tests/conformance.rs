@@ -198,6 +198,14 @@ fn outcome_of(result: Result<Value, Error>, ran: bool) -> Value {
     match result {
         Ok(value) => value,
         Err(Error::Operation(error)) => json!({"decision": "execute", "error": error.message}),
+        Err(Error::OperationNotRecorded { operation, store }) => {
+            let code = store.code();
+            assert!(
+                code.starts_with("store.") || code.starts_with("record."),
+                "{code}"
+            );
+            json!({"decision": "execute", "error": operation.message, "not_recorded": true})
+        }
         Err(Error::Snowflake(error)) => json!({"error": error.code()}),
         Err(Error::Driver(error)) => match error.problem() {
             Some(problem) => json!({"error": error.code(), "problem": problem.name()}),
@@ -220,6 +228,9 @@ struct Run<DB: Server> {
     leases: HashMap<String, RecordLease<DB>>,
     /// The statement whose reply the current step loses (`lose_reply`).
     lose_reply: Arc<std::sync::Mutex<Option<String>>>,
+    /// Whether the completing writes and renewals answer `connection_lost`
+    /// (`unavailable_after_operation`, from the operation's end).
+    unavailable: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl<DB: Server> Run<DB>
@@ -239,9 +250,16 @@ where
     /// `lose_reply` names (the first one of that name).
     fn faulty(&self, store: Store<DB>) -> Store<DB> {
         let lose = Arc::clone(&self.lose_reply);
+        let unavailable = Arc::clone(&self.unavailable);
         store
             .with_clock(self.clock.clone())
             .with_faults(move |name| {
+                let away = ["complete", "fail", "release", "renew"].contains(&name);
+                if away && unavailable.load(std::sync::atomic::Ordering::SeqCst) {
+                    return Some(StatementFault::Fail(
+                        mintid::store::DbErrorClass::ConnectionLost,
+                    ));
+                }
                 let mut lose = lose.lock().unwrap();
                 (lose.as_deref() == Some(name)).then(|| {
                     *lose = None;
@@ -303,6 +321,10 @@ where
     ) -> Result<StoredResponse, OperationError> {
         let operation = &step["operation"];
         Self::side_effect(conn, key, step["worker"].as_str().unwrap()).await;
+        if step.get("unavailable_after_operation") == Some(&Value::Bool(true)) {
+            self.unavailable
+                .store(true, std::sync::atomic::Ordering::SeqCst);
+        }
         match operation["outcome"].as_str().unwrap() {
             "succeed" => {
                 if operation.get("kill_connections").is_some() {
@@ -409,6 +431,8 @@ where
             .map(|name| name.as_str().unwrap().to_owned());
         *self.lose_reply.lock().unwrap() = lose.clone();
         let got = self.step_itself(step).await;
+        self.unavailable
+            .store(false, std::sync::atomic::Ordering::SeqCst);
         if let Some(name) = lose {
             assert!(
                 self.lose_reply.lock().unwrap().is_none(),
@@ -658,6 +682,7 @@ where
             policy,
             leases: HashMap::new(),
             lose_reply: Arc::default(),
+            unavailable: Arc::default(),
         };
         for (at, step) in case["steps"].as_array().unwrap().iter().enumerate() {
             let got = run.step(step).await;

@@ -169,7 +169,7 @@ struct Minted {
 }
 
 impl Minted {
-    fn value(&mut self, spec: &Value, user: &str) -> String {
+    fn value(&mut self, spec: &Value, user: Option<&str>) -> String {
         if let Some(text) = spec.as_str() {
             return text.into();
         }
@@ -214,7 +214,11 @@ impl Minted {
                     }
                     None => now + 3_600_000,
                 };
-                let owner = spec.get("grantFor").and_then(Value::as_str).unwrap_or(user);
+                let owner = spec
+                    .get("grantFor")
+                    .and_then(Value::as_str)
+                    .or(user)
+                    .expect("an anonymous step's requestId needs grantFor");
                 let grant = ring.issue_grant(&format!("user:{owner}"), expires).unwrap();
                 let age = spec.get("ageMillis").and_then(Value::as_u64);
                 let uuid = match age {
@@ -246,11 +250,14 @@ fn request_of(spec: &Value, minted: &mut Minted) -> Request<Body> {
         &["method", "path", "user", "headers", "body", "handler"],
         "request field",
     );
-    let user = spec["user"].as_str().unwrap();
+    // A step without a user has no authenticated caller: no test header.
+    let user = spec.get("user").map(|user| user.as_str().unwrap());
     let mut request = Request::builder()
         .method(spec["method"].as_str().unwrap())
-        .uri(spec["path"].as_str().unwrap())
-        .header("x-test-user", user);
+        .uri(spec["path"].as_str().unwrap());
+    if let Some(user) = user {
+        request = request.header("x-test-user", user);
+    }
     for (name, value) in spec
         .get("headers")
         .and_then(Value::as_object)
@@ -313,6 +320,7 @@ fn check(got: &Got, expect: &Value, named: &HashMap<String, Got>, at: &str) {
             "sameBodyAs",
             "bare",
             "members",
+            "detailContains",
         ],
         "expectation",
     );
@@ -361,6 +369,20 @@ fn check(got: &Got, expect: &Value, named: &HashMap<String, Got>, at: &str) {
             );
         }
         assert_eq!(document["status"], expect["status"], "{at}: problem status");
+    }
+    for part in expect
+        .get("detailContains")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let part = part.as_str().unwrap();
+        let document = json();
+        let detail = document["detail"].as_str().unwrap_or_default();
+        assert!(
+            detail.contains(part),
+            "{at}: detail {detail:?} lacks {part:?}"
+        );
     }
     if let Some(bare) = expect.get("bare") {
         assert_eq!(bare, true, "bare can only be true");

@@ -4,11 +4,11 @@
 import json
 
 SQLSTATE = {"23505": "unique_violation", "40001": "serialization", "40P01": "serialization",
-            "57P01": "connection_lost", "57P02": "connection_lost", "57P03": "connection_lost"}
+            "42P01": "schema_missing", "57P01": "connection_lost", "57P02": "connection_lost", "57P03": "connection_lost"}
 MYSQL = {1062: "unique_violation", 1213: "serialization", 1205: "serialization",
          1040: "connection_lost", 1053: "connection_lost", 1927: "connection_lost",
          1406: "constraint", 3819: "constraint", 4025: "constraint", 1048: "constraint",
-         1264: "constraint"}
+         1264: "constraint", 1146: "schema_missing"}
 SQLITE_PRIMARY = {"BUSY": 5, "LOCKED": 6, "IOERR": 10, "CANTOPEN": 14, "CONSTRAINT": 19}
 SQLITE_EXTENDED = {"CONSTRAINT_CHECK": 275, "CONSTRAINT_NOTNULL": 1299,
                    "CONSTRAINT_PRIMARYKEY": 1555, "CONSTRAINT_UNIQUE": 2067}
@@ -54,9 +54,16 @@ def by_sqlite(code):
             19: "constraint"}.get(number & 0xFF)
 
 
-def classify(dialect, code, sqlstate):
+def sqlite_missing_table(code, message):
+    # SQLite gives a missing table plain SQLITE_ERROR (1) and the message "no such table: t".
+    plain = code is None or code.strip() in ("1", "SQLITE_ERROR")
+    return "schema_missing" if plain and message is not None and "no such table" in message else None
+
+
+def classify(dialect, code, sqlstate, message=None):
     own = {"mysql": by_mysql, "sqlite": by_sqlite, "postgres": lambda _: None}[dialect](code)
-    return own or by_sqlstate(sqlstate) or "other"
+    missing = sqlite_missing_table(code, message) if dialect == "sqlite" else None
+    return own or by_sqlstate(sqlstate) or missing or "other"
 
 
 inputs = [
@@ -119,6 +126,19 @@ inputs = [
     ("sqlite", None, "23505", "a SQLSTATE, which SQLite drivers rarely give, still counts"),
     ("sqlite", None, None, "no code at all"),
 ]
+# (dialect, code, sqlstate, message, name): the message counts only for SQLite's missing table.
+with_messages = [
+    ("sqlite", "1", None, "no such table: mintid_records", "a missing table (SQLITE_ERROR, its message)"),
+    ("sqlite", "SQLITE_ERROR", None, "no such table: main.mintid_leases",
+     "a missing table by name, its message"),
+    ("sqlite", None, None, "no such table: mintid_outbox", "a missing table, only its message"),
+    ("sqlite", "1", None, "near \"SELEC\": syntax error", "SQLITE_ERROR with another message"),
+    ("sqlite", "19", None, "no such table: t", "another code wins over the message"),
+    ("postgres", None, None, "no such table: t", "the SQLite message means nothing to PostgreSQL"),
+    ("mysql", None, None, "no such table: t", "the SQLite message means nothing to MySQL"),
+    ("postgres", None, "42P01", "relation \"mintid_records\" does not exist",
+     "a missing table with its message"),
+]
 cases = []
 for dialect, code, sqlstate, name in inputs:
     case = {"name": f"{dialect}: {name}", "op": "classify", "dialect": dialect}
@@ -128,4 +148,13 @@ for dialect, code, sqlstate, name in inputs:
         case["sqlstate"] = sqlstate
     case["class"] = classify(dialect, code, sqlstate)
     cases.append(case)
-print(json.dumps({"description": "Database error classes (docs/spec.md, Store drivers): the class of a database error from its dialect's own code and its SQLSTATE. See tests/vectors/README.md.", "cases": cases}, indent=1))
+for dialect, code, sqlstate, message, name in with_messages:
+    case = {"name": f"{dialect}: {name}", "op": "classify", "dialect": dialect}
+    if code is not None:
+        case["code"] = code
+    if sqlstate is not None:
+        case["sqlstate"] = sqlstate
+    case["message"] = message
+    case["class"] = classify(dialect, code, sqlstate, message)
+    cases.append(case)
+print(json.dumps({"description": "Database error classes (docs/spec.md, Store drivers): the class of a database error from its dialect's own code and its SQLSTATE (and, for SQLite's missing table, its message). See tests/vectors/README.md.", "cases": cases}, indent=1))

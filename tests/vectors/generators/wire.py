@@ -21,10 +21,10 @@ KINDS = {
     "record_load": 6,
     "outbox_load": 7,
     "enqueue": 8,
-}
-RESERVED_KINDS = {
     "migrations": 9,
     "heartbeat": 10,
+}
+RESERVED_KINDS = {
     "segment": 11,
     "lease_acquire": 12,
     "lease_renew": 13,
@@ -42,6 +42,7 @@ INPUTS = {
     "send_failed": 8,
     "redis": 9,
     "report": 10,
+    "stop": 11,
 }
 STEPS = {
     "run": 1,
@@ -56,7 +57,14 @@ STEPS = {
     "report": 10,
 }
 VALUES = ["null", "int", "text", "bytes"]
-CLASSES = ["unique_violation", "serialization", "connection_lost", "constraint", "other"]
+CLASSES = [
+    "unique_violation",
+    "serialization",
+    "connection_lost",
+    "constraint",
+    "other",
+    "schema_missing",
+]
 OUTCOMES = ["succeeded", "failed", "not_a_response", "raised"]
 ANSWERS = ["nil", "fields", "failed", "noscript"]
 FINISHED = [
@@ -66,6 +74,7 @@ FINISHED = [
     "in_progress",
     "fingerprint_mismatch",
     "key_too_old",
+    "operation_failed_unrecorded",
 ]
 ENQUEUED = ["new", "already_enqueued"]
 
@@ -180,6 +189,12 @@ def spec(m):
     elif kind == "enqueue":
         out += u64(m["message_id"]) + text(m["message_kind"]) + text(m["business_key"])
         out += hexed(m["payload"])
+    elif kind == "migrations":
+        out += flag(m["pending"])
+    elif kind == "heartbeat":
+        out += record_policy(m["policy"]) + key(m["key"])
+        out += u64(m["token"]) + u64(m["created_millis"]) + u64(m["lease_deadline_millis"])
+        out += optional(m["renew_every_millis"], u64)
     return out
 
 
@@ -233,6 +248,8 @@ def record_done(m):
         out += optional(m["response"], response) + optional(m["error"], text)
     elif finished == "in_progress":
         out += u64(m["retry_after_millis"])
+    elif finished == "operation_failed_unrecorded":
+        out += text(m["store_code"]) + text(m["store_message"])
     return out
 
 
@@ -276,6 +293,8 @@ def kind_yield(kind, m):
             + u64(m["lease_deadline_millis"])
             + optional(m["renew_every_millis"], u64)
         )
+    if kind == "migrations":  # a statement to execute
+        return u32(m["version"]) + text(m["sql"])
     # relay: a message to send
     return (
         u64(m["message_id"])
@@ -292,8 +311,10 @@ def kind_done(kind, m):
         return record_done(m)
     if kind == "relay":
         return b"".join(u64(m[name]) for name in RELAY_COUNTS)
-    if kind == "record_renewal":
+    if kind in ("record_renewal", "heartbeat"):
         return u64(m["lease_deadline_millis"])
+    if kind == "migrations":
+        return items(m["versions"], u32)
     if kind in ("record_cleanup", "outbox_cleanup"):
         return u64(m["deleted"])
     if kind == "record_load":
@@ -395,6 +416,16 @@ SPECS = [
     ("enqueue",
      dict(kind="enqueue", **LITE, message_id="9223372036854775807", message_kind="order.created",
           business_key="order-7", payload=b'{"order":7}'.hex())),
+    ("migrations: migrate", dict(kind="migrations", **PSYCOPG, pending=False)),
+    ("migrations: pending", dict(kind="migrations", **LITE, pending=True)),
+    ("heartbeat",
+     dict(kind="heartbeat", **PG, policy=POLICY, key=KEY, token="3",
+          created_millis="1764000000000", lease_deadline_millis="1764000060000",
+          renew_every_millis="20000")),
+    ("heartbeat, inside a transaction (none)",
+     dict(kind="heartbeat", **MY, policy=POLICY, key=KEY, token="1",
+          created_millis="1764000000000", lease_deadline_millis="1764000060000",
+          renew_every_millis=None)),
     ("enqueue, empty payload",
      dict(kind="enqueue", **PG, message_id="1", message_kind="k", business_key="b", payload="")),
 ]
@@ -455,6 +486,7 @@ INPUT_CASES = [
     ("record", "redis: noscript", {
         "tag": "redis", "now_millis": NOW, "answer": {"answer": "noscript"}}),
     ("record", "report", {"tag": "report", "now_millis": NOW}),
+    ("heartbeat", "stop", {"tag": "stop", "now_millis": NOW}),
 ]
 
 REPLAYED = {"status": "succeeded", "fingerprint": DIGEST, "token": "2",
@@ -521,6 +553,10 @@ STEP_CASES = [
         "tag": "done", "decision": "fingerprint_mismatch", "finished": "fingerprint_mismatch"}),
     ("record", "done: key too old", {
         "tag": "done", "decision": "key_too_old", "finished": "key_too_old"}),
+    ("record", "done: operation failed and its failure not recorded", {
+        "tag": "done", "decision": "execute", "finished": "operation_failed_unrecorded",
+        "store_code": "store.unavailable",
+        "store_message": "the database is unavailable: nothing was run"}),
     ("relay", "yield: send", {
         "tag": "yield", "message_id": "9223372036854775807", "message_kind": "order.created",
         "business_key": "order-7", "payload": b'{"order":7}'.hex(), "attempts": "1",
@@ -542,6 +578,12 @@ STEP_CASES = [
     ("outbox_load", "done: a dead message", {"tag": "done", "message": dict(
         STORED_MESSAGE, status="dead", attempts="10", last_error="broker refused",
         payload="")}),
+    ("migrations", "yield: execute a statement", {
+        "tag": "yield", "version": 2,
+        "sql": "CREATE TABLE IF NOT EXISTS worker_lease (\n    worker_id bigint NOT NULL\n)"}),
+    ("migrations", "done: versions", {"tag": "done", "versions": [1, 2, 3, 4]}),
+    ("migrations", "done: none", {"tag": "done", "versions": []}),
+    ("heartbeat", "done: stopped", {"tag": "done", "lease_deadline_millis": "1764000060000"}),
     ("enqueue", "done: new", {"tag": "done", "enqueued": "new"}),
     ("enqueue", "done: already enqueued", {"tag": "done", "enqueued": "already_enqueued"}),
 ]

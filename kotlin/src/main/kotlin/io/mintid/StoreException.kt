@@ -99,13 +99,33 @@ class RecordLostException internal constructor(
     cause: Throwable?,
 ) : StoreException("store.record_lost", detail, part, problem, cause)
 
-/** A store query failed for another reason: a missing table, a constraint, a permission (`store.query_failed`). */
+/** A store query failed for another reason: a constraint, a permission, a syntax error (`store.query_failed`). */
 class QueryFailedException internal constructor(
     detail: String,
     part: String?,
     problem: Problem?,
     cause: Throwable?,
 ) : StoreException("store.query_failed", detail, part, problem, cause)
+
+/**
+ * A mintid table does not exist: the database was never migrated (`store.schema_missing`). The
+ * message names the fix: `Migrations.migrate(dataSource, dialect)` once at start-up (Spring:
+ * `mintid.migrate=true`, or Flyway/Liquibase with the starter's locations). An HTTP edge still
+ * answers 503 and logs it.
+ */
+class SchemaMissingException internal constructor(
+    detail: String,
+    part: String?,
+    problem: Problem?,
+    cause: Throwable?,
+) : StoreException("store.schema_missing", detail + FIX, part, problem, cause) {
+    private companion object {
+        /** What the message adds to the core's: this host's migrate call. */
+        const val FIX =
+            ": call Migrations.migrate(dataSource, dialect) once at start-up (Spring Boot: mintid.migrate=true," +
+                " or Flyway/Liquibase with the starter's locations), or apply the files under schema/"
+    }
+}
 
 /** A row the driver cannot read: the schema is not the one the core expects (`store.unexpected_row`). */
 class UnexpectedRowException internal constructor(
@@ -134,6 +154,7 @@ internal fun storeException(
         "store.record_lost" -> RecordLostException(detail, part, answer, cause)
         "store.unexpected_row" -> UnexpectedRowException(detail, part, answer, cause)
         "store.query_failed" -> QueryFailedException(detail, part, answer, cause)
+        "store.schema_missing" -> SchemaMissingException(detail, part, answer, cause)
         // The native library ships in this jar: a code without a class is a build fault.
         else -> throw IllegalStateException("no exception class for the core's $code: $detail", cause)
     }

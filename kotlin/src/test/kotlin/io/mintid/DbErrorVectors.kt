@@ -11,7 +11,7 @@ internal object DbErrorVectors {
 
     private fun classify(case: JsonObject) {
         val dialect = Dialect.valueOf(case.string("dialect").uppercase())
-        val made = classifyDbError(dialect, case.stringOrNull("code"), case.stringOrNull("sqlstate"))
+        val made = classifyDbError(dialect, case.stringOrNull("code"), case.stringOrNull("sqlstate"), case.stringOrNull("message"))
         assertEquals(case.string("class"), made.name.lowercase())
     }
 }

@@ -61,6 +61,13 @@ class HttpAnswer(
                 HttpRules.problemDocument(problem, detail).toByteArray(Charsets.UTF_8),
             )
 
+        /** A refusal the core wrote in full: its [status] and problem [document]. */
+        internal fun refusal(
+            status: Int,
+            document: String,
+        ): HttpAnswer =
+            HttpAnswer(status, listOf("content-type" to IdempotencyHttp.problemContentType), document.toByteArray(Charsets.UTF_8))
+
         /**
          * A plain HTTP status as a problem (RFC 9457 §4.2.1: type `about:blank`), for the answers
          * outside the idempotency rules: 401 (no user for a grant), 413 (a body over the limit),

@@ -22,6 +22,7 @@ import io.mintid.store.Spans
 import io.mintid.store.StoreRequest
 import io.mintid.store.traced
 import io.mintid.store.wayName
+import uniffi.mintid_ffi.KeyAdmission
 import uniffi.mintid_ffi.Way
 import java.io.IOException
 import java.io.InputStream
@@ -63,10 +64,13 @@ interface HttpRequestView<out R> {
     val raw: R
 }
 
-/** Whose keys a request's are: the authenticated user or tenant, e.g. `user:42` (1–64 bytes). */
+/**
+ * Whose keys a request's are: the authenticated user or tenant, e.g. `user:42` (1–64 bytes), or
+ * null when the request has no authenticated caller (answered 401 before any key is read).
+ */
 fun interface ScopeFunction<in R> {
-    /** The scope of [request]. */
-    fun scopeOf(request: HttpRequestView<R>): String
+    /** The scope of [request], or null without an authenticated caller. */
+    fun scopeOf(request: HttpRequestView<R>): String?
 }
 
 /** Which covered requests need a key (a route predicate). */
@@ -188,19 +192,31 @@ class HttpIdempotency<R> private constructor(
 
     /**
      * Reads the key, before the body: a signed request ID (with a key ring) from its header, else
-     * an accepted `Idempotency-Key`, verified and scoped. Refusals (400): `missing_key`,
-     * `malformed_key`, `invalid_request_id`, `grant_expired`, `key_too_old`.
+     * an accepted `Idempotency-Key`, verified and scoped. Refusals, the core's `admit_key` first:
+     * 401 when the scope function finds no caller; 400 `missing_key` naming the header(s) the
+     * route accepts, `malformed_key`, `invalid_request_id`, `grant_expired`, `key_too_old`.
      *
      * @throws io.mintid.MintidException when the scope or kind function gives a value the core
      *   refuses, or the key ring fails: the server's configuration, not the client's key.
      */
     fun admit(request: HttpRequestView<R>): Admission {
-        val signed = keyRing?.let { request.header(requestIdHeader) }
-        val plain = if (acceptIdempotencyKey) request.header(HttpRules.IDEMPOTENCY_KEY_HEADER) else null
-        if (signed == null && plain == null) return Admission.Refused(HttpAnswer.problem(Problem.MISSING_KEY))
         val scope = scope.scopeOf(request)
+        val signed = keyRing?.let { request.header(requestIdHeader) }
+        val plain = request.header(HttpRules.IDEMPOTENCY_KEY_HEADER)
+        val source =
+            HttpRules.admitKey(
+                keyRing?.let { requestIdHeader },
+                acceptIdempotencyKey,
+                caller = scope != null,
+                requestIdSent = signed != null,
+                idempotencyKeySent = plain != null,
+            )
+        if (source is KeyAdmission.Refused) {
+            return Admission.Refused(HttpAnswer.refusal(source.status.toInt(), source.document))
+        }
+        checkNotNull(scope) { "the core admits no request without a caller" }
         val kind = kind.kindOf(request)
-        if (keyRing != null && signed != null) {
+        if (keyRing != null && signed != null && source is KeyAdmission.SignedRequestId) {
             val uuid =
                 try {
                     keyRing.verify(IdempotencyKey.parseHeader(signed), scope, store.clock.nowMillis(), freshness)

@@ -6,6 +6,8 @@ import io.mintid.Problem
 import io.mintid.core
 import io.mintid.requireUShort
 import io.mintid.store.StoredResponse
+import uniffi.mintid_ffi.KeyAdmission
+import uniffi.mintid_ffi.httpAdmitKey
 import uniffi.mintid_ffi.httpCheckBodyRead
 import uniffi.mintid_ffi.httpDecodeEnvelope
 import uniffi.mintid_ffi.httpDefaultKind
@@ -39,6 +41,19 @@ object HttpRules {
         error: MintidException,
         signed: Boolean,
     ): Problem? = httpKeyRefusal(signed, error.code, error.part)?.let { Problem.of(it) }
+
+    /**
+     * Where a covered request's key is read from, or the refusal the core wrote in full (401
+     * without a [caller], 400 `missing_key` naming the header(s) the route accepts). The core's
+     * rule (`mintid::http::admit_key`).
+     */
+    internal fun admitKey(
+        requestIdHeader: String?,
+        acceptsIdempotencyKey: Boolean,
+        caller: Boolean,
+        requestIdSent: Boolean,
+        idempotencyKeySent: Boolean,
+    ): KeyAdmission = httpAdmitKey(requestIdHeader, acceptsIdempotencyKey, caller, requestIdSent, idempotencyKeySent)
 
     /** The IETF draft's header of a plain idempotency key: `Idempotency-Key`. */
     @JvmField

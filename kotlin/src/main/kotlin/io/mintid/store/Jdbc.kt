@@ -206,7 +206,7 @@ internal fun classify(
             Dialect.MYSQL -> error.errorCode.toString()
             Dialect.POSTGRES -> null
         }
-    return classifyDbError(dialect.ffi, code, error.sqlState)
+    return classifyDbError(dialect.ffi, code, error.sqlState, error.message)
 }
 
 // What the lease, segment and outbox stores share (their protocols are still the host's): a

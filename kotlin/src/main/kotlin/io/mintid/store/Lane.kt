@@ -617,4 +617,5 @@ private fun classCode(dbClass: DbErrorClass): Byte =
         DbErrorClass.CONNECTION_LOST -> 2
         DbErrorClass.CONSTRAINT -> 3
         DbErrorClass.OTHER -> 4
+        DbErrorClass.SCHEMA_MISSING -> 5
     }

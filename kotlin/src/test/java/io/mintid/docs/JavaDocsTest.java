@@ -212,7 +212,7 @@ class JavaDocsTest {
             HttpRequestView<HttpExchange> view = new ExchangeView(exchange);
             // The JDK's com.sun.net.httpserver here; a servlet's HttpServletRequest works alike.
             HttpIdempotency<HttpExchange> idempotency = HttpIdempotency
-                    .<HttpExchange>builder(store, request -> "user:" + request.getRaw().getPrincipal().getUsername())
+                    .<HttpExchange>builder(store, request -> request.getRaw().getPrincipal() == null ? null : "user:" + request.getRaw().getPrincipal().getUsername())
                     .keyRing(ring)
                     .build();
             HttpHandler<HttpExchange> orders = idempotency.wrap((request, body) ->

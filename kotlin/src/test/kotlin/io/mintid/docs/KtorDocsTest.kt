@@ -51,7 +51,7 @@ fun Application.module() {
         authenticate {
             install(MintidIdempotency) {                                  // runs after authentication
                 store = IdempotencyStore(dataSource, Dialect.POSTGRES)    // its policy: waiting, storeErrors
-                scope = { call -> "user:${call.principal<UserIdPrincipal>()!!.name}" }
+                scope = { call -> call.principal<UserIdPrincipal>()?.let { "user:${it.name}" } } // null: 401
                 keyRing = ring                                            // signed request IDs (optional)
                 // methods, routes, bodyLimit, storedHeaders, requestIdHeader, acceptIdempotencyKey, freshness, kind
             }
@@ -74,7 +74,7 @@ fun Application.guide(): HttpHandler<MyRequest> {
         authenticate {
             install(MintidIdempotency) {
                 store = IdempotencyStore(dataSource, Dialect.POSTGRES)
-                scope = { call -> "user:${call.principal<UserIdPrincipal>()!!.name}" }
+                scope = { call -> call.principal<UserIdPrincipal>()?.let { "user:${it.name}" } } // null: 401
                 keyRing = ring
             }
             post("/orders") { call.respond(HttpStatusCode.Created, placeOrder(call.receiveText())) }

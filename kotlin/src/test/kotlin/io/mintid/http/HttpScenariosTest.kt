@@ -58,7 +58,7 @@ internal fun httpScenarioTests(
     integrations: Map<String, (IdempotencyStore, ScenarioConfig) -> ScenarioApp>,
     dialects: List<Dialect>,
 ): List<DynamicNode> {
-    val file = Paths.get(System.getProperty("mintid.http") ?: "../tests/http").toAbsolutePath().normalize().resolve("scenarios.json")
+    val file = Paths.get(System.getProperty("mintid-tests.http") ?: "../tests/http").toAbsolutePath().normalize().resolve("scenarios.json")
     val scenarios = Json.parseToJsonElement(file.readText()).jsonObject.getValue("scenarios").jsonArray.map { it.jsonObject }
     assertTrue(scenarios.isNotEmpty(), "no scenarios in $file")
     return integrations.map { (name, make) ->
@@ -179,8 +179,9 @@ private class ScenarioRun(
 
     private fun request(spec: JsonObject): TestRequest {
         spec.only(setOf("method", "path", "user", "headers", "body", "handler"), "request field")
-        val user = spec.text("user")
-        val headers = mutableListOf(USER_HEADER to user)
+        // A step without a user has no authenticated caller: no test header.
+        val user = spec["user"]?.jsonPrimitive?.content
+        val headers = if (user == null) mutableListOf() else mutableListOf(USER_HEADER to user)
         spec["handler"]?.let { headers += DIRECTIVE_HEADER to it.toString() }
         spec["headers"]?.jsonObject?.forEach { (name, value) -> headers += name to headerValue(value, user) }
         val body = spec["body"]?.jsonObject ?: fail("no body in $spec")
@@ -198,7 +199,7 @@ private class ScenarioRun(
 
     private fun headerValue(
         value: JsonElement,
-        user: String,
+        user: String?,
     ): String {
         if (value is JsonPrimitive) return value.content
         val spec = value.jsonObject
@@ -218,7 +219,7 @@ private class ScenarioRun(
                 requestIds.getOrPut(spec.text("requestId")) {
                     val expired = spec["grant"]?.jsonPrimitive?.content?.also { assertEquals("expired", it, "grant") } != null
                     val now = System.currentTimeMillis()
-                    val grant = ring.issueGrant("user:${spec["grantFor"]?.jsonPrimitive?.content ?: user}", if (expired) now - 1000 else now + 3_600_000)
+                    val grant = ring.issueGrant("user:${spec["grantFor"]?.jsonPrimitive?.content ?: user ?: fail("an anonymous step's requestId needs grantFor")}", if (expired) now - 1000 else now + 3_600_000)
                     val age = spec["ageMillis"]?.jsonPrimitive?.long
                     val uuid = if (age == null) Uuid7.next() else Uuid7.fromFields(now - age, 0, 1)
                     RequestId.mint(Grant.parse(grant.text), uuid).text
@@ -234,7 +235,7 @@ private class ScenarioRun(
         response: TestResponse,
         expect: JsonObject,
     ) {
-        expect.only(setOf("status", "problem", "replayed", "retryAfter", "headers", "json", "sameBodyAs", "bare", "members"), "expectation")
+        expect.only(setOf("status", "problem", "replayed", "retryAfter", "headers", "json", "sameBodyAs", "bare", "members", "detailContains"), "expectation")
         val what = "${scenario.text("name")}: ${response.status} ${response.body.decodeToString()}"
         assertEquals(expect.getValue("status").jsonPrimitive.int, response.status, what)
         expect["problem"]?.jsonPrimitive?.content?.let { name ->
@@ -253,6 +254,11 @@ private class ScenarioRun(
         if (expect["bare"]?.jsonPrimitive?.boolean == true) {
             val document = Json.parseToJsonElement(response.body.decodeToString()).jsonObject
             assertEquals(setOf("type", "title", "status"), document.keys, what)
+        }
+        expect["detailContains"]?.jsonArray?.forEach { part ->
+            val document = Json.parseToJsonElement(response.body.decodeToString()).jsonObject
+            val detail = document["detail"]?.jsonPrimitive?.content ?: ""
+            assertTrue(part.jsonPrimitive.content in detail, "$what: detail lacks ${part.jsonPrimitive.content}")
         }
         expect["members"]?.jsonArray?.forEach { member ->
             val document = Json.parseToJsonElement(response.body.decodeToString()).jsonObject

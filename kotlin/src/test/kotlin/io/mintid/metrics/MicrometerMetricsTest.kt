@@ -8,9 +8,9 @@ import io.mintid.IdempotencyKey
 import io.mintid.KeyRing
 import io.mintid.LeasePolicy
 import io.mintid.MintidException
-import io.mintid.QueryFailedException
 import io.mintid.RecordPolicy
 import io.mintid.RelayPolicy
+import io.mintid.SchemaMissingException
 import io.mintid.SegmentPolicy
 import io.mintid.SnowflakeLayout
 import io.mintid.http.Admission
@@ -57,10 +57,10 @@ class MicrometerMetricsTest {
         val metrics = MicrometerMetrics(registry)
         FreshDatabase(dialect).use { db ->
             val pool = db.open()
-            // Never migrated: every store's first statement fails, classified `other`.
-            assertThrows(QueryFailedException::class.java) { IdempotencyStore(pool, dialect, RecordPolicy.DEFAULT, metrics = metrics).load(key("x")) }
+            // Never migrated: every store's first statement fails, classified `schema_missing`.
+            assertThrows(SchemaMissingException::class.java) { IdempotencyStore(pool, dialect, RecordPolicy.DEFAULT, metrics = metrics).load(key("x")) }
             val broken = IdempotencyStore(pool, dialect, RecordPolicy.DEFAULT, metrics = metrics)
-            assertThrows(QueryFailedException::class.java) { broken.runOnce(key("x"), request) { response("{}") } }
+            assertThrows(SchemaMissingException::class.java) { broken.runOnce(key("x"), request) { response("{}") } }
             val leases = WorkerLeases(pool, dialect, LeasePolicy(SnowflakeLayout.classic()), metrics = metrics)
             assertThrows(MintidException::class.java) { leases.acquire("metrics") }
             SegmentIds(pool, dialect, "metrics", SegmentPolicy.of(10, 5, 40), background = false, metrics = metrics).use { ids ->
@@ -99,7 +99,7 @@ class MicrometerMetricsTest {
         assertEquals(1.0, count("mintid.record.decisions", "decision", "execute", "way", "lease"))
         assertEquals(1.0, count("mintid.record.decisions", "decision", "execute", "way", "same_transaction"))
         // The missing tables: the load, the claim, the lease, the segment and the relay.
-        assertEquals(5.0, count("mintid.store.errors", "class", "other"))
+        assertEquals(5.0, count("mintid.store.errors", "class", "schema_missing"))
         assertEquals(1.0, count("mintid.outbox.deliveries", "result", "sent"))
         assertEquals(1.0, count("mintid.request_id.rejected"))
         // A failed claim reached no decision: 6 claims timed, 3 completions, 3 responses sized.

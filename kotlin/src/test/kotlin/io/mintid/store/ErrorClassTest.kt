@@ -42,7 +42,7 @@ class ErrorClassTest {
                     // SQLite keeps any length.
                     assertEquals(DbErrorClass.CONSTRAINT, classOf(dialect) { c.exec("INSERT INTO t (id, v, s) VALUES (4, 1, 'abcd')") })
                 }
-                assertEquals(DbErrorClass.OTHER, classOf(dialect) { c.exec("SELECT * FROM missing_table") })
+                assertEquals(DbErrorClass.SCHEMA_MISSING, classOf(dialect) { c.exec("SELECT * FROM missing_table") })
             }
         }
     }

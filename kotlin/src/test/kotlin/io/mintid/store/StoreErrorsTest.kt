@@ -3,8 +3,8 @@ package io.mintid.store
 import io.mintid.Fingerprint
 import io.mintid.IdempotencyKey
 import io.mintid.Problem
-import io.mintid.QueryFailedException
 import io.mintid.RecordPolicy
+import io.mintid.SchemaMissingException
 import io.mintid.StaleSnapshotException
 import io.mintid.StoreException
 import io.mintid.storeException
@@ -45,14 +45,15 @@ class StoreErrorsTest {
 
     @ParameterizedTest
     @EnumSource(Dialect::class)
-    fun `a failed query is store query_failed with the driver's error as its cause, never in its text`(dialect: Dialect) {
+    fun `a database never migrated is store schema_missing naming migrate, the driver's error its cause`(dialect: Dialect) {
         assumeTrue(skipReason(dialect) == null, skipReason(dialect))
         FreshDatabase(dialect).use { db ->
             // Up but never migrated: the table is missing.
             val store = IdempotencyStore(db.open(), dialect, RecordPolicy.DEFAULT)
-            val error = assertThrows(QueryFailedException::class.java) { store.load(key) }
-            assertEquals("store.query_failed", error.code)
-            assertEquals("other", error.part)
+            val error = assertThrows(SchemaMissingException::class.java) { store.load(key) }
+            assertEquals("store.schema_missing", error.code)
+            assertTrue(error.detail.contains("Migrations.migrate(dataSource, dialect)"), error.detail)
+            assertEquals("schema_missing", error.part)
             assertEquals(Problem.STORAGE_UNAVAILABLE, error.problem)
             val cause = error.cause as SQLException
             assertTrue(cause.message.orEmpty().contains("idempotency_record"), cause.message)

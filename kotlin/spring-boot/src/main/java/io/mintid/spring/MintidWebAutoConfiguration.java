@@ -113,13 +113,9 @@ public class MintidWebAutoConfiguration {
      */
     public static HttpIdempotency.Builder<HttpServletRequest> http(
             IdempotencyStore store, MintidProperties.Http http, IdempotencyScopeResolver scope, KeyRing keyRing) {
-        HttpIdempotency.Builder<HttpServletRequest> builder = HttpIdempotency.<HttpServletRequest>builder(store, request -> {
-                    String of = scope.scopeOf(request.getRaw());
-                    if (of == null) {
-                        throw new IllegalStateException("mintid: no scope for this request: authenticate it, or declare an IdempotencyScopeResolver bean");
-                    }
-                    return of;
-                })
+        // No scope (nobody authenticated) is the core's 401, as at every mintid edge.
+        HttpIdempotency.Builder<HttpServletRequest> builder = HttpIdempotency.<HttpServletRequest>builder(
+                        store, request -> scope.scopeOf(request.getRaw()))
                 .keyRing(keyRing);
         if (http.getMethods() != null) {
             builder.methods(http.getMethods());

@@ -32,8 +32,6 @@ class BodyConsumedTest {
                         "spring.datasource.url=${db.url}",
                         "spring.flyway.locations=classpath:db/migration/mintid/sqlite",
                         "spring.liquibase.enabled=false",
-                        // The build's system property mintid.http (the HTTP scenarios' folder) binds only beside a nested one.
-                        "mintid.http.methods=POST,PATCH",
                     ).run()
             app.use {
                 val base = "http://127.0.0.1:${it.environment.getProperty("local.server.port")}"

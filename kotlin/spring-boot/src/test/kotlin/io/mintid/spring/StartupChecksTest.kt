@@ -94,9 +94,6 @@ class StartupChecksTest {
             "spring.datasource.url=$url",
             "spring.flyway.enabled=false",
             "spring.liquibase.enabled=false",
-            // The build sets the system property mintid.http (the HTTP scenarios' folder): a
-            // setting under it keeps the binder on MintidProperties.Http.
-            "mintid.http.enabled=true",
             *more,
         ).run()
 

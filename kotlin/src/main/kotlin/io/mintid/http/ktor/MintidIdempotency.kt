@@ -52,8 +52,11 @@ class MintidIdempotencyConfig {
     /** Where records live; its policy decides waiting and whether 5xx answers are stored. */
     var store: IdempotencyStore? = null
 
-    /** Whose keys these are: the authenticated user or tenant, e.g. `"user:${principal.id}"`. */
-    var scope: ((ApplicationCall) -> String)? = null
+    /**
+     * Whose keys these are: the authenticated user or tenant, e.g. `"user:${principal.id}"`, or
+     * null when the call has no authenticated caller (answered 401 before any key is read).
+     */
+    var scope: ((ApplicationCall) -> String?)? = null
 
     /** Verifies signed request IDs; without it only `Idempotency-Key` is read. */
     var keyRing: KeyRing? = null
@@ -159,15 +162,15 @@ private object BeforeHandler : Hook<suspend (ApplicationCall) -> Unit> {
  * [MintidIdempotencyConfig.keyRing]) or an `Idempotency-Key`. The plugin reads the body (the
  * route still `receive`s it), claims the key in the store, lets the route answer once and stores
  * that answer; duplicates get it replayed with `Idempotent-Replayed: true`. Refusals are the
- * core's `application/problem+json` (400, 409 with `Retry-After`, 422, 503; 413 over the body
- * limit). A route that throws answers 500 (`about:blank`), stored like any 5xx.
+ * core's `application/problem+json` (401 without a caller, 400, 409 with `Retry-After`, 422,
+ * 503; 413 over the body limit). A route that throws answers 500 (`about:blank`), stored like any 5xx.
  *
  * ```kotlin
  * routing {
  *     authenticate {
  *         install(MintidIdempotency) {
  *             store = IdempotencyStore(dataSource, Dialect.POSTGRES)
- *             scope = { call -> "user:${call.principal<UserIdPrincipal>()!!.name}" }
+ *             scope = { call -> call.principal<UserIdPrincipal>()?.let { "user:${it.name}" } }
  *         }
  *         post("/orders") { … }
  *     }
