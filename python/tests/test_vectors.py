@@ -17,13 +17,19 @@ import wire_vectors
 
 import mintid
 import mintid.http as mintid_http
+from mintid import _wire_codec as wire
 from mintid._native import ffi
+from mintid._wire import Wire
+from mintid._wire import spec as wire_spec
 from mintid._wire_codec import error_bytes
 from mintid.store import (
     IdempotencyStore,
+    Outbox,
+    OutboxMessage,
     SqliteDatabase,
     StoredResponse,
     StoreRequest,
+    WorkerLeases,
 )
 from mintid.testing import ManualClock
 
@@ -1132,6 +1138,52 @@ def storable_raised_text(case: Case) -> None:
     assert stored.error == case["expect"], (stored.error, case["expect"])
 
 
+# --- limits.json ------------------------------------------------------------
+# Each argument as the package passes it, through the API (a lease's owner as stored, a
+# message id as enqueued) or the wire (a cleanup's first statement: its batch size is the
+# last parameter); the histograms' buckets as the registry gives them to the recorder.
+
+
+def limits_argument(case: Case) -> None:
+    argument, value = case["argument"], case["value"]
+    database = SqliteDatabase(":memory:")
+    database.migrate()
+    if argument == "lease.owner":
+        leases = WorkerLeases(database, mintid.LeasePolicy())
+        guard = leases.acquire(value)
+        row = leases.load(guard.worker_id)
+        assert row is not None
+        assert row.owner == case["expect"], row.owner
+    elif argument == "outbox.message_id":
+        outbox = Outbox(database, mintid.RelayPolicy())
+        message = OutboxMessage(int(value), "order.created", "order-7", b"{}")
+
+        def enqueue() -> None:
+            with database.transaction(write=True) as connection:
+                outbox.enqueue(connection, message)
+
+        if "error" in case:
+            expect_error(case, enqueue)
+            return
+        enqueue()
+        stored = outbox.load("order.created", "order-7")
+        assert stored is not None
+        assert stored.message_id == int(case["expect"])
+    else:
+        kinds = {"record_cleanup": wire.RECORD_CLEANUP, "outbox_cleanup": wire.OUTBOX_CLEANUP}
+        kind, _, field = argument.partition(".")
+        assert kind in kinds and field == "batch_size", f"no runner for argument {argument!r}"
+        before = wire.u64(0) if kind == "outbox_cleanup" else b""
+        spec = wire_spec(kinds[kind], database.manifest, before + wire.u64(int(value)))
+        _name, params = wire.run(Wire(spec).start(0))
+        assert params[-1] == int(case["expect"]), params
+
+
+def limits_histogram(case: Case) -> None:
+    by_name = {metric.name: metric for metric in ffi.metrics()}
+    assert list(by_name[case["metric"]].buckets) == case["buckets"]
+
+
 # --- api.json ---------------------------------------------------------------
 
 
@@ -1365,6 +1417,7 @@ RUNNERS: dict[str, dict[str, Callable[[Case], None]]] = {
         "adapt": segment_adapt,
         "allocator": segment_allocator,
     },
+    "limits.json": {"argument": limits_argument, "histogram": limits_histogram},
     "wire.json": {op: wire_vectors.run_case for op in ("spec", "input", "step")},
     "outbox.json": {
         "status": outbox_case(lambda case: str(mintid.OutboxStatus.parse(case["text"]))),
