@@ -28,6 +28,9 @@ KINDS = {
     "record_load": wire.RECORD_LOAD,
     "outbox_load": wire.OUTBOX_LOAD,
     "enqueue": wire.ENQUEUE,
+    # Kinds the package does not run yet: their layout is pinned here alone.
+    "migrations": 9,
+    "heartbeat": 10,
 }
 INPUTS = {
     "start": wire.START,
@@ -40,6 +43,7 @@ INPUTS = {
     "send_failed": wire.SEND_FAILED,
     "redis": wire.REDIS_ANSWER,
     "report": wire.TAKE_REPORT,
+    "stop": 11,
 }
 STEPS = {
     "run": wire.RUN,
@@ -54,7 +58,14 @@ STEPS = {
     "report": wire.REPORT,
 }
 WAYS = ["run_once", "same_transaction", "lease"]
-CLASSES = ["unique_violation", "serialization", "connection_lost", "constraint", "other"]
+CLASSES = [
+    "unique_violation",
+    "serialization",
+    "connection_lost",
+    "constraint",
+    "other",
+    "schema_missing",
+]
 VALUES = ["null", "int", "text", "bytes"]
 RECORD_POLICY = [
     "lease_millis",
@@ -76,7 +87,7 @@ RELAY_COUNTS = ["sent", "retried", "dead", "given_up", "claim_lost", "released",
 ENQUEUED = ["new", "already_enqueued"]
 #: The meaning's numbers that are JSON numbers (``u8``, ``u32``) or booleans; every other
 #: integer is a decimal string.
-SMALL = {"jitter_percent", "write_failures"}
+SMALL = {"jitter_percent", "write_failures", "version", "versions"}
 
 
 def check_tables(document: dict[str, Any]) -> None:
@@ -176,6 +187,20 @@ def encode_spec(m: Meaning) -> bytes:
         )
         policy = wire.record_policy(numbers(m["policy"], RECORD_POLICY))
         return wire.renewal_spec(head, policy, key_of(m["key"]), held)
+    if kind == "heartbeat":
+        held = wire.Held(
+            "execute",
+            int(m["token"]),
+            int(m["created_millis"]),
+            int(m["lease_deadline_millis"]),
+            None,
+        )
+        policy = wire.record_policy(numbers(m["policy"], RECORD_POLICY))
+        every = None if m["renew_every_millis"] is None else int(m["renew_every_millis"])
+        renewal = wire.renewal_spec(head, policy, key_of(m["key"]), held)
+        return renewal + wire.optional(every, u64)
+    if kind == "migrations":
+        return head + bytes((m["pending"],))
     if kind == "record_cleanup":
         return head + u64(int(m["batch_size"]))
     if kind == "outbox_cleanup":
@@ -220,11 +245,15 @@ def decode_spec(data: bytes) -> Meaning:
         fields = struct.unpack_from("<QQQQBQ", read.fixed(41))
         m["policy"] = dict(zip(RELAY_POLICY, fields, strict=True))
         m["seed"] = read.u64()
-    elif kind == "record_renewal":
+    elif kind in ("record_renewal", "heartbeat"):
         m["policy"] = record_policy()
         m["key"] = key()
         for name in ("token", "created_millis", "lease_deadline_millis"):
             m[name] = read.u64()
+        if kind == "heartbeat":
+            m["renew_every_millis"] = read.optional(read.u64)
+    elif kind == "migrations":
+        m["pending"] = read.flag()
     elif kind == "record_cleanup":
         m["batch_size"] = read.u64()
     elif kind == "outbox_cleanup":
@@ -350,6 +379,9 @@ def decode_step(kind: str, data: bytes) -> Meaning:
         m["lookup"], m["write_failures"] = wire.fast_report(data)
     elif tag == "yield" and kind == "record":
         m.update(wire.held(data)._asdict())
+    elif tag == "yield" and kind == "migrations":
+        read = wire.Reader(data)
+        m.update(version=read.u32(), sql=read.text())
     elif tag == "yield":
         assert kind == "relay", f"no yield for kind {kind!r}"
         sending = wire.message(data)._asdict()
@@ -375,11 +407,16 @@ def decode_done(kind: str, data: bytes) -> Meaning:
             )
         elif finished == "in_progress":
             m["retry_after_millis"] = rest[0]
+        elif finished == "operation_failed_unrecorded":
+            m["store_code"], m["store_message"] = rest
         return m
     if kind == "relay":
         return dict(zip(RELAY_COUNTS, wire.relay_report(data), strict=True))
-    if kind == "record_renewal":
+    if kind in ("record_renewal", "heartbeat"):
         return {"lease_deadline_millis": wire.count(data)}
+    if kind == "migrations":
+        read = wire.Reader(data)
+        return {"versions": read.items(read.u32)}
     if kind in ("record_cleanup", "outbox_cleanup"):
         return {"deleted": wire.count(data)}
     if kind == "record_load":
@@ -445,6 +482,8 @@ def encode_kind_step(kind: str, m: Meaning) -> bytes:
         every = None if m["renew_every_millis"] is None else int(m["renew_every_millis"])
         times = u64(int(m["token"])) + u64(int(m["created_millis"]))
         return text(m["decision"]) + times + u64(int(m["lease_deadline_millis"])) + opt(every, u64)
+    if m["tag"] == "yield" and kind == "migrations":
+        return wire.u32(m["version"]) + text(m["sql"])
     if m["tag"] == "yield":
         assert kind == "relay", f"no yield for kind {kind!r}"
         return (
@@ -465,11 +504,15 @@ def encode_kind_step(kind: str, m: Meaning) -> bytes:
             return out + outcome + response(m["response"]) + opt(m["error"], text)
         if end == "in_progress":
             return out + u64(int(m["retry_after_millis"]))
+        if end == "operation_failed_unrecorded":
+            return out + text(m["store_code"]) + text(m["store_message"])
         return out
     if kind == "relay":
         return b"".join(u64(int(m[name])) for name in RELAY_COUNTS)
-    if kind == "record_renewal":
+    if kind in ("record_renewal", "heartbeat"):
         return u64(int(m["lease_deadline_millis"]))
+    if kind == "migrations":
+        return wire.u32(len(m["versions"])) + b"".join(wire.u32(v) for v in m["versions"])
     if kind in ("record_cleanup", "outbox_cleanup"):
         return u64(int(m["deleted"]))
     if kind == "record_load":
