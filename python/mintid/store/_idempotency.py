@@ -163,7 +163,9 @@ def unrecorded(finished: Finished, error: BaseException) -> None:
         return
     code, message = finished[2], finished[3]
     store_error = error_class(code)(message, code)
-    error.add_note(f"mintid: the failure was not recorded: {code}: {message}")
+    add_note = getattr(error, "add_note", None)  # Python 3.11+
+    if add_note is not None:
+        add_note(f"mintid: the failure was not recorded: {code}: {message}")
     error.__context__ = store_error
     _LOG.warning("mintid: an operation's failure was not recorded: %s: %s", code, message)
 
