@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from mintid._fingerprint import Fingerprint
-from mintid._lane import SURROGATE, key_text
 from mintid._native import call, ffi
+from mintid._wire import key_text
+from mintid._wire_codec import SURROGATE
 from mintid.errors import error_class
 
 __all__ = ["IdempotencyKey", "key_id_from_fields", "parse_idempotency_key_header"]

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Literal
 
 from mintid._native import call, check_uint, ffi
-from mintid._renamed import millis_renamed
 from mintid._snowflake import SnowflakeLayout
 
 __all__ = [
@@ -28,7 +27,6 @@ def _optional(name: str, value: int | None) -> int | None:
     return None if value is None else check_uint(name, value)
 
 
-@millis_renamed
 class LeasePolicy:
     """How the worker ids of a layout are leased; values left out keep the
     core's defaults (a 30 s lease renewed every 10 s, stopping 5 s early).
@@ -100,7 +98,6 @@ class LeasePolicy:
         )
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class WorkerLease:
     """One row of the ``worker_lease`` table, as the rules read it."""
@@ -134,7 +131,6 @@ class WorkerLease:
         )
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class Acquisition:
     """A decided acquisition: the row to write by compare-and-set, and where
@@ -168,7 +164,6 @@ def _policy(policy: LeasePolicy) -> ffi.LeasePolicy:
     return policy._core
 
 
-@millis_renamed
 def acquire_lease(row: WorkerLease, now_millis: int, policy: LeasePolicy) -> Acquisition:
     """Decide the acquisition of ``row``, the row ``lease_find`` returned at ``now_millis``."""
     if not isinstance(row, WorkerLease):
@@ -199,7 +194,6 @@ def lease_none_found(present: int, free: int, policy: LeasePolicy) -> Literal["s
     return "seed" if made == ffi.LeaseNoneFound.SEED else "retry"
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class LeaseRenewal:
     """A renewal to write with ``lease_renew``."""
@@ -220,7 +214,6 @@ class LeaseRenewal:
         )
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class LeaseRelease:
     """A release to write with ``lease_release`` on clean shutdown."""
@@ -231,7 +224,6 @@ class LeaseRelease:
     now_millis: int
 
 
-@millis_renamed
 class LeaseGuard:
     """A held lease: :meth:`admit` every ID before handing it out, renew on
     time (:meth:`renewal`, then :meth:`renewed`), :meth:`release` on shutdown.

@@ -7,7 +7,6 @@ from dataclasses import dataclass
 from typing import Final, Literal
 
 from mintid._native import call, check_uint, ffi
-from mintid._renamed import millis_renamed
 
 __all__ = [
     "OUTBOX_ATTEMPTS_EXHAUSTED",
@@ -42,7 +41,6 @@ class OutboxStatus(enum.Enum):
         return call(ffi.outbox_status_text, self.value)
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class BatchClaim:
     """The claim of a batch: the parameters of ``outbox_claim``."""
@@ -53,7 +51,6 @@ class BatchClaim:
     now_millis: int
 
 
-@millis_renamed
 @dataclass(frozen=True, init=False)
 class RelayPolicy:
     """How a relay claims and retries messages; values left out keep the

@@ -17,7 +17,6 @@ from typing import Any, ClassVar, Final
 
 from mintid._fingerprint import Fingerprint
 from mintid._native import call, check_uint, ffi
-from mintid._renamed import millis_renamed
 
 __all__ = [
     "PROBLEM_CONTENT_TYPE",
@@ -151,7 +150,6 @@ def retry_after_secs(millis: int) -> int:
 _DEFAULT_POLICY: Final = call(ffi.record_policy_default)
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class RecordPolicy:
     """The rules a host sets for its records; checked on creation.
@@ -198,7 +196,6 @@ class RecordPolicy:
         )
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class Fence:
     """What identifies one claim of a key: its token and the record's creation time."""
@@ -213,7 +210,6 @@ class Fence:
         )
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class Record:
     """The stored state of one idempotency key: one row of the shared schema."""
@@ -297,7 +293,6 @@ def _record(record: Record | None) -> ffi.Record | None:
     return record._to_ffi()
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class Incoming:
     """What the core needs to know about an incoming request."""
@@ -330,7 +325,6 @@ class Expected:
     status: RecordStatus
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class Claim:
     """A claim on a key: the row to write, and what it must replace (``None``: insert)."""
@@ -403,7 +397,6 @@ class Replay(Decision):
     outcome: Outcome
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class InProgress(Decision):
     """Another request holds the key: answer 409 with ``Retry-After``."""
@@ -413,7 +406,6 @@ class InProgress(Decision):
     retry_after_secs: int
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class Wait(Decision):
     """Another request holds the key: pause ``poll_millis``, reload, decide again."""
@@ -453,7 +445,6 @@ def _decision(made: ffi.Decision) -> Decision:
     raise AssertionError(f"unknown decision {made.name!r} from the core")
 
 
-@millis_renamed
 def decide(
     existing: Record | None, incoming: Incoming, now_millis: int, policy: RecordPolicy
 ) -> Decision:

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from uuid import UUID
 
 from mintid._native import call, check_uint, ffi
-from mintid._renamed import millis_renamed
 from mintid._uuid_generator import uuid7
 
 __all__ = ["Grant", "KeyRing", "RequestId"]
@@ -42,7 +41,6 @@ def _secret(secret: bytes) -> bytes:
     return bytes(secret)
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class Grant:
     """The right to mint request IDs for one scope until an expiry.
@@ -82,7 +80,6 @@ class Grant:
         return f"Grant(key_id={self.key_id}, expires_millis={self.expires_millis})"
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class RequestId:
     """A signed request ID: a UUIDv7 with a tag from its grant's key."""
@@ -172,7 +169,6 @@ class RequestId:
         return self.text
 
 
-@millis_renamed
 class KeyRing:
     """A server's secrets: the current key issues grants, every key verifies.
 

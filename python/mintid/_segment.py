@@ -6,12 +6,10 @@ from dataclasses import dataclass
 
 from mintid._buffer import register_for_fork
 from mintid._native import call, check_uint, ffi, ids_from_bytes
-from mintid._renamed import millis_renamed
 
 __all__ = ["SegmentAllocator", "SegmentPolicy"]
 
 
-@millis_renamed
 @dataclass(frozen=True, init=False)
 class SegmentPolicy:
     """How a segment allocator sizes its fetches; values left out keep the
@@ -82,7 +80,6 @@ class SegmentPolicy:
         )
 
 
-@millis_renamed
 class SegmentAllocator:
     """IDs for one tag, handed out from segments the host fetches with
     ``segment_fetch`` when :meth:`fetch_due` says so. Thread-safe.

@@ -8,7 +8,6 @@ from datetime import datetime, timedelta, timezone
 from typing import ClassVar, Final
 
 from mintid._native import call, check_uint, ffi
-from mintid._renamed import millis_renamed
 
 __all__ = [
     "SnowflakeLayout",
@@ -28,7 +27,6 @@ def _datetime_of(unix_millis: int) -> datetime:
     return _UNIX_EPOCH + timedelta(milliseconds=unix_millis)
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class SnowflakeParts:
     """The fields of a decoded Snowflake ID."""
@@ -48,7 +46,6 @@ class SnowflakeParts:
         return _datetime_of(self.unix_millis)
 
 
-@millis_renamed
 class SnowflakeLayout:
     """How the 63 usable bits of an ID are split, its epoch and its tick.
 

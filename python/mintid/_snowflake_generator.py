@@ -18,7 +18,6 @@ import time
 from mintid._buffer import Buffer, register_for_fork
 from mintid._library import Answers, entry
 from mintid._native import call, check_uint, ffi, ids_from_bytes
-from mintid._renamed import millis_renamed
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -140,7 +139,6 @@ class _IdBuffer(Buffer[int]):
         return self._core.next_ids(1)[0]
 
 
-@millis_renamed
 class Snowflake:
     """A Snowflake ID generator for one worker.
 

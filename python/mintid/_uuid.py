@@ -9,7 +9,6 @@ from datetime import datetime, timedelta, timezone
 from typing import Final, Literal
 
 from mintid._native import call, check_uint, ffi
-from mintid._renamed import millis_renamed
 
 __all__ = [
     "TextForm",
@@ -101,7 +100,6 @@ def uuid_v8(custom: bytes) -> uuid.UUID:
     return uuid.UUID(bytes=call(ffi.uuid_new_v8, bytes(custom)))
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class Uuid7:
     """A UUID known to be version 7 with the RFC 9562 variant, and its fields.

@@ -53,8 +53,6 @@ _SPANS: Final = {
     _OPERATION_SPAN: ("way",),
     _COMPLETE_SPAN: ("way", "decision"),
 }
-#: Histogram boundaries for the durations, in seconds (OpenTelemetry's HTTP conventions).
-_SECONDS: Final = (0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1.0, 2.5, 5.0, 10.0)
 
 
 def covered(metrics: Sequence[ffi.MetricInfo], spans: Sequence[ffi.SpanInfo]) -> None:
@@ -146,7 +144,7 @@ class OpenTelemetryMetrics(StoreMetrics):
                     entry.name,
                     entry.unit,
                     entry.description,
-                    explicit_bucket_boundaries_advisory=_SECONDS if entry.unit == "s" else None,
+                    explicit_bucket_boundaries_advisory=list(entry.buckets),  # the registry's
                 ).record
             setattr(self, _METRICS[entry.name][0], add)
 

@@ -9,12 +9,10 @@ wall clock.
 from __future__ import annotations
 
 from mintid._native import call, check_uint, ffi
-from mintid._renamed import millis_renamed
 
 __all__ = ["ManualClock"]
 
 
-@millis_renamed
 class ManualClock:
     """A clock reading a fixed Unix millisecond until set or moved."""
 

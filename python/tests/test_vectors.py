@@ -13,11 +13,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import wire_vectors
 
 import mintid
 import mintid.http as mintid_http
-from mintid._lane import error_bytes
+from mintid import _wire_codec as wire
 from mintid._native import ffi
+from mintid._wire import Wire
+from mintid._wire import spec as wire_spec
+from mintid._wire_codec import error_bytes
+from mintid.store import (
+    IdempotencyStore,
+    Outbox,
+    OutboxMessage,
+    SqliteDatabase,
+    StoredResponse,
+    StoreRequest,
+    WorkerLeases,
+)
 from mintid.testing import ManualClock
 
 VECTORS = Path(__file__).resolve().parents[2] / "tests" / "vectors"
@@ -1075,7 +1088,7 @@ def id_buffer_hand_out(case: Case) -> None:
 
 
 # --- storable_text.json -----------------------------------------------------
-# A Python ``str`` reaches the core as the lane passes an error text
+# A Python ``str`` reaches the core as the wire passes an error text
 # (``error_bytes``: UTF-8, a lone surrogate as its three ``surrogatepass``
 # bytes), then the core's rule for bytes: each op checks that this crossing
 # gives the expected text.
@@ -1104,6 +1117,71 @@ def storable_utf16(case: Case) -> None:
     # The code units as a Python str: a pair is one character, a lone surrogate stays.
     text = bytes.fromhex(case["units"]).decode("utf-16-be", "surrogatepass")
     storable(error_bytes(text), case)
+
+
+def storable_raised_text(case: Case) -> None:
+    # Through the store, as an operation raises it: the core composes the text from the
+    # exception's type name and message, and keeps it with the released (retryable) record.
+    raised = type(case["type_name"], (Exception,), {})
+    database = SqliteDatabase(":memory:")
+    database.migrate()
+    store = IdempotencyStore(database, mintid.RecordPolicy())
+    key = mintid.IdempotencyKey("order.create", "tenant-1", "raised")
+
+    def operation() -> StoredResponse:
+        raise raised(case["message"])
+
+    with pytest.raises(raised):
+        store.run_once(key, StoreRequest(mintid.Fingerprint(bytes(32))), operation)
+    stored = store.load(key)
+    assert stored is not None
+    assert stored.error == case["expect"], (stored.error, case["expect"])
+
+
+# --- limits.json ------------------------------------------------------------
+# Each argument as the package passes it, through the API (a lease's owner as stored, a
+# message id as enqueued) or the wire (a cleanup's first statement: its batch size is the
+# last parameter); the histograms' buckets as the registry gives them to the recorder.
+
+
+def limits_argument(case: Case) -> None:
+    argument, value = case["argument"], case["value"]
+    database = SqliteDatabase(":memory:")
+    database.migrate()
+    if argument == "lease.owner":
+        leases = WorkerLeases(database, mintid.LeasePolicy())
+        guard = leases.acquire(value)
+        row = leases.load(guard.worker_id)
+        assert row is not None
+        assert row.owner == case["expect"], row.owner
+    elif argument == "outbox.message_id":
+        outbox = Outbox(database, mintid.RelayPolicy())
+        message = OutboxMessage(int(value), "order.created", "order-7", b"{}")
+
+        def enqueue() -> None:
+            with database.transaction(write=True) as connection:
+                outbox.enqueue(connection, message)
+
+        if "error" in case:
+            expect_error(case, enqueue)
+            return
+        enqueue()
+        stored = outbox.load("order.created", "order-7")
+        assert stored is not None
+        assert stored.message_id == int(case["expect"])
+    else:
+        kinds = {"record_cleanup": wire.RECORD_CLEANUP, "outbox_cleanup": wire.OUTBOX_CLEANUP}
+        kind, _, field = argument.partition(".")
+        assert kind in kinds and field == "batch_size", f"no runner for argument {argument!r}"
+        before = wire.u64(0) if kind == "outbox_cleanup" else b""
+        spec = wire_spec(kinds[kind], database.manifest, before + wire.u64(int(value)))
+        _name, params = wire.run(Wire(spec).start(0))
+        assert params[-1] == int(case["expect"]), params
+
+
+def limits_histogram(case: Case) -> None:
+    by_name = {metric.name: metric for metric in ffi.metrics()}
+    assert list(by_name[case["metric"]].buckets) == case["buckets"]
 
 
 # --- api.json ---------------------------------------------------------------
@@ -1268,6 +1346,7 @@ RUNNERS: dict[str, dict[str, Callable[[Case], None]]] = {
         "storable_text": storable_text,
         "storable_utf8": storable_utf8,
         "storable_utf16": storable_utf16,
+        "raised_text": storable_raised_text,
     },
     "snowflake.json": {
         "layout": snowflake_layout,
@@ -1338,6 +1417,8 @@ RUNNERS: dict[str, dict[str, Callable[[Case], None]]] = {
         "adapt": segment_adapt,
         "allocator": segment_allocator,
     },
+    "limits.json": {"argument": limits_argument, "histogram": limits_histogram},
+    "wire.json": {op: wire_vectors.run_case for op in ("spec", "input", "step")},
     "outbox.json": {
         "status": outbox_case(lambda case: str(mintid.OutboxStatus.parse(case["text"]))),
         "policy": outbox_case(outbox_policy),
@@ -1372,3 +1453,8 @@ def test_every_vector_file_is_known() -> None:
     files = {path.name for path in VECTORS.glob("*.json")}
     assert files, f"no vectors in {VECTORS}"
     assert files == set(RUNNERS), files ^ set(RUNNERS)
+
+
+def test_wire_tags_are_the_codec_s() -> None:
+    document = json.loads((VECTORS / "wire.json").read_text(encoding="utf-8"))
+    wire_vectors.check_tables(document)

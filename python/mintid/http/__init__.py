@@ -7,7 +7,6 @@ The framework-neutral :class:`HttpIdempotency` holds the rules of
 handler once and the ``application/problem+json`` refusals from the core.
 """  # noqa: D205
 
-from mintid._renamed import module_getattr
 from mintid.http._answer import HttpAnswer, from_stored, problem_answer, status_answer, to_stored
 from mintid.http._core import (
     DEFAULT_BODY_LIMIT,
@@ -73,6 +72,3 @@ __all__ = [
     "status_document",
     "to_stored",
 ]
-
-#: The old name ``DEFAULT_GRANT_TTL_MS`` still reads ``DEFAULT_GRANT_TTL_MILLIS``, with a warning.
-__getattr__ = module_getattr(__name__)

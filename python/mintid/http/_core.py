@@ -16,7 +16,6 @@ from typing import Any, Final, Protocol, cast
 from mintid._key import IdempotencyKey, parse_idempotency_key_header
 from mintid._native import check_uint
 from mintid._record import Problem, RecordPolicy, retry_after_secs
-from mintid._renamed import millis_renamed
 from mintid._request_id import KeyRing
 from mintid._uuid import Uuid7
 from mintid.errors import (
@@ -153,7 +152,6 @@ class HttpRequestView:
         return ", ".join(values) if values else None
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class Admitted:
     """A request whose key was read and verified."""
@@ -169,7 +167,6 @@ def _default_kind(request: HttpRequestView) -> str:
     return default_kind(request.method, request.path)
 
 
-@millis_renamed
 class HttpIdempotency:
     """The neutral middleware: one per app (or per group of routes sharing settings)."""
 

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from mintid._native import check_uint
-from mintid._renamed import millis_renamed
 from mintid._request_id import KeyRing
 from mintid.errors import ArgumentOutOfRangeError
 from mintid.http._answer import HttpAnswer, status_answer
@@ -20,7 +19,6 @@ if TYPE_CHECKING:
 __all__ = ["GrantRoute", "grant_answer"]
 
 
-@millis_renamed
 def grant_answer(
     key_ring: KeyRing,
     scope: str | None,
@@ -50,7 +48,6 @@ def _check_ttl(ttl_millis: int) -> None:
         raise ArgumentOutOfRangeError("ttl_millis must be positive, got 0")
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class GrantRoute:
     """The grant endpoint served by the idempotency middleware itself

@@ -12,7 +12,6 @@ from typing import Final
 from mintid._fingerprint import Fingerprint
 from mintid._native import call, check_uint, ffi
 from mintid._record import Problem
-from mintid._renamed import millis_renamed
 from mintid.errors import MintidError
 
 __all__ = [
@@ -160,7 +159,6 @@ def status_document(status: int, detail: str | None = None) -> bytes:
     return call(ffi.http_status_document, status, _check_optional_str("detail", detail)).encode()
 
 
-@millis_renamed
 def grant_document(grant: str, expires_millis: int) -> bytes:
     """The body of a grant endpoint's answer: ``{"grant", "expiresMillis"}``."""
     check_uint("expires_millis", expires_millis)

@@ -12,19 +12,22 @@ from __future__ import annotations
 import contextvars
 import heapq
 import itertools
+import logging
 import os
 import threading
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Final, Literal, TypeVar
+from typing import Any, Final, Literal
 
+from mintid import _wire_codec as codec
 from mintid._fingerprint import Fingerprint
 from mintid._key import IdempotencyKey
-from mintid._lane import Finished, Lane, LaneDriver, drive
-from mintid._native import ffi, native_error
-from mintid._record import Outcome, Problem, Record, RecordPolicy
-from mintid._renamed import millis_renamed
+from mintid._native import check_uint, ffi
+from mintid._record import Outcome, Problem, Record, RecordPolicy, RecordStatus
+from mintid._wire import RecordWire, Wire, drive, once, spec
+from mintid._wire_codec import Finished, Held
+from mintid.errors import error_class
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
 from mintid.store._errors import RecordLostError
@@ -55,7 +58,10 @@ MAX_RESPONSE_BYTES: Final = next(
 )
 
 _NativeError = (ffi.MintidError, ffi.InternalError)
-_HELD: Final = ffi.Held
+_HELD: Final = Held
+_LOG: Final = logging.getLogger("mintid.store")
+#: The core's number of each way in (``docs/spec.md``, "The wire").
+_WAYS: Final = {ffi.Way.RUN_ONCE: 0, ffi.Way.SAME_TRANSACTION: 1, ffi.Way.LEASE: 2}
 #: The lease of the ``run_once`` operation running in this context.
 _CURRENT: Final[contextvars.ContextVar[RecordLease | None]] = contextvars.ContextVar(
     "mintid_record_lease", default=None
@@ -71,12 +77,7 @@ class StoredResponse:
     #: Its bytes (at most :data:`MAX_RESPONSE_BYTES`).
     body: bytes
 
-    @classmethod
-    def _of(cls, response: ffi.StoredResponse | None) -> StoredResponse | None:
-        return None if response is None else cls(response.content_type, response.body)
 
-
-@millis_renamed
 @dataclass(frozen=True)
 class StoreRequest:
     """What the store needs about a request besides its key."""
@@ -116,22 +117,24 @@ def completing(metrics: StoreMetrics | None, way: ffi.Way, result: object) -> An
     return UNMEASURED if metrics is None else Completing(metrics, way, stored_of(result))
 
 
-def _finish(driver: LaneDriver, result: object, now_millis: int) -> bytes:
+def _finish(driver: RecordWire, result: object, now_millis: int) -> bytes:
     """Tell the core what the operation came to (its return value or the
-    exception it raised); the step that stores it.
+    exception it raised); the step that stores it. The text stored for an
+    exception is the core's, from its type's name and message.
     """  # noqa: D205
     if isinstance(result, StoredResponse):
-        return driver.finish_succeeded(result.content_type, result.body, now_millis)
-    if isinstance(result, OperationError):
+        packed = codec.finish_succeeded(result.content_type, result.body, now_millis)
+    elif isinstance(result, OperationError):
         response = result.response
         stored = None if response is None else (response.content_type, response.body)
-        return driver.finish_failed(result.message, result.retryable, stored, now_millis)
-    if isinstance(result, BaseException):
-        return driver.finish_raised(str(result) or type(result).__name__, now_millis)
-    return driver.finish_not_a_response(type(result).__name__, now_millis)
+        packed = codec.finish_failed(result.message, result.retryable, stored, now_millis)
+    elif isinstance(result, BaseException):
+        packed = codec.finish_raised(type(result).__name__, str(result), now_millis)
+    else:
+        packed = codec.finish_not_a_response(type(result).__name__, now_millis)
+    return driver.call(packed)
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class RunResult:
     """The outcome of a request: run, replayed, or refused."""
@@ -150,20 +153,40 @@ class RunResult:
     retry_after_millis: int | None = None
 
 
+def unrecorded(finished: Finished, error: BaseException) -> None:
+    """When the core says the operation's failure ``error`` could not be recorded
+    (``docs/spec.md``, "Which error the caller sees"): the store error is attached to
+    ``error`` (a note with its code and message, and ``__context__``) and logged; the
+    caller re-raises ``error``.
+    """  # noqa: D205
+    if finished[1] != "operation_failed_unrecorded":
+        return
+    code, message = finished[2], finished[3]
+    store_error = error_class(code)(message, code)
+    add_note = getattr(error, "add_note", None)  # Python 3.11+
+    if add_note is not None:
+        add_note(f"mintid: the failure was not recorded: {code}: {message}")
+    error.__context__ = store_error
+    _LOG.warning("mintid: an operation's failure was not recorded: %s: %s", code, message)
+
+
 def not_run(finished: Finished) -> RunResult:
-    """The result of a request the core did not run."""
-    end = finished[0]
+    """The result of a request the core did not run (its decision the core's)."""
+    decision, end, *fields = finished
     if end == "replay":
-        _end, outcome, response, error = finished
+        outcome, response, error = fields
         stored = None if response is None else StoredResponse(*response)
-        return RunResult("replay", stored, Outcome(outcome), error=error)
+        return RunResult(decision, stored, _OUTCOMES[outcome], error=error)
     if end == "in_progress":
-        return RunResult("in_progress", problem=Problem.IN_PROGRESS, retry_after_millis=finished[1])
+        return RunResult(decision, problem=Problem.IN_PROGRESS, retry_after_millis=fields[0])
     if end == "fingerprint_mismatch":
-        return RunResult("fingerprint_mismatch", problem=Problem.FINGERPRINT_MISMATCH)
+        return RunResult(decision, problem=Problem.FINGERPRINT_MISMATCH)
     if end == "key_too_old":
-        return RunResult("key_too_old", problem=Problem.KEY_TOO_OLD)
+        return RunResult(decision, problem=Problem.KEY_TOO_OLD)
     raise AssertionError(f"the core ended a request it did not run with {finished!r}")
+
+
+_OUTCOMES: Final = (Outcome.SUCCEEDED, Outcome.FAILED)
 
 
 @dataclass(frozen=True)
@@ -181,7 +204,6 @@ def native_key(key: IdempotencyKey) -> ffi.IdempotencyKey:
     return ffi.IdempotencyKey(kind=key.kind, scope=key.scope, id=key.id, text=key.text)
 
 
-@millis_renamed
 class LeaseBase:
     """What a claim on a key is, sync or async: its driver, token and deadline.
 
@@ -191,9 +213,9 @@ class LeaseBase:
 
     def __init__(
         self,
-        driver: LaneDriver,
+        driver: RecordWire,
         key: ffi.IdempotencyKey,
-        held: ffi.Held,
+        held: Held,
         metrics: StoreMetrics | None,
         *,
         finishable: bool,
@@ -205,7 +227,7 @@ class LeaseBase:
         self._held = held
         self._finishable = finishable
         self._deadline = held.lease_deadline_millis
-        self._renewal: ffi.RecordRenewal | None = None
+        self._renewal: Wire | None = None
         self._lost = False
 
     @property
@@ -223,28 +245,33 @@ class LeaseBase:
         """Whether a renewal found the key taken over or completed (``store.record_lost``)."""
         return self._lost
 
-    def _renewing(
-        self, manifest: ffi.Manifest, policy: RecordPolicy, now_millis: int
-    ) -> Generator[ffi.StoreQuery, ffi.StoreAnswer, int]:
-        """The core's renewal: its queries out, their answers in; the new deadline."""
+    def _renewal_wire(self, database: Any, policy: RecordPolicy) -> Wire:
+        """The core's renewal of this claim (one wire for every beat)."""
         renewal = self._renewal
         if renewal is None:
-            renewal = self._renewal = ffi.RecordRenewal(
-                manifest, policy._checked, self._key, self._held
+            manifest, key = database.manifest, self._key
+            head = codec.head(
+                codec.RECORD_RENEWAL, manifest.dialect.value, manifest.placeholder.value
             )
-        try:
-            step = renewal.push((yield renewal.start(now_millis)))
-            while isinstance(step, ffi.RenewalStep.RUN):
-                step = renewal.push((yield step.query))
-        except _NativeError as error:
-            if isinstance(native_error(error), RecordLostError):
-                self._lost = True
-                if self._metrics is not None:
-                    self._metrics.record_lost()
-            raise
-        assert isinstance(step, ffi.RenewalStep.RENEWED)
-        self._deadline = step.lease_deadline_millis
-        return int(self._deadline)
+            spec = codec.renewal_spec(
+                head,
+                codec.record_policy(policy),
+                codec.key(key.kind, key.scope, key.id),
+                self._held,
+            )
+            renewal = self._renewal = Wire(spec)
+        return renewal
+
+    def _renewed(self, step: bytes) -> int:
+        """The renewal's end: the new deadline."""
+        self._deadline = codec.count(step)
+        return self._deadline
+
+    def _lost_now(self) -> None:
+        """A renewal found the key taken over or completed."""
+        self._lost = True
+        if self._metrics is not None:
+            self._metrics.record_lost()
 
     def _finish_step(self, result: object, now_millis: int) -> bytes:
         if not self._finishable:
@@ -252,7 +279,6 @@ class LeaseBase:
         return _finish(self._driver, result, now_millis)
 
 
-@millis_renamed
 class RecordLease(LeaseBase):
     """A claim the store holds on a key, with its lease.
 
@@ -271,9 +297,9 @@ class RecordLease(LeaseBase):
     def __init__(
         self,
         store: IdempotencyStore,
-        driver: LaneDriver,
+        driver: RecordWire,
         key: ffi.IdempotencyKey,
-        held: ffi.Held,
+        held: Held,
         *,
         finishable: bool = True,
     ) -> None:
@@ -296,8 +322,14 @@ class RecordLease(LeaseBase):
         """
         store = self._store
         with self._lock:
-            steps = self._renewing(store.database.manifest, store.policy, store._clock.now_millis())
-            return pump(store._runner(), steps)
+            clock = store._clock
+            renewal = self._renewal_wire(store.database, store.policy)
+            try:
+                step = drive(store._runner(), clock, renewal, renewal.start(clock.now_millis()))
+            except RecordLostError:
+                self._lost_now()
+                raise
+            return self._renewed(step)
 
     def complete(self, response: StoredResponse) -> None:
         """Store the response. A response that cannot be stored (over 1 MiB:
@@ -320,61 +352,71 @@ class RecordLease(LeaseBase):
         clock = store._clock
         step = self._finish_step(result, clock.now_millis())
         with completing(store._metrics, ffi.Way.LEASE, result) as ended:
-            ended(drive(store._runner(), clock, self._driver, step))
+            ended(self._driver.end(drive(store._runner(), clock, self._driver, step)))
 
 
-T = TypeVar("T")
-
-
-def pump(runner: QueryRunner, steps: Generator[ffi.StoreQuery, ffi.StoreAnswer, T]) -> T:
-    """Answer each query ``steps`` yields on ``runner``; what it returns. A
-    core error is raised as its typed error, the driver's exception behind it.
-    """  # noqa: D205
-    try:
-        query = next(steps)
-        while True:
-            query = steps.send(runner.answer(query))
-    except StopIteration as done:
-        return done.value  # type: ignore[no-any-return]
-    except _NativeError as error:
-        raise native_error(error) from runner.cause
-    finally:
-        runner.release()
+def record_spec(database: Any, policy: RecordPolicy) -> bytes:
+    """The start of every record spec of a store over ``database`` under ``policy``."""
+    manifest = database.manifest
+    head = codec.head(codec.RECORD, manifest.dialect.value, manifest.placeholder.value)
+    return head + codec.record_policy(policy)
 
 
 def request_driver(
-    lane: Lane, clock: StoreClock | Any, way: ffi.Way, key: IdempotencyKey, request: StoreRequest
-) -> tuple[LaneDriver, bytes]:
-    """A driver for ``key`` (checked) on ``lane`` and its first step."""
+    spec: bytes,
+    fast: Any,
+    clock: StoreClock | Any,
+    way: ffi.Way,
+    key: IdempotencyKey,
+    request: StoreRequest,
+) -> tuple[RecordWire, bytes]:
+    """A driver for ``key`` (checked) from the store's ``spec`` and its first step; with
+    ``fast`` (a store's bound fast path), it has the fast path's Redis steps.
+    """  # noqa: D205
     if not isinstance(key, IdempotencyKey):
         raise TypeError(f"key must be an IdempotencyKey, got {type(key).__name__}")
-    return lane.driver(
-        way, key.text, request.fingerprint.digest, request.key_created_millis, clock.now_millis()
+    ttl = None if fast is None else fast.ttl_millis
+    created = request.key_created_millis
+    spec = codec.record_spec(
+        spec,
+        b"",
+        _WAYS[way],
+        fast is not None,
+        ttl,
+        codec.key(key.kind, key.scope, key.id),
+        request.fingerprint.digest,
+        None if created is None else check_uint("key_created_millis", created),
     )
+    driver = RecordWire(spec, fast)
+    return driver, driver.start(clock.now_millis())
 
 
-def loading(
-    manifest: ffi.Manifest, key: IdempotencyKey
-) -> Generator[ffi.StoreQuery, ffi.StoreAnswer, StoredRecord | None]:
-    """The core's load of ``key``: one query; the stored record or ``None``."""
-    stored = ffi.store_read_record((yield ffi.store_load_query(manifest, native_key(key))))
+def load_spec(manifest: ffi.Manifest, key: IdempotencyKey) -> bytes:
+    """The core's load of ``key`` (checked; its ``DONE``: :func:`loaded`)."""
+    checked = native_key(key)
+    return spec(codec.RECORD_LOAD, manifest, codec.key(checked.kind, checked.scope, checked.id))
+
+
+def loaded(step: bytes) -> StoredRecord | None:
+    """A record load's end: the stored record or ``None``."""
+    stored = codec.stored_record(step)
     if stored is None:
         return None
-    return StoredRecord(
-        Record._of(stored.record), StoredResponse._of(stored.response), stored.error
+    record = Record(
+        RecordStatus[stored.status.upper()],
+        Fingerprint._of_core(stored.fingerprint),
+        stored.token,
+        stored.lease_deadline_millis,
+        stored.created_millis,
+        stored.expires_millis,
     )
+    response = None if stored.response is None else StoredResponse(*stored.response)
+    return StoredRecord(record, response, stored.error)
 
 
-def cleaning(
-    manifest: ffi.Manifest, batch_size: int, clock: StoreClock | Any
-) -> Generator[ffi.StoreQuery, ffi.StoreAnswer, int]:
-    """The core's cleanup: its queries out, their answers in; the total deleted."""
-    cleanup = ffi.RecordCleanup(manifest, batch_size)
-    step = cleanup.push((yield cleanup.start(clock.now_millis())), clock.now_millis())
-    while isinstance(step, ffi.CleanupStep.RUN):
-        step = cleanup.push((yield step.query), clock.now_millis())
-    assert isinstance(step, ffi.CleanupStep.DONE)
-    return int(step.deleted)
+def cleanup_spec(manifest: ffi.Manifest, batch_size: int) -> bytes:
+    """The core's cleanup of expired records (its ``DONE``: the total, ``codec.count``)."""
+    return spec(codec.RECORD_CLEANUP, manifest, codec.u64(check_uint("batch_size", batch_size)))
 
 
 class _Heartbeat:
@@ -441,7 +483,6 @@ if hasattr(os, "register_at_fork"):
     os.register_at_fork(after_in_child=_HEARTBEAT.forked)
 
 
-@millis_renamed
 class IdempotencyStore:
     """Idempotency records in one database, under one :class:`~mintid.RecordPolicy`.
 
@@ -475,10 +516,8 @@ class IdempotencyStore:
         #: Where decisions, latencies, errors and spans are reported.
         self.metrics, self._metrics = recording(metrics)
         self._clock: StoreClock = clock if clock is not None else SystemStoreClock()
-        self._lane = Lane(
-            ffi.RecordDrivers(database.manifest, policy._checked),
-            bound(fast_path, RedisFastPath, self._metrics),
-        )
+        self._spec = record_spec(database, policy)
+        self._fast = bound(fast_path, RedisFastPath, self._metrics)
 
     def _runner(self, raw: Any = None) -> QueryRunner:
         """A runner on the pool (or on the caller's ``raw``), reporting to the metrics."""
@@ -486,20 +525,20 @@ class IdempotencyStore:
 
     def _start(
         self, runner: QueryRunner, way: ffi.Way, key: IdempotencyKey, request: StoreRequest
-    ) -> tuple[LaneDriver, Any]:
+    ) -> tuple[RecordWire, Any]:
         """A driver for ``key``, run until it hands over (a claim or its end)."""
-        driver, step = request_driver(self._lane, self._clock, way, key, request)
+        driver, step = request_driver(self._spec, self._fast, self._clock, way, key, request)
         with claiming(self._metrics, way) as ended:
-            return driver, ended(drive(runner, self._clock, driver, step))
+            return driver, ended(driver.end(drive(runner, self._clock, driver, step)))
 
     def _end(
-        self, runner: QueryRunner, way: ffi.Way, driver: LaneDriver, result: object
+        self, runner: QueryRunner, way: ffi.Way, driver: RecordWire, result: object
     ) -> Finished:
         """Tell the driver what the operation came to and store it; its end."""
         clock = self._clock
         step = _finish(driver, result, clock.now_millis())
         with completing(self._metrics, way, result) as ended:
-            return ended(drive(runner, clock, driver, step))  # type: ignore[no-any-return]
+            return ended(driver.end(drive(runner, clock, driver, step)))  # type: ignore[no-any-return]
 
     def run_once(
         self,
@@ -546,7 +585,7 @@ class IdempotencyStore:
             _CURRENT.reset(current)
             if beat is not None:
                 _HEARTBEAT.stop(beat)
-            self._end(runner, way, driver, error)
+            unrecorded(self._end(runner, way, driver, error), error)
             raise
         _CURRENT.reset(current)
         if beat is not None:
@@ -576,7 +615,7 @@ class IdempotencyStore:
             with operating(self._metrics, way):
                 response = operation(connection)
         except BaseException as error:
-            self._end(runner, way, driver, error)
+            unrecorded(self._end(runner, way, driver, error), error)
             raise
         self._end(runner, way, driver, response)
         return RunResult("execute", response)
@@ -593,11 +632,11 @@ class IdempotencyStore:
 
     def load(self, key: IdempotencyKey) -> StoredRecord | None:
         """The stored record of ``key``, or ``None``."""
-        return pump(self._runner(), loading(self.database.manifest, key))
+        return loaded(once(self._runner(), self._clock, load_spec(self.database.manifest, key)))
 
     def cleanup(self, batch_size: int = 1000) -> int:
         """Delete expired records (a pending one only once its lease passed too),
         ``batch_size`` per statement until a batch comes back short; the total.
         """  # noqa: D205
-        steps = cleaning(self.database.manifest, batch_size, self._clock)
-        return pump(self._runner(), steps)
+        packed = cleanup_spec(self.database.manifest, batch_size)
+        return codec.count(once(self._runner(), self._clock, packed))

@@ -14,7 +14,6 @@ from typing import Any, NoReturn
 
 from mintid._lease import LeaseGuard, LeasePolicy
 from mintid._native import check_uint, ffi
-from mintid._renamed import millis_renamed
 from mintid._snowflake_generator import Snowflake
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner, Steps, drive, text
@@ -30,7 +29,6 @@ __all__ = [
 ]
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class WorkerLeaseRow:
     """A row of ``worker_lease``."""
@@ -57,7 +55,6 @@ def lease_row(values: Sequence[Any]) -> WorkerLeaseRow:
     return WorkerLeaseRow(int(worker_id), text(owner), int(token), int(deadline), int(high_water))
 
 
-@millis_renamed
 class LeasesBase:
     """What worker-id leases are, sync or async: the policy, the clock, and
     each core driver's steps (the I/O-free part of :class:`WorkerLeases` and
@@ -106,7 +103,6 @@ class LeasesBase:
         return (lambda: driver.start(self.clock.now_millis(), mark), driver.push, _never)
 
 
-@millis_renamed
 class WorkerLeases(LeasesBase):
     """Worker-id leases in one database, under one :class:`~mintid.LeasePolicy`.
 
@@ -174,7 +170,6 @@ class WorkerLeases(LeasesBase):
         return None if row is None else lease_row([row[column] for column in _ROW_COLUMNS])
 
 
-@millis_renamed
 class LeasedBase:
     """What a generator on a leased worker id is, sync or async: the
     generator, its high-water time and the admission of each ID (the I/O-free
@@ -223,7 +218,6 @@ class LeasedBase:
         return max(0, self.guard.next_renewal_at_millis - now_millis)
 
 
-@millis_renamed
 class LeasedSnowflake(LeasedBase):
     """A Snowflake generator on a leased worker id (on the leases' policy's
     layout): it starts after the previous holder's high-water mark, renews the

@@ -5,7 +5,7 @@ The names, units and attributes the calls map to are the core's registry
 (``docs/spec.md``, "Metrics and traces"); :class:`mintid.metrics.OpenTelemetryMetrics`
 records them through OpenTelemetry. Every attribute value a store passes is
 the core's: a decision as its driver's end names it, a ``DbErrorClass`` and
-a ``Way`` by their names, an error's code, a fast-path verdict as the lane
+a ``Way`` by their names, an error's code, a fast-path verdict as the wire
 names it. Nothing here decides anything.
 """  # noqa: D205
 
@@ -147,8 +147,6 @@ def recording(metrics: StoreMetrics | None) -> tuple[StoreMetrics, StoreMetrics 
 # The core's names of its enums, as uniffi spells them (``DbErrorClass.CONNECTION_LOST``).
 _CLASSES: Final = {kind: kind.name.lower() for kind in ffi.DbErrorClass}
 _WAYS: Final = {way: way.name.lower() for way in ffi.Way}
-#: The ends of a driver that ran the operation (``Finished::decision`` is ``execute``).
-_RAN: Final = frozenset({"executed", "operation_failed"})
 
 
 def class_name(kind: ffi.DbErrorClass) -> str:
@@ -162,12 +160,9 @@ def way_name(way: ffi.Way) -> str:
 
 
 def decision_of(end: Any) -> str:
-    """The decision of a record driver's hand-over (``Finished::decision``): a
-    held claim and an end after the operation ran are ``execute``, any other
-    end is the lane's name of it (``replay``, ``in_progress``, …).
+    """The decision of a record driver's hand-over: the core's, first in a held
+    claim and in every end (``docs/spec.md``, "The wire").
     """  # noqa: D205
-    if type(end) is not tuple or end[0] in _RAN:
-        return "execute"
     return str(end[0])
 
 

@@ -7,18 +7,16 @@ relay loop, calling ``send`` when the core says so. Every rule is the core's.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Generator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from mintid._lane import RelayDriver
-from mintid._lane import drive as lane_drive
+from mintid import _wire_codec as codec
 from mintid._native import check_uint, ffi
 from mintid._outbox import RelayPolicy
-from mintid._renamed import millis_renamed
+from mintid._wire import RelayWire, drive, once, spec
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
-from mintid.store._idempotency import pump
 from mintid.store._metrics import StoreMetrics, recording
 
 __all__ = [
@@ -42,7 +40,6 @@ class OutboxMessage:
     payload: bytes
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class ClaimedMessage:
     """A message of a claimed batch, handed to ``send``."""
@@ -56,7 +53,6 @@ class ClaimedMessage:
     created_millis: int
 
 
-@millis_renamed
 @dataclass(frozen=True)
 class StoredMessage:
     """A message as stored."""
@@ -89,29 +85,26 @@ class RelayReport:
     mark_failed: int = 0
 
 
-def enqueuing(
-    manifest: ffi.Manifest, message: OutboxMessage, now_millis: int
-) -> Generator[ffi.StoreQuery, ffi.StoreAnswer, Literal["new", "already_enqueued"]]:
-    """The core's enqueue of ``message``: its queries out, their answers in."""
-    driver = ffi.OutboxEnqueue(
-        manifest,
-        check_uint("message_id", message.message_id),
-        message.kind,
-        message.business_key,
-        message.payload,
-    )
-    step = driver.start(now_millis)
-    while isinstance(step, ffi.EnqueueStep.RUN):
-        step = driver.push((yield step.query))
-    assert isinstance(step, ffi.EnqueueStep.DONE)
-    return "new" if step.enqueued == ffi.Enqueued.NEW else "already_enqueued"
+def enqueue_spec(manifest: ffi.Manifest, message: OutboxMessage) -> bytes:
+    """The core's enqueue of ``message`` (its ``DONE``: :func:`enqueued`)."""
+    message_id = check_uint("message_id", message.message_id)
+    fields = codec.outbox_key(message.kind, message.business_key) + codec.raw(message.payload)
+    return spec(codec.ENQUEUE, manifest, codec.u64(message_id) + fields)
 
 
-def loading_message(
-    manifest: ffi.Manifest, kind: str, business_key: str
-) -> Generator[ffi.StoreQuery, ffi.StoreAnswer, StoredMessage | None]:
-    """The core's load of one message: one query; the message or ``None``."""
-    stored = ffi.outbox_read_message((yield ffi.outbox_load_query(manifest, kind, business_key)))
+def enqueued(step: bytes) -> Literal["new", "already_enqueued"]:
+    """An enqueue's end."""
+    return "already_enqueued" if step[1] else "new"
+
+
+def load_spec(manifest: ffi.Manifest, kind: str, business_key: str) -> bytes:
+    """The core's load of one message (its ``DONE``: :func:`loaded`)."""
+    return spec(codec.OUTBOX_LOAD, manifest, codec.outbox_key(kind, business_key))
+
+
+def loaded(step: bytes) -> StoredMessage | None:
+    """A message load's end: the message or ``None``."""
+    stored = codec.stored_message(step)
     if stored is None:
         return None
     return StoredMessage(
@@ -123,23 +116,16 @@ def loading_message(
     )
 
 
-def cleaning_sent(
-    manifest: ffi.Manifest, sent_before_millis: int, batch_size: int
-) -> Generator[ffi.StoreQuery, ffi.StoreAnswer, int]:
-    """The core's cleanup of sent messages: its queries out, their answers in; the total."""
-    cleanup = ffi.OutboxCleanup(
+def cleanup_spec(manifest: ffi.Manifest, sent_before_millis: int, batch_size: int) -> bytes:
+    """The core's cleanup of sent messages (its ``DONE``: the total, :func:`codec.count`)."""
+    sent_before = codec.u64(check_uint("sent_before_millis", sent_before_millis))
+    return spec(
+        codec.OUTBOX_CLEANUP,
         manifest,
-        check_uint("sent_before_millis", sent_before_millis),
-        check_uint("batch_size", batch_size),
+        sent_before + codec.u64(check_uint("batch_size", batch_size)),
     )
-    step = cleanup.start()
-    while isinstance(step, ffi.CleanupStep.RUN):
-        step = cleanup.push((yield step.query))
-    assert isinstance(step, ffi.CleanupStep.DONE)
-    return int(step.deleted)
 
 
-@millis_renamed
 class OutboxBase:
     """What an outbox is, sync or async: its policy, clock and each relay run's
     driver (the I/O-free part of :class:`Outbox` and
@@ -164,9 +150,10 @@ class OutboxBase:
         self._clock = clock
         self._draw = draw if draw is not None else (lambda: secrets.randbits(64))
 
-    def _relay_driver(self) -> RelayDriver:
+    def _relay_driver(self) -> RelayWire:
         """A relay run's driver (its claim tokens and jitter from ``draw``)."""
-        return RelayDriver(self.database.manifest, self.policy._to_ffi(), self._draw())
+        fields = codec.relay_policy(self.policy) + codec.u64(self._draw())
+        return RelayWire(spec(codec.RELAY, self.database.manifest, fields))
 
     def _report(self, done: tuple[Any, ...]) -> RelayReport:
         """The driver's ``done`` hand-over as the run's report, reported to the metrics."""
@@ -175,7 +162,7 @@ class OutboxBase:
             self._metrics.relayed(report.sent, report.retried, report.dead)
         return report
 
-    def _after_send(self, driver: RelayDriver, error: Exception | None) -> bytes:
+    def _after_send(self, driver: RelayWire, error: Exception | None) -> bytes:
         """Tell the driver how the send of the message it handed over went; its next step."""
         now = self._clock.now_millis()
         if error is None:
@@ -183,7 +170,6 @@ class OutboxBase:
         return driver.failed(str(error) or type(error).__name__, now)
 
 
-@millis_renamed
 class Outbox(OutboxBase):
     """The outbox in one database, under one :class:`~mintid.RelayPolicy`. Thread-safe."""
 
@@ -214,8 +200,9 @@ class Outbox(OutboxBase):
         transaction; a second message for the same kind and business key is
         ``already_enqueued``, not an error.
         """  # noqa: D205
-        steps = enqueuing(self.database.manifest, message, self._clock.now_millis())
-        return pump(QueryRunner(self.database, connection, self._metrics), steps)
+        packed = enqueue_spec(self.database.manifest, message)
+        runner = QueryRunner(self.database, connection, self._metrics)
+        return enqueued(once(runner, self._clock, packed))
 
     def relay(self, send: Callable[[ClaimedMessage], None]) -> RelayReport:
         """Relay until nothing is due: the core claims batches, decides before
@@ -228,7 +215,8 @@ class Outbox(OutboxBase):
         driver = self._relay_driver()
         try:
             # The relay keeps its connection from send to send: one per relay.
-            handed = lane_drive(runner, clock, driver, driver.start(clock.now_millis()), hold=True)
+            step = drive(runner, clock, driver, driver.start(clock.now_millis()), hold=True)
+            handed = driver.end(step)
             while handed[0] == "send":
                 try:
                     send(ClaimedMessage(*handed[1:]))
@@ -236,19 +224,20 @@ class Outbox(OutboxBase):
                     step = self._after_send(driver, error)
                 else:
                     step = self._after_send(driver, None)
-                handed = lane_drive(runner, clock, driver, step, hold=True)
+                handed = driver.end(drive(runner, clock, driver, step, hold=True))
         finally:
             runner.release()
         return self._report(handed)
 
     def load(self, kind: str, business_key: str) -> StoredMessage | None:
         """The message of ``kind`` and ``business_key``, or ``None``."""
-        steps = loading_message(self.database.manifest, kind, business_key)
-        return pump(QueryRunner(self.database, None, self._metrics), steps)
+        packed = load_spec(self.database.manifest, kind, business_key)
+        return loaded(once(QueryRunner(self.database, None, self._metrics), self._clock, packed))
 
     def cleanup(self, sent_before_millis: int, batch_size: int = 1000) -> int:
         """Delete sent messages last updated at or before ``sent_before_millis``, in
         batches until one comes back short; the total. Dead ones are kept.
         """  # noqa: D205
-        steps = cleaning_sent(self.database.manifest, sent_before_millis, batch_size)
-        return pump(QueryRunner(self.database, None, self._metrics), steps)
+        packed = cleanup_spec(self.database.manifest, sent_before_millis, batch_size)
+        runner = QueryRunner(self.database, None, self._metrics)
+        return codec.count(once(runner, self._clock, packed))

@@ -13,7 +13,6 @@ from typing import Any, Final
 
 from mintid._buffer import register_for_fork
 from mintid._native import call, ffi
-from mintid._renamed import millis_renamed
 from mintid._segment import SegmentPolicy
 from mintid.errors import MintidError
 from mintid.store._clock import StoreClock, SystemStoreClock
@@ -25,7 +24,6 @@ __all__ = ["SegmentIds", "SegmentsBase"]
 _EMPTY: Final[Iterator[int]] = iter(())
 
 
-@millis_renamed
 class SegmentsBase:
     """What segment IDs are, sync or async: the core's driver, the run of IDs
     in hand, and what a take calls for (the I/O-free part of

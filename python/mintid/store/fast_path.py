@@ -106,7 +106,7 @@ class AsyncRedisFastPath(_Counters):
 
 
 class BoundFastPath:
-    """A fast path as one store's lane runs it: the client its Redis steps go
+    """A fast path as one store's wire runs it: the client its Redis steps go
     to, and each report of the core counted in the fast path's counters and
     the store's metrics.
     """  # noqa: D205

@@ -12,7 +12,8 @@ import asyncpg
 import pytest
 
 from mintid._native import ffi
-from mintid.store.aio import AsyncpgDatabase, asyncpg_class
+from mintid.store.aio import AsyncpgDatabase
+from mintid.store.aio._database import asyncpg_class
 from store import test_store_leases, test_store_outbox, test_store_segments
 from store.async_support import AsyncKit
 from store.store_support import Server, case_id, cases

@@ -1,8 +1,8 @@
-"""The record driver's Redis steps on the lane, for the sync and the asyncio
-drive alike: the script call a ``REDIS`` step carries, what Redis said to it
-packed to push back, and the fast path's report.
+"""The record driver's Redis steps on the wire, for the sync and the asyncio
+drive alike: the script call a ``REDIS`` step carries, and what Redis said to it
+packed to push back.
 
-The layout is the core's (``docs/spec.md``, "The lane"). Nothing is decided
+The layout is the core's (``docs/spec.md``, "The wire"). Nothing is decided
 here: the core chose the script, ``EVALSHA`` or ``EVAL`` (after ``NOSCRIPT``),
 its keys and arguments, and reads the answer; the client is the
 application's redis-py ``RedisCluster`` (or ``Redis``), sync or asyncio,
@@ -14,23 +14,13 @@ from __future__ import annotations
 import struct
 from typing import Any, Final
 
-__all__ = ["report", "send", "send_async"]
+from mintid._wire_codec import redis_call
+
+__all__ = ["send", "send_async"]
 
 _U32: Final = struct.Struct("<I")
 _NIL: Final = b"\0"
 _NO_SCRIPT: Final = b"\3"
-
-
-def _items(step: bytes, at: int) -> tuple[list[bytes], int]:
-    """A packed list (a ``u8`` count, then each ``u32`` length and bytes) at ``at``."""
-    count = step[at]
-    at += 1
-    items = []
-    for _ in range(count):
-        length = _U32.unpack_from(step, at)[0]
-        items.append(step[at + 4 : at + 4 + length])
-        at += 4 + length
-    return items, at
 
 
 def _call(client: Any, step: bytes) -> tuple[Any, list[Any]]:
@@ -38,13 +28,9 @@ def _call(client: Any, step: bytes) -> tuple[Any, list[Any]]:
     source, or ``evalsha`` with the SHA-1) and arguments (the script, the
     number of keys, the keys, the arguments).
     """  # noqa: D205
-    at = 3 + step[2]  # the tag, eval, the name's length and the name
-    length = _U32.unpack_from(step, at)[0]
-    script = step[at + 4 : at + 4 + length].decode()
-    keys, at = _items(step, at + 4 + length)
-    args, _ = _items(step, at)
-    method = client.eval if step[1] else client.evalsha
-    return method, [script, len(keys), *keys, *args]
+    call = redis_call(step)
+    method = client.eval if call.eval else client.evalsha
+    return method, [call.code, len(call.keys), *call.keys, *call.args]
 
 
 def _field(out: bytearray, raw: bytes) -> None:
@@ -111,12 +97,3 @@ async def send_async(client: Any, step: bytes) -> bytes:
     except Exception as error:  # down, slow, failing over: the core decides
         return _error(error)
     return _answer(reply)
-
-
-def report(packed: bytes) -> tuple[str | None, int]:
-    """A packed fast-path report: the lookup's verdict (``hit``, ``miss``,
-    ``fallback``, or ``None``) and how many writes failed.
-    """  # noqa: D205
-    end = 1 + packed[0]
-    lookup = packed[1:end].decode() if end > 1 else None
-    return lookup, _U32.unpack_from(packed, end)[0]

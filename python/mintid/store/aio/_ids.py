@@ -3,7 +3,7 @@
 of :mod:`mintid.store._leases` and :mod:`mintid.store._segments`.
 
 The same core drivers, stepped by the one async loop for drivers off the
-lane (:func:`mintid.store.aio.drive_steps`); what is not I/O (argument
+wire (:func:`mintid.store.aio._loop.drive_steps`); what is not I/O (argument
 checks, each driver's steps, result mapping, what a take calls for) is the
 sync classes' own code. The lease's heartbeat and the background segment
 fetch are tasks of the store's event loop.
@@ -17,25 +17,22 @@ from collections.abc import Callable
 from typing import Any
 
 from mintid._lease import LeaseGuard, LeasePolicy
-from mintid._renamed import millis_renamed
 from mintid._segment import SegmentPolicy
 from mintid.errors import MintidError
 from mintid.store._leases import LeasedBase, LeasesBase, WorkerLeaseRow, lease_row
 from mintid.store._metrics import StoreMetrics
 from mintid.store._segments import SegmentsBase
-from mintid.store.aio import (
+from mintid.store.aio._database import (
     AsyncDatabase,
-    AsyncQueryRunner,
     AsyncStoreClock,
     async_clock,
     async_database,
-    drive_steps,
 )
+from mintid.store.aio._loop import AsyncQueryRunner, drive_steps
 
 __all__ = ["AsyncLeasedSnowflake", "AsyncSegmentIds", "AsyncWorkerLeases"]
 
 
-@millis_renamed
 class AsyncWorkerLeases(LeasesBase):
     """:class:`~mintid.store.WorkerLeases` for asyncio: worker-id leases in one
     :class:`~mintid.store.aio.AsyncDatabase` under one
@@ -82,7 +79,6 @@ class AsyncWorkerLeases(LeasesBase):
         return lease_row(rows[0]) if rows else None
 
 
-@millis_renamed
 class AsyncLeasedSnowflake(LeasedBase):
     """:class:`~mintid.store.LeasedSnowflake` for asyncio: a Snowflake generator
     on a leased worker id whose lease a task of the loop renews when the guard

@@ -1,9 +1,9 @@
 """The transactional outbox for asyncio: :class:`AsyncOutbox`, the async twin
 of :class:`mintid.store.Outbox`.
 
-The same core drivers: the relay on the lane, stepped by the one async lane
-loop (:func:`mintid._lane.drive_async`); enqueue, load and cleanup are the
-sync outbox's own step generators with their answers awaited.
+The same core drivers: the relay on the wire, stepped by the one async wire
+loop (:func:`mintid._wire.drive_async`); enqueue, load and cleanup are the
+sync outbox's own specs and ends, driven by the same loop.
 """  # noqa: D205
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
-from mintid._lane import drive_async
 from mintid._outbox import RelayPolicy
-from mintid._renamed import millis_renamed
+from mintid._wire import drive_async, once_async
+from mintid._wire_codec import count
 from mintid.store._metrics import StoreMetrics
 from mintid.store._outbox import (
     ClaimedMessage,
@@ -21,25 +21,24 @@ from mintid.store._outbox import (
     OutboxMessage,
     RelayReport,
     StoredMessage,
-    cleaning_sent,
-    enqueuing,
-    loading_message,
+    cleanup_spec,
+    enqueue_spec,
+    enqueued,
+    load_spec,
+    loaded,
 )
-from mintid.store.aio import (
+from mintid.store.aio._database import (
     AsyncDatabase,
-    AsyncQueryRunner,
     AsyncStoreClock,
-    _to_the_end,
     async_clock,
     async_database,
     driver_connection,
-    pump_async,
 )
+from mintid.store.aio._loop import AsyncQueryRunner, to_the_end
 
 __all__ = ["AsyncOutbox"]
 
 
-@millis_renamed
 class AsyncOutbox(OutboxBase):
     """:class:`~mintid.store.Outbox` for asyncio: the outbox in one
     :class:`~mintid.store.aio.AsyncDatabase` under one :class:`~mintid.RelayPolicy`,
@@ -70,9 +69,9 @@ class AsyncOutbox(OutboxBase):
         <mintid.store.Outbox.enqueue>`).
         """  # noqa: D205
         self.database.bound()
-        steps = enqueuing(self.database.manifest, message, self._clock.now_millis())
+        packed = enqueue_spec(self.database.manifest, message)
         runner = AsyncQueryRunner(self.database, await driver_connection(connection), self._metrics)
-        return await pump_async(runner, steps)
+        return enqueued(await once_async(runner, self._clock, packed))
 
     async def relay(self, send: Callable[[ClaimedMessage], Awaitable[None]]) -> RelayReport:
         """:meth:`Outbox.relay <mintid.store.Outbox.relay>` with an async ``send``:
@@ -85,7 +84,7 @@ class AsyncOutbox(OutboxBase):
         try:
             # The relay keeps its connection from send to send: one per relay.
             step = driver.start(clock.now_millis())
-            handed = await drive_async(runner, clock, driver, step, hold=True)
+            handed = driver.end(await drive_async(runner, clock, driver, step, hold=True))
             while handed[0] == "send":
                 try:
                     await send(ClaimedMessage(*handed[1:]))
@@ -96,7 +95,8 @@ class AsyncOutbox(OutboxBase):
                 # The send has an outcome: its mark is recorded even if this task is
                 # cancelled meanwhile (to the next hand-over), then the cancellation
                 # propagates. A message left claimed after its send would go again.
-                handed = await _to_the_end(drive_async(runner, clock, driver, step, hold=True))
+                step = await to_the_end(drive_async(runner, clock, driver, step, hold=True))
+                handed = driver.end(step)
         finally:
             await runner.release()
         return self._report(handed)
@@ -104,11 +104,13 @@ class AsyncOutbox(OutboxBase):
     async def load(self, kind: str, business_key: str) -> StoredMessage | None:
         """The message of ``kind`` and ``business_key``, or ``None``."""
         self.database.bound()
-        steps = loading_message(self.database.manifest, kind, business_key)
-        return await pump_async(AsyncQueryRunner(self.database, None, self._metrics), steps)
+        packed = load_spec(self.database.manifest, kind, business_key)
+        runner = AsyncQueryRunner(self.database, None, self._metrics)
+        return loaded(await once_async(runner, self._clock, packed))
 
     async def cleanup(self, sent_before_millis: int, batch_size: int = 1000) -> int:
         """:meth:`Outbox.cleanup <mintid.store.Outbox.cleanup>`, awaited."""
         self.database.bound()
-        steps = cleaning_sent(self.database.manifest, sent_before_millis, batch_size)
-        return await pump_async(AsyncQueryRunner(self.database, None, self._metrics), steps)
+        packed = cleanup_spec(self.database.manifest, sent_before_millis, batch_size)
+        runner = AsyncQueryRunner(self.database, None, self._metrics)
+        return count(await once_async(runner, self._clock, packed))

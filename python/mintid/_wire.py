@@ -1,0 +1,259 @@
+"""The wire: the core's store drivers behind four C entry points
+(``mintid_wire_new``, ``_call``, ``_step``, ``_free``), one :mod:`ctypes` call per step,
+and the two loops that step them (:func:`drive`, :func:`drive_async`).
+
+A driver is made from a packed spec, each answer is pushed as a packed input and each
+step comes back packed (:mod:`mintid._wire_codec`, ``docs/spec.md``, "The wire"). The
+library is opened by the package's own loader (:mod:`mintid._library`). Every loop,
+retry, limit and error is the core's: the loops here run what a step says.
+"""  # noqa: D205
+
+from __future__ import annotations
+
+import ctypes
+from typing import Any, Final
+
+from mintid import _wire_codec as codec
+from mintid import _wire_redis
+from mintid._library import entry
+
+__all__ = [
+    "RecordWire",
+    "RelayWire",
+    "Wire",
+    "drive",
+    "drive_async",
+    "key_text",
+    "once",
+    "once_async",
+    "spec",
+]
+
+#: The layout this module reads and writes (``mintid_wire_version``).
+VERSION: Final = 1
+_P = ctypes.c_void_p
+_SIZE = ctypes.c_size_t
+_BYTES_P = ctypes.c_char_p
+#: A buffer a step usually fits in (a longer one is copied again, whole).
+_CAP: Final = 1024
+
+_VERSION: Final = entry("mintid_wire_version", ctypes.c_uint32)
+if _VERSION() != VERSION:
+    raise ImportError(f"mintid's native library has wire layout {_VERSION()}, not {VERSION}")
+_NEW: Final = entry("mintid_wire_new", _P, _BYTES_P, _SIZE)
+_CALL: Final = entry("mintid_wire_call", _SIZE, _P, _BYTES_P, _SIZE, _P, _SIZE)
+_STEP: Final = entry("mintid_wire_step", _SIZE, _P, _P, _SIZE)
+_FREE: Final = entry("mintid_wire_free", None, _P)
+_KEY_TEXT: Final = entry(
+    "mintid_wire_key_text", _SIZE, _BYTES_P, _SIZE, _BYTES_P, _SIZE, _BYTES_P, _SIZE, _P, _SIZE
+)
+_string_at = ctypes.string_at
+_buffer = ctypes.create_string_buffer
+
+
+def key_text(kind: str, scope: str, id: str) -> str:
+    """The canonical text of a key (the core's rule), or its ``key.*`` error."""
+    parts = [part.encode("utf-8", "surrogatepass") for part in (kind, scope, id)]
+    cap = _CAP
+    while True:
+        out = _buffer(cap)
+        length = _KEY_TEXT(
+            parts[0], len(parts[0]), parts[1], len(parts[1]), parts[2], len(parts[2]), out, cap
+        )
+        if length <= cap:
+            break
+        cap = length
+    packed = _string_at(out, length)
+    if packed[0]:
+        raise codec.error(packed)
+    return packed[1:].decode()
+
+
+def spec(kind: int, manifest: Any, fields: bytes = b"") -> bytes:
+    """The spec of a driver of ``kind`` over ``manifest`` (the core's, of a
+    database), its kind's ``fields`` after it.
+    """  # noqa: D205
+    return codec.head(kind, manifest.dialect.value, manifest.placeholder.value) + fields
+
+
+class Wire:
+    """One core driver (a native handle) made from its packed spec.
+
+    Used by one thread at a time (its store serialises the calls).
+    """
+
+    __slots__ = ("_handle", "_out", "fast")
+
+    def __init__(self, spec: bytes, fast: Any = None) -> None:
+        """The driver of ``spec``; its Redis steps (a record's) go to ``fast``'s client."""
+        self._handle = _NEW(spec, len(spec))
+        self._out = _buffer(_CAP)
+        self.fast = fast
+
+    def call(self, packed: bytes) -> bytes:
+        """Push one packed input; the next step."""
+        length = _CALL(self._handle, packed, len(packed), self._out, _CAP)
+        if length > _CAP:
+            out = _buffer(length)
+            _STEP(self._handle, out, length)
+            return _string_at(out, length)
+        return _string_at(self._out, length)
+
+    def start(self, now_millis: int) -> bytes:
+        """The first step."""
+        return self.call(codec.tagged(codec.START, now_millis))
+
+    def report(self) -> None:
+        """Count what the driver's fast path came to since the last report (if it has one)."""
+        if self.fast is not None:
+            step = self.call(codec.tagged(codec.TAKE_REPORT, 0))
+            self.fast.reported(*codec.fast_report(step))
+
+    def __del__(self) -> None:
+        """Free the core's handle."""
+        _FREE(self._handle)
+
+
+class RecordWire(Wire):
+    """One request's record driver (kind ``record``)."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def end(step: bytes) -> Any:
+        """The :class:`~mintid._wire_codec.Held` claim to execute under, or the
+        :data:`~mintid._wire_codec.Finished` end.
+        """  # noqa: D205
+        return codec.held(step) if step[0] == codec.YIELD else codec.finished(step)
+
+
+class RelayWire(Wire):
+    """One outbox relay run (kind ``relay``)."""
+
+    __slots__ = ()
+
+    def sent(self, now_millis: int) -> bytes:
+        """The message handed over last was sent; the next step."""
+        return self.call(codec.tagged(codec.SENT, now_millis))
+
+    def failed(self, error: str, now_millis: int) -> bytes:
+        """The send of the message handed over last failed with ``error``; the next step."""
+        return self.call(codec.send_failed(error, now_millis))
+
+    @staticmethod
+    def end(step: bytes) -> tuple[Any, ...]:
+        """``("send", *message)`` for a ``YIELD``, ``("done", *counts)`` for the report."""
+        if step[0] == codec.DONE:
+            return ("done", *codec.relay_report(step))
+        return ("send", *codec.message(step))
+
+
+_CLASSES: Final = {
+    "UNIQUE_VIOLATION": 0,
+    "SERIALIZATION": 1,
+    "CONNECTION_LOST": 2,
+    "CONSTRAINT": 3,
+    "SCHEMA_MISSING": 5,
+}
+
+
+def _answered(result: Any, now: int) -> bytes:
+    """A runner's result (rows, a count, or a failure: its class and message) packed."""
+    shape = type(result)
+    if shape is int:
+        return codec.affected(result, now)
+    if shape is list:
+        return codec.rows(result, now)
+    failure, message = result
+    return codec.failed(_CLASSES.get(failure.name, 4), message, now)
+
+
+def drive(runner: Any, clock: Any, wire: Wire, step: bytes, *, hold: bool = False) -> bytes:
+    """Run ``step`` and the ones after it on ``runner`` until the driver hands over
+    (a ``YIELD`` or ``DONE`` step, returned). A ``FAIL`` step is raised as the
+    core's typed error, the driver's exception behind it as ``__cause__``. A
+    ``REDIS`` step runs on the client of the wire's fast path, and what the fast
+    path came to is counted when the drive ends. The connection goes back to the
+    pool at a pause, before a Redis call and at the end, unless ``hold`` keeps it
+    for the caller's next drive (the caller releases it).
+    """  # noqa: D205
+    try:
+        while True:
+            tag = step[0]
+            if tag == codec.RUN:
+                result = runner.result(*codec.run(step))
+                step = wire.call(_answered(result, clock.now_millis()))
+            elif tag == codec.REDIS:
+                runner.release()
+                answer = _wire_redis.send(wire.fast.client, step)
+                step = wire.call(codec.redis_answer(answer, clock.now_millis()))
+            elif tag == codec.PAUSE:
+                runner.release()
+                clock.pause_millis(codec.pause_millis(step))
+                step = wire.call(codec.tagged(codec.RESUME, clock.now_millis()))
+            elif tag == codec.YIELD or tag == codec.DONE:
+                break
+            else:
+                raise _refused(step) from runner.cause
+    except BaseException:
+        runner.release()
+        raise
+    finally:
+        wire.report()
+    if not hold:
+        runner.release()
+    return step
+
+
+async def drive_async(
+    runner: Any, clock: Any, wire: Wire, step: bytes, *, hold: bool = False
+) -> bytes:
+    """:func:`drive` for an asyncio host: the same steps, with the runner's
+    ``result`` and ``release``, the clock's ``pause_millis`` and the Redis
+    client's call awaited. The one async loop of every driver on the wire.
+    """  # noqa: D205
+    try:
+        while True:
+            tag = step[0]
+            if tag == codec.RUN:
+                result = await runner.result(*codec.run(step))
+                step = wire.call(_answered(result, clock.now_millis()))
+            elif tag == codec.REDIS:
+                await runner.release()
+                answer = await _wire_redis.send_async(wire.fast.client, step)
+                step = wire.call(codec.redis_answer(answer, clock.now_millis()))
+            elif tag == codec.PAUSE:
+                await runner.release()
+                await clock.pause_millis(codec.pause_millis(step))
+                step = wire.call(codec.tagged(codec.RESUME, clock.now_millis()))
+            elif tag == codec.YIELD or tag == codec.DONE:
+                break
+            else:
+                raise _refused(step) from runner.cause
+    except BaseException:
+        await runner.release()
+        raise
+    finally:
+        wire.report()
+    if not hold:
+        await runner.release()
+    return step
+
+
+def _refused(step: bytes) -> Exception:
+    """A ``FAIL`` step as the core's typed error (a step this loop does not run is a bug)."""
+    if step[0] != codec.FAIL:
+        return AssertionError(f"a wire step this loop does not run: tag {step[0]}")
+    return codec.error(step)
+
+
+def once(runner: Any, clock: Any, packed_spec: bytes) -> bytes:
+    """Run the driver of ``packed_spec`` from its start to its ``DONE`` step (returned)."""
+    wire = Wire(packed_spec)
+    return drive(runner, clock, wire, wire.start(clock.now_millis()))
+
+
+async def once_async(runner: Any, clock: Any, packed_spec: bytes) -> bytes:
+    """:func:`once` for an asyncio host."""
+    wire = Wire(packed_spec)
+    return await drive_async(runner, clock, wire, wire.start(clock.now_millis()))
