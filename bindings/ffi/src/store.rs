@@ -181,6 +181,15 @@ pub fn store_limits() -> Vec<StoreLimit> {
         .collect()
 }
 
+/// How long a host's shutdown waits for work under way (a heartbeat's last
+/// renewal, a segment fetch, a relay's mark) before it gives up on it
+/// (`mintid::store::limits::SHUTDOWN_WAIT_MILLIS`): the bound every host
+/// takes from the core.
+#[uniffi::export]
+pub fn shutdown_wait_millis() -> u64 {
+    core::limits::SHUTDOWN_WAIT_MILLIS
+}
+
 /// `bytes` (a host's text as it crossed: UTF-8 that may hold an encoded lone
 /// surrogate or other invalid sequences) made storable and cut to `max_bytes`
 /// (`mintid::store::limits::storable_text_from_bytes`): the rule every driver

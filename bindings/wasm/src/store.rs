@@ -291,6 +291,15 @@ pub fn store_limits() -> Array {
         .collect()
 }
 
+/// How long a host's shutdown waits for work under way (a heartbeat's last
+/// renewal, a segment fetch, a relay's mark) before it gives up on it
+/// (`mintid::store::limits::SHUTDOWN_WAIT_MILLIS`): the bound every host
+/// takes from the core.
+#[wasm_bindgen(js_name = shutdownWaitMillis)]
+pub fn shutdown_wait_millis() -> f64 {
+    mintid::store::limits::SHUTDOWN_WAIT_MILLIS as f64
+}
+
 /// `bytes` (a host's text, which may not be UTF-8) as a database can store
 /// it, cut to `max_bytes` (`mintid::store::limits::storable_text_from_bytes`):
 /// the rule every text a driver writes from JS meets once `TextEncoder` has
