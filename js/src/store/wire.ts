@@ -228,7 +228,15 @@ export const STEPS = ["run", "pause", "yield", "done", "fail", "redis", "begin",
 export const CLASSES: readonly DbErrorClass[] = ["unique_violation", "serialization", "connection_lost", "constraint", "other", "schema_missing"];
 export const OUTCOMES: readonly Outcome["outcome"][] = ["succeeded", "failed", "not_a_response", "raised"];
 export const ANSWERS: readonly RedisAnswer["answer"][] = ["nil", "fields", "failed", "noscript"];
-export const FINISHED: readonly RecordEnd["finished"][] = ["executed", "operation_failed", "replay", "in_progress", "fingerprint_mismatch", "key_too_old", "operation_failed_unrecorded"];
+export const FINISHED: readonly RecordEnd["finished"][] = [
+  "executed",
+  "operation_failed",
+  "replay",
+  "in_progress",
+  "fingerprint_mismatch",
+  "key_too_old",
+  "operation_failed_unrecorded",
+];
 export const ENQUEUED = ["new", "already_enqueued"] as const;
 const VALUE_NULL = 0;
 const VALUE_INT = 1;
