@@ -38,9 +38,6 @@ mod id_buffer;
 #[cfg(feature = "server")]
 mod key;
 #[cfg(feature = "server")]
-mod lane;
-#[cfg(feature = "server")]
-#[cfg(feature = "server")]
 mod lease;
 #[cfg(feature = "server")]
 mod metrics;
@@ -58,8 +55,6 @@ mod sources;
 mod store;
 #[cfg(feature = "server")]
 mod store_lease;
-#[cfg(feature = "server")]
-mod store_outbox;
 #[cfg(feature = "server")]
 mod store_segments;
 mod uuid;

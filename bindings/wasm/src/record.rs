@@ -95,13 +95,6 @@ fn optional_record(record: Option<RecordFields>) -> Result<Option<Record>, JsVal
 #[wasm_bindgen]
 pub struct RecordPolicyHandle(RecordPolicy);
 
-impl RecordPolicyHandle {
-    /// The core's policy.
-    pub(crate) const fn policy(&self) -> &RecordPolicy {
-        &self.0
-    }
-}
-
 #[wasm_bindgen]
 impl RecordPolicyHandle {
     /// A policy (`record.invalid_policy`); `None` keeps the core's default

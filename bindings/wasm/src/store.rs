@@ -2,31 +2,26 @@
 //! step, runs the named query it names on its database and pushes the
 //! answer back. Every loop, pause, limit and error code is the core's.
 //!
-//! The record driver crosses on the lane (`lane.rs`, packed bytes); the
-//! other drivers' steps, answers and outcomes cross as plain JS objects, one
+//! Every driver but the leases' and the segments' crosses on the wire
+//! (`wire.rs`, packed bytes); those two still cross as plain JS objects, one
 //! crossing per step: `{ kind: "run", query: { name, params } }`, values as
 //! `null | bigint | string | Uint8Array`, 64-bit integers as `bigint` (read
 //! back with a range check: a `bigint` out of range is a `RangeError`, never
 //! a wrapped value). The TypeScript shapes are in the section below.
 
-use alloc::string::{String, ToString};
+use alloc::string::String;
 use alloc::vec::Vec;
 use js_sys::{Array, Object, Reflect, Uint8Array};
-use mintid::IdempotencyKey;
 use mintid::store::{
-    Answer, DbError, DbErrorClass, Dialect, DriverError, Held, Manifest, Placeholder, Query,
-    ResultKind, Step, StoreError, StoredResponse, Value,
+    Answer, DbError, DbErrorClass, Dialect, Manifest, Placeholder, Query, ResultKind, Value,
 };
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 
 use crate::error::{range_error, to_js, type_error};
-use crate::record::RecordPolicyHandle;
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
-/** An idempotency key's parts (an `IdempotencyKey`). */
-export interface StoreKey { kind: string; scope: string; id: string; }
 /** An SQL value: a parameter or a column. */
 export type SqlValue = null | bigint | string | Uint8Array;
 /** The shared SQL of one dialect for one placeholder style. */
@@ -46,25 +41,6 @@ export type StoreAnswer =
   | { kind: "rows"; rows: SqlValue[][] }
   | { kind: "affected"; count: bigint }
   | { kind: "failed"; class: DbErrorClass; message: string };
-/** A response as stored and replayed. */
-export interface StoreResponse { contentType: string; body: Uint8Array; }
-/** A claim the driver holds. */
-export interface Held { token: bigint; createdMillis: bigint; leaseDeadlineMillis: bigint; renewEveryMillis: bigint | null; }
-/** A step of a renewal. */
-export type RenewalStep = { kind: "run"; query: StoreQuery } | { kind: "renewed"; leaseDeadlineMillis: bigint };
-/** A step of a cleanup. */
-export type CleanupStep = { kind: "run"; query: StoreQuery } | { kind: "done"; deleted: bigint };
-/** A record as stored, with what it replays. */
-export interface StoreRecord {
-  status: "pending" | "succeeded" | "failed" | "failed_retryable";
-  fingerprint: string;
-  token: bigint;
-  leaseDeadlineMillis: bigint;
-  createdMillis: bigint;
-  expiresMillis: bigint;
-  response: StoreResponse | null;
-  error: string | null;
-}
 "#;
 
 /// A fresh object with `fields` set.
@@ -112,10 +88,6 @@ pub(crate) fn bytes(value: &[u8]) -> JsValue {
     Uint8Array::from(value).into()
 }
 
-fn optional(value: Option<JsValue>) -> JsValue {
-    value.unwrap_or(JsValue::NULL)
-}
-
 fn strings(values: impl IntoIterator<Item = impl AsRef<str>>) -> JsValue {
     values
         .into_iter()
@@ -134,15 +106,6 @@ pub(crate) fn manifest_of(value: &JsValue) -> Result<Manifest, JsValue> {
 
 fn dialect_of(name: &str) -> Result<Dialect, JsValue> {
     Dialect::parse(name).ok_or_else(|| type_error("dialect must be postgres, mysql or sqlite"))
-}
-
-fn key_of(key: &JsValue) -> Result<IdempotencyKey, JsValue> {
-    let (kind, scope, id) = (
-        text_field(key, "kind")?,
-        text_field(key, "scope")?,
-        text_field(key, "id")?,
-    );
-    IdempotencyKey::new(&kind, &scope, &id).map_err(to_js)
 }
 
 fn value_js(value: &Value) -> JsValue {
@@ -207,33 +170,6 @@ pub(crate) fn answer_of(value: &JsValue) -> Result<Answer, JsValue> {
             "an answer's kind must be rows, affected or failed",
         )),
     }
-}
-
-fn response_js(response: &StoredResponse) -> JsValue {
-    object(&[
-        ("contentType", JsValue::from_str(&response.content_type)),
-        ("body", bytes(&response.body)),
-    ])
-}
-
-fn held_of(value: &JsValue) -> Result<Held, JsValue> {
-    let every = field(value, "renewEveryMillis")?;
-    Ok(Held {
-        token: u64_field(value, "token")?,
-        created_millis: u64_field(value, "createdMillis")?,
-        lease_deadline_millis: u64_field(value, "leaseDeadlineMillis")?,
-        renew_every_millis: if every.is_null() || every.is_undefined() {
-            None
-        } else {
-            Some(u64_of(every, "renewEveryMillis")?)
-        },
-    })
-}
-
-/// `store.unexpected_row` for a step a driver never asks for (a bug between
-/// the core and this crate).
-pub(crate) fn never_asked(step: &str) -> JsValue {
-    to_js(DriverError::Store(StoreError::unexpected_step(step)))
 }
 
 /// Every named query of `manifest`, rendered.
@@ -339,47 +275,6 @@ pub fn classify_db_error(
     Ok(JsValue::from_str(class.as_str()))
 }
 
-/// The query that loads a key's record (for `load`).
-#[wasm_bindgen(js_name = storeLoadQuery, unchecked_return_type = "StoreQuery")]
-pub fn store_load_query(
-    #[wasm_bindgen(unchecked_param_type = "StoreManifest")] manifest: JsValue,
-    #[wasm_bindgen(unchecked_param_type = "StoreKey")] key: JsValue,
-) -> Result<JsValue, JsValue> {
-    let query = mintid::store::load_query(manifest_of(&manifest)?, &key_of(&key)?);
-    Ok(query_js(&query))
-}
-
-/// Reads the answer to [`store_load_query`]: the record, or `null`. A
-/// failed answer is the store error it means.
-#[wasm_bindgen(js_name = storeReadRecord, unchecked_return_type = "StoreRecord | null")]
-pub fn store_read_record(
-    #[wasm_bindgen(unchecked_param_type = "StoreAnswer")] answer: JsValue,
-) -> Result<JsValue, JsValue> {
-    let Some(stored) = mintid::store::read_load(&answer_of(&answer)?).map_err(to_js)? else {
-        return Ok(JsValue::NULL);
-    };
-    let record = stored.record;
-    Ok(object(&[
-        ("status", JsValue::from_str(record.status.as_str())),
-        (
-            "fingerprint",
-            JsValue::from_str(&record.fingerprint.to_string()),
-        ),
-        ("token", record.token.into()),
-        ("leaseDeadlineMillis", record.lease_deadline_millis.into()),
-        ("createdMillis", record.created_millis.into()),
-        ("expiresMillis", record.expires_millis.into()),
-        (
-            "response",
-            optional(stored.response.as_ref().map(response_js)),
-        ),
-        (
-            "error",
-            optional(stored.error.as_deref().map(JsValue::from_str)),
-        ),
-    ]))
-}
-
 /// The typed error a database error means outside any driver (leases,
 /// segments, the outbox, migrations, transaction control):
 /// `store.unavailable`, `store.conflict` or `store.query_failed`.
@@ -390,99 +285,5 @@ pub fn store_failure(
     match answer_of(&answer)? {
         Answer::Failed(error) => Ok(to_js(mintid::store::database_failure(&error))),
         _ => Err(type_error("storeFailure takes a failed answer")),
-    }
-}
-
-/// The heartbeat of one held claim (`mintid::store::RecordRenewal`).
-#[wasm_bindgen]
-pub struct RecordRenewal(mintid::store::RecordRenewal);
-
-#[wasm_bindgen]
-impl RecordRenewal {
-    /// The heartbeat of `held`, a claim of `key` under `policy`.
-    #[wasm_bindgen(constructor)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "StoreManifest")] manifest: JsValue,
-        policy: &RecordPolicyHandle,
-        #[wasm_bindgen(unchecked_param_type = "StoreKey")] key: JsValue,
-        #[wasm_bindgen(unchecked_param_type = "Held")] held: JsValue,
-    ) -> Result<RecordRenewal, JsValue> {
-        Ok(Self(mintid::store::RecordRenewal::new(
-            manifest_of(&manifest)?,
-            *policy.policy(),
-            &key_of(&key)?,
-            &held_of(&held)?,
-        )))
-    }
-
-    /// Start a renewal at `now_millis`: the query to run.
-    #[wasm_bindgen(unchecked_return_type = "StoreQuery")]
-    pub fn start(&mut self, now_millis: u64) -> JsValue {
-        query_js(&self.0.start(now_millis))
-    }
-
-    /// Push the answer. Fails with `store.record_lost` (the key was taken
-    /// over or completed: the operation no longer holds it),
-    /// `store.unavailable` (try again at the next beat) or `store.query_failed`.
-    #[wasm_bindgen(unchecked_return_type = "RenewalStep")]
-    pub fn push(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "StoreAnswer")] answer: JsValue,
-    ) -> Result<JsValue, JsValue> {
-        let kind = |name: &str| ("kind", JsValue::from_str(name));
-        match self.0.push(answer_of(&answer)?) {
-            Step::Run(query) => Ok(object(&[kind("run"), ("query", query_js(&query))])),
-            Step::Yield(deadline) => Ok(object(&[
-                kind("renewed"),
-                ("leaseDeadlineMillis", deadline.into()),
-            ])),
-            Step::Fail(error) => Err(to_js(error)),
-            Step::Pause { .. } | Step::Begin { .. } | Step::Commit | Step::Rollback => {
-                Err(never_asked("a pause or a transaction step"))
-            }
-        }
-    }
-}
-
-/// Expired records deleted in batches (`mintid::store::RecordCleanup`).
-#[wasm_bindgen]
-pub struct RecordCleanup(mintid::store::RecordCleanup);
-
-#[wasm_bindgen]
-impl RecordCleanup {
-    /// A cleanup of `batch_size` records per statement.
-    #[wasm_bindgen(constructor)]
-    pub fn new(
-        #[wasm_bindgen(unchecked_param_type = "StoreManifest")] manifest: JsValue,
-        batch_size: u64,
-    ) -> Result<RecordCleanup, JsValue> {
-        Ok(Self(mintid::store::RecordCleanup::new(
-            manifest_of(&manifest)?,
-            batch_size,
-        )))
-    }
-
-    /// The first batch's query, at `now_millis`.
-    #[wasm_bindgen(unchecked_return_type = "StoreQuery")]
-    pub fn start(&self, now_millis: u64) -> JsValue {
-        query_js(&self.0.next(now_millis))
-    }
-
-    /// Push a batch's answer.
-    #[wasm_bindgen(unchecked_return_type = "CleanupStep")]
-    pub fn push(
-        &mut self,
-        #[wasm_bindgen(unchecked_param_type = "StoreAnswer")] answer: JsValue,
-        now_millis: u64,
-    ) -> Result<JsValue, JsValue> {
-        let kind = |name: &str| ("kind", JsValue::from_str(name));
-        match self.0.push(answer_of(&answer)?, now_millis) {
-            Step::Run(query) => Ok(object(&[kind("run"), ("query", query_js(&query))])),
-            Step::Yield(deleted) => Ok(object(&[kind("done"), ("deleted", deleted.into())])),
-            Step::Fail(error) => Err(to_js(error)),
-            Step::Pause { .. } | Step::Begin { .. } | Step::Commit | Step::Rollback => {
-                Err(never_asked("a pause or a transaction step"))
-            }
-        }
     }
 }
