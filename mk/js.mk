@@ -51,8 +51,15 @@ js-build: setup-js
 	$(JS_BIN)/tsc -p $(JS_DIR)
 	node $(JS_DIR)/scripts/assemble.mjs
 
+# Each test file fails after 300 s (a hang guard), but the storage conformance file after
+# 600 s: it runs every scenario on SQLite, PostgreSQL and MariaDB, three of them with 32
+# workers on 100 keys, and took 180 s before the wire and 214 s after it in one run each on
+# this 2-core machine at load 7-8 (2026-12-03); heavier load pushed it past 300 s.
+STORE_CONFORMANCE := test/store-conformance.test.mjs
+
 test-js: js-build
-	cd $(JS_DIR) && node --test --test-timeout=300000 test/*.test.mjs
+	cd $(JS_DIR) && node --test --test-timeout=300000 $(filter-out $(STORE_CONFORMANCE),$(patsubst $(JS_DIR)/%,%,$(wildcard $(JS_DIR)/test/*.test.mjs)))
+	cd $(JS_DIR) && node --test --test-timeout=600000 $(STORE_CONFORMANCE)
 
 bench-js: js-build
 	cd $(JS_DIR) && node bench/ids.mjs

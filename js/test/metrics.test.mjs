@@ -18,7 +18,7 @@ import express from "express";
 import { fingerprint, IdempotencyKey, KeyRing, LeasePolicy, mintRequestId, RecordPolicy, RelayPolicy, SegmentPolicy } from "mintid";
 import { idempotency } from "mintid/http/express";
 import { IdempotencyStore, migrate, OpenTelemetryMetrics, Outbox, RedisFastPath, SegmentIds, sqliteDatabase, WorkerLeases } from "mintid/store/sqlite";
-import { metrics as registryMetrics } from "../dist/full/wasm/mintid_wasm.js";
+import { metricBuckets, metrics as registryMetrics } from "../dist/full/wasm/mintid_wasm.js";
 import { dialects, freshDatabase } from "./store/databases.mjs";
 import { StepClock } from "./store/idempotency.mjs";
 import { inMemoryRecorder, pointsOf, total } from "./store/otel.mjs";
@@ -86,6 +86,10 @@ test("a run once reports its decisions, times, response size and three spans wit
   assert.equal(points.get("mintid.record.claim.duration{way=run_once}").count, 3);
   assert.equal(points.get("mintid.record.complete.duration{way=run_once}").count, 1);
   assert.deepEqual(points.get("mintid.record.response.size{way=run_once}"), { count: 1, sum: response.body.byteLength });
+  // The histograms' buckets are the core's registry's (tests/vectors/limits.json), none of the recorder's own.
+  const boundaries = await recorder.boundaries();
+  assert.deepEqual([...boundaries.keys()].sort(), ["mintid.record.claim.duration", "mintid.record.complete.duration", "mintid.record.response.size"]);
+  for (const [name, bounds] of boundaries) assert.deepEqual(bounds, Array.from(metricBuckets(name)), name);
   const spans = recorder.spans().map((span) => ({ name: span.name, attributes: span.attributes }));
   assert.deepEqual(spans, [
     { name: "mintid.claim", attributes: { way: "run_once", decision: "execute" } },

@@ -10,6 +10,7 @@ import { httpRunners } from "./vectors/http.mjs";
 import { idBufferRunners } from "./vectors/id_buffer.mjs";
 import { keysRunners } from "./vectors/keys.mjs";
 import { leaseRunners } from "./vectors/lease.mjs";
+import { limitsRunners } from "./vectors/limits.mjs";
 import { outboxRunners } from "./vectors/outbox.mjs";
 import { recordRunners } from "./vectors/record.mjs";
 import { requestIdRunners } from "./vectors/request_id.mjs";
@@ -30,6 +31,7 @@ const RUNNERS = {
   "id_buffer.json": idBufferRunners,
   "keys.json": keysRunners,
   "lease.json": leaseRunners,
+  "limits.json": limitsRunners,
   "outbox.json": outboxRunners,
   "record.json": recordRunners,
   "request_id.json": requestIdRunners,
@@ -43,7 +45,7 @@ const RUNNERS = {
 const files = readdirSync(VECTOR_DIR).filter((name) => name.endsWith(".json")).sort();
 
 for (const file of files) {
-  test(`vectors: ${file}`, () => {
+  test(`vectors: ${file}`, async () => {
     const runners = RUNNERS[file];
     assert.ok(runners, `no JS runner for tests/vectors/${file}`);
     const { cases } = JSON.parse(readFileSync(new URL(file, VECTOR_DIR), "utf8"));
@@ -51,7 +53,7 @@ for (const file of files) {
     for (const vector of cases) {
       const run = runners[vector.op];
       assert.ok(run, `${file}: case ${vector.name}: no JS runner for op ${vector.op}`);
-      run(vector, `${file}: ${vector.name}`);
+      await run(vector, `${file}: ${vector.name}`);
     }
   });
 }

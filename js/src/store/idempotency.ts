@@ -9,6 +9,7 @@
 
 import { toU64 } from "../check.js";
 import { parseFingerprint } from "../fingerprint.js";
+import { errorOf, type MintidError } from "../errors.js";
 import { retryAfterSecs } from "../record.js";
 import { Fingerprint, type IdempotencyKey, type IdempotencyRecord, type ProblemName, RecordPolicy, type RecordStatus } from "../node.js";
 import { type StoreClock, systemClock } from "./clock.js";
@@ -247,6 +248,12 @@ class RecordRun {
     return this.reporter.operation(this.way, action);
   }
 
+  /** The store error an end that could not record the operation's failure names, the failed write's database error as its cause. */
+  unrecorded(end: { readonly storeCode: string; readonly storeMessage: string }): MintidError {
+    const cause = this.#driver.cause;
+    return errorOf(end.storeCode, end.storeMessage, cause === undefined ? {} : { cause });
+  }
+
   /** The completion: pushes what the operation came to and runs the protocol to its end, reported. */
   finish(outcome: Outcome, use: Use): Promise<Done> {
     return this.reporter.complete(
@@ -324,9 +331,12 @@ async function execute(run: RecordRun, use: Use, operation: () => Promise<unknow
     outcome = thrown(error);
   }
   const finished = await run.finish(outcome, use);
-  if (finished.finished === "operation_failed_unrecorded") {
-    // The core's rule ("Which error the caller sees"): the operation's own error wins; the store's is logged.
-    process.emitWarning(`the operation's failure was not recorded (${finished.storeCode}): ${finished.storeMessage}`, { code: "MINTID_NOT_RECORDED" });
+  if (finished.finished === "operation_failed_unrecorded" && failure !== undefined) {
+    // The core's rule ("Which error the caller sees"): the operation's own error wins, the
+    // store's is attached (as its `storeError`, when it is an object) and logged.
+    const storeError = run.unrecorded(finished);
+    if (typeof failure.error === "object" && failure.error !== null) Reflect.set(failure.error, "storeError", storeError);
+    process.emitWarning(`the operation's failure was not recorded (${storeError.code}): ${storeError.message}`, { code: "MINTID_NOT_RECORDED" });
   }
   if (failure !== undefined) throw failure.error;
   if (finished.finished !== "executed" || outcome.outcome !== "succeeded") throw new TypeError(`the record driver ended with ${finished.finished} after the operation returned`);

@@ -127,6 +127,11 @@ export class Driver<K extends WireKind> {
     this.#context = context;
   }
 
+  /** The database driver's error behind the last failed answer (the cause of a store error the driver ends with). */
+  get cause(): unknown {
+    return this.#cause;
+  }
+
   /** The time now, from the store's clock. */
   now(): bigint {
     return toU64(this.#context.clock.now(), "clock.now()");

@@ -12,7 +12,7 @@
 import { createRequire } from "node:module";
 import "../node.js";
 import { version } from "../version.js";
-import { metrics as registryMetrics, spans as registrySpans } from "../wasm/mintid_wasm.js";
+import { metricBuckets, metrics as registryMetrics, spans as registrySpans } from "../wasm/mintid_wasm.js";
 import type { DbErrorClass } from "./driver.js";
 import { type Decision, type FastPathVerdict, NO_METRICS, type SpanName, type StoreMetrics, type Way } from "./metrics.js";
 
@@ -104,10 +104,6 @@ function otelApi(): OtelApi | null {
 const SCOPE = "mintid";
 /** The status code of a span that ended with an error (`SpanStatusCode.ERROR`). */
 const ERROR = 2;
-/** Bucket bounds of the histograms in seconds: OpenTelemetry's semantic conventions' for durations. */
-const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
-/** Bucket bounds of the histograms in bytes, up to the core's 1 MiB response limit. */
-const BYTES_BUCKETS = [0, 256, 1024, 4096, 16_384, 65_536, 262_144, 1_048_576];
 
 /** The metrics this recorder reports, by the kind and the attribute names the registry must give each. */
 const USES = {
@@ -179,7 +175,7 @@ function instrumentsOf(meter: OtelMeter, entries: ReadonlyMap<MetricName, Entry>
   const made: Record<string, OtelCounter | OtelHistogram> = {};
   for (const { name, kind, unit, description } of entries.values()) {
     if (kind === "counter") made[name] = meter.createCounter(name, { description, unit });
-    else made[name] = meter.createHistogram(name, { description, unit, advice: { explicitBucketBoundaries: unit === "s" ? SECONDS_BUCKETS : BYTES_BUCKETS } });
+    else made[name] = meter.createHistogram(name, { description, unit, advice: { explicitBucketBoundaries: Array.from(metricBuckets(name)) } });
   }
   return made as Instruments;
 }

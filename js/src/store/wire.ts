@@ -74,6 +74,17 @@ export type WireSpec = { readonly dialect: Dialect; readonly placeholder: Placeh
   | { readonly kind: "record_load"; readonly key: KeyParts }
   | { readonly kind: "outbox_load"; readonly messageKind: string; readonly businessKey: string }
   | { readonly kind: "enqueue"; readonly messageId: bigint; readonly messageKind: string; readonly businessKey: string; readonly payload: Uint8Array }
+  /** The dialect's migrations: applied (`pending` false) or listed (`pending` true). */
+  | { readonly kind: "migrations"; readonly pending: boolean }
+  | {
+      readonly kind: "heartbeat";
+      readonly policy: RecordPolicyFields;
+      readonly key: KeyParts;
+      readonly token: bigint;
+      readonly createdMillis: bigint;
+      readonly leaseDeadlineMillis: bigint;
+      readonly renewEveryMillis: bigint | null;
+    }
 );
 
 /** The kinds of driver. */
@@ -95,7 +106,7 @@ export type RedisAnswer =
 
 /** One input pushed to a driver, at `nowMillis`. */
 export type WireInput = { readonly nowMillis: bigint } & (
-  | { readonly tag: "start" | "resume" | "sent" | "report" }
+  | { readonly tag: "start" | "resume" | "sent" | "report" | "stop" }
   | { readonly tag: "rows"; readonly rows: readonly (readonly SqlValue[])[] }
   | { readonly tag: "affected"; readonly count: bigint }
   | { readonly tag: "failed"; readonly class: DbErrorClass; readonly message: string }
@@ -213,17 +224,32 @@ export interface KindSteps {
   record_load: { readonly tag: "done"; readonly record: WireRecord | null };
   outbox_load: { readonly tag: "done"; readonly message: WireMessage | null };
   enqueue: { readonly tag: "done"; readonly enqueued: "new" | "already_enqueued" };
+  /** A statement of migration `version` to execute as it is; the versions applied (or pending). */
+  migrations: { readonly tag: "yield"; readonly version: number; readonly sql: string } | { readonly tag: "done"; readonly versions: readonly number[] };
+  /** Stopped: the lease's deadline as last renewed. */
+  heartbeat: { readonly tag: "done"; readonly leaseDeadlineMillis: bigint };
 }
 
 /** A step of a driver of kind `K`. */
 export type WireStep<K extends WireKind> = CommonStep | KindSteps[K];
 
 /** The tags and enumerations of the layout, in their numeric order (kinds, inputs and steps from 1, the others from 0). */
-export const KINDS: readonly WireKind[] = ["record", "relay", "record_renewal", "record_cleanup", "outbox_cleanup", "record_load", "outbox_load", "enqueue"];
+export const KINDS: readonly WireKind[] = [
+  "record",
+  "relay",
+  "record_renewal",
+  "record_cleanup",
+  "outbox_cleanup",
+  "record_load",
+  "outbox_load",
+  "enqueue",
+  "migrations",
+  "heartbeat",
+];
 export const DIALECTS: readonly Dialect[] = ["postgres", "mysql", "sqlite"];
 export const PLACEHOLDERS: readonly Placeholder[] = ["question", "numbered", "format"];
 export const WAYS: readonly Way[] = ["run_once", "same_transaction", "lease"];
-export const INPUTS: readonly WireInput["tag"][] = ["start", "rows", "affected", "failed", "resume", "finish", "sent", "send_failed", "redis", "report"];
+export const INPUTS: readonly WireInput["tag"][] = ["start", "rows", "affected", "failed", "resume", "finish", "sent", "send_failed", "redis", "report", "stop"];
 export const STEPS = ["run", "pause", "yield", "done", "fail", "redis", "begin", "commit", "rollback", "report"] as const;
 export const CLASSES: readonly DbErrorClass[] = ["unique_violation", "serialization", "connection_lost", "constraint", "other", "schema_missing"];
 export const OUTCOMES: readonly Outcome["outcome"][] = ["succeeded", "failed", "not_a_response", "raised"];
@@ -458,6 +484,17 @@ export function packSpec(spec: WireSpec): Uint8Array {
       return out.text(spec.messageKind).text(spec.businessKey).done();
     case "enqueue":
       return out.u64(spec.messageId).text(spec.messageKind).text(spec.businessKey).bytes(spec.payload).done();
+    case "migrations":
+      return out.flag(spec.pending).done();
+    case "heartbeat":
+      return out
+        .recordPolicy(spec.policy)
+        .key(spec.key)
+        .u64(spec.token)
+        .u64(spec.createdMillis)
+        .u64(spec.leaseDeadlineMillis)
+        .optional(spec.renewEveryMillis, (w, every) => w.u64(every))
+        .done();
   }
 }
 
@@ -538,6 +575,7 @@ function kindYield(kind: WireKind, r: Reader): KindSteps[WireKind] {
     const [decision, token, createdMillis, leaseDeadlineMillis] = [r.text(), r.u64(), r.u64(), r.u64()];
     return { tag: "yield", decision, token, createdMillis, leaseDeadlineMillis, renewEveryMillis: r.optional((o) => o.u64()) };
   }
+  if (kind === "migrations") return { tag: "yield", version: r.u32(), sql: r.text() };
   if (kind !== "relay") throw new TypeError(`a ${kind} driver has no yield`);
   const [messageId, messageKind, businessKey, payload] = [r.u64(), r.text(), r.text(), r.bytes()];
   return { tag: "yield", messageId, messageKind, businessKey, payload, attempts: r.u64(), createdMillis: r.u64() };
@@ -563,6 +601,10 @@ function kindDone(kind: WireKind, r: Reader): KindSteps[WireKind] {
       return { tag: "done", message: r.optional(storedMessage) };
     case "enqueue":
       return { tag: "done", enqueued: r.name(ENQUEUED) };
+    case "migrations":
+      return { tag: "done", versions: r.list((o) => o.u32()) };
+    case "heartbeat":
+      return { tag: "done", leaseDeadlineMillis: r.u64() };
   }
 }
 

@@ -72,11 +72,14 @@ export function aroundStatements(database, around) {
  * outside a transaction), then the executor reports a broken connection (`connection_lost`, as
  * each library's error for a socket that is gone is classified); `failNext(matches, errorClass)`:
  * the next statement whose name `matches` fails with a database error of that class, unrun.
- * `armed()` is the number of faults that have not fired yet.
+ * `armed()` is the number of faults that have not fired yet. `awayFrom(names)`: every statement
+ * named in `names` fails unrun with `connection_lost` until `back()` (the database away).
  */
 export function faultyDatabase(database) {
   const faults = [];
+  let away = new Set();
   const wrapped = aroundStatements(database, async (statement, run) => {
+    if (away.has(statement.name)) throw new DbError("connection_lost", new Error(`Connection terminated unexpectedly (${statement.name}: the database is away, armed by the runner)`));
     const at = faults.findIndex((fault) => fault.matches(statement.name));
     if (at < 0) return run();
     const [fault] = faults.splice(at, 1);
@@ -87,6 +90,12 @@ export function faultyDatabase(database) {
     loseReply: (name) => faults.push({ matches: (each) => each === name, runs: true, errorClass: "connection_lost", message: (each) => `Connection terminated unexpectedly (after ${each} ran: its reply was lost)` }),
     failNext: (matches, errorClass) => faults.push({ matches, runs: false, errorClass, message: (each) => `${each} failed (${errorClass}, armed by the runner)` }),
     armed: () => faults.length,
+    awayFrom: (names) => {
+      away = new Set(names);
+    },
+    back: () => {
+      away = new Set();
+    },
   });
 }
 

@@ -71,7 +71,13 @@ function outcomeOf(result, expected) {
 const RAN_ERRORS = new Set(["store.response_too_large", "store.response_not_storable", "store.not_a_response"]);
 
 function errorOutcome(error) {
-  if (error instanceof OperationError) return { decision: "execute", error: error.message };
+  if (error instanceof OperationError) {
+    const { storeError } = error;
+    if (storeError === undefined) return { decision: "execute", error: error.message };
+    // An attached store error: the operation's failure was not recorded (docs/spec.md, "Which error the caller sees").
+    assert.ok(storeError instanceof MintidError && /^(store|record)\./.test(storeError.code), `the attached error is not the store's: ${storeError}`);
+    return { decision: "execute", error: error.message, not_recorded: true };
+  }
   if (error instanceof StoreError && RAN_ERRORS.has(error.code)) return { decision: "execute", error: error.code };
   if (error instanceof MintidError) return { error: error.code, ...(error.problem === undefined ? {} : { problem: error.problem }) };
   throw error;
@@ -85,8 +91,12 @@ function withoutRetryAfter(actual, expected) {
 }
 
 const KNOWN_STEP_FIELDS = new Set(["do", "expect", "way", "worker", "fingerprint", "operation", "now", "key", "key_created", "store", "response", "failure", "error", "batch_size", "workers", "keys",
-  "in_forked_child", "first", "second_after_millis", "second", "lose_reply"]);
+  "in_forked_child", "first", "second_after_millis", "second", "lose_reply",
+  "unavailable_after_operation"]);
 const KNOWN_OPERATION_FIELDS = new Set(["outcome", "response", "failure", "error", "sleep_millis", "kill_connections", "outage_millis"]);
+
+/** The statements of a completion and a renewal: away for a step with `unavailable_after_operation`. */
+const COMPLETION_STATEMENTS = ["complete", "fail", "release", "renew"];
 
 /** The workers of a case whose operation meets an outage: their stores reach the database through the case's fault. */
 function outageWorkers(testCase) {
@@ -131,7 +141,15 @@ export async function runIdempotencyCase(testCase, db, options = {}) {
   const sideEffect = (connection, key, worker) =>
     connection.run(sql(db.dialect, "side_effect", "INSERT INTO conformance_side_effect (scope, kind, key_id, worker) VALUES (?, ?, ?, ?)", "execrows"),
       [key.scope, key.kind, key.id, worker]);
-  const operationOf = (spec, key, worker) => async (connection) => {
+  const operationOf = (spec, key, worker, awayAfter) => async (connection) => {
+    try {
+      return await runOperation(spec, key, worker, connection);
+    } finally {
+      // `unavailable_after_operation`: from the operation's end, the completion meets no database.
+      if (awayAfter) worker.database.awayFrom(COMPLETION_STATEMENTS);
+    }
+  };
+  const runOperation = async (spec, key, worker, connection) => {
     for (const field of Object.keys(spec)) assert.ok(KNOWN_OPERATION_FIELDS.has(field), `unknown operation field ${field}`);
     if (connection === undefined) await worker.database.withConnection((c) => sideEffect(c, key, worker.name));
     else await sideEffect(connection, key, worker.name);
@@ -146,8 +164,8 @@ export async function runIdempotencyCase(testCase, db, options = {}) {
     assert.equal(spec.outcome, "fail", `unknown operation outcome ${spec.outcome}`);
     throw new OperationError(spec.error, { retryable: spec.failure === "retryable" });
   };
-  const request = async (worker, way, key, incoming, spec) => {
-    const operation = operationOf(spec, key, worker);
+  const request = async (worker, way, key, incoming, spec, awayAfter = false) => {
+    const operation = operationOf(spec, key, worker, awayAfter);
     if (way === "run_once") return worker.store.runOnce(key, incoming, () => operation(undefined));
     assert.equal(way, "same_transaction", `unknown way ${way}`);
     return worker.database.transaction((connection) => worker.store.inTransaction(connection, key, incoming, operation));
@@ -165,14 +183,29 @@ export async function runIdempotencyCase(testCase, db, options = {}) {
   /** One request (`run` and each side of an `overlap`): its outcome in the file's vocabulary. */
   const runStep = async (step, expected = step.expect) => {
     const worker = workerOf(step.worker, step.store);
-    return losingReply(worker, step.lose_reply, async () => {
-      try {
-        const key = keyOf(step);
-        return outcomeOf(await request(worker, step.way, key, requestOf(step), step.operation), expected);
-      } catch (error) {
-        return errorOutcome(error);
-      }
-    });
+    assert.ok([undefined, true].includes(step.unavailable_after_operation), "unavailable_after_operation");
+    const away = step.unavailable_after_operation === true;
+    const warnings = [];
+    const warned = (warning) => warnings.push(warning);
+    process.on("warning", warned);
+    try {
+      const outcome = await losingReply(worker, step.lose_reply, async () => {
+        try {
+          const key = keyOf(step);
+          return outcomeOf(await request(worker, step.way, key, requestOf(step), step.operation, away), expected);
+        } catch (error) {
+          return errorOutcome(error);
+        }
+      });
+      // The store error of a failure not recorded is logged: a process warning (emitted on the next tick).
+      await new Promise(setImmediate);
+      const logged = warnings.some((warning) => warning.code === "MINTID_NOT_RECORDED");
+      assert.equal(logged, outcome?.not_recorded === true, `a failure not recorded is logged, and only then (${warnings.map(String)})`);
+      return outcome;
+    } finally {
+      process.off("warning", warned);
+      worker.database.back();
+    }
   };
   const count = async (text, params) => {
     const rows = await admin.withConnection(async (c) => (await c.run(sql(db.dialect, "count", text), params)).rows);

@@ -37,7 +37,7 @@ export function total(points, name, where = {}) {
   return sum;
 }
 
-/** A recorder on an in-memory SDK: `metrics` (pass it to the stores), `points()`, `spans()`, `descriptors()`. */
+/** A recorder on an in-memory SDK: `metrics` (pass it to the stores), `points()`, `spans()`, `descriptors()`, `boundaries()` (each recorded histogram's bucket bounds). */
 export function inMemoryRecorder() {
   const reader = new ManualReader();
   const meterProvider = new MeterProvider({ readers: [reader] });
@@ -51,6 +51,8 @@ export function inMemoryRecorder() {
   return {
     metrics: new OpenTelemetryMetrics({ meterProvider, tracerProvider }),
     points: async () => pointsOf(await collect()),
+    boundaries: async () =>
+      new Map((await collect()).scopeMetrics.flatMap((scope) => scope.metrics.flatMap((metric) => metric.dataPoints.filter((point) => point.value.buckets).map((point) => [metric.descriptor.name, point.value.buckets.boundaries])))),
     descriptors: async () => (await collect()).scopeMetrics.flatMap((scope) => scope.metrics.map((metric) => metric.descriptor)),
     spans: () => exporter.getFinishedSpans(),
   };

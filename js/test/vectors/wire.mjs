@@ -95,7 +95,11 @@ function decodeSpec(bytes) {
   else if (kind === "outbox_cleanup") Object.assign(spec, { sentBeforeMillis: r.u64(), batchSize: r.u64() });
   else if (kind === "record_load") spec.key = key(r);
   else if (kind === "outbox_load") Object.assign(spec, { messageKind: r.text(), businessKey: r.text() });
-  else Object.assign(spec, { messageId: r.u64(), messageKind: r.text(), businessKey: r.text(), payload: r.bytes() });
+  else if (kind === "migrations") spec.pending = r.flag();
+  else if (kind === "heartbeat") {
+    Object.assign(spec, { policy: recordPolicy(r), key: key(r), token: r.u64(), createdMillis: r.u64(), leaseDeadlineMillis: r.u64() });
+    spec.renewEveryMillis = r.optional((o) => o.u64());
+  } else Object.assign(spec, { messageId: r.u64(), messageKind: r.text(), businessKey: r.text(), payload: r.bytes() });
   r.end();
   return spec;
 }
@@ -146,6 +150,7 @@ function packStep(kind, s) {
     case "report":
       return w.optional(s.lookup, text).u32(s.writeFailures).done();
     case "yield":
+      if (kind === "migrations") return w.u32(s.version).text(s.sql).done();
       if (kind === "record") return w.text(s.decision).u64(s.token).u64(s.createdMillis).u64(s.leaseDeadlineMillis).optional(s.renewEveryMillis, (o, e) => o.u64(e)).done();
       return w.u64(s.messageId).text(s.messageKind).text(s.businessKey).bytes(s.payload).u64(s.attempts).u64(s.createdMillis).done();
     case "done":
@@ -165,7 +170,8 @@ function packStep(kind, s) {
     for (const count of RELAY_COUNTS) w.u64(s[count]);
     return w.done();
   }
-  if (kind === "record_renewal") return w.u64(s.leaseDeadlineMillis).done();
+  if (kind === "record_renewal" || kind === "heartbeat") return w.u64(s.leaseDeadlineMillis).done();
+  if (kind === "migrations") return w.list(s.versions, (o, v) => o.u32(v)).done();
   if (kind === "record_cleanup" || kind === "outbox_cleanup") return w.u64(s.deleted).done();
   if (kind === "record_load") {
     return w
