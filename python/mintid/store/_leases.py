@@ -55,6 +55,11 @@ def lease_row(values: Sequence[Any]) -> WorkerLeaseRow:
     return WorkerLeaseRow(int(worker_id), text(owner), int(token), int(deadline), int(high_water))
 
 
+def shutdown_wait_seconds() -> float:
+    """How long a shutdown waits for a background task (the core's bound), in seconds."""
+    return float(ffi.shutdown_wait_millis()) / 1000
+
+
 class LeasesBase:
     """What worker-id leases are, sync or async: the policy, the clock, and
     each core driver's steps (the I/O-free part of :class:`WorkerLeases` and
@@ -273,7 +278,9 @@ class LeasedSnowflake(LeasedBase):
             return False
         self._closed = True
         self._stop.set()
-        self._heartbeat.join()
+        # A renewal in flight ends first, for at most the core's shutdown wait (then the
+        # daemon thread is left: its lease ends at its deadline).
+        self._heartbeat.join(shutdown_wait_seconds())
         return self._leases.release(self.guard, lambda: self.high_water_millis)
 
     def close(self) -> bool:

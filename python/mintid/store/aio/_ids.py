@@ -19,7 +19,13 @@ from typing import Any
 from mintid._lease import LeaseGuard, LeasePolicy
 from mintid._segment import SegmentPolicy
 from mintid.errors import MintidError
-from mintid.store._leases import LeasedBase, LeasesBase, WorkerLeaseRow, lease_row
+from mintid.store._leases import (
+    LeasedBase,
+    LeasesBase,
+    WorkerLeaseRow,
+    lease_row,
+    shutdown_wait_seconds,
+)
 from mintid.store._metrics import StoreMetrics
 from mintid.store._segments import SegmentsBase
 from mintid.store.aio._database import (
@@ -116,13 +122,16 @@ class AsyncLeasedSnowflake(LeasedBase):
 
     async def close(self) -> bool:
         """:meth:`LeasedSnowflake.close <mintid.store.LeasedSnowflake.close>`: the
-        renewal task ends (a renewal in flight first), then the lease is released.
+        renewal task ends (a renewal in flight first, for at most the core's shutdown
+        wait), then the lease is released.
         """  # noqa: D205
         if self._closed:
             return False
         self._closed = True
         self._stop.set()
-        await self._heartbeat
+        # A renewal in flight ends first, for at most the core's shutdown wait (then the
+        # task is left: its lease ends at its deadline).
+        await asyncio.wait([self._heartbeat], timeout=shutdown_wait_seconds())
         return await self._leases.release(self.guard, lambda: self.high_water_millis)
 
     async def __aenter__(self) -> AsyncLeasedSnowflake:
