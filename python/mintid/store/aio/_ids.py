@@ -191,7 +191,7 @@ class AsyncSegmentIds(SegmentsBase):
                 # Another task may have taken a run meanwhile.
                 for first in self._ids:
                     return first
-                action, first_id = self._take()
+                action, first_id, wait = self._take()
                 if action == "fetch":
                     await self._fetch()
                 elif action == "fetch_beside" and self._background:
@@ -204,7 +204,7 @@ class AsyncSegmentIds(SegmentsBase):
                     async with self._changed:
                         # Another task's fetch is in flight: wait for it to end.
                         with contextlib.suppress(asyncio.TimeoutError):
-                            await asyncio.wait_for(self._changed.wait_for(self._settled), 1.0)
+                            await asyncio.wait_for(self._changed.wait_for(self._settled), wait)
                 if first_id is not None:
                     return first_id
 
