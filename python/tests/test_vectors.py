@@ -31,7 +31,7 @@ from mintid.store import (
     StoreRequest,
     WorkerLeases,
 )
-from mintid.store._leases import shutdown_wait_seconds
+from mintid.store._database import shutdown_wait_seconds
 from mintid.testing import ManualClock
 
 VECTORS = Path(__file__).resolve().parents[2] / "tests" / "vectors"

@@ -16,7 +16,14 @@ from mintid._lease import LeaseGuard, LeasePolicy
 from mintid._native import check_uint, ffi
 from mintid._snowflake_generator import Snowflake
 from mintid.store._clock import StoreClock, SystemStoreClock
-from mintid.store._database import Database, QueryRunner, Steps, drive, text
+from mintid.store._database import (
+    Database,
+    QueryRunner,
+    Steps,
+    drive,
+    shutdown_wait_seconds,
+    text,
+)
 from mintid.store._metrics import StoreMetrics, recording
 
 __all__ = [
@@ -53,11 +60,6 @@ def lease_row(values: Sequence[Any]) -> WorkerLeaseRow:
     """A row of ``lease_load`` (its first columns, in ``SELECT`` order)."""
     worker_id, owner, token, deadline, high_water = values[: len(_ROW_COLUMNS)]
     return WorkerLeaseRow(int(worker_id), text(owner), int(token), int(deadline), int(high_water))
-
-
-def shutdown_wait_seconds() -> float:
-    """How long a shutdown waits for a background task (the core's bound), in seconds."""
-    return float(ffi.shutdown_wait_millis()) / 1000
 
 
 class LeasesBase:

@@ -19,13 +19,8 @@ from typing import Any
 from mintid._lease import LeaseGuard, LeasePolicy
 from mintid._segment import SegmentPolicy
 from mintid.errors import MintidError
-from mintid.store._leases import (
-    LeasedBase,
-    LeasesBase,
-    WorkerLeaseRow,
-    lease_row,
-    shutdown_wait_seconds,
-)
+from mintid.store._database import shutdown_wait_seconds
+from mintid.store._leases import LeasedBase, LeasesBase, WorkerLeaseRow, lease_row
 from mintid.store._metrics import StoreMetrics
 from mintid.store._segments import SegmentsBase
 from mintid.store.aio._database import (
