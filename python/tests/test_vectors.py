@@ -31,6 +31,7 @@ from mintid.store import (
     StoreRequest,
     WorkerLeases,
 )
+from mintid.store._database import shutdown_wait_seconds
 from mintid.testing import ManualClock
 
 VECTORS = Path(__file__).resolve().parents[2] / "tests" / "vectors"
@@ -1179,6 +1180,11 @@ def limits_argument(case: Case) -> None:
         assert params[-1] == int(case["expect"]), params
 
 
+def limits_bound(case: Case) -> None:
+    bounds = {"shutdown_wait_millis": shutdown_wait_seconds() * 1000}
+    assert bounds[case["bound"]] == int(case["value"]), case["bound"]
+
+
 def limits_histogram(case: Case) -> None:
     by_name = {metric.name: metric for metric in ffi.metrics()}
     assert list(by_name[case["metric"]].buckets) == case["buckets"]
@@ -1417,7 +1423,11 @@ RUNNERS: dict[str, dict[str, Callable[[Case], None]]] = {
         "adapt": segment_adapt,
         "allocator": segment_allocator,
     },
-    "limits.json": {"argument": limits_argument, "histogram": limits_histogram},
+    "limits.json": {
+        "argument": limits_argument,
+        "bound": limits_bound,
+        "histogram": limits_histogram,
+    },
     "wire.json": {op: wire_vectors.run_case for op in ("spec", "input", "step")},
     "outbox.json": {
         "status": outbox_case(lambda case: str(mintid.OutboxStatus.parse(case["text"]))),

@@ -21,6 +21,7 @@ import os
 import sqlite3
 import threading
 import urllib.parse
+import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import partial
@@ -123,6 +124,9 @@ class Database:
         self._idle: list[Any] = []
         self._lock = threading.Lock()
         self._pid = os.getpid()
+        #: How many connections are lent out (checked out, not yet back or discarded).
+        self._lent = 0
+        self._returned = threading.Condition(self._lock)
 
     # The pool.
 
@@ -130,17 +134,43 @@ class Database:
         """A connection of this process: an idle one, or a new one (the driver's error)."""
         if self._pid != os.getpid():
             # A forked child: forget (never close) what the parent's pool held.
-            self._idle, self._lock, self._pid = [], threading.Lock(), os.getpid()
+            self._forget_parent()
         with self._lock:
+            self._lent += 1
             if self._idle:
                 return self._idle.pop()
-        return self._connect()
+        try:
+            return self._connect()
+        except BaseException:
+            self._back()
+            raise
+
+    def _forget_parent(self) -> None:
+        """In a forked child: a pool of its own, nothing lent."""
+        self._idle, self._lent, self._pid = [], 0, os.getpid()
+        self._lock = threading.Lock()
+        self._returned = threading.Condition(self._lock)
+
+    def _back(self) -> None:
+        """One lent connection is back or gone."""
+        with self._lock:
+            self._lent -= 1
+            self._returned.notify_all()
+
+    def _discard(self, raw: Any, pid: int) -> None:
+        """Close a broken connection taken in process ``pid`` (a parent's is forgotten)."""
+        if pid != os.getpid() or pid != self._pid:
+            return
+        _close_quietly(raw)
+        self._back()
 
     def _checkin(self, raw: Any, pid: int) -> None:
         """Give back a connection taken in process ``pid`` (one from a parent is forgotten)."""
         if pid != os.getpid() or pid != self._pid:
             return
         with self._lock:
+            self._lent -= 1
+            self._returned.notify_all()
             if len(self._idle) < self._max_idle:
                 self._idle.append(raw)
                 return
@@ -166,8 +196,7 @@ class Database:
         try:
             yield raw
         except BaseException:
-            if pid == os.getpid():
-                _close_quietly(raw)
+            self._discard(raw, pid)
             raise
         self._checkin(raw, pid)
 
@@ -374,8 +403,7 @@ class QueryRunner:
                 # The server may have restarted: the idle connections are likely gone too.
                 self._raw = None
                 self.in_transaction = False
-                if self._pid == os.getpid():
-                    _close_quietly(raw)
+                database._discard(raw, self._pid)
                 database.close()
             return failure
         self.cause = None
@@ -468,6 +496,46 @@ def _close_quietly(raw: Any) -> None:
         raw.close()
 
 
+def shutdown_wait_seconds() -> float:
+    """How long a shutdown waits for work under way (the core's bound), in seconds."""
+    return float(ffi.shutdown_wait_millis()) / 1000
+
+
+#: The SQLite databases of this process, and those a fork under way holds.
+_SQLITE: weakref.WeakSet[SqliteDatabase] = weakref.WeakSet()
+_HELD: list[SqliteDatabase] = []
+
+
+def _nothing_lent(database: Database) -> bool:
+    return database._lent == 0
+
+
+def _sqlite_before_fork() -> None:
+    for database in list(_SQLITE):
+        if database._pid != os.getpid():
+            continue  # a parent's, never used here
+        database._returned.acquire()
+        _HELD.append(database)
+        database._returned.wait_for(partial(_nothing_lent, database), shutdown_wait_seconds())
+
+
+def _sqlite_after_fork_in_parent() -> None:
+    while _HELD:
+        _HELD.pop()._returned.release()
+
+
+def _sqlite_after_fork_in_child() -> None:
+    _HELD.clear()  # each pool finds itself in a new process and starts anew
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(
+        before=_sqlite_before_fork,
+        after_in_parent=_sqlite_after_fork_in_parent,
+        after_in_child=_sqlite_after_fork_in_child,
+    )
+
+
 def _sqlite_class(error: BaseException) -> ffi.DbErrorClass:
     if isinstance(error, sqlite3.ProgrammingError) and "closed" in str(error):
         return Class.CONNECTION_LOST
@@ -478,7 +546,15 @@ def _sqlite_class(error: BaseException) -> ffi.DbErrorClass:
 
 
 class SqliteDatabase(Database):
-    """An SQLite file through the standard library's ``sqlite3`` (3.37+), in WAL mode."""
+    """An SQLite file through the standard library's ``sqlite3`` (3.37+), in WAL mode.
+
+    SQLite keeps the locks of a process's connections in the process: a child
+    forked while another thread's connection holds one (a transaction under
+    way: a segment fetched in the background, a heartbeat) inherits it as held
+    by a connection it does not have, and never gets the lock (``SQLITE_BUSY``
+    for ever). So an ``os.fork()`` waits until every connection lent out is
+    back (at most the core's shutdown wait) and lends none until it is done.
+    """
 
     def __init__(self, path: str, *, timeout: float = 30.0) -> None:
         """A database in the file ``path`` (created when missing)."""
@@ -493,6 +569,7 @@ class SqliteDatabase(Database):
             return raw
 
         super().__init__("sqlite", ffi.Placeholder.QUESTION, connect, _sqlite_class)
+        _SQLITE.add(self)
 
     def _begin(self, write: bool) -> str:
         return "BEGIN IMMEDIATE" if write else "BEGIN"

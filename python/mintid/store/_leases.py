@@ -16,7 +16,14 @@ from mintid._lease import LeaseGuard, LeasePolicy
 from mintid._native import check_uint, ffi
 from mintid._snowflake_generator import Snowflake
 from mintid.store._clock import StoreClock, SystemStoreClock
-from mintid.store._database import Database, QueryRunner, Steps, drive, text
+from mintid.store._database import (
+    Database,
+    QueryRunner,
+    Steps,
+    drive,
+    shutdown_wait_seconds,
+    text,
+)
 from mintid.store._metrics import StoreMetrics, recording
 
 __all__ = [
@@ -273,7 +280,9 @@ class LeasedSnowflake(LeasedBase):
             return False
         self._closed = True
         self._stop.set()
-        self._heartbeat.join()
+        # A renewal in flight ends first, for at most the core's shutdown wait (then the
+        # daemon thread is left: its lease ends at its deadline).
+        self._heartbeat.join(shutdown_wait_seconds())
         return self._leases.release(self.guard, lambda: self.high_water_millis)
 
     def close(self) -> bool:

@@ -63,22 +63,28 @@ class SegmentsBase:
         self._driver.forget_after_fork()
         self._ids = _EMPTY
 
-    def _take(self) -> tuple[str, int | None]:
-        """Take the next run of IDs from the driver: what it calls for (``fetch``
-        inline, raising; ``fetch_beside``, in the background or, without one,
-        inline and quietly; ``wait`` for another caller's fetch; or ``none``)
-        and the run's first ID, when there is one (the rest is in hand).
+    def _take(self) -> tuple[str, int | None, float]:
+        """Take the next run of IDs from the driver: what the core says to do
+        (``fetch`` inline, raising; ``fetch_beside``, in the background or,
+        without one, inline and quietly; ``wait`` for another caller's fetch,
+        at most the seconds given; or ``none``) and the run's first ID, when
+        there is one (the rest is in hand).
         """  # noqa: D205
         taken = self._driver.take(self._clock.now_millis())
-        action = "none"
-        if taken.fetch_due:
-            action = "fetch_beside" if taken.count else "fetch"
-        elif not taken.count:
-            action = "wait"
+        action = taken.action
+        wait = 0.0
+        if isinstance(action, ffi.SegmentTakeAction.FETCH_NOW):
+            name = "fetch"
+        elif isinstance(action, ffi.SegmentTakeAction.FETCH_BESIDE):
+            name = "fetch_beside"
+        elif isinstance(action, ffi.SegmentTakeAction.WAIT):
+            name, wait = "wait", action.millis / 1000
+        else:
+            name = "none"
         if not taken.count:
-            return action, None
+            return name, None, wait
         self._ids = iter(range(taken.first + 1, taken.first + taken.count))
-        return action, int(taken.first)
+        return name, int(taken.first), wait
 
     def _settled(self) -> bool:
         """Whether a caller waiting for another's fetch may take again."""
@@ -143,7 +149,7 @@ class SegmentIds(SegmentsBase):
                 # Another thread may have taken a run meanwhile.
                 for first in self._ids:
                     return first
-                action, first_id = self._take()
+                action, first_id, wait = self._take()
                 if action == "fetch":
                     self._fetch()
                 elif action == "fetch_beside" and self._background:
@@ -153,7 +159,7 @@ class SegmentIds(SegmentsBase):
                 elif action == "wait":
                     with self._changed:
                         # Another caller's fetch is in flight: wait for it to end.
-                        self._changed.wait_for(self._settled, 1.0)
+                        self._changed.wait_for(self._settled, wait)
                 if first_id is not None:
                     return first_id
 

@@ -375,18 +375,26 @@ SYNC = Kit()
 
 @dataclass
 class Faults:
-    """The executor faults of one step: a lost reply (``lose_reply``) and
-    scripted mark failures (``mark_fails``).
+    """The executor faults of one step: a lost reply (``lose_reply``), a
+    database gone once the operation returned (``unavailable_after_operation``)
+    and scripted mark failures (``mark_fails``).
     """
 
     #: The statement whose first run commits, then meets a closed connection.
     lose: str | None = None
     lost: bool = False
+    #: Statements that meet a closed connection without running, once ``unavailable`` is set.
+    unavailable_for: frozenset[str] = frozenset()
+    unavailable: bool = False
     #: How many of the next outbox marks fail (class ``other``) without running.
     failing_marks: int = 0
 
     def fault(self, name: str) -> str | None:
-        """What happens to the statement ``name`` about to run: ``lose``, ``fail`` or nothing."""
+        """What happens to the statement ``name`` about to run: ``lose``, ``gone``, ``fail``
+        or nothing.
+        """
+        if self.unavailable and name in self.unavailable_for:
+            return "gone"
         if self.failing_marks and name.startswith("outbox_mark_"):
             self.failing_marks -= 1
             return "fail"
@@ -406,7 +414,8 @@ def faulty(database: Any, faults: Faults) -> Iterator[None]:
     runner's view) with ``faults``, for one step. A lost reply runs the
     statement to its end (outside a transaction: committed), closes the
     connection and runs it again there, so the executor reports what its own
-    library says of a closed connection.
+    library says of a closed connection; a gone database only closes it and runs
+    the statement there.
     """
     inner = getattr(database, "inner", None)
     target = database if inner is None else inner
@@ -418,6 +427,7 @@ def faulty(database: Any, faults: Faults) -> Iterator[None]:
             raise ScriptedFailureError(f"scripted failure of {name}")
         if fault == "lose":
             original(raw, name, params)
+        if fault in ("lose", "gone"):
             raw.close()
         return original(raw, name, params)
 
@@ -427,6 +437,7 @@ def faulty(database: Any, faults: Faults) -> Iterator[None]:
             raise ScriptedFailureError(f"scripted failure of {name}")
         if fault == "lose":
             await original(raw, name, params)
+        if fault in ("lose", "gone"):
             await target._close(raw)
         return await original(raw, name, params)
 

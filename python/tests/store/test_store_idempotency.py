@@ -115,7 +115,13 @@ def outcome_of(action: Callable[[], Any], ran: list[str] | None = None) -> Any:
     try:
         return action()
     except OperationError as error:
-        return {"decision": "execute", "error": error.message}
+        got: dict[str, Any] = {"decision": "execute", "error": error.message}
+        # An unrecorded failure: the store's error attached to the operation's (its context).
+        attached = error.__context__
+        if isinstance(attached, MintidError):
+            assert attached.code.startswith(("store.", "record.")), attached.code
+            got["not_recorded"] = True
+        return got
     except StoreError as error:
         if isinstance(error, StoreUnavailableError):
             assert isinstance(error.__cause__, Exception), "the driver's error is the cause"
@@ -180,11 +186,16 @@ class Run:
         for database in self.proxied:
             database.close()
 
-    def reply_lost(self, worker: Worker, statement: str | None) -> Any:
+    def reply_lost(
+        self, worker: Worker, statement: str | None, faults: Faults | None = None
+    ) -> Any:
         """For one step (``lose_reply``): the first ``statement`` the worker's
-        executor runs is committed, and its reply lost (a closed connection).
+        executor runs is committed, and its reply lost (a closed connection);
+        with ``faults``, theirs too.
         """
-        return faulty(worker.database, Faults(lose=statement))
+        faults = faults if faults is not None else Faults()
+        faults.lose = statement
+        return faulty(worker.database, faults)
 
     def request_in_child(self, step: dict[str, Any]) -> Any:
         """A ``run`` step in a forked child, on the store its worker used before the fork."""
@@ -210,8 +221,21 @@ class Run:
         worker = worker if worker is not None else self.worker(worker_name, store)
         database = worker.database
         ran: list[str] = []
+        # unavailable_after_operation: the database is gone for the record's writes once
+        # the operation returned (or raised).
+        faults = Faults(
+            unavailable_for=frozenset(("complete", "fail", "release", "renew"))
+            if step.get("unavailable_after_operation")
+            else frozenset()
+        )
 
         def run(raw: Any, key: IdempotencyKey) -> Any:
+            try:
+                return operate(raw, key)
+            finally:
+                faults.unavailable = True
+
+        def operate(raw: Any, key: IdempotencyKey) -> Any:
             ran.append(worker_name)
             self.side_effect(database, raw, key, worker_name)
             outcome = operation["outcome"]
@@ -258,7 +282,7 @@ class Run:
                     )
             raise unknown("way", way)
 
-        with self.reply_lost(worker, step.get("lose_reply")):
+        with self.reply_lost(worker, step.get("lose_reply"), faults):
             return outcome_of(request, ran)
 
     def count(self, sql: str, params: tuple[Any, ...] = ()) -> str:
@@ -379,6 +403,7 @@ class Run:
                     "store",
                     "in_forked_child",
                     "lose_reply",
+                    "unavailable_after_operation",
                 },
             )
             if step.get("in_forked_child"):

@@ -294,6 +294,7 @@ def test_the_recorder_refuses_a_registry_it_does_not_cover() -> None:
         unit="{request}",
         description="A metric no host records.",
         attributes=[],
+        buckets=[],
     )
     with pytest.raises(RuntimeError, match=r"mintid\.record\.unknown"):
         covered([*metrics, unknown], spans)
@@ -310,6 +311,7 @@ def test_the_recorder_refuses_a_registry_it_does_not_cover() -> None:
             unit=first.unit,
             description=first.description,
             attributes=[renamed],
+            buckets=first.buckets,
         ),
         *metrics[1:],
     ]

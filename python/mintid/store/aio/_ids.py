@@ -19,6 +19,7 @@ from typing import Any
 from mintid._lease import LeaseGuard, LeasePolicy
 from mintid._segment import SegmentPolicy
 from mintid.errors import MintidError
+from mintid.store._database import shutdown_wait_seconds
 from mintid.store._leases import LeasedBase, LeasesBase, WorkerLeaseRow, lease_row
 from mintid.store._metrics import StoreMetrics
 from mintid.store._segments import SegmentsBase
@@ -116,13 +117,16 @@ class AsyncLeasedSnowflake(LeasedBase):
 
     async def close(self) -> bool:
         """:meth:`LeasedSnowflake.close <mintid.store.LeasedSnowflake.close>`: the
-        renewal task ends (a renewal in flight first), then the lease is released.
+        renewal task ends (a renewal in flight first, for at most the core's shutdown
+        wait), then the lease is released.
         """  # noqa: D205
         if self._closed:
             return False
         self._closed = True
         self._stop.set()
-        await self._heartbeat
+        # A renewal in flight ends first, for at most the core's shutdown wait (then the
+        # task is left: its lease ends at its deadline).
+        await asyncio.wait([self._heartbeat], timeout=shutdown_wait_seconds())
         return await self._leases.release(self.guard, lambda: self.high_water_millis)
 
     async def __aenter__(self) -> AsyncLeasedSnowflake:
@@ -182,7 +186,7 @@ class AsyncSegmentIds(SegmentsBase):
                 # Another task may have taken a run meanwhile.
                 for first in self._ids:
                     return first
-                action, first_id = self._take()
+                action, first_id, wait = self._take()
                 if action == "fetch":
                     await self._fetch()
                 elif action == "fetch_beside" and self._background:
@@ -195,7 +199,7 @@ class AsyncSegmentIds(SegmentsBase):
                     async with self._changed:
                         # Another task's fetch is in flight: wait for it to end.
                         with contextlib.suppress(asyncio.TimeoutError):
-                            await asyncio.wait_for(self._changed.wait_for(self._settled), 1.0)
+                            await asyncio.wait_for(self._changed.wait_for(self._settled), wait)
                 if first_id is not None:
                     return first_id
 
