@@ -52,7 +52,8 @@ class MicrometerMetrics(
                 .builder(metric.name)
                 .description(metric.description)
                 .baseUnit("bytes")
-                .serviceLevelObjectives(*metric.buckets.toDoubleArray())
+                // Micrometer takes positive bounds only: a bound of 0 bytes is the first one above it.
+                .serviceLevelObjectives(*metric.buckets.filter { it > 0 }.toDoubleArray())
                 .tags(*attributes)
                 .register(registry)
                 .record(value)
