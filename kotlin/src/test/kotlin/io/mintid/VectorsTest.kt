@@ -1,5 +1,6 @@
 package io.mintid
 
+import io.mintid.store.LimitsVectors
 import kotlinx.serialization.json.Json
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.jsonArray
@@ -39,6 +40,7 @@ class VectorsTest {
             "id_buffer.json" to IdBufferVectors.ops,
             "keys.json" to KeyVectors.ops,
             "lease.json" to LeaseVectors.ops,
+            "limits.json" to LimitsVectors.ops,
             "outbox.json" to OutboxVectors.ops,
             "record.json" to RecordVectors.ops,
             "request_id.json" to RequestIdVectors.ops,

@@ -78,6 +78,16 @@ internal object WireVectors {
                 Wire.Kind.OUTBOX_LOAD -> Wire.outboxLoadSpec(dialect, m.string("message_kind"), m.string("business_key"), placeholder)
                 Wire.Kind.ENQUEUE ->
                     Wire.enqueueSpec(dialect, m.u64("message_id"), m.string("message_kind"), m.string("business_key"), m.hex("payload"), placeholder)
+                Wire.Kind.MIGRATIONS -> Wire.migrationsSpec(dialect, m.bool("pending"), placeholder)
+                Wire.Kind.HEARTBEAT ->
+                    Wire.heartbeatSpec(
+                        dialect,
+                        recordPolicy(m.obj("policy")),
+                        key(m.obj("key")),
+                        Wire.Claim(m.u64("token"), m.u64("created_millis"), m.u64("lease_deadline_millis")),
+                        u64OrNull(m, "renew_every_millis"),
+                        placeholder,
+                    )
             }
         assertEquals(case.string("hex"), packed.toHex())
     }
@@ -87,11 +97,11 @@ internal object WireVectors {
         val tag = Wire.Input.valueOf(m.string("tag").uppercase())
         val writer = Wire.input(tag, m.u64("now_millis"))
         when (tag) {
-            Wire.Input.START, Wire.Input.RESUME, Wire.Input.SENT, Wire.Input.REPORT -> Unit
+            Wire.Input.START, Wire.Input.RESUME, Wire.Input.SENT, Wire.Input.REPORT, Wire.Input.STOP -> Unit
             Wire.Input.ROWS -> writer.rows(m.array("rows").map { row -> (row as JsonArray).map { value(it.jsonObject) } })
             Wire.Input.AFFECTED -> writer.u64(m.u64("count"))
             Wire.Input.FAILED -> {
-                val classes = listOf("unique_violation", "serialization", "connection_lost", "constraint", "other")
+                val classes = listOf("unique_violation", "serialization", "connection_lost", "constraint", "other", "schema_missing")
                 writer.u8(classes.indexOf(m.string("class")).also { check(it >= 0) }).text(m.string("message"))
             }
             Wire.Input.FINISH -> writer.finish(finish(m.obj("outcome")))
@@ -160,6 +170,7 @@ internal object WireVectors {
                     "attempts" to u64(value.attempts),
                     "created_millis" to u64(value.createdMillis),
                 )
+            is Wire.MigrationStatement -> obj("version" to value.version, "sql" to value.sql)
             else -> fail("no meaning for a yield of $value")
         }
 
@@ -168,7 +179,8 @@ internal object WireVectors {
         value: Any?,
     ): JsonObject =
         when (kind) {
-            Wire.Kind.RECORD_RENEWAL -> obj("lease_deadline_millis" to u64(value as Long))
+            Wire.Kind.RECORD_RENEWAL, Wire.Kind.HEARTBEAT -> obj("lease_deadline_millis" to u64(value as Long))
+            Wire.Kind.MIGRATIONS -> obj("versions" to JsonArray((value as List<*>).map { JsonPrimitive(it as Int) }))
             Wire.Kind.RECORD_CLEANUP, Wire.Kind.OUTBOX_CLEANUP -> obj("deleted" to u64(value as Long))
             Wire.Kind.RECORD_LOAD -> obj("record" to (value as Wire.LoadedRecord?)?.let(::loadedRecord))
             Wire.Kind.OUTBOX_LOAD -> obj("message" to (value as Wire.LoadedMessage?)?.let(::loadedMessage))
@@ -232,6 +244,8 @@ internal object WireVectors {
             is Wire.RecordEnd.End.InProgress -> obj("finished" to "in_progress", "retry_after_millis" to u64(end.retryAfterMillis))
             Wire.RecordEnd.End.FingerprintMismatch -> obj("finished" to "fingerprint_mismatch")
             Wire.RecordEnd.End.KeyTooOld -> obj("finished" to "key_too_old")
+            is Wire.RecordEnd.End.OperationFailedUnrecorded ->
+                obj("finished" to "operation_failed_unrecorded", "store_code" to end.code, "store_message" to end.message)
         }
 
     private fun recordPolicy(p: JsonObject) =

@@ -5,6 +5,7 @@ import io.micrometer.core.instrument.DistributionSummary
 import io.micrometer.core.instrument.MeterRegistry
 import io.micrometer.core.instrument.Timer
 import uniffi.mintid_ffi.MetricInfo
+import java.time.Duration
 import java.util.concurrent.TimeUnit
 
 /**
@@ -13,7 +14,8 @@ import java.util.concurrent.TimeUnit
  * [io.mintid.store.IdempotencyStore] or [io.mintid.store.Outbox]. Micrometer is an optional
  * dependency of mintid: only this class needs it. Prometheus shows the counters with `_total`
  * and the times in seconds (`mintid_record_decisions_total`,
- * `mintid_record_claim_duration_seconds`).
+ * `mintid_record_claim_duration_seconds`), the histograms with the core's bucket bounds as
+ * service-level objectives (`MetricInfo.buckets`).
  */
 class MicrometerMetrics(
     private val registry: MeterRegistry,
@@ -41,6 +43,7 @@ class MicrometerMetrics(
             Timer
                 .builder(metric.name)
                 .description(metric.description)
+                .serviceLevelObjectives(*metric.buckets.map { Duration.ofNanos((it * NANOS_PER_SECOND).toLong()) }.toTypedArray())
                 .tags(*attributes)
                 .register(registry)
                 .record((value * NANOS_PER_SECOND).toLong(), TimeUnit.NANOSECONDS)
@@ -49,6 +52,8 @@ class MicrometerMetrics(
                 .builder(metric.name)
                 .description(metric.description)
                 .baseUnit("bytes")
+                // Micrometer takes positive bounds only: a bound of 0 bytes is the first one above it.
+                .serviceLevelObjectives(*metric.buckets.filter { it > 0 }.toDoubleArray())
                 .tags(*attributes)
                 .register(registry)
                 .record(value)

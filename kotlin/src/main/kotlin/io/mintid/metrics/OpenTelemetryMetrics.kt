@@ -41,7 +41,7 @@ class OpenTelemetryMetrics(
         instruments("counter") { meter.counterBuilder(it.name).setDescription(it.description).setUnit(it.unit).build() }
 
     private val histograms: Map<String, DoubleHistogram> =
-        instruments("histogram") { meter.histogramBuilder(it.name).setDescription(it.description).setUnit(it.unit).build() }
+        instruments("histogram") { meter.histogramBuilder(it.name).setDescription(it.description).setUnit(it.unit).setExplicitBucketBoundariesAdvice(it.buckets).build() }
 
     init {
         val opened = setOf(Spans.CLAIM, Spans.OPERATION, Spans.COMPLETE)

@@ -9,6 +9,7 @@ import io.mintid.RecordLostException
 import io.mintid.RecordPolicy
 import io.mintid.core
 import io.mintid.requireNonNegative
+import io.mintid.storeException
 import uniffi.mintid_ffi.CleanupStep
 import uniffi.mintid_ffi.Finished
 import uniffi.mintid_ffi.Held
@@ -405,18 +406,7 @@ class IdempotencyStore
             run: () -> DriverRun,
         ): RunResult {
             val outcome = ran.outcome()
-            val step =
-                try {
-                    recording { pause -> complete(way, outcome) { advance(run(), driver, pause) { driver.finish(outcome, now()) } } }
-                } catch (storeError: MintidException) {
-                    // The operation's own error comes first; the store's goes with it.
-                    ran.thrown?.let {
-                        val error = it.unchecked()
-                        error.addSuppressed(storeError)
-                        throw error
-                    }
-                    throw storeError
-                }
+            val step = recording { pause -> complete(way, outcome) { advance(run(), driver, pause) { driver.finish(outcome, now()) } } }
             return when (step) {
                 is RecordStep.Done -> result(step.finished, ran)
                 else -> error("the driver stopped at $step")
@@ -430,6 +420,7 @@ class IdempotencyStore
             when (finished) {
                 is Finished.Executed -> Executed(ran!!.response!!)
                 is Finished.OperationFailed -> throw ran!!.thrown!!.unchecked()
+                is Finished.OperationFailedUnrecorded -> throw unrecorded(ran!!, finished)
                 is Finished.Replay ->
                     Replayed(
                         if (finished.outcome == FfiOutcome.SUCCEEDED) Outcome.SUCCEEDED else Outcome.FAILED,
@@ -443,6 +434,20 @@ class IdempotencyStore
                 is Finished.FingerprintMismatch -> FingerprintMismatch()
                 is Finished.KeyTooOld -> KeyTooOld()
             }
+
+        /**
+         * The operation's own error, its failure not recorded (the core's decision, docs/spec.md
+         * "Which error the caller sees"): the store error [finished] names goes with it as a
+         * suppressed exception and to the log (warning, with its code).
+         */
+        private fun unrecorded(
+            ran: Ran,
+            finished: Finished.OperationFailedUnrecorded,
+        ): Throwable {
+            val storeError = storeException(finished.code, finished.message, null, null, null)
+            LOGGER.log(System.Logger.Level.WARNING, "mintid: the operation's failure was not recorded (${finished.code}): ${finished.message}")
+            return ran.thrown!!.unchecked().apply { addSuppressed(storeError) }
+        }
 
         // The metrics hook: the driver has decided; these only time, trace and name what it did.
 
@@ -489,7 +494,7 @@ class IdempotencyStore
         /** The decision a claim or completion [step] names: `execute` to run (or once run), else the refusal's or replay's. */
         private fun decisionOf(step: RecordStep): String =
             when (val finished = (step as? RecordStep.Done)?.finished) {
-                null, is Finished.Executed, is Finished.OperationFailed -> "execute"
+                null, is Finished.Executed, is Finished.OperationFailed, is Finished.OperationFailedUnrecorded -> "execute"
                 else -> result(finished, null).decision
             }
 
@@ -550,6 +555,9 @@ class IdempotencyStore
             }
 
         private companion object {
+            /** Where a failure that could not be recorded is logged. */
+            val LOGGER: System.Logger = System.getLogger("io.mintid.store")
+
             /**
              * The record renewals of every store: two daemon threads, one beat at a time each. A
              * cancelled beat (its operation ended, most often before the first) leaves the queue

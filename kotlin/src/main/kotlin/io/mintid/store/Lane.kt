@@ -505,6 +505,7 @@ internal class Unpacker(
             3 -> Finished.InProgress(buffer.getLong().toULong())
             4 -> Finished.FingerprintMismatch
             5 -> Finished.KeyTooOld
+            6 -> Finished.OperationFailedUnrecorded(text(), text())
             else -> error("the lane packed an end with tag $end")
         }
 

@@ -127,7 +127,7 @@ class LeasedSnowflake private constructor(
     /** Acquiring. */
     companion object {
         /**
-         * Acquires a worker id for [owner] (host, pod or process; 1 to 255 bytes) on the leases'
+         * Acquires a worker id for [owner] (host, pod or process; stored as [WorkerLeases.acquire] says) on the leases'
          * policy's layout, waiting until the new holder may issue (after an expired lease: the
          * previous holder's clock-skew bound, at most the policy's `maxStartWaitMillis`), and up
          * to [timeoutMillis] for a worker id to become usable.
@@ -135,7 +135,6 @@ class LeasedSnowflake private constructor(
          * @throws LeaseException `lease.no_worker_free`, `lease.high_water_ahead`,
          *   `lease.acquire_timeout`.
          * @throws io.mintid.StoreUnavailableException `store.unavailable`.
-         * @throws IllegalArgumentException for an empty or longer [owner].
          */
         @JvmStatic
         @JvmOverloads

@@ -4,6 +4,7 @@ import io.mintid.Enqueued
 import io.mintid.OutboxStatus
 import io.mintid.RelayPolicy
 import io.mintid.core
+import io.mintid.requireNonNegative
 import uniffi.mintid_ffi.EnqueueStep
 import uniffi.mintid_ffi.OutboxCleanup
 import uniffi.mintid_ffi.OutboxEnqueue
@@ -18,8 +19,8 @@ import uniffi.mintid_ffi.Enqueued as FfiEnqueued
 /**
  * A message to enqueue: one per [kind] and [businessKey].
  *
- * @property messageId its id (a Snowflake ID, never negative).
- * @throws IllegalArgumentException for a negative [messageId].
+ * @property messageId its id (a Snowflake ID, never negative: [Outbox.enqueue] refuses a
+ *   negative one, `outbox.invalid_message`).
  * @property kind the kind of event, e.g. `order.created` (1 to 64 bytes of printable ASCII).
  * @property businessKey the business event's key (1 to 255 bytes of UTF-8).
  */
@@ -30,10 +31,6 @@ class OutboxMessage(
     payload: ByteArray,
 ) {
     private val bytes = payload.copyOf()
-
-    init {
-        require(messageId >= 0) { "the message id must not be negative, not $messageId" }
-    }
 
     /** A copy of the payload (at most 1 MiB). */
     val payload: ByteArray get() = bytes.copyOf()
@@ -247,15 +244,16 @@ class Outbox
          * statement until a batch comes back short; the total. Dead messages are kept.
          *
          * @throws io.mintid.StoreUnavailableException `store.unavailable`.
-         * @throws IllegalArgumentException for a batch size below 1.
+         * @throws io.mintid.ArgumentException `argument.negative` for a negative [batchSize] (the
+         *   core reads 0 as 1, `tests/vectors/limits.json`).
          */
         @JvmOverloads
         fun cleanup(
             sentBeforeMillis: Long,
             batchSize: Int = 1000,
         ): Long {
-            require(batchSize > 0) { "the batch size must be positive, not $batchSize" }
-            return OutboxCleanup(manifest, sentBeforeMillis.toULong(), batchSize.toULong()).use { cleanup ->
+            val batch = requireNonNegative(batchSize.toLong(), "the batch size")
+            return OutboxCleanup(manifest, sentBeforeMillis.toULong(), batch).use { cleanup ->
                 run().drive({ cleanup.start() }, ::cleanupStep, cleanup::push)
             }
         }

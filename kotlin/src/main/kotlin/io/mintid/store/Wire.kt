@@ -28,6 +28,8 @@ internal object Wire {
         RECORD_LOAD(6),
         OUTBOX_LOAD(7),
         ENQUEUE(8),
+        MIGRATIONS(9),
+        HEARTBEAT(10),
     }
 
     /** The placeholder style a spec's manifest names; JDBC's is [QUESTION]. */
@@ -111,6 +113,31 @@ internal object Wire {
             .u64(claim.leaseDeadlineMillis)
             .done()
 
+    /** A heartbeat's spec: the policy, the key, the held [claim] and its renewal period, if any. */
+    fun heartbeatSpec(
+        dialect: Dialect,
+        policy: RecordPolicy,
+        key: Key,
+        claim: Claim,
+        renewEveryMillis: Long?,
+        placeholder: Int = QUESTION,
+    ): ByteArray =
+        spec(Kind.HEARTBEAT, dialect, placeholder)
+            .policy(policy)
+            .key(key)
+            .u64(claim.token)
+            .u64(claim.createdMillis)
+            .u64(claim.leaseDeadlineMillis)
+            .optional(renewEveryMillis, Writer::u64)
+            .done()
+
+    /** The migrations' spec: apply them, or list the [pending] ones. */
+    fun migrationsSpec(
+        dialect: Dialect,
+        pending: Boolean,
+        placeholder: Int = QUESTION,
+    ): ByteArray = spec(Kind.MIGRATIONS, dialect, placeholder).flag(pending).done()
+
     /** A record load's spec. */
     fun recordLoadSpec(
         dialect: Dialect,
@@ -156,6 +183,7 @@ internal object Wire {
         SEND_FAILED(8),
         REDIS(9),
         REPORT(10),
+        STOP(11),
     }
 
     /** An input of [tag] at [nowMillis]; its fields follow (see [Writer]). */
@@ -392,8 +420,20 @@ internal object Wire {
 
             /** The key is older than the policy allows. */
             data object KeyTooOld : End
+
+            /** The operation failed and recording its failure failed too: the store error's [code] and [message]. */
+            class OperationFailedUnrecorded(
+                val code: String,
+                val message: String,
+            ) : End
         }
     }
+
+    /** A statement of a migration to execute as it is (the migrations' hand-over). */
+    class MigrationStatement(
+        val version: Int,
+        val sql: String,
+    )
 
     /** A stored record, as a record load reads it. */
     class LoadedRecord(
@@ -428,7 +468,8 @@ internal object Wire {
         /**
          * A step; a yield or done is the kind's: record [Held] / [RecordEnd], relay
          * [ClaimedMessage] / [RelayReport], renewal the new deadline, cleanups the count
-         * deleted, loads a [LoadedRecord] / [LoadedMessage] or null, enqueue [Enqueued].
+         * deleted, loads a [LoadedRecord] / [LoadedMessage] or null, enqueue [Enqueued],
+         * migrations [MigrationStatement] / the versions, heartbeat the last deadline.
          */
         fun step(kind: Kind): Step =
             when (val tag = u8()) {
@@ -449,6 +490,7 @@ internal object Wire {
             when (kind) {
                 Kind.RECORD -> Held(text(), u64(), u64(), u64(), optional(::u64))
                 Kind.RELAY -> ClaimedMessage(u64(), text(), text(), bytes(), u64(), u64())
+                Kind.MIGRATIONS -> MigrationStatement(u32(), text())
                 else -> error("a $kind driver yields nothing")
             }
 
@@ -456,12 +498,13 @@ internal object Wire {
             when (kind) {
                 Kind.RECORD -> RecordEnd(text(), recordEnd())
                 Kind.RELAY -> RelayReport(u64(), u64(), u64(), u64(), u64(), u64(), u64())
-                Kind.RECORD_RENEWAL, Kind.RECORD_CLEANUP, Kind.OUTBOX_CLEANUP -> u64()
+                Kind.RECORD_RENEWAL, Kind.RECORD_CLEANUP, Kind.OUTBOX_CLEANUP, Kind.HEARTBEAT -> u64()
                 Kind.RECORD_LOAD ->
                     optional { LoadedRecord(text(), raw(32), u64(), u64(), u64(), u64(), optional(::response), optional(::text)) }
                 Kind.OUTBOX_LOAD ->
                     optional { LoadedMessage(u64(), text(), text(), bytes(), text(), u64(), u64(), optional(::text), u64(), u64()) }
                 Kind.ENQUEUE -> if (u8() == 0) Enqueued.NEW else Enqueued.ALREADY_ENQUEUED
+                Kind.MIGRATIONS -> List(u32()) { u32() }
             }
 
         private fun recordEnd(): RecordEnd.End =
@@ -472,6 +515,7 @@ internal object Wire {
                 3 -> RecordEnd.End.InProgress(u64())
                 4 -> RecordEnd.End.FingerprintMismatch
                 5 -> RecordEnd.End.KeyTooOld
+                6 -> RecordEnd.End.OperationFailedUnrecorded(text(), text())
                 else -> error("the wire packed a record end with tag $end")
             }
 

@@ -57,8 +57,8 @@ class WorkerLeases
         private val queries = Statements.of(dialect)
 
         /**
-         * Takes the lowest usable free or expired worker id for [owner] (host, pod or process: 1
-         * to 255 bytes of UTF-8), seeding the table's rows on first use, and returns once the new
+         * Takes the lowest usable free or expired worker id for [owner] (host, pod or process; the
+         * core makes it storable: 1 to 255 bytes, cut with a marker, `tests/vectors/limits.json`), seeding the table's rows on first use, and returns once the new
          * holder may issue (after an expired lease: the previous holder's clock-skew bound). A
          * free row whose high-water mark lies too far ahead of this clock is skipped for the
          * next one. With [timeoutMillis], it waits up to that long for a worker id to become
@@ -68,15 +68,12 @@ class WorkerLeases
          *   a live lease, `lease.high_water_ahead` when only rows too far ahead are free (both
          *   without [timeoutMillis]), `lease.acquire_timeout` when [timeoutMillis] passed.
          * @throws io.mintid.StoreUnavailableException `store.unavailable`.
-         * @throws IllegalArgumentException for an empty or longer [owner].
          */
         @JvmOverloads
         fun acquire(
             owner: String,
             timeoutMillis: Long? = null,
         ): LeaseGuard {
-            val ownerBytes = owner.toByteArray(Charsets.UTF_8).size
-            require(ownerBytes in 1..MAX_OWNER_BYTES) { "the owner must have 1 to $MAX_OWNER_BYTES bytes of UTF-8, not $ownerBytes" }
             val acquisition = LeaseAcquisition(queries.manifest, policy.ffi, owner, timeoutMillis?.toULong())
             val done = drive({ acquisition.start(now()) }, { acquisition.push(it, now()) }, { acquisition.resume(now()) })
             return LeaseGuard((done as LeaseStep.Acquired).guard)
@@ -149,9 +146,6 @@ class WorkerLeases
         ): LeaseStep = DriverRun.pooled(dataSource, dialect, clock, metrics).drive(first, ::hostStep, push, resume)
 
         private companion object {
-            /** `worker_lease.owner` holds 1 to 255 bytes (`docs/spec.md`). */
-            const val MAX_OWNER_BYTES = 255
-
             fun hostStep(step: LeaseStep): HostStep<LeaseStep, LeaseStep> =
                 when (step) {
                     is LeaseStep.Run -> HostStep.Run(step.query)

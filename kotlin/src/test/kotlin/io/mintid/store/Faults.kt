@@ -93,6 +93,7 @@ internal class LosingDataSource(
 ) : TestDataSource() {
     private val armed = AtomicReference<String?>()
     private val failing = AtomicReference<Set<String>?>()
+    private val away = AtomicReference<Set<String>?>()
 
     /** Arms the fault for the first run of the statement named [name]. */
     fun loseReplyTo(name: String) {
@@ -110,12 +111,24 @@ internal class LosingDataSource(
     /** Whether a [failNext] has fired (and cancels it). */
     fun unfail(): Boolean = failing.getAndSet(null) == null
 
+    /**
+     * Until [reachable], every run of the completing writes and renewals (`complete`, `fail`,
+     * `release`, `renew`) is refused unrun as a lost connection (`unavailable_after_operation`).
+     */
+    fun unreachable() {
+        failing.set(null)
+        away.set(AWAY.map { Statements.of(dialect)[it].sql }.toSet())
+    }
+
+    /** Ends [unreachable]: whether it was on. */
+    fun reachable(): Boolean = away.getAndSet(null) != null
+
     override fun getConnection(): Connection {
         val connection = inner.connection
         return Proxy.newProxyInstance(Connection::class.java.classLoader, arrayOf(Connection::class.java)) { _, method, args ->
             val result = invoke(connection, method, args)
             val sql = args?.firstOrNull()
-            if (method.name == "prepareStatement" && sql is String && (sql == armed.get() || failing.get()?.contains(sql) == true)) {
+            if (method.name == "prepareStatement" && sql is String && (sql == armed.get() || failing.get()?.contains(sql) == true || away.get()?.contains(sql) == true)) {
                 faulty(connection, result as PreparedStatement, sql)
             } else {
                 result
@@ -134,6 +147,9 @@ internal class LosingDataSource(
             if (executes && refused != null && sql in refused && failing.compareAndSet(refused, null)) {
                 throw SQLException("a scripted failure of this statement (mark_fails)")
             }
+            if (executes && away.get()?.contains(sql) == true) {
+                throw SQLRecoverableException("the database is away since the operation's end (unavailable_after_operation)", "08006")
+            }
             val result = invoke(statement, method, args)
             if (executes && armed.compareAndSet(sql, null)) {
                 // The statement ran; its reply never arrives.
@@ -142,6 +158,11 @@ internal class LosingDataSource(
             }
             result
         } as PreparedStatement
+
+    private companion object {
+        /** The statements [unreachable] refuses. */
+        val AWAY = listOf("complete", "fail", "release", "renew")
+    }
 
     private fun invoke(
         target: Any,

@@ -16,6 +16,7 @@ import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonNull
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.boolean
 import kotlinx.serialization.json.jsonArray
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
@@ -64,6 +65,7 @@ private val KNOWN_STEP_FIELDS =
         "second_after_millis",
         "second",
         "lose_reply",
+        "unavailable_after_operation",
     )
 private val KNOWN_OPERATION_FIELDS = setOf("outcome", "response", "failure", "error", "sleep_millis", "kill_connections", "outage_millis")
 
@@ -133,7 +135,12 @@ private fun outcomeOf(
  */
 private fun errorOutcome(error: Throwable): JsonElement =
     when {
-        error is OperationException -> json("decision" to JsonPrimitive("execute"), "error" to JsonPrimitive(error.message))
+        error is OperationException ->
+            if (error.suppressed.any { it is MintidException }) {
+                json("decision" to JsonPrimitive("execute"), "error" to JsonPrimitive(error.message), "not_recorded" to JsonPrimitive(true))
+            } else {
+                json("decision" to JsonPrimitive("execute"), "error" to JsonPrimitive(error.message))
+            }
         error is StoreException && error.problem == null -> json("decision" to JsonPrimitive("execute"), "error" to JsonPrimitive(error.code))
         error is StoreException -> json("error" to JsonPrimitive(error.code), "problem" to JsonPrimitive(error.problem!!.problemName))
         error is MintidException -> json("error" to JsonPrimitive(error.code))
@@ -286,6 +293,7 @@ private class CaseRunner(
         key: IdempotencyKey,
         request: StoreRequest,
         spec: JsonObject,
+        away: Boolean = false,
     ): RunResult {
         spec.keys.forEach { assertTrue(it in KNOWN_OPERATION_FIELDS, "unknown operation field $it") }
         return when (way) {
@@ -297,7 +305,11 @@ private class CaseRunner(
                     } else {
                         Operation {
                             insert()
-                            operationResult(worker, spec)
+                            try {
+                                operationResult(worker, spec)
+                            } finally {
+                                if (away) worker.losing.unreachable()
+                            }
                         }
                     }
                 worker.store.runOnce(key, request, operation)
@@ -469,7 +481,12 @@ private class CaseRunner(
     ): JsonElement {
         val worker = workerOf(step.string("worker"), step["store"]?.jsonPrimitive?.content)
         return try {
-            outcomeOf(losingReply(worker, step) { request(worker, step.string("way"), keyOf(step), requestOf(step), step.obj("operation")) }, expect)
+            val away = step["unavailable_after_operation"]?.jsonPrimitive?.boolean == true
+            try {
+                outcomeOf(losingReply(worker, step) { request(worker, step.string("way"), keyOf(step), requestOf(step), step.obj("operation"), away) }, expect)
+            } finally {
+                assertEquals(away, worker.losing.reachable(), "unavailable_after_operation: the operation never ended")
+            }
         } catch (error: MintidException) {
             errorOutcome(error)
         } catch (error: OperationException) {
