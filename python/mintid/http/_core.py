@@ -75,10 +75,10 @@ __all__ = [
     "RunOnceStore",
     "TransactionStore",
     "answer_of",
-    "transaction",
     "fingerprint_body",
     "fingerprint_request",
     "is_json_content_type",
+    "transaction",
 ]
 
 # The core names the problem of a failed verification (`RequestIdError::problem()`);
@@ -554,7 +554,9 @@ class HttpIdempotency:
 def _within(
     connection: Any, operation: Callable[[], StoredResponse]
 ) -> Callable[[Any], StoredResponse]:
-    """``operation`` as the store's in-transaction operation, :func:`transaction` giving ``connection``."""
+    """``operation`` as the store's in-transaction operation; :func:`transaction` gives
+    ``connection`` while it runs.
+    """  # noqa: D205
 
     def run(_connection: Any) -> StoredResponse:
         token = _TRANSACTION.set(connection)
