@@ -545,8 +545,7 @@ impl<DB: Backend> Config<DB> {
             self.in_transaction(&admitted.key, store_request, operation)
                 .await
         } else {
-            let operation =
-                async |_lease| self.kept(call_whole(inner, request).await, &answered);
+            let operation = async |_lease| self.kept(call_whole(inner, request).await, &answered);
             self.store
                 .run_once(&admitted.key, store_request, operation)
                 .await

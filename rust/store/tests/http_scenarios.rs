@@ -33,8 +33,8 @@ use mintid::request_id::SecretKey;
 use mintid::store::{Answer, ResultKind, Statement, Value as SqlValue};
 use mintid::{Entropy, KeyRing, SystemClock, ThreadEntropy, Uuid7};
 use mintid_store::{Backend, GrantRoute, IdempotencyLayer, IdempotencyStore, Store, Transaction};
-use sqlx::Pool;
 use serde_json::{Value, json};
+use sqlx::Pool;
 use tokio::sync::watch;
 use tower::{Layer, ServiceExt};
 
@@ -105,7 +105,10 @@ impl<DB: Backend> Writes<DB> {
     async fn count(&self) -> u64 {
         let mut conn = self.pool.acquire().await.expect("a connection");
         let sql = "SELECT COUNT(*) FROM mintid_test_orders".to_owned();
-        match run_sql::<DB>(&mut conn, sql, ResultKind::One).await.as_slice() {
+        match run_sql::<DB>(&mut conn, sql, ResultKind::One)
+            .await
+            .as_slice()
+        {
             [row] => match row.as_slice() {
                 [SqlValue::Int(count)] => u64::try_from(*count).unwrap(),
                 other => panic!("a count, not {other:?}"),
@@ -672,7 +675,11 @@ async fn run_scenario<DB: Server>(index: usize, scenario: &Value) {
                 );
             }
             if let Some(rows) = expected.get("writes") {
-                assert_eq!(Some(writes.count().await), rows.as_u64(), "{at}: committed rows");
+                assert_eq!(
+                    Some(writes.count().await),
+                    rows.as_u64(),
+                    "{at}: committed rows"
+                );
             }
         } else {
             panic!("{at}: unknown step {step}");
