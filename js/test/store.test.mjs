@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fingerprint, IdempotencyKey, LeaseError, LeasePolicy, RecordPolicy, RelayPolicy, SegmentPolicy } from "mintid";
-import { DbError, IdempotencyStore, LeasedSnowflake, MAX_RESPONSE_BYTES, migrate, OperationError, Outbox, SegmentIds, StoreError, StoreSchemaMissingError, storeLimits, WorkerLeases } from "mintid/store/sqlite";
+import { DbError, IdempotencyStore, LeasedSnowflake, MAX_RESPONSE_BYTES, migrate, OperationError, pendingMigrations, Outbox, SegmentIds, StoreError, StoreSchemaMissingError, storeLimits, WorkerLeases } from "mintid/store/sqlite";
 import { migrationsOf, statementsOf } from "../dist/full/store/driver.js";
 import { aroundStatements, dialects, faultyDatabase, freshDatabase, sql } from "./store/databases.mjs";
 
@@ -265,6 +265,19 @@ for (const { dialect, skip } of dialects()) {
       }
     });
 
+    test("migrate applies each of the core's migrations once, two migrators at once under its lock; then none is pending", async () => {
+      const db = await freshDatabase(dialect, { poolSize: 2 });
+      try {
+        const database = db.open();
+        const [first, second] = await Promise.all([migrate(database), migrate(db.open())]);
+        assert.deepEqual([...first, ...second].sort((a, b) => a - b), migrationsOf(dialect).map((migration) => migration.version));
+        assert.deepEqual(await migrate(database), []);
+        assert.deepEqual(await pendingMigrations(database), []);
+      } finally {
+        await db.close();
+      }
+    });
+
     test("a database never migrated is store.schema_missing naming migrate, the driver's error its cause", async () => {
       const db = await freshDatabase(dialect);
       try {
@@ -316,7 +329,7 @@ for (const { dialect, skip } of dialects()) {
           assert.equal(lease.renewEveryMillis, 500n);
           const deadline = lease.leaseDeadlineMillis;
           await sleep(2500);
-          assert.ok(lease.leaseDeadlineMillis > deadline + 1000n, "renewed in the background");
+          assert.ok((await other.load(key)).record.leaseDeadlineMillis > deadline + 1000n, "renewed in the background");
           duplicate = await other.runOnce(key, request, async () => assert.fail("ran twice"));
           assert.equal(lease.signal.aborted, false);
           return { contentType: "text/plain", body: new TextEncoder().encode("ok") };
@@ -333,6 +346,16 @@ for (const { dialect, skip } of dialects()) {
           await assert.rejects(lease.renew(), (error) => error instanceof StoreError && error.code === "store.record_lost");
           assert.equal(lease.signal.aborted, true);
           assert.equal(lease.signal.reason.code, "store.record_lost");
+          return { contentType: "text/plain", body: new Uint8Array() };
+        }), (error) => error.code === "record.stale_token");
+      }, { poolSize: 2 }));
+
+    test("the background renewals find a lease taken over: the operation's signal aborts with store.record_lost", () =>
+      withStore(dialect, new RecordPolicy({ leaseMillis: 1500, retentionMillis: 86_400_000 }), async ({ database, store, key, request }) => {
+        await assert.rejects(store.runOnce(key, request, async (lease) => {
+          await database.withConnection((c) => c.execute("UPDATE idempotency_record SET fencing_token = fencing_token + 1"));
+          for (let waited = 0; !lease.signal.aborted && waited < 5000; waited += 100) await sleep(100);
+          assert.equal(lease.signal.reason?.code, "store.record_lost");
           return { contentType: "text/plain", body: new Uint8Array() };
         }), (error) => error.code === "record.stale_token");
       }, { poolSize: 2 }));
