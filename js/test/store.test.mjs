@@ -8,6 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fingerprint, IdempotencyKey, LeaseError, LeasePolicy, RecordPolicy, RelayPolicy, SegmentPolicy } from "mintid";
 import { DbError, IdempotencyStore, LeasedSnowflake, MAX_RESPONSE_BYTES, migrate, OperationError, pendingMigrations, Outbox, SegmentIds, StoreError, StoreSchemaMissingError, storeLimits, WorkerLeases } from "mintid/store/sqlite";
 import { migrationsOf, statementsOf } from "../dist/full/store/driver.js";
+import { shutdownWaitMillis } from "../dist/full/wasm/mintid_wasm.js";
 import { aroundStatements, dialects, faultyDatabase, freshDatabase, sql } from "./store/databases.mjs";
 
 describe("the core's manifest", () => {
@@ -83,6 +84,36 @@ for (const { dialect, skip } of dialects()) {
         const next = second.nextId();
         assert.ok(ids.every((id) => next > id), "IDs stay increasing across holders");
         await second.close();
+      } finally {
+        await db.close();
+      }
+    });
+
+    test("a leased Snowflake's release waits for a renewal that hangs at most the core's shutdown bound, then releases", { timeout: 60_000, skip: dialect === "sqlite" && "a statement of better-sqlite3 runs synchronously: none hangs while the release waits" }, async () => {
+      const db = await freshDatabase(dialect, { poolSize: 2 }); // one for the renewal that hangs
+      try {
+        const database = db.open();
+        await migrate(database);
+        // Every renewal hangs for 30 s (its reply late), unless the test ends it sooner.
+        const hang = new AbortController();
+        const late = sleep(30_000, undefined, { signal: hang.signal }).catch(() => undefined);
+        let renewed = false;
+        const hanging = aroundStatements(database, (statement, run) =>
+          statement.name === "lease_renew"
+            ? late.then(run).finally(() => {
+                renewed = true;
+              })
+            : run(),
+        );
+        const holder = await LeasedSnowflake.acquire(new WorkerLeases(hanging, LEASE_POLICY), "host-a");
+        await sleep(700); // past the renewal interval: a renewal is in flight
+        const started = Date.now();
+        assert.equal(await holder.close(), true);
+        const waited = Date.now() - started;
+        assert.equal(renewed, false, "the release went on without the renewal in flight");
+        hang.abort();
+        assert.ok(waited >= shutdownWaitMillis() - 100, `waited ${waited} ms for the renewal in flight, not the core's bound`);
+        assert.equal((await new WorkerLeases(database, LEASE_POLICY).load(holder.workerId)).owner, null);
       } finally {
         await db.close();
       }

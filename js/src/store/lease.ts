@@ -9,7 +9,7 @@
 import { toU64 } from "../check.js";
 import { leaseGuardHandle, leasePolicyHandle, setLeaseGuardHandle } from "../handles.js";
 import { LeaseGuard, LeasePolicy, Snowflake } from "../node.js";
-import { type StoreClock, systemClock } from "./clock.js";
+import { type StoreClock, systemClock, waitAtMostShutdown } from "./clock.js";
 import { type Database, int, one, text } from "./database.js";
 import type { LeaseGuardHandle } from "../wasm/mintid_wasm.js";
 import { drive, LeaseAcquisition, LeaseRelease, LeaseRenewal, type LeaseStep, manifestOf, runDriver, type StoreAnswer, storeCall } from "./driver.js";
@@ -231,13 +231,15 @@ export class LeasedSnowflake {
    * Stops the heartbeat and releases the lease, storing the generator's
    * high-water time read after it stopped issuing, once: whether the row was
    * still this holder's (false when the lease was lost, or on a second
-   * call), as `release()` in every host.
+   * call), as `release()` in every host. A renewal in flight is waited for
+   * at most the core's shutdown bound (`shutdownWaitMillis()`, 10 s), then
+   * left behind.
    */
   async release(): Promise<boolean> {
     if (this.#closed) return false;
     this.#closed = true;
     clearTimeout(this.#timer);
-    await this.#renewing;
+    await waitAtMostShutdown(this.#renewing);
     return this.#leases.release(this.guard, () => this.highWaterMillis);
   }
 
