@@ -93,7 +93,7 @@ function beginStatement(dialect: Dialect, write: boolean): string {
 }
 
 /** The failure of a `fail` step, as the core's typed error with `cause` behind it. */
-function failure(step: WireFail, cause: unknown): Error {
+export function failure(step: WireFail, cause: unknown): Error {
   return errorOf(step.code, step.detail, {
     ...(step.part === null ? {} : { part: step.part }),
     ...(step.position === null ? {} : { position: Number(step.position) }),
@@ -267,11 +267,22 @@ const DONE = { tag: "affected", count: 0n } as const;
 /** `Omit` over each member of a union. */
 type DistributiveOmit<T, Key extends PropertyKey> = T extends unknown ? Omit<T, Key> : never;
 
-/** Runs the driver `spec` makes from its start to its end on connections from `use`; the end. */
-export async function runWire<K extends WireKind>(spec: WireSpec & { readonly kind: K }, use: Use, context: DriveContext): Promise<Handed<K>> {
+/** The first input of most drivers. */
+const START = () => ({ tag: "start" }) as const;
+
+/**
+ * Runs the driver `spec` makes on connections from `use`, from its `first`
+ * input (read once the driver is made; default `start`) to its end; the end.
+ */
+export async function runWire<K extends WireKind>(
+  spec: WireSpec & { readonly kind: K },
+  use: Use,
+  context: DriveContext,
+  first: () => DistributiveOmit<WireInput, "nowMillis"> = START,
+): Promise<Handed<K>> {
   const driver = new Driver<K>(spec, context);
   try {
-    return await driver.drive(driver.tell({ tag: "start" }), new Session(use));
+    return await driver.drive(driver.tell(first()), new Session(use));
   } finally {
     driver.free();
   }
