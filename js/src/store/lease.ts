@@ -125,8 +125,22 @@ export class WorkerLeases {
 /** A lease policy's fields as the wire packs them: its layout's, then its durations. */
 function leasePolicyFields(policy: LeasePolicy): LeasePolicyFields {
   const { timeBits, workerBits, sequenceBits, datacenterBits, epochMillis, tickMillis } = policy.layout;
-  const [leaseMillis = 0n, renewIntervalMillis = 0n, renewRetryMillis = 0n, safetyMarginMillis = 0n, maxSkewMillis = 0n, maxStartWaitMillis = 0n] = leasePolicyHandle(policy).millis();
-  return { timeBits, workerBits, sequenceBits, datacenterBits, epochMillis, tickMillis, leaseMillis, renewIntervalMillis, safetyMarginMillis, renewRetryMillis, maxSkewMillis, maxStartWaitMillis };
+  const [leaseMillis = 0n, renewIntervalMillis = 0n, renewRetryMillis = 0n, safetyMarginMillis = 0n, maxSkewMillis = 0n, maxStartWaitMillis = 0n] =
+    leasePolicyHandle(policy).millis();
+  return {
+    timeBits,
+    workerBits,
+    sequenceBits,
+    datacenterBits,
+    epochMillis,
+    tickMillis,
+    leaseMillis,
+    renewIntervalMillis,
+    safetyMarginMillis,
+    renewRetryMillis,
+    maxSkewMillis,
+    maxStartWaitMillis,
+  };
 }
 
 /**
