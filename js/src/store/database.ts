@@ -81,12 +81,6 @@ export function int(value: SqlValue | undefined): bigint {
   throw new TypeError(`expected an integer column, got ${typeof value}`);
 }
 
-/** A bytes column. */
-export function bytes(value: SqlValue | undefined): Uint8Array {
-  if (value instanceof Uint8Array) return value;
-  throw new TypeError(`expected a bytes column, got ${typeof value}`);
-}
-
 /** A text column (MySQL returns `VARBINARY` text as bytes). */
 export function text(value: SqlValue | undefined): string {
   if (typeof value === "string") return value;
@@ -112,11 +106,6 @@ export async function runNamed(connection: Connection, statement: Statement, par
 /** Runs a statement expecting at most one row. */
 export async function one(connection: Connection, statement: Statement, params: Readonly<Record<string, SqlValue>>): Promise<Row | undefined> {
   return (await runNamed(connection, statement, params))[0];
-}
-
-/** Runs a statement, giving its affected-row count. */
-export async function execRows(connection: Connection, statement: Statement, params: Readonly<Record<string, SqlValue>>): Promise<number> {
-  return (await connection.run(statement, bindOrder(statement, params))).rowCount;
 }
 
 /** A `DbError` for `cause`: the class `classify` gives it, or `cause` itself when it already is one. */
