@@ -168,6 +168,34 @@ for (const { dialect, skip } of dialects()) {
       }
     });
 
+    test("segment IDs' close waits for a fetch that hangs at most the core's shutdown bound", { timeout: 60_000, skip: dialect === "sqlite" && "a statement of better-sqlite3 runs synchronously: none hangs while close waits" }, async () => {
+      const db = await freshDatabase(dialect, { poolSize: 2 });
+      try {
+        const database = db.open();
+        await migrate(database);
+        const hang = new AbortController();
+        const late = sleep(30_000, undefined, { signal: hang.signal }).catch(() => undefined);
+        let fetched = false;
+        const hanging = aroundStatements(database, (statement, run) =>
+          statement.name === "segment_fetch"
+            ? late.then(run).finally(() => {
+                fetched = true;
+              })
+            : run(),
+        );
+        const ids = new SegmentIds(hanging, "orders", new SegmentPolicy({ initialStep: 10n, minStep: 10n }));
+        assert.equal(ids.nextIdNow(), undefined); // the first fetch starts and hangs
+        const started = Date.now();
+        await ids.close();
+        const waited = Date.now() - started;
+        assert.equal(fetched, false, "close went on without the fetch under way");
+        hang.abort();
+        assert.ok(waited >= shutdownWaitMillis() - 100, `waited ${waited} ms for the fetch under way, not the core's bound`);
+      } finally {
+        await db.close();
+      }
+    });
+
     test("segment IDs come from memory in the steady state", async () => {
       const db = await freshDatabase(dialect);
       try {
