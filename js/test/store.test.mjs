@@ -6,8 +6,9 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { fingerprint, IdempotencyKey, LeaseError, LeasePolicy, RecordPolicy, RelayPolicy, SegmentPolicy } from "mintid";
-import { DbError, IdempotencyStore, LeasedSnowflake, MAX_RESPONSE_BYTES, migrate, OperationError, Outbox, SegmentIds, StoreError, StoreSchemaMissingError, storeLimits, WorkerLeases } from "mintid/store/sqlite";
+import { DbError, IdempotencyStore, LeasedSnowflake, MAX_RESPONSE_BYTES, migrate, OperationError, pendingMigrations, Outbox, SegmentIds, StoreError, StoreSchemaMissingError, storeLimits, WorkerLeases } from "mintid/store/sqlite";
 import { migrationsOf, statementsOf } from "../dist/full/store/driver.js";
+import { shutdownWaitMillis } from "../dist/full/wasm/mintid_wasm.js";
 import { aroundStatements, dialects, faultyDatabase, freshDatabase, sql } from "./store/databases.mjs";
 
 describe("the core's manifest", () => {
@@ -88,6 +89,36 @@ for (const { dialect, skip } of dialects()) {
       }
     });
 
+    test("a leased Snowflake's release waits for a renewal that hangs at most the core's shutdown bound, then releases", { timeout: 60_000, skip: dialect === "sqlite" && "a statement of better-sqlite3 runs synchronously: none hangs while the release waits" }, async () => {
+      const db = await freshDatabase(dialect, { poolSize: 2 }); // one for the renewal that hangs
+      try {
+        const database = db.open();
+        await migrate(database);
+        // Every renewal hangs for 30 s (its reply late), unless the test ends it sooner.
+        const hang = new AbortController();
+        const late = sleep(30_000, undefined, { signal: hang.signal }).catch(() => undefined);
+        let renewed = false;
+        const hanging = aroundStatements(database, (statement, run) =>
+          statement.name === "lease_renew"
+            ? late.then(run).finally(() => {
+                renewed = true;
+              })
+            : run(),
+        );
+        const holder = await LeasedSnowflake.acquire(new WorkerLeases(hanging, LEASE_POLICY), "host-a");
+        await sleep(700); // past the renewal interval: a renewal is in flight
+        const started = Date.now();
+        assert.equal(await holder.close(), true);
+        const waited = Date.now() - started;
+        assert.equal(renewed, false, "the release went on without the renewal in flight");
+        hang.abort();
+        assert.ok(waited >= shutdownWaitMillis() - 100, `waited ${waited} ms for the renewal in flight, not the core's bound`);
+        assert.equal((await new WorkerLeases(database, LEASE_POLICY).load(holder.workerId)).owner, null);
+      } finally {
+        await db.close();
+      }
+    });
+
     test("a leased Snowflake whose lease was taken stops issuing", async () => {
       const db = await freshDatabase(dialect);
       try {
@@ -132,6 +163,34 @@ for (const { dialect, skip } of dialects()) {
         const report = await outbox.relay(async () => {});
         assert.equal(report.sent, 1);
         assert.equal(checkouts, held ? 2 : 3, "the mark that lost its connection is tried again on a fresh one");
+      } finally {
+        await db.close();
+      }
+    });
+
+    test("segment IDs' close waits for a fetch that hangs at most the core's shutdown bound", { timeout: 60_000, skip: dialect === "sqlite" && "a statement of better-sqlite3 runs synchronously: none hangs while close waits" }, async () => {
+      const db = await freshDatabase(dialect, { poolSize: 2 });
+      try {
+        const database = db.open();
+        await migrate(database);
+        const hang = new AbortController();
+        const late = sleep(30_000, undefined, { signal: hang.signal }).catch(() => undefined);
+        let fetched = false;
+        const hanging = aroundStatements(database, (statement, run) =>
+          statement.name === "segment_fetch"
+            ? late.then(run).finally(() => {
+                fetched = true;
+              })
+            : run(),
+        );
+        const ids = new SegmentIds(hanging, "orders", new SegmentPolicy({ initialStep: 10n, minStep: 10n }));
+        assert.equal(ids.nextIdNow(), undefined); // the first fetch starts and hangs
+        const started = Date.now();
+        await ids.close();
+        const waited = Date.now() - started;
+        assert.equal(fetched, false, "close went on without the fetch under way");
+        hang.abort();
+        assert.ok(waited >= shutdownWaitMillis() - 100, `waited ${waited} ms for the fetch under way, not the core's bound`);
       } finally {
         await db.close();
       }
@@ -265,6 +324,19 @@ for (const { dialect, skip } of dialects()) {
       }
     });
 
+    test("migrate applies each of the core's migrations once, two migrators at once under its lock; then none is pending", async () => {
+      const db = await freshDatabase(dialect, { poolSize: 2 });
+      try {
+        const database = db.open();
+        const [first, second] = await Promise.all([migrate(database), migrate(db.open())]);
+        assert.deepEqual([...first, ...second].sort((a, b) => a - b), migrationsOf(dialect).map((migration) => migration.version));
+        assert.deepEqual(await migrate(database), []);
+        assert.deepEqual(await pendingMigrations(database), []);
+      } finally {
+        await db.close();
+      }
+    });
+
     test("a database never migrated is store.schema_missing naming migrate, the driver's error its cause", async () => {
       const db = await freshDatabase(dialect);
       try {
@@ -316,7 +388,7 @@ for (const { dialect, skip } of dialects()) {
           assert.equal(lease.renewEveryMillis, 500n);
           const deadline = lease.leaseDeadlineMillis;
           await sleep(2500);
-          assert.ok(lease.leaseDeadlineMillis > deadline + 1000n, "renewed in the background");
+          assert.ok((await other.load(key)).record.leaseDeadlineMillis > deadline + 1000n, "renewed in the background");
           duplicate = await other.runOnce(key, request, async () => assert.fail("ran twice"));
           assert.equal(lease.signal.aborted, false);
           return { contentType: "text/plain", body: new TextEncoder().encode("ok") };
@@ -333,6 +405,16 @@ for (const { dialect, skip } of dialects()) {
           await assert.rejects(lease.renew(), (error) => error instanceof StoreError && error.code === "store.record_lost");
           assert.equal(lease.signal.aborted, true);
           assert.equal(lease.signal.reason.code, "store.record_lost");
+          return { contentType: "text/plain", body: new Uint8Array() };
+        }), (error) => error.code === "record.stale_token");
+      }, { poolSize: 2 }));
+
+    test("the background renewals find a lease taken over: the operation's signal aborts with store.record_lost", () =>
+      withStore(dialect, new RecordPolicy({ leaseMillis: 1500, retentionMillis: 86_400_000 }), async ({ database, store, key, request }) => {
+        await assert.rejects(store.runOnce(key, request, async (lease) => {
+          await database.withConnection((c) => c.execute("UPDATE idempotency_record SET fencing_token = fencing_token + 1"));
+          for (let waited = 0; !lease.signal.aborted && waited < 5000; waited += 100) await sleep(100);
+          assert.equal(lease.signal.reason?.code, "store.record_lost");
           return { contentType: "text/plain", body: new Uint8Array() };
         }), (error) => error.code === "record.stale_token");
       }, { poolSize: 2 }));

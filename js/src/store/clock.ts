@@ -1,6 +1,7 @@
 /** The time the stores read and the pauses they take. */
 
 import { setTimeout as sleep } from "node:timers/promises";
+import { shutdownWaitMillis } from "../wasm/mintid_wasm.js";
 
 /** A clock for the stores: Unix milliseconds, and a pause (a `ManualClock` may advance on it). */
 export interface StoreClock {
@@ -17,3 +18,15 @@ export const systemClock: StoreClock = {
     await sleep(Number(millis));
   },
 };
+
+/**
+ * Waits for `task` (background work under way, its outcome dropped) at most
+ * the core's shutdown bound (`docs/spec.md`, "Shutdown waits"), then goes on
+ * without it.
+ */
+export async function waitAtMostShutdown(task: Promise<unknown> | undefined): Promise<void> {
+  if (task === undefined) return;
+  const bound = new AbortController();
+  await Promise.race([task.catch(() => undefined), sleep(shutdownWaitMillis(), undefined, { signal: bound.signal }).catch(() => undefined)]);
+  bound.abort();
+}

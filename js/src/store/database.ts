@@ -4,7 +4,10 @@
  * in autocommit or inside one transaction, and classify the driver's errors.
  */
 
-import { DbError, type Dialect, migrationsOf, type SqlValue, type Statement, storeCall } from "./driver.js";
+import { systemClock } from "./clock.js";
+import { DbError, type Dialect, manifestOf, type SqlValue, type Statement } from "./driver.js";
+import { runWire } from "./loop.js";
+import { NO_METRICS, Reporter } from "./metrics.js";
 
 export type { SqlValue } from "./driver.js";
 
@@ -78,12 +81,6 @@ export function int(value: SqlValue | undefined): bigint {
   throw new TypeError(`expected an integer column, got ${typeof value}`);
 }
 
-/** A bytes column. */
-export function bytes(value: SqlValue | undefined): Uint8Array {
-  if (value instanceof Uint8Array) return value;
-  throw new TypeError(`expected a bytes column, got ${typeof value}`);
-}
-
 /** A text column (MySQL returns `VARBINARY` text as bytes). */
 export function text(value: SqlValue | undefined): string {
   if (typeof value === "string") return value;
@@ -109,11 +106,6 @@ export async function runNamed(connection: Connection, statement: Statement, par
 /** Runs a statement expecting at most one row. */
 export async function one(connection: Connection, statement: Statement, params: Readonly<Record<string, SqlValue>>): Promise<Row | undefined> {
   return (await runNamed(connection, statement, params))[0];
-}
-
-/** Runs a statement, giving its affected-row count. */
-export async function execRows(connection: Connection, statement: Statement, params: Readonly<Record<string, SqlValue>>): Promise<number> {
-  return (await connection.run(statement, bindOrder(statement, params))).rowCount;
 }
 
 /** A `DbError` for `cause`: the class `classify` gives it, or `cause` itself when it already is one. */
@@ -149,32 +141,36 @@ export class Serial {
   }
 }
 
-/**
- * Applies the dialect's migrations (from the core) in order, each in one
- * transaction (MySQL commits each DDL statement on its own; every statement
- * is idempotent, so a second run completes a partial one).
- *
- * @throws StoreError `store.unavailable`, `store.query_failed`.
- */
-export async function migrate(database: Database): Promise<void> {
-  await storeCall(async () => {
-    for (const migration of migrationsOf(database.dialect)) {
-      await database.transaction(
-        async (connection) => {
-          for (const statement of migration.statements) await connection.execute(statement);
-        },
-        { writeLock: true },
-      );
-    }
-  });
+/** Runs the core's migration driver on `database` (`pending`: only list what is not applied); the versions it names. */
+async function migrations(database: Database, pending: boolean): Promise<number[]> {
+  const spec = { kind: "migrations", ...manifestOf(database.dialect), pending } as const;
+  const context = { clock: systemClock, reporter: new Reporter(NO_METRICS) };
+  const end = await runWire(spec, (action) => database.withConnection(action), context);
+  if (end.tag !== "done") throw new TypeError("the migration driver yielded a statement unexecuted");
+  return [...end.versions];
 }
 
-/** The migration versions recorded in `mintid_schema_migrations`, ascending (the named query `applied_migrations`). */
-export async function appliedMigrations(database: Database): Promise<number[]> {
-  return storeCall(() =>
-    database.withConnection(async (connection) => {
-      const { rows } = await connection.run(database.statement("applied_migrations"), []);
-      return rows.map((row) => Number(int(row[0])));
-    }),
-  );
+/**
+ * Applies the dialect's numbered migrations in order with the core's
+ * migration driver (`docs/spec.md`, "The migration driver"): under the
+ * migration lock (another process migrating is waited for), each in one
+ * transaction where the dialect allows; the versions this call applied
+ * (empty when every one was applied already).
+ *
+ * @throws StoreError `store.unavailable`, `store.conflict` (another process
+ * held the lock for 5 minutes), `store.query_failed`.
+ */
+export function migrate(database: Database): Promise<number[]> {
+  return migrations(database, false);
+}
+
+/**
+ * The versions of the dialect's migrations that `mintid_schema_migrations`
+ * does not record, in order: empty once {@link migrate} ran (or the same
+ * files through a migration tool).
+ *
+ * @throws StoreError `store.query_failed` for a database never migrated, `store.unavailable`.
+ */
+export function pendingMigrations(database: Database): Promise<number[]> {
+  return migrations(database, true);
 }

@@ -2,17 +2,14 @@
  * The core's store drivers as the stores use them: the manifest of each
  * dialect (statements in the executor's placeholder style, migrations), the
  * schema's limits, and the core's errors with the database driver's error as
- * their `cause`. Statements, steps and answers cross wasm as plain objects.
+ * their `cause`. The drivers themselves cross on the wire (`wire.ts`, `loop.ts`).
  */
 
 import "../node.js";
 import { rethrow } from "../errors.js";
 import * as wasm from "../wasm/mintid_wasm.js";
-import type { StoreClock } from "./clock.js";
-import type { Connection, Database } from "./database.js";
-import type { Reporter } from "./metrics.js";
 
-export type { DbErrorClass, SqlValue, StoreAnswer } from "../wasm/mintid_wasm.js";
+export type { DbErrorClass, SqlValue } from "../wasm/mintid_wasm.js";
 
 /** The SQL dialects of `schema/`. */
 export type Dialect = "postgres" | "mysql" | "sqlite";
@@ -100,30 +97,16 @@ export class DbError extends Error {
   }
 }
 
-/** The failed answer of a {@link DbError}, to push to a driver. */
-export function failedAnswer(error: DbError): wasm.StoreAnswer {
-  return { kind: "failed", class: error.errorClass, message: error.message };
-}
-
-/** The result of a call into a core driver, its error rethrown as the package's class with the database error behind it. */
-export function drive<T>(action: () => T, failure: DbError | undefined): T {
-  try {
-    return action();
-  } catch (error) {
-    rethrow(error, failure?.cause);
-  }
-}
-
 /**
- * The core's store error for a database error met outside the record
- * protocol (leases, segments, the outbox): `store.unavailable` for a lost
- * connection, `store.query_failed` or `store.conflict` otherwise; anything
- * that is not a {@link DbError} unchanged.
+ * The core's store error for a database error met outside a driver (an
+ * executor's own transaction, `WorkerLeases.load`): `store.unavailable` for
+ * a lost connection, `store.query_failed` or `store.conflict` otherwise;
+ * anything that is not a {@link DbError} unchanged.
  */
 export function storeErrorOf(error: unknown): unknown {
   if (!(error instanceof DbError)) return error;
   try {
-    rethrow(wasm.storeFailure(failedAnswer(error)), error.cause);
+    rethrow(wasm.storeFailure({ kind: "failed", class: error.errorClass, message: error.message }), error.cause);
   } catch (typed) {
     return typed;
   }
@@ -138,130 +121,4 @@ export async function storeCall<T>(action: () => Promise<T>): Promise<T> {
   }
 }
 
-/** A database answer, with the driver's error behind a failed one. */
-export interface Answered {
-  /** The answer the core reads. */
-  readonly answer: wasm.StoreAnswer;
-  /** The classified error behind a failed answer. */
-  readonly failure: DbError | undefined;
-}
-
-/** Runs `query` on `connection`, as the answer the core reads: rows or an affected count, or the classified failure. */
-export async function answerOf(connection: Connection, query: wasm.StoreQuery): Promise<Answered> {
-  const statement = statementsOf(connection.dialect).get(query.name);
-  if (statement === undefined) throw new TypeError(`no query ${query.name} for ${connection.dialect}`);
-  return answered(async () => {
-    const result = await connection.run(statement, query.params);
-    return statement.kind === "one" || statement.kind === "many" ? { kind: "rows", rows: result.rows as wasm.SqlValue[][] } : { kind: "affected", count: BigInt(result.rowCount) };
-  });
-}
-
-async function answered(action: () => Promise<wasm.StoreAnswer>): Promise<Answered> {
-  try {
-    return { answer: await action(), failure: undefined };
-  } catch (error) {
-    if (!(error instanceof DbError)) throw error;
-    return { answer: failedAnswer(error), failure: error };
-  }
-}
-
-/** A step a driver asks its host for; any other kind is the driver's end. */
-type HostStep =
-  | { readonly kind: "run"; readonly query: wasm.StoreQuery }
-  | { readonly kind: "pause"; readonly millis: bigint }
-  | { readonly kind: "begin"; readonly write: boolean }
-  | { readonly kind: "commit" }
-  | { readonly kind: "rollback" };
-
-const HOST_STEPS: ReadonlySet<string> = new Set(["run", "pause", "begin", "commit", "rollback"]);
-
-function isHostStep(step: { readonly kind: string }): step is HostStep {
-  return HOST_STEPS.has(step.kind);
-}
-
-const DONE = { kind: "affected", count: 0n } as const;
-
-/**
- * Runs a core driver on `database` from `first()` until a step that is not
- * a database step or a pause (the driver's end), and returns it: `run`,
- * `begin`, `commit`, `rollback` are answered with `push` on one connection;
- * a `pause` sleeps on `clock` (the connection goes back first, outside a
- * transaction), then `resume()`. A connection that cannot be had is the
- * failed answer to the step in hand. The driver's failure is thrown as the
- * core's error with the database's error as its `cause`. Each failed answer
- * is reported to `reporter`.
- */
-export async function runDriver<S extends { readonly kind: string }>(
-  database: Database,
-  clock: StoreClock,
-  first: () => S,
-  push: (answer: wasm.StoreAnswer) => S,
-  resume: () => S,
-  reporter: Reporter,
-): Promise<Exclude<S, HostStep>> {
-  let failure: DbError | undefined;
-  const next = (call: () => S): S => drive(call, failure);
-  const answer = (got: Answered): S => {
-    failure = got.failure;
-    reporter.answered(failure);
-    return next(() => push(got.answer));
-  };
-  let step = next(first);
-  for (;;) {
-    if (!isHostStep(step)) return step as Exclude<S, HostStep>;
-    if (step.kind === "pause") {
-      await clock.pause(step.millis);
-      step = next(resume);
-      continue;
-    }
-    try {
-      step = await database.withConnection(async (connection) => {
-        let held = step as S;
-        let open = false;
-        try {
-          for (;;) {
-            if (!isHostStep(held) || (held.kind === "pause" && !open)) return held;
-            const current: HostStep = held;
-            if (current.kind === "pause") {
-              await clock.pause(current.millis);
-              held = next(resume);
-            } else if (current.kind === "run") {
-              held = answer(await answerOf(connection, current.query));
-            } else if (current.kind === "begin") {
-              const begun = await answered(async () => {
-                await connection.execute(beginStatement(connection.dialect, current.write));
-                return DONE;
-              });
-              open = begun.failure === undefined;
-              held = answer(begun);
-            } else if (current.kind === "commit") {
-              const committed = await answered(async () => {
-                await connection.execute("COMMIT");
-                return DONE;
-              });
-              open = committed.failure !== undefined;
-              held = answer(committed);
-            } else {
-              await connection.execute("ROLLBACK").catch(() => undefined);
-              open = false;
-              held = next(() => push(DONE)); // the failure that led here stays the cause
-            }
-          }
-        } finally {
-          if (open) await connection.execute("ROLLBACK").catch(() => undefined);
-        }
-      });
-    } catch (error) {
-      if (!(error instanceof DbError)) throw error;
-      step = answer({ answer: failedAnswer(error), failure: error });
-    }
-  }
-}
-
-/** The statement that begins a driver's transaction (`write`: SQLite takes the write lock at once). */
-function beginStatement(dialect: Dialect, write: boolean): string {
-  return dialect === "sqlite" && write ? "BEGIN IMMEDIATE" : "BEGIN";
-}
-
-export { classifyDbError, LeaseAcquisition, LeaseRelease, LeaseRenewal } from "../wasm/mintid_wasm.js";
-export type { LeaseStep } from "../wasm/mintid_wasm.js";
+export { classifyDbError } from "../wasm/mintid_wasm.js";

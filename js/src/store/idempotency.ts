@@ -19,7 +19,7 @@ import { type FastSender, fastSender, type RedisFastPath } from "./fast-path.js"
 import { type DriveContext, Driver, type Handed, runWire, Session, type Use } from "./loop.js";
 import { type Decision, Reporter, type StoreMetrics, type Way } from "./metrics.js";
 import { defaultMetrics } from "./otel.js";
-import type { Outcome, RecordEnd, RecordPolicyFields, WireExecute, WireRedis, WireResponse } from "./wire.js";
+import type { KeyParts, Outcome, RecordEnd, RecordPolicyFields, WireExecute, WireRedis, WireResponse, WireSpec } from "./wire.js";
 
 /** The largest response stored: 1 MiB (the core's limit `record.response_body`). */
 export const MAX_RESPONSE_BYTES = storeLimits().find((limit) => limit.name === "record.response_body")?.maxBytes ?? 0;
@@ -101,14 +101,21 @@ export interface StoredRecord {
 export interface HeldLease {
   /** The fencing token of this claim. */
   readonly token: bigint;
-  /** When the lease ends (Unix ms), as last renewed: after it another request may take the key over. */
+  /**
+   * When the lease ends (Unix ms), as claimed or last renewed by {@link renew}:
+   * after it another request may take the key over. (The background
+   * renewals of `runOnce` move the stored deadline; this one learns it when
+   * the operation returns.)
+   */
   readonly leaseDeadlineMillis: bigint;
   /** How often the core says to renew the lease (ms). */
   readonly renewEveryMillis: bigint;
   /**
    * Aborted when a renewal found the record lost (the key was taken over or
-   * completed); its `reason` is that StoreError (`store.record_lost`). Pass
-   * it to `fetch` and the like, or check `signal.aborted` before a write.
+   * completed, or the lease ran out before a renewal succeeded) or the
+   * background renewals ended with another failure; its `reason` is that
+   * StoreError (`store.record_lost`, `store.query_failed`, …). Pass it to
+   * `fetch` and the like, or check `signal.aborted` before a write.
    */
   readonly signal: AbortSignal;
   /**
@@ -344,21 +351,21 @@ async function execute(run: RecordRun, use: Use, operation: () => Promise<unknow
 }
 
 /**
- * A held claim's lease: renewed on demand or, for `runOnce`, every
- * `renewEveryMillis` from a timer (`unref`ed) until the operation ends.
+ * A held claim's lease: renewed on demand or, for `runOnce`, by the core's
+ * heartbeat (`docs/spec.md`, "The heartbeat") while the operation runs.
  */
 class Lease implements HeldLease {
   readonly token: bigint;
   readonly renewEveryMillis: bigint;
-  readonly #key: IdempotencyKey;
+  readonly #key: KeyParts;
   readonly #held: WireExecute;
   #renewal: Driver<"record_renewal"> | undefined;
   readonly #store: IdempotencyStore;
   readonly #context: DriveContext;
   readonly #lost = new AbortController();
+  readonly #stopped = new AbortController();
   #deadline: bigint;
   #renewing: Promise<void> | undefined;
-  #timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(store: IdempotencyStore, context: DriveContext, key: IdempotencyKey, held: WireExecute) {
     this.#store = store;
@@ -366,20 +373,15 @@ class Lease implements HeldLease {
     this.token = held.token;
     this.renewEveryMillis = held.renewEveryMillis ?? 0n;
     this.#deadline = held.leaseDeadlineMillis;
-    this.#key = key;
+    this.#key = { kind: key.kind, scope: key.scope, id: key.id };
     this.#held = held;
   }
 
-  /** The claim's renewal driver, made at the first renewal (most operations end before one). */
-  #renewalDriver(): Driver<"record_renewal"> {
-    const { token, createdMillis, leaseDeadlineMillis } = this.#held;
-    const { dialect } = this.#store.database;
-    const key = { kind: this.#key.kind, scope: this.#key.scope, id: this.#key.id };
-    this.#renewal ??= new Driver(
-      { kind: "record_renewal", ...manifestOf(dialect), policy: policyFields(this.#store.policy), key, token, createdMillis, leaseDeadlineMillis },
-      this.#context,
-    );
-    return this.#renewal;
+  /** The driver of `kind` for this claim (its spec: the policy, the key, the claim). */
+  #driver<K extends "record_renewal" | "heartbeat">(kind: K): Driver<K> {
+    const { token, createdMillis, leaseDeadlineMillis, renewEveryMillis } = this.#held;
+    const claim = { ...manifestOf(this.#store.database.dialect), policy: policyFields(this.#store.policy), key: this.#key, token, createdMillis, leaseDeadlineMillis };
+    return new Driver<K>({ kind, ...claim, renewEveryMillis } as WireSpec & { readonly kind: K }, this.#context);
   }
 
   get leaseDeadlineMillis(): bigint {
@@ -388,6 +390,18 @@ class Lease implements HeldLease {
 
   get signal(): AbortSignal {
     return this.#lost.signal;
+  }
+
+  /** The deadline moved to `deadline` (never back). */
+  #renewed(deadline: bigint): void {
+    if (deadline > this.#deadline) this.#deadline = deadline;
+  }
+
+  /** A renewal failed with `error`: the claim is no longer held when the core ended it for good. */
+  #failed(error: unknown, ended: boolean): void {
+    const lost = error instanceof Error && (error as { code?: unknown }).code === "store.record_lost";
+    if (lost) this.#context.reporter.metrics.recordLost?.();
+    if ((lost || ended) && !this.#lost.signal.aborted) this.#lost.abort(error);
   }
 
   renew(): Promise<void> {
@@ -399,32 +413,37 @@ class Lease implements HeldLease {
   }
 
   async #renewOnce(): Promise<void> {
-    const renewal = this.#renewalDriver();
+    // Made at the first renewal (most operations end before one).
+    this.#renewal ??= this.#driver("record_renewal");
     try {
-      const renewed = await renewal.drive(renewal.tell({ tag: "start" }), new Session(this.#store.useConnection));
-      this.#deadline = renewed.leaseDeadlineMillis;
+      const renewed = await this.#renewal.drive(this.#renewal.tell({ tag: "start" }), new Session(this.#store.useConnection));
+      this.#renewed(renewed.leaseDeadlineMillis);
     } catch (error) {
-      if (error instanceof Error && (error as { code?: unknown }).code === "store.record_lost") {
-        this.#context.reporter.metrics.recordLost?.();
-        this.#lost.abort(error);
-      }
+      this.#failed(error, false);
       throw error;
     }
   }
 
-  /** Renews every `renewEveryMillis` until {@link stop}; a failed beat is tried again at the next one. */
+  /**
+   * Runs the core's heartbeat in the background until {@link stop}: its
+   * pauses on a timer that keeps no process alive, its renewals on
+   * connections of the store's pool. A heartbeat that ends with a failure
+   * (the record lost, the lease run out, a query failed) aborts `signal`.
+   */
   beat(): void {
-    if (this.renewEveryMillis === 0n) return;
-    this.#timer = setInterval(() => {
-      if (this.#renewing === undefined && !this.#lost.signal.aborted) this.renew().catch(() => undefined);
-    }, Number(this.renewEveryMillis));
-    this.#timer.unref();
+    const heartbeat = this.#driver("heartbeat");
+    heartbeat
+      .drive(heartbeat.tell({ tag: "start" }), new Session(this.#store.useConnection), false, this.#stopped.signal)
+      .then(
+        (end) => this.#renewed(end.leaseDeadlineMillis),
+        (error: unknown) => this.#failed(error, true),
+      )
+      .finally(() => heartbeat.free());
   }
 
-  /** Stops the heartbeat and waits for a renewal in flight. */
-  async stop(): Promise<void> {
-    clearInterval(this.#timer);
-    await this.#renewing?.catch(() => undefined);
+  /** Stops the heartbeat at once: a renewal in flight is not waited for, and changes nothing. */
+  stop(): void {
+    this.#stopped.abort();
   }
 }
 
@@ -537,7 +556,7 @@ export class IdempotencyStore {
       try {
         return await operation(lease);
       } finally {
-        await lease.stop();
+        lease.stop();
       }
     });
     if (signal === undefined) return ran;

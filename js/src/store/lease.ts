@@ -7,14 +7,15 @@
  */
 
 import { toU64 } from "../check.js";
-import { leaseGuardHandle, leasePolicyHandle, setLeaseGuardHandle } from "../handles.js";
+import { leaseGuardHandle, leasePolicyHandle } from "../handles.js";
 import { LeaseGuard, LeasePolicy, Snowflake } from "../node.js";
-import { type StoreClock, systemClock } from "./clock.js";
+import { type StoreClock, systemClock, waitAtMostShutdown } from "./clock.js";
 import { type Database, int, one, text } from "./database.js";
-import type { LeaseGuardHandle } from "../wasm/mintid_wasm.js";
-import { drive, LeaseAcquisition, LeaseRelease, LeaseRenewal, type LeaseStep, manifestOf, runDriver, type StoreAnswer, storeCall } from "./driver.js";
+import { manifestOf, storeCall } from "./driver.js";
+import { type DriveContext, runWire, type Use } from "./loop.js";
 import { Reporter, type StoreMetrics } from "./metrics.js";
 import { defaultMetrics } from "./otel.js";
+import type { LeasePolicyFields } from "./wire.js";
 
 /** A row of `worker_lease`. */
 export interface WorkerLeaseRow {
@@ -38,7 +39,7 @@ export class WorkerLeases {
   readonly policy: LeasePolicy;
   /** The clock every decision and statement uses. */
   readonly clock: StoreClock;
-  readonly #reporter: Reporter;
+  readonly #context: DriveContext;
 
   /** Leases over `database`; `options.metrics` gets their database errors (default as in `IdempotencyStoreOptions.metrics`). */
   constructor(database: Database, policy: LeasePolicy, options: { readonly clock?: StoreClock; readonly metrics?: StoreMetrics } = {}) {
@@ -46,8 +47,11 @@ export class WorkerLeases {
     this.database = database;
     this.policy = policy;
     this.clock = options.clock ?? systemClock;
-    this.#reporter = new Reporter(options.metrics ?? defaultMetrics());
+    this.#context = { clock: this.clock, reporter: new Reporter(options.metrics ?? defaultMetrics()) };
   }
+
+  /** Gives `action` a connection of the database. */
+  readonly #use: Use = (action) => this.database.withConnection(action);
 
   /**
    * Takes the lowest usable free or expired worker id for `owner`
@@ -61,16 +65,13 @@ export class WorkerLeases {
    * without `timeoutMillis`), `lease.acquire_timeout`; StoreError `store.unavailable`.
    */
   async acquire(owner: string, timeoutMillis?: number | bigint): Promise<LeaseGuard> {
-    const timeout = timeoutMillis === undefined ? undefined : toU64(timeoutMillis, "timeoutMillis");
-    const driver = drive(() => new LeaseAcquisition(this.#manifest(), leasePolicyHandle(this.policy), owner, timeout), undefined);
-    const now = () => this.clock.now();
-    const end = await this.#run(
-      () => driver.start(now()),
-      (answer) => driver.push(answer, now()),
-      () => driver.resume(now()),
-    );
-    if (end.kind !== "acquired") throw new TypeError(`the lease acquisition ended with ${end.kind}`);
-    return guardFrom(end.guard);
+    if (typeof owner !== "string") throw new TypeError("owner must be a string");
+    const timeout = timeoutMillis === undefined ? null : toU64(timeoutMillis, "timeoutMillis");
+    const spec = { kind: "lease_acquire", ...manifestOf(this.database.dialect), policy: leasePolicyFields(this.policy), owner, timeoutMillis: timeout } as const;
+    const { workerId, fencingToken, leaseDeadlineMillis, highWaterMillis, ...acquired } = await runWire(spec, this.#use, this.#context);
+    const { expectedToken, acquiredMillis, startAfterMillis, readyAtMillis } = acquired;
+    const lease = { workerId, fencingToken, leaseDeadlineMillis, highWaterMillis, held: true };
+    return new LeaseGuard({ lease, expectedToken, acquiredMillis, startAfterMillis, readyAtMillis }, this.policy);
   }
 
   /**
@@ -83,15 +84,8 @@ export class WorkerLeases {
    * StoreError `store.unavailable`.
    */
   async renew(guard: LeaseGuard, highWaterMillis: number | bigint): Promise<void> {
-    const handle = leaseGuardHandle(guard);
     const mark = toU64(highWaterMillis, "highWaterMillis");
-    const driver = drive(() => new LeaseRenewal(this.#manifest()), undefined);
-    const now = () => this.clock.now();
-    await this.#run(
-      () => driver.start(handle, now(), mark),
-      (answer) => driver.push(handle, answer, now()),
-      never,
-    );
+    await runWire({ kind: "lease_renew", ...this.#guarded(guard) }, this.#use, this.#context, () => ({ tag: "mark", highWaterMillis: mark }));
   }
 
   /**
@@ -102,16 +96,10 @@ export class WorkerLeases {
    * @throws StoreError `store.unavailable`: the lease then ends at its deadline.
    */
   async release(guard: LeaseGuard, highWaterMillis: number | bigint | (() => bigint)): Promise<boolean> {
-    const handle = leaseGuardHandle(guard);
-    const driver = drive(() => new LeaseRelease(this.#manifest(), handle), undefined);
-    const mark = toU64(typeof highWaterMillis === "function" ? highWaterMillis() : highWaterMillis, "highWaterMillis");
-    const end = await this.#run(
-      () => driver.start(handle, this.clock.now(), mark),
-      (answer) => driver.push(answer),
-      never,
-    );
-    if (end.kind !== "released") throw new TypeError(`the lease release ended with ${end.kind}`);
-    return end.released;
+    // Making the driver stops the guard issuing; the mark is read after it.
+    const read = typeof highWaterMillis === "function" ? highWaterMillis : () => highWaterMillis;
+    const mark = () => ({ tag: "mark", highWaterMillis: toU64(read(), "highWaterMillis") }) as const;
+    return (await runWire({ kind: "lease_release", ...this.#guarded(guard) }, this.#use, this.#context, mark)).released;
   }
 
   /** The row of `workerId`, or `null`. */
@@ -128,24 +116,31 @@ export class WorkerLeases {
     };
   }
 
-  #manifest() {
-    return manifestOf(this.database.dialect);
-  }
-
-  #run(first: () => LeaseStep, push: (answer: StoreAnswer) => LeaseStep, resume: () => LeaseStep) {
-    return runDriver(this.database, this.clock, first, push, resume, this.#reporter);
+  /** The manifest and `guard`'s serial in the guard registry, for a renew or release spec. */
+  #guarded(guard: LeaseGuard) {
+    return { ...manifestOf(this.database.dialect), guard: leaseGuardHandle(guard).wireId };
   }
 }
 
-/** The guard of a lease the core's acquisition took. */
-function guardFrom(handle: LeaseGuardHandle): LeaseGuard {
-  const guard = Object.create(LeaseGuard.prototype) as LeaseGuard;
-  setLeaseGuardHandle(guard, handle);
-  return guard;
-}
-
-function never(): never {
-  throw new TypeError("a lease renewal or release never pauses");
+/** A lease policy's fields as the wire packs them: its layout's, then its durations. */
+function leasePolicyFields(policy: LeasePolicy): LeasePolicyFields {
+  const { timeBits, workerBits, sequenceBits, datacenterBits, epochMillis, tickMillis } = policy.layout;
+  const [leaseMillis = 0n, renewIntervalMillis = 0n, renewRetryMillis = 0n, safetyMarginMillis = 0n, maxSkewMillis = 0n, maxStartWaitMillis = 0n] =
+    leasePolicyHandle(policy).millis();
+  return {
+    timeBits,
+    workerBits,
+    sequenceBits,
+    datacenterBits,
+    epochMillis,
+    tickMillis,
+    leaseMillis,
+    renewIntervalMillis,
+    safetyMarginMillis,
+    renewRetryMillis,
+    maxSkewMillis,
+    maxStartWaitMillis,
+  };
 }
 
 /**
@@ -231,13 +226,15 @@ export class LeasedSnowflake {
    * Stops the heartbeat and releases the lease, storing the generator's
    * high-water time read after it stopped issuing, once: whether the row was
    * still this holder's (false when the lease was lost, or on a second
-   * call), as `release()` in every host.
+   * call), as `release()` in every host. A renewal in flight is waited for
+   * at most the core's shutdown bound (`shutdownWaitMillis()`, 10 s), then
+   * left behind.
    */
   async release(): Promise<boolean> {
     if (this.#closed) return false;
     this.#closed = true;
     clearTimeout(this.#timer);
-    await this.#renewing;
+    await waitAtMostShutdown(this.#renewing);
     return this.#leases.release(this.guard, () => this.highWaterMillis);
   }
 

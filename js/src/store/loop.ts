@@ -5,6 +5,7 @@
  * driver's yields and ends back to the caller; every rule is the driver's.
  */
 
+import { setTimeout as sleep } from "node:timers/promises";
 import { toU64 } from "../check.js";
 import { errorOf } from "../errors.js";
 import type { StoreClock } from "./clock.js";
@@ -92,7 +93,7 @@ function beginStatement(dialect: Dialect, write: boolean): string {
 }
 
 /** The failure of a `fail` step, as the core's typed error with `cause` behind it. */
-function failure(step: WireFail, cause: unknown): Error {
+export function failure(step: WireFail, cause: unknown): Error {
   return errorOf(step.code, step.detail, {
     ...(step.part === null ? {} : { part: step.part }),
     ...(step.position === null ? {} : { position: Number(step.position) }),
@@ -157,9 +158,12 @@ export class Driver<K extends WireKind> {
    * pauses slept (the connection given back first, outside a transaction),
    * Redis calls sent (likewise), up to a yield or an end, which it returns.
    * A `fail` step is thrown as the core's error. The connection goes back at
-   * the end unless `hold`; a lost one is dropped at once.
+   * the end unless `hold`; a lost one is dropped at once. With `stop` (a
+   * driver run in the background, the heartbeat), pauses are slept on a
+   * timer that keeps no process alive and ends when `stop` aborts, after
+   * which the driver is pushed `stop` instead of `resume`.
    */
-  async drive(step: WireStep<K>, session: Session, hold = false): Promise<Handed<K>> {
+  async drive(step: WireStep<K>, session: Session, hold = false, stop?: AbortSignal): Promise<Handed<K>> {
     let open = false;
     try {
       for (;;) {
@@ -175,8 +179,9 @@ export class Driver<K extends WireKind> {
             break;
           case "pause":
             if (!open) await session.release();
-            await this.#context.clock.pause(current.millis);
-            step = this.tell({ tag: "resume" });
+            if (stop === undefined) await this.#context.clock.pause(current.millis);
+            else await sleep(Number(current.millis), undefined, { signal: stop, ref: false }).catch(() => undefined);
+            step = this.tell({ tag: stop?.aborted === true ? "stop" : "resume" });
             break;
           case "redis": {
             const redis = this.#context.redis;
@@ -187,6 +192,13 @@ export class Driver<K extends WireKind> {
           }
           case "fail":
             throw failure(current, this.#cause);
+          case "yield":
+            if (this.kind !== "migrations") return current as Handed<K>;
+            // A migration's statement, executed as it is on the same connection.
+            step = await this.#statement(current as Extract<Statement, { tag: "yield" }>, session, (now) => {
+              open = now;
+            });
+            break;
           default:
             return current as Handed<K>;
         }
@@ -202,7 +214,7 @@ export class Driver<K extends WireKind> {
   }
 
   /** Runs one statement step; its answer pushed. */
-  async #statement(step: Extract<CommonStep, { tag: "run" | "begin" | "commit" | "rollback" }>, session: Session, opened: (open: boolean) => void): Promise<WireStep<K>> {
+  async #statement(step: Statement, session: Session, opened: (open: boolean) => void): Promise<WireStep<K>> {
     if (step.tag === "rollback") {
       // What the rollback says is not pushed: the failure that led to it stays the cause.
       opened(false);
@@ -225,6 +237,8 @@ export class Driver<K extends WireKind> {
         const result = await connection.run(statement, step.params);
         if (statement.kind === "one" || statement.kind === "many") input = { tag: "rows", rows: result.rows };
         else input = { tag: "affected", count: BigInt(result.rowCount) };
+      } else if (step.tag === "yield") {
+        await connection.execute(step.sql);
       } else {
         await connection.execute(step.tag === "begin" ? beginStatement(connection.dialect, step.write) : "COMMIT");
         opened(step.tag === "begin");
@@ -244,17 +258,31 @@ export class Driver<K extends WireKind> {
   }
 }
 
+/** A step that runs a statement: a named query, transaction control, a migration's SQL. */
+type Statement = Extract<CommonStep, { tag: "run" | "begin" | "commit" | "rollback" }> | Extract<KindSteps["migrations"], { tag: "yield" }>;
+
 /** The answer to a statement without rows. */
 const DONE = { tag: "affected", count: 0n } as const;
 
 /** `Omit` over each member of a union. */
 type DistributiveOmit<T, Key extends PropertyKey> = T extends unknown ? Omit<T, Key> : never;
 
-/** Runs the driver `spec` makes from its start to its end on connections from `use`; the end. */
-export async function runWire<K extends WireKind>(spec: WireSpec & { readonly kind: K }, use: Use, context: DriveContext): Promise<Handed<K>> {
+/** The first input of most drivers. */
+const START = () => ({ tag: "start" }) as const;
+
+/**
+ * Runs the driver `spec` makes on connections from `use`, from its `first`
+ * input (read once the driver is made; default `start`) to its end; the end.
+ */
+export async function runWire<K extends WireKind>(
+  spec: WireSpec & { readonly kind: K },
+  use: Use,
+  context: DriveContext,
+  first: () => DistributiveOmit<WireInput, "nowMillis"> = START,
+): Promise<Handed<K>> {
   const driver = new Driver<K>(spec, context);
   try {
-    return await driver.drive(driver.tell({ tag: "start" }), new Session(use));
+    return await driver.drive(driver.tell(first()), new Session(use));
   } finally {
     driver.free();
   }

@@ -1,18 +1,20 @@
 /**
- * Segment IDs over `id_segment`, driven by the core's `SegmentDriver`: it
- * hands out runs of IDs (counted out here, no wasm call per ID), says when
- * the next segment's fetch is due, and names the fetch's every step (the tag
- * created on first use, retries, typed errors); this module runs the steps.
+ * Segment IDs over `id_segment`, driven by the core's segment driver on the
+ * wire: a take hands out a run of IDs (counted out here, no call per ID) and
+ * says what to do next (hand out, fetch beside, fetch now, wait), and the
+ * driver names the fetch's every step (the tag created on first use,
+ * retries, typed errors); this module runs the steps.
  */
 
-import { segmentPolicyHandle } from "../handles.js";
+import { setTimeout as sleep } from "node:timers/promises";
 import { SegmentPolicy } from "../node.js";
-import * as wasm from "../wasm/mintid_wasm.js";
-import { type StoreClock, systemClock } from "./clock.js";
+import { type StoreClock, systemClock, waitAtMostShutdown } from "./clock.js";
 import type { Database } from "./database.js";
-import { drive, manifestOf, runDriver } from "./driver.js";
+import { manifestOf } from "./driver.js";
+import { Driver, failure, Session } from "./loop.js";
 import { Reporter, type StoreMetrics } from "./metrics.js";
 import { defaultMetrics } from "./otel.js";
+import type { WireTaken } from "./wire.js";
 
 /** IDs of one tag, unique across every process sharing the tag, increasing within this one. */
 export class SegmentIds {
@@ -20,11 +22,11 @@ export class SegmentIds {
   readonly database: Database;
   /** The tag. */
   readonly tag: string;
-  readonly #driver: wasm.SegmentDriver;
-  readonly #clock: StoreClock;
-  readonly #reporter: Reporter;
+  readonly #driver: Driver<"segment">;
   #next = 0n;
   #end = 0n;
+  /** What the last take said when it handed out nothing. */
+  #last: WireTaken | undefined;
   /** The fetch under way: resolves to its error, or `undefined` once the segment is installed. */
   #fetching: Promise<unknown> | undefined;
 
@@ -34,23 +36,33 @@ export class SegmentIds {
     if (typeof tag !== "string") throw new TypeError("tag must be a string");
     this.database = database;
     this.tag = tag;
-    this.#driver = drive(() => new wasm.SegmentDriver(manifestOf(database.dialect), tag, segmentPolicyHandle(policy)), undefined);
-    this.#clock = options.clock ?? systemClock;
-    this.#reporter = new Reporter(options.metrics ?? defaultMetrics());
+    const { initialStep, minStep, maxStep, fetchAtPercent, growBelowMillis, shrinkAboveMillis } = policy;
+    const fields = { initialStep, minStep, maxStep, fetchAtPercent, growBelowMillis, shrinkAboveMillis };
+    const context = { clock: options.clock ?? systemClock, reporter: new Reporter(options.metrics ?? defaultMetrics()) };
+    this.#driver = new Driver({ kind: "segment", ...manifestOf(database.dialect), tag, policy: fields }, context);
   }
 
   /**
-   * The next ID: from memory in the steady state; waits for a fetch only
-   * when both segments ran out.
+   * The next ID: from memory in the steady state; runs the fetch, or waits
+   * for another caller's, only when both segments ran out.
    *
-   * @throws StoreError `store.unavailable` when a needed segment cannot be fetched.
+   * @throws StoreError `store.unavailable` when a needed segment cannot be
+   * fetched; SegmentError `segment.invalid_tag`, ….
    */
   async nextId(): Promise<bigint> {
     for (;;) {
       const id = this.nextIdNow();
       if (id !== undefined) return id;
-      const failure = await this.#fetching;
-      if (failure !== undefined) throw failure;
+      const taken = this.#last;
+      if (taken?.action === "fetch_now") {
+        const failure = await this.#fetching;
+        if (failure !== undefined) throw failure;
+      } else if (taken?.action === "wait") {
+        // Another caller's fetch: until it ends, at most the core's bound (a wake-up missed).
+        const woken = new AbortController();
+        await Promise.race([this.#fetching, sleep(Number(taken.waitMillis), undefined, { signal: woken.signal }).catch(() => undefined)]);
+        woken.abort();
+      }
     }
   }
 
@@ -64,14 +76,15 @@ export class SegmentIds {
       this.#next = next + 1n;
       return next;
     }
-    const taken = this.#driver.take(this.#clock.now());
-    if (taken.fetchDue) {
-      const fetching: Promise<unknown> = this.#fetch().finally(() => {
-        if (this.#fetching === fetching) this.#fetching = undefined;
-      });
-      this.#fetching = fetching;
+    const taken = this.#driver.tell({ tag: "take" });
+    if (taken.tag === "fail") throw failure(taken, undefined);
+    if (taken.tag !== "taken") throw new TypeError(`the segment driver answered a take with ${taken.tag}`);
+    // Fetch beside (in the background: its failure is the driver's to record) or now (awaited by nextId).
+    if (taken.action === "fetch_beside" || taken.action === "fetch_now") this.#fetch();
+    if (taken.count === 0n) {
+      this.#last = taken;
+      return undefined;
     }
-    if (taken.count === 0n) return undefined;
     this.#next = taken.first + 1n;
     this.#end = taken.first + taken.count;
     return taken.first;
@@ -83,27 +96,33 @@ export class SegmentIds {
   }
 
   /**
-   * Runs the due fetch's steps (the stores' one step loop, `runDriver`); resolves to
-   * its typed error if it failed (the driver then ends the fetch, losing
-   * nothing).
+   * Waits for a background fetch under way at most the core's shutdown bound
+   * (`shutdownWaitMillis()`, 10 s), then goes on without it: a segment it
+   * claims later is a gap unless these IDs are drawn from again.
    */
-  async #fetch(): Promise<unknown> {
+  async close(): Promise<void> {
+    await waitAtMostShutdown(this.#fetching);
+  }
+
+  /** {@link close} at the end of an `await using` block. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  /** Runs the due fetch's steps; {@link #fetching} resolves to its error, if it failed. */
+  #fetch(): void {
     const driver = this.#driver;
-    const clock = this.#clock;
-    try {
-      await runDriver(
-        this.database,
-        clock,
-        () => driver.fetch(),
-        (answer) => driver.push(answer, clock.now()),
-        () => driver.resume(),
-        this.#reporter,
-      );
-      return undefined;
-    } catch (error) {
-      // After the driver's own failure this does nothing; otherwise the host failed mid-fetch.
-      driver.abandon();
-      return error;
-    }
+    const fetching: Promise<unknown> = driver.drive(driver.tell({ tag: "fetch" }), new Session((action) => this.database.withConnection(action))).then(
+      () => undefined,
+      (error: unknown) => {
+        // After the driver's own failure this does nothing; otherwise the host failed mid-fetch.
+        driver.tell({ tag: "abandon" });
+        return error;
+      },
+    );
+    this.#fetching = fetching;
+    void fetching.finally(() => {
+      if (this.#fetching === fetching) this.#fetching = undefined;
+    });
   }
 }

@@ -43,6 +43,32 @@ export interface RelayPolicyFields {
   readonly maxAttempts: bigint;
 }
 
+/** A segment policy's fields, as the core reads them (`SegmentPolicy`). */
+export interface SegmentPolicyFields {
+  readonly initialStep: bigint;
+  readonly minStep: bigint;
+  readonly maxStep: bigint;
+  readonly fetchAtPercent: number;
+  readonly growBelowMillis: bigint;
+  readonly shrinkAboveMillis: bigint;
+}
+
+/** A lease policy's fields, as the core reads them: the layout's, then the lease durations (`LeasePolicy`). */
+export interface LeasePolicyFields {
+  readonly timeBits: number;
+  readonly workerBits: number;
+  readonly sequenceBits: number;
+  readonly datacenterBits: number;
+  readonly epochMillis: bigint;
+  readonly tickMillis: bigint;
+  readonly leaseMillis: bigint;
+  readonly renewIntervalMillis: bigint;
+  readonly safetyMarginMillis: bigint;
+  readonly renewRetryMillis: bigint;
+  readonly maxSkewMillis: bigint;
+  readonly maxStartWaitMillis: bigint;
+}
+
 /** A response as the driver stores and replays it. */
 export interface WireResponse {
   readonly contentType: string;
@@ -85,6 +111,10 @@ export type WireSpec = { readonly dialect: Dialect; readonly placeholder: Placeh
       readonly leaseDeadlineMillis: bigint;
       readonly renewEveryMillis: bigint | null;
     }
+  | { readonly kind: "segment"; readonly tag: string; readonly policy: SegmentPolicyFields }
+  | { readonly kind: "lease_acquire"; readonly policy: LeasePolicyFields; readonly owner: string; readonly timeoutMillis: bigint | null }
+  /** A live guard by its serial in the guard registry (`LeaseGuardHandle.wireId`). */
+  | { readonly kind: "lease_renew" | "lease_release"; readonly guard: bigint }
 );
 
 /** The kinds of driver. */
@@ -106,7 +136,8 @@ export type RedisAnswer =
 
 /** One input pushed to a driver, at `nowMillis`. */
 export type WireInput = { readonly nowMillis: bigint } & (
-  | { readonly tag: "start" | "resume" | "sent" | "report" | "stop" }
+  | { readonly tag: "start" | "resume" | "sent" | "report" | "stop" | "take" | "fetch" | "abandon" | "forked" }
+  | { readonly tag: "mark"; readonly highWaterMillis: bigint }
   | { readonly tag: "rows"; readonly rows: readonly (readonly SqlValue[])[] }
   | { readonly tag: "affected"; readonly count: bigint }
   | { readonly tag: "failed"; readonly class: DbErrorClass; readonly message: string }
@@ -202,6 +233,27 @@ export interface WireRedis {
   readonly args: readonly Uint8Array[];
 }
 
+/** What a segment's `take` answered: a run of IDs (maybe empty), and what to do about the next segment. */
+export interface WireTaken {
+  readonly tag: "taken";
+  readonly first: bigint;
+  readonly count: bigint;
+  readonly action: (typeof ACTIONS)[number];
+  readonly waitMillis: bigint;
+}
+
+/** A lease acquisition, as the core wrote it. */
+export interface WireAcquisition {
+  readonly workerId: bigint;
+  readonly fencingToken: bigint;
+  readonly leaseDeadlineMillis: bigint;
+  readonly startAfterMillis: bigint;
+  readonly readyAtMillis: bigint;
+  readonly acquiredMillis: bigint;
+  readonly highWaterMillis: bigint;
+  readonly expectedToken: bigint;
+}
+
 /** What every kind may ask of its host. */
 export type CommonStep =
   | { readonly tag: "run"; readonly name: string; readonly params: readonly SqlValue[] }
@@ -228,6 +280,11 @@ export interface KindSteps {
   migrations: { readonly tag: "yield"; readonly version: number; readonly sql: string } | { readonly tag: "done"; readonly versions: readonly number[] };
   /** Stopped: the lease's deadline as last renewed. */
   heartbeat: { readonly tag: "done"; readonly leaseDeadlineMillis: bigint };
+  /** A take's answer; the wire idle again (after `abandon`, `forked`); a fetch that installed a segment. */
+  segment: WireTaken | { readonly tag: "yield" } | { readonly tag: "done"; readonly maxId: bigint; readonly step: bigint };
+  lease_acquire: { readonly tag: "done" } & WireAcquisition;
+  lease_renew: { readonly tag: "done"; readonly leaseDeadlineMillis: bigint };
+  lease_release: { readonly tag: "done"; readonly released: boolean };
 }
 
 /** A step of a driver of kind `K`. */
@@ -245,12 +302,35 @@ export const KINDS: readonly WireKind[] = [
   "enqueue",
   "migrations",
   "heartbeat",
+  "segment",
+  "lease_acquire",
+  "lease_renew",
+  "lease_release",
 ];
 export const DIALECTS: readonly Dialect[] = ["postgres", "mysql", "sqlite"];
 export const PLACEHOLDERS: readonly Placeholder[] = ["question", "numbered", "format"];
 export const WAYS: readonly Way[] = ["run_once", "same_transaction", "lease"];
-export const INPUTS: readonly WireInput["tag"][] = ["start", "rows", "affected", "failed", "resume", "finish", "sent", "send_failed", "redis", "report", "stop"];
-export const STEPS = ["run", "pause", "yield", "done", "fail", "redis", "begin", "commit", "rollback", "report"] as const;
+export const INPUTS: readonly WireInput["tag"][] = [
+  "start",
+  "rows",
+  "affected",
+  "failed",
+  "resume",
+  "finish",
+  "sent",
+  "send_failed",
+  "redis",
+  "report",
+  "stop",
+  "take",
+  "fetch",
+  "abandon",
+  "forked",
+  "mark",
+];
+export const STEPS = ["run", "pause", "yield", "done", "fail", "redis", "begin", "commit", "rollback", "report", "taken"] as const;
+/** A segment take's action (`Taken::action()`). */
+export const ACTIONS = ["hand_out", "fetch_beside", "fetch_now", "wait"] as const;
 export const CLASSES: readonly DbErrorClass[] = ["unique_violation", "serialization", "connection_lost", "constraint", "other", "schema_missing"];
 export const OUTCOMES: readonly Outcome["outcome"][] = ["succeeded", "failed", "not_a_response", "raised"];
 export const ANSWERS: readonly RedisAnswer["answer"][] = ["nil", "fields", "failed", "noscript"];
@@ -495,6 +575,22 @@ export function packSpec(spec: WireSpec): Uint8Array {
         .u64(spec.leaseDeadlineMillis)
         .optional(spec.renewEveryMillis, (w, every) => w.u64(every))
         .done();
+    case "segment": {
+      const p = spec.policy;
+      return out.text(spec.tag).u64(p.initialStep).u64(p.minStep).u64(p.maxStep).u8(p.fetchAtPercent).u64(p.growBelowMillis).u64(p.shrinkAboveMillis).done();
+    }
+    case "lease_acquire": {
+      const p = spec.policy;
+      out.u8(p.timeBits).u8(p.workerBits).u8(p.sequenceBits).u8(p.datacenterBits).u64(p.epochMillis).u64(p.tickMillis);
+      out.u64(p.leaseMillis).u64(p.renewIntervalMillis).u64(p.safetyMarginMillis).u64(p.renewRetryMillis).u64(p.maxSkewMillis).u64(p.maxStartWaitMillis);
+      return out
+        .text(spec.owner)
+        .optional(spec.timeoutMillis, (w, timeout) => w.u64(timeout))
+        .done();
+    }
+    case "lease_renew":
+    case "lease_release":
+      return out.u64(spec.guard).done();
   }
 }
 
@@ -523,6 +619,8 @@ export function packInput(input: WireInput, out: Writer = new Writer()): Uint8Ar
     }
     case "send_failed":
       return out.text(input.error).done();
+    case "mark":
+      return out.u64(input.highWaterMillis).done();
     case "redis": {
       const answer = input.answer;
       out.name(ANSWERS, answer.answer);
@@ -576,6 +674,7 @@ function kindYield(kind: WireKind, r: Reader): KindSteps[WireKind] {
     return { tag: "yield", decision, token, createdMillis, leaseDeadlineMillis, renewEveryMillis: r.optional((o) => o.u64()) };
   }
   if (kind === "migrations") return { tag: "yield", version: r.u32(), sql: r.text() };
+  if (kind === "segment") return { tag: "yield" };
   if (kind !== "relay") throw new TypeError(`a ${kind} driver has no yield`);
   const [messageId, messageKind, businessKey, payload] = [r.u64(), r.text(), r.text(), r.bytes()];
   return { tag: "yield", messageId, messageKind, businessKey, payload, attempts: r.u64(), createdMillis: r.u64() };
@@ -604,7 +703,16 @@ function kindDone(kind: WireKind, r: Reader): KindSteps[WireKind] {
     case "migrations":
       return { tag: "done", versions: r.list((o) => o.u32()) };
     case "heartbeat":
+    case "lease_renew":
       return { tag: "done", leaseDeadlineMillis: r.u64() };
+    case "segment":
+      return { tag: "done", maxId: r.u64(), step: r.u64() };
+    case "lease_acquire": {
+      const [workerId, fencingToken, leaseDeadlineMillis, startAfterMillis, readyAtMillis, acquiredMillis] = [r.u64(), r.u64(), r.u64(), r.u64(), r.u64(), r.u64()];
+      return { tag: "done", workerId, fencingToken, leaseDeadlineMillis, startAfterMillis, readyAtMillis, acquiredMillis, highWaterMillis: r.u64(), expectedToken: r.u64() };
+    }
+    case "lease_release":
+      return { tag: "done", released: r.flag() };
   }
 }
 
@@ -639,6 +747,11 @@ function stepOf(kind: WireKind, r: Reader): WireStep<WireKind> {
       return { tag, write: r.flag() };
     case "report":
       return { tag, lookup: r.optional((o) => o.text()), writeFailures: r.u32() };
+    case "taken": {
+      if (kind !== "segment") throw new TypeError(`a ${kind} driver has no taken`);
+      const [first, count, action] = [r.u64(), r.u64(), r.name(ACTIONS)];
+      return { tag, first, count, action, waitMillis: r.u64() };
+    }
     default:
       return { tag };
   }

@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import {
+  ACTIONS,
   ANSWERS,
   CLASSES,
   DIALECTS,
@@ -31,7 +32,10 @@ const U64 = new Set(
     "lease_millis retention_millis retry_after_millis max_wait_millis poll_millis ttl_millis key_created_millis batch_size " +
     "claim_millis base_backoff_millis max_backoff_millis max_attempts seed token created_millis lease_deadline_millis " +
     "sent_before_millis message_id now_millis count millis position renew_every_millis sent retried dead given_up " +
-    "claim_lost released mark_failed deleted attempts next_attempt_millis updated_millis expires_millis"
+    "claim_lost released mark_failed deleted attempts next_attempt_millis updated_millis expires_millis " +
+    "initial_step min_step max_step grow_below_millis shrink_above_millis epoch_millis tick_millis renew_interval_millis " +
+    "safety_margin_millis renew_retry_millis max_skew_millis max_start_wait_millis timeout_millis guard high_water_millis " +
+    "first wait_millis max_id step worker_id fencing_token start_after_millis ready_at_millis acquired_millis expected_token"
   ).split(" "),
 );
 const BYTES = new Set(["digest", "payload", "body", "fingerprint"]);
@@ -99,7 +103,17 @@ function decodeSpec(bytes) {
   else if (kind === "heartbeat") {
     Object.assign(spec, { policy: recordPolicy(r), key: key(r), token: r.u64(), createdMillis: r.u64(), leaseDeadlineMillis: r.u64() });
     spec.renewEveryMillis = r.optional((o) => o.u64());
-  } else Object.assign(spec, { messageId: r.u64(), messageKind: r.text(), businessKey: r.text(), payload: r.bytes() });
+  } else if (kind === "segment") {
+    const tag = r.text();
+    const [initialStep, minStep, maxStep, fetchAtPercent, growBelowMillis, shrinkAboveMillis] = [r.u64(), r.u64(), r.u64(), r.u8(), r.u64(), r.u64()];
+    Object.assign(spec, { tag, policy: { initialStep, minStep, maxStep, fetchAtPercent, growBelowMillis, shrinkAboveMillis } });
+  } else if (kind === "lease_acquire") {
+    const [timeBits, workerBits, sequenceBits, datacenterBits, epochMillis, tickMillis] = [r.u8(), r.u8(), r.u8(), r.u8(), r.u64(), r.u64()];
+    const [leaseMillis, renewIntervalMillis, safetyMarginMillis, renewRetryMillis, maxSkewMillis, maxStartWaitMillis] = [r.u64(), r.u64(), r.u64(), r.u64(), r.u64(), r.u64()];
+    const policy = { timeBits, workerBits, sequenceBits, datacenterBits, epochMillis, tickMillis, leaseMillis, renewIntervalMillis, safetyMarginMillis, renewRetryMillis, maxSkewMillis, maxStartWaitMillis };
+    Object.assign(spec, { policy, owner: r.text(), timeoutMillis: r.optional((o) => o.u64()) });
+  } else if (kind === "lease_renew" || kind === "lease_release") spec.guard = r.u64();
+  else Object.assign(spec, { messageId: r.u64(), messageKind: r.text(), businessKey: r.text(), payload: r.bytes() });
   r.end();
   return spec;
 }
@@ -112,6 +126,7 @@ function decodeInput(bytes) {
   else if (input.tag === "affected") input.count = r.u64();
   else if (input.tag === "failed") Object.assign(input, { class: r.name(CLASSES), message: r.text() });
   else if (input.tag === "send_failed") input.error = r.text();
+  else if (input.tag === "mark") input.highWaterMillis = r.u64();
   else if (input.tag === "finish") {
     const outcome = { outcome: r.name(OUTCOMES) };
     if (outcome.outcome === "succeeded") outcome.response = r.response();
@@ -149,7 +164,10 @@ function packStep(kind, s) {
       return w.flag(s.write).done();
     case "report":
       return w.optional(s.lookup, text).u32(s.writeFailures).done();
+    case "taken":
+      return w.u64(s.first).u64(s.count).name(ACTIONS, s.action).u64(s.waitMillis).done();
     case "yield":
+      if (kind === "segment") return w.done();
       if (kind === "migrations") return w.u32(s.version).text(s.sql).done();
       if (kind === "record") return w.text(s.decision).u64(s.token).u64(s.createdMillis).u64(s.leaseDeadlineMillis).optional(s.renewEveryMillis, (o, e) => o.u64(e)).done();
       return w.u64(s.messageId).text(s.messageKind).text(s.businessKey).bytes(s.payload).u64(s.attempts).u64(s.createdMillis).done();
@@ -170,7 +188,14 @@ function packStep(kind, s) {
     for (const count of RELAY_COUNTS) w.u64(s[count]);
     return w.done();
   }
-  if (kind === "record_renewal" || kind === "heartbeat") return w.u64(s.leaseDeadlineMillis).done();
+  if (kind === "record_renewal" || kind === "heartbeat" || kind === "lease_renew") return w.u64(s.leaseDeadlineMillis).done();
+  if (kind === "segment") return w.u64(s.maxId).u64(s.step).done();
+  if (kind === "lease_release") return w.flag(s.released).done();
+  if (kind === "lease_acquire") {
+    const fields = ["workerId", "fencingToken", "leaseDeadlineMillis", "startAfterMillis", "readyAtMillis", "acquiredMillis", "highWaterMillis", "expectedToken"];
+    for (const field of fields) w.u64(s[field]);
+    return w.done();
+  }
   if (kind === "migrations") return w.list(s.versions, (o, v) => o.u32(v)).done();
   if (kind === "record_cleanup" || kind === "outbox_cleanup") return w.u64(s.deleted).done();
   if (kind === "record_load") {
