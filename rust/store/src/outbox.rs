@@ -40,15 +40,11 @@ pub struct Outbox<DB: Backend> {
     draw: Draw,
 }
 
-impl<DB: Backend> Clone for Outbox<DB> {
-    fn clone(&self) -> Self {
-        Self {
-            store: self.store.clone(),
-            policy: self.policy,
-            draw: Arc::clone(&self.draw),
-        }
-    }
-}
+clone_fields!(Outbox {
+    store,
+    policy,
+    draw
+});
 
 impl<DB: Backend> std::fmt::Debug for Outbox<DB> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -129,7 +125,10 @@ impl<DB: Backend> Outbox<DB> {
         let mut step = relay.start(clock.now_millis());
         loop {
             match drive(&mut on, &mut relay, clock, step).await? {
-                RelayYield::Done(report) => return Ok(report),
+                RelayYield::Done(report) => {
+                    crate::telemetry::relayed(&report);
+                    return Ok(report);
+                }
                 RelayYield::Send(message) => {
                     step = match send(&message).await {
                         Ok(()) => relay.sent(clock.now_millis()),
@@ -159,7 +158,6 @@ impl<DB: Backend> Outbox<DB> {
             OutboxCleanup::new(Store::<DB>::manifest(), sent_before_millis, batch_size);
         let first = cleanup.start();
         let mut driver = Pushing(|answer, _now| cleanup.push(answer));
-        let mut on = On::Pool(Session::new(&self.store));
-        drive(&mut on, &mut driver, &self.store.clock, first).await
+        self.store.drive(&mut driver, first).await
     }
 }

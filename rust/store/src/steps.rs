@@ -6,9 +6,11 @@
 
 use std::collections::HashMap;
 
+use mintid::lease::Acquisition;
+use mintid::segment::SegmentRow;
 use mintid::store::{
-    Answer, DriverError, LeaseAcquisition, OutboxRelay, Query, RecordDriver, SegmentDriver,
-    Statement, Step, StoreError,
+    Answer, DriverError, LeaseAcquisition, MigrationYield, Migrator, OutboxRelay, Query,
+    RecordDriver, RecordYield, RelayYield, SegmentDriver, Statement, Step, StoreError,
 };
 
 use crate::backend::Backend;
@@ -29,45 +31,28 @@ pub(crate) trait Driver {
     }
 }
 
-impl Driver for RecordDriver {
-    type Yield = mintid::store::RecordYield;
-    fn push(&mut self, answer: Answer, now_millis: u64) -> Step<Self::Yield> {
-        RecordDriver::push(self, answer, now_millis)
-    }
-    fn resume(&mut self, _now_millis: u64) -> Step<Self::Yield> {
-        RecordDriver::resume(self)
-    }
+/// [`Driver`] for a core driver: its own `push`, and its `resume` (given
+/// the driver and the time).
+macro_rules! forward {
+    ($driver:ty => $yield:ty, |$this:ident, $now:pat_param| $resume:expr) => {
+        impl Driver for $driver {
+            type Yield = $yield;
+            fn push(&mut self, answer: Answer, now_millis: u64) -> Step<$yield> {
+                <$driver>::push(self, answer, now_millis)
+            }
+            fn resume(&mut self, $now: u64) -> Step<$yield> {
+                let $this = self;
+                $resume
+            }
+        }
+    };
 }
 
-impl Driver for LeaseAcquisition {
-    type Yield = mintid::lease::Acquisition;
-    fn push(&mut self, answer: Answer, now_millis: u64) -> Step<Self::Yield> {
-        LeaseAcquisition::push(self, answer, now_millis)
-    }
-    fn resume(&mut self, now_millis: u64) -> Step<Self::Yield> {
-        LeaseAcquisition::resume(self, now_millis)
-    }
-}
-
-impl Driver for SegmentDriver {
-    type Yield = mintid::segment::SegmentRow;
-    fn push(&mut self, answer: Answer, now_millis: u64) -> Step<Self::Yield> {
-        SegmentDriver::push(self, answer, now_millis)
-    }
-    fn resume(&mut self, _now_millis: u64) -> Step<Self::Yield> {
-        SegmentDriver::resume(self)
-    }
-}
-
-impl Driver for OutboxRelay {
-    type Yield = mintid::store::RelayYield;
-    fn push(&mut self, answer: Answer, now_millis: u64) -> Step<Self::Yield> {
-        OutboxRelay::push(self, answer, now_millis)
-    }
-    fn resume(&mut self, _now_millis: u64) -> Step<Self::Yield> {
-        OutboxRelay::resume(self)
-    }
-}
+forward!(RecordDriver => RecordYield, |driver, _| driver.resume());
+forward!(LeaseAcquisition => Acquisition, |driver, now| driver.resume(now));
+forward!(SegmentDriver => SegmentRow, |driver, _| driver.resume());
+forward!(OutboxRelay => RelayYield, |driver, _| driver.resume());
+forward!(Migrator => MigrationYield, |driver, _| driver.resume());
 
 /// A driver whose `push` is a closure (the ones that never pause, and the
 /// ones that need something beside the answer, e.g. a lease's guard).
@@ -93,7 +78,13 @@ impl<DB: Backend> On<'_, '_, DB> {
     async fn run(&mut self, query: Query) -> Answer {
         match self {
             On::Pool(session) => session.run(query).await,
-            On::Conn(statements, conn) => run_on::<DB>(statements, conn, query).await,
+            On::Conn(statements, conn) => {
+                let answer = run_on::<DB>(statements, conn, query).await;
+                if let Answer::Failed(error) = &answer {
+                    crate::telemetry::store_error(error.class);
+                }
+                answer
+            }
         }
     }
 }

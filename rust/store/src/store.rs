@@ -6,13 +6,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mintid::store::{
-    Answer, DbError, DbErrorClass, DriverError, Manifest, Query, ResultKind, Statement, Value,
-    database_failure,
+    Answer, DbError, DbErrorClass, Manifest, MigrationYield, Migrator, Query, ResultKind,
+    Statement, Step, Value,
 };
 use mintid::{Clock, ManualClock, SystemClock};
 use sqlx::pool::PoolConnection;
 
 use crate::backend::{Backend, classify};
+use crate::error::Error;
+use crate::steps::{Driver, On, drive};
 
 /// The clock the drivers read: the system clock (pauses sleep on tokio), or
 /// a manual one for tests (pauses move it on at once).
@@ -97,25 +99,23 @@ impl<DB: Backend> core::fmt::Debug for Store<DB> {
     }
 }
 
-impl<DB: Backend> Clone for Store<DB> {
-    fn clone(&self) -> Self {
-        Self {
-            pool: self.pool.clone(),
-            statements: Arc::clone(&self.statements),
-            clock: self.clock.clone(),
-            faults: self.faults.clone(),
-        }
-    }
-}
+clone_fields!(Store {
+    pool,
+    statements,
+    clock,
+    faults
+});
 
 impl<DB: Backend> Store<DB> {
-    /// A store over `pool`, on the system clock.
+    /// A store over `pool`, on the system clock; describes the core's metrics
+    /// to the `metrics` recorder installed now (feature `metrics`).
     pub fn new(pool: sqlx::Pool<DB>) -> Self {
         let statements = Self::manifest()
             .statements()
             .into_iter()
             .map(|statement| (statement.name, statement))
             .collect();
+        crate::telemetry::describe();
         Self {
             pool,
             statements: Arc::new(statements),
@@ -171,29 +171,45 @@ impl<DB: Backend> Store<DB> {
         Session::new(self).run(Query { name, params }).await
     }
 
-    /// Applies the schema's migrations, each file in one transaction where the
-    /// dialect allows (MySQL commits each DDL statement on its own); applied
-    /// twice they change nothing.
-    pub async fn migrate(&self) -> Result<(), DriverError> {
+    /// Applies the schema's migrations not yet applied, by the core's
+    /// [`Migrator`] (`docs/spec.md`, "Migrations": under a lock, so that
+    /// processes starting together apply each file once, each file in one
+    /// transaction where the dialect allows); the versions this call applied.
+    pub async fn migrate(&self) -> Result<Vec<u32>, Error> {
+        let mut migrator = Migrator::migrate(Self::manifest());
         let mut session = Session::new(self);
-        for migration in Self::manifest().migrations() {
-            let transactional = DB::DIALECT != mintid::store::Dialect::Mysql;
-            if transactional {
-                session.plain(DB::begin(true)).await?;
-            }
-            for sql in migration.statements {
-                if let Err(error) = session.plain(sql).await {
-                    if transactional {
-                        let _ = session.plain("ROLLBACK").await;
-                    }
-                    return Err(error);
+        let mut step = migrator.start(self.clock.now_millis());
+        loop {
+            let mut on = On::Pool(session);
+            let yielded = drive(&mut on, &mut migrator, &self.clock, step).await?;
+            let On::Pool(taken) = on else {
+                unreachable!("a pool's session")
+            };
+            session = taken;
+            step = match yielded {
+                MigrationYield::Execute { sql, .. } => {
+                    let answer = session.control(sql).await;
+                    migrator.push(answer, self.clock.now_millis())
                 }
-            }
-            if transactional {
-                session.plain("COMMIT").await?;
-            }
+                MigrationYield::Done(applied) => return Ok(applied),
+            };
         }
-        Ok(())
+    }
+
+    /// Runs `driver` from `first` on a connection of the pool (the step
+    /// loop, [`drive`]).
+    pub(crate) async fn drive<D: Driver>(
+        &self,
+        driver: &mut D,
+        first: Step<D::Yield>,
+    ) -> Result<D::Yield, Error> {
+        drive(
+            &mut On::Pool(Session::new(self)),
+            driver,
+            &self.clock,
+            first,
+        )
+        .await
     }
 }
 
@@ -283,6 +299,8 @@ impl<'s, DB: Backend> Session<'s, DB> {
         }
     }
 
+    /// Runs SQL without parameters (a transaction's control, a migration's
+    /// statement).
     async fn control(&mut self, sql: &'static str) -> Answer {
         let statement = Statement {
             name: "plain",
@@ -300,22 +318,17 @@ impl<'s, DB: Backend> Session<'s, DB> {
 
     /// Closes a connection that broke.
     fn after(&mut self, answer: Answer) -> Answer {
-        if let Answer::Failed(error) = &answer
-            && error.class == DbErrorClass::ConnectionLost
+        let Answer::Failed(error) = &answer else {
+            return answer;
+        };
+        crate::telemetry::store_error(error.class);
+        if error.class == DbErrorClass::ConnectionLost
             && let Some(mut conn) = self.conn.take()
         {
             conn.close_on_drop();
             self.in_transaction = false;
         }
         answer
-    }
-
-    /// Runs SQL with no parameters (migrations).
-    pub(crate) async fn plain(&mut self, sql: &'static str) -> Result<(), DriverError> {
-        match self.control(sql).await {
-            Answer::Failed(error) => Err(database_failure(&error)),
-            _ => Ok(()),
-        }
     }
 }
 
