@@ -18,7 +18,7 @@ use crate::error::{Error, OperationError};
 use crate::fast_path::BoundFastPath;
 #[cfg(feature = "redis")]
 use crate::fast_path::RedisFastPath;
-use crate::steps::{On, Pushing, drive, unexpected_step};
+use crate::steps::{Pushing, drive, unexpected_step};
 use crate::store::{Session, Store};
 use crate::telemetry;
 
@@ -230,18 +230,19 @@ impl<DB: Backend> IdempotencyStore<DB> {
     {
         let mut driver = self.driver(Way::SameTransaction, key, &request);
         let clock = &self.store.clock;
-        let statements = &self.store.statements;
         let way = Way::SameTransaction;
         let start = driver.start(clock.now_millis());
-        let on = &mut On::<DB>::Conn(statements, &mut *conn);
-        match telemetry::claim(way, drive(on, &mut driver, clock, start)).await? {
+        // The session moves into a temporary that ends with the claim, and
+        // with it its borrow of `conn`.
+        let session = Session::caller(&self.store, &mut *conn);
+        match telemetry::claim(way, drive(&mut { session }, &mut driver, start)).await? {
             RecordYield::Execute(_) => {}
             yielded => return done(yielded),
         }
         let result = telemetry::operation(way, operation(&mut *conn)).await;
         let step = driver.finish(outcome_of(&result), clock.now_millis());
-        let on = &mut On::<DB>::Conn(statements, conn);
-        let completion = drive(on, &mut driver, clock, step);
+        let session = &mut Session::caller(&self.store, conn);
+        let completion = drive(session, &mut driver, step);
         let end = telemetry::complete(way, stored_bytes(&result), completion).await?;
         ended(end, result)
     }

@@ -15,7 +15,7 @@ use mintid::{Entropy, RelayPolicy, ThreadEntropy};
 
 use crate::backend::Backend;
 use crate::error::Error;
-use crate::steps::{On, Pushing, drive};
+use crate::steps::{Pushing, drive};
 use crate::store::{Session, Store};
 
 /// A message to enqueue: one per `kind` and `business_key`.
@@ -104,8 +104,7 @@ impl<DB: Backend> Outbox<DB> {
         let clock = &self.store.clock;
         let first = enqueue.start(clock.now_millis());
         let mut driver = Pushing(|answer, _now| enqueue.push(answer));
-        let mut on = On::<DB>::Conn(&self.store.statements, conn);
-        drive(&mut on, &mut driver, clock, first).await
+        drive(&mut Session::caller(&self.store, conn), &mut driver, first).await
     }
 
     /// Relays until nothing is due: the core claims batches, decides before
@@ -121,10 +120,10 @@ impl<DB: Backend> Outbox<DB> {
     {
         let clock = &self.store.clock;
         let mut relay = OutboxRelay::new(Store::<DB>::manifest(), self.policy, (self.draw)());
-        let mut on = On::Pool(Session::new(&self.store));
+        let mut session = Session::new(&self.store);
         let mut step = relay.start(clock.now_millis());
         loop {
-            match drive(&mut on, &mut relay, clock, step).await? {
+            match drive(&mut session, &mut relay, step).await? {
                 RelayYield::Done(report) => {
                     crate::telemetry::relayed(&report);
                     return Ok(report);

@@ -4,18 +4,16 @@
 //! pauses when it says so and pushes each answer back. Every loop, retry,
 //! limit and error code is the driver's.
 
-use std::collections::HashMap;
-
 use mintid::lease::Acquisition;
 use mintid::segment::SegmentRow;
 use mintid::store::{
-    Answer, DriverError, LeaseAcquisition, MigrationYield, Migrator, OutboxRelay, Query,
-    RecordDriver, RecordYield, RelayYield, SegmentDriver, Statement, Step, StoreError,
+    Answer, DriverError, LeaseAcquisition, MigrationYield, Migrator, OutboxRelay, RecordDriver,
+    RecordYield, RelayYield, SegmentDriver, Step, StoreError,
 };
 
 use crate::backend::Backend;
 use crate::error::Error;
-use crate::store::{Session, StoreClock, run_on};
+use crate::store::Session;
 
 /// A core driver as the step loop sees it: push an answer, resume after a
 /// pause. Each impl forwards to the driver's own methods.
@@ -65,57 +63,28 @@ impl<Y, F: FnMut(Answer, u64) -> Step<Y>> Driver for Pushing<F> {
     }
 }
 
-/// Where a driver's steps run: a connection of the pool, or the caller's
-/// (inside its transaction, which the caller begins and ends).
-pub(crate) enum On<'s, 'c, DB: Backend> {
-    /// A connection taken from the pool at the first query.
-    Pool(Session<'s, DB>),
-    /// The caller's connection, with the statements of its dialect.
-    Conn(&'s HashMap<&'static str, Statement>, &'c mut DB::Connection),
-}
-
-impl<DB: Backend> On<'_, '_, DB> {
-    async fn run(&mut self, query: Query) -> Answer {
-        match self {
-            On::Pool(session) => session.run(query).await,
-            On::Conn(statements, conn) => {
-                let answer = run_on::<DB>(statements, conn, query).await;
-                if let Answer::Failed(error) = &answer {
-                    crate::telemetry::store_error(error.class);
-                }
-                answer
-            }
-        }
-    }
-}
-
-/// Runs `driver`'s steps from `step` on `on` until it yields or fails:
-/// queries and transaction steps are answered, a pause sleeps on `clock`
-/// (outside a transaction the pool connection goes back first).
+/// Runs `driver`'s steps from `step` on `session` until it yields or fails:
+/// queries and transaction steps are answered, a pause sleeps on the store's
+/// clock (outside a transaction the pool's connection goes back first).
 pub(crate) async fn drive<DB: Backend, D: Driver>(
-    on: &mut On<'_, '_, DB>,
+    session: &mut Session<'_, DB>,
     driver: &mut D,
-    clock: &StoreClock,
     mut step: Step<D::Yield>,
 ) -> Result<D::Yield, Error> {
+    let clock = &session.store().clock;
     loop {
         let answer = match step {
-            Step::Run(query) => on.run(query).await,
-            Step::Begin { write } => match on {
-                On::Pool(session) => session.begin(write).await,
-                On::Conn(..) => return Err(unexpected_step("Begin").into()),
-            },
-            Step::Commit | Step::Rollback => {
-                let commit = matches!(step, Step::Commit);
-                match on {
-                    On::Pool(session) => session.end(commit).await,
-                    On::Conn(..) => return Err(unexpected_step("Commit").into()),
-                }
+            Step::Run(query) => session.run(query).await,
+            Step::Begin { .. } | Step::Commit | Step::Rollback if session.is_callers() => {
+                return Err(
+                    unexpected_step("a transaction step on the caller's connection").into(),
+                );
             }
+            Step::Begin { write } => session.begin(write).await,
+            Step::Commit => session.end(true).await,
+            Step::Rollback => session.end(false).await,
             Step::Pause { millis } => {
-                if let On::Pool(session) = on {
-                    session.release();
-                }
+                session.release();
                 clock.pause(millis).await;
                 step = driver.resume(clock.now_millis());
                 continue;
