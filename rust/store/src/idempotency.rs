@@ -115,11 +115,7 @@ pub struct IdempotencyStore<DB: Backend> {
     fast: Option<BoundFastPath>,
 }
 
-clone_fields!(IdempotencyStore {
-    store,
-    policy,
-    fast
-});
+clone_fields!(IdempotencyStore, store, policy, fast);
 
 impl<DB: Backend> IdempotencyStore<DB> {
     /// Records in `store` under `policy`.
@@ -392,7 +388,7 @@ pub struct RecordLease<DB: Backend> {
     inner: Arc<LeaseInner<DB>>,
 }
 
-clone_fields!(RecordLease { inner });
+clone_fields!(RecordLease, inner);
 
 #[derive(Debug)]
 struct LeaseInner<DB: Backend> {

@@ -39,7 +39,7 @@ pub struct WorkerLeases<DB: Backend> {
     policy: LeasePolicy,
 }
 
-clone_fields!(WorkerLeases { store, policy });
+clone_fields!(WorkerLeases, store, policy);
 
 impl<DB: Backend> WorkerLeases<DB> {
     /// Leases in `store` under `policy`.

@@ -40,11 +40,7 @@ pub struct Outbox<DB: Backend> {
     draw: Draw,
 }
 
-clone_fields!(Outbox {
-    store,
-    policy,
-    draw
-});
+clone_fields!(Outbox, store, policy, draw);
 
 impl<DB: Backend> std::fmt::Debug for Outbox<DB> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

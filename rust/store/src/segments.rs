@@ -27,7 +27,7 @@ pub struct SegmentIds<DB: Backend> {
     shared: Arc<Shared<DB>>,
 }
 
-clone_fields!(SegmentIds { shared });
+clone_fields!(SegmentIds, shared);
 
 #[derive(Debug)]
 struct Shared<DB: Backend> {

@@ -99,12 +99,7 @@ impl<DB: Backend> core::fmt::Debug for Store<DB> {
     }
 }
 
-clone_fields!(Store {
-    pool,
-    statements,
-    clock,
-    faults
-});
+clone_fields!(Store, pool, statements, clock, faults);
 
 impl<DB: Backend> Store<DB> {
     /// A store over `pool`, on the system clock; describes the core's metrics

@@ -8,7 +8,7 @@ use std::future::Future;
 use std::time::Instant;
 
 use mintid::store::{DbErrorClass, DriverError, Finished, RecordYield, RelayReport, Way};
-use tracing::{Instrument, field::Empty};
+use tracing::{Instrument, Span, field::Empty};
 
 use crate::error::Error;
 
@@ -61,31 +61,19 @@ fn count(_name: &'static str, _labels: Labels<'_>, _by: u64) {}
 #[cfg(not(feature = "metrics"))]
 fn measure(_name: &'static str, _labels: Labels<'_>, _value: f64) {}
 
-/// The decision of a record driver's hand-over: the operation to run is
-/// `execute`, an end is the core's [`Finished::decision`].
-fn decision(yielded: &RecordYield) -> &'static str {
-    match yielded {
-        RecordYield::Done(finished) => finished.decision(),
-        _ => Finished::Executed.decision(),
-    }
-}
-
 /// Runs a claim on `way` (the record driver's steps up to its decision) in
 /// the span `mintid.claim`, then counts its decision
 /// (`mintid.record.decisions`) and times it (`mintid.record.claim.duration`).
-pub(crate) async fn claim(
+pub(crate) fn claim(
     way: Way,
     steps: impl Future<Output = Result<RecordYield, Error>>,
-) -> Result<RecordYield, Error> {
+) -> impl Future<Output = Result<RecordYield, Error>> {
     let span = tracing::info_span!("mintid.claim", way = way.as_str(), decision = Empty);
-    let started = Instant::now();
-    let yielded = steps.instrument(span.clone()).await?;
-    let decision = decision(&yielded);
-    span.record("decision", decision);
-    let way = ("way", way.as_str());
-    count("mintid.record.decisions", &[("decision", decision), way], 1);
-    measure("mintid.record.claim.duration", &[way], seconds(started));
-    Ok(yielded)
+    timed(span, steps, move |decision, seconds| {
+        let way = ("way", way.as_str());
+        count("mintid.record.decisions", &[("decision", decision), way], 1);
+        measure("mintid.record.claim.duration", &[way], seconds);
+    })
 }
 
 /// Runs the application's operation on `way` in the span `mintid.operation`.
@@ -98,31 +86,44 @@ pub(crate) fn operation<T>(
 
 /// Runs the completion on `way` of an operation that gave the store
 /// `response_bytes` to keep (its response body's size, if any) in the span
-/// `mintid.complete` (opened now, under the caller's span, also when the
-/// steps run as a task of their own), then times it
-/// (`mintid.record.complete.duration`) and measures the response
-/// (`mintid.record.response.size`).
+/// `mintid.complete`, then times it (`mintid.record.complete.duration`) and
+/// measures the response (`mintid.record.response.size`).
 pub(crate) fn complete(
     way: Way,
     response_bytes: Option<usize>,
     steps: impl Future<Output = Result<RecordYield, Error>>,
 ) -> impl Future<Output = Result<RecordYield, Error>> {
     let span = tracing::info_span!("mintid.complete", way = way.as_str(), decision = Empty);
-    let started = Instant::now();
-    async move {
-        let end = steps.instrument(span.clone()).await?;
-        span.record("decision", decision(&end));
+    timed(span, steps, move |_, seconds| {
         let way = [("way", way.as_str())];
-        measure("mintid.record.complete.duration", &way, seconds(started));
+        measure("mintid.record.complete.duration", &way, seconds);
         if let Some(bytes) = response_bytes {
             measure("mintid.record.response.size", &way, bytes as f64);
         }
-        Ok(end)
-    }
+    })
 }
 
-fn seconds(started: Instant) -> f64 {
-    started.elapsed().as_secs_f64()
+/// Runs a record driver's `steps` in `span` (made by the caller: under its
+/// span, also when the steps run as a task of their own); the decision they
+/// hand over (`execute` for the operation to run, else the core's
+/// [`Finished::decision`]) goes to the span and, with the seconds they took,
+/// to `report`.
+fn timed(
+    span: Span,
+    steps: impl Future<Output = Result<RecordYield, Error>>,
+    report: impl FnOnce(&'static str, f64),
+) -> impl Future<Output = Result<RecordYield, Error>> {
+    let started = Instant::now();
+    async move {
+        let yielded = steps.instrument(span.clone()).await?;
+        let decision = match &yielded {
+            RecordYield::Done(finished) => finished.decision(),
+            _ => Finished::Executed.decision(),
+        };
+        span.record("decision", decision);
+        report(decision, started.elapsed().as_secs_f64());
+        Ok(yielded)
+    }
 }
 
 /// A statement failed with a database error of `class` (`mintid.store.errors`).
