@@ -461,19 +461,15 @@ impl<DB: Backend> RecordLease<DB> {
         let clock = &inner.store.clock;
         let first = Step::Run(renewal.start(clock.now_millis()));
         let mut driver = Pushing(|answer, _now| renewal.push(answer));
-        match inner.store.drive(&mut driver, first).await {
-            Ok(deadline) => {
-                inner.deadline.store(deadline, Ordering::Release);
-                Ok(deadline)
-            }
-            Err(Error::Driver(mintid::store::DriverError::Store(store)))
-                if store.kind() == StoreErrorKind::RecordLost =>
-            {
+        let renewed = inner.store.drive(&mut driver, first).await;
+        match &renewed {
+            Ok(deadline) => inner.deadline.store(*deadline, Ordering::Release),
+            Err(error) if error.code() == Some(StoreErrorKind::RecordLost.code()) => {
                 inner.lost_now();
-                Err(Error::Driver(mintid::store::DriverError::Store(store)))
             }
-            Err(error) => Err(error),
+            Err(_) => {}
         }
+        renewed
     }
 
     /// Stores `response` as the result (lease and fence).
