@@ -316,7 +316,7 @@ mod tests {
     #[test]
     fn attribute_values_are_the_cores_own() {
         use crate::record::Outcome;
-        use crate::store::Finished;
+        use crate::store::{Finished, Way};
         let ends = [
             Finished::Executed,
             Finished::OperationFailed { stored: true },
@@ -340,6 +340,8 @@ mod tests {
         for end in &ends {
             assert!(DECISION.values.contains(&end.decision()), "{end:?}");
         }
+        let ways = [Way::RunOnce, Way::SameTransaction, Way::Lease].map(Way::as_str);
+        assert_eq!(ways.as_slice(), WAY.values);
         for name in CLASS.values {
             assert_eq!(
                 DbErrorClass::parse(name).map(DbErrorClass::as_str),

@@ -57,6 +57,19 @@ pub enum Way {
     Lease,
 }
 
+impl Way {
+    /// The stable name a metric's or span's `way` attribute carries
+    /// (`docs/spec.md`, "Metrics and traces"): `run_once`,
+    /// `same_transaction` or `lease`.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Way::RunOnce => "run_once",
+            Way::SameTransaction => "same_transaction",
+            Way::Lease => "lease",
+        }
+    }
+}
+
 /// A response as stored and replayed, byte for byte.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct StoredResponse {

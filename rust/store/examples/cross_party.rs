@@ -118,7 +118,7 @@ async fn answer(party: &mut Party, line: &str) -> Vec<String> {
             };
             party.store = Store::new(pool);
             if let Err(error) = party.store.migrate().await {
-                return vec!["err".into(), error.code().into()];
+                return vec!["err".into(), error.code().unwrap_or("party.store").into()];
             }
             party.rebuild();
             vec!["ok".into()]

@@ -188,6 +188,7 @@ impl BoundFastPath {
 
     /// Counts what a driver's fast path came to.
     pub(crate) fn count(&self, report: FastReport) {
+        crate::telemetry::fast_path(report.lookup, report.write_failures);
         let shared = &self.redis.shared;
         let counter = match report.lookup {
             Some("hit") => Some(&shared.hits),

@@ -4,13 +4,13 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
-use mintid::record::{Incoming, Outcome, Problem, RecordPolicy};
+use mintid::IdempotencyKey;
+use mintid::record::{Outcome, Problem, RecordPolicy};
 use mintid::store::{
     Finished, Held, OperationOutcome, RecordCleanup, RecordDriver, RecordHeartbeat, RecordRenewal,
     RecordStep, RecordYield, Step, StoreErrorKind, StoredRecord, StoredResponse, Way, load_query,
     read_load,
 };
-use mintid::{Fingerprint, IdempotencyKey};
 use tokio::sync::Mutex;
 
 use crate::backend::Backend;
@@ -18,41 +18,14 @@ use crate::error::{Error, OperationError};
 use crate::fast_path::BoundFastPath;
 #[cfg(feature = "redis")]
 use crate::fast_path::RedisFastPath;
-use crate::steps::{On, Pushing, drive, unexpected_step};
+use crate::steps::{Pushing, drive, unexpected_step};
 use crate::store::{Session, Store};
+use crate::telemetry;
 
-/// What the store needs about a request besides its key.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct StoreRequest {
-    /// The payload's fingerprint.
-    pub fingerprint: Fingerprint,
-    /// When the key was created (a verified request ID's time), if known.
-    pub key_created_millis: Option<u64>,
-}
-
-impl StoreRequest {
-    /// A request with this fingerprint and no key time.
-    pub const fn new(fingerprint: Fingerprint) -> Self {
-        Self {
-            fingerprint,
-            key_created_millis: None,
-        }
-    }
-
-    /// The same request with the key's creation time.
-    pub const fn with_key_created_millis(mut self, millis: u64) -> Self {
-        self.key_created_millis = Some(millis);
-        self
-    }
-
-    fn incoming(&self) -> Incoming {
-        let incoming = Incoming::new(self.fingerprint);
-        match self.key_created_millis {
-            Some(created) => incoming.with_key_created_millis(created),
-            None => incoming,
-        }
-    }
-}
+/// What the store needs about a request besides its key (the payload's
+/// fingerprint, the key's creation time when a request ID gives it): the
+/// core's [`Incoming`](mintid::record::Incoming).
+pub use mintid::record::Incoming as StoreRequest;
 
 /// The outcome of a request: run, replayed, or refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -142,15 +115,7 @@ pub struct IdempotencyStore<DB: Backend> {
     fast: Option<BoundFastPath>,
 }
 
-impl<DB: Backend> Clone for IdempotencyStore<DB> {
-    fn clone(&self) -> Self {
-        Self {
-            store: self.store.clone(),
-            policy: self.policy,
-            fast: self.fast.clone(),
-        }
-    }
-}
+clone_fields!(IdempotencyStore, store, policy, fast);
 
 impl<DB: Backend> IdempotencyStore<DB> {
     /// Records in `store` under `policy`.
@@ -183,12 +148,11 @@ impl<DB: Backend> IdempotencyStore<DB> {
     /// too.
     fn driver(&self, way: Way, key: &IdempotencyKey, request: &StoreRequest) -> RecordDriver {
         let manifest = Store::<DB>::manifest();
-        let incoming = request.incoming();
         match &self.fast {
             Some(fast) => {
-                RecordDriver::with_fast_path(manifest, self.policy, way, key, incoming, fast.core())
+                RecordDriver::with_fast_path(manifest, self.policy, way, key, *request, fast.core())
             }
-            None => RecordDriver::new(manifest, self.policy, way, key, incoming),
+            None => RecordDriver::new(manifest, self.policy, way, key, *request),
         }
     }
 
@@ -215,14 +179,15 @@ impl<DB: Backend> IdempotencyStore<DB> {
         let clock = &self.store.clock;
         let fast = self.fast.as_ref();
         let start = driver.start(clock.now_millis());
-        let held = match drive_record(&self.store, &mut driver, fast, start).await? {
+        let claim = drive_record(&self.store, &mut driver, fast, start);
+        let held = match telemetry::claim(Way::RunOnce, claim).await? {
             RecordYield::Execute(held) => held,
             yielded => return done(yielded),
         };
         // No connection is held while the operation runs.
         let lease = RecordLease::new(self, key, held, None);
         let heartbeat = lease.heartbeat();
-        let result = operation(lease.clone()).await;
+        let result = telemetry::operation(Way::RunOnce, operation(lease.clone())).await;
         if let Some(heartbeat) = heartbeat {
             heartbeat.abort();
         }
@@ -230,12 +195,12 @@ impl<DB: Backend> IdempotencyStore<DB> {
         // Once the operation has an outcome, recording it finishes even if the
         // caller goes away (docs/spec.md, "Completion keeps trying"): it runs as
         // a task of its own, which dropping this future only detaches.
-        let store = self.store.clone();
-        let fast = self.fast.clone();
-        let completion =
-            tokio::spawn(
-                async move { drive_record(&store, &mut driver, fast.as_ref(), step).await },
-            );
+        let (store, fast) = (self.store.clone(), self.fast.clone());
+        let completion = tokio::spawn(telemetry::complete(
+            Way::RunOnce,
+            stored_bytes(&result),
+            async move { drive_record(&store, &mut driver, fast.as_ref(), step).await },
+        ));
         let end = match completion.await {
             Ok(end) => end,
             Err(failed) if failed.is_panic() => std::panic::resume_unwind(failed.into_panic()),
@@ -261,28 +226,20 @@ impl<DB: Backend> IdempotencyStore<DB> {
     {
         let mut driver = self.driver(Way::SameTransaction, key, &request);
         let clock = &self.store.clock;
-        let statements = &self.store.statements;
+        let way = Way::SameTransaction;
         let start = driver.start(clock.now_millis());
-        match drive(
-            &mut On::<DB>::Conn(statements, &mut *conn),
-            &mut driver,
-            clock,
-            start,
-        )
-        .await?
-        {
+        // The session moves into a temporary that ends with the claim, and
+        // with it its borrow of `conn`.
+        let session = Session::caller(&self.store, &mut *conn);
+        match telemetry::claim(way, drive(&mut { session }, &mut driver, start)).await? {
             RecordYield::Execute(_) => {}
             yielded => return done(yielded),
         }
-        let result = operation(&mut *conn).await;
+        let result = telemetry::operation(way, operation(&mut *conn)).await;
         let step = driver.finish(outcome_of(&result), clock.now_millis());
-        let end = drive(
-            &mut On::<DB>::Conn(statements, conn),
-            &mut driver,
-            clock,
-            step,
-        )
-        .await?;
+        let session = &mut Session::caller(&self.store, conn);
+        let completion = drive(session, &mut driver, step);
+        let end = telemetry::complete(way, stored_bytes(&result), completion).await?;
         ended(end, result)
     }
 
@@ -296,7 +253,8 @@ impl<DB: Backend> IdempotencyStore<DB> {
     ) -> Result<Claimed<DB>, Error> {
         let mut driver = self.driver(Way::Lease, key, &request);
         let start = driver.start(self.store.clock.now_millis());
-        match drive_record(&self.store, &mut driver, self.fast.as_ref(), start).await? {
+        let claim = drive_record(&self.store, &mut driver, self.fast.as_ref(), start);
+        match telemetry::claim(Way::Lease, claim).await? {
             RecordYield::Execute(held) => Ok(Claimed::Held(RecordLease::new(
                 self,
                 key,
@@ -321,8 +279,7 @@ impl<DB: Backend> IdempotencyStore<DB> {
         let clock = &self.store.clock;
         let first = Step::Run(cleanup.next(clock.now_millis()));
         let mut driver = Pushing(|answer, now| cleanup.push(answer, now));
-        let mut on = On::Pool(Session::new(&self.store));
-        drive(&mut on, &mut driver, clock, first).await
+        self.store.drive(&mut driver, first).await
     }
 }
 
@@ -342,7 +299,7 @@ fn ended(
             RecordYield::Done(Finished::OperationFailedUnrecorded { store_error }),
             Err(operation),
         ) => {
-            crate::telemetry::not_recorded(&store_error);
+            telemetry::not_recorded(&store_error);
             Err(Error::OperationNotRecorded {
                 operation,
                 store: Box::new(store_error),
@@ -363,8 +320,7 @@ async fn drive_record<DB: Backend>(
 ) -> Result<RecordYield, Error> {
     let clock = &store.clock;
     let yielded = loop {
-        let on = &mut On::Pool(Session::new(store));
-        match drive(on, driver, clock, step).await {
+        match store.drive(driver, step).await {
             Ok(RecordYield::Redis(call)) => {
                 let answer = match fast {
                     Some(fast) => fast.run(&call).await,
@@ -379,6 +335,15 @@ async fn drive_record<DB: Backend>(
         fast.count(driver.take_fast_report());
     }
     yielded
+}
+
+/// The size of the response body an operation's `result` gives the store to
+/// keep, if any.
+fn stored_bytes(result: &Result<StoredResponse, OperationError>) -> Option<usize> {
+    match result {
+        Ok(response) => Some(response.body.len()),
+        Err(error) => error.response.as_ref().map(|response| response.body.len()),
+    }
 }
 
 fn outcome_of(result: &Result<StoredResponse, OperationError>) -> OperationOutcome {
@@ -423,13 +388,7 @@ pub struct RecordLease<DB: Backend> {
     inner: Arc<LeaseInner<DB>>,
 }
 
-impl<DB: Backend> Clone for RecordLease<DB> {
-    fn clone(&self) -> Self {
-        Self {
-            inner: Arc::clone(&self.inner),
-        }
-    }
-}
+clone_fields!(RecordLease, inner);
 
 #[derive(Debug)]
 struct LeaseInner<DB: Backend> {
@@ -443,6 +402,14 @@ struct LeaseInner<DB: Backend> {
     driver: Mutex<Option<RecordDriver>>,
     /// The fast path the driver's Redis steps run on, if any.
     fast: Option<BoundFastPath>,
+}
+
+impl<DB: Backend> LeaseInner<DB> {
+    /// A renewal found the key taken over or completed.
+    fn lost_now(&self) {
+        self.lost.store(true, Ordering::Release);
+        telemetry::record_lost();
+    }
 }
 
 impl<DB: Backend> RecordLease<DB> {
@@ -494,20 +461,15 @@ impl<DB: Backend> RecordLease<DB> {
         let clock = &inner.store.clock;
         let first = Step::Run(renewal.start(clock.now_millis()));
         let mut driver = Pushing(|answer, _now| renewal.push(answer));
-        let mut on = On::Pool(Session::new(&inner.store));
-        match drive(&mut on, &mut driver, clock, first).await {
-            Ok(deadline) => {
-                inner.deadline.store(deadline, Ordering::Release);
-                Ok(deadline)
+        let renewed = inner.store.drive(&mut driver, first).await;
+        match &renewed {
+            Ok(deadline) => inner.deadline.store(*deadline, Ordering::Release),
+            Err(error) if error.code() == Some(StoreErrorKind::RecordLost.code()) => {
+                inner.lost_now();
             }
-            Err(Error::Driver(mintid::store::DriverError::Store(store)))
-                if store.kind() == StoreErrorKind::RecordLost =>
-            {
-                inner.lost.store(true, Ordering::Release);
-                Err(Error::Driver(mintid::store::DriverError::Store(store)))
-            }
-            Err(error) => Err(error),
+            Err(_) => {}
         }
+        renewed
     }
 
     /// Stores `response` as the result (lease and fence).
@@ -534,8 +496,9 @@ impl<DB: Backend> RecordLease<DB> {
         };
         let inner = &self.inner;
         let step = driver.finish(outcome_of(&result), inner.store.clock.now_millis());
-        let end = drive_record(&inner.store, driver, inner.fast.as_ref(), step).await;
-        ended(end?, result)
+        let completion = drive_record(&inner.store, driver, inner.fast.as_ref(), step);
+        let end = telemetry::complete(Way::Lease, stored_bytes(&result), completion).await?;
+        ended(end, result)
     }
 
     /// Starts the background renewal of a `run once` operation's lease: the
@@ -569,7 +532,7 @@ impl<DB: Backend> RecordLease<DB> {
                     }
                     Step::Fail(error) => {
                         if error.code() == StoreErrorKind::RecordLost.code() {
-                            inner.lost.store(true, Ordering::Release);
+                            inner.lost_now();
                         }
                         return;
                     }

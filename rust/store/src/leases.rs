@@ -12,8 +12,8 @@ use tokio::sync::watch;
 
 use crate::backend::Backend;
 use crate::error::Error;
-use crate::steps::{On, Pushing, drive, unreadable};
-use crate::store::{Session, Store, StoreClock};
+use crate::steps::{Pushing, unreadable};
+use crate::store::{Store, StoreClock};
 
 /// A row of `worker_lease`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,14 +39,7 @@ pub struct WorkerLeases<DB: Backend> {
     policy: LeasePolicy,
 }
 
-impl<DB: Backend> Clone for WorkerLeases<DB> {
-    fn clone(&self) -> Self {
-        Self {
-            store: self.store.clone(),
-            policy: self.policy,
-        }
-    }
-}
+clone_fields!(WorkerLeases, store, policy);
 
 impl<DB: Backend> WorkerLeases<DB> {
     /// Leases in `store` under `policy`.
@@ -81,10 +74,8 @@ impl<DB: Backend> WorkerLeases<DB> {
     ) -> Result<LeaseGuard, Error> {
         let manifest = Store::<DB>::manifest();
         let mut driver = LeaseAcquisition::new(manifest, self.policy, owner, timeout_millis);
-        let clock = &self.store.clock;
-        let first = driver.start(clock.now_millis());
-        let mut on = On::Pool(Session::new(&self.store));
-        let acquisition = drive(&mut on, &mut driver, clock, first).await?;
+        let first = driver.start(self.store.clock.now_millis());
+        let acquisition = self.store.drive(&mut driver, first).await?;
         Ok(LeaseGuard::new(&acquisition, &self.policy))
     }
 
@@ -100,8 +91,7 @@ impl<DB: Backend> WorkerLeases<DB> {
         let clock = &self.store.clock;
         let first = renewal.start(guard, clock.now_millis(), high_water_millis);
         let mut driver = Pushing(|answer, now| renewal.push(guard, answer, now));
-        let mut on = On::Pool(Session::new(&self.store));
-        drive(&mut on, &mut driver, clock, first).await.map(|_| ())
+        self.store.drive(&mut driver, first).await.map(|_| ())
     }
 
     /// Releases `guard`'s lease with the high-water mark; whether the row
@@ -123,8 +113,7 @@ impl<DB: Backend> WorkerLeases<DB> {
         let clock = &self.store.clock;
         let first = release.start(guard, clock.now_millis(), high_water_millis());
         let mut driver = Pushing(|answer, _now| release.push(answer));
-        let mut on = On::Pool(Session::new(&self.store));
-        drive(&mut on, &mut driver, clock, first).await
+        self.store.drive(&mut driver, first).await
     }
 
     /// The row of `worker_id`, or `None`.

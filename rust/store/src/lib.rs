@@ -2,6 +2,18 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+/// `Clone` for a type generic over its [`Backend`] whose fields all clone
+/// (a derive would ask `DB: Clone` of sqlx's database types, which are not).
+macro_rules! clone_fields {
+    ($name:ident, $($field:ident),+) => {
+        impl<DB: $crate::Backend> Clone for $name<DB> {
+            fn clone(&self) -> Self {
+                Self { $($field: self.$field.clone()),+ }
+            }
+        }
+    };
+}
+
 mod backend;
 mod error;
 #[cfg(feature = "redis")]

@@ -15,7 +15,7 @@ use mintid::{Entropy, RelayPolicy, ThreadEntropy};
 
 use crate::backend::Backend;
 use crate::error::Error;
-use crate::steps::{On, Pushing, drive};
+use crate::steps::{Pushing, drive};
 use crate::store::{Session, Store};
 
 /// A message to enqueue: one per `kind` and `business_key`.
@@ -40,15 +40,7 @@ pub struct Outbox<DB: Backend> {
     draw: Draw,
 }
 
-impl<DB: Backend> Clone for Outbox<DB> {
-    fn clone(&self) -> Self {
-        Self {
-            store: self.store.clone(),
-            policy: self.policy,
-            draw: Arc::clone(&self.draw),
-        }
-    }
-}
+clone_fields!(Outbox, store, policy, draw);
 
 impl<DB: Backend> std::fmt::Debug for Outbox<DB> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -108,8 +100,7 @@ impl<DB: Backend> Outbox<DB> {
         let clock = &self.store.clock;
         let first = enqueue.start(clock.now_millis());
         let mut driver = Pushing(|answer, _now| enqueue.push(answer));
-        let mut on = On::<DB>::Conn(&self.store.statements, conn);
-        drive(&mut on, &mut driver, clock, first).await
+        drive(&mut Session::caller(&self.store, conn), &mut driver, first).await
     }
 
     /// Relays until nothing is due: the core claims batches, decides before
@@ -125,11 +116,14 @@ impl<DB: Backend> Outbox<DB> {
     {
         let clock = &self.store.clock;
         let mut relay = OutboxRelay::new(Store::<DB>::manifest(), self.policy, (self.draw)());
-        let mut on = On::Pool(Session::new(&self.store));
+        let mut session = Session::new(&self.store);
         let mut step = relay.start(clock.now_millis());
         loop {
-            match drive(&mut on, &mut relay, clock, step).await? {
-                RelayYield::Done(report) => return Ok(report),
+            match drive(&mut session, &mut relay, step).await? {
+                RelayYield::Done(report) => {
+                    crate::telemetry::relayed(&report);
+                    return Ok(report);
+                }
                 RelayYield::Send(message) => {
                     step = match send(&message).await {
                         Ok(()) => relay.sent(clock.now_millis()),
@@ -159,7 +153,6 @@ impl<DB: Backend> Outbox<DB> {
             OutboxCleanup::new(Store::<DB>::manifest(), sent_before_millis, batch_size);
         let first = cleanup.start();
         let mut driver = Pushing(|answer, _now| cleanup.push(answer));
-        let mut on = On::Pool(Session::new(&self.store));
-        drive(&mut on, &mut driver, &self.store.clock, first).await
+        self.store.drive(&mut driver, first).await
     }
 }

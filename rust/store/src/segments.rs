@@ -13,8 +13,8 @@ use tokio::sync::watch;
 
 use crate::backend::Backend;
 use crate::error::Error;
-use crate::steps::{Driver, On, drive};
-use crate::store::{Session, Store};
+use crate::steps::Driver;
+use crate::store::Store;
 
 /// IDs of one tag, unique across every process sharing the tag and
 /// increasing within this one. Once the policy's share of a segment is used,
@@ -27,13 +27,7 @@ pub struct SegmentIds<DB: Backend> {
     shared: Arc<Shared<DB>>,
 }
 
-impl<DB: Backend> Clone for SegmentIds<DB> {
-    fn clone(&self) -> Self {
-        Self {
-            shared: Arc::clone(&self.shared),
-        }
-    }
-}
+clone_fields!(SegmentIds, shared);
 
 #[derive(Debug)]
 struct Shared<DB: Backend> {
@@ -64,10 +58,7 @@ impl<DB: Backend> Shared<DB> {
     async fn fetch(&self) -> Result<(), Error> {
         let mut ending = Ending(self);
         let first = self.runs().driver.fetch();
-        let mut on = On::Pool(Session::new(&self.store));
-        drive(&mut on, &mut ending, &self.store.clock, first)
-            .await
-            .map(|_| ())
+        self.store.drive(&mut ending, first).await.map(|_| ())
     }
 }
 

@@ -4,16 +4,16 @@
 //! pauses when it says so and pushes each answer back. Every loop, retry,
 //! limit and error code is the driver's.
 
-use std::collections::HashMap;
-
+use mintid::lease::Acquisition;
+use mintid::segment::SegmentRow;
 use mintid::store::{
-    Answer, DriverError, LeaseAcquisition, OutboxRelay, Query, RecordDriver, SegmentDriver,
-    Statement, Step, StoreError,
+    Answer, DriverError, LeaseAcquisition, MigrationYield, Migrator, OutboxRelay, RecordDriver,
+    RecordYield, RelayYield, SegmentDriver, Step, StoreError,
 };
 
 use crate::backend::Backend;
 use crate::error::Error;
-use crate::store::{Session, StoreClock, run_on};
+use crate::store::Session;
 
 /// A core driver as the step loop sees it: push an answer, resume after a
 /// pause. Each impl forwards to the driver's own methods.
@@ -29,45 +29,28 @@ pub(crate) trait Driver {
     }
 }
 
-impl Driver for RecordDriver {
-    type Yield = mintid::store::RecordYield;
-    fn push(&mut self, answer: Answer, now_millis: u64) -> Step<Self::Yield> {
-        RecordDriver::push(self, answer, now_millis)
-    }
-    fn resume(&mut self, _now_millis: u64) -> Step<Self::Yield> {
-        RecordDriver::resume(self)
-    }
+/// [`Driver`] for a core driver: its own `push`, and its `resume` (given
+/// the driver and the time).
+macro_rules! forward {
+    ($driver:ty => $yield:ty, |$this:ident, $now:pat_param| $resume:expr) => {
+        impl Driver for $driver {
+            type Yield = $yield;
+            fn push(&mut self, answer: Answer, now_millis: u64) -> Step<$yield> {
+                <$driver>::push(self, answer, now_millis)
+            }
+            fn resume(&mut self, $now: u64) -> Step<$yield> {
+                let $this = self;
+                $resume
+            }
+        }
+    };
 }
 
-impl Driver for LeaseAcquisition {
-    type Yield = mintid::lease::Acquisition;
-    fn push(&mut self, answer: Answer, now_millis: u64) -> Step<Self::Yield> {
-        LeaseAcquisition::push(self, answer, now_millis)
-    }
-    fn resume(&mut self, now_millis: u64) -> Step<Self::Yield> {
-        LeaseAcquisition::resume(self, now_millis)
-    }
-}
-
-impl Driver for SegmentDriver {
-    type Yield = mintid::segment::SegmentRow;
-    fn push(&mut self, answer: Answer, now_millis: u64) -> Step<Self::Yield> {
-        SegmentDriver::push(self, answer, now_millis)
-    }
-    fn resume(&mut self, _now_millis: u64) -> Step<Self::Yield> {
-        SegmentDriver::resume(self)
-    }
-}
-
-impl Driver for OutboxRelay {
-    type Yield = mintid::store::RelayYield;
-    fn push(&mut self, answer: Answer, now_millis: u64) -> Step<Self::Yield> {
-        OutboxRelay::push(self, answer, now_millis)
-    }
-    fn resume(&mut self, _now_millis: u64) -> Step<Self::Yield> {
-        OutboxRelay::resume(self)
-    }
-}
+forward!(RecordDriver => RecordYield, |driver, _| driver.resume());
+forward!(LeaseAcquisition => Acquisition, |driver, now| driver.resume(now));
+forward!(SegmentDriver => SegmentRow, |driver, _| driver.resume());
+forward!(OutboxRelay => RelayYield, |driver, _| driver.resume());
+forward!(Migrator => MigrationYield, |driver, _| driver.resume());
 
 /// A driver whose `push` is a closure (the ones that never pause, and the
 /// ones that need something beside the answer, e.g. a lease's guard).
@@ -80,51 +63,28 @@ impl<Y, F: FnMut(Answer, u64) -> Step<Y>> Driver for Pushing<F> {
     }
 }
 
-/// Where a driver's steps run: a connection of the pool, or the caller's
-/// (inside its transaction, which the caller begins and ends).
-pub(crate) enum On<'s, 'c, DB: Backend> {
-    /// A connection taken from the pool at the first query.
-    Pool(Session<'s, DB>),
-    /// The caller's connection, with the statements of its dialect.
-    Conn(&'s HashMap<&'static str, Statement>, &'c mut DB::Connection),
-}
-
-impl<DB: Backend> On<'_, '_, DB> {
-    async fn run(&mut self, query: Query) -> Answer {
-        match self {
-            On::Pool(session) => session.run(query).await,
-            On::Conn(statements, conn) => run_on::<DB>(statements, conn, query).await,
-        }
-    }
-}
-
-/// Runs `driver`'s steps from `step` on `on` until it yields or fails:
-/// queries and transaction steps are answered, a pause sleeps on `clock`
-/// (outside a transaction the pool connection goes back first).
+/// Runs `driver`'s steps from `step` on `session` until it yields or fails:
+/// queries and transaction steps are answered, a pause sleeps on the store's
+/// clock (outside a transaction the pool's connection goes back first).
 pub(crate) async fn drive<DB: Backend, D: Driver>(
-    on: &mut On<'_, '_, DB>,
+    session: &mut Session<'_, DB>,
     driver: &mut D,
-    clock: &StoreClock,
     mut step: Step<D::Yield>,
 ) -> Result<D::Yield, Error> {
+    let clock = &session.store().clock;
     loop {
         let answer = match step {
-            Step::Run(query) => on.run(query).await,
-            Step::Begin { write } => match on {
-                On::Pool(session) => session.begin(write).await,
-                On::Conn(..) => return Err(unexpected_step("Begin").into()),
-            },
-            Step::Commit | Step::Rollback => {
-                let commit = matches!(step, Step::Commit);
-                match on {
-                    On::Pool(session) => session.end(commit).await,
-                    On::Conn(..) => return Err(unexpected_step("Commit").into()),
-                }
+            Step::Run(query) => session.run(query).await,
+            Step::Begin { .. } | Step::Commit | Step::Rollback if session.is_callers() => {
+                return Err(
+                    unexpected_step("a transaction step on the caller's connection").into(),
+                );
             }
+            Step::Begin { write } => session.begin(write).await,
+            Step::Commit => session.end(true).await,
+            Step::Rollback => session.end(false).await,
             Step::Pause { millis } => {
-                if let On::Pool(session) = on {
-                    session.release();
-                }
+                session.release();
                 clock.pause(millis).await;
                 step = driver.resume(clock.now_millis());
                 continue;

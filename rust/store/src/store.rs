@@ -6,13 +6,15 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use mintid::store::{
-    Answer, DbError, DbErrorClass, DriverError, Manifest, Query, ResultKind, Statement, Value,
-    database_failure,
+    Answer, DbError, DbErrorClass, Manifest, MigrationYield, Migrator, Query, ResultKind,
+    Statement, Step, Value,
 };
 use mintid::{Clock, ManualClock, SystemClock};
 use sqlx::pool::PoolConnection;
 
 use crate::backend::{Backend, classify};
+use crate::error::Error;
+use crate::steps::{Driver, drive};
 
 /// The clock the drivers read: the system clock (pauses sleep on tokio), or
 /// a manual one for tests (pauses move it on at once).
@@ -97,25 +99,18 @@ impl<DB: Backend> core::fmt::Debug for Store<DB> {
     }
 }
 
-impl<DB: Backend> Clone for Store<DB> {
-    fn clone(&self) -> Self {
-        Self {
-            pool: self.pool.clone(),
-            statements: Arc::clone(&self.statements),
-            clock: self.clock.clone(),
-            faults: self.faults.clone(),
-        }
-    }
-}
+clone_fields!(Store, pool, statements, clock, faults);
 
 impl<DB: Backend> Store<DB> {
-    /// A store over `pool`, on the system clock.
+    /// A store over `pool`, on the system clock; describes the core's metrics
+    /// to the `metrics` recorder installed now (feature `metrics`).
     pub fn new(pool: sqlx::Pool<DB>) -> Self {
         let statements = Self::manifest()
             .statements()
             .into_iter()
             .map(|statement| (statement.name, statement))
             .collect();
+        crate::telemetry::describe();
         Self {
             pool,
             statements: Arc::new(statements),
@@ -171,56 +166,87 @@ impl<DB: Backend> Store<DB> {
         Session::new(self).run(Query { name, params }).await
     }
 
-    /// Applies the schema's migrations, each file in one transaction where the
-    /// dialect allows (MySQL commits each DDL statement on its own); applied
-    /// twice they change nothing.
-    pub async fn migrate(&self) -> Result<(), DriverError> {
+    /// Applies the schema's migrations not yet applied, by the core's
+    /// [`Migrator`] (`docs/spec.md`, "Migrations": under a lock, so that
+    /// processes starting together apply each file once, each file in one
+    /// transaction where the dialect allows); the versions this call applied.
+    pub async fn migrate(&self) -> Result<Vec<u32>, Error> {
+        let mut migrator = Migrator::migrate(Self::manifest());
         let mut session = Session::new(self);
-        for migration in Self::manifest().migrations() {
-            let transactional = DB::DIALECT != mintid::store::Dialect::Mysql;
-            if transactional {
-                session.plain(DB::begin(true)).await?;
-            }
-            for sql in migration.statements {
-                if let Err(error) = session.plain(sql).await {
-                    if transactional {
-                        let _ = session.plain("ROLLBACK").await;
-                    }
-                    return Err(error);
+        let mut step = migrator.start(self.clock.now_millis());
+        loop {
+            step = match drive(&mut session, &mut migrator, step).await? {
+                MigrationYield::Execute { sql, .. } => {
+                    let answer = session.control(sql).await;
+                    migrator.push(answer, self.clock.now_millis())
                 }
-            }
-            if transactional {
-                session.plain("COMMIT").await?;
-            }
+                MigrationYield::Done(applied) => return Ok(applied),
+            };
         }
-        Ok(())
+    }
+
+    /// Runs `driver` from `first` on a connection of the pool (the step
+    /// loop, [`drive`]).
+    pub(crate) async fn drive<D: Driver>(
+        &self,
+        driver: &mut D,
+        first: Step<D::Yield>,
+    ) -> Result<D::Yield, Error> {
+        drive(&mut Session::new(self), driver, first).await
     }
 }
 
-/// The connection one request's steps run on, taken from the pool at the
+/// The connection a driver's steps run on: one of the pool, taken at the
 /// first query and given back (or closed, if it broke or was left inside a
-/// transaction) at the end, or at a pause outside a transaction.
+/// transaction) at the end or at a pause outside a transaction; or the
+/// caller's, inside the transaction the caller begins and ends.
 pub(crate) struct Session<'s, DB: Backend> {
     store: &'s Store<DB>,
-    conn: Option<PoolConnection<DB>>,
+    conn: Conn<'s, DB>,
     in_transaction: bool,
 }
 
+enum Conn<'s, DB: Backend> {
+    Pool(Option<PoolConnection<DB>>),
+    Caller(&'s mut DB::Connection),
+}
+
 impl<'s, DB: Backend> Session<'s, DB> {
+    /// Steps on a connection of `store`'s pool.
     pub(crate) fn new(store: &'s Store<DB>) -> Self {
         Self {
             store,
-            conn: None,
+            conn: Conn::Pool(None),
             in_transaction: false,
         }
     }
 
+    /// Steps on the caller's `conn`, inside its transaction.
+    pub(crate) fn caller(store: &'s Store<DB>, conn: &'s mut DB::Connection) -> Self {
+        Self {
+            store,
+            conn: Conn::Caller(conn),
+            in_transaction: false,
+        }
+    }
+
+    /// The store.
+    pub(crate) fn store(&self) -> &'s Store<DB> {
+        self.store
+    }
+
+    /// Whether the steps run on the caller's connection (which begins and
+    /// ends no transaction of the driver's).
+    pub(crate) fn is_callers(&self) -> bool {
+        matches!(self.conn, Conn::Caller(_))
+    }
+
     /// The session's connection, taken from the pool if it holds none (a
     /// pool that gives none is a lost connection).
-    async fn conn(&mut self) -> Result<&mut PoolConnection<DB>, DbError> {
-        if self.conn.is_none() {
+    async fn conn(&mut self) -> Result<&mut DB::Connection, DbError> {
+        if let Conn::Pool(pooled @ None) = &mut self.conn {
             match self.store.pool.acquire().await {
-                Ok(conn) => self.conn = Some(conn),
+                Ok(conn) => *pooled = Some(conn),
                 Err(error) => {
                     let mut failed = classify(&error);
                     failed.class = DbErrorClass::ConnectionLost;
@@ -228,25 +254,29 @@ impl<'s, DB: Backend> Session<'s, DB> {
                 }
             }
         }
-        Ok(self.conn.as_mut().expect("acquired above"))
+        match &mut self.conn {
+            Conn::Pool(pooled) => Ok(pooled.as_mut().expect("acquired above")),
+            Conn::Caller(conn) => Ok(conn),
+        }
     }
 
-    /// Runs a driver's query; a broken connection is closed, so a retry gets
-    /// a new one.
+    /// Runs a driver's query with the statement the manifest gives for it
+    /// (meeting the store's injected fault, if any); a broken connection of
+    /// the pool is closed, so a retry gets a new one.
     pub(crate) async fn run(&mut self, query: Query) -> Answer {
-        let statements = Arc::clone(&self.store.statements);
-        let fault = self
-            .store
-            .faults
-            .as_ref()
-            .and_then(|faults| faults(query.name));
+        let store = self.store;
+        let fault = store.faults.as_ref().and_then(|faults| faults(query.name));
         if let Some(StatementFault::Fail(class)) = fault {
             let message = format!("a fault injected into {}", query.name);
             return self.after(Answer::Failed(DbError { class, message }));
         }
-        let mut answer = match self.conn().await {
-            Ok(conn) => run_on::<DB>(&statements, conn, query).await,
-            Err(failed) => Answer::Failed(failed),
+        let mut answer = match (store.statements.get(query.name), self.conn().await) {
+            (Some(statement), Ok(conn)) => DB::run(conn, statement, query.params).await,
+            (_, Err(failed)) => Answer::Failed(failed),
+            (None, _) => Answer::Failed(DbError {
+                class: DbErrorClass::Other,
+                message: format!("the manifest has no statement {}", query.name),
+            }),
         };
         if fault == Some(StatementFault::LoseReply) && !matches!(answer, Answer::Failed(_)) {
             answer = Answer::Failed(DbError {
@@ -275,15 +305,19 @@ impl<'s, DB: Backend> Session<'s, DB> {
         answer
     }
 
-    /// Gives the connection back to the pool, outside a transaction (a
-    /// driver's pause).
+    /// Gives the pool's connection back, outside a transaction (a driver's
+    /// pause).
     pub(crate) fn release(&mut self) {
-        if !self.in_transaction {
-            self.conn = None;
+        if !self.in_transaction
+            && let Conn::Pool(pooled) = &mut self.conn
+        {
+            *pooled = None;
         }
     }
 
-    async fn control(&mut self, sql: &'static str) -> Answer {
+    /// Runs SQL without parameters (a transaction's control, a migration's
+    /// statement).
+    pub(crate) async fn control(&mut self, sql: &'static str) -> Answer {
         let statement = Statement {
             name: "plain",
             kind: ResultKind::Exec,
@@ -298,24 +332,20 @@ impl<'s, DB: Backend> Session<'s, DB> {
         self.after(answer)
     }
 
-    /// Closes a connection that broke.
+    /// Reports a failed answer and closes the pool's connection that broke.
     fn after(&mut self, answer: Answer) -> Answer {
-        if let Answer::Failed(error) = &answer
-            && error.class == DbErrorClass::ConnectionLost
-            && let Some(mut conn) = self.conn.take()
+        let Answer::Failed(error) = &answer else {
+            return answer;
+        };
+        crate::telemetry::store_error(error.class);
+        if error.class == DbErrorClass::ConnectionLost
+            && let Conn::Pool(pooled) = &mut self.conn
+            && let Some(mut conn) = pooled.take()
         {
             conn.close_on_drop();
             self.in_transaction = false;
         }
         answer
-    }
-
-    /// Runs SQL with no parameters (migrations).
-    pub(crate) async fn plain(&mut self, sql: &'static str) -> Result<(), DriverError> {
-        match self.control(sql).await {
-            Answer::Failed(error) => Err(database_failure(&error)),
-            _ => Ok(()),
-        }
     }
 }
 
@@ -324,25 +354,10 @@ impl<DB: Backend> Drop for Session<'_, DB> {
         // A connection left inside a transaction (a cancelled future, a
         // failed rollback) never goes back to the pool.
         if self.in_transaction
-            && let Some(conn) = self.conn.as_mut()
+            && let Conn::Pool(Some(conn)) = &mut self.conn
         {
             conn.close_on_drop();
         }
-    }
-}
-
-/// Runs `query` on `conn` with the statement the manifest gives for it.
-pub(crate) async fn run_on<DB: Backend>(
-    statements: &HashMap<&'static str, Statement>,
-    conn: &mut DB::Connection,
-    query: Query,
-) -> Answer {
-    match statements.get(query.name) {
-        Some(statement) => DB::run(conn, statement, query.params).await,
-        None => Answer::Failed(mintid::store::DbError {
-            class: DbErrorClass::Other,
-            message: format!("the manifest has no statement {}", query.name),
-        }),
     }
 }
 
