@@ -184,22 +184,24 @@ pub fn http_admit_key(
     request_id_sent: bool,
     idempotency_key_sent: bool,
 ) -> KeyAdmission {
-    let accepted = core::AcceptedKeys {
-        request_id_header: request_id_header.as_deref(),
-        idempotency_key: accepts_idempotency_key,
-    };
-    let request = core::KeyRequest {
+    let admission = core::admission(
+        request_id_header.as_deref(),
+        accepts_idempotency_key,
         caller,
         request_id_sent,
         idempotency_key_sent,
-    };
-    match core::admit_key(accepted, request) {
-        Ok(core::KeySource::SignedRequestId) => KeyAdmission::SignedRequestId,
-        Ok(core::KeySource::IdempotencyKey) => KeyAdmission::IdempotencyKey,
-        Err(error) => KeyAdmission::Refused {
-            status: error.status().unwrap_or(500),
-            code: error.code().into(),
-            document: core::refusal_document(&error).unwrap_or_default(),
+    );
+    match admission {
+        core::Admission::Read(core::KeySource::SignedRequestId) => KeyAdmission::SignedRequestId,
+        core::Admission::Read(core::KeySource::IdempotencyKey) => KeyAdmission::IdempotencyKey,
+        core::Admission::Refused {
+            status,
+            code,
+            document,
+        } => KeyAdmission::Refused {
+            status,
+            code: code.into(),
+            document,
         },
     }
 }

@@ -43,6 +43,36 @@ unsafe fn answer(
     unsafe { copy_out(&packed, out, cap) }
 }
 
+/// [`answer`] with what `work` makes from the generator `generator` points
+/// to.
+///
+/// # Safety
+/// `generator` points to a live `G`; `out` to `cap` writable bytes.
+unsafe fn answer_from<G>(
+    generator: *const G,
+    out: *mut u8,
+    cap: usize,
+    work: impl FnOnce(&G, &mut Vec<u8>) -> Result<(), MintidError>,
+) -> usize {
+    // SAFETY: the caller's contract.
+    let generator = unsafe { &*generator };
+    // SAFETY: the caller's contract.
+    unsafe { answer(out, cap, |packed| work(generator, packed)) }
+}
+
+/// The freshness bound of the next UUIDv7 batch, then its IDs as `put`
+/// appends their 16-byte forms.
+fn put_uuid7_batch(
+    generator: &Uuid7Generator,
+    handed_out: u32,
+    packed: &mut Vec<u8>,
+    put: impl FnOnce(&mut Vec<u8>, &[u8]) -> Result<(), MintidError>,
+) -> Result<(), MintidError> {
+    let (fresh, bytes) = generator.batch(handed_out)?;
+    packed.extend_from_slice(&fresh.to_le_bytes());
+    put(packed, &bytes)
+}
+
 /// A UUIDv7 generator on the system clock and the per-thread random
 /// generator with the core's default policy (`Uuid7Generator::new()`),
 /// freed with [`mintid_light_uuid7_free`].
@@ -66,14 +96,12 @@ pub unsafe extern "C" fn mintid_light_uuid7_batch(
     cap: usize,
 ) -> usize {
     // SAFETY: the caller's contract.
-    let generator = unsafe { &*generator };
-    // SAFETY: the caller's contract.
     unsafe {
-        answer(out, cap, |packed| {
-            let (fresh, bytes) = generator.batch(handed_out)?;
-            packed.extend_from_slice(&fresh.to_le_bytes());
-            packed.extend_from_slice(&bytes);
-            Ok(())
+        answer_from(generator, out, cap, |generator, packed| {
+            put_uuid7_batch(generator, handed_out, packed, |packed, bytes| {
+                packed.extend_from_slice(bytes);
+                Ok(())
+            })
         })
     }
 }
@@ -92,14 +120,12 @@ pub unsafe extern "C" fn mintid_light_uuid7_text_batch(
     cap: usize,
 ) -> usize {
     // SAFETY: the caller's contract.
-    let generator = unsafe { &*generator };
-    // SAFETY: the caller's contract.
     unsafe {
-        answer(out, cap, |packed| {
-            let (fresh, bytes) = generator.batch(handed_out)?;
-            packed.extend_from_slice(&fresh.to_le_bytes());
-            packed.extend_from_slice(text_of(&bytes, TextForm::Hyphenated)?.as_bytes());
-            Ok(())
+        answer_from(generator, out, cap, |generator, packed| {
+            put_uuid7_batch(generator, handed_out, packed, |packed, bytes| {
+                packed.extend_from_slice(text_of(bytes, TextForm::Hyphenated)?.as_bytes());
+                Ok(())
+            })
         })
     }
 }
@@ -117,10 +143,8 @@ pub unsafe extern "C" fn mintid_light_uuid7_bytes(
     cap: usize,
 ) -> usize {
     // SAFETY: the caller's contract.
-    let generator = unsafe { &*generator };
-    // SAFETY: the caller's contract.
     unsafe {
-        answer(out, cap, |packed| {
+        answer_from(generator, out, cap, |generator, packed| {
             packed.extend_from_slice(&0u64.to_le_bytes());
             packed.extend_from_slice(&generator.fill(count)?);
             Ok(())
@@ -215,10 +239,8 @@ pub unsafe extern "C" fn mintid_light_snowflake_batch(
     cap: usize,
 ) -> usize {
     // SAFETY: the caller's contract.
-    let generator = unsafe { &*generator };
-    // SAFETY: the caller's contract.
     unsafe {
-        answer(out, cap, |packed| {
+        answer_from(generator, out, cap, |generator, packed| {
             let (fresh, ids) = generator.batch(handed_out)?;
             put_ids(packed, fresh, &ids);
             Ok(())
@@ -239,10 +261,8 @@ pub unsafe extern "C" fn mintid_light_snowflake_ids(
     cap: usize,
 ) -> usize {
     // SAFETY: the caller's contract.
-    let generator = unsafe { &*generator };
-    // SAFETY: the caller's contract.
     unsafe {
-        answer(out, cap, |packed| {
+        answer_from(generator, out, cap, |generator, packed| {
             put_ids(packed, 0, &generator.fill(count)?);
             Ok(())
         })

@@ -146,30 +146,29 @@ pub fn http_admit_key(
     request_id_sent: bool,
     idempotency_key_sent: bool,
 ) -> JsValue {
-    let accepted = core::AcceptedKeys {
-        request_id_header: request_id_header.as_deref(),
-        idempotency_key: accepts_idempotency_key,
-    };
-    let request = core::KeyRequest {
+    let admission = core::admission(
+        request_id_header.as_deref(),
+        accepts_idempotency_key,
         caller,
         request_id_sent,
         idempotency_key_sent,
-    };
-    match core::admit_key(accepted, request) {
-        Ok(source) => object(&[(
+    );
+    match admission {
+        core::Admission::Read(source) => object(&[(
             "source",
             JsValue::from_str(match source {
                 core::KeySource::SignedRequestId => "signed",
                 core::KeySource::IdempotencyKey => "plain",
             }),
         )]),
-        Err(error) => object(&[
-            ("status", JsValue::from(error.status().unwrap_or(500))),
-            ("code", JsValue::from_str(error.code())),
-            (
-                "document",
-                JsValue::from_str(&core::refusal_document(&error).unwrap_or_default()),
-            ),
+        core::Admission::Refused {
+            status,
+            code,
+            document,
+        } => object(&[
+            ("status", JsValue::from(status)),
+            ("code", JsValue::from_str(code)),
+            ("document", JsValue::from_str(&document)),
         ]),
     }
 }

@@ -4,95 +4,22 @@
 
 use mintid::outbox::RelayPolicy;
 use mintid::record::RecordPolicy;
-use mintid::store::{DbErrorClass, Dialect, DriverError, Held, Manifest, Placeholder, Value, Way};
-use mintid_wire::{Fields, Input, KeyParts, Outcome, Refusal, Spec, Wire, tag};
+use mintid::store::{DbErrorClass, Dialect, Held, Manifest, Placeholder, Value, Way};
+use mintid_wire::{Input, KeyParts, Outcome, Spec, Wire, tag};
 
-/// A failure packed with its code and message.
-struct Packed {
-    code: &'static str,
-    detail: String,
-}
+mod support;
 
-impl From<DriverError> for Packed {
-    fn from(error: DriverError) -> Self {
-        Self {
-            code: error.code(),
-            detail: error.to_string(),
-        }
-    }
-}
-
-impl From<mintid::key::KeyError> for Packed {
-    fn from(error: mintid::key::KeyError) -> Self {
-        Self {
-            code: error.code(),
-            detail: error.to_string(),
-        }
-    }
-}
-
-impl From<mintid::SnowflakeError> for Packed {
-    fn from(error: mintid::SnowflakeError) -> Self {
-        Self {
-            code: error.code(),
-            detail: error.to_string(),
-        }
-    }
-}
-
-impl Refusal for Packed {
-    fn fields(&self) -> Fields<'_> {
-        Fields {
-            code: self.code,
-            detail: &self.detail,
-            part: None,
-            position: None,
-            problem: None,
-            concern: "store",
-        }
-    }
-
-    fn out_of_range(detail: &str) -> Self {
-        Self {
-            code: "argument.out_of_range",
-            detail: detail.into(),
-        }
-    }
-}
+use support::{Packed, call_at, code, run_name, text_at, u64_at, wire};
 
 const SQLITE: Manifest = Manifest::new(Dialect::Sqlite, Placeholder::Question);
 
-fn wire(spec: &Spec) -> Wire<Packed> {
-    let mut packed = Vec::new();
-    spec.encode(&mut packed);
-    Wire::new(&packed)
-}
-
 fn call(wire: &mut Wire<Packed>, input: Input) -> Vec<u8> {
-    let mut packed = Vec::new();
-    input.encode(1_000, &mut packed);
-    wire.call(&packed).to_vec()
-}
-
-/// A `u32`-length text at `at`.
-fn text_at(step: &[u8], at: usize) -> &str {
-    let length = u32::from_le_bytes(step[at..at + 4].try_into().unwrap()) as usize;
-    std::str::from_utf8(&step[at + 4..at + 4 + length]).unwrap()
-}
-
-fn run_name(step: &[u8]) -> &str {
-    assert_eq!(step[0], tag::RUN, "not a run: {step:?}");
-    text_at(step, 1)
-}
-
-fn code(step: &[u8]) -> &str {
-    assert_eq!(step[0], tag::FAIL, "not a failure: {step:?}");
-    text_at(step, 1)
+    call_at(wire, 1_000, input)
 }
 
 fn done_u64(step: &[u8]) -> u64 {
     assert_eq!(step[0], tag::DONE, "not done: {step:?}");
-    u64::from_le_bytes(step[1..9].try_into().unwrap())
+    u64_at(step, 1)
 }
 
 fn key() -> KeyParts {

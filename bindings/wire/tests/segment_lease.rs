@@ -5,95 +5,15 @@
 
 use mintid::lease::{Acquisition, LeaseGuard, LeasePolicy, WorkerLease};
 use mintid::segment::SegmentPolicy;
-use mintid::store::{Dialect, DriverError, Manifest, Placeholder, Value};
+use mintid::store::{Dialect, Manifest, Placeholder, Value};
 use mintid_wire::guards::Registered;
-use mintid_wire::{Fields, Input, LeasePolicyParts, Refusal, Spec, Wire, tag};
+use mintid_wire::{Input, LeasePolicyParts, Spec, tag};
 
-/// A failure packed with its code and message.
-struct Packed {
-    code: &'static str,
-    detail: String,
-}
+mod support;
 
-impl From<DriverError> for Packed {
-    fn from(error: DriverError) -> Self {
-        Self {
-            code: error.code(),
-            detail: error.to_string(),
-        }
-    }
-}
-
-impl From<mintid::key::KeyError> for Packed {
-    fn from(error: mintid::key::KeyError) -> Self {
-        Self {
-            code: error.code(),
-            detail: error.to_string(),
-        }
-    }
-}
-
-impl From<mintid::SnowflakeError> for Packed {
-    fn from(error: mintid::SnowflakeError) -> Self {
-        Self {
-            code: error.code(),
-            detail: error.to_string(),
-        }
-    }
-}
-
-impl Refusal for Packed {
-    fn fields(&self) -> Fields<'_> {
-        Fields {
-            code: self.code,
-            detail: &self.detail,
-            part: None,
-            position: None,
-            problem: None,
-            concern: self.code.split('.').next().unwrap_or(self.code),
-        }
-    }
-
-    fn out_of_range(detail: &str) -> Self {
-        Self {
-            code: "argument.out_of_range",
-            detail: detail.into(),
-        }
-    }
-}
+use support::{call_at as call, code, run_name, text_at, u64_at, wire};
 
 const PG: Manifest = Manifest::new(Dialect::Postgres, Placeholder::Numbered);
-
-fn wire(spec: &Spec) -> Wire<Packed> {
-    let mut packed = Vec::new();
-    spec.encode(&mut packed);
-    Wire::new(&packed)
-}
-
-fn call(wire: &mut Wire<Packed>, now: u64, input: Input) -> Vec<u8> {
-    let mut packed = Vec::new();
-    input.encode(now, &mut packed);
-    wire.call(&packed).to_vec()
-}
-
-fn u64_at(step: &[u8], at: usize) -> u64 {
-    u64::from_le_bytes(step[at..at + 8].try_into().unwrap())
-}
-
-fn text_at(step: &[u8], at: usize) -> &str {
-    let length = u32::from_le_bytes(step[at..at + 4].try_into().unwrap()) as usize;
-    std::str::from_utf8(&step[at + 4..at + 4 + length]).unwrap()
-}
-
-fn run_name(step: &[u8]) -> &str {
-    assert_eq!(step[0], tag::RUN, "not a run: {step:?}");
-    text_at(step, 1)
-}
-
-fn code(step: &[u8]) -> &str {
-    assert_eq!(step[0], tag::FAIL, "not a failure: {step:?}");
-    text_at(step, 1)
-}
 
 /// A `TAKEN` step: first, count, action, wait.
 fn taken(step: &[u8]) -> (u64, u64, u8, u64) {

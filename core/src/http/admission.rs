@@ -111,6 +111,54 @@ pub fn refusal_document(error: &HttpError) -> Option<String> {
     }
 }
 
+/// What a binding answers a covered request with: the header its key is
+/// read from, or the refusal ([`admission`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Admission {
+    /// Read the key from this header.
+    Read(KeySource),
+    /// Answer `status` with `document` (`application/problem+json`).
+    Refused {
+        /// 401 (`http.unauthenticated`) or 400 (`http.missing_key`).
+        status: u16,
+        /// The error code, for the log.
+        code: &'static str,
+        /// The problem document, its detail naming the fix
+        /// ([`refusal_document`]).
+        document: String,
+    },
+}
+
+/// [`admit_key`] from a binding's flat arguments: the route's signed request
+/// ID header (with a key ring) and whether it accepts an `Idempotency-Key`;
+/// whether the request has a caller and which headers it sent. The refusal
+/// comes with its status and problem document.
+pub fn admission(
+    request_id_header: Option<&str>,
+    accepts_idempotency_key: bool,
+    caller: bool,
+    request_id_sent: bool,
+    idempotency_key_sent: bool,
+) -> Admission {
+    let accepted = AcceptedKeys {
+        request_id_header,
+        idempotency_key: accepts_idempotency_key,
+    };
+    let request = KeyRequest {
+        caller,
+        request_id_sent,
+        idempotency_key_sent,
+    };
+    match admit_key(accepted, request) {
+        Ok(source) => Admission::Read(source),
+        Err(error) => Admission::Refused {
+            status: error.status().unwrap_or(500),
+            code: error.code(),
+            document: refusal_document(&error).unwrap_or_default(),
+        },
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -217,6 +265,32 @@ mod tests {
             document.starts_with(r#"{"type":"https://mintid.dev/problems/missing-key","#),
             "{document}"
         );
+    }
+
+    #[test]
+    fn a_bindings_admission_carries_the_status_and_document() {
+        assert_eq!(
+            admission(Some("Mintid-Request-Id"), false, true, true, false),
+            Admission::Read(KeySource::SignedRequestId)
+        );
+        let Admission::Refused {
+            status,
+            code,
+            document,
+        } = admission(None, true, false, false, true)
+        else {
+            panic!("no caller is refused");
+        };
+        assert_eq!((status, code), (401, "http.unauthenticated"));
+        assert_eq!(
+            Some(document),
+            refusal_document(&HttpError::unauthenticated())
+        );
+        let Admission::Refused { status, code, .. } = admission(None, true, true, false, false)
+        else {
+            panic!("no header is refused");
+        };
+        assert_eq!((status, code), (400, "http.missing_key"));
     }
 
     #[test]

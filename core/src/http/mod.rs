@@ -34,7 +34,7 @@ mod error;
 mod kind;
 mod refusal;
 
-pub use admission::{AcceptedKeys, KeyRequest, admit_key, refusal_document};
+pub use admission::{AcceptedKeys, Admission, KeyRequest, admission, admit_key, refusal_document};
 pub use body::{QUERY_DOMAIN_TAG, fingerprint_body, fingerprint_request, is_json_content_type};
 pub use consumed::{BodyRead, check_body_read};
 pub use document::{
