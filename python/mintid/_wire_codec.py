@@ -31,20 +31,12 @@ T = TypeVar("T")
 
 #: Spec kinds.
 RECORD, RELAY, RECORD_RENEWAL, RECORD_CLEANUP, OUTBOX_CLEANUP = 1, 2, 3, 4, 5
-RECORD_LOAD, OUTBOX_LOAD, ENQUEUE = 6, 7, 8
+RECORD_LOAD, OUTBOX_LOAD, ENQUEUE, MIGRATIONS, HEARTBEAT = 6, 7, 8, 9, 10
 #: Input tags.
-START, ROWS, AFFECTED, FAILED, RESUME, FINISH, SENT, SEND_FAILED, REDIS_ANSWER, TAKE_REPORT = (
-    1,
-    2,
-    3,
-    4,
-    5,
-    6,
-    7,
-    8,
-    9,
-    10,
+START, ROWS, AFFECTED, FAILED, RESUME, FINISH, SENT, SEND_FAILED, REDIS_ANSWER, TAKE_REPORT = range(
+    1, 11
 )
+STOP = 11
 #: Step tags.
 RUN, PAUSE, YIELD, DONE, FAIL, REDIS, BEGIN, COMMIT, ROLLBACK, REPORT = range(1, 11)
 #: Value tags.
@@ -174,13 +166,12 @@ def record_spec(
 
 
 def renewal_spec(head: bytes, policy: bytes, key: bytes, held: Held) -> bytes:
-    """A record renewal's spec: the claim ``held`` on ``key``."""
-    return (
-        head
-        + policy
-        + key
-        + _HELD.pack(held.token, held.created_millis, held.lease_deadline_millis)
-    )
+    """A record renewal's spec (a heartbeat's, with ``head`` of that kind): the claim
+    ``held`` on ``key``.
+    """  # noqa: D205
+    claim = _HELD.pack(held.token, held.created_millis, held.lease_deadline_millis)
+    beat = optional(held.renew_every_millis, u64) if head[0] == HEARTBEAT else b""
+    return head + policy + key + claim + beat
 
 
 def outbox_key(kind: str, business_key: str) -> bytes:
@@ -442,6 +433,17 @@ def message(step: bytes) -> Message:
 def relay_report(step: bytes) -> tuple[int, ...]:
     """A relay's ``DONE``: sent, retried, dead, given up, claim lost, released, mark failed."""
     return tuple(_RELAY_REPORT.unpack_from(step, 1))
+
+
+def migration_sql(step: bytes) -> str:
+    """A migration driver's ``YIELD``: the statement to execute (after its version)."""
+    return Reader(step, 5).text()
+
+
+def versions(step: bytes) -> list[int]:
+    """A migration driver's ``DONE``: the versions applied (or pending)."""
+    read = Reader(step)
+    return read.items(read.u32)
 
 
 def count(step: bytes) -> int:

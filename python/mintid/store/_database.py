@@ -29,6 +29,8 @@ from typing import Any, Final, Literal, TypeVar, cast
 
 from mintid._native import ffi, native_error
 from mintid._record import Problem
+from mintid._wire import migrating, run
+from mintid.store._clock import SystemStoreClock
 from mintid.store._errors import StoreUnavailableError
 from mintid.store._metrics import StoreMetrics, class_name
 
@@ -127,6 +129,9 @@ class Database:
         #: How many connections are lent out (checked out, not yet back or discarded).
         self._lent = 0
         self._returned = threading.Condition(self._lock)
+
+    def bound(self) -> None:
+        """Nothing to check: a sync database serves every thread (and a forked child)."""
 
     # The pool.
 
@@ -292,12 +297,13 @@ class Database:
         """Run the named ``:execrows`` query: the affected-row count."""
         return self._named(raw, name, params)[1]
 
-    def migrate(self) -> None:
-        """Apply every migration of the core's manifest, each in one transaction (idempotent)."""
-        for migration in ffi.store_migrations(self.manifest.dialect):
-            with self.transaction(write=True) as raw:
-                for statement in migration.statements:
-                    self.execute(raw, statement)
+    def migrate(self) -> list[int]:
+        """Apply the core's numbered migrations not applied yet, each in one
+        transaction: the core's migration driver (its lock against other
+        migrators, versions table and order) on one connection. The versions
+        this call applied (none when every one was).
+        """  # noqa: D205
+        return run(migrating(QueryRunner(self), SystemStoreClock(), self.manifest))
 
     def close(self) -> None:
         """Close the idle connections (in a forked child: forget the parent's)."""
@@ -353,26 +359,28 @@ class QueryRunner:
         database = self._database
         return self._answer(lambda raw: database.run(raw, name, params))
 
-    def begin(self, write: bool) -> ffi.StoreAnswer:
+    def begin(self, write: bool) -> int | Failure:
         """Begin a transaction (``write``: SQLite's ``BEGIN IMMEDIATE``)."""
-        answer = self._answer(partial(self._control, self._database._begin(write)))
+        answer = self.execute(self._database._begin(write))
         self.in_transaction = isinstance(answer, int)
-        return _store_answer(answer)
+        return answer
 
-    def commit(self) -> ffi.StoreAnswer:
+    def commit(self) -> int | Failure:
         """Commit; a failed commit stays in the transaction, for the driver's rollback."""
-        answer = self._answer(partial(self._control, "COMMIT"))
+        answer = self.execute("COMMIT")
         self.in_transaction = not isinstance(answer, int)
-        return _store_answer(answer)
+        return answer
 
-    def rollback(self) -> ffi.StoreAnswer:
-        """Roll back, whatever happened: ``Affected(0)`` (the cause of the
-        failure that led here is kept).
-        """  # noqa: D205
+    def rollback(self) -> int:
+        """Roll back, whatever happened: ``0`` (the cause of the failure that led here is kept)."""
         cause = self.cause
-        self._answer(partial(self._control, "ROLLBACK"))
+        self.execute("ROLLBACK")
         self.in_transaction, self.cause = False, cause
-        return _AFFECTED(0)
+        return 0
+
+    def execute(self, sql: str) -> int | Failure:
+        """Run plain ``sql`` (a migration's statement, BEGIN, …): ``0`` or the failure."""
+        return self._answer(partial(self._control, sql))  # type: ignore[return-value]
 
     @staticmethod
     def _control(sql: str, raw: Any) -> int:
@@ -453,11 +461,11 @@ def drive(
             if kind == "RUN":
                 step = push(runner.answer(step.query))
             elif kind == "BEGIN":
-                step = push(runner.begin(step.write))
+                step = push(_store_answer(runner.begin(step.write)))
             elif kind == "COMMIT":
-                step = push(runner.commit())
+                step = push(_store_answer(runner.commit()))
             elif kind == "ROLLBACK":
-                step = push(runner.rollback())
+                step = push(_store_answer(runner.rollback()))
             elif kind == "PAUSE":
                 if not runner.in_transaction:
                     runner.release()

@@ -16,6 +16,7 @@ from typing import Any, Protocol, TypeVar
 
 from mintid._native import ffi
 from mintid._record import Problem
+from mintid._wire import migrating, run_async
 from mintid.store._database import (
     _DIALECTS,
     _ROWS,
@@ -226,12 +227,13 @@ class AsyncDatabase:
         """  # noqa: D205
         return await self._guarded(self.run(raw, name, params))
 
-    async def migrate(self) -> None:
-        """Apply every migration of the core's manifest, each in one transaction (idempotent)."""
-        for migration in ffi.store_migrations(self.manifest.dialect):
-            async with self.transaction(write=True) as raw:
-                for statement in migration.statements:
-                    await self.execute(raw, statement)
+    async def migrate(self) -> list[int]:
+        """:meth:`Database.migrate <mintid.store.Database.migrate>`, awaited."""
+        from mintid.store.aio._loop import AsyncQueryRunner  # it imports this module
+
+        return await run_async(
+            migrating(AsyncQueryRunner(self), AsyncSystemStoreClock(), self.manifest)
+        )
 
     async def close(self) -> None:
         """Close the idle connections."""

@@ -52,26 +52,28 @@ class AsyncQueryRunner:
         database = self._database
         return await self._answer(lambda raw: database.run(raw, name, params))
 
-    async def begin(self, write: bool) -> ffi.StoreAnswer:
+    async def begin(self, write: bool) -> int | Failure:
         """Begin a transaction (``write``: SQLite's ``BEGIN IMMEDIATE``)."""
-        answer = await self._answer(self._control(self._database._begin(write)))
+        answer = await self.execute(self._database._begin(write))
         self.in_transaction = isinstance(answer, int)
-        return _store_answer(answer)
+        return answer
 
-    async def commit(self) -> ffi.StoreAnswer:
+    async def commit(self) -> int | Failure:
         """Commit; a failed commit stays in the transaction, for the driver's rollback."""
-        answer = await self._answer(self._control("COMMIT"))
+        answer = await self.execute("COMMIT")
         self.in_transaction = not isinstance(answer, int)
-        return _store_answer(answer)
+        return answer
 
-    async def rollback(self) -> ffi.StoreAnswer:
-        """Roll back, whatever happened: ``Affected(0)`` (the cause of the
-        failure that led here is kept).
-        """  # noqa: D205
+    async def rollback(self) -> int:
+        """Roll back, whatever happened: ``0`` (the cause of the failure that led here is kept)."""
         cause = self.cause
-        await self._answer(self._control("ROLLBACK"))
+        await self.execute("ROLLBACK")
         self.in_transaction, self.cause = False, cause
-        return _store_answer(0)
+        return 0
+
+    async def execute(self, sql: str) -> int | Failure:
+        """Run plain ``sql`` (a migration's statement, BEGIN, …): ``0`` or the failure."""
+        return await self._answer(self._control(sql))  # type: ignore[return-value]
 
     def _control(self, sql: str) -> Callable[[Any], Awaitable[Rows | int]]:
         database = self._database
@@ -145,11 +147,11 @@ async def drive_steps(
             if kind == "RUN":
                 step = push(await runner.answer(step.query))
             elif kind == "BEGIN":
-                step = push(await runner.begin(step.write))
+                step = push(_store_answer(await runner.begin(step.write)))
             elif kind == "COMMIT":
-                step = push(await runner.commit())
+                step = push(_store_answer(await runner.commit()))
             elif kind == "ROLLBACK":
-                step = push(await runner.rollback())
+                step = push(_store_answer(await runner.rollback()))
             elif kind == "PAUSE":
                 if not runner.in_transaction:
                     await runner.release()
