@@ -187,21 +187,21 @@ def _steps(
     while True:
         tag = step[0]
         if tag == codec.RUN:
-            result = yield runner.result(*codec.run(step))
+            result = yield from runner.result(*codec.run(step))
         elif tag == codec.BEGIN:
-            result = yield runner.begin(codec.begin_write(step))
+            result = yield from runner.begin(codec.begin_write(step))
         elif tag == codec.COMMIT:
-            result = yield runner.commit()
+            result = yield from runner.commit()
         elif tag == codec.ROLLBACK:
-            result = yield runner.rollback()
+            result = yield from runner.rollback()
         elif tag == codec.REDIS:
-            yield runner.release()
+            yield from runner.release()
             answer = yield from _wire_redis.answer(wire.fast.client, step)
             step = wire.call(codec.redis_answer(answer, clock.now_millis()))
             continue
         elif tag == codec.PAUSE and pauses:
             if not runner.in_transaction:
-                yield runner.release()
+                yield from runner.release()
             yield clock.pause_millis(codec.pause_millis(step))
             step = wire.call(codec.tagged(codec.RESUME, clock.now_millis()))
             continue
@@ -213,6 +213,8 @@ def _steps(
 
 
 _HAND_OVER: Final = frozenset((codec.YIELD, codec.DONE, codec.PAUSE))
+# CLOSED: a step loop closed unfinished (``GeneratorExit``: its task was collected) is
+# collected with the wires it holds, whose handles may be freed already: it calls nothing.
 
 
 def driving(
@@ -225,13 +227,15 @@ def driving(
     """  # noqa: D205
     try:
         step = yield from _steps(runner, clock, wire, step, pauses)
+    except GeneratorExit:
+        raise  # CLOSED
     except BaseException:
-        yield runner.release()
-        raise
-    finally:
         wire.report()
+        yield from runner.release()
+        raise
+    wire.report()
     if not hold:
-        yield runner.release()
+        yield from runner.release()
     return step
 
 
@@ -298,7 +302,7 @@ def migrating(runner: Any, clock: Any, manifest: Any) -> Generator[Any, Any, lis
     wire = Wire(spec(codec.MIGRATIONS, manifest, b"\0"))
     step = wire.start(clock.now_millis())
     while (step := (yield from driving(runner, clock, wire, step, hold=True)))[0] == codec.YIELD:
-        result = yield runner.execute(codec.migration_sql(step))
+        result = yield from runner.execute(codec.migration_sql(step))
         step = wire.call(_answered(result, clock.now_millis()))
-    yield runner.release()
+    yield from runner.release()
     return codec.versions(step)

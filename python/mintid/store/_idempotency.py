@@ -57,8 +57,6 @@ MAX_RESPONSE_BYTES: Final = next(
     int(limit.max_bytes) for limit in ffi.store_limits() if limit.name == "record.response_body"
 )
 
-_NativeError = (ffi.MintidError, ffi.InternalError)
-_HELD: Final = Held
 _LOG: Final = logging.getLogger("mintid.store")
 #: The core's number of each way in (``docs/spec.md``, "The wire").
 _WAYS: Final = {ffi.Way.RUN_ONCE: 0, ffi.Way.SAME_TRANSACTION: 1, ffi.Way.LEASE: 2}
@@ -198,10 +196,11 @@ class StoredRecord:
     error: str | None
 
 
-def native_key(key: IdempotencyKey) -> ffi.IdempotencyKey:
+def checked_key(key: IdempotencyKey) -> IdempotencyKey:
+    """``key``, checked to be an :class:`~mintid.IdempotencyKey`."""
     if not isinstance(key, IdempotencyKey):
         raise TypeError(f"key must be an IdempotencyKey, got {type(key).__name__}")
-    return ffi.IdempotencyKey(kind=key.kind, scope=key.scope, id=key.id, text=key.text)
+    return key
 
 
 def record_spec(database: Any, policy: RecordPolicy) -> bytes:
@@ -222,8 +221,7 @@ def request_driver(
     """A driver for ``key`` (checked) from the store's ``spec`` and its first step; with
     ``fast`` (a store's bound fast path), it has the fast path's Redis steps.
     """  # noqa: D205
-    if not isinstance(key, IdempotencyKey):
-        raise TypeError(f"key must be an IdempotencyKey, got {type(key).__name__}")
+    checked_key(key)
     ttl = None if fast is None else fast.ttl_millis
     created = request.key_created_millis
     spec = codec.record_spec(
@@ -242,8 +240,8 @@ def request_driver(
 
 def load_spec(manifest: ffi.Manifest, key: IdempotencyKey) -> bytes:
     """The core's load of ``key`` (checked; its ``DONE``: :func:`loaded`)."""
-    checked = native_key(key)
-    return spec(codec.RECORD_LOAD, manifest, codec.key(checked.kind, checked.scope, checked.id))
+    key = checked_key(key)
+    return spec(codec.RECORD_LOAD, manifest, codec.key(key.kind, key.scope, key.id))
 
 
 def loaded(step: bytes) -> StoredRecord | None:
@@ -275,7 +273,7 @@ class LeaseBase:
     """  # noqa: D205
 
     def __init__(
-        self, store: Any, driver: RecordWire, key: ffi.IdempotencyKey, held: Held, finishable: bool
+        self, store: Any, driver: RecordWire, key: IdempotencyKey, held: Held, finishable: bool
     ) -> None:
         """Made by a store, never by hand."""
         self._store = store
@@ -380,7 +378,7 @@ class RecordLease(LeaseBase):
     """
 
     def __init__(
-        self, store: Any, driver: RecordWire, key: ffi.IdempotencyKey, held: Held, finishable: bool
+        self, store: Any, driver: RecordWire, key: IdempotencyKey, held: Held, finishable: bool
     ) -> None:
         """Made by the store, never by hand."""
         super().__init__(store, driver, key, held, finishable)
@@ -521,11 +519,10 @@ class StoreBase:
         self._fast = bound(fast, self._fast_class, self._metrics)
 
     _fast_class: Any
-    _runner_class: Any
 
     def _runner(self, raw: Any = None) -> Any:
         """A runner on the pool (or on the caller's ``raw``), reporting to the metrics."""
-        return self._runner_class(self.database, raw, self._metrics)
+        return QueryRunner(self.database, raw, self._metrics)
 
     def _claiming(
         self, runner: Any, way: ffi.Way, key: IdempotencyKey, request: StoreRequest
@@ -569,12 +566,14 @@ class StoreBase:
             return not_run(held)
         lease = beat = current = None
         if way is ffi.Way.RUN_ONCE:
-            lease = self._lease_class(self, driver, native_key(key), held, False)
+            lease = self._lease_class(self, driver, key, held, False)
             beat = None if held.renew_every_millis is None else self._beat(lease)
             current = self._current.set(lease)
         try:
             with operating(self._metrics, way):
                 response = yield operation()
+        except GeneratorExit:
+            raise  # CLOSED (mintid._wire)
         except BaseException as error:
             if current is not None:
                 self._current.reset(current)
@@ -590,7 +589,7 @@ class StoreBase:
         driver, held = yield from self._claiming(self._runner(), ffi.Way.LEASE, key, request)
         if type(held) is not Held:
             return not_run(held)
-        return self._lease_class(self, driver, native_key(key), held, True)
+        return self._lease_class(self, driver, key, held, True)
 
     def _loading(self, key: IdempotencyKey) -> Any:
         """The step loop of :meth:`IdempotencyStore.load`."""
@@ -615,7 +614,6 @@ class IdempotencyStore(StoreBase):
     _lease_class = RecordLease
     _current = _CURRENT
     _fast_class = RedisFastPath
-    _runner_class = QueryRunner
 
     def __init__(
         self,

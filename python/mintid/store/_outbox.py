@@ -133,8 +133,6 @@ class OutboxBase:
     (each call awaited).
     """  # noqa: D205
 
-    _runner_class: Any
-
     def __init__(
         self,
         database: Any,
@@ -156,7 +154,7 @@ class OutboxBase:
     def _once(self, packed: bytes, raw: Any = None) -> Generator[Any, Any, bytes]:
         """The step loop of the driver of ``packed`` (on the caller's ``raw`` connection)."""
         self.database.bound()
-        return once(self._runner_class(self.database, raw, self._metrics), self._clock, packed)
+        return once(QueryRunner(self.database, raw, self._metrics), self._clock, packed)
 
     def _marked(self, steps: Generator[Any, Any, bytes]) -> Any:
         """Run the loop that records a send's outcome (in asyncio: to its end, cancelled or not)."""
@@ -168,7 +166,7 @@ class OutboxBase:
         """  # noqa: D205
         self.database.bound()
         clock = self._clock
-        runner = self._runner_class(self.database, None, self._metrics)
+        runner = QueryRunner(self.database, None, self._metrics)
         fields = codec.relay_policy(self.policy) + codec.u64(self._draw())
         driver = RelayWire(spec(codec.RELAY, self.database.manifest, fields))
         try:
@@ -187,8 +185,12 @@ class OutboxBase:
                 handed = driver.end(
                     (yield self._marked(driving(runner, clock, driver, step, hold=True)))
                 )
-        finally:
-            yield runner.release()
+        except GeneratorExit:
+            raise  # CLOSED (mintid._wire)
+        except BaseException:
+            yield from runner.release()
+            raise
+        yield from runner.release()
         report = RelayReport(*handed[1:])
         if self._metrics is not None:
             self._metrics.relayed(report.sent, report.retried, report.dead)
@@ -199,7 +201,6 @@ class Outbox(OutboxBase):
     """The outbox in one database, under one :class:`~mintid.RelayPolicy`. Thread-safe."""
 
     database: Database
-    _runner_class = QueryRunner
 
     def __init__(
         self,

@@ -32,7 +32,7 @@ from mintid.store.aio._database import (
     async_database,
     driver_connection,
 )
-from mintid.store.aio._loop import AsyncQueryRunner, to_the_end
+from mintid.store.aio._loop import to_the_end
 from mintid.store.fast_path import AsyncRedisFastPath
 
 #: The lease of the ``run_once`` operation running in this task.
@@ -48,7 +48,7 @@ class AsyncRecordLease(LeaseBase):
     """  # noqa: D205
 
     def __init__(
-        self, store: Any, driver: RecordWire, key: ffi.IdempotencyKey, held: Held, finishable: bool
+        self, store: Any, driver: RecordWire, key: IdempotencyKey, held: Held, finishable: bool
     ) -> None:
         """Made by the store, never by hand."""
         super().__init__(store, driver, key, held, finishable)
@@ -116,7 +116,6 @@ class AsyncIdempotencyStore(StoreBase):
     _lease_class = AsyncRecordLease
     _current = _CURRENT
     _fast_class = AsyncRedisFastPath
-    _runner_class = AsyncQueryRunner
 
     def __init__(
         self,

@@ -33,7 +33,7 @@ from mintid.store.aio._database import (
     async_database,
     driver_connection,
 )
-from mintid.store.aio._loop import AsyncQueryRunner, to_the_end
+from mintid.store.aio._loop import to_the_end
 
 __all__ = ["AsyncOutbox"]
 
@@ -46,7 +46,6 @@ class AsyncOutbox(OutboxBase):
 
     database: AsyncDatabase
     _clock: AsyncStoreClock
-    _runner_class = AsyncQueryRunner
 
     def __init__(
         self,
