@@ -11,7 +11,8 @@ retry, limit and error is the core's: the loops here run what a step says.
 from __future__ import annotations
 
 import ctypes
-from typing import Any, Final
+from collections.abc import Generator
+from typing import Any, Final, TypeVar
 
 from mintid import _wire_codec as codec
 from mintid import _wire_redis
@@ -23,9 +24,12 @@ __all__ = [
     "Wire",
     "drive",
     "drive_async",
+    "driving",
     "key_text",
+    "migrating",
     "once",
-    "once_async",
+    "run",
+    "run_async",
     "spec",
 ]
 
@@ -47,6 +51,7 @@ _FREE: Final = entry("mintid_wire_free", None, _P)
 _KEY_TEXT: Final = entry(
     "mintid_wire_key_text", _SIZE, _BYTES_P, _SIZE, _BYTES_P, _SIZE, _BYTES_P, _SIZE, _P, _SIZE
 )
+T = TypeVar("T")
 _string_at = ctypes.string_at
 _buffer = ctypes.create_string_buffer
 
@@ -168,76 +173,109 @@ def _answered(result: Any, now: int) -> bytes:
     return codec.failed(_CLASSES.get(failure.name, 4), message, now)
 
 
-def drive(runner: Any, clock: Any, wire: Wire, step: bytes, *, hold: bool = False) -> bytes:
-    """Run ``step`` and the ones after it on ``runner`` until the driver hands over
-    (a ``YIELD`` or ``DONE`` step, returned). A ``FAIL`` step is raised as the
-    core's typed error, the driver's exception behind it as ``__cause__``. A
-    ``REDIS`` step runs on the client of the wire's fast path, and what the fast
-    path came to is counted when the drive ends. The connection goes back to the
-    pool at a pause, before a Redis call and at the end, unless ``hold`` keeps it
-    for the caller's next drive (the caller releases it).
+def _steps(
+    runner: Any, clock: Any, wire: Wire, step: bytes, pauses: bool
+) -> Generator[Any, Any, bytes]:
+    """The one step loop, for the sync and the asyncio drive alike: a generator
+    that yields each call on the runner, the clock or the Redis client (its
+    value, or in an asyncio host its awaitable) and is sent its result back
+    (or thrown its exception), until the driver hands over: a ``YIELD`` or
+    ``DONE`` step, or a ``PAUSE`` when ``pauses`` is false, returned. A ``FAIL``
+    step is raised as the core's typed error, the driver's exception behind
+    it as ``__cause__``.
+    """  # noqa: D205
+    while True:
+        tag = step[0]
+        if tag == codec.RUN:
+            result = yield from runner.result(*codec.run(step))
+        elif tag == codec.BEGIN:
+            result = yield from runner.begin(codec.begin_write(step))
+        elif tag == codec.COMMIT:
+            result = yield from runner.commit()
+        elif tag == codec.ROLLBACK:
+            result = yield from runner.rollback()
+        elif tag == codec.REDIS:
+            yield from runner.release()
+            answer = yield from _wire_redis.answer(wire.fast.client, step)
+            step = wire.call(codec.redis_answer(answer, clock.now_millis()))
+            continue
+        elif tag == codec.PAUSE and pauses:
+            if not runner.in_transaction:
+                yield from runner.release()
+            yield clock.pause_millis(codec.pause_millis(step))
+            step = wire.call(codec.tagged(codec.RESUME, clock.now_millis()))
+            continue
+        elif tag in _HAND_OVER:
+            return step
+        else:
+            raise _refused(step) from runner.cause
+        step = wire.call(_answered(result, clock.now_millis()))
+
+
+_HAND_OVER: Final = frozenset((codec.YIELD, codec.DONE, codec.PAUSE))
+# CLOSED: a step loop closed unfinished (``GeneratorExit``: its task was collected) is
+# collected with the wires it holds, whose handles may be freed already: it calls nothing.
+
+
+def driving(
+    runner: Any, clock: Any, wire: Wire, step: bytes, *, hold: bool = False, pauses: bool = True
+) -> Generator[Any, Any, bytes]:
+    """:func:`_steps`, with the connection given back to the pool at the end
+    (unless ``hold`` keeps it for the caller's next drive: the caller releases
+    it) or when the loop raised, and what the wire's fast path came to
+    counted; run it with :func:`run` or :func:`run_async`.
     """  # noqa: D205
     try:
-        while True:
-            tag = step[0]
-            if tag == codec.RUN:
-                result = runner.result(*codec.run(step))
-                step = wire.call(_answered(result, clock.now_millis()))
-            elif tag == codec.REDIS:
-                runner.release()
-                answer = _wire_redis.send(wire.fast.client, step)
-                step = wire.call(codec.redis_answer(answer, clock.now_millis()))
-            elif tag == codec.PAUSE:
-                runner.release()
-                clock.pause_millis(codec.pause_millis(step))
-                step = wire.call(codec.tagged(codec.RESUME, clock.now_millis()))
-            elif tag == codec.YIELD or tag == codec.DONE:
-                break
-            else:
-                raise _refused(step) from runner.cause
+        step = yield from _steps(runner, clock, wire, step, pauses)
+    except GeneratorExit:
+        raise  # CLOSED
     except BaseException:
-        runner.release()
-        raise
-    finally:
         wire.report()
+        yield from runner.release()
+        raise
+    wire.report()
     if not hold:
-        runner.release()
+        yield from runner.release()
     return step
 
 
-async def drive_async(
-    runner: Any, clock: Any, wire: Wire, step: bytes, *, hold: bool = False
-) -> bytes:
-    """:func:`drive` for an asyncio host: the same steps, with the runner's
-    ``result`` and ``release``, the clock's ``pause_millis`` and the Redis
-    client's call awaited. The one async loop of every driver on the wire.
+def run(steps: Generator[Any, Any, T]) -> T:
+    """Run a step loop (:func:`driving`, …) whose calls are sync: each yielded
+    value is the call's result already, sent back.
     """  # noqa: D205
+    result: Any = None
     try:
         while True:
-            tag = step[0]
-            if tag == codec.RUN:
-                result = await runner.result(*codec.run(step))
-                step = wire.call(_answered(result, clock.now_millis()))
-            elif tag == codec.REDIS:
-                await runner.release()
-                answer = await _wire_redis.send_async(wire.fast.client, step)
-                step = wire.call(codec.redis_answer(answer, clock.now_millis()))
-            elif tag == codec.PAUSE:
-                await runner.release()
-                await clock.pause_millis(codec.pause_millis(step))
-                step = wire.call(codec.tagged(codec.RESUME, clock.now_millis()))
-            elif tag == codec.YIELD or tag == codec.DONE:
-                break
+            result = steps.send(result)
+    except StopIteration as end:
+        return end.value  # type: ignore[no-any-return]
+
+
+async def run_async(steps: Generator[Any, Any, T]) -> T:
+    """Run a step loop whose calls are awaitables: each awaited, its result
+    sent back (its exception thrown back, where the loop may catch it).
+    """  # noqa: D205
+    try:
+        call = steps.send(None)
+        while True:
+            try:
+                result = await call
+            except BaseException as error:
+                call = steps.throw(error)
             else:
-                raise _refused(step) from runner.cause
-    except BaseException:
-        await runner.release()
-        raise
-    finally:
-        wire.report()
-    if not hold:
-        await runner.release()
-    return step
+                call = steps.send(result)
+    except StopIteration as end:
+        return end.value  # type: ignore[no-any-return]
+
+
+def drive(runner: Any, clock: Any, wire: Wire, step: bytes, **how: bool) -> bytes:
+    """:func:`driving`, sync: the step the driver handed over."""
+    return run(driving(runner, clock, wire, step, **how))
+
+
+async def drive_async(runner: Any, clock: Any, wire: Wire, step: bytes, **how: bool) -> bytes:
+    """:func:`driving` for an asyncio host: the same loop, each of its calls awaited."""
+    return await run_async(driving(runner, clock, wire, step, **how))
 
 
 def _refused(step: bytes) -> Exception:
@@ -247,13 +285,24 @@ def _refused(step: bytes) -> Exception:
     return codec.error(step)
 
 
-def once(runner: Any, clock: Any, packed_spec: bytes) -> bytes:
-    """Run the driver of ``packed_spec`` from its start to its ``DONE`` step (returned)."""
+def once(runner: Any, clock: Any, packed_spec: bytes) -> Generator[Any, Any, bytes]:
+    """The step loop of the driver of ``packed_spec`` from its start to its
+    ``DONE`` step (returned); :func:`run` or :func:`run_async` runs it.
+    """  # noqa: D205
     wire = Wire(packed_spec)
-    return drive(runner, clock, wire, wire.start(clock.now_millis()))
+    return driving(runner, clock, wire, wire.start(clock.now_millis()))
 
 
-async def once_async(runner: Any, clock: Any, packed_spec: bytes) -> bytes:
-    """:func:`once` for an asyncio host."""
-    wire = Wire(packed_spec)
-    return await drive_async(runner, clock, wire, wire.start(clock.now_millis()))
+def migrating(runner: Any, clock: Any, manifest: Any) -> Generator[Any, Any, list[int]]:
+    """The step loop of the core's migration driver (``docs/spec.md``, "The
+    migration driver": its lock, versions table, order and retries) on one
+    connection of ``runner``, each statement it hands over executed as it is;
+    it returns the versions this run applied.
+    """  # noqa: D205
+    wire = Wire(spec(codec.MIGRATIONS, manifest, b"\0"))
+    step = wire.start(clock.now_millis())
+    while (step := (yield from driving(runner, clock, wire, step, hold=True)))[0] == codec.YIELD:
+        result = yield from runner.execute(codec.migration_sql(step))
+        step = wire.call(_answered(result, clock.now_millis()))
+    yield from runner.release()
+    return codec.versions(step)

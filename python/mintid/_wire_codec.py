@@ -31,22 +31,17 @@ T = TypeVar("T")
 
 #: Spec kinds.
 RECORD, RELAY, RECORD_RENEWAL, RECORD_CLEANUP, OUTBOX_CLEANUP = 1, 2, 3, 4, 5
-RECORD_LOAD, OUTBOX_LOAD, ENQUEUE = 6, 7, 8
+RECORD_LOAD, OUTBOX_LOAD, ENQUEUE, MIGRATIONS, HEARTBEAT = 6, 7, 8, 9, 10
+SEGMENT, LEASE_ACQUIRE, LEASE_RENEW, LEASE_RELEASE = 11, 12, 13, 14
 #: Input tags.
-START, ROWS, AFFECTED, FAILED, RESUME, FINISH, SENT, SEND_FAILED, REDIS_ANSWER, TAKE_REPORT = (
-    1,
-    2,
-    3,
-    4,
-    5,
-    6,
-    7,
-    8,
-    9,
-    10,
+START, ROWS, AFFECTED, FAILED, RESUME, FINISH, SENT, SEND_FAILED, REDIS_ANSWER, TAKE_REPORT = range(
+    1, 11
 )
+STOP, TAKE, FETCH, ABANDON, FORKED, MARK = range(11, 17)
 #: Step tags.
-RUN, PAUSE, YIELD, DONE, FAIL, REDIS, BEGIN, COMMIT, ROLLBACK, REPORT = range(1, 11)
+RUN, PAUSE, YIELD, DONE, FAIL, REDIS, BEGIN, COMMIT, ROLLBACK, REPORT, TAKEN = range(1, 12)
+#: What a segment's ``TAKEN`` says to do.
+HAND_OUT, FETCH_BESIDE, FETCH_NOW, WAIT = range(4)
 #: Value tags.
 NULL, INT, TEXT, BYTES = 0, 1, 2, 3
 
@@ -57,6 +52,10 @@ _I64: Final = struct.Struct("<q")
 _INPUT: Final = struct.Struct("<BQ")
 _RECORD_POLICY: Final = struct.Struct("<QQBQQQ")
 _RELAY_POLICY: Final = struct.Struct("<QQQQBQ")
+_SEGMENT_POLICY: Final = struct.Struct("<QQQBQQ")
+_LEASE_POLICY: Final = struct.Struct("<BBBB8Q")
+_TAKEN: Final = struct.Struct("<QQBQ")
+_ACQUIRED: Final = struct.Struct("<8Q")
 _HELD: Final = struct.Struct("<QQQ")
 _RELAY_REPORT: Final = struct.Struct("<7Q")
 #: A surrogate code point: in a ``str`` always a lone one, which UTF-8 cannot encode.
@@ -151,6 +150,37 @@ def relay_policy(policy: Any) -> bytes:
     )
 
 
+def segment_policy(policy: Any) -> bytes:
+    """A segment policy (the core's fields, by name)."""
+    return _SEGMENT_POLICY.pack(
+        policy.initial_step,
+        policy.min_step,
+        policy.max_step,
+        policy.fetch_at_percent,
+        policy.grow_below_millis,
+        policy.shrink_above_millis,
+    )
+
+
+def lease_policy(policy: Any) -> bytes:
+    """A worker-lease policy: its layout's fields, then its durations (by name)."""
+    layout = policy.layout
+    return _LEASE_POLICY.pack(
+        layout.time_bits,
+        layout.worker_bits,
+        layout.sequence_bits,
+        layout.datacenter_bits,
+        layout.epoch_millis,
+        layout.tick_millis,
+        policy.lease_millis,
+        policy.renew_interval_millis,
+        policy.safety_margin_millis,
+        policy.renew_retry_millis,
+        policy.max_skew_millis,
+        policy.max_start_wait_millis,
+    )
+
+
 def key(kind: str, scope: str, id: str) -> bytes:
     """A key's three parts (sent as they are: the core refuses what a key cannot hold)."""
     return b"".join(raw(part.encode("utf-8", "surrogatepass")) for part in (kind, scope, id))
@@ -174,13 +204,22 @@ def record_spec(
 
 
 def renewal_spec(head: bytes, policy: bytes, key: bytes, held: Held) -> bytes:
-    """A record renewal's spec: the claim ``held`` on ``key``."""
-    return (
-        head
-        + policy
-        + key
-        + _HELD.pack(held.token, held.created_millis, held.lease_deadline_millis)
-    )
+    """A record renewal's spec (a heartbeat's, with ``head`` of that kind): the claim
+    ``held`` on ``key``.
+    """  # noqa: D205
+    claim = _HELD.pack(held.token, held.created_millis, held.lease_deadline_millis)
+    beat = optional(held.renew_every_millis, u64) if head[0] == HEARTBEAT else b""
+    return head + policy + key + claim + beat
+
+
+def segment_spec(head: bytes, tag: str, policy: bytes) -> bytes:
+    """A segment driver's spec: its tag (as it is: the core refuses a bad one) and policy."""
+    return head + raw(error_bytes(tag)) + policy
+
+
+def acquire_spec(head: bytes, policy: bytes, owner: str, timeout_millis: int | None) -> bytes:
+    """A lease acquisition's spec: the policy, the owner, the timeout."""
+    return head + policy + raw(error_bytes(owner)) + optional(timeout_millis, u64)
 
 
 def outbox_key(kind: str, business_key: str) -> bytes:
@@ -248,6 +287,11 @@ def finish_raised(type_name: str, message: str, now_millis: int) -> bytes:
 def send_failed(error: str, now_millis: int) -> bytes:
     """The relay's last send failed with ``error``."""
     return _INPUT.pack(SEND_FAILED, now_millis) + raw(error_bytes(error))
+
+
+def mark(high_water_millis: int, now_millis: int) -> bytes:
+    """A lease renewal's or release's start, with the generator's high-water time."""
+    return _INPUT.pack(MARK, now_millis) + _U64.pack(high_water_millis)
 
 
 def redis_answer(answer: bytes, now_millis: int) -> bytes:
@@ -442,6 +486,30 @@ def message(step: bytes) -> Message:
 def relay_report(step: bytes) -> tuple[int, ...]:
     """A relay's ``DONE``: sent, retried, dead, given up, claim lost, released, mark failed."""
     return tuple(_RELAY_REPORT.unpack_from(step, 1))
+
+
+def taken(step: bytes) -> tuple[int, int, int, int]:
+    """A segment's ``TAKEN``: the run's first ID and count, the action, the wait (ms)."""
+    return _TAKEN.unpack_from(step, 1)
+
+
+def acquired(step: bytes) -> tuple[int, ...]:
+    """A lease acquisition's ``DONE``: ``worker_id``, ``fencing_token``,
+    ``lease_deadline_millis``, ``start_after_millis``, ``ready_at_millis``,
+    ``acquired_millis``, ``high_water_millis``, ``expected_token``.
+    """  # noqa: D205
+    return _ACQUIRED.unpack_from(step, 1)
+
+
+def migration_sql(step: bytes) -> str:
+    """A migration driver's ``YIELD``: the statement to execute (after its version)."""
+    return Reader(step, 5).text()
+
+
+def versions(step: bytes) -> list[int]:
+    """A migration driver's ``DONE``: the versions applied (or pending)."""
+    read = Reader(step)
+    return read.items(read.u32)
 
 
 def count(step: bytes) -> int:

@@ -12,11 +12,12 @@ which this module never imports.
 from __future__ import annotations
 
 import struct
+from collections.abc import Generator
 from typing import Any, Final
 
 from mintid._wire_codec import redis_call
 
-__all__ = ["send", "send_async"]
+__all__ = ["answer"]
 
 _U32: Final = struct.Struct("<I")
 _NIL: Final = b"\0"
@@ -79,21 +80,14 @@ def _error(error: Exception) -> bytes:
     return _failed(str(error) or type(error).__name__)
 
 
-def send(client: Any, step: bytes) -> bytes:
-    """Run a ``REDIS`` step on a sync ``client``; its answer, packed."""
+def answer(client: Any, step: bytes) -> Generator[Any, Any, bytes]:
+    """Run a ``REDIS`` step on ``client``, sync or asyncio: a generator that
+    yields the client's call (its reply, or its awaitable) and is sent the
+    reply back (or thrown the client's exception); it returns the answer, packed.
+    """  # noqa: D205
     method, args = _call(client, step)
     try:
-        reply = method(*args)
-    except Exception as error:  # down, slow, failing over: the core decides
-        return _error(error)
-    return _answer(reply)
-
-
-async def send_async(client: Any, step: bytes) -> bytes:
-    """:func:`send` on an asyncio ``client``."""
-    method, args = _call(client, step)
-    try:
-        reply = await method(*args)
+        reply = yield method(*args)
     except Exception as error:  # down, slow, failing over: the core decides
         return _error(error)
     return _answer(reply)

@@ -28,9 +28,12 @@ KINDS = {
     "record_load": wire.RECORD_LOAD,
     "outbox_load": wire.OUTBOX_LOAD,
     "enqueue": wire.ENQUEUE,
-    # Kinds the package does not run yet: their layout is pinned here alone.
-    "migrations": 9,
-    "heartbeat": 10,
+    "migrations": wire.MIGRATIONS,
+    "heartbeat": wire.HEARTBEAT,
+    "segment": wire.SEGMENT,
+    "lease_acquire": wire.LEASE_ACQUIRE,
+    "lease_renew": wire.LEASE_RENEW,
+    "lease_release": wire.LEASE_RELEASE,
 }
 INPUTS = {
     "start": wire.START,
@@ -43,7 +46,12 @@ INPUTS = {
     "send_failed": wire.SEND_FAILED,
     "redis": wire.REDIS_ANSWER,
     "report": wire.TAKE_REPORT,
-    "stop": 11,
+    "stop": wire.STOP,
+    "take": wire.TAKE,
+    "fetch": wire.FETCH,
+    "abandon": wire.ABANDON,
+    "forked": wire.FORKED,
+    "mark": wire.MARK,
 }
 STEPS = {
     "run": wire.RUN,
@@ -56,7 +64,37 @@ STEPS = {
     "commit": wire.COMMIT,
     "rollback": wire.ROLLBACK,
     "report": wire.REPORT,
+    "taken": wire.TAKEN,
 }
+ACTIONS = ["hand_out", "fetch_beside", "fetch_now", "wait"]
+SEGMENT_POLICY = [
+    "initial_step",
+    "min_step",
+    "max_step",
+    "fetch_at_percent",
+    "grow_below_millis",
+    "shrink_above_millis",
+]
+LAYOUT = ["time_bits", "worker_bits", "sequence_bits", "datacenter_bits", "epoch_millis"]
+LAYOUT += ["tick_millis"]
+LEASE_DURATIONS = [
+    "lease_millis",
+    "renew_interval_millis",
+    "safety_margin_millis",
+    "renew_retry_millis",
+    "max_skew_millis",
+    "max_start_wait_millis",
+]
+ACQUIRED = [
+    "worker_id",
+    "fencing_token",
+    "lease_deadline_millis",
+    "start_after_millis",
+    "ready_at_millis",
+    "acquired_millis",
+    "high_water_millis",
+    "expected_token",
+]
 WAYS = ["run_once", "same_transaction", "lease"]
 CLASSES = [
     "unique_violation",
@@ -87,7 +125,8 @@ RELAY_COUNTS = ["sent", "retried", "dead", "given_up", "claim_lost", "released",
 ENQUEUED = ["new", "already_enqueued"]
 #: The meaning's numbers that are JSON numbers (``u8``, ``u32``) or booleans; every other
 #: integer is a decimal string.
-SMALL = {"jitter_percent", "write_failures", "version", "versions"}
+SMALL = {"jitter_percent", "write_failures", "version", "versions", "fetch_at_percent"}
+SMALL |= {"time_bits", "worker_bits", "sequence_bits", "datacenter_bits"}
 
 
 def check_tables(document: dict[str, Any]) -> None:
@@ -188,17 +227,26 @@ def encode_spec(m: Meaning) -> bytes:
         policy = wire.record_policy(numbers(m["policy"], RECORD_POLICY))
         return wire.renewal_spec(head, policy, key_of(m["key"]), held)
     if kind == "heartbeat":
+        every = None if m["renew_every_millis"] is None else int(m["renew_every_millis"])
         held = wire.Held(
             "execute",
             int(m["token"]),
             int(m["created_millis"]),
             int(m["lease_deadline_millis"]),
-            None,
+            every,
         )
         policy = wire.record_policy(numbers(m["policy"], RECORD_POLICY))
-        every = None if m["renew_every_millis"] is None else int(m["renew_every_millis"])
-        renewal = wire.renewal_spec(head, policy, key_of(m["key"]), held)
-        return renewal + wire.optional(every, u64)
+        return wire.renewal_spec(head, policy, key_of(m["key"]), held)
+    if kind == "segment":
+        policy = wire.segment_policy(numbers(m["policy"], SEGMENT_POLICY))
+        return wire.segment_spec(head, m["tag"], policy)
+    if kind == "lease_acquire":
+        lease = numbers(m["policy"], LEASE_DURATIONS)
+        lease.layout = numbers(m["policy"], LAYOUT)
+        timeout = None if m["timeout_millis"] is None else int(m["timeout_millis"])
+        return wire.acquire_spec(head, wire.lease_policy(lease), m["owner"], timeout)
+    if kind in ("lease_renew", "lease_release"):
+        return head + u64(int(m["guard"]))
     if kind == "migrations":
         return head + bytes((m["pending"],))
     if kind == "record_cleanup":
@@ -254,6 +302,17 @@ def decode_spec(data: bytes) -> Meaning:
             m["renew_every_millis"] = read.optional(read.u64)
     elif kind == "migrations":
         m["pending"] = read.flag()
+    elif kind == "segment":
+        m["tag"] = read.text()
+        fields = struct.unpack_from("<QQQBQQ", read.fixed(41))
+        m["policy"] = dict(zip(SEGMENT_POLICY, fields, strict=True))
+    elif kind == "lease_acquire":
+        fields = struct.unpack_from("<BBBB8Q", read.fixed(68))
+        m["policy"] = dict(zip(LAYOUT + LEASE_DURATIONS, fields, strict=True))
+        m["owner"] = read.text()
+        m["timeout_millis"] = read.optional(read.u64)
+    elif kind in ("lease_renew", "lease_release"):
+        m["guard"] = read.u64()
     elif kind == "record_cleanup":
         m["batch_size"] = read.u64()
     elif kind == "outbox_cleanup":
@@ -316,6 +375,8 @@ def encode_input(m: Meaning) -> bytes:
         return wire.send_failed(m["error"], now)
     if tag == "redis":
         return wire.redis_answer(encode_redis_answer(m["answer"]), now)
+    if tag == "mark":
+        return wire.mark(int(m["high_water_millis"]), now)
     return wire.tagged(INPUTS[tag], now)
 
 
@@ -346,6 +407,8 @@ def decode_input(data: bytes) -> Meaning:
         m["outcome"] = o
     elif tag == "send_failed":
         m["error"] = read.text()
+    elif tag == "mark":
+        m["high_water_millis"] = read.u64()
     elif tag == "redis":
         answer = ["nil", "fields", "failed", "noscript"][read.u8()]
         a: Meaning = {"answer": answer}
@@ -377,6 +440,11 @@ def decode_step(kind: str, data: bytes) -> Meaning:
         m["write"] = wire.begin_write(data)
     elif tag == "report":
         m["lookup"], m["write_failures"] = wire.fast_report(data)
+    elif tag == "taken":
+        first, count, action, wait = wire.taken(data)
+        m.update(first=first, count=count, action=ACTIONS[action], wait_millis=wait)
+    elif tag == "yield" and kind == "segment":
+        assert len(data) == 1, "a segment's yield has no field"
     elif tag == "yield" and kind == "record":
         m.update(wire.held(data)._asdict())
     elif tag == "yield" and kind == "migrations":
@@ -415,8 +483,16 @@ def decode_done(kind: str, data: bytes) -> Meaning:
     if kind in ("record_renewal", "heartbeat"):
         return {"lease_deadline_millis": wire.count(data)}
     if kind == "migrations":
+        return {"versions": wire.versions(data)}
+    if kind == "segment":
         read = wire.Reader(data)
-        return {"versions": read.items(read.u32)}
+        return {"max_id": read.u64(), "step": read.u64()}
+    if kind == "lease_acquire":
+        return dict(zip(ACQUIRED, wire.acquired(data), strict=True))
+    if kind == "lease_renew":
+        return {"lease_deadline_millis": wire.count(data)}
+    if kind == "lease_release":
+        return {"released": data[1] != 0}
     if kind in ("record_cleanup", "outbox_cleanup"):
         return {"deleted": wire.count(data)}
     if kind == "record_load":
@@ -467,6 +543,11 @@ def encode_step(kind: str, m: Meaning) -> bytes:
         return out + bytes((m["write"],))
     if tag == "report":
         return out + opt(m["lookup"], text) + wire.u32(m["write_failures"])
+    if tag == "taken":
+        counts = u64(int(m["first"])) + u64(int(m["count"]))
+        return out + counts + bytes((ACTIONS.index(m["action"]),)) + u64(int(m["wait_millis"]))
+    if tag == "yield" and kind == "segment":
+        return out
     if tag in ("commit", "rollback"):
         return out
     return out + encode_kind_step(kind, m)
@@ -509,8 +590,14 @@ def encode_kind_step(kind: str, m: Meaning) -> bytes:
         return out
     if kind == "relay":
         return b"".join(u64(int(m[name])) for name in RELAY_COUNTS)
-    if kind in ("record_renewal", "heartbeat"):
+    if kind in ("record_renewal", "heartbeat", "lease_renew"):
         return u64(int(m["lease_deadline_millis"]))
+    if kind == "segment":
+        return u64(int(m["max_id"])) + u64(int(m["step"]))
+    if kind == "lease_acquire":
+        return b"".join(u64(int(m[name])) for name in ACQUIRED)
+    if kind == "lease_release":
+        return bytes((m["released"],))
     if kind == "migrations":
         return wire.u32(len(m["versions"])) + b"".join(wire.u32(v) for v in m["versions"])
     if kind in ("record_cleanup", "outbox_cleanup"):

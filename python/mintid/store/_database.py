@@ -22,14 +22,16 @@ import sqlite3
 import threading
 import urllib.parse
 import weakref
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from functools import partial
-from typing import Any, Final, Literal, TypeVar, cast
+from typing import Any, Final, Literal, TypeVar
 
-from mintid._native import ffi, native_error
+from mintid._native import ffi
 from mintid._record import Problem
-from mintid.store._errors import StoreUnavailableError
+from mintid._wire import migrating, run
+from mintid.store._clock import SystemStoreClock
+from mintid.store._errors import LoopBindingError, StoreUnavailableError
 from mintid.store._metrics import StoreMetrics, class_name
 
 __all__ = [
@@ -39,18 +41,16 @@ __all__ = [
     "PostgresDatabase",
     "QueryRunner",
     "SqliteDatabase",
-    "Steps",
-    "drive",
     "failed",
-    "step_kind",
 ]
 
 T = TypeVar("T")
-Row = dict[str, Any]
 #: A failed query: the executor's class and the driver's message.
 Failure = tuple[Any, str]
-#: A core driver's first step, how it takes an answer, and how it resumes after a pause.
-Steps = tuple[Callable[[], Any], Callable[[ffi.StoreAnswer], Any], Callable[[], Any]]
+#: What a query came to: its rows, its affected-row count, or its failure.
+Result = list[tuple[Any, ...]] | int | Failure
+#: A step loop's generator (it yields calls, returns ``T``).
+Steps = Generator[Any, Any, T]
 
 #: The SQL dialects of ``schema/``.
 Dialect = Literal["postgres", "mysql", "sqlite"]
@@ -61,32 +61,8 @@ _DIALECTS: Final = {
     "sqlite": ffi.Dialect.SQLITE,
 }
 _ROWS: Final = frozenset({ffi.ResultKind.ONE, ffi.ResultKind.MANY})
-_NATIVE_ERRORS: Final = (ffi.MintidError, ffi.InternalError)
 
 Class = ffi.DbErrorClass
-_NULL: Final = ffi.SqlValue.NULL()  # type: ignore[no-untyped-call]
-# The generated variants subclass their enum at run time only.
-_ROWS_ANSWER: Final = cast(Callable[..., ffi.StoreAnswer], ffi.StoreAnswer.ROWS)
-_AFFECTED: Final = cast(Callable[..., ffi.StoreAnswer], ffi.StoreAnswer.AFFECTED)
-_FAILED: Final = cast(Callable[..., ffi.StoreAnswer], ffi.StoreAnswer.FAILED)
-# A column's SqlValue by the exact type the drivers return.
-_COLUMN: Final[dict[type, Callable[[Any], Any]]] = {
-    int: ffi.SqlValue.INT,
-    str: ffi.SqlValue.TEXT,
-    bytes: ffi.SqlValue.BYTES,
-}
-
-
-def _column(value: Any) -> Any:
-    """A column as an ``SqlValue`` (the core reads a text from UTF-8 bytes and back)."""
-    if value is None:
-        return _NULL
-    make = _COLUMN.get(type(value))
-    if make is not None:
-        return make(value)
-    if isinstance(value, bytearray | memoryview):
-        return ffi.SqlValue.BYTES(bytes(value))
-    return ffi.SqlValue.TEXT(str(value))
 
 
 def text(value: Any) -> Any:
@@ -127,6 +103,9 @@ class Database:
         #: How many connections are lent out (checked out, not yet back or discarded).
         self._lent = 0
         self._returned = threading.Condition(self._lock)
+
+    def bound(self) -> None:
+        """Nothing to check: a sync database serves every thread (and a forked child)."""
 
     # The pool.
 
@@ -248,6 +227,16 @@ class Database:
                 raise self._unavailable() from error
             raise
 
+    @staticmethod
+    def _control(raw: Any, sql: str) -> int:
+        """Run ``sql`` (no parameters, no rows) on ``raw``: ``0``; a driver error propagates."""
+        cursor = raw.cursor()
+        try:
+            cursor.execute(sql)
+        finally:
+            cursor.close()
+        return 0
+
     def execute(
         self, raw: Any, sql: str, params: Mapping[str, Any] | Sequence[Any] | None = None
     ) -> None:
@@ -262,42 +251,19 @@ class Database:
 
         self._guard(run)
 
-    def _named(self, raw: Any, name: str, params: Mapping[str, Any]) -> tuple[list[Row], int]:
-        statement = self.statements[name]
+    def query(self, raw: Any, name: str, params: list[Any]) -> list[tuple[Any, ...]] | int:
+        """:meth:`run`, with a lost connection raised as
+        :class:`~mintid.store.StoreUnavailableError`.
+        """  # noqa: D205
+        return self._guard(lambda: self.run(raw, name, params))
 
-        def run() -> tuple[list[Row], int]:
-            cursor = raw.cursor()
-            try:
-                cursor.execute(statement.sql, [params[param] for param in statement.params])
-                rows: list[Row] = []
-                if cursor.description is not None:
-                    names = [column[0] for column in cursor.description]
-                    rows = [dict(zip(names, row, strict=False)) for row in cursor.fetchall()]
-                return rows, cursor.rowcount
-            finally:
-                cursor.close()
-
-        return self._guard(run)
-
-    def one(self, raw: Any, name: str, params: Mapping[str, Any]) -> Row | None:
-        """Run the named ``:one`` query: its row (by column name) or ``None``."""
-        rows, _count = self._named(raw, name, params)
-        return rows[0] if rows else None
-
-    def many(self, raw: Any, name: str, params: Mapping[str, Any]) -> list[Row]:
-        """Run the named ``:many`` query: its rows (by column name)."""
-        return self._named(raw, name, params)[0]
-
-    def execrows(self, raw: Any, name: str, params: Mapping[str, Any]) -> int:
-        """Run the named ``:execrows`` query: the affected-row count."""
-        return self._named(raw, name, params)[1]
-
-    def migrate(self) -> None:
-        """Apply every migration of the core's manifest, each in one transaction (idempotent)."""
-        for migration in ffi.store_migrations(self.manifest.dialect):
-            with self.transaction(write=True) as raw:
-                for statement in migration.statements:
-                    self.execute(raw, statement)
+    def migrate(self) -> list[int]:
+        """Apply the core's numbered migrations not applied yet, each in one
+        transaction: the core's migration driver (its lock against other
+        migrators, versions table and order) on one connection. The versions
+        this call applied (none when every one was).
+        """  # noqa: D205
+        return run(migrating(QueryRunner(self), SystemStoreClock(), self.manifest))
 
     def close(self) -> None:
         """Close the idle connections (in a forked child: forget the parent's)."""
@@ -318,16 +284,17 @@ class Database:
 
 
 class QueryRunner:
-    """Runs a driver's queries and keeps what went wrong: on a connection of
-    the pool (taken at the first query, given back by :meth:`release`, closed
-    when it broke) or on the caller's own connection.
+    """Runs a driver's queries and keeps what went wrong, for the sync and the
+    asyncio databases alike: on a connection of the pool (taken at the first
+    query, given back by :meth:`release`, closed when it broke or a task was
+    cancelled mid-query) or on the caller's own connection. Each method is a
+    step of the one step loop (:func:`mintid._wire.run`, ``run_async``): a
+    generator that yields the database's calls.
     """  # noqa: D205
 
     __slots__ = ("_database", "_metrics", "_pid", "_pooled", "_raw", "cause", "in_transaction")
 
-    def __init__(
-        self, database: Database, raw: Any = None, metrics: StoreMetrics | None = None
-    ) -> None:
+    def __init__(self, database: Any, raw: Any = None, metrics: StoreMetrics | None = None) -> None:
         """A runner over ``database``'s pool, or over the caller's ``raw``
         connection; each failed query's class goes to ``metrics``.
         """  # noqa: D205
@@ -341,61 +308,50 @@ class QueryRunner:
         #: Whether a transaction a driver began is open.
         self.in_transaction = False
 
-    def answer(self, query: ffi.StoreQuery) -> ffi.StoreAnswer:
-        """The database's answer to ``query`` (a failure classified, never raised)."""
-        name, params = query.name, [getattr(p, "value", None) for p in query.params]
-        return _store_answer(self.result(name, params))
-
-    def result(self, name: str, params: list[Any]) -> list[tuple[Any, ...]] | int | Failure:
+    def result(self, name: str, params: list[Any]) -> Steps[Result]:
         """The database's answer to the statement ``name`` with ``params``:
         rows, an affected-row count, or the :data:`Failure` (never raised).
         """  # noqa: D205
         database = self._database
-        return self._answer(lambda raw: database.run(raw, name, params))
+        return (yield from self._answer(lambda raw: database.run(raw, name, params)))
 
-    def begin(self, write: bool) -> ffi.StoreAnswer:
+    def begin(self, write: bool) -> Steps[Result]:
         """Begin a transaction (``write``: SQLite's ``BEGIN IMMEDIATE``)."""
-        answer = self._answer(partial(self._control, self._database._begin(write)))
+        answer = yield from self.execute(self._database._begin(write))
         self.in_transaction = isinstance(answer, int)
-        return _store_answer(answer)
+        return answer
 
-    def commit(self) -> ffi.StoreAnswer:
+    def commit(self) -> Steps[Result]:
         """Commit; a failed commit stays in the transaction, for the driver's rollback."""
-        answer = self._answer(partial(self._control, "COMMIT"))
+        answer = yield from self.execute("COMMIT")
         self.in_transaction = not isinstance(answer, int)
-        return _store_answer(answer)
+        return answer
 
-    def rollback(self) -> ffi.StoreAnswer:
-        """Roll back, whatever happened: ``Affected(0)`` (the cause of the
-        failure that led here is kept).
-        """  # noqa: D205
+    def rollback(self) -> Steps[Result]:
+        """Roll back, whatever happened: ``0`` (the cause of the failure that led here is kept)."""
         cause = self.cause
-        self._answer(partial(self._control, "ROLLBACK"))
+        yield from self.execute("ROLLBACK")
         self.in_transaction, self.cause = False, cause
-        return _AFFECTED(0)
-
-    @staticmethod
-    def _control(sql: str, raw: Any) -> int:
-        cursor = raw.cursor()
-        try:
-            cursor.execute(sql)
-        finally:
-            cursor.close()
         return 0
 
-    def _answer(
-        self, run: Callable[[Any], list[tuple[Any, ...]] | int]
-    ) -> list[tuple[Any, ...]] | int | Failure:
+    def execute(self, sql: str) -> Steps[Result]:
+        """Run plain ``sql`` (a migration's statement, BEGIN, …): ``0`` or the failure."""
+        database = self._database
+        return (yield from self._answer(lambda raw: database._control(raw, sql)))
+
+    def _answer(self, run: Callable[[Any], Any]) -> Steps[Result]:
         database = self._database
         raw = self._raw
         if raw is None:
             try:
                 self._pid = os.getpid()
-                raw = self._raw = database._checkout()
+                raw = self._raw = yield database._checkout()
+            except LoopBindingError:
+                raise
             except Exception as error:
                 return failed(self, Class.CONNECTION_LOST, error)
         try:
-            answer = run(raw)
+            answer = yield run(raw)
         except Exception as error:
             kind = database.classify(error)
             failure = failed(self, kind, error)
@@ -403,22 +359,31 @@ class QueryRunner:
                 # The server may have restarted: the idle connections are likely gone too.
                 self._raw = None
                 self.in_transaction = False
-                database._discard(raw, self._pid)
-                database.close()
+                yield database._discard(raw, self._pid)
+                yield database.close()
             return failure
+        except GeneratorExit:
+            raise  # CLOSED (mintid._wire)
+        except BaseException:
+            # Cancelled mid-query: the connection's state is unknown.
+            if self._pooled:
+                self._raw = None
+                self.in_transaction = False
+                yield database._discard(raw, self._pid)
+            raise
         self.cause = None
-        return answer
+        return answer  # type: ignore[no-any-return]
 
-    def release(self) -> None:
+    def release(self) -> Steps[None]:
         """Give the pool's connection back (the caller's stays with the caller);
         a transaction still open is rolled back first.
         """  # noqa: D205
         if self.in_transaction:
-            self.rollback()
+            yield from self.rollback()
         raw = self._raw
         if raw is not None and self._pooled:
             self._raw = None
-            self._database._checkin(raw, self._pid)
+            yield self._database._checkin(raw, self._pid)
 
 
 def failed(runner: Any, kind: ffi.DbErrorClass, error: Exception) -> Failure:
@@ -429,65 +394,6 @@ def failed(runner: Any, kind: ffi.DbErrorClass, error: Exception) -> Failure:
     if runner._metrics is not None:
         runner._metrics.store_error(class_name(kind))
     return (kind, str(error))
-
-
-def drive(
-    runner: QueryRunner,
-    clock: Any,
-    first: Callable[[], Any],
-    push: Callable[[ffi.StoreAnswer], Any],
-    resume: Callable[[], Any],
-) -> Any:
-    """Run a core driver's steps on ``runner`` from ``first()`` until one that
-    is not a database step or a pause (the driver's end), and return it:
-    ``Run``, ``Begin``, ``Commit`` and ``Rollback`` are answered with
-    ``push``, a ``Pause`` sleeps on ``clock`` (the connection goes back to the
-    pool first, outside a transaction), then ``resume()``. A failure is raised
-    as the core's typed error, the driver's exception behind it as
-    ``__cause__``. Every loop, retry and error code is the driver's.
-    """  # noqa: D205
-    try:
-        step = first()
-        while True:
-            kind = step_kind(step)
-            if kind == "RUN":
-                step = push(runner.answer(step.query))
-            elif kind == "BEGIN":
-                step = push(runner.begin(step.write))
-            elif kind == "COMMIT":
-                step = push(runner.commit())
-            elif kind == "ROLLBACK":
-                step = push(runner.rollback())
-            elif kind == "PAUSE":
-                if not runner.in_transaction:
-                    runner.release()
-                clock.pause_millis(step.millis)
-                step = resume()
-            else:
-                return step
-    except _NATIVE_ERRORS as error:
-        raise native_error(error) from runner.cause
-    finally:
-        runner.release()
-
-
-def step_kind(step: Any) -> str:
-    """A core driver's step by its variant's name: ``RUN``, ``BEGIN``, ``COMMIT``,
-    ``ROLLBACK``, ``PAUSE`` or an end (every driver's steps share these names,
-    ``<Enum>.<VARIANT>``; a driver without transactions has no ``BEGIN``,
-    ``COMMIT`` or ``ROLLBACK``).
-    """  # noqa: D205
-    return type(step).__name__.rpartition(".")[2]
-
-
-def _store_answer(result: list[tuple[Any, ...]] | int | Failure) -> ffi.StoreAnswer:
-    """A :meth:`QueryRunner.result` as the bindings' ``StoreAnswer``."""
-    if isinstance(result, int):
-        return _AFFECTED(result)
-    if isinstance(result, list):
-        return _ROWS_ANSWER([[_column(value) for value in row] for row in result])
-    failure, message = result
-    return _FAILED(failure, message)
 
 
 def _close_quietly(raw: Any) -> None:

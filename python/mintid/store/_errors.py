@@ -15,6 +15,7 @@ from mintid._record import Problem
 from mintid.errors import MintidError
 
 __all__ = [
+    "LoopBindingError",
     "NotAResponseError",
     "RecordLostError",
     "ResponseNotStorableError",
@@ -107,3 +108,10 @@ class StoreSchemaMissingError(StoreError, code="store.schema_missing"):
 
 class UnexpectedRowError(StoreError, code="store.unexpected_row"):
     """A row the core cannot read: the schema is not the one it expects."""
+
+
+class LoopBindingError(RuntimeError):
+    """An async store or database used from an event loop, or a process, other
+    than the one it first ran in (its connections belong to that loop and
+    process): make one per event loop, and a new one in a forked child.
+    """  # noqa: D205

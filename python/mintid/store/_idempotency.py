@@ -25,9 +25,9 @@ from mintid._fingerprint import Fingerprint
 from mintid._key import IdempotencyKey
 from mintid._native import check_uint, ffi
 from mintid._record import Outcome, Problem, Record, RecordPolicy, RecordStatus
-from mintid._wire import RecordWire, Wire, drive, once, spec
+from mintid._wire import RecordWire, Wire, drive, driving, once, run, spec
 from mintid._wire_codec import Finished, Held
-from mintid.errors import error_class
+from mintid.errors import MintidError, error_class
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
 from mintid.store._errors import RecordLostError
@@ -57,8 +57,6 @@ MAX_RESPONSE_BYTES: Final = next(
     int(limit.max_bytes) for limit in ffi.store_limits() if limit.name == "record.response_body"
 )
 
-_NativeError = (ffi.MintidError, ffi.InternalError)
-_HELD: Final = Held
 _LOG: Final = logging.getLogger("mintid.store")
 #: The core's number of each way in (``docs/spec.md``, "The wire").
 _WAYS: Final = {ffi.Way.RUN_ONCE: 0, ffi.Way.SAME_TRANSACTION: 1, ffi.Way.LEASE: 2}
@@ -198,161 +196,11 @@ class StoredRecord:
     error: str | None
 
 
-def native_key(key: IdempotencyKey) -> ffi.IdempotencyKey:
+def checked_key(key: IdempotencyKey) -> IdempotencyKey:
+    """``key``, checked to be an :class:`~mintid.IdempotencyKey`."""
     if not isinstance(key, IdempotencyKey):
         raise TypeError(f"key must be an IdempotencyKey, got {type(key).__name__}")
-    return ffi.IdempotencyKey(kind=key.kind, scope=key.scope, id=key.id, text=key.text)
-
-
-class LeaseBase:
-    """What a claim on a key is, sync or async: its driver, token and deadline.
-
-    The I/O-free part of :class:`RecordLease` and
-    :class:`mintid.store.aio.AsyncRecordLease`.
-    """
-
-    def __init__(
-        self,
-        driver: RecordWire,
-        key: ffi.IdempotencyKey,
-        held: Held,
-        metrics: StoreMetrics | None,
-        *,
-        finishable: bool,
-    ) -> None:
-        """Made by a store, never by hand."""
-        self._driver = driver
-        self._metrics = metrics
-        self._key = key
-        self._held = held
-        self._finishable = finishable
-        self._deadline = held.lease_deadline_millis
-        self._renewal: Wire | None = None
-        self._lost = False
-
-    @property
-    def token(self) -> int:
-        """The fencing token of this claim."""
-        return int(self._held.token)
-
-    @property
-    def lease_deadline_millis(self) -> int:
-        """When the lease ends (Unix ms), as last renewed."""
-        return int(self._deadline)
-
-    @property
-    def lost(self) -> bool:
-        """Whether a renewal found the key taken over or completed (``store.record_lost``)."""
-        return self._lost
-
-    def _renewal_wire(self, database: Any, policy: RecordPolicy) -> Wire:
-        """The core's renewal of this claim (one wire for every beat)."""
-        renewal = self._renewal
-        if renewal is None:
-            manifest, key = database.manifest, self._key
-            head = codec.head(
-                codec.RECORD_RENEWAL, manifest.dialect.value, manifest.placeholder.value
-            )
-            spec = codec.renewal_spec(
-                head,
-                codec.record_policy(policy),
-                codec.key(key.kind, key.scope, key.id),
-                self._held,
-            )
-            renewal = self._renewal = Wire(spec)
-        return renewal
-
-    def _renewed(self, step: bytes) -> int:
-        """The renewal's end: the new deadline."""
-        self._deadline = codec.count(step)
-        return self._deadline
-
-    def _lost_now(self) -> None:
-        """A renewal found the key taken over or completed."""
-        self._lost = True
-        if self._metrics is not None:
-            self._metrics.record_lost()
-
-    def _finish_step(self, result: object, now_millis: int) -> bytes:
-        if not self._finishable:
-            raise TypeError("run_once completes its own lease: return or raise instead")
-        return _finish(self._driver, result, now_millis)
-
-
-class RecordLease(LeaseBase):
-    """A claim the store holds on a key, with its lease.
-
-    From :meth:`IdempotencyStore.claim_lease` ("lease and fence"): complete or
-    fail it before :attr:`lease_deadline_millis` (:meth:`renew` moves it on);
-    after it, another request may take the key over and a late write raises
-    :class:`~mintid.RecordStaleTokenError`.
-
-    Inside a :meth:`IdempotencyStore.run_once` operation,
-    :meth:`RecordLease.current` is the lease the store renews in the
-    background; :attr:`lost` turns true when a renewal found the key taken
-    over (check it before a write that must happen once). ``run_once``
-    completes that lease itself.
-    """
-
-    def __init__(
-        self,
-        store: IdempotencyStore,
-        driver: RecordWire,
-        key: ffi.IdempotencyKey,
-        held: Held,
-        *,
-        finishable: bool = True,
-    ) -> None:
-        """Made by the store, never by hand."""
-        super().__init__(driver, key, held, store._metrics, finishable=finishable)
-        self._store = store
-        self._lock = threading.Lock()
-
-    @staticmethod
-    def current() -> RecordLease | None:
-        """The lease of the ``run_once`` operation running in this context, if any."""
-        return _CURRENT.get()
-
-    def renew(self) -> int:
-        """Move the lease deadline on (to now plus the policy's lease); the new deadline.
-
-        Raises :class:`~mintid.store.RecordLostError` once the key was taken
-        over or completed (and :attr:`lost` turns true), or
-        :class:`~mintid.store.StoreUnavailableError`.
-        """
-        store = self._store
-        with self._lock:
-            clock = store._clock
-            renewal = self._renewal_wire(store.database, store.policy)
-            try:
-                step = drive(store._runner(), clock, renewal, renewal.start(clock.now_millis()))
-            except RecordLostError:
-                self._lost_now()
-                raise
-            return self._renewed(step)
-
-    def complete(self, response: StoredResponse) -> None:
-        """Store the response. A response that cannot be stored (over 1 MiB:
-        :class:`~mintid.store.ResponseTooLargeError`; a content type over 255
-        bytes or not printable ASCII: :class:`~mintid.store.ResponseNotStorableError`)
-        is stored as a final failure and raised.
-        """  # noqa: D205
-        self._finish(response)
-
-    def fail(
-        self, error: str, *, retryable: bool = False, response: StoredResponse | None = None
-    ) -> None:
-        """Store a failure: final (replayed, or released when errors are not stored)
-        or retryable (released).
-        """  # noqa: D205
-        self._finish(OperationError(error, retryable=retryable, response=response))
-
-    def _finish(self, result: object) -> None:
-        store = self._store
-        clock = store._clock
-        step = self._finish_step(result, clock.now_millis())
-        with completing(store._metrics, ffi.Way.LEASE, result) as ended:
-            ended(self._driver.end(drive(store._runner(), clock, self._driver, step)))
+    return key
 
 
 def record_spec(database: Any, policy: RecordPolicy) -> bytes:
@@ -373,8 +221,7 @@ def request_driver(
     """A driver for ``key`` (checked) from the store's ``spec`` and its first step; with
     ``fast`` (a store's bound fast path), it has the fast path's Redis steps.
     """  # noqa: D205
-    if not isinstance(key, IdempotencyKey):
-        raise TypeError(f"key must be an IdempotencyKey, got {type(key).__name__}")
+    checked_key(key)
     ttl = None if fast is None else fast.ttl_millis
     created = request.key_created_millis
     spec = codec.record_spec(
@@ -393,8 +240,8 @@ def request_driver(
 
 def load_spec(manifest: ffi.Manifest, key: IdempotencyKey) -> bytes:
     """The core's load of ``key`` (checked; its ``DONE``: :func:`loaded`)."""
-    checked = native_key(key)
-    return spec(codec.RECORD_LOAD, manifest, codec.key(checked.kind, checked.scope, checked.id))
+    key = checked_key(key)
+    return spec(codec.RECORD_LOAD, manifest, codec.key(key.kind, key.scope, key.id))
 
 
 def loaded(step: bytes) -> StoredRecord | None:
@@ -419,8 +266,163 @@ def cleanup_spec(manifest: ffi.Manifest, batch_size: int) -> bytes:
     return spec(codec.RECORD_CLEANUP, manifest, codec.u64(check_uint("batch_size", batch_size)))
 
 
-class _Heartbeat:
-    """One daemon thread per process that renews the held leases when due."""
+class LeaseBase:
+    """What a claim on a key is, sync or async: its driver, token and deadline,
+    and the step loops of its renewal and completion (run by :class:`RecordLease`
+    and :class:`mintid.store.aio.AsyncRecordLease`).
+    """  # noqa: D205
+
+    def __init__(
+        self, store: Any, driver: RecordWire, key: IdempotencyKey, held: Held, finishable: bool
+    ) -> None:
+        """Made by a store, never by hand."""
+        self._store = store
+        self._driver = driver
+        self._metrics = store._metrics
+        self._key = key
+        self._held = held
+        self._finishable = finishable
+        self._deadline = held.lease_deadline_millis
+        self._renewal: Wire | None = None
+        self._lost = False
+
+    @property
+    def token(self) -> int:
+        """The fencing token of this claim."""
+        return int(self._held.token)
+
+    @property
+    def lease_deadline_millis(self) -> int:
+        """When the lease ends (Unix ms), as last renewed (by :meth:`renew`, or
+        by the heartbeat of a ``run_once`` operation once it has returned).
+        """  # noqa: D205
+        return int(self._deadline)
+
+    @property
+    def lost(self) -> bool:
+        """Whether a renewal found the key taken over or completed (``store.record_lost``)."""
+        return self._lost
+
+    def _claim_spec(self, kind: int) -> bytes:
+        """The spec of this claim's renewal or heartbeat (``kind``)."""
+        store, key = self._store, self._key
+        manifest = store.database.manifest
+        head = codec.head(kind, manifest.dialect.value, manifest.placeholder.value)
+        policy, parts = codec.record_policy(store.policy), codec.key(key.kind, key.scope, key.id)
+        return codec.renewal_spec(head, policy, parts, self._held)
+
+    def _heartbeat(self) -> tuple[Wire, bytes]:
+        """The core's heartbeat of this claim (``docs/spec.md``, "The heartbeat"):
+        its wire and first step (a pause).
+        """  # noqa: D205
+        wire = Wire(self._claim_spec(codec.HEARTBEAT))
+        return wire, wire.start(self._store._clock.now_millis())
+
+    def _beat_ended(self, end: bytes | BaseException) -> None:
+        """The heartbeat's end: the deadline as last renewed, or its failure
+        (the key taken over or completed, the lease run out, …): the operation
+        no longer holds its record.
+        """  # noqa: D205
+        if isinstance(end, BaseException):
+            if not isinstance(end, MintidError):
+                _LOG.error("mintid: a record heartbeat failed", exc_info=end)
+            self._lost_now()
+        else:
+            self._deadline = codec.count(end)
+
+    def _lost_now(self) -> None:
+        """A renewal found the key taken over or completed."""
+        self._lost = True
+        if self._metrics is not None:
+            self._metrics.record_lost()
+
+    def _renewing(self) -> Any:
+        """The step loop of one renewal (one wire for every renewal); the new deadline."""
+        store = self._store
+        store.database.bound()
+        if self._renewal is None:
+            self._renewal = Wire(self._claim_spec(codec.RECORD_RENEWAL))
+        clock, renewal = store._clock, self._renewal
+        try:
+            step = yield from driving(
+                store._runner(), clock, renewal, renewal.start(clock.now_millis())
+            )
+        except RecordLostError:
+            self._lost_now()
+            raise
+        self._deadline = codec.count(step)
+        return self._deadline
+
+    def _finishing(self, result: object) -> Any:
+        """The step loop that stores ``result`` (a response or an :class:`OperationError`)."""
+        if not self._finishable:
+            raise TypeError("run_once completes its own lease: return or raise instead")
+        store = self._store
+        store.database.bound()
+        yield from store._ending(store._runner(), ffi.Way.LEASE, self._driver, result)
+
+
+class RecordLease(LeaseBase):
+    """A claim the store holds on a key, with its lease.
+
+    From :meth:`IdempotencyStore.claim_lease` ("lease and fence"): complete or
+    fail it before :attr:`lease_deadline_millis` (:meth:`renew` moves it on);
+    after it, another request may take the key over and a late write raises
+    :class:`~mintid.RecordStaleTokenError`.
+
+    Inside a :meth:`IdempotencyStore.run_once` operation,
+    :meth:`RecordLease.current` is the lease the store renews in the
+    background; :attr:`lost` turns true when a renewal found the key taken
+    over (check it before a write that must happen once). ``run_once``
+    completes that lease itself.
+    """
+
+    def __init__(
+        self, store: Any, driver: RecordWire, key: IdempotencyKey, held: Held, finishable: bool
+    ) -> None:
+        """Made by the store, never by hand."""
+        super().__init__(store, driver, key, held, finishable)
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def current() -> RecordLease | None:
+        """The lease of the ``run_once`` operation running in this context, if any."""
+        return _CURRENT.get()
+
+    def renew(self) -> int:
+        """Move the lease deadline on (to now plus the policy's lease); the new deadline.
+
+        Raises :class:`~mintid.store.RecordLostError` once the key was taken
+        over or completed (and :attr:`lost` turns true), or
+        :class:`~mintid.store.StoreUnavailableError`.
+        """
+        with self._lock:
+            return run(self._renewing())  # type: ignore[no-any-return]
+
+    def complete(self, response: StoredResponse) -> None:
+        """Store the response. A response that cannot be stored (over 1 MiB:
+        :class:`~mintid.store.ResponseTooLargeError`; a content type over 255
+        bytes or not printable ASCII: :class:`~mintid.store.ResponseNotStorableError`)
+        is stored as a final failure and raised.
+        """  # noqa: D205
+        run(self._finishing(response))
+
+    def fail(
+        self, error: str, *, retryable: bool = False, response: StoredResponse | None = None
+    ) -> None:
+        """Store a failure: final (replayed, or released when errors are not stored)
+        or retryable (released).
+        """  # noqa: D205
+        run(self._finishing(OperationError(error, retryable=retryable, response=response)))
+
+
+class _Heartbeats:
+    """One daemon thread per process that executes the core's heartbeats of the
+    ``run_once`` operations under way (``docs/spec.md``, "The heartbeat"): it
+    waits out each pause, runs each renewal on a connection of its own and,
+    once told an operation returned, sends ``stop``. The schedule, retries and
+    stop rules are the core's.
+    """  # noqa: D205
 
     def __init__(self) -> None:
         self._pid = -1
@@ -438,57 +440,180 @@ class _Heartbeat:
             if self._pid != os.getpid():
                 self._cond, self._queue = threading.Condition(), []
                 name = "mintid-record-heartbeat"
-                threading.Thread(target=self._beat, name=name, daemon=True).start()
+                threading.Thread(target=self._run, name=name, daemon=True).start()
                 self._pid = os.getpid()
 
-    def add(self, lease: RecordLease, every_millis: int) -> list[Any]:
-        """Renew ``lease`` every ``every_millis`` until :meth:`stop`; the handle to stop it."""
+    def add(self, lease: RecordLease) -> list[Any]:
+        """Beat for ``lease`` until :meth:`stop`; the handle to stop it."""
+        wire, step = lease._heartbeat()
         if self._pid != os.getpid():
             self._start()  # first in this process (or a forked child)
-        entry = [time.monotonic() + every_millis / 1000, next(self._order), lease, every_millis]
-        with self._cond:
-            heapq.heappush(self._queue, entry)
-            if self._queue[0] is entry:
-                self._cond.notify()
+        self._wait(entry := [0.0, 0, lease, wire, False], step)
         return entry
 
     @staticmethod
     def stop(entry: list[Any]) -> None:
-        """Stop renewing (a renewal in flight still ends)."""
-        entry[2] = None
+        """The operation returned: the heartbeat stops at its next step."""
+        entry[4] = True
 
-    def _beat(self) -> None:
+    def _wait(self, entry: list[Any], step: bytes) -> None:
+        """Wake ``entry`` when its pause ``step`` is over."""
+        entry[0] = time.monotonic() + codec.pause_millis(step) / 1000
+        entry[1] = next(self._order)
+        with self._cond:
+            heapq.heappush(self._queue, entry)
+            if self._queue[0] is entry:
+                self._cond.notify()
+
+    def _run(self) -> None:
         cond, queue = self._cond, self._queue
         while True:
             with cond:
                 while not queue or queue[0][0] > time.monotonic():
                     cond.wait(queue[0][0] - time.monotonic() if queue else None)
                 entry = heapq.heappop(queue)
-            lease = entry[2]
-            if lease is None:
-                continue
+            _, _, lease, wire, stopped = entry
+            store = lease._store
+            clock = store._clock
+            step = wire.call(
+                codec.tagged(codec.STOP if stopped else codec.RESUME, clock.now_millis())
+            )
             try:
-                lease.renew()
-            except RecordLostError:
-                continue  # the lease says so (lost); nothing more to renew
-            except Exception:  # unavailable (or another failure): the next beat tries again
-                pass
-            entry[0] = time.monotonic() + entry[3] / 1000
-            with cond:
-                heapq.heappush(queue, entry)
+                step = drive(store._runner(), clock, wire, step, pauses=False)
+            except Exception as error:
+                lease._beat_ended(error)
+                continue
+            if step[0] == codec.PAUSE:
+                self._wait(entry, step)
+            else:
+                lease._beat_ended(step)
 
 
-_HEARTBEAT: Final = _Heartbeat()
+_HEARTBEATS: Final = _Heartbeats()
 if hasattr(os, "register_at_fork"):
-    os.register_at_fork(after_in_child=_HEARTBEAT.forked)
+    os.register_at_fork(after_in_child=_HEARTBEATS.forked)
 
 
-class IdempotencyStore:
+class StoreBase:
+    """What an idempotency store is, sync or async: its policy, clock, fast
+    path and metrics, and the step loops of its three ways in, written once
+    and run by :class:`IdempotencyStore` (each call as it is) and
+    :class:`mintid.store.aio.AsyncIdempotencyStore` (each call awaited).
+    """  # noqa: D205
+
+    _lease_class: Any
+    _current: contextvars.ContextVar[Any]
+
+    def __init__(
+        self, database: Any, policy: RecordPolicy, clock: Any, fast: Any, metrics: Any
+    ) -> None:
+        """A store over ``database``."""
+        if not isinstance(policy, RecordPolicy):
+            raise TypeError(f"policy must be a RecordPolicy, got {type(policy).__name__}")
+        self.database = database
+        self.policy = policy
+        #: Where decisions, latencies, errors and spans are reported.
+        self.metrics, self._metrics = recording(metrics)
+        self._clock = clock
+        self._spec = record_spec(database, policy)
+        self._fast = bound(fast, self._fast_class, self._metrics)
+
+    _fast_class: Any
+
+    def _runner(self, raw: Any = None) -> Any:
+        """A runner on the pool (or on the caller's ``raw``), reporting to the metrics."""
+        return QueryRunner(self.database, raw, self._metrics)
+
+    def _claiming(
+        self, runner: Any, way: ffi.Way, key: IdempotencyKey, request: StoreRequest
+    ) -> Any:
+        """The step loop of a claim on ``key``: its driver and what it handed over
+        (a :class:`Held` claim or its end).
+        """  # noqa: D205
+        self.database.bound()
+        driver, step = request_driver(self._spec, self._fast, self._clock, way, key, request)
+        with claiming(self._metrics, way) as ended:
+            return driver, ended(
+                driver.end((yield from driving(runner, self._clock, driver, step)))
+            )
+
+    def _ending(self, runner: Any, way: ffi.Way, driver: RecordWire, result: object) -> Any:
+        """The step loop that tells the driver what the operation came to and stores it."""
+        step = _finish(driver, result, self._clock.now_millis())
+        with completing(self._metrics, way, result) as ended:
+            return ended(driver.end((yield from driving(runner, self._clock, driver, step))))
+
+    def _complete(
+        self, runner: Any, way: ffi.Way, driver: RecordWire, result: object, beat: Any
+    ) -> Any:
+        """Stop the heartbeat ``beat`` and store ``result``: the end (or its awaitable)."""
+        raise NotImplementedError
+
+    def _beat(self, lease: Any) -> Any:
+        """Start the heartbeat of ``lease`` (a ``run_once`` claim); its handle."""
+        raise NotImplementedError
+
+    def _running(
+        self, runner: Any, way: ffi.Way, key: IdempotencyKey, request: StoreRequest, operation: Any
+    ) -> Any:
+        """The step loop of :meth:`IdempotencyStore.run_once` and
+        :meth:`IdempotencyStore.in_transaction` (its ``operation`` given the
+        caller's connection already): the claim, the operation (its value, or
+        its awaitable), the completion.
+        """  # noqa: D205
+        driver, held = yield from self._claiming(runner, way, key, request)
+        if type(held) is not Held:
+            return not_run(held)
+        lease = beat = current = None
+        if way is ffi.Way.RUN_ONCE:
+            lease = self._lease_class(self, driver, key, held, False)
+            beat = None if held.renew_every_millis is None else self._beat(lease)
+            current = self._current.set(lease)
+        try:
+            with operating(self._metrics, way):
+                response = yield operation()
+        except GeneratorExit:
+            raise  # CLOSED (mintid._wire)
+        except BaseException as error:
+            if current is not None:
+                self._current.reset(current)
+            unrecorded((yield self._complete(runner, way, driver, error, beat)), error)
+            raise
+        if current is not None:
+            self._current.reset(current)
+        yield self._complete(runner, way, driver, response, beat)
+        return RunResult("execute", response)
+
+    def _claiming_lease(self, key: IdempotencyKey, request: StoreRequest) -> Any:
+        """The step loop of :meth:`IdempotencyStore.claim_lease`."""
+        driver, held = yield from self._claiming(self._runner(), ffi.Way.LEASE, key, request)
+        if type(held) is not Held:
+            return not_run(held)
+        return self._lease_class(self, driver, key, held, True)
+
+    def _loading(self, key: IdempotencyKey) -> Any:
+        """The step loop of :meth:`IdempotencyStore.load`."""
+        self.database.bound()
+        step = yield from once(self._runner(), self._clock, load_spec(self.database.manifest, key))
+        return loaded(step)
+
+    def _cleaning(self, batch_size: int) -> Any:
+        """The step loop of :meth:`IdempotencyStore.cleanup`."""
+        self.database.bound()
+        packed = cleanup_spec(self.database.manifest, batch_size)
+        return codec.count((yield from once(self._runner(), self._clock, packed)))
+
+
+class IdempotencyStore(StoreBase):
     """Idempotency records in one database, under one :class:`~mintid.RecordPolicy`.
 
     Three ways in, named alike in every mintid language: :meth:`run_once`,
     :meth:`in_transaction` and :meth:`claim_lease`. Thread-safe.
     """
+
+    _lease_class = RecordLease
+    _current = _CURRENT
+    _fast_class = RedisFastPath
 
     def __init__(
         self,
@@ -509,36 +634,18 @@ class IdempotencyStore:
         OpenTelemetry's global providers when ``opentelemetry-api`` is
         importable (no-ops until the app installs an SDK), else nowhere.
         """  # noqa: D205
-        if not isinstance(policy, RecordPolicy):
-            raise TypeError(f"policy must be a RecordPolicy, got {type(policy).__name__}")
-        self.database = database
-        self.policy = policy
-        #: Where decisions, latencies, errors and spans are reported.
-        self.metrics, self._metrics = recording(metrics)
-        self._clock: StoreClock = clock if clock is not None else SystemStoreClock()
-        self._spec = record_spec(database, policy)
-        self._fast = bound(fast_path, RedisFastPath, self._metrics)
+        used = clock if clock is not None else SystemStoreClock()
+        super().__init__(database, policy, used, fast_path, metrics)
 
-    def _runner(self, raw: Any = None) -> QueryRunner:
-        """A runner on the pool (or on the caller's ``raw``), reporting to the metrics."""
-        return QueryRunner(self.database, raw, self._metrics)
+    def _beat(self, lease: Any) -> Any:
+        return _HEARTBEATS.add(lease)
 
-    def _start(
-        self, runner: QueryRunner, way: ffi.Way, key: IdempotencyKey, request: StoreRequest
-    ) -> tuple[RecordWire, Any]:
-        """A driver for ``key``, run until it hands over (a claim or its end)."""
-        driver, step = request_driver(self._spec, self._fast, self._clock, way, key, request)
-        with claiming(self._metrics, way) as ended:
-            return driver, ended(driver.end(drive(runner, self._clock, driver, step)))
-
-    def _end(
-        self, runner: QueryRunner, way: ffi.Way, driver: RecordWire, result: object
-    ) -> Finished:
-        """Tell the driver what the operation came to and store it; its end."""
-        clock = self._clock
-        step = _finish(driver, result, clock.now_millis())
-        with completing(self._metrics, way, result) as ended:
-            return ended(driver.end(drive(runner, clock, driver, step)))  # type: ignore[no-any-return]
+    def _complete(
+        self, runner: Any, way: ffi.Way, driver: RecordWire, result: object, beat: Any
+    ) -> Any:
+        if beat is not None:
+            _HEARTBEATS.stop(beat)
+        return run(self._ending(runner, way, driver, result))
 
     def run_once(
         self,
@@ -566,32 +673,7 @@ class IdempotencyStore:
         With a fast path, a duplicate may be answered from Redis (a replay of
         what the database committed, or ``in_progress``) without the database.
         """  # noqa: D205
-        runner = self._runner()
-        way = ffi.Way.RUN_ONCE
-        driver, held = self._start(runner, way, key, request)
-        if type(held) is not _HELD:
-            return not_run(held)
-        lease = RecordLease(self, driver, native_key(key), held, finishable=False)
-        beat = (
-            None
-            if held.renew_every_millis is None
-            else _HEARTBEAT.add(lease, held.renew_every_millis)
-        )
-        current = _CURRENT.set(lease)
-        try:
-            with operating(self._metrics, way):
-                response = operation()
-        except BaseException as error:
-            _CURRENT.reset(current)
-            if beat is not None:
-                _HEARTBEAT.stop(beat)
-            unrecorded(self._end(runner, way, driver, error), error)
-            raise
-        _CURRENT.reset(current)
-        if beat is not None:
-            _HEARTBEAT.stop(beat)
-        self._end(runner, way, driver, response)
-        return RunResult("execute", response)
+        return run(self._running(self._runner(), ffi.Way.RUN_ONCE, key, request, operation))  # type: ignore[no-any-return]
 
     def in_transaction(
         self,
@@ -606,37 +688,22 @@ class IdempotencyStore:
         or roll back together. An operation that raises leaves the failure to
         the caller's rollback: nothing is stored.
         """  # noqa: D205
-        runner = self._runner(connection)
-        way = ffi.Way.SAME_TRANSACTION
-        driver, held = self._start(runner, way, key, request)
-        if type(held) is not _HELD:
-            return not_run(held)
-        try:
-            with operating(self._metrics, way):
-                response = operation(connection)
-        except BaseException as error:
-            unrecorded(self._end(runner, way, driver, error), error)
-            raise
-        self._end(runner, way, driver, response)
-        return RunResult("execute", response)
+        runner, way = self._runner(connection), ffi.Way.SAME_TRANSACTION
+        return run(self._running(runner, way, key, request, lambda: operation(connection)))  # type: ignore[no-any-return]
 
     def claim_lease(self, key: IdempotencyKey, request: StoreRequest) -> RecordLease | RunResult:
         """Claim ``key`` with a lease: a :class:`RecordLease` to complete or fail
         (and renew while it runs), or the :class:`RunResult` of a request that
         does not run. With a fast path, a duplicate may be answered from Redis.
         """  # noqa: D205
-        driver, held = self._start(self._runner(), ffi.Way.LEASE, key, request)
-        if type(held) is not _HELD:
-            return not_run(held)
-        return RecordLease(self, driver, native_key(key), held)
+        return run(self._claiming_lease(key, request))  # type: ignore[no-any-return]
 
     def load(self, key: IdempotencyKey) -> StoredRecord | None:
         """The stored record of ``key``, or ``None``."""
-        return loaded(once(self._runner(), self._clock, load_spec(self.database.manifest, key)))
+        return run(self._loading(key))  # type: ignore[no-any-return]
 
     def cleanup(self, batch_size: int = 1000) -> int:
         """Delete expired records (a pending one only once its lease passed too),
         ``batch_size`` per statement until a batch comes back short; the total.
         """  # noqa: D205
-        packed = cleanup_spec(self.database.manifest, batch_size)
-        return codec.count(once(self._runner(), self._clock, packed))
+        return run(self._cleaning(batch_size))  # type: ignore[no-any-return]

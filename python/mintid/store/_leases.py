@@ -1,39 +1,28 @@
 """Worker-id leases over ``worker_lease``, and :class:`LeasedSnowflake`, a
 generator that issues IDs only while its lease is safe. The rules are the
-core's lease drivers and :class:`~mintid.LeaseGuard`; this module runs the
-``lease_*`` statements they name.
+core's lease drivers (on the wire, kinds ``lease acquire``, ``renew`` and
+``release``; a guard named by its serial) and :class:`~mintid.LeaseGuard`;
+this module runs the ``lease_*`` statements they name.
 """  # noqa: D205
 
 from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from dataclasses import dataclass
-from typing import Any, NoReturn
+from typing import Any
 
-from mintid._lease import LeaseGuard, LeasePolicy
-from mintid._native import check_uint, ffi
+from mintid import _wire_codec as codec
+from mintid._lease import Acquisition, LeaseGuard, LeasePolicy, WorkerLease
+from mintid._native import check_uint
 from mintid._snowflake_generator import Snowflake
+from mintid._wire import Wire, driving, once, run, spec
 from mintid.store._clock import StoreClock, SystemStoreClock
-from mintid.store._database import (
-    Database,
-    QueryRunner,
-    Steps,
-    drive,
-    shutdown_wait_seconds,
-    text,
-)
+from mintid.store._database import Database, QueryRunner, shutdown_wait_seconds, text
 from mintid.store._metrics import StoreMetrics, recording
 
-__all__ = [
-    "LeasedBase",
-    "LeasedSnowflake",
-    "LeasesBase",
-    "WorkerLeaseRow",
-    "WorkerLeases",
-    "lease_row",
-]
+__all__ = ["LeasedBase", "LeasedSnowflake", "LeasesBase", "WorkerLeaseRow", "WorkerLeases"]
 
 
 @dataclass(frozen=True)
@@ -48,24 +37,10 @@ class WorkerLeaseRow:
     high_water_millis: int
 
 
-def _never() -> NoReturn:
-    raise AssertionError("a lease renewal or release never pauses")
-
-
-#: The columns of ``lease_load`` that make a :class:`WorkerLeaseRow`, in ``SELECT`` order.
-_ROW_COLUMNS = ("worker_id", "owner", "fencing_token", "lease_deadline_millis", "high_water_millis")
-
-
-def lease_row(values: Sequence[Any]) -> WorkerLeaseRow:
-    """A row of ``lease_load`` (its first columns, in ``SELECT`` order)."""
-    worker_id, owner, token, deadline, high_water = values[: len(_ROW_COLUMNS)]
-    return WorkerLeaseRow(int(worker_id), text(owner), int(token), int(deadline), int(high_water))
-
-
 class LeasesBase:
     """What worker-id leases are, sync or async: the policy, the clock, and
-    each core driver's steps (the I/O-free part of :class:`WorkerLeases` and
-    :class:`mintid.store.aio.AsyncWorkerLeases`).
+    the step loops of each core driver, written once and run by
+    :class:`WorkerLeases` and :class:`mintid.store.aio.AsyncWorkerLeases`.
     """  # noqa: D205
 
     #: The clock (a :class:`~mintid.store.StoreClock` or an async store's).
@@ -83,31 +58,48 @@ class LeasesBase:
         #: Where the database errors are reported.
         self.metrics, self._metrics = recording(metrics)
 
-    def _acquiring(self, owner: str, timeout_millis: int | None) -> Steps:
+    def _runner(self) -> Any:
+        self.database.bound()
+        return QueryRunner(self.database, None, self._metrics)
+
+    def _acquiring(self, owner: str, timeout_millis: int | None) -> Generator[Any, Any, LeaseGuard]:
         timeout = None if timeout_millis is None else check_uint("timeout_millis", timeout_millis)
-        driver = ffi.LeaseAcquisition(self.database.manifest, self.policy._core, owner, timeout)
-        now = self.clock.now_millis
+        fields = codec.lease_policy(self.policy) + codec.raw(codec.error_bytes(owner))
+        packed = spec(
+            codec.LEASE_ACQUIRE, self.database.manifest, fields + codec.optional(timeout, codec.u64)
+        )
+        made = codec.acquired((yield from once(self._runner(), self.clock, packed)))
+        worker, token, deadline, start_after, ready_at, acquired, high_water, expected = made
+        row = WorkerLease(worker, token, deadline, high_water, True)
+        return LeaseGuard(Acquisition(row, expected, acquired, start_after, ready_at), self.policy)
+
+    def _marking(
+        self, kind: int, guard: LeaseGuard, high_water: int | Callable[[], int]
+    ) -> Generator[Any, Any, bytes]:
+        """The step loop of a renewal or release (``kind``) of ``guard``, storing
+        ``high_water`` (a function: read once the wire is made, which for a
+        release stops the guard issuing first).
+        """  # noqa: D205
+        if not isinstance(guard, LeaseGuard):
+            raise TypeError(f"guard must be a LeaseGuard, got {type(guard).__name__}")
+        wire = Wire(spec(kind, self.database.manifest, codec.u64(guard._core.wire_id())))
+        mark = check_uint("high_water_millis", high_water() if callable(high_water) else high_water)
         return (
-            lambda: driver.start(now()),
-            lambda answer: driver.push(answer, now()),
-            lambda: driver.resume(now()),
+            yield from driving(
+                self._runner(),
+                self.clock,
+                wire,
+                wire.call(codec.mark(mark, self.clock.now_millis())),
+            )
         )
 
-    def _renewing(self, guard: LeaseGuard, high_water_millis: int) -> Steps:
-        driver = ffi.LeaseRenewal(self.database.manifest, guard._core)
-        now = self.clock.now_millis
-        mark = check_uint("high_water_millis", high_water_millis)
-        return (
-            lambda: driver.start(now(), mark),
-            lambda answer: driver.push(answer, now()),
-            _never,
-        )
-
-    def _releasing(self, guard: LeaseGuard, high_water_millis: int | Callable[[], int]) -> Steps:
-        driver = ffi.LeaseRelease(self.database.manifest, guard._core)
-        mark = high_water_millis() if callable(high_water_millis) else high_water_millis
-        mark = check_uint("high_water_millis", mark)
-        return (lambda: driver.start(self.clock.now_millis(), mark), driver.push, _never)
+    @staticmethod
+    def _row(rows: Sequence[Sequence[Any]]) -> WorkerLeaseRow | None:
+        """The row ``lease_load`` found (its first columns, in ``SELECT`` order), if any."""
+        if not rows:
+            return None
+        worker, owner, token, deadline, high_water = rows[0][:5]
+        return WorkerLeaseRow(int(worker), text(owner), int(token), int(deadline), int(high_water))
 
 
 class WorkerLeases(LeasesBase):
@@ -134,9 +126,6 @@ class WorkerLeases(LeasesBase):
         used = clock if clock is not None else SystemStoreClock()
         super().__init__(database, policy, used, metrics)
 
-    def _drive(self, steps: Steps) -> Any:
-        return drive(QueryRunner(self.database, None, self._metrics), self.clock, *steps)
-
     def acquire(self, owner: str, timeout_millis: int | None = None) -> LeaseGuard:
         """Take the lowest usable free or expired worker id for ``owner``
         (host/pod/process), seeding the table on first use, and return once the
@@ -150,7 +139,7 @@ class WorkerLeases(LeasesBase):
         ``timeout_millis``), ``lease.acquire_timeout``,
         :class:`~mintid.store.StoreUnavailableError`.
         """  # noqa: D205
-        return LeaseGuard._of(self._drive(self._acquiring(owner, timeout_millis)).guard)
+        return run(self._acquiring(owner, timeout_millis))
 
     def renew(self, guard: LeaseGuard, high_water_millis: int) -> None:
         """Renew ``guard``'s lease, storing ``high_water_millis``; the guard learns
@@ -161,20 +150,19 @@ class WorkerLeases(LeasesBase):
         Raises :class:`~mintid.LeaseLostError`, … ;
         :class:`~mintid.store.StoreUnavailableError`.
         """  # noqa: D205
-        self._drive(self._renewing(guard, high_water_millis))
+        run(self._marking(codec.LEASE_RENEW, guard, high_water_millis))
 
     def release(self, guard: LeaseGuard, high_water_millis: int | Callable[[], int]) -> bool:
         """Release ``guard``'s lease with the high-water mark; whether the row
         was still its. ``guard`` stops issuing first; ``high_water_millis`` may be
         a function, read after that (the generator's own high-water time).
         """  # noqa: D205
-        return bool(self._drive(self._releasing(guard, high_water_millis)).released)
+        return run(self._marking(codec.LEASE_RELEASE, guard, high_water_millis))[1] != 0
 
     def load(self, worker_id: int) -> WorkerLeaseRow | None:
         """The row of ``worker_id``, or ``None``."""
         with self.database.connection() as raw:
-            row = self.database.one(raw, "lease_load", {"worker_id": worker_id})
-        return None if row is None else lease_row([row[column] for column in _ROW_COLUMNS])
+            return self._row(self.database.query(raw, "lease_load", [worker_id]))  # type: ignore[arg-type]
 
 
 class LeasedBase:

@@ -7,14 +7,14 @@ relay loop, calling ``send`` when the core says so. Every rule is the core's.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from mintid import _wire_codec as codec
 from mintid._native import check_uint, ffi
 from mintid._outbox import RelayPolicy
-from mintid._wire import RelayWire, drive, once, spec
+from mintid._wire import RelayWire, driving, once, run, spec
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
 from mintid.store._metrics import StoreMetrics, recording
@@ -127,9 +127,10 @@ def cleanup_spec(manifest: ffi.Manifest, sent_before_millis: int, batch_size: in
 
 
 class OutboxBase:
-    """What an outbox is, sync or async: its policy, clock and each relay run's
-    driver (the I/O-free part of :class:`Outbox` and
-    :class:`mintid.store.aio.AsyncOutbox`).
+    """What an outbox is, sync or async: its policy, clock, each relay run's
+    driver, and the step loops of its calls, written once and run by
+    :class:`Outbox` (each call as it is) and :class:`mintid.store.aio.AsyncOutbox`
+    (each call awaited).
     """  # noqa: D205
 
     def __init__(
@@ -150,24 +151,50 @@ class OutboxBase:
         self._clock = clock
         self._draw = draw if draw is not None else (lambda: secrets.randbits(64))
 
-    def _relay_driver(self) -> RelayWire:
-        """A relay run's driver (its claim tokens and jitter from ``draw``)."""
-        fields = codec.relay_policy(self.policy) + codec.u64(self._draw())
-        return RelayWire(spec(codec.RELAY, self.database.manifest, fields))
+    def _once(self, packed: bytes, raw: Any = None) -> Generator[Any, Any, bytes]:
+        """The step loop of the driver of ``packed`` (on the caller's ``raw`` connection)."""
+        self.database.bound()
+        return once(QueryRunner(self.database, raw, self._metrics), self._clock, packed)
 
-    def _report(self, done: tuple[Any, ...]) -> RelayReport:
-        """The driver's ``done`` hand-over as the run's report, reported to the metrics."""
-        report = RelayReport(*done[1:])
+    def _marked(self, steps: Generator[Any, Any, bytes]) -> Any:
+        """Run the loop that records a send's outcome (in asyncio: to its end, cancelled or not)."""
+        raise NotImplementedError
+
+    def _relaying(self, send: Callable[[ClaimedMessage], Any]) -> Generator[Any, Any, RelayReport]:
+        """The step loop of :meth:`Outbox.relay`: the core claims, decides and
+        marks; ``send`` (its value or awaitable) is called when it says so.
+        """  # noqa: D205
+        self.database.bound()
+        clock = self._clock
+        runner = QueryRunner(self.database, None, self._metrics)
+        fields = codec.relay_policy(self.policy) + codec.u64(self._draw())
+        driver = RelayWire(spec(codec.RELAY, self.database.manifest, fields))
+        try:
+            # The relay keeps its connection from send to send: one per relay.
+            step = driver.start(clock.now_millis())
+            handed = driver.end((yield from driving(runner, clock, driver, step, hold=True)))
+            while handed[0] == "send":
+                try:
+                    yield send(ClaimedMessage(*handed[1:]))
+                except Exception as error:
+                    step = driver.failed(str(error) or type(error).__name__, clock.now_millis())
+                else:
+                    step = driver.sent(clock.now_millis())
+                # The send has an outcome: its mark is recorded (in asyncio, even if the task
+                # is cancelled meanwhile). A message left claimed after its send would go again.
+                handed = driver.end(
+                    (yield self._marked(driving(runner, clock, driver, step, hold=True)))
+                )
+        except GeneratorExit:
+            raise  # CLOSED (mintid._wire)
+        except BaseException:
+            yield from runner.release()
+            raise
+        yield from runner.release()
+        report = RelayReport(*handed[1:])
         if self._metrics is not None:
             self._metrics.relayed(report.sent, report.retried, report.dead)
         return report
-
-    def _after_send(self, driver: RelayWire, error: Exception | None) -> bytes:
-        """Tell the driver how the send of the message it handed over went; its next step."""
-        now = self._clock.now_millis()
-        if error is None:
-            return driver.sent(now)
-        return driver.failed(str(error) or type(error).__name__, now)
 
 
 class Outbox(OutboxBase):
@@ -193,6 +220,8 @@ class Outbox(OutboxBase):
         used = clock if clock is not None else SystemStoreClock()
         super().__init__(database, policy, used, draw, metrics)
 
+    _marked = staticmethod(run)
+
     def enqueue(
         self, connection: Any, message: OutboxMessage
     ) -> Literal["new", "already_enqueued"]:
@@ -200,9 +229,7 @@ class Outbox(OutboxBase):
         transaction; a second message for the same kind and business key is
         ``already_enqueued``, not an error.
         """  # noqa: D205
-        packed = enqueue_spec(self.database.manifest, message)
-        runner = QueryRunner(self.database, connection, self._metrics)
-        return enqueued(once(runner, self._clock, packed))
+        return enqueued(run(self._once(enqueue_spec(self.database.manifest, message), connection)))
 
     def relay(self, send: Callable[[ClaimedMessage], None]) -> RelayReport:
         """Relay until nothing is due: the core claims batches, decides before
@@ -210,34 +237,15 @@ class Outbox(OutboxBase):
         a ``send`` that raises fails that attempt (its text is stored, cut to
         1024 bytes). What happened, message by message.
         """  # noqa: D205
-        clock = self._clock
-        runner = QueryRunner(self.database, None, self._metrics)
-        driver = self._relay_driver()
-        try:
-            # The relay keeps its connection from send to send: one per relay.
-            step = drive(runner, clock, driver, driver.start(clock.now_millis()), hold=True)
-            handed = driver.end(step)
-            while handed[0] == "send":
-                try:
-                    send(ClaimedMessage(*handed[1:]))
-                except Exception as error:
-                    step = self._after_send(driver, error)
-                else:
-                    step = self._after_send(driver, None)
-                handed = driver.end(drive(runner, clock, driver, step, hold=True))
-        finally:
-            runner.release()
-        return self._report(handed)
+        return run(self._relaying(send))
 
     def load(self, kind: str, business_key: str) -> StoredMessage | None:
         """The message of ``kind`` and ``business_key``, or ``None``."""
-        packed = load_spec(self.database.manifest, kind, business_key)
-        return loaded(once(QueryRunner(self.database, None, self._metrics), self._clock, packed))
+        return loaded(run(self._once(load_spec(self.database.manifest, kind, business_key))))
 
     def cleanup(self, sent_before_millis: int, batch_size: int = 1000) -> int:
         """Delete sent messages last updated at or before ``sent_before_millis``, in
         batches until one comes back short; the total. Dead ones are kept.
         """  # noqa: D205
         packed = cleanup_spec(self.database.manifest, sent_before_millis, batch_size)
-        runner = QueryRunner(self.database, None, self._metrics)
-        return codec.count(once(runner, self._clock, packed))
+        return codec.count(run(self._once(packed)))

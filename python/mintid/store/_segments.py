@@ -1,22 +1,25 @@
 """Segment IDs (Leaf-style) over ``id_segment``: ranges fetched from the
 database, handed out from memory, the next one fetched in the background.
-Every rule is the core's ``SegmentDriver``: the runs of IDs, when a fetch is
-due, the fetch's queries, retries and errors; this module runs its steps.
+Every rule is the core's segment driver (on the wire, kind ``segment``): the
+runs of IDs, what a take calls for (hand out, fetch beside, fetch now, wait
+and how long), the fetch's queries, retries and errors; this module runs its
+steps.
 """  # noqa: D205
 
 from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any, Final
 
+from mintid import _wire_codec as codec
 from mintid._buffer import register_for_fork
-from mintid._native import call, ffi
 from mintid._segment import SegmentPolicy
+from mintid._wire import Wire, driving, run, spec
 from mintid.errors import MintidError
 from mintid.store._clock import StoreClock, SystemStoreClock
-from mintid.store._database import Database, QueryRunner, Steps, drive
+from mintid.store._database import Database, QueryRunner
 from mintid.store._metrics import StoreMetrics, recording
 
 __all__ = ["SegmentIds", "SegmentsBase"]
@@ -24,10 +27,26 @@ __all__ = ["SegmentIds", "SegmentsBase"]
 _EMPTY: Final[Iterator[int]] = iter(())
 
 
+class SharedWire(Wire):
+    """A wire several threads call in turn: one call (and its copy) at a time."""
+
+    __slots__ = ("lock",)
+
+    def __init__(self, spec: bytes) -> None:
+        """The driver of ``spec``."""
+        super().__init__(spec)
+        self.lock = threading.Lock()
+
+    def call(self, packed: bytes) -> bytes:
+        """Push one packed input under the lock; the next step."""
+        with self.lock:
+            return super().call(packed)
+
+
 class SegmentsBase:
     """What segment IDs are, sync or async: the core's driver, the run of IDs
-    in hand, and what a take calls for (the I/O-free part of
-    :class:`SegmentIds` and :class:`mintid.store.aio.AsyncSegmentIds`).
+    in hand, and the step loop of a take, written once and run by
+    :class:`SegmentIds` and :class:`mintid.store.aio.AsyncSegmentIds`.
     """  # noqa: D205
 
     def __init__(
@@ -50,7 +69,12 @@ class SegmentsBase:
         #: Where the database errors are reported.
         self.metrics, self._metrics = recording(metrics)
         self._clock = clock
-        self._driver: Any = call(ffi.SegmentDriver, database.manifest, tag, policy._to_ffi())
+        head = spec(codec.SEGMENT, database.manifest)
+        self._wire = SharedWire(codec.segment_spec(head, tag, codec.segment_policy(policy)))
+        # A refused tag or policy makes a wire that fails every step: say so now.
+        step = self._wire.call(codec.tagged(codec.ABANDON, clock.now_millis()))
+        if step[0] == codec.FAIL:
+            raise codec.error(step)
         self._background = background
         self._ids: Iterator[int] = _EMPTY
         register_for_fork(self)
@@ -60,41 +84,59 @@ class SegmentsBase:
         core's driver forgets them and the run in hand is dropped (gaps, never
         duplicates); the next ID comes from a fresh segment.
         """  # noqa: D205
-        self._driver.forget_after_fork()
+        self._wire.lock = threading.Lock()  # a parent's thread may have held it
+        self._wire.call(codec.tagged(codec.FORKED, self._clock.now_millis()))
         self._ids = _EMPTY
 
-    def _take(self) -> tuple[str, int | None, float]:
-        """Take the next run of IDs from the driver: what the core says to do
-        (``fetch`` inline, raising; ``fetch_beside``, in the background or,
-        without one, inline and quietly; ``wait`` for another caller's fetch,
-        at most the seconds given; or ``none``) and the run's first ID, when
-        there is one (the rest is in hand).
+    def _taking(self) -> Generator[Any, Any, int]:
+        """The step loop of a take: the next ID, after what the core says to do
+        (fetch now, raising; fetch beside; wait for another caller's fetch, at
+        most the time it gives).
         """  # noqa: D205
-        taken = self._driver.take(self._clock.now_millis())
-        action = taken.action
-        wait = 0.0
-        if isinstance(action, ffi.SegmentTakeAction.FETCH_NOW):
-            name = "fetch"
-        elif isinstance(action, ffi.SegmentTakeAction.FETCH_BESIDE):
-            name = "fetch_beside"
-        elif isinstance(action, ffi.SegmentTakeAction.WAIT):
-            name, wait = "wait", action.millis / 1000
-        else:
-            name = "none"
-        if not taken.count:
-            return name, None, wait
-        self._ids = iter(range(taken.first + 1, taken.first + taken.count))
-        return name, int(taken.first), wait
+        while True:
+            # Another caller may have taken a run meanwhile.
+            for first in self._ids:
+                return first
+            step = self._wire.call(codec.tagged(codec.TAKE, self._clock.now_millis()))
+            if step[0] != codec.TAKEN:
+                raise codec.error(step)
+            first, count, action, wait_millis = codec.taken(step)
+            if count:
+                self._ids = iter(range(first + 1, first + count))
+            if action == codec.FETCH_NOW:
+                yield self._fetch()
+            elif action == codec.FETCH_BESIDE:
+                yield self._fetch_beside()
+            elif action == codec.WAIT:
+                yield self._wait(wait_millis / 1000)
+            if count:
+                return first
 
-    def _settled(self) -> bool:
-        """Whether a caller waiting for another's fetch may take again."""
-        driver = self._driver
-        return bool(driver.remaining() > 0 or not driver.fetch_in_flight())
+    def _fetching(self) -> Generator[Any, Any, None]:
+        """The step loop of the due fetch; its failure raised as the core's typed error."""
+        wire, clock = self._wire, self._clock
+        try:
+            self.database.bound()
+            runner = QueryRunner(self.database, None, self._metrics)
+            step = wire.call(codec.tagged(codec.FETCH, clock.now_millis()))
+            yield from driving(runner, clock, wire, step)
+        except (MintidError, GeneratorExit):
+            raise  # the driver ended the fetch itself; or CLOSED (mintid._wire)
+        except BaseException:
+            wire.call(codec.tagged(codec.ABANDON, clock.now_millis()))
+            raise
 
-    def _fetching(self) -> Steps:
-        """The due fetch's first step, how it takes an answer, and how it resumes."""
-        driver, clock = self._driver, self._clock
-        return driver.fetch, lambda answer: driver.push(answer, clock.now_millis()), driver.resume
+    def _fetch(self) -> Any:
+        """Run the due fetch (its awaitable, in asyncio)."""
+        raise NotImplementedError
+
+    def _fetch_beside(self) -> Any:
+        """Run the due fetch beside the caller, or inline and quietly without a background."""
+        raise NotImplementedError
+
+    def _wait(self, seconds: float) -> Any:
+        """Wait for another caller's fetch to end, at most ``seconds``."""
+        raise NotImplementedError
 
 
 class SegmentIds(SegmentsBase):
@@ -140,43 +182,27 @@ class SegmentIds(SegmentsBase):
         try:
             return next(self._ids)
         except StopIteration:
-            return self._next_slow()
+            with self._refill:
+                return run(self._taking())
 
-    def _next_slow(self) -> int:
-        """Take the next run of IDs from the driver, running a fetch when it is due."""
-        with self._refill:
-            while True:
-                # Another thread may have taken a run meanwhile.
-                for first in self._ids:
-                    return first
-                action, first_id, wait = self._take()
-                if action == "fetch":
-                    self._fetch()
-                elif action == "fetch_beside" and self._background:
-                    threading.Thread(target=self._fetch_quietly, daemon=True).start()
-                elif action == "fetch_beside":
-                    self._fetch_quietly()
-                elif action == "wait":
-                    with self._changed:
-                        # Another caller's fetch is in flight: wait for it to end.
-                        self._changed.wait_for(self._settled, wait)
-                if first_id is not None:
-                    return first_id
+    def _fetch(self) -> None:
+        try:
+            run(self._fetching())
+        finally:
+            with self._changed:
+                self._changed.notify_all()
 
     def _fetch_quietly(self) -> None:
         # The driver has recorded the failure: the next take asks for the fetch again.
         with contextlib.suppress(Exception):
             self._fetch()
 
-    def _fetch(self) -> None:
-        """Run the due fetch's steps; its failure is raised as the core's typed error."""
-        try:
-            drive(QueryRunner(self.database, None, self._metrics), self._clock, *self._fetching())
-        except MintidError:
-            raise  # the driver ended the fetch itself
-        except BaseException:
-            self._driver.abandon()
-            raise
-        finally:
-            with self._changed:
-                self._changed.notify_all()
+    def _fetch_beside(self) -> None:
+        if self._background:
+            threading.Thread(target=self._fetch_quietly, daemon=True).start()
+        else:
+            self._fetch_quietly()
+
+    def _wait(self, seconds: float) -> None:
+        with self._changed:
+            self._changed.wait(seconds)

@@ -363,8 +363,8 @@ class Kit:
     def segment_row(self, database: Any, tag: str) -> tuple[Any, ...] | None:
         """The tag's ``(max_id, step)``, or ``None``."""
         with database.connection() as raw:
-            found = database.one(raw, "segment_load", {"tag": tag})
-        return None if found is None else (found["max_id"], found["step"])
+            rows = database.query(raw, "segment_load", [tag])
+        return tuple(rows[0]) if rows else None
 
     def outbox(self, database: Any, policy: RelayPolicy, **options: Any) -> Any:
         return Outbox(database, policy, **options)

@@ -65,11 +65,16 @@ def test_the_lease_is_renewed_by_a_task_while_the_operation_runs(server: Server)
         )
         seen: dict[str, object] = {}
 
+        async def stored_deadline() -> int:
+            stored = await second.load(key("renewed"))
+            assert stored is not None
+            return stored.record.lease_deadline_millis
+
         async def operation() -> StoredResponse:
             lease = AsyncRecordLease.current()
             assert lease is not None
             first = lease.lease_deadline_millis
-            while lease.lease_deadline_millis == first:  # renewed by the store's task
+            while await stored_deadline() == first:  # renewed by the store's task
                 await asyncio.sleep(0.02)
             while store._clock.now_millis() <= first:  # the first lease has passed
                 await asyncio.sleep(0.02)

@@ -6,11 +6,9 @@ with executors for psycopg 3 (``AsyncConnection``, or the app's
 (``mintid[asyncmy]``) and SQLite (aiosqlite, ``mintid[aiosqlite]``).
 
 The same three ways in as :class:`~mintid.store.IdempotencyStore`, with the
-same names, arguments, defaults, results and errors, spelled ``async``. The
-protocol is the core's record driver, stepped by the one async loop
-(:func:`mintid._wire.drive_async`; the other drivers by
-:func:`mintid.store.aio._loop.drive_steps`); what is not I/O (argument checks, result
-mapping, outcome packing) is the sync store's own code.
+same names, arguments, defaults, results and errors, spelled ``async``: each
+store's step loops are the sync store's, written once as generators
+(:func:`mintid._wire.run_async` awaits each call they make).
 
 SQLite runs through aiosqlite (``mintid[aiosqlite]``), not a bare thread
 executor: a connection of the caller's transaction must take the caller's
@@ -25,6 +23,7 @@ connections are): using them from another loop, or in a forked child,
 raises :class:`LoopBindingError`.
 """  # noqa: D205
 
+from mintid.store._errors import LoopBindingError
 from mintid.store.aio._database import (
     AsyncDatabase,
     AsyncMySqlDatabase,
@@ -33,7 +32,6 @@ from mintid.store.aio._database import (
     AsyncSqliteDatabase,
     AsyncStoreClock,
     AsyncSystemStoreClock,
-    LoopBindingError,
     driver_connection,
 )
 from mintid.store.aio._idempotency import AsyncIdempotencyStore, AsyncRecordLease

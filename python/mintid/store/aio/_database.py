@@ -16,28 +16,23 @@ from typing import Any, Protocol, TypeVar
 
 from mintid._native import ffi
 from mintid._record import Problem
+from mintid._wire import migrating, run_async
 from mintid.store._database import (
     _DIALECTS,
     _ROWS,
     Class,
     Dialect,
+    QueryRunner,
     SqliteDatabase,
     mysql_classifier,
     mysql_connect_kwargs,
     postgres_class,
     postgres_state_class,
 )
-from mintid.store._errors import StoreUnavailableError
+from mintid.store._errors import LoopBindingError, StoreUnavailableError
 
 T = TypeVar("T")
 Rows = list[tuple[Any, ...]]
-
-
-class LoopBindingError(RuntimeError):
-    """An async store or database used from an event loop, or a process, other
-    than the one it first ran in (its connections belong to that loop and
-    process): make one per event loop, and a new one in a forked child.
-    """  # noqa: D205
 
 
 class AsyncStoreClock(Protocol):
@@ -148,7 +143,16 @@ class AsyncDatabase:
             return self._idle.pop()
         return await self._connect()
 
-    async def _checkin(self, raw: Any) -> None:
+    async def _discard(self, raw: Any, _pid: int) -> None:
+        """Close a broken connection."""
+        await self._close_quietly(raw)
+
+    async def _control(self, raw: Any, sql: str) -> int:
+        """Run ``sql`` (no parameters, no rows) on ``raw``: ``0``; a driver error propagates."""
+        await self._execute(raw, sql, None, False)
+        return 0
+
+    async def _checkin(self, raw: Any, _pid: int = 0) -> None:
         if await self._give_back(raw):
             return
         if len(self._idle) < self._max_idle:
@@ -226,12 +230,9 @@ class AsyncDatabase:
         """  # noqa: D205
         return await self._guarded(self.run(raw, name, params))
 
-    async def migrate(self) -> None:
-        """Apply every migration of the core's manifest, each in one transaction (idempotent)."""
-        for migration in ffi.store_migrations(self.manifest.dialect):
-            async with self.transaction(write=True) as raw:
-                for statement in migration.statements:
-                    await self.execute(raw, statement)
+    async def migrate(self) -> list[int]:
+        """:meth:`Database.migrate <mintid.store.Database.migrate>`, awaited."""
+        return await run_async(migrating(QueryRunner(self), AsyncSystemStoreClock(), self.manifest))
 
     async def close(self) -> None:
         """Close the idle connections."""

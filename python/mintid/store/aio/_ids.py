@@ -2,10 +2,8 @@
 :class:`AsyncLeasedSnowflake` and :class:`AsyncSegmentIds`, the async twins
 of :mod:`mintid.store._leases` and :mod:`mintid.store._segments`.
 
-The same core drivers, stepped by the one async loop for drivers off the
-wire (:func:`mintid.store.aio._loop.drive_steps`); what is not I/O (argument
-checks, each driver's steps, result mapping, what a take calls for) is the
-sync classes' own code. The lease's heartbeat and the background segment
+The sync classes' step loops (``LeasesBase``, ``SegmentsBase``), each call
+awaited. The lease's heartbeat and the background segment
 fetch are tasks of the store's event loop.
 """  # noqa: D205
 
@@ -14,13 +12,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Callable
-from typing import Any
 
 from mintid._lease import LeaseGuard, LeasePolicy
 from mintid._segment import SegmentPolicy
-from mintid.errors import MintidError
+from mintid._wire import run_async
+from mintid._wire_codec import LEASE_RELEASE, LEASE_RENEW
 from mintid.store._database import shutdown_wait_seconds
-from mintid.store._leases import LeasedBase, LeasesBase, WorkerLeaseRow, lease_row
+from mintid.store._leases import LeasedBase, LeasesBase, WorkerLeaseRow
 from mintid.store._metrics import StoreMetrics
 from mintid.store._segments import SegmentsBase
 from mintid.store.aio._database import (
@@ -29,7 +27,6 @@ from mintid.store.aio._database import (
     async_clock,
     async_database,
 )
-from mintid.store.aio._loop import AsyncQueryRunner, drive_steps
 
 __all__ = ["AsyncLeasedSnowflake", "AsyncSegmentIds", "AsyncWorkerLeases"]
 
@@ -55,29 +52,22 @@ class AsyncWorkerLeases(LeasesBase):
         """Leases over ``database`` (``metrics`` as :class:`~mintid.store.WorkerLeases`')."""
         super().__init__(async_database(database), policy, async_clock(clock), metrics)
 
-    async def _drive(self, steps: Any) -> Any:
-        self.database.bound()
-        runner = AsyncQueryRunner(self.database, None, self._metrics)
-        return await drive_steps(runner, self.clock, *steps)
-
     async def acquire(self, owner: str, timeout_millis: int | None = None) -> LeaseGuard:
         """:meth:`WorkerLeases.acquire <mintid.store.WorkerLeases.acquire>`, awaited."""
-        return LeaseGuard._of((await self._drive(self._acquiring(owner, timeout_millis))).guard)
+        return await run_async(self._acquiring(owner, timeout_millis))
 
     async def renew(self, guard: LeaseGuard, high_water_millis: int) -> None:
         """:meth:`WorkerLeases.renew <mintid.store.WorkerLeases.renew>`, awaited."""
-        await self._drive(self._renewing(guard, high_water_millis))
+        await run_async(self._marking(LEASE_RENEW, guard, high_water_millis))
 
     async def release(self, guard: LeaseGuard, high_water_millis: int | Callable[[], int]) -> bool:
         """:meth:`WorkerLeases.release <mintid.store.WorkerLeases.release>`, awaited."""
-        return bool((await self._drive(self._releasing(guard, high_water_millis))).released)
+        return (await run_async(self._marking(LEASE_RELEASE, guard, high_water_millis)))[1] != 0
 
     async def load(self, worker_id: int) -> WorkerLeaseRow | None:
         """The row of ``worker_id``, or ``None``."""
         async with self.database.connection() as raw:
-            rows = await self.database.query(raw, "lease_load", [worker_id])
-        assert isinstance(rows, list)
-        return lease_row(rows[0]) if rows else None
+            return self._row(await self.database.query(raw, "lease_load", [worker_id]))  # type: ignore[arg-type]
 
 
 class AsyncLeasedSnowflake(LeasedBase):
@@ -178,47 +168,30 @@ class AsyncSegmentIds(SegmentsBase):
         """  # noqa: D205
         for first in self._ids:
             return first
-        return await self._next_slow()
-
-    async def _next_slow(self) -> int:
         async with self._refill:
-            while True:
-                # Another task may have taken a run meanwhile.
-                for first in self._ids:
-                    return first
-                action, first_id, wait = self._take()
-                if action == "fetch":
-                    await self._fetch()
-                elif action == "fetch_beside" and self._background:
-                    task = asyncio.get_running_loop().create_task(self._fetch_quietly())
-                    self._fetches.add(task)
-                    task.add_done_callback(self._fetches.discard)
-                elif action == "fetch_beside":
-                    await self._fetch_quietly()
-                elif action == "wait":
-                    async with self._changed:
-                        # Another task's fetch is in flight: wait for it to end.
-                        with contextlib.suppress(asyncio.TimeoutError):
-                            await asyncio.wait_for(self._changed.wait_for(self._settled), wait)
-                if first_id is not None:
-                    return first_id
+            return await run_async(self._taking())
+
+    async def _fetch(self) -> None:
+        try:
+            await run_async(self._fetching())
+        finally:
+            async with self._changed:
+                self._changed.notify_all()
 
     async def _fetch_quietly(self) -> None:
         # The driver has recorded the failure: the next take asks for the fetch again.
         with contextlib.suppress(Exception):
             await self._fetch()
 
-    async def _fetch(self) -> None:
-        """Run the due fetch's steps; its failure is raised as the core's typed error."""
-        try:
-            self.database.bound()
-            runner = AsyncQueryRunner(self.database, None, self._metrics)
-            await drive_steps(runner, self._clock, *self._fetching())
-        except MintidError:
-            raise  # the driver ended the fetch itself
-        except BaseException:
-            self._driver.abandon()
-            raise
-        finally:
-            async with self._changed:
-                self._changed.notify_all()
+    async def _fetch_beside(self) -> None:
+        if not self._background:
+            await self._fetch_quietly()
+            return
+        task = asyncio.get_running_loop().create_task(self._fetch_quietly())
+        self._fetches.add(task)
+        task.add_done_callback(self._fetches.discard)
+
+    async def _wait(self, seconds: float) -> None:
+        async with self._changed:
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), seconds)

@@ -1,18 +1,17 @@
 """The transactional outbox for asyncio: :class:`AsyncOutbox`, the async twin
 of :class:`mintid.store.Outbox`.
 
-The same core drivers: the relay on the wire, stepped by the one async wire
-loop (:func:`mintid._wire.drive_async`); enqueue, load and cleanup are the
-sync outbox's own specs and ends, driven by the same loop.
+The sync outbox's step loops (:class:`mintid.store._outbox.OutboxBase`), each
+call awaited.
 """  # noqa: D205
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Generator
 from typing import Any, Literal
 
 from mintid._outbox import RelayPolicy
-from mintid._wire import drive_async, once_async
+from mintid._wire import run_async
 from mintid._wire_codec import count
 from mintid.store._metrics import StoreMetrics
 from mintid.store._outbox import (
@@ -34,7 +33,7 @@ from mintid.store.aio._database import (
     async_database,
     driver_connection,
 )
-from mintid.store.aio._loop import AsyncQueryRunner, to_the_end
+from mintid.store.aio._loop import to_the_end
 
 __all__ = ["AsyncOutbox"]
 
@@ -60,6 +59,9 @@ class AsyncOutbox(OutboxBase):
         """An outbox over ``database`` (see :class:`~mintid.store.Outbox`)."""
         super().__init__(async_database(database), policy, async_clock(clock), draw, metrics)
 
+    def _marked(self, steps: Generator[Any, Any, bytes]) -> Any:
+        return to_the_end(run_async(steps))
+
     async def enqueue(
         self, connection: Any, message: OutboxMessage
     ) -> Literal["new", "already_enqueued"]:
@@ -68,49 +70,23 @@ class AsyncOutbox(OutboxBase):
         inside its business transaction (see :meth:`Outbox.enqueue
         <mintid.store.Outbox.enqueue>`).
         """  # noqa: D205
-        self.database.bound()
-        packed = enqueue_spec(self.database.manifest, message)
-        runner = AsyncQueryRunner(self.database, await driver_connection(connection), self._metrics)
-        return enqueued(await once_async(runner, self._clock, packed))
+        raw = await driver_connection(connection)
+        return enqueued(
+            await run_async(self._once(enqueue_spec(self.database.manifest, message), raw))
+        )
 
     async def relay(self, send: Callable[[ClaimedMessage], Awaitable[None]]) -> RelayReport:
         """:meth:`Outbox.relay <mintid.store.Outbox.relay>` with an async ``send``:
         relay until nothing is due; a ``send`` that raises fails that attempt.
         """  # noqa: D205
-        self.database.bound()
-        clock = self._clock
-        runner = AsyncQueryRunner(self.database, None, self._metrics)
-        driver = self._relay_driver()
-        try:
-            # The relay keeps its connection from send to send: one per relay.
-            step = driver.start(clock.now_millis())
-            handed = driver.end(await drive_async(runner, clock, driver, step, hold=True))
-            while handed[0] == "send":
-                try:
-                    await send(ClaimedMessage(*handed[1:]))
-                except Exception as error:
-                    step = self._after_send(driver, error)
-                else:
-                    step = self._after_send(driver, None)
-                # The send has an outcome: its mark is recorded even if this task is
-                # cancelled meanwhile (to the next hand-over), then the cancellation
-                # propagates. A message left claimed after its send would go again.
-                step = await to_the_end(drive_async(runner, clock, driver, step, hold=True))
-                handed = driver.end(step)
-        finally:
-            await runner.release()
-        return self._report(handed)
+        return await run_async(self._relaying(send))
 
     async def load(self, kind: str, business_key: str) -> StoredMessage | None:
         """The message of ``kind`` and ``business_key``, or ``None``."""
-        self.database.bound()
         packed = load_spec(self.database.manifest, kind, business_key)
-        runner = AsyncQueryRunner(self.database, None, self._metrics)
-        return loaded(await once_async(runner, self._clock, packed))
+        return loaded(await run_async(self._once(packed)))
 
     async def cleanup(self, sent_before_millis: int, batch_size: int = 1000) -> int:
         """:meth:`Outbox.cleanup <mintid.store.Outbox.cleanup>`, awaited."""
-        self.database.bound()
         packed = cleanup_spec(self.database.manifest, sent_before_millis, batch_size)
-        runner = AsyncQueryRunner(self.database, None, self._metrics)
-        return count(await once_async(runner, self._clock, packed))
+        return count(await run_async(self._once(packed)))
