@@ -10,10 +10,13 @@ import { describe, test } from "node:test";
 import { KeyRing, mintRequestId, problemDetails, RecordPolicy, Uuid7 } from "mintid";
 import { IdempotencyStore, migrate } from "mintid/store/sqlite";
 import { FRAMEWORKS, handlerState } from "./http/apps.mjs";
-import { dialects, freshDatabase } from "./store/databases.mjs";
+import { dialects, freshDatabase, sql } from "./store/databases.mjs";
 
 const { scenarios } = JSON.parse(readFileSync(new URL("../../tests/http/scenarios.json", import.meta.url), "utf8"));
-const CONFIG_KEYS = new Set(["signed", "storeErrors", "maxWaitMillis", "bodyLimit", "mounts", "grant"]);
+const CONFIG_KEYS = new Set(["signed", "storeErrors", "maxWaitMillis", "bodyLimit", "mounts", "grant", "sameTransaction"]);
+// The test table of the handler's `write` directive (tests/http/README.md).
+const TEST_TABLE = "CREATE TABLE mintid_test_orders (n integer)";
+const INSERT_ROW = "INSERT INTO mintid_test_orders (n) VALUES (1)";
 const DIALECTS = dialects().filter(({ dialect }) => dialect !== "mysql");
 
 function only(object, allowed, what) {
@@ -67,7 +70,7 @@ function send(port, spec, resolveHeader) {
   const headers = spec.user === undefined ? {} : { "x-test-user": spec.user };
   for (const [name, value] of Object.entries(spec.headers ?? {})) headers[name] = resolveHeader(value, spec.user);
   if (spec.handler !== undefined) {
-    only(spec.handler, ["status", "throw", "gate", "contentType"], "handler directive");
+    only(spec.handler, ["status", "throw", "gate", "contentType", "write"], "handler directive");
     headers["x-test-handler"] = JSON.stringify(spec.handler);
   }
   const body = bodyOf(spec.body ?? { none: true });
@@ -145,14 +148,31 @@ async function runScenario(scenario, framework, db) {
   });
   const database = db.open();
   await migrate(database);
+  await database.withConnection((connection) => connection.execute(TEST_TABLE));
   const up = new IdempotencyStore(database, policy);
   const down = new IdempotencyStore(db.unavailable(), policy);
   let storageDown = false;
-  const store = { policy, runOnce: (...args) => (storageDown ? down : up).runOnce(...args) };
+  const current = () => (storageDown ? down : up);
+  const store = {
+    policy,
+    runOnce: (...args) => current().runOnce(...args),
+    inTransaction: (...args) => current().inTransaction(...args),
+    get database() {
+      return current().database;
+    },
+  };
   const ring = config.signed ? new KeyRing({ id: 7, secret: randomBytes(32) }) : undefined;
-  const state = handlerState();
+  const same = config.sameTransaction ?? false;
+  // The `write` directive: on the record's transaction (sameTransaction), else committed at once.
+  const write = async (transaction) => {
+    if (!same) return database.withConnection((connection) => connection.execute(INSERT_ROW));
+    assert.ok(transaction, "the handler got the record's transaction");
+    await transaction.execute(INSERT_ROW);
+  };
+  const state = handlerState(write);
   const app = await FRAMEWORKS[framework](state, {
     store,
+    ...(same ? { sameTransaction: true } : {}),
     ...(ring ? { keyRing: ring } : {}),
     ...(config.bodyLimit === undefined ? {} : { bodyLimit: config.bodyLimit }),
     ...(config.mounts === undefined ? {} : { mounts: config.mounts }),
@@ -191,8 +211,13 @@ async function runScenario(scenario, framework, db) {
         assert.ok(step.storage === "up" || step.storage === "down", `${where}: storage must be up or down`);
         storageDown = step.storage === "down";
       } else if ("check" in step) {
-        only(step.check, ["handlerCalls"], "check");
-        assert.equal(state.calls, step.check.handlerCalls, `${where}: handler calls`);
+        only(step.check, ["handlerCalls", "writes"], "check");
+        if (step.check.handlerCalls !== undefined) assert.equal(state.calls, step.check.handlerCalls, `${where}: handler calls`);
+        if (step.check.writes !== undefined) {
+          const count = sql(database.dialect, "count", "SELECT COUNT(*) AS n FROM mintid_test_orders");
+          const { rows } = await database.withConnection((connection) => connection.run(count, []));
+          assert.equal(Number(rows[0][0]), step.check.writes, `${where}: committed rows`);
+        }
       } else {
         assert.fail(`${where}: unknown step ${JSON.stringify(step)}`);
       }

@@ -5,6 +5,7 @@ use crate::error::MintidError;
 use crate::snowflake::SnowflakeLayout;
 use mintid::lease as core;
 use mintid::snowflake::SnowflakeId;
+use mintid_wire::guards::Registered;
 use std::sync::Arc;
 
 /// How worker ids are leased (the core's `LeasePolicy`). Each value left
@@ -269,16 +270,31 @@ pub struct Release {
 }
 
 /// A held lease (the core's `LeaseGuard`), shared by the threads that hand
-/// out IDs and the heartbeat that renews it.
+/// out IDs and the heartbeat that renews it, and registered for the wire
+/// while it lives (`wire_id`).
 #[derive(Debug, uniffi::Object)]
-pub struct LeaseGuard(pub(crate) core::LeaseGuard);
+pub struct LeaseGuard(pub(crate) Registered);
+
+impl LeaseGuard {
+    /// The registered guard of `acquisition` under `policy`.
+    pub(crate) fn made(acquisition: &core::Acquisition, policy: &core::LeasePolicy) -> Self {
+        Self(Registered::new(core::LeaseGuard::new(acquisition, policy)))
+    }
+}
 
 #[uniffi::export]
 impl LeaseGuard {
     /// The guard of an acquisition the host has written.
     #[uniffi::constructor]
     pub fn new(acquisition: Acquisition, policy: Arc<LeasePolicy>) -> Arc<Self> {
-        Arc::new(Self(core::LeaseGuard::new(&acquisition.into(), &policy.0)))
+        Arc::new(Self::made(&acquisition.into(), &policy.0))
+    }
+
+    /// The serial a lease renew or release wire names this guard by
+    /// (`docs/spec.md`, "The wire", the guard registry): never reused, and
+    /// refused by a wire once this guard is dropped.
+    pub fn wire_id(&self) -> u64 {
+        self.0.wire_id()
     }
 
     /// The leased worker id.

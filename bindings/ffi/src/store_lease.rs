@@ -119,10 +119,7 @@ impl LeaseAcquisition {
 impl LeaseAcquisition {
     fn acquired(&self, next: core::LeaseStep) -> Result<LeaseStep, MintidError> {
         step(next, |made| LeaseStep::Acquired {
-            guard: Arc::new(LeaseGuard(mintid::lease::LeaseGuard::new(
-                &made,
-                &self.policy,
-            ))),
+            guard: Arc::new(LeaseGuard::made(&made, &self.policy)),
         })
     }
 }

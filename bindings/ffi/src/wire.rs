@@ -27,6 +27,10 @@ impl Refusal for MintidError {
             concern: self.concern(),
         }
     }
+
+    fn out_of_range(detail: &str) -> Self {
+        Self::argument("argument.out_of_range", detail)
+    }
 }
 
 /// The layout's version (`mintid_wire::VERSION`): a host checks it when it

@@ -10,6 +10,7 @@ use mintid::lease::{
     self, Acquisition, LeaseCount, LeaseGuard, LeasePolicy, NoneFound, Renewal, WorkerLease,
 };
 use mintid::snowflake::SnowflakeId;
+use mintid_wire::guards::Registered;
 use wasm_bindgen::prelude::*;
 
 use crate::error::{to_js, type_error};
@@ -139,9 +140,17 @@ pub fn lease_none_found(
     }
 }
 
-/// The guard of a written acquisition: admits IDs while the lease is safe.
+/// The guard of a written acquisition: admits IDs while the lease is safe;
+/// registered for the wire while it lives (`wireId`).
 #[wasm_bindgen]
-pub struct LeaseGuardHandle(pub(crate) LeaseGuard);
+pub struct LeaseGuardHandle(pub(crate) Registered);
+
+impl LeaseGuardHandle {
+    /// The registered guard of `acquisition` under `policy`.
+    pub(crate) fn made(acquisition: &Acquisition, policy: &LeasePolicy) -> Self {
+        Self(Registered::new(LeaseGuard::new(acquisition, policy)))
+    }
+}
 
 #[wasm_bindgen]
 impl LeaseGuardHandle {
@@ -170,7 +179,15 @@ impl LeaseGuardHandle {
             start_after_millis,
             ready_at_millis,
         };
-        Ok(Self(LeaseGuard::new(&acquisition, &policy.0)))
+        Ok(Self::made(&acquisition, &policy.0))
+    }
+
+    /// The serial a lease renew or release wire names this guard by
+    /// (`docs/spec.md`, "The wire", the guard registry): never reused, and
+    /// refused by a wire once this handle is freed.
+    #[wasm_bindgen(getter, js_name = wireId)]
+    pub fn wire_id(&self) -> u64 {
+        self.0.wire_id()
     }
 
     /// Fails once the lease can no longer be trusted at `now_millis`.

@@ -101,7 +101,7 @@ impl LeaseAcquisition {
     fn acquired(&self, next: mintid::store::LeaseStep) -> Result<JsValue, JsValue> {
         let policy = self.policy;
         step(next, |made| {
-            let guard = LeaseGuardHandle(mintid::lease::LeaseGuard::new(&made, &policy));
+            let guard = LeaseGuardHandle::made(&made, &policy);
             object(&[kind("acquired"), ("guard", guard.into())])
         })
     }

@@ -46,6 +46,16 @@ impl Refusal for PackedError {
             concern: self.code.split('.').next().unwrap_or(self.code),
         }
     }
+
+    fn out_of_range(detail: &str) -> Self {
+        Self {
+            code: "argument.out_of_range",
+            detail: detail.into(),
+            part: None,
+            position: None,
+            problem: None,
+        }
+    }
 }
 
 /// The layout's version: the TypeScript layer checks it when it loads the

@@ -3,21 +3,25 @@
 
 use alloc::boxed::Box;
 use alloc::format;
+use alloc::sync::{Arc, Weak};
 use alloc::vec::Vec;
 
 use mintid::fingerprint::Fingerprint;
 use mintid::key::IdempotencyKey;
+use mintid::lease::LeaseGuard;
 use mintid::record::Incoming;
 use mintid::store::{
-    Answer, DriverError, FastPath, FastReport, Migrator, OutboxCleanup, OutboxEnqueue, OutboxRelay,
-    Query, RecordCleanup, RecordDriver, RecordHeartbeat, RecordRenewal, Step, limits, load_query,
-    outbox_load_query, read_load, read_outbox_load,
+    Answer, DriverError, FastPath, FastReport, LeaseAcquisition, LeaseRelease, LeaseRenewal,
+    Migrator, OutboxCleanup, OutboxEnqueue, OutboxRelay, Query, RecordCleanup, RecordDriver,
+    RecordHeartbeat, RecordRenewal, SegmentDriver, Step, limits, load_query, outbox_load_query,
+    read_load, read_outbox_load,
 };
 
 use crate::input::{Input, db_error};
 use crate::read::malformed;
 use crate::spec::{KeyParts, Spec};
-use crate::{Refusal, migrations, step};
+use crate::write::pack_error;
+use crate::{Refusal, guards, migrations, step};
 
 /// An input as a driver takes it: a database's answer, or another input.
 enum Pushed {
@@ -48,6 +52,42 @@ pub(crate) enum Driver {
     Enqueue(Box<OutboxEnqueue>),
     Migrations(Box<Migrator>),
     Heartbeat(Box<RecordHeartbeat>),
+    Segment(Box<SegmentDriver>),
+    LeaseAcquire(Box<LeaseAcquisition>),
+    LeaseRenew(LeaseRenewal, Named),
+    LeaseRelease(LeaseRelease, Named),
+}
+
+/// The guard a renew or release wire names: its serial, and the guard
+/// while its owner lives (the wire never keeps it alive).
+#[derive(Debug)]
+pub(crate) struct Named {
+    wire_id: u64,
+    guard: Weak<LeaseGuard>,
+}
+
+impl Named {
+    /// The guard registered under `wire_id`, or `argument.out_of_range`.
+    fn find<E: Refusal>(wire_id: u64) -> Result<(Self, Arc<LeaseGuard>), E> {
+        let guard = guards::find(wire_id).ok_or_else(|| gone::<E>(wire_id))?;
+        let held = Self {
+            wire_id,
+            guard: Arc::downgrade(&guard),
+        };
+        Ok((held, guard))
+    }
+
+    /// The guard, or `argument.out_of_range` once its owner dropped it.
+    fn guard<E: Refusal>(&self) -> Result<Arc<LeaseGuard>, E> {
+        self.guard.upgrade().ok_or_else(|| gone::<E>(self.wire_id))
+    }
+}
+
+/// `argument.out_of_range`: no live guard is registered under `wire_id`.
+fn gone<E: Refusal>(wire_id: u64) -> E {
+    E::out_of_range(&format!(
+        "guard must be the wire_id of a live lease guard, got {wire_id}"
+    ))
 }
 
 fn key<E: Refusal>(parts: &KeyParts) -> Result<IdempotencyKey, E> {
@@ -146,6 +186,31 @@ impl Driver {
                 &key::<E>(&parts)?,
                 &held,
             ))),
+            Spec::Segment {
+                manifest,
+                tag,
+                policy,
+            } => Driver::Segment(Box::new(
+                SegmentDriver::new(manifest, &tag, policy).map_err(DriverError::from)?,
+            )),
+            Spec::LeaseAcquire {
+                manifest,
+                policy,
+                owner,
+                timeout_millis,
+            } => Driver::LeaseAcquire(Box::new(LeaseAcquisition::new(
+                manifest,
+                policy.policy::<E>()?,
+                &owner,
+                timeout_millis,
+            ))),
+            Spec::LeaseRenew { manifest, guard } => {
+                Driver::LeaseRenew(LeaseRenewal::new(manifest), Named::find::<E>(guard)?.0)
+            }
+            Spec::LeaseRelease { manifest, guard } => {
+                let (held, guard) = Named::find::<E>(guard)?;
+                Driver::LeaseRelease(LeaseRelease::new(manifest, &guard), held)
+            }
         })
     }
 
@@ -277,6 +342,58 @@ impl Driver {
                 };
                 step::number::<E>(out, step);
             }
+            Driver::Segment(segment) => {
+                let step = match pushed {
+                    Pushed::Answer(answer) => segment.push(answer, now),
+                    Pushed::Other(Input::Take) => return step::taken(out, segment.take(now)),
+                    Pushed::Other(Input::Fetch) => segment.fetch(),
+                    Pushed::Other(Input::Resume) => segment.resume(),
+                    Pushed::Other(Input::Abandon) => {
+                        segment.abandon();
+                        return step::idle(out);
+                    }
+                    Pushed::Other(Input::Forked) => {
+                        segment.forget_after_fork();
+                        return step::idle(out);
+                    }
+                    Pushed::Other(other) => Step::Fail(unexpected(&other, name)),
+                };
+                step::segment::<E>(out, step);
+            }
+            Driver::LeaseAcquire(acquisition) => {
+                let step = match pushed {
+                    Pushed::Answer(answer) => acquisition.push(answer, now),
+                    Pushed::Other(Input::Start) => acquisition.start(now),
+                    Pushed::Other(Input::Resume) => acquisition.resume(now),
+                    Pushed::Other(other) => Step::Fail(unexpected(&other, name)),
+                };
+                step::acquisition::<E>(out, step);
+            }
+            Driver::LeaseRenew(renewal, held) => {
+                let guard = match held.guard::<E>() {
+                    Ok(guard) => guard,
+                    Err(error) => return pack_error(out, &error),
+                };
+                let step = match pushed {
+                    Pushed::Answer(answer) => renewal.push(&guard, answer, now),
+                    Pushed::Other(Input::Mark(high_water)) => {
+                        renewal.start(&guard, now, high_water)
+                    }
+                    Pushed::Other(other) => Step::Fail(unexpected(&other, name)),
+                };
+                step::number::<E>(out, step);
+            }
+            Driver::LeaseRelease(release, held) => {
+                let step = match pushed {
+                    Pushed::Answer(answer) => release.push(answer),
+                    Pushed::Other(Input::Mark(high_water)) => match held.guard::<E>() {
+                        Ok(guard) => release.start(&guard, now, high_water),
+                        Err(error) => return pack_error(out, &error),
+                    },
+                    Pushed::Other(other) => Step::Fail(unexpected(&other, name)),
+                };
+                step::released::<E>(out, step);
+            }
         }
     }
 
@@ -293,6 +410,10 @@ impl Driver {
             Driver::Enqueue(_) => "enqueue",
             Driver::Migrations(_) => "migrations",
             Driver::Heartbeat(_) => "heartbeat",
+            Driver::Segment(_) => "segment",
+            Driver::LeaseAcquire(_) => "lease acquire",
+            Driver::LeaseRenew(..) => "lease renew",
+            Driver::LeaseRelease(..) => "lease release",
         }
     }
 }

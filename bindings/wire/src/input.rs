@@ -44,6 +44,17 @@ pub enum Input {
     Report,
     /// The host stops the driver (heartbeat).
     Stop,
+    /// Take the next run of IDs (segment).
+    Take,
+    /// Run the fetch a take said is due (segment).
+    Fetch,
+    /// The fetch due or under way is dropped (segment).
+    Abandon,
+    /// The process is a fork child (segment).
+    Forked,
+    /// Start a lease renewal or release, storing the generator's
+    /// high-water time (Unix ms) read now.
+    Mark(u64),
 }
 
 /// The operation's outcome, as packed.
@@ -105,6 +116,11 @@ impl Input {
             tag::REDIS => Input::Redis(read_redis_answer(&mut reader)?),
             tag::REPORT => Input::Report,
             tag::STOP => Input::Stop,
+            tag::TAKE => Input::Take,
+            tag::FETCH => Input::Fetch,
+            tag::ABANDON => Input::Abandon,
+            tag::FORKED => Input::Forked,
+            tag::MARK => Input::Mark(reader.u64()?),
             _ => return Err(reader.malformed()),
         };
         reader.end((now, input))
@@ -124,6 +140,11 @@ impl Input {
             Input::Redis(_) => "redis",
             Input::Report => "report",
             Input::Stop => "stop",
+            Input::Take => "take",
+            Input::Fetch => "fetch",
+            Input::Abandon => "abandon",
+            Input::Forked => "forked",
+            Input::Mark(_) => "mark",
         }
     }
 
@@ -142,6 +163,11 @@ impl Input {
             Input::Redis(_) => tag::REDIS,
             Input::Report => tag::REPORT,
             Input::Stop => tag::STOP,
+            Input::Take => tag::TAKE,
+            Input::Fetch => tag::FETCH,
+            Input::Abandon => tag::ABANDON,
+            Input::Forked => tag::FORKED,
+            Input::Mark(_) => tag::MARK,
         };
         out.push(input_tag);
         put_u64(out, now_millis);
@@ -158,7 +184,16 @@ impl Input {
             Input::Finish(outcome) => put_outcome(out, outcome),
             Input::SendFailed(error) => put_bytes(out, error),
             Input::Redis(answer) => put_redis_answer(out, answer),
-            Input::Start | Input::Resume | Input::Sent | Input::Report | Input::Stop => {}
+            Input::Mark(high_water_millis) => put_u64(out, *high_water_millis),
+            Input::Start
+            | Input::Resume
+            | Input::Sent
+            | Input::Report
+            | Input::Stop
+            | Input::Take
+            | Input::Fetch
+            | Input::Abandon
+            | Input::Forked => {}
         }
     }
 }

@@ -18,6 +18,7 @@
 extern crate alloc;
 
 mod driver;
+pub mod guards;
 mod input;
 pub mod lane;
 pub mod migrations;
@@ -28,7 +29,7 @@ mod wire;
 mod write;
 
 pub use input::{Input, Outcome, RedisAnswer};
-pub use spec::{KeyParts, Spec};
+pub use spec::{KeyParts, LeasePolicyParts, Spec};
 pub use wire::Wire;
 pub use write::pack_error;
 
@@ -58,6 +59,14 @@ pub mod kind {
     pub const MIGRATIONS: u8 = 9;
     /// The heartbeat of a held record claim.
     pub const HEARTBEAT: u8 = 10;
+    /// The segment IDs of one tag: takes, and the fetches they ask for.
+    pub const SEGMENT: u8 = 11;
+    /// The acquisition of a worker-id lease.
+    pub const LEASE_ACQUIRE: u8 = 12;
+    /// One renewal of a held worker-id lease.
+    pub const LEASE_RENEW: u8 = 13;
+    /// The release of a held worker-id lease.
+    pub const LEASE_RELEASE: u8 = 14;
 }
 
 /// The tag of an input (its first byte).
@@ -84,6 +93,16 @@ pub mod input_tag {
     pub const REPORT: u8 = 10;
     /// The host stops the driver (heartbeat: the operation returned).
     pub const STOP: u8 = 11;
+    /// Take the next run of IDs (segment), answered by `TAKEN`.
+    pub const TAKE: u8 = 12;
+    /// Run the fetch a take said is due (segment): its first step.
+    pub const FETCH: u8 = 13;
+    /// The fetch due or under way is dropped (segment).
+    pub const ABANDON: u8 = 14;
+    /// The process is a fork child (segment): forget every ID in memory.
+    pub const FORKED: u8 = 15;
+    /// Start a lease renewal or release with the generator's high-water time.
+    pub const MARK: u8 = 16;
 }
 
 /// The tag of a step (its first byte). A driver's own hand-overs take
@@ -109,6 +128,8 @@ pub mod tag {
     pub const ROLLBACK: u8 = 9;
     /// The fast path's report (the answer to a `report` input).
     pub const REPORT: u8 = 10;
+    /// The run of IDs a segment's `take` hands out, and what to do next.
+    pub const TAKEN: u8 = 11;
 }
 
 /// The tag of a packed value.
@@ -141,8 +162,16 @@ pub struct Fields<'a> {
 }
 
 /// A binding's error type, as the wire packs it: made from a driver's
-/// failure or a key the core refused, and read back as [`Fields`].
-pub trait Refusal: From<mintid::store::DriverError> + From<mintid::key::KeyError> {
+/// failure, a key or a lease layout the core refused, or a guard serial
+/// no live guard holds, and read back as [`Fields`].
+pub trait Refusal:
+    From<mintid::store::DriverError> + From<mintid::key::KeyError> + From<mintid::SnowflakeError>
+{
     /// The fields to pack.
     fn fields(&self) -> Fields<'_>;
+
+    /// `argument.out_of_range`, the bindings' own code: `detail` is the
+    /// message (a renew or release spec naming a guard serial that is not,
+    /// or no longer, registered: [`guards`]).
+    fn out_of_range(detail: &str) -> Self;
 }

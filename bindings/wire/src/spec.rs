@@ -4,8 +4,11 @@
 use alloc::string::String;
 use alloc::vec::Vec;
 
+use mintid::lease::LeasePolicy;
 use mintid::outbox::RelayPolicy;
 use mintid::record::RecordPolicy;
+use mintid::segment::SegmentPolicy;
+use mintid::snowflake::SnowflakeLayout;
 use mintid::store::{Dialect, DriverError, Held, Manifest, Placeholder, Way};
 
 use crate::kind;
@@ -23,6 +26,85 @@ pub struct KeyParts {
     pub scope: String,
     /// The caller's id.
     pub id: String,
+}
+
+/// A worker-lease policy as the host gave it: its layout's fields, then its
+/// durations (the core checks them when the driver is made:
+/// `snowflake.invalid_layout`, `lease.invalid_policy`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LeasePolicyParts {
+    /// The layout's time bits.
+    pub time_bits: u8,
+    /// The layout's worker bits (datacenter bits included).
+    pub worker_bits: u8,
+    /// The layout's sequence bits.
+    pub sequence_bits: u8,
+    /// The top worker bits read as a datacenter id.
+    pub datacenter_bits: u8,
+    /// The layout's epoch, Unix ms.
+    pub epoch_millis: u64,
+    /// The layout's tick, ms.
+    pub tick_millis: u64,
+    /// How long a lease runs after the acquisition or renewal that set it.
+    pub lease_millis: u64,
+    /// How long after a successful renewal the next one is due.
+    pub renew_interval_millis: u64,
+    /// How long before the deadline a holder stops issuing.
+    pub safety_margin_millis: u64,
+    /// How long after a failed renewal the next one is due.
+    pub renew_retry_millis: u64,
+    /// The bound on the clock skew between hosts.
+    pub max_skew_millis: u64,
+    /// The longest wait a new holder accepts before it may issue.
+    pub max_start_wait_millis: u64,
+}
+
+impl LeasePolicyParts {
+    /// The parts of `policy`.
+    pub fn of(policy: &LeasePolicy) -> Self {
+        let layout = policy.layout();
+        Self {
+            time_bits: layout.time_bits(),
+            worker_bits: layout.worker_bits(),
+            sequence_bits: layout.sequence_bits(),
+            datacenter_bits: layout.datacenter_bits(),
+            epoch_millis: layout.epoch_millis(),
+            tick_millis: layout.tick_millis(),
+            lease_millis: policy.lease_millis(),
+            renew_interval_millis: policy.renew_interval_millis(),
+            safety_margin_millis: policy.safety_margin_millis(),
+            renew_retry_millis: policy.renew_retry_millis(),
+            max_skew_millis: policy.max_skew_millis(),
+            max_start_wait_millis: policy.max_start_wait_millis(),
+        }
+    }
+
+    /// The core's policy, or its refusal of the layout or a duration.
+    pub fn policy<E: From<mintid::SnowflakeError> + From<DriverError>>(
+        &self,
+    ) -> Result<LeasePolicy, E> {
+        let layout = SnowflakeLayout::new(
+            self.time_bits,
+            self.worker_bits,
+            self.sequence_bits,
+            self.epoch_millis,
+            self.tick_millis,
+        )?
+        .with_datacenter_bits(self.datacenter_bits)?;
+        let policy = LeasePolicy::new(layout)
+            .and_then(|policy| {
+                policy.with_lease(
+                    self.lease_millis,
+                    self.renew_interval_millis,
+                    self.safety_margin_millis,
+                )
+            })
+            .and_then(|policy| policy.with_renew_retry_millis(self.renew_retry_millis))
+            .map_err(DriverError::from)?;
+        Ok(policy
+            .with_max_skew_millis(self.max_skew_millis)
+            .with_max_start_wait_millis(self.max_start_wait_millis))
+    }
 }
 
 /// What a wire drives, decoded from its packed spec.
@@ -116,6 +198,41 @@ pub enum Spec {
         key: KeyParts,
         /// The held claim, with its `renew_every_millis` (none: no heartbeat).
         held: Held,
+    },
+    /// The segment IDs of one tag.
+    Segment {
+        /// The statements' dialect and placeholder style.
+        manifest: Manifest,
+        /// The tag (the core checks it: `segment.invalid_tag`).
+        tag: String,
+        /// The allocator's policy.
+        policy: SegmentPolicy,
+    },
+    /// The acquisition of a worker-id lease.
+    LeaseAcquire {
+        /// The statements' dialect and placeholder style.
+        manifest: Manifest,
+        /// The lease policy.
+        policy: LeasePolicyParts,
+        /// The owner (made storable and cut by the core).
+        owner: String,
+        /// Give up this long after the start (`lease.acquire_timeout`).
+        timeout_millis: Option<u64>,
+    },
+    /// One renewal of a held worker-id lease.
+    LeaseRenew {
+        /// The statements' dialect and placeholder style.
+        manifest: Manifest,
+        /// The guard's serial in the registry ([`crate::guards`]).
+        guard: u64,
+    },
+    /// The release of a held worker-id lease: making the wire stops the
+    /// guard issuing.
+    LeaseRelease {
+        /// The statements' dialect and placeholder style.
+        manifest: Manifest,
+        /// The guard's serial in the registry ([`crate::guards`]).
+        guard: u64,
     },
     /// The enqueue of one outbox message.
     Enqueue {
@@ -214,6 +331,25 @@ impl Spec {
                     held,
                 }
             }
+            kind::SEGMENT => Spec::Segment {
+                manifest,
+                tag: lossy(&mut reader)?,
+                policy: segment_policy(&mut reader)?,
+            },
+            kind::LEASE_ACQUIRE => Spec::LeaseAcquire {
+                manifest,
+                policy: lease_policy(&mut reader)?,
+                owner: lossy(&mut reader)?,
+                timeout_millis: reader.optional(Reader::u64)?,
+            },
+            kind::LEASE_RENEW => Spec::LeaseRenew {
+                manifest,
+                guard: reader.u64()?,
+            },
+            kind::LEASE_RELEASE => Spec::LeaseRelease {
+                manifest,
+                guard: reader.u64()?,
+            },
             _ => return Err(reader.malformed()),
         };
         reader.end(spec)
@@ -232,6 +368,10 @@ impl Spec {
             Spec::Enqueue { manifest, .. } => (kind::ENQUEUE, manifest),
             Spec::Migrations { manifest, .. } => (kind::MIGRATIONS, manifest),
             Spec::Heartbeat { manifest, .. } => (kind::HEARTBEAT, manifest),
+            Spec::Segment { manifest, .. } => (kind::SEGMENT, manifest),
+            Spec::LeaseAcquire { manifest, .. } => (kind::LEASE_ACQUIRE, manifest),
+            Spec::LeaseRenew { manifest, .. } => (kind::LEASE_RENEW, manifest),
+            Spec::LeaseRelease { manifest, .. } => (kind::LEASE_RELEASE, manifest),
         };
         out.push(kind);
         out.push(index(&DIALECTS, manifest.dialect));
@@ -304,6 +444,23 @@ impl Spec {
                 put_claim(out, policy, key, held);
                 put_optional(out, held.renew_every_millis, put_u64);
             }
+            Spec::Segment { tag, policy, .. } => {
+                put_bytes(out, tag.as_bytes());
+                put_segment_policy(out, policy);
+            }
+            Spec::LeaseAcquire {
+                policy,
+                owner,
+                timeout_millis,
+                ..
+            } => {
+                put_lease_policy(out, policy);
+                put_bytes(out, owner.as_bytes());
+                put_optional(out, *timeout_millis, put_u64);
+            }
+            Spec::LeaseRenew { guard, .. } | Spec::LeaseRelease { guard, .. } => {
+                put_u64(out, *guard);
+            }
         }
     }
 }
@@ -320,14 +477,17 @@ fn index<T: PartialEq>(items: &[T], item: T) -> u8 {
     u8::try_from(at).unwrap_or(0)
 }
 
+/// A text a host gave, read with U+FFFD where it is not UTF-8 (the core
+/// refuses or makes storable what it must).
+fn lossy(reader: &mut Reader<'_>) -> Result<String, DriverError> {
+    Ok(String::from_utf8_lossy(reader.raw()?).into_owned())
+}
+
 fn key(reader: &mut Reader<'_>) -> Result<KeyParts, DriverError> {
-    let mut part = || -> Result<String, DriverError> {
-        Ok(String::from_utf8_lossy(reader.raw()?).into_owned())
-    };
     Ok(KeyParts {
-        kind: part()?,
-        scope: part()?,
-        id: part()?,
+        kind: lossy(reader)?,
+        scope: lossy(reader)?,
+        id: lossy(reader)?,
     })
 }
 
@@ -388,4 +548,67 @@ fn relay_policy(reader: &mut Reader<'_>) -> Result<RelayPolicy, DriverError> {
     Ok(RelayPolicy::new(batch_size, claim)?
         .with_backoff(base, max, jitter)?
         .with_max_attempts(attempts)?)
+}
+
+/// A segment policy: `initial_step`, `min_step`, `max_step`,
+/// `fetch_at_percent u8`, `grow_below_millis`, `shrink_above_millis`.
+fn segment_policy(reader: &mut Reader<'_>) -> Result<SegmentPolicy, DriverError> {
+    let (initial, min, max) = (reader.u64()?, reader.u64()?, reader.u64()?);
+    let percent = reader.u8()?;
+    let (grow_below, shrink_above) = (reader.u64()?, reader.u64()?);
+    Ok(SegmentPolicy::new(initial, min, max)?
+        .with_fetch_at_percent(percent)?
+        .with_adaptation(grow_below, shrink_above)?)
+}
+
+fn put_segment_policy(out: &mut Vec<u8>, policy: &SegmentPolicy) {
+    for number in [policy.initial_step(), policy.min_step(), policy.max_step()] {
+        put_u64(out, number);
+    }
+    out.push(policy.fetch_at_percent());
+    put_u64(out, policy.grow_below_millis());
+    put_u64(out, policy.shrink_above_millis());
+}
+
+/// A lease policy: the layout's `time_bits`, `worker_bits`,
+/// `sequence_bits`, `datacenter_bits` (`u8` each), `epoch_millis`,
+/// `tick_millis`, then `lease_millis`, `renew_interval_millis`,
+/// `safety_margin_millis`, `renew_retry_millis`, `max_skew_millis`,
+/// `max_start_wait_millis`.
+fn lease_policy(reader: &mut Reader<'_>) -> Result<LeasePolicyParts, DriverError> {
+    Ok(LeasePolicyParts {
+        time_bits: reader.u8()?,
+        worker_bits: reader.u8()?,
+        sequence_bits: reader.u8()?,
+        datacenter_bits: reader.u8()?,
+        epoch_millis: reader.u64()?,
+        tick_millis: reader.u64()?,
+        lease_millis: reader.u64()?,
+        renew_interval_millis: reader.u64()?,
+        safety_margin_millis: reader.u64()?,
+        renew_retry_millis: reader.u64()?,
+        max_skew_millis: reader.u64()?,
+        max_start_wait_millis: reader.u64()?,
+    })
+}
+
+fn put_lease_policy(out: &mut Vec<u8>, policy: &LeasePolicyParts) {
+    out.extend_from_slice(&[
+        policy.time_bits,
+        policy.worker_bits,
+        policy.sequence_bits,
+        policy.datacenter_bits,
+    ]);
+    for number in [
+        policy.epoch_millis,
+        policy.tick_millis,
+        policy.lease_millis,
+        policy.renew_interval_millis,
+        policy.safety_margin_millis,
+        policy.renew_retry_millis,
+        policy.max_skew_millis,
+        policy.max_start_wait_millis,
+    ] {
+        put_u64(out, number);
+    }
 }

@@ -6,8 +6,8 @@ use alloc::vec::Vec;
 use mintid::outbox::Enqueued;
 use mintid::record::Outcome;
 use mintid::store::{
-    EnqueueStep, FastReport, Finished, RecordStep, RecordYield, RedisCall, RelayStep, RelayYield,
-    Step, StoredMessage, StoredRecord, StoredResponse,
+    EnqueueStep, FastReport, Finished, LeaseStep, RecordStep, RecordYield, RedisCall, RelayStep,
+    RelayYield, SegmentStep, Step, StoredMessage, StoredRecord, StoredResponse, TakeAction, Taken,
 };
 
 use crate::write::{pack_error, put_bytes, put_list, put_optional, put_u64, put_value};
@@ -210,5 +210,70 @@ pub fn enqueue<E: Refusal>(out: &mut Vec<u8>, step: EnqueueStep) {
     pack::<_, E>(out, step, |out, enqueued| {
         let already = matches!(enqueued, Enqueued::AlreadyEnqueued);
         out.extend_from_slice(&[tag::DONE, u8::from(already)]);
+    });
+}
+
+/// Packs a segment take's answer into `out` (cleared first): `TAKEN`,
+/// `first`, `count`, the action (`0` hand out, `1` fetch beside, `2` fetch
+/// now, `3` wait) and the longest wait (0 unless wait).
+pub fn taken(out: &mut Vec<u8>, taken: Taken) {
+    let (action, wait_millis) = match taken.action() {
+        TakeAction::HandOut => (0, 0),
+        TakeAction::FetchBeside => (1, 0),
+        TakeAction::FetchNow => (2, 0),
+        TakeAction::Wait { millis } => (3, millis),
+    };
+    out.clear();
+    out.push(tag::TAKEN);
+    put_u64(out, taken.first);
+    put_u64(out, taken.count);
+    out.push(action);
+    put_u64(out, wait_millis);
+}
+
+/// Packs a segment fetch's step: `DONE`, the installed segment's `max_id`
+/// and `step`.
+pub fn segment<E: Refusal>(out: &mut Vec<u8>, step: SegmentStep) {
+    pack::<_, E>(out, step, |out, row| {
+        out.push(tag::DONE);
+        put_u64(out, row.max_id);
+        put_u64(out, row.step);
+    });
+}
+
+/// Packs the answer to a segment's `abandon` or `forked` into `out`
+/// (cleared first): a bare `YIELD`, nothing to run.
+pub fn idle(out: &mut Vec<u8>) {
+    out.clear();
+    out.push(tag::YIELD);
+}
+
+/// Packs a lease acquisition's step: `DONE`, then `worker_id`,
+/// `fencing_token`, `lease_deadline_millis`, `start_after_millis`,
+/// `ready_at_millis`, `acquired_millis`, `high_water_millis`,
+/// `expected_token` (the row written is held).
+pub fn acquisition<E: Refusal>(out: &mut Vec<u8>, step: LeaseStep) {
+    pack::<_, E>(out, step, |out, made| {
+        out.push(tag::DONE);
+        for number in [
+            made.lease.worker_id,
+            made.lease.fencing_token,
+            made.lease.lease_deadline_millis,
+            made.start_after_millis,
+            made.ready_at_millis,
+            made.acquired_millis,
+            made.lease.high_water_millis,
+            made.expected_token,
+        ] {
+            put_u64(out, number);
+        }
+    });
+}
+
+/// Packs a lease release's step: `DONE`, `1` when the row was still this
+/// holder's.
+pub fn released<E: Refusal>(out: &mut Vec<u8>, step: Step<bool>) {
+    pack::<_, E>(out, step, |out, released| {
+        out.extend_from_slice(&[tag::DONE, u8::from(released)]);
     });
 }

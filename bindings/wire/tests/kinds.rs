@@ -31,6 +31,15 @@ impl From<mintid::key::KeyError> for Packed {
     }
 }
 
+impl From<mintid::SnowflakeError> for Packed {
+    fn from(error: mintid::SnowflakeError) -> Self {
+        Self {
+            code: error.code(),
+            detail: error.to_string(),
+        }
+    }
+}
+
 impl Refusal for Packed {
     fn fields(&self) -> Fields<'_> {
         Fields {
@@ -40,6 +49,13 @@ impl Refusal for Packed {
             position: None,
             problem: None,
             concern: "store",
+        }
+    }
+
+    fn out_of_range(detail: &str) -> Self {
+        Self {
+            code: "argument.out_of_range",
+            detail: detail.into(),
         }
     }
 }

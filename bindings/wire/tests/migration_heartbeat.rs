@@ -20,7 +20,17 @@ impl From<mintid::key::KeyError> for Unexpected {
     }
 }
 
+impl From<mintid::SnowflakeError> for Unexpected {
+    fn from(error: mintid::SnowflakeError) -> Self {
+        Self(error.to_string())
+    }
+}
+
 impl Refusal for Unexpected {
+    fn out_of_range(detail: &str) -> Self {
+        Self(detail.into())
+    }
+
     fn fields(&self) -> Fields<'_> {
         Fields {
             code: "test.unexpected",

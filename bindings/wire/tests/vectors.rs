@@ -7,14 +7,19 @@
 use std::fmt;
 
 use mintid::fingerprint::Fingerprint;
+use mintid::lease::{Acquisition, WorkerLease};
 use mintid::outbox::{Enqueued, OutboxStatus, RelayPolicy};
 use mintid::record::{Outcome as Stored, Record, RecordPolicy, Status};
+use mintid::segment::{SegmentPolicy, SegmentRow};
 use mintid::store::{
     ClaimedMessage, DbError, DbErrorClass, Dialect, DriverError, FastAnswer, FastReport, Finished,
     Held, Manifest, MigrationYield, Placeholder, Query, RecordYield, RedisCall, RelayReport,
-    RelayYield, Step, StoredMessage, StoredRecord, StoredResponse, Value, Way, database_failure,
+    RelayYield, Step, StoredMessage, StoredRecord, StoredResponse, Taken, Value, Way,
+    database_failure,
 };
-use mintid_wire::{Fields, Input, KeyParts, Outcome, Refusal, Spec, migrations, step};
+use mintid_wire::{
+    Fields, Input, KeyParts, LeasePolicyParts, Outcome, Refusal, Spec, migrations, step,
+};
 use serde_json::{Map, Value as Json, json};
 
 type Meaning = Map<String, Json>;
@@ -180,8 +185,63 @@ fn spec(m: &Meaning) -> Spec {
                 }),
             },
         },
+        "segment" => {
+            let p = object(&m["policy"]);
+            Spec::Segment {
+                manifest,
+                tag: string(m, "tag"),
+                policy: SegmentPolicy::new(
+                    number(p, "initial_step"),
+                    number(p, "min_step"),
+                    number(p, "max_step"),
+                )
+                .and_then(|policy| policy.with_fetch_at_percent(small(p, "fetch_at_percent")))
+                .and_then(|policy| {
+                    policy.with_adaptation(
+                        number(p, "grow_below_millis"),
+                        number(p, "shrink_above_millis"),
+                    )
+                })
+                .expect("a segment policy"),
+            }
+        }
+        "lease_acquire" => {
+            let p = object(&m["policy"]);
+            Spec::LeaseAcquire {
+                manifest,
+                policy: LeasePolicyParts {
+                    time_bits: small(p, "time_bits"),
+                    worker_bits: small(p, "worker_bits"),
+                    sequence_bits: small(p, "sequence_bits"),
+                    datacenter_bits: small(p, "datacenter_bits"),
+                    epoch_millis: number(p, "epoch_millis"),
+                    tick_millis: number(p, "tick_millis"),
+                    lease_millis: number(p, "lease_millis"),
+                    renew_interval_millis: number(p, "renew_interval_millis"),
+                    safety_margin_millis: number(p, "safety_margin_millis"),
+                    renew_retry_millis: number(p, "renew_retry_millis"),
+                    max_skew_millis: number(p, "max_skew_millis"),
+                    max_start_wait_millis: number(p, "max_start_wait_millis"),
+                },
+                owner: string(m, "owner"),
+                timeout_millis: optional(m, "timeout_millis", |_| number(m, "timeout_millis")),
+            }
+        }
+        "lease_renew" => Spec::LeaseRenew {
+            manifest,
+            guard: number(m, "guard"),
+        },
+        "lease_release" => Spec::LeaseRelease {
+            manifest,
+            guard: number(m, "guard"),
+        },
         other => panic!("no spec kind {other}"),
     }
+}
+
+/// A `u8` field.
+fn small(m: &Meaning, name: &str) -> u8 {
+    u8::try_from(number(m, name)).expect("a u8")
 }
 
 fn value(json: &Json) -> Value {
@@ -263,6 +323,11 @@ fn input(m: &Meaning) -> (u64, Input) {
         }
         "report" => Input::Report,
         "stop" => Input::Stop,
+        "take" => Input::Take,
+        "fetch" => Input::Fetch,
+        "abandon" => Input::Abandon,
+        "forked" => Input::Forked,
+        "mark" => Input::Mark(number(m, "high_water_millis")),
         other => panic!("no input {other}"),
     };
     (number(m, "now_millis"), input)
@@ -284,7 +349,17 @@ impl From<mintid::key::KeyError> for Packed {
     }
 }
 
+impl From<mintid::SnowflakeError> for Packed {
+    fn from(error: mintid::SnowflakeError) -> Self {
+        panic!("the runner packs no layout error: {error}")
+    }
+}
+
 impl Refusal for Packed {
+    fn out_of_range(detail: &str) -> Self {
+        panic!("the runner packs no argument error: {detail}")
+    }
+
     fn fields(&self) -> Fields<'_> {
         let m = &self.0;
         Fields {
@@ -395,6 +470,25 @@ fn pack_step(kind: &str, m: &Meaning) -> Vec<u8> {
         mintid_wire::pack_error(&mut out, &Packed(m.clone()));
         return out;
     }
+    if tag == "taken" {
+        let (count, fetch_due) = match text(m, "action") {
+            "hand_out" => (number(m, "count"), false),
+            "fetch_beside" => (number(m, "count"), true),
+            "fetch_now" => (0, true),
+            _ => (0, false),
+        };
+        let taken = Taken {
+            first: number(m, "first"),
+            count,
+            fetch_due,
+        };
+        step::taken(&mut out, taken);
+        return out;
+    }
+    if (kind, tag) == ("segment", "yield") {
+        step::idle(&mut out);
+        return out;
+    }
     if tag == "report" {
         let lookup = m["lookup"].as_str().map(leak);
         let write_failures = u32::try_from(number(m, "write_failures")).expect("a u32");
@@ -469,8 +563,34 @@ fn pack_step(kind: &str, m: &Meaning) -> Vec<u8> {
                 })),
             },
         ),
-        "record_renewal" | "heartbeat" => {
+        "record_renewal" | "heartbeat" | "lease_renew" => {
             step::number::<Packed>(&mut out, Step::Yield(number(m, "lease_deadline_millis")));
+        }
+        "segment" => step::segment::<Packed>(
+            &mut out,
+            Step::Yield(SegmentRow {
+                max_id: number(m, "max_id"),
+                step: number(m, "step"),
+            }),
+        ),
+        "lease_acquire" => step::acquisition::<Packed>(
+            &mut out,
+            Step::Yield(Acquisition {
+                lease: WorkerLease {
+                    worker_id: number(m, "worker_id"),
+                    fencing_token: number(m, "fencing_token"),
+                    lease_deadline_millis: number(m, "lease_deadline_millis"),
+                    high_water_millis: number(m, "high_water_millis"),
+                    held: true,
+                },
+                expected_token: number(m, "expected_token"),
+                acquired_millis: number(m, "acquired_millis"),
+                start_after_millis: number(m, "start_after_millis"),
+                ready_at_millis: number(m, "ready_at_millis"),
+            }),
+        ),
+        "lease_release" => {
+            step::released::<Packed>(&mut out, Step::Yield(flag(m, "released")));
         }
         "migrations" => migrations::pack::<Packed>(
             &mut out,
@@ -571,8 +691,9 @@ impl Reader<'_> {
     }
 }
 
-const TAGS: [&str; 10] = [
+const TAGS: [&str; 11] = [
     "run", "pause", "yield", "done", "fail", "redis", "begin", "commit", "rollback", "report",
+    "taken",
 ];
 
 fn read_step(kind: &str, bytes: &[u8]) -> Meaning {
@@ -668,7 +789,32 @@ fn read_step(kind: &str, bytes: &[u8]) -> Meaning {
             &mut m,
             Reader::u64,
         ),
-        ("record_renewal" | "heartbeat", "done") => {
+        ("segment", "taken") => {
+            r.fields(&["first", "count"], &mut m, Reader::u64);
+            let actions = ["hand_out", "fetch_beside", "fetch_now", "wait"];
+            m.insert("action".into(), json!(actions[usize::from(r.u8())]));
+            r.fields(&["wait_millis"], &mut m, Reader::u64);
+        }
+        ("segment", "yield") => {}
+        ("segment", "done") => r.fields(&["max_id", "step"], &mut m, Reader::u64),
+        ("lease_acquire", "done") => r.fields(
+            &[
+                "worker_id",
+                "fencing_token",
+                "lease_deadline_millis",
+                "start_after_millis",
+                "ready_at_millis",
+                "acquired_millis",
+                "high_water_millis",
+                "expected_token",
+            ],
+            &mut m,
+            Reader::u64,
+        ),
+        ("lease_release", "done") => {
+            m.insert("released".into(), json!(r.flag()));
+        }
+        ("record_renewal" | "heartbeat" | "lease_renew", "done") => {
             r.fields(&["lease_deadline_millis"], &mut m, Reader::u64);
         }
         ("migrations", "yield") => {
@@ -734,12 +880,83 @@ impl fmt::Display for Case<'_> {
     }
 }
 
+/// The file's tag tables are the crate's.
+fn assert_tags(file: &Json) {
+    use mintid_wire::{input_tag, kind, tag};
+    let tables: [(&str, &[(&str, u8)]); 3] = [
+        (
+            "kinds",
+            &[
+                ("record", kind::RECORD),
+                ("relay", kind::RELAY),
+                ("record_renewal", kind::RECORD_RENEWAL),
+                ("record_cleanup", kind::RECORD_CLEANUP),
+                ("outbox_cleanup", kind::OUTBOX_CLEANUP),
+                ("record_load", kind::RECORD_LOAD),
+                ("outbox_load", kind::OUTBOX_LOAD),
+                ("enqueue", kind::ENQUEUE),
+                ("migrations", kind::MIGRATIONS),
+                ("heartbeat", kind::HEARTBEAT),
+                ("segment", kind::SEGMENT),
+                ("lease_acquire", kind::LEASE_ACQUIRE),
+                ("lease_renew", kind::LEASE_RENEW),
+                ("lease_release", kind::LEASE_RELEASE),
+            ],
+        ),
+        (
+            "inputs",
+            &[
+                ("start", input_tag::START),
+                ("rows", input_tag::ROWS),
+                ("affected", input_tag::AFFECTED),
+                ("failed", input_tag::FAILED),
+                ("resume", input_tag::RESUME),
+                ("finish", input_tag::FINISH),
+                ("sent", input_tag::SENT),
+                ("send_failed", input_tag::SEND_FAILED),
+                ("redis", input_tag::REDIS),
+                ("report", input_tag::REPORT),
+                ("stop", input_tag::STOP),
+                ("take", input_tag::TAKE),
+                ("fetch", input_tag::FETCH),
+                ("abandon", input_tag::ABANDON),
+                ("forked", input_tag::FORKED),
+                ("mark", input_tag::MARK),
+            ],
+        ),
+        (
+            "steps",
+            &[
+                ("run", tag::RUN),
+                ("pause", tag::PAUSE),
+                ("yield", tag::YIELD),
+                ("done", tag::DONE),
+                ("fail", tag::FAIL),
+                ("redis", tag::REDIS),
+                ("begin", tag::BEGIN),
+                ("commit", tag::COMMIT),
+                ("rollback", tag::ROLLBACK),
+                ("report", tag::REPORT),
+                ("taken", tag::TAKEN),
+            ],
+        ),
+    ];
+    for (table, expected) in tables {
+        let expected: Map<String, Json> = expected
+            .iter()
+            .map(|(name, value)| ((*name).into(), json!(value)))
+            .collect();
+        assert_eq!(object(&file[table]), &expected, "{table}");
+    }
+}
+
 #[test]
 fn wire_vectors() {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/vectors/wire.json");
     let file: Json =
         serde_json::from_str(&std::fs::read_to_string(path).expect("wire.json")).expect("JSON");
     assert_eq!(file["version"], json!(mintid_wire::VERSION));
+    assert_tags(&file);
     let cases = file["cases"].as_array().expect("cases");
     assert!(cases.len() >= 70);
     for case in cases {

@@ -24,7 +24,8 @@ import {
 import { checkCount } from "../check.js";
 import { admitKey, keyRefusal } from "../http-rules.js";
 import { StoreError } from "../store/errors.js";
-import { type IdempotencyStore, OperationError, type RunResult, type StoreRequest } from "../store/idempotency.js";
+import type { Connection } from "../store/database.js";
+import { type IdempotencyStore, OperationError, type RunResult, type StoredResponse, type StoreRequest } from "../store/idempotency.js";
 import { type HttpAnswer, problemAnswer, refusalAnswer, replayedHeader, retryAfter, statusAnswer } from "./answer.js";
 import { type GrantEndpointOptions, grantIssuer } from "./grant.js";
 import { fromStored, toStored } from "./stored.js";
@@ -44,7 +45,13 @@ export const DEFAULT_METHODS: readonly string[] = DEFAULTS.methods;
 export const DEFAULT_STORED_HEADERS: readonly string[] = DEFAULTS.storedHeaders;
 
 /** What the integrations need of a store: `runOnce`, its policy and, to report refused request IDs, its metrics (an `IdempotencyStore`). */
-export type RunOnceStore = Pick<IdempotencyStore, "runOnce" | "policy"> & Partial<Pick<IdempotencyStore, "metrics">>;
+export type RunOnceStore = Pick<IdempotencyStore, "runOnce" | "policy"> & Partial<Pick<IdempotencyStore, "metrics" | "inTransaction" | "database">>;
+
+/** What a handler under the same-transaction mode gets (`req.mintid` on Express, `request.mintid` on Fastify). */
+export interface MintidRequestState {
+  /** The connection of the record's transaction: the handler's writes on it commit or roll back with the record. */
+  readonly transaction: Connection;
+}
 
 /** A request as the neutral core sees it; `raw` is the framework's own request object. */
 export interface HttpRequestView<R> {
@@ -103,6 +110,16 @@ export interface IdempotencyOptions<R> {
    * ran. Default: `console.error`. The answer never carries its text.
    */
   readonly onError?: (message: string, error: unknown) => void;
+  /**
+   * The **same-transaction** mode (default `false`: the **run-once** mode,
+   * where the handler commits its own writes and then the record completes).
+   * When `true`, a covered request runs inside one transaction of the store's
+   * database (`store.inTransaction`): the handler gets its connection
+   * ({@link MintidRequestState}) and its writes, the claim and the completed
+   * record commit together; a failed handler (5xx, a throw) rolls them all
+   * back and nothing is stored, so the next request with the key runs again.
+   */
+  readonly sameTransaction?: boolean;
 }
 
 /** The grant endpoint of {@link IdempotencyOptions.grant}. */
@@ -163,6 +180,9 @@ export class HttpIdempotency<R> {
   constructor(options: IdempotencyOptions<R>) {
     if (typeof options !== "object" || options === null) throw new TypeError("options must be an object");
     if (typeof options.store?.runOnce !== "function") throw new TypeError("options.store must be an IdempotencyStore");
+    if (options.sameTransaction === true && (typeof options.store.inTransaction !== "function" || options.store.database === undefined)) {
+      throw new TypeError("options.sameTransaction needs an IdempotencyStore (its inTransaction and database)");
+    }
     if (typeof options.scope !== "function") throw new TypeError("options.scope must be a function of the request");
     if (options.keyRing !== undefined && !(options.keyRing instanceof KeyRing)) throw new TypeError("options.keyRing must be a KeyRing");
     const limit = checkCount(options.bodyLimit ?? DEFAULT_BODY_LIMIT, "options.bodyLimit");
@@ -290,26 +310,27 @@ export class HttpIdempotency<R> {
    * 5xx response is a final failure: stored and replayed when the store's
    * policy stores errors, else the key is released. A store failure is
    * answered by {@link failureAnswer}, also after the handler ran (its
-   * response is then not sent).
+   * response is then not sent). Under {@link IdempotencyOptions.sameTransaction}
+   * `handler` gets the record's transaction's connection, else `undefined`.
    */
-  async run(admitted: Admitted, contentType: string | undefined, body: Uint8Array, handler: () => Promise<HttpAnswer>): Promise<RunAnswer> {
+  async run(admitted: Admitted, contentType: string | undefined, body: Uint8Array, handler: (transaction?: Connection) => Promise<HttpAnswer>): Promise<RunAnswer> {
     const request = this.storeRequest(admitted, contentType, body);
     if ("status" in request) return { answer: request, executed: false, ran: false };
     return this.runRequest(admitted, request, handler);
   }
 
   /** {@link run} for a request whose {@link storeRequest} was taken already (a framework that must refuse a body early). */
-  async runRequest(admitted: Admitted, request: StoreRequest, handler: () => Promise<HttpAnswer>): Promise<RunAnswer> {
+  async runRequest(admitted: Admitted, request: StoreRequest, handler: (transaction?: Connection) => Promise<HttpAnswer>): Promise<RunAnswer> {
     let response: HttpAnswer | undefined;
-    const operation = async () => {
-      response = await handler();
+    const operation = async (transaction?: Connection) => {
+      response = await handler(transaction);
       const stored = toStored(response, this.#storedHeaders);
       if (response.status >= 500) throw new OperationError(`the handler answered ${response.status}`, { response: stored });
       return stored;
     };
     let result: RunResult;
     try {
-      result = await this.#options.store.runOnce(admitted.key, request, operation);
+      result = await this.#runOperation(admitted, request, operation);
     } catch (error) {
       // The handler's own 5xx, stored as its final failure (or released).
       const ran = response !== undefined;
@@ -318,6 +339,14 @@ export class HttpIdempotency<R> {
     }
     const executed = result.decision === "execute";
     return { answer: this.#answerOf(result, response), executed, ran: executed };
+  }
+
+  /** The store's run-once way, or (same-transaction mode) its same-transaction way in a transaction of its database. */
+  #runOperation(admitted: Admitted, request: StoreRequest, operation: (transaction?: Connection) => Promise<StoredResponse>): Promise<RunResult> {
+    const store = this.#options.store;
+    const { inTransaction, database } = store;
+    if (this.#options.sameTransaction !== true || inTransaction === undefined || database === undefined) return store.runOnce(admitted.key, request, () => operation());
+    return database.transaction((connection) => inTransaction.call(store, connection, admitted.key, request, operation), { writeLock: true });
   }
 
   #answerOf(result: RunResult, response: HttpAnswer | undefined): HttpAnswer {

@@ -9,19 +9,28 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { checkBodyRead } from "../http-rules.js";
 import type { HttpAnswer } from "./answer.js";
 import { readLimited } from "./body.js";
-import { type HttpRequestView, headerText, HttpIdempotency, type IdempotencyOptions, isJsonContentType } from "./core.js";
+import { type HttpRequestView, headerText, HttpIdempotency, type IdempotencyOptions, isJsonContentType, type MintidRequestState } from "./core.js";
 import { type GrantEndpointOptions, grantIssuer } from "./grant.js";
 import { headerPairs, sendAnswer } from "./node-response.js";
 
-export { DEFAULT_BODY_LIMIT, DEFAULT_METHODS, DEFAULT_STORED_HEADERS, IDEMPOTENCY_KEY_HEADER, type IdempotencyOptions, REQUEST_ID_HEADER } from "./core.js";
+export {
+  DEFAULT_BODY_LIMIT,
+  DEFAULT_METHODS,
+  DEFAULT_STORED_HEADERS,
+  IDEMPOTENCY_KEY_HEADER,
+  type IdempotencyOptions,
+  type MintidRequestState,
+  REQUEST_ID_HEADER,
+} from "./core.js";
 export type { GrantEndpointOptions } from "./grant.js";
 
 /**
  * The request shape the middleware relies on (Express's `req` has it);
  * `rawBody` is where a body parser mounted before the middleware keeps the
- * bytes it read (see {@link keepRawBody}).
+ * bytes it read (see {@link keepRawBody}); `mintid` is set for the route
+ * under the same-transaction mode (the record's transaction).
  */
-export type ExpressRequest = IncomingMessage & { body?: unknown; rawBody?: unknown; path?: string; baseUrl?: string; originalUrl?: string };
+export type ExpressRequest = IncomingMessage & { body?: unknown; rawBody?: unknown; path?: string; baseUrl?: string; originalUrl?: string; mintid?: MintidRequestState };
 /** Express's `next`. */
 export type NextFunction = (error?: unknown) => void;
 /** A Connect-style middleware. */
@@ -139,6 +148,8 @@ function captureResponse(res: ServerResponse): { response: Promise<HttpAnswer>; 
  * ({@link keepRawBody}); a covered request whose body was read and not kept
  * is refused with HttpError `http.body_consumed` (passed to `next`: the
  * framework's 500, a configuration fault), before anything runs or is stored.
+ * With `sameTransaction: true` the route finds the record's transaction on
+ * `req.mintid.transaction` and writes on it (see {@link IdempotencyOptions.sameTransaction}).
  */
 export function idempotency<R extends ExpressRequest = ExpressRequest>(options: IdempotencyOptions<R>): Middleware<R> {
   const core = new HttpIdempotency<R>(options);
@@ -156,9 +167,10 @@ export function idempotency<R extends ExpressRequest = ExpressRequest>(options: 
     if (read) setBody(req, contentType, body);
     let release: (() => void) | undefined;
     const before = res.getHeaders();
-    const { answer, executed, ran } = await core.run(admission.admitted, contentType, body, () => {
+    const { answer, executed, ran } = await core.run(admission.admitted, contentType, body, (transaction) => {
       const capture = captureResponse(res);
       release = capture.release;
+      if (transaction !== undefined) req.mintid = { transaction };
       next();
       return capture.response;
     });

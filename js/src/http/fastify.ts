@@ -10,11 +10,19 @@ import { Readable } from "node:stream";
 import type { HttpAnswer } from "./answer.js";
 import { readLimited } from "./body.js";
 import type { StoreRequest } from "../store/idempotency.js";
-import { type Admitted, type HttpRequestView, headerText, HttpIdempotency, type IdempotencyOptions, payloadBytes, type RunAnswer } from "./core.js";
+import { type Admitted, type HttpRequestView, headerText, HttpIdempotency, type IdempotencyOptions, type MintidRequestState, payloadBytes, type RunAnswer } from "./core.js";
 import { type GrantEndpointOptions, grantIssuer } from "./grant.js";
 import { groupedHeaders, headerPairs } from "./node-response.js";
 
-export { DEFAULT_BODY_LIMIT, DEFAULT_METHODS, DEFAULT_STORED_HEADERS, IDEMPOTENCY_KEY_HEADER, type IdempotencyOptions, REQUEST_ID_HEADER } from "./core.js";
+export {
+  DEFAULT_BODY_LIMIT,
+  DEFAULT_METHODS,
+  DEFAULT_STORED_HEADERS,
+  IDEMPOTENCY_KEY_HEADER,
+  type IdempotencyOptions,
+  type MintidRequestState,
+  REQUEST_ID_HEADER,
+} from "./core.js";
 export type { GrantEndpointOptions } from "./grant.js";
 
 /** What the plugin reads of a Fastify request. */
@@ -27,6 +35,8 @@ export interface FastifyRequestLike {
   readonly routeOptions?: { readonly handler?: unknown };
   /** The headers. */
   readonly headers: IncomingHttpHeaders;
+  /** The record's transaction, set for the route handler under the same-transaction mode. */
+  mintid?: MintidRequestState | null;
 }
 
 /** What the plugin uses of a Fastify reply. */
@@ -49,6 +59,8 @@ type Hook = (request: FastifyRequestLike, reply: FastifyReplyLike, payload?: unk
 interface FastifyHooks {
   addHook(name: "preParsing" | "preHandler" | "onSend", hook: Hook): unknown;
   post(path: string, handler: (request: never, reply: FastifyReplyLike) => Promise<FastifyReplyLike>): unknown;
+  hasRequestDecorator(name: string): boolean;
+  decorateRequest(name: string, value: null): unknown;
 }
 
 /** A request on its way through the hooks. */
@@ -103,6 +115,8 @@ async function payloadOf(payload: unknown): Promise<Uint8Array> {
  * encapsulation, as `fastify-plugin` does) and to every route registered
  * after it. It reads the body of covered requests itself (up to
  * `bodyLimit`) before Fastify's parsers, which then parse it as usual.
+ * With `sameTransaction: true` the route handler finds the record's
+ * transaction on `request.mintid.transaction` and writes on it.
  */
 export function idempotency<R extends FastifyRequestLike = FastifyRequestLike>(options: IdempotencyOptions<R>): (instance: unknown) => Promise<void> {
   const core = new HttpIdempotency<R>(options);
@@ -132,7 +146,8 @@ export function idempotency<R extends FastifyRequestLike = FastifyRequestLike>(o
     const response = new Promise<HttpAnswer>((resolve) => {
       flight.respond = resolve;
     });
-    const running = core.runRequest(flight.admitted, flight.request, () => {
+    const running = core.runRequest(flight.admitted, flight.request, (transaction) => {
+      if (transaction !== undefined) request.mintid = { transaction };
       started();
       return response;
     });
@@ -165,6 +180,8 @@ export function idempotency<R extends FastifyRequestLike = FastifyRequestLike>(o
     hooks.addHook("preParsing", preParsing);
     hooks.addHook("preHandler", preHandler);
     hooks.addHook("onSend", onSend);
+    // `request.mintid`: the record's transaction under the same-transaction mode.
+    if (!hooks.hasRequestDecorator("mintid")) hooks.decorateRequest("mintid", null);
     // The grant endpoint's route, never covered (its handler is a grant endpoint's).
     if (options.grant !== undefined && options.keyRing !== undefined) {
       hooks.post(options.grant.path, grantEndpoint<R>({ ...options.grant, keyRing: options.keyRing }));

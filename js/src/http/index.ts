@@ -23,6 +23,7 @@ export {
   IDEMPOTENCY_KEY_HEADER,
   type IdempotencyOptions,
   isJsonContentType,
+  type MintidRequestState,
   payloadBytes,
   REQUEST_ID_HEADER,
   type RunAnswer,

@@ -1,14 +1,17 @@
 // The test app of tests/http/README.md on Express and on Fastify: POST, PATCH and GET
 // /orders behind the mintid middleware, the user taken from `x-test-user`, the
-// handler's directive (status, throw, gate, contentType) from `x-test-handler`; with
+// handler's directive (status, throw, gate, contentType, write) from `x-test-handler`; with
 // `mounts`, the app with the middleware inside it is mounted at each prefix.
 import express from "express";
 import Fastify from "fastify";
 import { idempotency as expressIdempotency } from "mintid/http/express";
 import { idempotency as fastifyIdempotency } from "mintid/http/fastify";
 
-/** What the app's handlers share with the runner: the call count and the gates (by name, created on first use). */
-export function handlerState() {
+/**
+ * What the app's handlers share with the runner: the call count, the gates (by name,
+ * created on first use) and `write(transaction)`, the runner's `write` directive.
+ */
+export function handlerState(write) {
   const gates = new Map();
   const gate = (name) => {
     if (!gates.has(name)) {
@@ -23,14 +26,18 @@ export function handlerState() {
   const openAll = () => {
     for (const { open } of gates.values()) open();
   };
-  return { calls: 0, gate, openAll };
+  return { calls: 0, gate, openAll, write };
 }
 
-/** Runs one handler call: what to answer for `method` with the parsed `body` (or null). */
-async function handle(state, method, directiveText, received) {
+/**
+ * Runs one handler call: what to answer for `method` with the parsed `body` (or null);
+ * `transaction` is what the middleware gave the route (`mintid.transaction`), if anything.
+ */
+async function handle(state, method, directiveText, received, transaction) {
   state.calls += 1;
   const order = state.calls;
   const directive = directiveText === undefined ? {} : JSON.parse(directiveText);
+  if (directive.write) await state.write(transaction);
   if (directive.gate !== undefined) await state.gate(directive.gate).opened;
   if (directive.throw) throw new Error("the handler failed");
   const type = directive.contentType === undefined ? {} : { "content-type": directive.contentType };
@@ -54,7 +61,7 @@ export async function expressApp(state, { mounts = [], ...options }) {
   orders.use(expressIdempotency(middlewareOptions(options)));
   const route = async (req, res) => {
     const received = req.body === undefined || Buffer.isBuffer(req.body) ? null : req.body;
-    const answer = await handle(state, req.method, req.get("x-test-handler"), received);
+    const answer = await handle(state, req.method, req.get("x-test-handler"), received, req.mintid?.transaction);
     res.status(answer.status).set(answer.headers).json(answer.json);
   };
   orders.get("/orders", route);
@@ -79,7 +86,7 @@ export async function fastifyApp(state, { mounts = [], ...options }) {
   const app = Fastify({ logger: false });
   const route = async (request, reply) => {
     const received = request.body === undefined || typeof request.body === "string" ? null : request.body;
-    const answer = await handle(state, request.method, request.headers["x-test-handler"], received);
+    const answer = await handle(state, request.method, request.headers["x-test-handler"], received, request.mintid?.transaction);
     // A body of another content type than JSON is sent as its text.
     const payload = "content-type" in answer.headers ? JSON.stringify(answer.json) : answer.json;
     return reply.code(answer.status).headers(answer.headers).send(payload);

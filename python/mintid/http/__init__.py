@@ -16,14 +16,17 @@ from mintid.http._core import (
     REQUEST_ID_HEADER,
     Admitted,
     AsyncRunOnceStore,
+    AsyncTransactionStore,
     GrantRoute,
     HttpIdempotency,
     HttpRequestView,
     RunOnceStore,
+    TransactionStore,
     answer_of,
     fingerprint_body,
     fingerprint_request,
     is_json_content_type,
+    transaction,
 )
 from mintid.http._grant import grant_answer
 from mintid.http._rules import (
@@ -49,6 +52,7 @@ __all__ = [
     "REQUEST_ID_HEADER",
     "Admitted",
     "AsyncRunOnceStore",
+    "AsyncTransactionStore",
     "EnvelopeResponse",
     "GrantRoute",
     "HttpAnswer",
@@ -56,6 +60,7 @@ __all__ = [
     "HttpRequestView",
     "RunOnceStore",
     "StoredEnvelope",
+    "TransactionStore",
     "answer_of",
     "decode_envelope",
     "default_kind",
@@ -71,4 +76,5 @@ __all__ = [
     "status_answer",
     "status_document",
     "to_stored",
+    "transaction",
 ]

@@ -7,6 +7,7 @@ and this class. The behaviour is the one of ``tests/http/README.md``.
 
 from __future__ import annotations
 
+import contextvars
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Iterable
@@ -67,14 +68,17 @@ __all__ = [
     "REQUEST_ID_HEADER",
     "Admitted",
     "AsyncRunOnceStore",
+    "AsyncTransactionStore",
     "GrantRoute",
     "HttpIdempotency",
     "HttpRequestView",
     "RunOnceStore",
+    "TransactionStore",
     "answer_of",
     "fingerprint_body",
     "fingerprint_request",
     "is_json_content_type",
+    "transaction",
 ]
 
 # The core names the problem of a failed verification (`RequestIdError::problem()`);
@@ -82,6 +86,27 @@ __all__ = [
 _PROBLEM_BY_NAME: Final = {problem.problem_name: problem for problem in Problem}
 
 _log = logging.getLogger("mintid.http")
+
+#: The connection of the record's transaction a handler runs in (same-transaction mode).
+_TRANSACTION: contextvars.ContextVar[Any] = contextvars.ContextVar("mintid_http_transaction")
+
+
+def transaction() -> Any:
+    """The connection of the record's transaction the current handler runs in.
+
+    Under an :class:`HttpIdempotency` made with ``same_transaction=True``, a
+    covered request's handler writes on this connection (the database
+    driver's, as :meth:`Database.transaction <mintid.store.Database.transaction>`
+    gives it): its writes, the claim and the completed record commit together,
+    or roll back together. Raises :class:`LookupError` anywhere else.
+    """
+    try:
+        return _TRANSACTION.get()
+    except LookupError:
+        raise LookupError(
+            "no record transaction here: only a covered request's handler under "
+            "HttpIdempotency(same_transaction=True) runs in one"
+        ) from None
 
 
 def _problem_of(error: Exception) -> Problem | None:
@@ -124,6 +149,42 @@ class AsyncRunOnceStore(Protocol):
         operation: Callable[[], Awaitable[StoredResponse]],
     ) -> RunResult:
         """Run ``operation`` once for ``key``."""
+        ...
+
+
+class TransactionStore(RunOnceStore, Protocol):
+    """What the same-transaction mode needs of a store: its database's
+    transactions and :meth:`~mintid.store.IdempotencyStore.in_transaction`.
+    """  # noqa: D205
+
+    database: Any
+
+    def in_transaction(
+        self,
+        connection: Any,
+        key: IdempotencyKey,
+        request: StoreRequest,
+        operation: Callable[[Any], StoredResponse],
+    ) -> RunResult:
+        """Run ``operation`` once for ``key`` inside the transaction on ``connection``."""
+        ...
+
+
+class AsyncTransactionStore(AsyncRunOnceStore, Protocol):
+    """:class:`TransactionStore` for asyncio
+    (an :class:`~mintid.store.aio.AsyncIdempotencyStore`).
+    """  # noqa: D205
+
+    database: Any
+
+    async def in_transaction(
+        self,
+        connection: Any,
+        key: IdempotencyKey,
+        request: StoreRequest,
+        operation: Callable[[Any], Awaitable[StoredResponse]],
+    ) -> RunResult:
+        """Run ``operation`` once for ``key`` inside the transaction on ``connection``."""
         ...
 
 
@@ -186,6 +247,7 @@ class HttpIdempotency:
         stored_headers: Iterable[str] = DEFAULT_STORED_HEADERS,
         kind: Callable[[HttpRequestView], str] | None = None,
         grant: GrantRoute | None = None,
+        same_transaction: bool = False,
     ) -> None:
         """The settings; all but ``store`` and ``scope`` have safe defaults.
 
@@ -196,9 +258,19 @@ class HttpIdempotency:
         ``accept_idempotency_key`` says so (default: only without a ring).
         With ``grant`` (it needs the ``key_ring``), the middleware itself
         serves the grant endpoint at ``grant.path``: never covered.
+
+        By default a handler runs in the store's **run-once** way (it commits
+        its own writes, then the record completes). With ``same_transaction``
+        it runs in the **same-transaction** way: inside one transaction of the
+        store's database, whose connection the handler gets from
+        :func:`transaction`; the claim, the handler's writes and the completed
+        record commit together, and a handler that fails (a 5xx, an exception)
+        rolls them all back and stores nothing.
         """
         if not callable(getattr(store, "run_once", None)):
             raise TypeError("store must be an IdempotencyStore")
+        if same_transaction and not callable(getattr(store, "in_transaction", None)):
+            raise TypeError("same_transaction needs a store with in_transaction (IdempotencyStore)")
         if not callable(scope):
             raise TypeError("scope must be a function of the request")
         if key_ring is not None and not isinstance(key_ring, KeyRing):
@@ -231,6 +303,8 @@ class HttpIdempotency:
         self._kind = kind if kind is not None else _default_kind
         #: The largest body read, in bytes.
         self.body_limit = body_limit
+        #: Whether handlers run in the record's transaction (see :func:`transaction`).
+        self.same_transaction = same_transaction
 
     def grants(self, request: HttpRequestView) -> bool:
         """Whether ``request`` is a ``POST`` to the grant endpoint's path."""
@@ -414,7 +488,14 @@ class HttpIdempotency:
             return self._stored(handler(), ran)
 
         try:
-            result = cast(RunOnceStore, self._store).run_once(admitted.key, request, operation)
+            if self.same_transaction:
+                store = cast(TransactionStore, self._store)
+                with store.database.transaction(write=True) as connection:
+                    result = store.in_transaction(
+                        connection, admitted.key, request, _within(connection, operation)
+                    )
+            else:
+                result = cast(RunOnceStore, self._store).run_once(admitted.key, request, operation)
         except Exception as error:
             return self._failed(error, ran)
         return self._answered(result, ran)
@@ -438,8 +519,15 @@ class HttpIdempotency:
             return self._stored(await handler(), ran)
 
         try:
-            store = cast(AsyncRunOnceStore, self._store)
-            result = await store.run_once(admitted.key, request, operation)
+            if self.same_transaction:
+                held = cast(AsyncTransactionStore, self._store)
+                async with held.database.transaction(write=True) as connection:
+                    result = await held.in_transaction(
+                        connection, admitted.key, request, _within_async(connection, operation)
+                    )
+            else:
+                store = cast(AsyncRunOnceStore, self._store)
+                result = await store.run_once(admitted.key, request, operation)
         except Exception as error:
             return self._failed(error, ran)
         return self._answered(result, ran)
@@ -461,6 +549,38 @@ class HttpIdempotency:
     @staticmethod
     def _answered(result: RunResult, ran: list[HttpAnswer]) -> tuple[HttpAnswer, bool]:
         return answer_of(result, ran[0] if ran else None), result.decision == "execute"
+
+
+def _within(
+    connection: Any, operation: Callable[[], StoredResponse]
+) -> Callable[[Any], StoredResponse]:
+    """``operation`` as the store's in-transaction operation; :func:`transaction` gives
+    ``connection`` while it runs.
+    """  # noqa: D205
+
+    def run(_connection: Any) -> StoredResponse:
+        token = _TRANSACTION.set(connection)
+        try:
+            return operation()
+        finally:
+            _TRANSACTION.reset(token)
+
+    return run
+
+
+def _within_async(
+    connection: Any, operation: Callable[[], Awaitable[StoredResponse]]
+) -> Callable[[Any], Awaitable[StoredResponse]]:
+    """:func:`_within` for an asyncio store."""
+
+    async def run(_connection: Any) -> StoredResponse:
+        token = _TRANSACTION.set(connection)
+        try:
+            return await operation()
+        finally:
+            _TRANSACTION.reset(token)
+
+    return run
 
 
 def answer_of(result: RunResult, executed: HttpAnswer | None = None) -> HttpAnswer:

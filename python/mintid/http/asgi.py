@@ -145,13 +145,21 @@ class IdempotencyMiddleware:
     With an asyncio store (:class:`~mintid.store.aio.AsyncIdempotencyStore`)
     every covered request runs on the event loop: the scope function (which
     must not block then), the store and the app; with a sync store, the
-    scope function and the store run in a worker thread per request.
+    scope function and the store run in a worker thread per request. With
+    ``HttpIdempotency(same_transaction=True)`` (an asyncio store) the app's
+    handler writes on :func:`mintid.http.transaction`, the record's
+    transaction's connection.
     """
 
     def __init__(self, app: ASGIApp, *, http: HttpIdempotency) -> None:
         """Wrap ``app``; ``http`` holds the store, scope function and settings."""
         if not isinstance(http, HttpIdempotency):
             raise TypeError("http must be an HttpIdempotency")
+        if http.same_transaction and not http.is_async:
+            raise TypeError(
+                "same_transaction under ASGI needs an asyncio store (AsyncIdempotencyStore): "
+                "the handler writes on the event loop, on the transaction's async connection"
+            )
         self.app = app
         self.http = http
 

@@ -17,23 +17,42 @@ with nothing decided here. FastAPI's exception handlers answer inside it, so
 an ``HTTPException`` or a validation error is the route's response (stored
 like any other). A route of the class at the ``GrantRoute``'s path is served
 the grant endpoint by the middleware.
+
+With ``HttpIdempotency(same_transaction=True)`` (an asyncio store) a route's
+handler takes the record's transaction as a parameter of type
+:data:`Transaction` (the async driver connection, as
+:meth:`AsyncDatabase.transaction <mintid.store.aio.AsyncDatabase.transaction>`
+gives it) and writes on it: its rows and the record commit together.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import Request, Response
+from fastapi import Depends, Request, Response
 from fastapi.routing import APIRoute
 from starlette._exception_handler import wrap_app_handling_exceptions
 
-from mintid.http._core import HttpIdempotency
+from mintid.http._core import HttpIdempotency, transaction
 from mintid.http.asgi import IdempotencyMiddleware, Message, Receive, Scope, Send
 
-__all__ = ["idempotent_route"]
+__all__ = ["Transaction", "idempotent_route", "record_transaction"]
 
 Handler = Callable[[Request], Coroutine[Any, Any, Response]]
+
+
+async def record_transaction() -> Any:
+    """A FastAPI dependency: the connection of the record's transaction this
+    route's handler runs in (:func:`mintid.http.transaction`); a
+    :class:`LookupError` outside the same-transaction mode.
+    """  # noqa: D205
+    return transaction()
+
+
+#: A handler parameter of this type gets the record's transaction's connection
+#: (``async def create(order: Order, connection: Transaction)``).
+Transaction = Annotated[Any, Depends(record_transaction)]
 
 
 def idempotent_route(http: HttpIdempotency) -> type[APIRoute]:

@@ -37,9 +37,15 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Mount, Route
 
 from mintid import IdempotencyKey, KeyRing, Problem, RecordPolicy, RequestId, Uuid7
-from mintid.http import DEFAULT_BODY_LIMIT, GrantRoute, HttpIdempotency, HttpRequestView
+from mintid.http import (
+    DEFAULT_BODY_LIMIT,
+    GrantRoute,
+    HttpIdempotency,
+    HttpRequestView,
+    transaction,
+)
 from mintid.http.asgi import IdempotencyMiddleware as AsgiIdempotency
-from mintid.http.fastapi import idempotent_route
+from mintid.http.fastapi import Transaction, idempotent_route
 from mintid.http.wsgi import IdempotencyMiddleware as WsgiIdempotency
 from mintid.store import (
     Database,
@@ -64,10 +70,22 @@ if TYPE_CHECKING:
 
 SCENARIOS = pathlib.Path(__file__).resolve().parents[3] / "tests" / "http" / "scenarios.json"
 LOADED: list[dict[str, Any]] = json.loads(SCENARIOS.read_text())["scenarios"]
-CONFIG_KEYS = {"signed", "storeErrors", "maxWaitMillis", "bodyLimit", "mounts", "grant"}
+CONFIG_KEYS = {
+    "signed",
+    "storeErrors",
+    "maxWaitMillis",
+    "bodyLimit",
+    "mounts",
+    "grant",
+    "sameTransaction",
+}
 DATABASE = "mintid_pyhttp"
 # Nothing listens on port 1: connection refused.
 UNREACHABLE = "postgresql://mintid@127.0.0.1:1/mintid?connect_timeout=2"
+# The test table the handler's `write` directive inserts into (tests/http/README.md).
+TEST_TABLE = "CREATE TABLE mintid_test_orders (n integer)"
+INSERT_ROW = "INSERT INTO mintid_test_orders (n) VALUES (1)"
+COUNT_ROWS = "SELECT COUNT(*) FROM mintid_test_orders"
 
 
 def only(value: dict[str, Any], allowed: set[str], what: str) -> None:
@@ -170,6 +188,21 @@ class SwitchedStore:
     ) -> RunResult:
         return (self.down if self.is_down else self.up).run_once(key, request, operation)  # type: ignore[no-any-return]
 
+    @property
+    def database(self) -> Any:
+        """The database of the store in use (whose transactions the same-transaction mode opens)."""
+        return (self.down if self.is_down else self.up).database
+
+    def in_transaction(
+        self,
+        connection: Any,
+        key: IdempotencyKey,
+        request: StoreRequest,
+        operation: Callable[[Any], StoredResponse],
+    ) -> RunResult:
+        store = self.down if self.is_down else self.up
+        return store.in_transaction(connection, key, request, operation)  # type: ignore[no-any-return]
+
 
 class AsyncSwitchedStore(SwitchedStore):
     """:class:`SwitchedStore` over two asyncio stores."""
@@ -183,11 +216,63 @@ class AsyncSwitchedStore(SwitchedStore):
         store = self.down if self.is_down else self.up
         return await store.run_once(key, request, operation)  # type: ignore[no-any-return]
 
+    async def in_transaction(  # type: ignore[override]
+        self,
+        connection: Any,
+        key: IdempotencyKey,
+        request: StoreRequest,
+        operation: Callable[[Any], Awaitable[StoredResponse]],
+    ) -> RunResult:
+        store = self.down if self.is_down else self.up
+        return await store.in_transaction(connection, key, request, operation)  # type: ignore[no-any-return]
+
+
+@dataclass
+class Writes:
+    """The handler's ``write`` directive: a row on the record's transaction
+    (``same``) or on a connection of its own, committed at once.
+    """
+
+    database: Database
+    async_database: AsyncDatabase | None = None
+    same: bool = False
+
+    def write(self) -> None:
+        """The row, from a synchronous handler."""
+        if self.same:
+            self.database.execute(transaction(), INSERT_ROW)
+            return
+        with self.database.connection() as raw:
+            self.database.execute(raw, INSERT_ROW)
+
+    async def write_async(self, connection: Any = None) -> None:
+        """The row, from an async handler (``connection``: FastAPI's ``Transaction``)."""
+        if self.async_database is None:
+            await asyncio.to_thread(self.write)
+        elif self.same:
+            held = transaction() if connection is None else connection
+            assert held is transaction(), "the parameter is the record's transaction"
+            await self.async_database.execute(held, INSERT_ROW)
+        else:
+            async with self.async_database.connection() as raw:
+                await self.async_database.execute(raw, INSERT_ROW)
+
+    def count(self) -> int:
+        """The committed rows, seen from a connection of its own."""
+        with self.database.connection() as raw:
+            cursor = raw.cursor()
+            try:
+                cursor.execute(COUNT_ROWS)
+                return int(cursor.fetchone()[0])
+            finally:
+                cursor.close()
+
 
 @dataclass
 class HandlerState:
     """The test app's handler calls and gates (handlers may run in threads)."""
 
+    writes: Writes
     calls: int = 0
     gates: dict[str, threading.Event] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -204,7 +289,7 @@ class HandlerState:
 
 def directive_of(text: str | None) -> dict[str, Any]:
     directive: dict[str, Any] = json.loads(text or "{}")
-    only(directive, {"status", "throw", "gate", "contentType"}, "handler directive")
+    only(directive, {"status", "throw", "gate", "contentType", "write"}, "handler directive")
     return directive
 
 
@@ -212,12 +297,16 @@ def received_of(content_type: str | None, body: bytes) -> object:
     return json.loads(body) if content_type == "application/json" else None
 
 
-def orders_handler(state: HandlerState) -> Callable[[Request], Awaitable[Response]]:
-    """The test app's one handler (tests/http/README.md)."""
+def orders_handler(state: HandlerState) -> Callable[..., Awaitable[Response]]:
+    """The test app's one handler (tests/http/README.md); ``connection`` is
+    FastAPI's ``Transaction`` parameter, when the route takes one.
+    """
 
-    async def orders(request: Request) -> Response:
+    async def orders(request: Request, connection: Any = None) -> Response:
         n = state.call()
         directive = directive_of(request.headers.get("x-test-handler"))
+        if directive.get("write"):
+            await state.writes.write_async(connection)
         if "gate" in directive:
             await asyncio.to_thread(state.gate(str(directive["gate"])).wait)
         if "status" in directive:
@@ -264,7 +353,15 @@ def make_fastapi_app(state: HandlerState, http: HttpIdempotency, mounts: list[st
     """
     app = FastAPI()
     covered = APIRouter(route_class=idempotent_route(http))
-    covered.add_api_route("/orders", orders_handler(state), methods=["GET", "POST", "PATCH"])
+    orders = orders_handler(state)
+    if http.same_transaction:
+
+        async def orders_in_transaction(request: Request, connection: Transaction) -> Response:
+            return await orders(request, connection)
+
+        covered.add_api_route("/orders", orders_in_transaction, methods=["GET", "POST", "PATCH"])
+    else:
+        covered.add_api_route("/orders", orders, methods=["GET", "POST", "PATCH"])
     grant = http.grant_route
     if grant is not None:
 
@@ -284,6 +381,8 @@ def make_wsgi_app(state: HandlerState, http: HttpIdempotency, mounts: list[str])
     def orders(environ: WSGIEnvironment, start_response: StartResponse) -> list[bytes]:
         n = state.call()
         directive = directive_of(environ.get("HTTP_X_TEST_HANDLER"))
+        if directive.get("write"):
+            state.writes.write()
         if "gate" in directive:
             state.gate(str(directive["gate"])).wait()
         status = 200
@@ -550,9 +649,14 @@ async def run_scenario(scenario: dict[str, Any], fresh: Fresh, framework: str) -
         poll_millis=20,
     )
     fresh.database.migrate()
+    with fresh.database.connection() as raw:
+        fresh.database.execute(raw, TEST_TABLE)
+    same = bool(config.get("sameTransaction", False))
+    writes = Writes(fresh.database, same=same)
     store: SwitchedStore
     if framework.endswith("-aio"):
         up = fresh.make_async()
+        writes.async_database = up
         store = AsyncSwitchedStore(
             AsyncIdempotencyStore(up, policy),
             AsyncIdempotencyStore(AsyncPostgresDatabase(UNREACHABLE), policy),
@@ -566,9 +670,21 @@ async def run_scenario(scenario: dict[str, Any], fresh: Fresh, framework: str) -
     limit = int(config.get("bodyLimit", DEFAULT_BODY_LIMIT))
     grant = GrantRoute(str(config["grant"]), user_scope) if "grant" in config else None
     scope = user_scope_on_loop if isinstance(store, AsyncSwitchedStore) else user_scope
-    http = HttpIdempotency(store=store, scope=scope, key_ring=ring, body_limit=limit, grant=grant)
+    http = HttpIdempotency(
+        store=store,
+        scope=scope,
+        key_ring=ring,
+        body_limit=limit,
+        grant=grant,
+        same_transaction=same,
+    )
     mounts = [str(prefix) for prefix in config.get("mounts", [])]
-    state = HandlerState()
+    state = HandlerState(writes)
+    if same and framework == "asgi":
+        # The handler would write on the event loop with the sync store's connection.
+        with pytest.raises(TypeError, match="needs an asyncio store"):
+            AsgiIdempotency(Starlette(), http=http)
+        pytest.skip("same_transaction under ASGI needs the asyncio store: asgi-aio runs it")
     values = HeaderValues(ring)
     responses: dict[str, httpx.Response] = {}
     background: dict[str, asyncio.Task[None]] = {}
@@ -625,8 +741,12 @@ async def run_step(
         assert step["storage"] in ("up", "down"), f"{where}: storage must be up or down"
         store.is_down = step["storage"] == "down"
     elif "check" in step:
-        only(step["check"], {"handlerCalls"}, "check")
-        assert state.calls == step["check"]["handlerCalls"], f"{where}: handler calls"
+        only(step["check"], {"handlerCalls", "writes"}, "check")
+        if "handlerCalls" in step["check"]:
+            assert state.calls == step["check"]["handlerCalls"], f"{where}: handler calls"
+        if "writes" in step["check"]:
+            count = await asyncio.to_thread(state.writes.count)
+            assert count == step["check"]["writes"], f"{where}: committed rows"
     else:
         raise AssertionError(f"{where}: unknown step {step!r}")
 

@@ -3,7 +3,9 @@
 //! problem documents and stored responses of every mintid language
 //! (`mintid::http`, docs/spec.md "HTTP integrations", tests/http/README.md).
 //! It works in axum and in any tower/hyper service; the grant endpoint is
-//! served by the layer itself, so it is never covered.
+//! served by the layer itself, so it is never covered. In the
+//! same-transaction mode ([`IdempotencyLayer::same_transaction`]) the
+//! handler writes on the record's [`Transaction`].
 
 use std::future::Future;
 use std::pin::Pin;
@@ -29,9 +31,11 @@ use mintid::record::{
     retry_after_secs,
 };
 use mintid::request_id::Freshness;
+use mintid::store::database_failure;
 use mintid::{IdempotencyKey, KeyRing};
+use tokio::sync::{mpsc, oneshot};
 
-use crate::backend::Backend;
+use crate::backend::{Backend, classify};
 use crate::error::{Error, OperationError};
 use crate::idempotency::{IdempotencyStore, RunResult, StoreRequest};
 use mintid::store::StoredResponse;
@@ -117,6 +121,7 @@ struct Config<DB: Backend> {
     stored_headers: Vec<String>,
     kind: Option<Kind>,
     grant: Option<GrantRoute>,
+    same_transaction: bool,
 }
 
 impl<DB: Backend> Clone for Config<DB> {
@@ -134,6 +139,7 @@ impl<DB: Backend> Clone for Config<DB> {
             stored_headers: self.stored_headers.clone(),
             kind: self.kind.clone(),
             grant: self.grant.clone(),
+            same_transaction: self.same_transaction,
         }
     }
 }
@@ -192,6 +198,7 @@ impl<DB: Backend> IdempotencyLayer<DB> {
                 stored_headers: DEFAULT_STORED_HEADERS.map(String::from).to_vec(),
                 kind: None,
                 grant: None,
+                same_transaction: false,
             }),
         }
     }
@@ -258,6 +265,112 @@ impl<DB: Backend> IdempotencyLayer<DB> {
     /// request IDs its grants mint; without one it answers 500 (logged).
     pub fn with_grant(self, route: GrantRoute) -> Self {
         self.with(|config| config.grant = Some(route))
+    }
+
+    /// The **same-transaction** mode (by default the layer runs the
+    /// **run-once** way: the handler commits its own writes, then the record
+    /// completes). A covered request then runs inside one transaction of the
+    /// store's pool ([`IdempotencyStore::in_transaction`]); the handler finds
+    /// it in its extensions (axum: `Extension<Transaction<DB>>`) and writes
+    /// on it, so its rows, the claim and the completed record commit
+    /// together or roll back together. A failed handler (a 5xx) rolls them
+    /// all back and nothing is stored: the next request with the key runs it
+    /// again.
+    pub fn same_transaction(self) -> Self {
+        self.with(|config| config.same_transaction = true)
+    }
+}
+
+/// Work on the record's connection, as [`Transaction::run`] takes it.
+pub type TransactionWork<'c, T> = Pin<Box<dyn Future<Output = T> + Send + 'c>>;
+
+/// One piece of work queued for the record's connection.
+type Job<DB> = Box<
+    dyn for<'c> FnOnce(&'c mut <DB as sqlx::Database>::Connection) -> TransactionWork<'c, ()>
+        + Send,
+>;
+
+/// The record's transaction, for a handler under
+/// [`IdempotencyLayer::same_transaction`]: the request's extensions hold it
+/// (axum: `Extension<Transaction<DB>>`). What the handler runs on it commits
+/// with the record, or rolls back with it.
+pub struct Transaction<DB: Backend> {
+    jobs: mpsc::UnboundedSender<Job<DB>>,
+}
+
+impl<DB: Backend> Clone for Transaction<DB> {
+    fn clone(&self) -> Self {
+        Self {
+            jobs: self.jobs.clone(),
+        }
+    }
+}
+
+impl<DB: Backend> std::fmt::Debug for Transaction<DB> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transaction").finish_non_exhaustive()
+    }
+}
+
+impl<DB: Backend> Transaction<DB> {
+    /// Runs `work` on the transaction's connection (while the handler runs)
+    /// and gives its output: `tx.run(|conn| Box::pin(async move {
+    /// sqlx::query("INSERT …").execute(conn).await })).await?`.
+    ///
+    /// # Errors
+    ///
+    /// [`TransactionEnded`] once the handler's request has ended.
+    pub async fn run<T, F>(&self, work: F) -> Result<T, TransactionEnded>
+    where
+        T: Send + 'static,
+        F: for<'c> FnOnce(&'c mut DB::Connection) -> TransactionWork<'c, T> + Send + 'static,
+    {
+        let (reply, output) = oneshot::channel();
+        let job: Job<DB> = Box::new(move |conn| {
+            Box::pin(async move {
+                let _ = reply.send(work(conn).await);
+            })
+        });
+        self.jobs.send(job).map_err(|_| TransactionEnded)?;
+        output.await.map_err(|_| TransactionEnded)
+    }
+}
+
+/// A [`Transaction`] used after its request ended: its work did not run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TransactionEnded;
+
+impl std::fmt::Display for TransactionEnded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("the record's transaction has ended: use it only while the handler runs")
+    }
+}
+
+impl std::error::Error for TransactionEnded {}
+
+/// Runs the handler's `call` while serving its [`Transaction`]'s work on `conn`.
+async fn serving<T, DB: Backend>(
+    call: impl Future<Output = T>,
+    mut jobs: mpsc::UnboundedReceiver<Job<DB>>,
+    conn: &mut DB::Connection,
+) -> T {
+    let mut call = std::pin::pin!(call);
+    loop {
+        let next = std::future::poll_fn(|cx| {
+            if let Poll::Ready(output) = call.as_mut().poll(cx) {
+                return Poll::Ready(Ok(output));
+            }
+            match jobs.poll_recv(cx) {
+                Poll::Ready(Some(job)) => Poll::Ready(Err(job)),
+                // No work queued, or no handle left: the call goes on.
+                Poll::Ready(None) | Poll::Pending => Poll::Pending,
+            }
+        })
+        .await;
+        match next {
+            Ok(output) => return output,
+            Err(job) => job(conn).await,
+        }
     }
 }
 
@@ -422,19 +535,21 @@ impl<DB: Backend> Config<DB> {
         let answered: Answered<S::Error> = Mutex::new(None);
         let mut request = Request::from_parts(parts, boxed(Full::new(bytes)));
         request.extensions_mut().insert(admitted.key.clone());
-        let operation = async |_lease| {
-            let result = call_whole(inner, request).await;
-            let stored = match &result {
-                Ok((parts, body)) => self.stored(parts, body),
-                Err(_) => Err(OperationError::retryable("the service failed")),
+        let result = if self.same_transaction {
+            let (jobs, queue) = mpsc::unbounded_channel();
+            request.extensions_mut().insert(Transaction::<DB> { jobs });
+            let operation = async |conn: &mut DB::Connection| {
+                let result = serving::<_, DB>(call_whole(inner, request), queue, conn).await;
+                self.kept(result, &answered)
             };
-            *answered.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
-            stored
+            self.in_transaction(&admitted.key, store_request, operation)
+                .await
+        } else {
+            let operation = async |_lease| self.kept(call_whole(inner, request).await, &answered);
+            self.store
+                .run_once(&admitted.key, store_request, operation)
+                .await
         };
-        let result = self
-            .store
-            .run_once(&admitted.key, store_request, operation)
-            .await;
         let handled = answered
             .into_inner()
             .unwrap_or_else(PoisonError::into_inner);
@@ -450,6 +565,54 @@ impl<DB: Backend> Config<DB> {
             (Ok(result), _) => answer_of(result),
             (Err(error), handled) => failure_answer(&error, handled.is_some()),
         })
+    }
+
+    /// The handler's outcome as the operation's result; the outcome is kept
+    /// in `answered`, to send it as it was.
+    fn kept<E>(
+        &self,
+        result: Result<(http::response::Parts, Bytes), E>,
+        answered: &Answered<E>,
+    ) -> Result<StoredResponse, OperationError> {
+        let stored = match &result {
+            Ok((parts, body)) => self.stored(parts, body),
+            Err(_) => Err(OperationError::retryable("the service failed")),
+        };
+        *answered.lock().unwrap_or_else(PoisonError::into_inner) = Some(result);
+        stored
+    }
+
+    /// The store's same-transaction way in a transaction of its pool
+    /// (begun with the write lock where the dialect has one), committed
+    /// when it succeeded and rolled back otherwise.
+    async fn in_transaction<F>(
+        &self,
+        key: &IdempotencyKey,
+        request: StoreRequest,
+        operation: F,
+    ) -> Result<RunResult, Error>
+    where
+        F: AsyncFnOnce(&mut DB::Connection) -> Result<StoredResponse, OperationError>,
+    {
+        let failed = |error: sqlx::Error| Error::from(database_failure(&classify(&error)));
+        let pool = self.store.store().pool();
+        let mut transaction = pool.begin_with(DB::begin(true)).await.map_err(failed)?;
+        match self
+            .store
+            .in_transaction(&mut transaction, key, request, operation)
+            .await
+        {
+            Ok(result) => {
+                transaction.commit().await.map_err(failed)?;
+                Ok(result)
+            }
+            Err(error) => {
+                if let Err(rollback) = transaction.rollback().await {
+                    tracing::warn!(error = %rollback, "mintid: the rollback failed; the connection is closed");
+                }
+                Err(error)
+            }
+        }
     }
 
     /// The grant endpoint's answer.

@@ -25,7 +25,10 @@ pub use error::{Error, OperationError};
 pub use fast_path::{FastPathMetrics, RedisFastPath};
 pub use idempotency::{Claimed, IdempotencyStore, RecordLease, RunResult, StoreRequest};
 #[cfg(feature = "tower")]
-pub use layer::{BoxError, GrantRoute, Idempotency, IdempotencyLayer, LayerBody};
+pub use layer::{
+    BoxError, GrantRoute, Idempotency, IdempotencyLayer, LayerBody, Transaction, TransactionEnded,
+    TransactionWork,
+};
 pub use leases::{LeasedSnowflake, WorkerLeaseRow, WorkerLeases};
 pub use mintid::outbox::Enqueued;
 pub use mintid::store::{ClaimedMessage, RelayReport, StoredMessage};

@@ -7,6 +7,8 @@
 //!
 //! The test app is the one of tests/http/README.md. A handler that "throws"
 //! is, in axum, a handler whose `Result` is an error: axum answers its 500.
+//! Its `write` directive runs through the crate's executor (`Backend::run`),
+//! on the record's `Transaction` under `sameTransaction`.
 
 #[path = "support/databases.rs"]
 #[allow(dead_code)]
@@ -19,7 +21,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::body::{Body, Bytes};
-use axum::extract::State;
+use axum::extract::{Extension, State};
 use axum::http::{HeaderMap, Method, Request, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -28,20 +30,93 @@ use http_body_util::BodyExt;
 use mintid::Clock;
 use mintid::record::{Problem, RecordPolicy};
 use mintid::request_id::SecretKey;
+use mintid::store::{Answer, ResultKind, Statement, Value as SqlValue};
 use mintid::{Entropy, KeyRing, SystemClock, ThreadEntropy, Uuid7};
-use mintid_store::{GrantRoute, IdempotencyLayer, IdempotencyStore, Store};
+use mintid_store::{Backend, GrantRoute, IdempotencyLayer, IdempotencyStore, Store, Transaction};
 use serde_json::{Value, json};
+use sqlx::Pool;
 use tokio::sync::watch;
 use tower::{Layer, ServiceExt};
 
-const CONFIG_KEYS: [&str; 6] = [
+const CONFIG_KEYS: [&str; 7] = [
     "signed",
     "storeErrors",
     "maxWaitMillis",
     "bodyLimit",
     "mounts",
     "grant",
+    "sameTransaction",
 ];
+
+/// The test table of the handler's `write` directive (tests/http/README.md).
+const TEST_TABLE: &str = "CREATE TABLE mintid_test_orders (n integer)";
+
+/// A statement of the runner's own (no parameters) for the crate's executor.
+fn statement(sql: String, kind: ResultKind) -> Statement {
+    Statement {
+        name: "test",
+        kind,
+        sql,
+        params: Vec::new(),
+        param_types: Vec::new(),
+    }
+}
+
+/// Runs `sql` on `conn`; its rows, or a panic on a failure.
+async fn run_sql<DB: Backend>(
+    conn: &mut DB::Connection,
+    sql: String,
+    kind: ResultKind,
+) -> Vec<Vec<SqlValue>> {
+    match DB::run(conn, &statement(sql, kind), Vec::new()).await {
+        Answer::Rows(rows) => rows,
+        Answer::Affected(_) => Vec::new(),
+        Answer::Failed(error) => panic!("the runner's statement failed: {error:?}"),
+    }
+}
+
+/// The `write` directive's row, on `conn`.
+async fn write_row<DB: Backend>(conn: &mut DB::Connection) {
+    let insert = "INSERT INTO mintid_test_orders (n) VALUES (1)".to_owned();
+    run_sql::<DB>(conn, insert, ResultKind::Exec).await;
+}
+
+/// Where the `write` directive writes: the record's transaction (`same`),
+/// else a connection of `pool` in autocommit.
+struct Writes<DB: Backend> {
+    pool: Pool<DB>,
+    same: bool,
+}
+
+impl<DB: Backend> Writes<DB> {
+    async fn write(&self, transaction: Option<Extension<Transaction<DB>>>) {
+        if self.same {
+            let Extension(transaction) = transaction.expect("the record's transaction");
+            transaction
+                .run(|conn| Box::pin(write_row::<DB>(conn)))
+                .await
+                .expect("the transaction is live while the handler runs");
+        } else {
+            let mut conn = self.pool.acquire().await.expect("a connection");
+            write_row::<DB>(&mut conn).await;
+        }
+    }
+
+    async fn count(&self) -> u64 {
+        let mut conn = self.pool.acquire().await.expect("a connection");
+        let sql = "SELECT COUNT(*) FROM mintid_test_orders".to_owned();
+        match run_sql::<DB>(&mut conn, sql, ResultKind::One)
+            .await
+            .as_slice()
+        {
+            [row] => match row.as_slice() {
+                [SqlValue::Int(count)] => u64::try_from(*count).unwrap(),
+                other => panic!("a count, not {other:?}"),
+            },
+            other => panic!("one row, not {other:?}"),
+        }
+    }
+}
 
 fn only(object: &Value, allowed: &[&str], what: &str) {
     for key in object.as_object().expect("an object").keys() {
@@ -73,8 +148,10 @@ impl Handlers {
 }
 
 /// One handler call of the test app.
-async fn handle(
+async fn handle<DB: Backend>(
     State(state): State<Arc<Handlers>>,
+    Extension(writes): Extension<Arc<Writes<DB>>>,
+    transaction: Option<Extension<Transaction<DB>>>,
     method: Method,
     headers: HeaderMap,
     body: Bytes,
@@ -83,6 +160,9 @@ async fn handle(
     let directive: Value = headers.get("x-test-handler").map_or(json!({}), |text| {
         serde_json::from_slice(text.as_bytes()).unwrap()
     });
+    if directive.get("write").is_some() {
+        writes.write(transaction).await;
+    }
     if let Some(gate) = directive.get("gate").and_then(Value::as_str) {
         let mut opened = state.gate(gate).subscribe();
         let _ = opened.wait_for(|open| *open).await;
@@ -131,11 +211,16 @@ fn scope_of(parts: &axum::http::request::Parts) -> Option<String> {
 /// The test app with `layer` inside it, mounted at each of `mounts` (or at the root).
 fn app<DB: Server>(
     state: &Arc<Handlers>,
+    writes: &Arc<Writes<DB>>,
     layer: &IdempotencyLayer<DB>,
     mounts: &[String],
 ) -> Router {
     let orders = Router::new()
-        .route("/orders", get(handle).post(handle).patch(handle))
+        .route(
+            "/orders",
+            get(handle::<DB>).post(handle::<DB>).patch(handle::<DB>),
+        )
+        .layer(Extension(Arc::clone(writes)))
         .with_state(Arc::clone(state));
     let covered = layer.layer(orders);
     if mounts.is_empty() {
@@ -269,7 +354,7 @@ fn request_of(spec: &Value, minted: &mut Minted) -> Request<Body> {
     if let Some(handler) = spec.get("handler") {
         only(
             handler,
-            &["status", "throw", "gate", "contentType"],
+            &["status", "throw", "gate", "contentType", "write"],
             "handler directive",
         );
         request = request.header("x-test-handler", handler.to_string());
@@ -461,6 +546,17 @@ async fn run_scenario<DB: Server>(index: usize, scenario: &Value) {
     only(&config, &CONFIG_KEYS, "config");
     let live = DB::fresh(4000 + index).await;
     Store::new(live.clone()).migrate().await.unwrap();
+    let mut conn = live.acquire().await.unwrap();
+    run_sql::<DB>(&mut conn, TEST_TABLE.to_owned(), ResultKind::Exec).await;
+    drop(conn);
+    let same = config
+        .get("sameTransaction")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let writes = Arc::new(Writes {
+        pool: live.clone(),
+        same,
+    });
     let pool = switchable(&live, false);
     let policy = RecordPolicy::new(30_000, 86_400_000)
         .unwrap()
@@ -500,6 +596,9 @@ async fn run_scenario<DB: Server>(index: usize, scenario: &Value) {
     if let Some(path) = config.get("grant").and_then(Value::as_str) {
         layer = layer.with_grant(GrantRoute::new(path));
     }
+    if same {
+        layer = layer.same_transaction();
+    }
     let mounts: Vec<String> = config
         .get("mounts")
         .and_then(Value::as_array)
@@ -508,7 +607,7 @@ async fn run_scenario<DB: Server>(index: usize, scenario: &Value) {
         .map(|mount| mount.as_str().unwrap().to_owned())
         .collect();
     let state = Arc::new(Handlers::default());
-    let app = app(&state, &layer, &mounts);
+    let app = app(&state, &writes, &layer, &mounts);
     let mut minted = Minted {
         ring,
         keys: HashMap::new(),
@@ -567,12 +666,21 @@ async fn run_scenario<DB: Server>(index: usize, scenario: &Value) {
             };
             pool.set_connect_options(options);
         } else if let Some(expected) = step.get("check") {
-            only(expected, &["handlerCalls"], "check");
-            assert_eq!(
-                Some(state.calls.load(Ordering::SeqCst)),
-                expected["handlerCalls"].as_u64(),
-                "{at}: handler calls"
-            );
+            only(expected, &["handlerCalls", "writes"], "check");
+            if let Some(calls) = expected.get("handlerCalls") {
+                assert_eq!(
+                    Some(state.calls.load(Ordering::SeqCst)),
+                    calls.as_u64(),
+                    "{at}: handler calls"
+                );
+            }
+            if let Some(rows) = expected.get("writes") {
+                assert_eq!(
+                    Some(writes.count().await),
+                    rows.as_u64(),
+                    "{at}: committed rows"
+                );
+            }
         } else {
             panic!("{at}: unknown step {step}");
         }

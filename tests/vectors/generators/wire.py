@@ -23,8 +23,6 @@ KINDS = {
     "enqueue": 8,
     "migrations": 9,
     "heartbeat": 10,
-}
-RESERVED_KINDS = {
     "segment": 11,
     "lease_acquire": 12,
     "lease_renew": 13,
@@ -43,6 +41,11 @@ INPUTS = {
     "redis": 9,
     "report": 10,
     "stop": 11,
+    "take": 12,
+    "fetch": 13,
+    "abandon": 14,
+    "forked": 15,
+    "mark": 16,
 }
 STEPS = {
     "run": 1,
@@ -55,6 +58,7 @@ STEPS = {
     "commit": 8,
     "rollback": 9,
     "report": 10,
+    "taken": 11,
 }
 VALUES = ["null", "int", "text", "bytes"]
 CLASSES = [
@@ -77,6 +81,7 @@ FINISHED = [
     "operation_failed_unrecorded",
 ]
 ENQUEUED = ["new", "already_enqueued"]
+ACTIONS = ["hand_out", "fetch_beside", "fetch_now", "wait"]
 
 
 def u8(n):
@@ -157,6 +162,36 @@ def relay_policy(p):
     )
 
 
+def segment_policy(p):
+    return (
+        u64(p["initial_step"])
+        + u64(p["min_step"])
+        + u64(p["max_step"])
+        + u8(p["fetch_at_percent"])
+        + u64(p["grow_below_millis"])
+        + u64(p["shrink_above_millis"])
+    )
+
+
+LAYOUT_BITS = ["time_bits", "worker_bits", "sequence_bits", "datacenter_bits"]
+LEASE_NUMBERS = [
+    "epoch_millis",
+    "tick_millis",
+    "lease_millis",
+    "renew_interval_millis",
+    "safety_margin_millis",
+    "renew_retry_millis",
+    "max_skew_millis",
+    "max_start_wait_millis",
+]
+
+
+def lease_policy(p):
+    return b"".join(u8(p[name]) for name in LAYOUT_BITS) + b"".join(
+        u64(p[name]) for name in LEASE_NUMBERS
+    )
+
+
 def key(k):
     return text(k["kind"]) + text(k["scope"]) + text(k["id"])
 
@@ -195,6 +230,13 @@ def spec(m):
         out += record_policy(m["policy"]) + key(m["key"])
         out += u64(m["token"]) + u64(m["created_millis"]) + u64(m["lease_deadline_millis"])
         out += optional(m["renew_every_millis"], u64)
+    elif kind == "segment":
+        out += text(m["tag"]) + segment_policy(m["policy"])
+    elif kind == "lease_acquire":
+        out += lease_policy(m["policy"]) + text(m["owner"])
+        out += optional(m["timeout_millis"], u64)
+    elif kind in ("lease_renew", "lease_release"):
+        out += u64(m["guard"])
     return out
 
 
@@ -235,6 +277,8 @@ def input_(m):
         out += text(m["error"])
     elif tag == "redis":
         out += redis_answer(m["answer"])
+    elif tag == "mark":
+        out += u64(m["high_water_millis"])
     return out
 
 
@@ -284,7 +328,21 @@ def stored_message(s):
 RELAY_COUNTS = ["sent", "retried", "dead", "given_up", "claim_lost", "released", "mark_failed"]
 
 
+ACQUIRED = [
+    "worker_id",
+    "fencing_token",
+    "lease_deadline_millis",
+    "start_after_millis",
+    "ready_at_millis",
+    "acquired_millis",
+    "high_water_millis",
+    "expected_token",
+]
+
+
 def kind_yield(kind, m):
+    if kind == "segment":  # the answer to abandon and forked: nothing
+        return b""
     if kind == "record":
         return (
             text(m["decision"])
@@ -311,8 +369,14 @@ def kind_done(kind, m):
         return record_done(m)
     if kind == "relay":
         return b"".join(u64(m[name]) for name in RELAY_COUNTS)
-    if kind in ("record_renewal", "heartbeat"):
+    if kind in ("record_renewal", "heartbeat", "lease_renew"):
         return u64(m["lease_deadline_millis"])
+    if kind == "segment":
+        return u64(m["max_id"]) + u64(m["step"])
+    if kind == "lease_acquire":
+        return b"".join(u64(m[name]) for name in ACQUIRED)
+    if kind == "lease_release":
+        return flag(m["released"])
     if kind == "migrations":
         return items(m["versions"], u32)
     if kind in ("record_cleanup", "outbox_cleanup"):
@@ -358,6 +422,14 @@ def step(kind, m):
         return out + flag(m["write"])
     if tag == "report":
         return out + optional(m["lookup"], text) + u32(m["write_failures"])
+    if tag == "taken":
+        return (
+            out
+            + u64(m["first"])
+            + u64(m["count"])
+            + u8(ACTIONS.index(m["action"]))
+            + u64(m["wait_millis"])
+        )
     return out  # commit, rollback
 
 
@@ -385,6 +457,29 @@ RELAY_POLICY = {
     "max_backoff_millis": "300000",
     "jitter_percent": 20,
     "max_attempts": "10",
+}
+SEGMENT_POLICY = {
+    "initial_step": "1000",
+    "min_step": "100",
+    "max_step": "1000000",
+    "fetch_at_percent": 10,
+    "grow_below_millis": "900000",
+    "shrink_above_millis": "1800000",
+}
+# The classic layout (41 + 10 + 12 bits, Twitter's epoch) and the default lease timings.
+LEASE_POLICY = {
+    "time_bits": 41,
+    "worker_bits": 10,
+    "sequence_bits": 12,
+    "datacenter_bits": 0,
+    "epoch_millis": "1288834974657",
+    "tick_millis": "1",
+    "lease_millis": "30000",
+    "renew_interval_millis": "10000",
+    "safety_margin_millis": "5000",
+    "renew_retry_millis": "1000",
+    "max_skew_millis": "1000",
+    "max_start_wait_millis": "10000",
 }
 JSON_RESPONSE = {"content_type": "application/json", "body": b'{"id":7}'.hex()}
 SHA = "0123456789abcdef0123456789abcdef01234567"
@@ -428,6 +523,23 @@ SPECS = [
           renew_every_millis=None)),
     ("enqueue, empty payload",
      dict(kind="enqueue", **PG, message_id="1", message_kind="k", business_key="b", payload="")),
+    ("segment", dict(kind="segment", **PG, tag="orders", policy=SEGMENT_POLICY)),
+    ("segment, every bound at its edge",
+     dict(kind="segment", **LITE, tag="t" * 64, policy={
+         "initial_step": "9223372036854775807", "min_step": "1",
+         "max_step": "9223372036854775807", "fetch_at_percent": 100,
+         "grow_below_millis": "0", "shrink_above_millis": "0"})),
+    ("lease acquire, with a timeout",
+     dict(kind="lease_acquire", **PG, policy=LEASE_POLICY, owner="host-1:4242",
+          timeout_millis="5000")),
+    ("lease acquire, no timeout, a datacenter split",
+     dict(kind="lease_acquire", **MY, policy=dict(
+         LEASE_POLICY, datacenter_bits=5, epoch_millis="1288834974657",
+         lease_millis="60000", renew_interval_millis="20000", safety_margin_millis="10000",
+         renew_retry_millis="500", max_skew_millis="0", max_start_wait_millis="0"),
+          owner="pod-é", timeout_millis=None)),
+    ("lease renew", dict(kind="lease_renew", **PSYCOPG, guard="1")),
+    ("lease release", dict(kind="lease_release", **LITE, guard="18446744073709551615")),
 ]
 
 NOW = "1764000000123"
@@ -487,6 +599,14 @@ INPUT_CASES = [
         "tag": "redis", "now_millis": NOW, "answer": {"answer": "noscript"}}),
     ("record", "report", {"tag": "report", "now_millis": NOW}),
     ("heartbeat", "stop", {"tag": "stop", "now_millis": NOW}),
+    ("segment", "take", {"tag": "take", "now_millis": NOW}),
+    ("segment", "fetch", {"tag": "fetch", "now_millis": NOW}),
+    ("segment", "abandon", {"tag": "abandon", "now_millis": NOW}),
+    ("segment", "forked", {"tag": "forked", "now_millis": "0"}),
+    ("lease_renew", "mark", {"tag": "mark", "now_millis": NOW,
+                             "high_water_millis": "1764000000100"}),
+    ("lease_release", "mark: before the first ID", {"tag": "mark", "now_millis": NOW,
+                                                     "high_water_millis": "0"}),
 ]
 
 REPLAYED = {"status": "succeeded", "fingerprint": DIGEST, "token": "2",
@@ -586,6 +706,24 @@ STEP_CASES = [
     ("heartbeat", "done: stopped", {"tag": "done", "lease_deadline_millis": "1764000060000"}),
     ("enqueue", "done: new", {"tag": "done", "enqueued": "new"}),
     ("enqueue", "done: already enqueued", {"tag": "done", "enqueued": "already_enqueued"}),
+    ("segment", "taken: hand out", {"tag": "taken", "first": "1001", "count": "1",
+                                    "action": "hand_out", "wait_millis": "0"}),
+    ("segment", "taken: fetch beside", {"tag": "taken", "first": "1900", "count": "100",
+                                        "action": "fetch_beside", "wait_millis": "0"}),
+    ("segment", "taken: fetch now", {"tag": "taken", "first": "0", "count": "0",
+                                     "action": "fetch_now", "wait_millis": "0"}),
+    ("segment", "taken: wait", {"tag": "taken", "first": "0", "count": "0",
+                                "action": "wait", "wait_millis": "100"}),
+    ("segment", "done: a segment installed", {"tag": "done", "max_id": "2000", "step": "1000"}),
+    ("segment", "yield: abandoned or forked", {"tag": "yield"}),
+    ("lease_acquire", "done: acquired", {
+        "tag": "done", "worker_id": "1023", "fencing_token": "5",
+        "lease_deadline_millis": "1764000030123", "start_after_millis": "1764000000050",
+        "ready_at_millis": "1764000000051", "acquired_millis": NOW,
+        "high_water_millis": "1764000000050", "expected_token": "4"}),
+    ("lease_renew", "done: renewed", {"tag": "done", "lease_deadline_millis": "1764000030123"}),
+    ("lease_release", "done: released", {"tag": "done", "released": True}),
+    ("lease_release", "done: not this holder's", {"tag": "done", "released": False}),
 ]
 
 
@@ -607,7 +745,6 @@ def main():
         "absent optionals null. See tests/vectors/README.md.",
         "version": VERSION,
         "kinds": KINDS,
-        "reserved_kinds": RESERVED_KINDS,
         "inputs": INPUTS,
         "steps": STEPS,
         "cases": cases,

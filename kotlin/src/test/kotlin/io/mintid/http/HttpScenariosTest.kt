@@ -100,7 +100,12 @@ private class ScenarioRun(
 
     fun run() {
         val config = scenario["config"]?.jsonObject ?: JsonObject(emptyMap())
-        config.only(setOf("signed", "storeErrors", "maxWaitMillis", "bodyLimit", "mounts", "grant"), "config key")
+        config.only(setOf("signed", "storeErrors", "maxWaitMillis", "bodyLimit", "mounts", "grant", "sameTransaction"), "config key")
+        // Known, and not there yet: stated as a skip with its reason, never passed silently.
+        assumeTrue(
+            config["sameTransaction"]?.jsonPrimitive?.boolean != true,
+            "the JVM integrations have no same-transaction mode yet (issue 27, item 5)",
+        )
         val storeErrors = config["storeErrors"]?.jsonPrimitive?.boolean ?: true
         val maxWait = config["maxWaitMillis"]?.jsonPrimitive?.long ?: 0
         val policy = RecordPolicy(30_000, 86_400_000, storeErrors, RecordPolicy.DEFAULT.retryAfterMillis, maxWait, 20)
