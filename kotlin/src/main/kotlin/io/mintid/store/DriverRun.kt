@@ -205,4 +205,3 @@ private fun wireClass(dbClass: DbErrorClass): Int =
         DbErrorClass.OTHER -> 4
         DbErrorClass.SCHEMA_MISSING -> 5
     }
-
