@@ -217,6 +217,9 @@ class LeaseGuard internal constructor(
     /** The worker id held. */
     val workerId: Long get() = ffi.workerId().toLong()
 
+    /** The serial a lease renew or release wire names this guard by (the core's guard registry). */
+    internal val wireId: Long get() = ffi.wireId().toLong()
+
     /** The holder's fencing token. */
     val fencingToken: Long get() = ffi.fencingToken().toLong()
 

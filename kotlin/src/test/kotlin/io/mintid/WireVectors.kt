@@ -88,6 +88,39 @@ internal object WireVectors {
                         u64OrNull(m, "renew_every_millis"),
                         placeholder,
                     )
+                Wire.Kind.SEGMENT -> {
+                    val p = m.obj("policy")
+                    val policy =
+                        Wire.SegmentFields(
+                            p.u64("initial_step"),
+                            p.u64("min_step"),
+                            p.u64("max_step"),
+                            p.int("fetch_at_percent"),
+                            p.u64("grow_below_millis"),
+                            p.u64("shrink_above_millis"),
+                        )
+                    Wire.segmentSpec(dialect, m.string("tag"), policy, placeholder)
+                }
+                Wire.Kind.LEASE_ACQUIRE -> {
+                    val p = m.obj("policy")
+                    val policy =
+                        Wire.LeaseFields(
+                            p.int("time_bits"),
+                            p.int("worker_bits"),
+                            p.int("sequence_bits"),
+                            p.int("datacenter_bits"),
+                            p.u64("epoch_millis"),
+                            p.u64("tick_millis"),
+                            p.u64("lease_millis"),
+                            p.u64("renew_interval_millis"),
+                            p.u64("safety_margin_millis"),
+                            p.u64("renew_retry_millis"),
+                            p.u64("max_skew_millis"),
+                            p.u64("max_start_wait_millis"),
+                        )
+                    Wire.leaseAcquireSpec(dialect, policy, m.string("owner"), u64OrNull(m, "timeout_millis"), placeholder)
+                }
+                Wire.Kind.LEASE_RENEW, Wire.Kind.LEASE_RELEASE -> Wire.guardSpec(kind(case), dialect, m.u64("guard"), placeholder)
             }
         assertEquals(case.string("hex"), packed.toHex())
     }
@@ -98,6 +131,8 @@ internal object WireVectors {
         val writer = Wire.input(tag, m.u64("now_millis"))
         when (tag) {
             Wire.Input.START, Wire.Input.RESUME, Wire.Input.SENT, Wire.Input.REPORT, Wire.Input.STOP -> Unit
+            Wire.Input.TAKE, Wire.Input.FETCH, Wire.Input.ABANDON, Wire.Input.FORKED -> Unit
+            Wire.Input.MARK -> writer.u64(m.u64("high_water_millis"))
             Wire.Input.ROWS -> writer.rows(m.array("rows").map { row -> (row as JsonArray).map { value(it.jsonObject) } })
             Wire.Input.AFFECTED -> writer.u64(m.u64("count"))
             Wire.Input.FAILED -> {
@@ -147,6 +182,14 @@ internal object WireVectors {
                     "args" to JsonArray(step.args.map { JsonPrimitive(it.toHex()) }),
                 )
             is Wire.Step.Report -> obj("tag" to "report", "lookup" to step.lookup, "write_failures" to step.writeFailures)
+            is Wire.Step.Taken ->
+                obj(
+                    "tag" to "taken",
+                    "first" to u64(step.first),
+                    "count" to u64(step.count),
+                    "action" to listOf("hand_out", "fetch_beside", "fetch_now", "wait")[step.action],
+                    "wait_millis" to u64(step.waitMillis),
+                )
             is Wire.Step.Yield -> JsonObject(mapOf("tag" to JsonPrimitive("yield")) + handOver(step.value))
             is Wire.Step.Done -> JsonObject(mapOf("tag" to JsonPrimitive("done")) + end(kind, step.value))
         }
@@ -171,6 +214,7 @@ internal object WireVectors {
                     "created_millis" to u64(value.createdMillis),
                 )
             is Wire.MigrationStatement -> obj("version" to value.version, "sql" to value.sql)
+            Unit -> obj()
             else -> fail("no meaning for a yield of $value")
         }
 
@@ -184,6 +228,8 @@ internal object WireVectors {
             Wire.Kind.RECORD_CLEANUP, Wire.Kind.OUTBOX_CLEANUP -> obj("deleted" to u64(value as Long))
             Wire.Kind.RECORD_LOAD -> obj("record" to (value as Wire.LoadedRecord?)?.let(::loadedRecord))
             Wire.Kind.OUTBOX_LOAD -> obj("message" to (value as Wire.LoadedMessage?)?.let(::loadedMessage))
+            Wire.Kind.LEASE_RENEW -> obj("lease_deadline_millis" to u64(value as Long))
+            Wire.Kind.LEASE_RELEASE -> obj("released" to (value as Boolean))
             else -> end(value)
         }
 
@@ -227,6 +273,18 @@ internal object WireVectors {
                     "mark_failed" to u64(value.markFailed),
                 )
             is Enqueued -> obj("enqueued" to value.name.lowercase())
+            is Wire.Installed -> obj("max_id" to u64(value.maxId), "step" to u64(value.step))
+            is Wire.Acquired ->
+                obj(
+                    "worker_id" to u64(value.workerId),
+                    "fencing_token" to u64(value.fencingToken),
+                    "lease_deadline_millis" to u64(value.leaseDeadlineMillis),
+                    "start_after_millis" to u64(value.startAfterMillis),
+                    "ready_at_millis" to u64(value.readyAtMillis),
+                    "acquired_millis" to u64(value.acquiredMillis),
+                    "high_water_millis" to u64(value.highWaterMillis),
+                    "expected_token" to u64(value.expectedToken),
+                )
             else -> fail("no meaning for an end of $value")
         }
 

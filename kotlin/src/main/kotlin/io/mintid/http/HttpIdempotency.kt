@@ -20,10 +20,10 @@ import io.mintid.store.RecordLease
 import io.mintid.store.Replayed
 import io.mintid.store.Spans
 import io.mintid.store.StoreRequest
+import io.mintid.store.Wire
 import io.mintid.store.traced
 import io.mintid.store.wayName
 import uniffi.mintid_ffi.KeyAdmission
-import uniffi.mintid_ffi.Way
 import java.io.IOException
 import java.io.InputStream
 
@@ -395,7 +395,7 @@ class HttpIdempotency<R> private constructor(
         val answer =
             try {
                 // The handler is the operation mintid runs for the key.
-                store.metrics.traced(Spans.OPERATION, wayName(Way.LEASE), { null }) { handler.handle(request, bytes.inputStream()) }
+                store.metrics.traced(Spans.OPERATION, wayName(Wire.Way.LEASE), { null }) { handler.handle(request, bytes.inputStream()) }
             } catch (error: Exception) {
                 handlerErrors(error)
                 HttpAnswer.status(500)

@@ -1,142 +1,113 @@
 package io.mintid.store
 
-import io.mintid.coreStore
-import uniffi.mintid_ffi.CleanupStep
-import uniffi.mintid_ffi.StoreAnswer
-import uniffi.mintid_ffi.StoreQuery
+import uniffi.mintid_ffi.DbErrorClass
 import java.sql.Connection
 import java.sql.SQLException
 import javax.sql.DataSource
 
-/** What a core driver's step asks of its host, whatever the driver: [Done] carries its end. */
-internal sealed interface HostStep<out S, out Y> {
-    /** Run the query and push the answer. */
-    data class Run(
-        val query: StoreQuery,
-    ) : HostStep<Nothing, Nothing>
-
-    /** Sleep, then resume. */
-    data class Pause(
-        val millis: Long,
-    ) : HostStep<Nothing, Nothing>
-
-    /** Begin a transaction (`write`: the write lock at once). */
-    data class Begin(
-        val write: Boolean,
-    ) : HostStep<Nothing, Nothing>
-
-    /** Commit the transaction. */
-    data object Commit : HostStep<Nothing, Nothing>
-
-    /** Roll the transaction back. */
-    data object Rollback : HostStep<Nothing, Nothing>
-
-    /**
-     * Work outside the database (a Redis script, a relay's send) whose result [next] pushes to
-     * the driver: the connection goes back to the pool first, unless [keep] (the relay holds one
-     * from send to send).
-     */
-    class Hand<out S>(
-        val keep: Boolean,
-        val next: () -> S,
-    ) : HostStep<S, Nothing>
-
-    /** The driver's end, or its hand-over to the caller. */
-    data class Done<out Y>(
-        val value: Y,
-    ) : HostStep<Nothing, Y>
-}
-
 /**
- * The one loop of the JDBC host: runs a core driver's steps on connections from [connect],
- * each step executed ([JdbcExecutor]) and its answer pushed back, until the driver is done or
- * hands over. [pooled] connections are the run's own: given back during a pause or a hand-off
- * (unless a transaction is open) and at the end; else [connect] gives the caller's, left open.
- * Every loop, retry and error code is the driver's; its errors carry the JDBC exception behind
- * the answer last pushed as cause, and the database's errors are counted in [metrics].
+ * The one loop of the JDBC host: runs a wire driver's steps on connections from [connect], each
+ * query executed ([JdbcExecutor]) and its answer pushed back, each pause slept, each Redis script
+ * sent to [fastPath], until the driver yields or is done. [pooled] connections are the run's
+ * own: given back at a pause or a Redis call (unless a transaction is open) and at the end of a
+ * [drive] (unless it holds); else [connect] gives the caller's, left open. Every loop, retry
+ * and error code is the driver's: a `FAIL` step is thrown as the core's typed error, the JDBC
+ * exception behind the answer last pushed as its cause, and the database's errors are counted
+ * in [metrics].
  */
 internal class DriverRun(
     dialect: Dialect,
     metrics: StoreMetrics,
     private val clock: StoreClock,
     private val pooled: Boolean,
+    private val fastPath: RedisFastPath? = null,
     private val connect: () -> Connection,
-) {
+) : AutoCloseable {
     private val executor = JdbcExecutor(dialect, metrics)
     private var connection: Connection? = null
     private var inTransaction = false
 
     /**
-     * Drives from [first] until [view] says done: [push] takes each answer, [resume] follows a
-     * pause slept by [pause] (both read the clock themselves).
+     * Pushes [input] to [wire] and runs the steps that follow until a yield or done (returned):
+     * pauses slept by [pause], or returned when [pauses] (the heartbeat waits them out itself).
+     * The connection is given back at the end unless [hold] (the caller's next drive uses it;
+     * [close] gives it back) and the drive returned.
      */
-    fun <S, Y> drive(
-        first: () -> S,
-        view: (S) -> HostStep<S, Y>,
-        push: (StoreAnswer) -> S,
-        resume: () -> S = { error("this driver never pauses") },
+    fun drive(
+        wire: WireDriver,
+        input: ByteArray,
+        hold: Boolean = false,
+        pauses: Boolean = false,
         pause: (Long) -> Unit = clock::pause,
-    ): Y {
+    ): Wire.Step {
+        var yielded = false
         try {
-            var step = core(first)
+            var step = wire.call(input)
             while (true) {
                 step =
-                    when (val next = view(step)) {
-                        is HostStep.Done -> return next.value
-                        is HostStep.Pause -> {
+                    when (step) {
+                        is Wire.Step.Yield, is Wire.Step.Done -> return step.also { yielded = true }
+                        is Wire.Step.Fail -> throw step.toMintid(executor.lastError)
+                        is Wire.Step.Pause -> {
+                            if (pauses) return step.also { yielded = true }
                             release()
-                            pause(next.millis)
-                            core(resume)
+                            pause(step.millis)
+                            wire.call(Wire.Input.RESUME, now())
                         }
-                        is HostStep.Hand -> {
-                            if (!next.keep) release()
-                            core(next.next)
+                        is Wire.Step.Redis -> {
+                            release()
+                            val answer = checkNotNull(fastPath) { "a Redis step without a fast path" }.send(step)
+                            wire.call(Wire.input(Wire.Input.REDIS, now()).redis(answer).done())
                         }
-                        else -> {
-                            val answer = answer(next)
-                            core { push(answer) }
-                        }
+                        else -> wire.call(answer(step).input(now()))
                     }
             }
         } finally {
-            end()
+            if (!hold || !yielded) end()
         }
     }
 
-    /** Runs the one [query] of a read and gives its answer to [read] (the core's reader). */
-    fun <T> once(
-        query: StoreQuery,
-        read: (StoreAnswer) -> T,
-    ): T =
-        try {
-            val answer = answer(HostStep.Run(query))
-            core { read(answer) }
-        } finally {
-            end()
-        }
+    /** A new driver of [kind] made from [spec], run from its start to its end (returned). */
+    fun once(
+        kind: Wire.Kind,
+        spec: ByteArray,
+    ): Wire.Step = WireDriver(kind, spec).use { drive(it, Wire.input(Wire.Input.START, now()).done()) }
 
-    private fun <S> core(call: () -> S): S = coreStore({ executor.lastError }, call)
+    private fun now() = clock.nowMillis()
 
-    private fun answer(step: HostStep<*, *>): StoreAnswer {
+    /** Executes [sql] as it is (a migration's statement; rows ignored): `Affected(0)`, or the failure. */
+    fun execute(sql: String): Answer = connected { open -> executor.control(open) { it.createStatement().use { statement -> statement.execute(sql) } } }
+
+    /** [action] on the run's connection, opened first if need be. */
+    private inline fun connected(action: (Connection) -> Answer): Answer {
         val open =
             connection ?: try {
                 connect().also { connection = it }
-            } catch (error: SQLException) {
+            } catch (error: Exception) {
                 return executor.notConnected(error)
             }
-        return when (step) {
-            is HostStep.Run -> executor.run(open, step.query)
-            is HostStep.Begin -> executor.control(open) { it.autoCommit = false }.also { inTransaction = it is StoreAnswer.Affected }
+        return action(open)
+    }
+
+    /** Executes a database step: a query, or a transaction's begin, commit or rollback. */
+    private fun answer(step: Wire.Step): Answer = connected { open -> database(open, step) }
+
+    private fun database(
+        open: Connection,
+        step: Wire.Step,
+    ): Answer =
+        when (step) {
+            is Wire.Step.Run -> executor.run(open, step.name, step.params)
+            is Wire.Step.Begin -> executor.control(open) { it.autoCommit = false }.also { inTransaction = it is Answer.Affected }
             // A failed commit stays in the transaction: the driver rolls it back.
-            HostStep.Commit -> executor.control(open) { it.commit() }.also { if (it is StoreAnswer.Affected) endTransaction(open) }
-            HostStep.Rollback -> {
+            Wire.Step.Commit -> executor.control(open) { it.commit() }.also { if (it is Answer.Affected) endTransaction(open) }
+            Wire.Step.Rollback -> {
                 executor.control(open) { it.rollback() }
                 endTransaction(open)
-                StoreAnswer.Affected(0uL)
+                Answer.Affected(0)
             }
             else -> error("not a database step: $step")
         }
-    }
 
     /** Back to autocommit after a transaction; a connection that cannot is closed. */
     private fun endTransaction(open: Connection) {
@@ -153,13 +124,13 @@ internal class DriverRun(
         if (!inTransaction) end()
     }
 
-    private fun end() {
-        if (pooled) close() else connection = null
-    }
+    private fun end() = close()
 
-    private fun close() {
+    /** Gives the connection back (a transaction still open is rolled back first). */
+    override fun close() {
         val open = connection ?: return
         connection = null
+        if (!pooled) return
         if (inTransaction) {
             inTransaction = false
             try {
@@ -183,7 +154,8 @@ internal class DriverRun(
             dialect: Dialect,
             clock: StoreClock,
             metrics: StoreMetrics,
-        ) = DriverRun(dialect, metrics, clock, pooled = true) { dataSource.connection }
+            fastPath: RedisFastPath? = null,
+        ) = DriverRun(dialect, metrics, clock, pooled = true, fastPath) { dataSource.connection }
 
         /** A run on the caller's [connection] (its transaction is the caller's). */
         fun on(
@@ -191,13 +163,45 @@ internal class DriverRun(
             dialect: Dialect,
             clock: StoreClock,
             metrics: StoreMetrics,
-        ) = DriverRun(dialect, metrics, clock, pooled = false) { connection }
+            fastPath: RedisFastPath? = null,
+        ) = DriverRun(dialect, metrics, clock, pooled = false, fastPath) { connection }
     }
 }
 
-/** What a record or outbox cleanup's step asks: a batch to delete, or the total deleted. */
-internal fun cleanupStep(step: CleanupStep): HostStep<CleanupStep, Long> =
-    when (step) {
-        is CleanupStep.Run -> HostStep.Run(step.query)
-        is CleanupStep.Done -> HostStep.Done(step.deleted.toLong())
+/** What the database said to a step, pushed to the driver as the wire's input ([input]). */
+internal sealed interface Answer {
+    /** The rows of a query, columns in `SELECT` order (values as [Wire.Writer.value] takes them). */
+    class Rows(
+        val rows: List<List<Any?>>,
+    ) : Answer
+
+    /** The affected-row count (0 for a transaction step). */
+    class Affected(
+        val count: Long,
+    ) : Answer
+
+    /** The database's error, classified by the core's table. */
+    class Failed(
+        val dbClass: DbErrorClass,
+        val message: String,
+    ) : Answer
+
+    /** This answer at [nowMillis], packed. */
+    fun input(nowMillis: Long): ByteArray =
+        when (this) {
+            is Rows -> Wire.input(Wire.Input.ROWS, nowMillis).rows(rows)
+            is Affected -> Wire.input(Wire.Input.AFFECTED, nowMillis).u64(count)
+            is Failed -> Wire.input(Wire.Input.FAILED, nowMillis).u8(wireClass(dbClass)).text(message)
+        }.done()
+}
+
+/** The wire's number of a database error class. */
+private fun wireClass(dbClass: DbErrorClass): Int =
+    when (dbClass) {
+        DbErrorClass.UNIQUE_VIOLATION -> 0
+        DbErrorClass.SERIALIZATION -> 1
+        DbErrorClass.CONNECTION_LOST -> 2
+        DbErrorClass.CONSTRAINT -> 3
+        DbErrorClass.OTHER -> 4
+        DbErrorClass.SCHEMA_MISSING -> 5
     }

@@ -1,5 +1,6 @@
 package io.mintid.store
 
+import io.mintid.Fingerprint
 import io.mintid.IdempotencyHttp
 import io.mintid.IdempotencyKey
 import io.mintid.MintidException
@@ -7,29 +8,15 @@ import io.mintid.Outcome
 import io.mintid.Record
 import io.mintid.RecordLostException
 import io.mintid.RecordPolicy
-import io.mintid.core
+import io.mintid.RecordStatus
 import io.mintid.requireNonNegative
 import io.mintid.storeException
-import uniffi.mintid_ffi.CleanupStep
-import uniffi.mintid_ffi.Finished
-import uniffi.mintid_ffi.Held
-import uniffi.mintid_ffi.OperationOutcome
-import uniffi.mintid_ffi.RecordCleanup
-import uniffi.mintid_ffi.RecordDrivers
-import uniffi.mintid_ffi.RecordRenewal
-import uniffi.mintid_ffi.RecordStep
-import uniffi.mintid_ffi.RenewalStep
-import uniffi.mintid_ffi.Way
-import uniffi.mintid_ffi.storeLoadQuery
-import uniffi.mintid_ffi.storeReadRecord
 import java.sql.Connection
 import java.util.concurrent.Future
 import java.util.concurrent.ScheduledExecutorService
 import java.util.concurrent.ScheduledThreadPoolExecutor
 import java.util.concurrent.TimeUnit
 import javax.sql.DataSource
-import uniffi.mintid_ffi.IdempotencyKey as FfiKey
-import uniffi.mintid_ffi.Outcome as FfiOutcome
 
 /**
  * The claim a [runOnce] operation holds while it runs: the store renews its lease in the
@@ -78,24 +65,24 @@ class HeldRecord internal constructor(
  */
 class RecordLease internal constructor(
     private val store: IdempotencyStore,
-    private val driver: LaneDriver,
-    private val key: FfiKey,
-    private val held: Held,
+    private val wire: WireDriver,
+    key: Wire.Key,
+    private val held: Wire.Held,
 ) : LeaseResult {
-    override val decision: String get() = "execute"
+    override val decision: String get() = held.decision
 
     private val renewal by lazy { store.renewal(key, held) }
 
     /** The fencing token of this claim. */
-    val token: Long get() = held.token.toLong()
+    val token: Long get() = held.token
 
     /** When the lease ends (Unix ms), as last renewed. */
     @Volatile
-    var leaseDeadlineMillis: Long = held.leaseDeadlineMillis.toLong()
+    var leaseDeadlineMillis: Long = held.leaseDeadlineMillis
         private set
 
     /** How often the core suggests to [renew] while the operation runs (ms). */
-    val renewEveryMillis: Long? get() = held.renewEveryMillis?.toLong()
+    val renewEveryMillis: Long? get() = held.renewEveryMillis
 
     /**
      * Moves the lease deadline forward (now + the policy's lease) and returns it.
@@ -115,7 +102,7 @@ class RecordLease internal constructor(
      * @throws io.mintid.StoreUnavailableException `store.unavailable`.
      */
     fun complete(response: StoredResponse) {
-        store.finishHeld(driver, OperationOutcome.Succeeded(response.toFfi()))
+        store.finishHeld(wire, Wire.Finish.Succeeded(response))
     }
 
     /**
@@ -131,7 +118,7 @@ class RecordLease internal constructor(
         retryable: Boolean = false,
         response: StoredResponse? = null,
     ) {
-        store.finishHeld(driver, OperationOutcome.Failed(error, retryable, response?.toFfi()))
+        store.finishHeld(wire, Wire.Finish.Failed(retryable, error, response))
     }
 }
 
@@ -168,10 +155,9 @@ class IdempotencyStore
         val metrics: StoreMetrics = StoreMetrics.NONE,
         val fastPath: RedisFastPath? = null,
     ) {
-        private val manifest = Statements.of(dialect).manifest
-
-        /** The manifest, the checked policy and the fast path, lowered into the core once (the lane's handle). */
-        private val lane = Lane(RecordDrivers(manifest, policy.checked), fastPath)
+        init {
+            policy.check()
+        }
 
         /**
          * Runs [operation] once for [key]: the first request claims the key, runs it and stores its
@@ -202,34 +188,24 @@ class IdempotencyStore
             key: IdempotencyKey,
             request: StoreRequest,
             operation: Operation,
-        ): RunResult = driver(Way.RUN_ONCE, key, request).use { driver -> runOnce(driver, key, operation) }
+        ): RunResult = driver(Wire.Way.RUN_ONCE, key, request).use { wire -> runOnce(wire, key, operation) }
 
         private fun runOnce(
-            driver: LaneDriver,
+            wire: WireDriver,
             key: IdempotencyKey,
             operation: Operation,
         ): RunResult {
-            val held =
-                when (val step = claim(Way.RUN_ONCE) { advance(pooledRun(), driver) { driver.start(now()) } }) {
-                    is RecordStep.Execute -> step.held
-                    is RecordStep.Done -> return result(step.finished, null)
-                    else -> error("the driver stopped at $step")
-                }
-            val record = HeldRecord(held.token.toLong(), held.leaseDeadlineMillis.toLong())
-            // The renewal is made at the first beat: most operations end before it.
-            val renewal = lazy { renewal(key.toFfi(), held) }
+            val step = claim(Wire.Way.RUN_ONCE) { advance(pooledRun(), wire, start()) }
+            val held = (step as? Wire.Step.Yield)?.value as? Wire.Held ?: return result(step, null)
+            val record = HeldRecord(held.token, held.leaseDeadlineMillis)
+            val heartbeat = held.renewEveryMillis?.let { Heartbeat(Wire.heartbeatSpec(dialect, policy, key.wire(), held.claim(), it), record) }
             val ran =
                 try {
-                    val heartbeat = held.renewEveryMillis?.let { heartbeat(renewal, record, it.toLong()) }
-                    try {
-                        operation(Way.RUN_ONCE) { operation.run(record) }
-                    } finally {
-                        heartbeat?.cancel(false)
-                    }
+                    operation(Wire.Way.RUN_ONCE) { operation.run(record) }
                 } finally {
-                    if (renewal.isInitialized()) renewal.value.close()
+                    heartbeat?.stop()
                 }
-            return finish(Way.RUN_ONCE, driver, ran, ::pooledRun)
+            return finish(Wire.Way.RUN_ONCE, wire, ran, ::pooledRun)
         }
 
         /**
@@ -249,20 +225,17 @@ class IdempotencyStore
             key: IdempotencyKey,
             request: StoreRequest,
             operation: TransactionalOperation,
-        ): RunResult = driver(Way.SAME_TRANSACTION, key, request).use { driver -> inTransaction(driver, connection, operation) }
+        ): RunResult = driver(Wire.Way.SAME_TRANSACTION, key, request).use { wire -> inTransaction(wire, connection, operation) }
 
         private fun inTransaction(
-            driver: LaneDriver,
+            wire: WireDriver,
             connection: Connection,
             operation: TransactionalOperation,
         ): RunResult {
-            val run = { DriverRun.on(connection, dialect, clock, metrics) }
-            when (val step = claim(Way.SAME_TRANSACTION) { advance(run(), driver) { driver.start(now()) } }) {
-                is RecordStep.Execute -> Unit
-                is RecordStep.Done -> return result(step.finished, null)
-                else -> error("the driver stopped at $step")
-            }
-            return finish(Way.SAME_TRANSACTION, driver, operation(Way.SAME_TRANSACTION) { operation.run(connection) }, run)
+            val run = { DriverRun.on(connection, dialect, clock, metrics, fastPath) }
+            val step = claim(Wire.Way.SAME_TRANSACTION) { advance(run(), wire, start()) }
+            if (step !is Wire.Step.Yield) return result(step, null)
+            return finish(Wire.Way.SAME_TRANSACTION, wire, operation(Wire.Way.SAME_TRANSACTION) { operation.run(connection) }, run)
         }
 
         /**
@@ -293,12 +266,10 @@ class IdempotencyStore
             key: IdempotencyKey,
             request: StoreRequest,
         ): LeaseResult {
-            val driver = driver(Way.LEASE, key, request)
-            return when (val step = claim(Way.LEASE) { advance(pooledRun(), driver) { driver.start(now()) } }) {
-                is RecordStep.Execute -> RecordLease(this, driver, key.toFfi(), step.held)
-                is RecordStep.Done -> result(step.finished, null) as NotExecuted
-                else -> error("the driver stopped at $step")
-            }
+            val wire = driver(Wire.Way.LEASE, key, request)
+            val step = claim(Wire.Way.LEASE) { advance(pooledRun(), wire, start()) }
+            val held = (step as? Wire.Step.Yield)?.value as? Wire.Held ?: return wire.use { result(step, null) as NotExecuted }
+            return RecordLease(this, wire, key.wire(), held)
         }
 
         /**
@@ -308,8 +279,18 @@ class IdempotencyStore
          *   [io.mintid.StoreException]s of a query.
          */
         fun load(key: IdempotencyKey): StoredRecord? {
-            val query = core { storeLoadQuery(manifest, key.toFfi()) }
-            return pooledRun().once(query, ::storeReadRecord)?.let { StoredRecord(Record.of(it.record), it.response?.let(StoredResponse::of), it.error) }
+            val done = pooledRun().once(Wire.Kind.RECORD_LOAD, Wire.recordLoadSpec(dialect, key.wire())) as Wire.Step.Done
+            val loaded = done.value as Wire.LoadedRecord? ?: return null
+            val record =
+                Record(
+                    RecordStatus.valueOf(loaded.status.uppercase()),
+                    Fingerprint.ofDigest(loaded.fingerprint),
+                    loaded.token,
+                    loaded.leaseDeadlineMillis,
+                    loaded.createdMillis,
+                    loaded.expiresMillis,
+                )
+            return StoredRecord(record, loaded.response, loaded.error)
         }
 
         /**
@@ -320,41 +301,39 @@ class IdempotencyStore
          */
         @JvmOverloads
         fun cleanup(batchSize: Int = 1000): Long {
-            val cleanup = RecordCleanup(manifest, requireNonNegative(batchSize.toLong(), "the batch size"))
-            return pooledRun().drive({ CleanupStep.Run(cleanup.start(now())) }, ::cleanupStep, { cleanup.push(it, now()) })
+            val spec = Wire.spec(Wire.Kind.RECORD_CLEANUP, dialect).u64(requireNonNegative(batchSize.toLong(), "the batch size").toLong()).done()
+            return (pooledRun().once(Wire.Kind.RECORD_CLEANUP, spec) as Wire.Step.Done).value as Long
         }
 
+        /** The renewal of [held]'s lease: one driver, started again for each renewal. */
         internal fun renewal(
-            key: FfiKey,
-            held: Held,
-        ): RecordRenewal = core { RecordRenewal(manifest, policy.checked, key, held) }
+            key: Wire.Key,
+            held: Wire.Held,
+        ) = WireDriver(Wire.Kind.RECORD_RENEWAL, Wire.renewalSpec(dialect, policy, key, held.claim()))
 
         /** One renewal of a held lease, on a connection of its own: the new deadline. */
-        internal fun renew(renewal: RecordRenewal): Long {
-            val renewed =
-                try {
-                    pooledRun().drive(
-                        { RenewalStep.Run(renewal.start(now())) },
-                        { step -> if (step is RenewalStep.Run) HostStep.Run(step.query) else HostStep.Done(step) },
-                        renewal::push,
-                    )
-                } catch (lost: RecordLostException) {
-                    metrics.recordLost()
-                    throw lost
-                }
-            return (renewed as RenewalStep.Renewed).leaseDeadlineMillis.toLong()
-        }
+        internal fun renew(renewal: WireDriver): Long =
+            try {
+                (pooledRun().drive(renewal, start()) as Wire.Step.Done).value as Long
+            } catch (lost: RecordLostException) {
+                metrics.recordLost()
+                throw lost
+            }
 
         /** A lease's completion or failure: the driver's remaining steps. */
         internal fun finishHeld(
-            driver: LaneDriver,
-            outcome: OperationOutcome,
+            wire: WireDriver,
+            outcome: Wire.Finish,
         ) {
-            val step = recording { pause -> complete(Way.LEASE, outcome) { advance(pooledRun(), driver, pause) { driver.finish(outcome, now()) } } }
-            check(step is RecordStep.Done) { "the driver stopped at $step" }
+            val step = recording { pause -> complete(Wire.Way.LEASE, outcome) { advance(pooledRun(), wire, finishing(outcome), pause) } }
+            check(step is Wire.Step.Done) { "the driver stopped at $step" }
         }
 
-        private fun now(): ULong = clock.nowMillis().toULong()
+        private fun now(): Long = clock.nowMillis()
+
+        private fun start(): ByteArray = Wire.input(Wire.Input.START, now()).done()
+
+        private fun finishing(outcome: Wire.Finish): ByteArray = Wire.input(Wire.Input.FINISH, now()).finish(outcome).done()
 
         /**
          * Runs a completion, whose operation has an outcome, to its end even when the thread is
@@ -390,49 +369,40 @@ class IdempotencyStore
         }
 
         private fun driver(
-            way: Way,
+            way: Wire.Way,
             key: IdempotencyKey,
             request: StoreRequest,
-        ): LaneDriver = core { lane.driver(way, key.text, request.fingerprint.digest(), created(request)) }
-
-        /** The key's creation time; the core reads a negative one as "not known". */
-        private fun created(request: StoreRequest): Long = request.keyCreatedMillis?.let { requireNonNegative(it, "keyCreatedMillis").toLong() } ?: -1
+        ): WireDriver {
+            // The key's creation time, if known.
+            val created = request.keyCreatedMillis?.let { requireNonNegative(it, "keyCreatedMillis").toLong() }
+            val spec = Wire.recordSpec(dialect, policy, way, fastPath != null, fastPath?.ttl, key.wire(), request.fingerprint.digest(), created)
+            return WireDriver(Wire.Kind.RECORD, spec)
+        }
 
         /** Pushes what the operation came to and reads how the protocol ended. */
         private fun finish(
-            way: Way,
-            driver: LaneDriver,
+            way: Wire.Way,
+            wire: WireDriver,
             ran: Ran,
             run: () -> DriverRun,
         ): RunResult {
             val outcome = ran.outcome()
-            val step = recording { pause -> complete(way, outcome) { advance(run(), driver, pause) { driver.finish(outcome, now()) } } }
-            return when (step) {
-                is RecordStep.Done -> result(step.finished, ran)
-                else -> error("the driver stopped at $step")
-            }
+            return result(recording { pause -> complete(way, outcome) { advance(run(), wire, finishing(outcome), pause) } }, ran)
         }
 
+        /** The result a record driver's end ([step], `done`) says, the operation having come to [ran]. */
         private fun result(
-            finished: Finished,
+            step: Wire.Step,
             ran: Ran?,
         ): RunResult =
-            when (finished) {
-                is Finished.Executed -> Executed(ran!!.response!!)
-                is Finished.OperationFailed -> throw ran!!.thrown!!.unchecked()
-                is Finished.OperationFailedUnrecorded -> throw unrecorded(ran!!, finished)
-                is Finished.Replay ->
-                    Replayed(
-                        if (finished.outcome == FfiOutcome.SUCCEEDED) Outcome.SUCCEEDED else Outcome.FAILED,
-                        finished.response?.let(StoredResponse::of),
-                        finished.error,
-                    )
-                is Finished.InProgress -> {
-                    val millis = finished.retryAfterMillis.toLong()
-                    InProgress(millis, IdempotencyHttp.retryAfterSecs(millis))
-                }
-                is Finished.FingerprintMismatch -> FingerprintMismatch()
-                is Finished.KeyTooOld -> KeyTooOld()
+            when (val end = ((step as Wire.Step.Done).value as Wire.RecordEnd).end) {
+                Wire.RecordEnd.End.Executed -> Executed(ran!!.response!!)
+                is Wire.RecordEnd.End.OperationFailed -> throw ran!!.thrown!!.unchecked()
+                is Wire.RecordEnd.End.OperationFailedUnrecorded -> throw unrecorded(ran!!, end)
+                is Wire.RecordEnd.End.Replay -> Replayed(if (end.succeeded) Outcome.SUCCEEDED else Outcome.FAILED, end.response, end.error)
+                is Wire.RecordEnd.End.InProgress -> InProgress(end.retryAfterMillis, IdempotencyHttp.retryAfterSecs(end.retryAfterMillis))
+                Wire.RecordEnd.End.FingerprintMismatch -> FingerprintMismatch()
+                Wire.RecordEnd.End.KeyTooOld -> KeyTooOld()
             }
 
         /**
@@ -442,7 +412,7 @@ class IdempotencyStore
          */
         private fun unrecorded(
             ran: Ran,
-            finished: Finished.OperationFailedUnrecorded,
+            finished: Wire.RecordEnd.End.OperationFailedUnrecorded,
         ): Throwable {
             val storeError = storeException(finished.code, finished.message, null, null, null)
             LOGGER.log(System.Logger.Level.WARNING, "mintid: the operation's failure was not recorded (${finished.code}): ${finished.message}")
@@ -453,9 +423,9 @@ class IdempotencyStore
 
         /** Runs the claim [action] of [way] in its span and reports its decision and time to [metrics]. */
         private inline fun claim(
-            way: Way,
-            action: () -> RecordStep,
-        ): RecordStep {
+            way: Wire.Way,
+            action: () -> Wire.Step,
+        ): Wire.Step {
             val started = System.nanoTime()
             return metrics.traced(Spans.CLAIM, wayName(way), ::decisionOf, action).also { step ->
                 if (metrics === StoreMetrics.NONE) return@also
@@ -465,7 +435,7 @@ class IdempotencyStore
 
         /** Runs the application's [operation] of [way] in its span: what it came to. */
         private inline fun operation(
-            way: Way,
+            way: Wire.Way,
             crossinline operation: () -> Any?,
         ): Ran {
             val span = metrics.startSpan(Spans.OPERATION, wayName(way))
@@ -474,98 +444,125 @@ class IdempotencyStore
 
         /** Runs the completion [action] of [way] storing [outcome] in its span and reports its time and response size. */
         private inline fun complete(
-            way: Way,
-            outcome: OperationOutcome,
-            action: () -> RecordStep,
-        ): RecordStep {
+            way: Wire.Way,
+            outcome: Wire.Finish,
+            action: () -> Wire.Step,
+        ): Wire.Step {
             val started = System.nanoTime()
             return metrics.traced(Spans.COMPLETE, wayName(way), ::decisionOf, action).also {
                 if (metrics === StoreMetrics.NONE) return@also
                 val response =
                     when (outcome) {
-                        is OperationOutcome.Succeeded -> outcome.response
-                        is OperationOutcome.Failed -> outcome.response
+                        is Wire.Finish.Succeeded -> outcome.response
+                        is Wire.Finish.Failed -> outcome.response
                         else -> null
                     }
-                metrics.completed(wayName(way), System.nanoTime() - started, response?.body?.size)
+                metrics.completed(wayName(way), System.nanoTime() - started, response?.bodyBytes()?.size)
             }
         }
 
-        /** The decision a claim or completion [step] names: `execute` to run (or once run), else the refusal's or replay's. */
-        private fun decisionOf(step: RecordStep): String =
-            when (val finished = (step as? RecordStep.Done)?.finished) {
-                null, is Finished.Executed, is Finished.OperationFailed, is Finished.OperationFailedUnrecorded -> "execute"
-                else -> result(finished, null).decision
+        /** The decision a claim or completion [step] names, by the core's name (`execute` for a claim to run). */
+        private fun decisionOf(step: Wire.Step): String =
+            when (step) {
+                is Wire.Step.Yield -> (step.value as Wire.Held).decision
+                else -> ((step as Wire.Step.Done).value as Wire.RecordEnd).decision
             }
 
-        /** Runs [renewal] every [everyMillis] on the shared scheduler until cancelled or lost. */
-        private fun heartbeat(
-            renewal: Lazy<RecordRenewal>,
-            record: HeldRecord,
-            everyMillis: Long,
-        ): Future<*> {
-            val beat = {
-                try {
-                    record.renewed(renew(renewal.value))
-                } catch (lost: RecordLostException) {
-                    record.lose(lost)
-                    // A periodic task that throws runs no more.
-                    throw lost
-                } catch (_: MintidException) {
-                    // store.unavailable and the like: the next beat tries again while the lease runs.
-                }
-            }
-            return heartbeats.scheduleWithFixedDelay(beat, everyMillis, everyMillis, TimeUnit.MILLISECONDS)
-        }
-
-        private fun pooledRun() = DriverRun.pooled(dataSource, dialect, clock, metrics)
+        private fun pooledRun() = DriverRun.pooled(dataSource, dialect, clock, metrics, fastPath)
 
         /**
-         * Runs the driver's steps from [first] on [run] until it asks to execute or is done:
-         * queries on the database, pauses on [pause], scripts on the [fastPath]'s Redis. What
-         * the fast path came to is counted whenever the driver hands back (done, execute, failed).
+         * Pushes [input] to the record driver [wire] and runs its steps on [run] until it asks to
+         * execute or is done, pauses slept by [pause]. What the fast path came to is counted
+         * whenever the driver hands back (done, execute, failed).
          */
         private fun advance(
             run: DriverRun,
-            driver: LaneDriver,
+            wire: WireDriver,
+            input: ByteArray,
             pause: (Long) -> Unit = clock::pause,
-            first: () -> LaneStep,
-        ): RecordStep =
+        ): Wire.Step =
             try {
-                run.drive(first, { step -> hostStep(driver, step) }, { driver.push(it, now()) }, driver::resume, pause)
+                run.drive(wire, input, pause = pause)
             } finally {
-                fastPath?.count(driver.takeFastReport(), metrics)
+                fastPath?.count(wire.call(Wire.Input.REPORT, now()), metrics)
             }
 
-        private fun hostStep(
-            driver: LaneDriver,
-            step: LaneStep,
-        ): HostStep<LaneStep, RecordStep> =
-            when (step) {
-                is LaneStep.Redis -> {
-                    val fastPath = checkNotNull(fastPath) { "a Redis step without a fast path" }
-                    HostStep.Hand(keep = false) { driver.pushRedis(fastPath.send(step.call), now()) }
-                }
-                is LaneStep.Record ->
-                    when (val record = step.step) {
-                        is RecordStep.Run -> HostStep.Run(record.query)
-                        is RecordStep.Pause -> HostStep.Pause(record.millis.toLong())
-                        is RecordStep.Execute, is RecordStep.Done -> HostStep.Done(record)
-                    }
+        /**
+         * The heartbeat of a [runOnce] claim (`docs/spec.md`, "The heartbeat"): the core's
+         * heartbeat driver (its schedule, retries and stop rule), whose pauses wait on the shared
+         * scheduler and whose renewals run there on a connection of their own, until [stop]
+         * (the operation returned) or the driver ends; a lost claim marks [record] lost.
+         */
+        private inner class Heartbeat(
+            spec: ByteArray,
+            private val record: HeldRecord,
+        ) {
+            private val wire = WireDriver(Wire.Kind.HEARTBEAT, spec)
+            private var next: Future<*>? = null
+            private var beating = false
+            private var stopped = false
+            private var ended = false
+
+            init {
+                step(wire.call(Wire.Input.START, now()))
             }
+
+            /** The operation returned: ends the driver now, or after a renewal in flight. */
+            @Synchronized
+            fun stop() {
+                stopped = true
+                next?.cancel(false)
+                if (!beating && !ended) step(wire.call(Wire.Input.STOP, now()))
+            }
+
+            /** Follows [step]: waits out a pause, or ends. */
+            @Synchronized
+            private fun step(step: Wire.Step) {
+                if (ended) return
+                when {
+                    step is Wire.Step.Pause && !stopped -> next = heartbeats.schedule(::beat, step.millis, TimeUnit.MILLISECONDS)
+                    step is Wire.Step.Pause -> step(wire.call(Wire.Input.STOP, now()))
+                    else -> {
+                        ended = true
+                        (step as? Wire.Step.Done)?.let { record.renewed(it.value as Long) }
+                        wire.close()
+                    }
+                }
+            }
+
+            private fun beat() {
+                synchronized(this) {
+                    if (stopped) return
+                    beating = true
+                }
+                val step =
+                    try {
+                        pooledRun().drive(wire, Wire.input(Wire.Input.RESUME, now()).done(), pauses = true)
+                    } catch (error: MintidException) {
+                        if (error is RecordLostException) {
+                            record.lose(error)
+                            metrics.recordLost()
+                        }
+                        null
+                    }
+                synchronized(this) {
+                    beating = false
+                    if (step == null) ended = true.also { wire.close() } else step(step)
+                }
+            }
+        }
 
         private companion object {
             /** Where a failure that could not be recorded is logged. */
             val LOGGER: System.Logger = System.getLogger("io.mintid.store")
 
             /**
-             * The record renewals of every store: two daemon threads, one beat at a time each. A
-             * cancelled beat (its operation ended, most often before the first) leaves the queue
-             * at once instead of waiting there until its time.
+             * The heartbeats of every store: two daemon threads. A cancelled pause (its operation
+             * ended, most often before the first renewal) leaves the queue at once.
              */
             val heartbeats: ScheduledExecutorService =
                 ScheduledThreadPoolExecutor(2) { runnable ->
-                    Thread(runnable, "mintid-record-renewal").apply { isDaemon = true }
+                    Thread(runnable, "mintid-record-heartbeat").apply { isDaemon = true }
                 }.apply { removeOnCancelPolicy = true }
         }
     }
@@ -577,14 +574,15 @@ internal class Ran private constructor(
 ) {
     val response: StoredResponse? get() = returned as? StoredResponse
 
-    fun outcome(): OperationOutcome {
+    /** The outcome pushed to the record driver; an exception's stored text is the core's. */
+    fun outcome(): Wire.Finish {
         thrown?.let { error ->
-            val failure = error as? OperationException ?: return OperationOutcome.Raised(error.message ?: error.toString())
-            return OperationOutcome.Failed(error.message ?: error.toString(), failure.retryable, failure.response?.toFfi())
+            val failure = error as? OperationException ?: return Wire.Finish.Raised(error.javaClass.simpleName, error.message.orEmpty())
+            return Wire.Finish.Failed(failure.retryable, failure.message.orEmpty(), failure.response)
         }
         return when (returned) {
-            is StoredResponse -> OperationOutcome.Succeeded(returned.toFfi())
-            else -> OperationOutcome.NotAResponse(returned?.javaClass?.name ?: "null")
+            is StoredResponse -> Wire.Finish.Succeeded(returned)
+            else -> Wire.Finish.NotAResponse(returned?.javaClass?.name ?: "null")
         }
     }
 
@@ -598,4 +596,8 @@ internal class Ran private constructor(
     }
 }
 
-internal fun IdempotencyKey.toFfi() = FfiKey(kind, scope, id, text)
+/** The key's three parts, as a spec carries them. */
+internal fun IdempotencyKey.wire() = Wire.Key(kind, scope, id)
+
+/** The claim a renewal or heartbeat renews. */
+internal fun Wire.Held.claim() = Wire.Claim(token, createdMillis, leaseDeadlineMillis)

@@ -8,10 +8,7 @@ import uniffi.mintid_ffi.Manifest
 import uniffi.mintid_ffi.ParamType
 import uniffi.mintid_ffi.Placeholder
 import uniffi.mintid_ffi.ResultKind
-import uniffi.mintid_ffi.SqlValue
 import uniffi.mintid_ffi.Statement
-import uniffi.mintid_ffi.StoreAnswer
-import uniffi.mintid_ffi.StoreQuery
 import uniffi.mintid_ffi.classifyDbError
 import uniffi.mintid_ffi.storeStatements
 import java.sql.Connection
@@ -47,7 +44,7 @@ internal class Statements private constructor(
 }
 
 /**
- * The JDBC executor of the core's store drivers: runs a [StoreQuery] as a prepared statement
+ * The JDBC executor of the core's store drivers: runs a named query as a prepared statement
  * (values bound by position) and answers with its rows (columns in `SELECT` order), its
  * affected-row count, or the classified database error (counted in [metrics] by its class).
  * [lastError] keeps the driver's exception behind the last answer when it failed, for the cause
@@ -59,63 +56,67 @@ internal class JdbcExecutor(
 ) {
     private val statements = Statements.of(dialect)
 
-    /** The driver's exception behind the last answer when it was [StoreAnswer.Failed], else null. */
+    /** The driver's exception behind the last answer when it was [Answer.Failed], else null. */
     var lastError: Throwable? = null
         private set
 
-    /** Runs [query] on [connection]. */
+    /** Runs the query [name] with [params] (a [Long], [String], [ByteArray] or null each) on [connection]. */
     fun run(
         connection: Connection,
-        query: StoreQuery,
-    ): StoreAnswer {
-        val statement = statements[query.name]
+        name: String,
+        params: List<Any?>,
+    ): Answer {
+        val statement = statements[name]
         lastError = null
         return try {
             connection.prepareStatement(statement.sql).use { prepared ->
-                query.params.forEachIndexed { index, value -> prepared.bind(index + 1, value, statement.paramTypes[index]) }
+                params.forEachIndexed { index, value -> prepared.bind(index + 1, value, statement.paramTypes[index]) }
                 when (statement.kind) {
                     ResultKind.ONE, ResultKind.MANY ->
-                        StoreAnswer.Rows(if (prepared.execute()) prepared.resultSet.use { it.values() } else emptyList())
-                    ResultKind.EXEC_ROWS, ResultKind.EXEC -> StoreAnswer.Affected(prepared.executeLargeUpdate().toULong())
+                        Answer.Rows(if (prepared.execute()) prepared.resultSet.use { it.values() } else emptyList())
+                    ResultKind.EXEC_ROWS, ResultKind.EXEC -> Answer.Affected(prepared.executeLargeUpdate())
                 }
             }
         } catch (error: SQLException) {
             failed(classify(dialect, error), error)
+        } catch (error: RuntimeException) {
+            // The host's own failure while it ran the step: an answer like any other.
+            failed(DbErrorClass.OTHER, error)
         }
     }
 
-    /** Runs a transaction step ([action] on [connection]): `Affected(0)`, or the classified error. */
+    /** Runs [action] on [connection] (a transaction step, a migration's statement): `Affected(0)`, or the classified error. */
     fun control(
         connection: Connection,
         action: (Connection) -> Unit,
-    ): StoreAnswer =
+    ): Answer =
         try {
             lastError = null
             action(connection)
-            StoreAnswer.Affected(0uL)
+            Answer.Affected(0)
         } catch (error: SQLException) {
             failed(classify(dialect, error), error)
         }
 
     /** The answer for a connection that could not be had at all. */
-    fun notConnected(error: SQLException): StoreAnswer = failed(DbErrorClass.CONNECTION_LOST, error)
+    fun notConnected(error: Exception): Answer = failed(DbErrorClass.CONNECTION_LOST, error)
 
     private fun failed(
         dbClass: DbErrorClass,
-        error: SQLException,
-    ): StoreAnswer {
+        error: Exception,
+    ): Answer {
         lastError = error
         metrics.storeError(dbClass.name.lowercase())
-        return StoreAnswer.Failed(dbClass, error.message ?: error.toString())
+        return Answer.Failed(dbClass, error.message ?: error.toString())
     }
 }
 
 private fun PreparedStatement.bind(
     index: Int,
-    value: SqlValue,
+    value: Any?,
     type: ParamType,
 ) = when (value) {
-    is SqlValue.Null ->
+    null ->
         setNull(
             index,
             when (type) {
@@ -124,25 +125,25 @@ private fun PreparedStatement.bind(
                 ParamType.BYTES -> Types.VARBINARY
             },
         )
-    is SqlValue.Int -> setLong(index, value.value)
-    is SqlValue.Text -> setString(index, value.value)
-    is SqlValue.Bytes -> setBytes(index, value.value)
+    is Long -> setLong(index, value)
+    is String -> setString(index, value)
+    is ByteArray -> setBytes(index, value)
+    else -> error("not a wire value: ${value.javaClass.name}")
 }
 
-private fun ResultSet.values(): List<List<SqlValue>> {
+private fun ResultSet.values(): List<List<Any?>> {
     val columns = metaData.columnCount
-    val rows = mutableListOf<List<SqlValue>>()
-    while (next()) rows += (1..columns).map { sqlValue(getObject(it)) }
+    val rows = mutableListOf<List<Any?>>()
+    while (next()) rows += (1..columns).map { wireValue(getObject(it)) }
     return rows
 }
 
-private fun sqlValue(value: Any?): SqlValue =
+private fun wireValue(value: Any?): Any? =
     when (value) {
-        null -> SqlValue.Null
-        is ByteArray -> SqlValue.Bytes(value)
-        is Number -> SqlValue.Int(value.toLong())
-        is Boolean -> SqlValue.Int(if (value) 1 else 0)
-        else -> SqlValue.Text(value.toString())
+        null, is ByteArray -> value
+        is Number -> value.toLong()
+        is Boolean -> if (value) 1L else 0L
+        else -> value.toString()
     }
 
 /**

@@ -1,73 +1,80 @@
 package io.mintid.store
 
-import uniffi.mintid_ffi.storeMigrations
 import java.sql.Connection
 import javax.sql.DataSource
 
 /**
  * Applies the shared schema's numbered migrations (`schema/<dialect>/NNNN_*.sql`, compiled into
- * the core and split into statements there) in order, each file in one transaction.
- * Idempotent: applied twice, nothing changes.
+ * the core) with the core's migration driver (`docs/spec.md`, "The migration driver": its lock,
+ * order and versions table), each file in one transaction. Idempotent: applied twice, nothing
+ * changes.
  */
 object Migrations {
     /**
      * Applies every migration of [dialect] to the database behind [dataSource].
      *
      * @throws io.mintid.StoreUnavailableException `store.unavailable`.
+     * @throws io.mintid.StoreConflictException `store.conflict` when another process held the
+     *   migration lock for too long.
      */
     @JvmStatic
     fun migrate(
         dataSource: DataSource,
         dialect: Dialect,
-    ) = dataSource.withConnection { migrate(it, dialect) }
+    ) {
+        dataSource.withConnection { migrate(it, dialect) }
+    }
 
-    /** Applies every migration of [dialect] on [connection], committing each file. */
+    /** Applies every migration of [dialect] on [connection] (in autocommit meanwhile), committing each file. */
     @JvmStatic
     fun migrate(
         connection: Connection,
         dialect: Dialect,
     ) {
+        run(connection, dialect, pending = false)
+    }
+
+    /**
+     * The versions of [dialect]'s migrations that `mintid_schema_migrations` does not record, in
+     * order: empty once [migrate] ran (or the same migrations through Flyway or Liquibase).
+     *
+     * @throws io.mintid.StoreException when the database cannot be read.
+     */
+    @JvmStatic
+    fun pending(
+        dataSource: DataSource,
+        dialect: Dialect,
+    ): List<Long> = dataSource.withConnection { run(it, dialect, pending = true) }
+
+    /** The versions recorded in `mintid_schema_migrations` (the core's `applied_migrations`), in order. */
+    @JvmStatic
+    fun applied(
+        dataSource: DataSource,
+        dialect: Dialect,
+    ): List<Long> = dataSource.withConnection { connection -> connection.rows(Statements.of(dialect)["applied_migrations"], emptyMap()).map { it.long("version") } }
+
+    /** Runs the migration driver on [connection]: the versions applied, or the [pending] ones. */
+    private fun run(
+        connection: Connection,
+        dialect: Dialect,
+        pending: Boolean,
+    ): List<Long> {
         val autoCommit = connection.autoCommit
+        connection.autoCommit = true
         try {
-            for (migration in storeMigrations(dialect.ffi)) {
-                connection.autoCommit = false
-                try {
-                    connection.createStatement().use { statement ->
-                        for (sql in migration.statements) statement.execute(sql)
+            WireDriver(Wire.Kind.MIGRATIONS, Wire.migrationsSpec(dialect, pending)).use { wire ->
+                DriverRun.on(connection, dialect, StoreClock.SYSTEM, StoreMetrics.NONE).use { run ->
+                    var step = run.drive(wire, Wire.input(Wire.Input.START, System.currentTimeMillis()).done(), hold = true)
+                    while (step is Wire.Step.Yield) {
+                        val statement = step.value as Wire.MigrationStatement
+                        step = run.drive(wire, run.execute(statement.sql).input(System.currentTimeMillis()), hold = true)
                     }
-                    connection.commit()
-                } catch (error: Exception) {
-                    connection.rollback()
-                    throw error
+                    @Suppress("UNCHECKED_CAST")
+                    return ((step as Wire.Step.Done).value as List<Int>).map(Int::toLong)
                 }
             }
         } finally {
             connection.autoCommit = autoCommit
         }
     }
-
-    /**
-     * The versions of [dialect]'s migrations that `mintid_schema_migrations` does not record, in
-     * order: empty once [migrate] ran (or the same migrations through Flyway or Liquibase).
-     * Fails as [applied] does when that table cannot be read (no schema at all).
-     */
-    @JvmStatic
-    fun pending(
-        dataSource: DataSource,
-        dialect: Dialect,
-    ): List<Long> {
-        val applied = applied(dataSource).toSet()
-        return storeMigrations(dialect.ffi).map { it.version.toLong() }.filter { it !in applied }
-    }
-
-    /** The versions recorded in `mintid_schema_migrations`, in order. */
-    @JvmStatic
-    fun applied(dataSource: DataSource): List<Long> =
-        dataSource.withConnection { connection ->
-            connection.createStatement().use { statement ->
-                statement.executeQuery("SELECT version FROM mintid_schema_migrations ORDER BY version").use { result ->
-                    buildList { while (result.next()) add(result.getLong(1)) }
-                }
-            }
-        }
 }

@@ -3,18 +3,11 @@ package io.mintid.store
 import io.mintid.Enqueued
 import io.mintid.OutboxStatus
 import io.mintid.RelayPolicy
-import io.mintid.core
 import io.mintid.requireNonNegative
-import uniffi.mintid_ffi.EnqueueStep
-import uniffi.mintid_ffi.OutboxCleanup
-import uniffi.mintid_ffi.OutboxEnqueue
-import uniffi.mintid_ffi.outboxLoadQuery
-import uniffi.mintid_ffi.outboxReadMessage
 import java.security.SecureRandom
 import java.sql.Connection
 import java.util.function.LongSupplier
 import javax.sql.DataSource
-import uniffi.mintid_ffi.Enqueued as FfiEnqueued
 
 /**
  * A message to enqueue: one per [kind] and [businessKey].
@@ -146,10 +139,11 @@ class Outbox
         val metrics: StoreMetrics = StoreMetrics.NONE,
         private val draw: LongSupplier = defaultDraw(),
     ) {
-        private val manifest = Statements.of(dialect).manifest
-        private val ffiPolicy = policy.check().toFfi()
+        init {
+            policy.check()
+        }
 
-        private fun now(): ULong = clock.nowMillis().toULong()
+        private fun now(): Long = clock.nowMillis()
 
         /**
          * Inserts [message] on [connection], inside the caller's business transaction (or in
@@ -165,15 +159,8 @@ class Outbox
             connection: Connection,
             message: OutboxMessage,
         ): Enqueued {
-            val enqueued =
-                OutboxEnqueue(manifest, message.messageId.toULong(), message.kind, message.businessKey, message.payloadBytes()).use { driver ->
-                    DriverRun.on(connection, dialect, clock, metrics).drive(
-                        { driver.start(now()) },
-                        { step -> if (step is EnqueueStep.Done) HostStep.Done(step.enqueued) else HostStep.Run((step as EnqueueStep.Run).query) },
-                        driver::push,
-                    )
-                }
-            return if (enqueued == FfiEnqueued.NEW) Enqueued.NEW else Enqueued.ALREADY_ENQUEUED
+            val spec = Wire.enqueueSpec(dialect, message.messageId, message.kind, message.businessKey, message.payloadBytes())
+            return (DriverRun.on(connection, dialect, clock, metrics).once(Wire.Kind.ENQUEUE, spec) as Wire.Step.Done).value as Enqueued
         }
 
         /**
@@ -186,24 +173,18 @@ class Outbox
          */
         fun relay(sender: MessageSender): RelayReport {
             val report =
-                RelayLaneDriver(manifest, ffiPolicy, draw.asLong.toULong()).use { driver ->
-                    run().drive(
-                        { driver.start(now()) },
-                        { step ->
-                            when (step) {
-                                is RelayStep.Run -> HostStep.Run(step.query)
-                                is RelayStep.Pause -> HostStep.Pause(step.millis.toLong())
-                                is RelayStep.Send ->
-                                    HostStep.Hand(keep = true) {
-                                        val failure = send(sender, step.message)
-                                        if (failure == null) driver.sent(now()) else driver.failed(failure, now())
-                                    }
-                                is RelayStep.Done -> HostStep.Done(step.report)
-                            }
-                        },
-                        { driver.push(it, now()) },
-                        driver::resume,
-                    )
+                WireDriver(Wire.Kind.RELAY, Wire.relaySpec(dialect, policy, draw.asLong)).use { wire ->
+                    run().use { run ->
+                        // The connection is held from send to send.
+                        var step = run.drive(wire, Wire.input(Wire.Input.START, now()).done(), hold = true)
+                        while (step is Wire.Step.Yield) {
+                            val failure = send(sender, step.value as ClaimedMessage)
+                            val input =
+                                if (failure == null) Wire.input(Wire.Input.SENT, now()) else Wire.input(Wire.Input.SEND_FAILED, now()).text(failure)
+                            step = run.drive(wire, input.done(), hold = true)
+                        }
+                        (step as Wire.Step.Done).value as RelayReport
+                    }
                 }
             return report.also { metrics.relayed(it.sent, it.retried, it.dead) }
         }
@@ -229,14 +210,10 @@ class Outbox
             kind: String,
             businessKey: String,
         ): StoredMessage? {
-            val stored = run().once(core { outboxLoadQuery(manifest, kind, businessKey) }, ::outboxReadMessage) ?: return null
-            return StoredMessage(
-                stored.messageId.toLong(),
-                OutboxStatus.parse(stored.status),
-                stored.attempts.toLong(),
-                stored.nextAttemptMillis.toLong(),
-                stored.lastError,
-            )
+            val stored = (run().once(Wire.Kind.OUTBOX_LOAD, Wire.outboxLoadSpec(dialect, kind, businessKey)) as Wire.Step.Done).value
+            return (stored as Wire.LoadedMessage?)?.let {
+                StoredMessage(it.messageId, OutboxStatus.parse(it.status), it.attempts, it.nextAttemptMillis, it.lastError)
+            }
         }
 
         /**
@@ -252,10 +229,9 @@ class Outbox
             sentBeforeMillis: Long,
             batchSize: Int = 1000,
         ): Long {
-            val batch = requireNonNegative(batchSize.toLong(), "the batch size")
-            return OutboxCleanup(manifest, sentBeforeMillis.toULong(), batch).use { cleanup ->
-                run().drive({ cleanup.start() }, ::cleanupStep, cleanup::push)
-            }
+            val batch = requireNonNegative(batchSize.toLong(), "the batch size").toLong()
+            val spec = Wire.spec(Wire.Kind.OUTBOX_CLEANUP, dialect).u64(sentBeforeMillis).u64(batch).done()
+            return (run().once(Wire.Kind.OUTBOX_CLEANUP, spec) as Wire.Step.Done).value as Long
         }
 
         private fun run() = DriverRun.pooled(dataSource, dialect, clock, metrics)

@@ -51,7 +51,7 @@ class RedisFastPath
         val ttlMillis: Long? = null,
     ) {
         /** [ttlMillis], checked, as the core takes it. */
-        internal val ttl: ULong? = ttlMillis?.let { requireNonNegative(it, "ttlMillis") }
+        internal val ttl: Long? = ttlMillis?.let { requireNonNegative(it, "ttlMillis").toLong() }
 
         /** The lookups by the core's name of their verdict (`hit`, `miss`, `fallback`). */
         private val lookups = mapOf("hit" to LongAdder(), "miss" to LongAdder(), "fallback" to LongAdder())
@@ -63,31 +63,35 @@ class RedisFastPath
 
         /**
          * Sends [call] (`EVALSHA`, or `EVAL` with the script's source when the driver asks so):
-         * what Redis said, packed for `mintid_lane_record_push_redis`. A failure is an answer
-         * too (`NOSCRIPT` apart, which the driver answers by asking for `EVAL`).
+         * what Redis said. A failure is an answer too (`NOSCRIPT` apart, which the driver
+         * answers by asking for `EVAL`).
          */
-        internal fun send(call: RedisCall): ByteArray {
+        internal fun send(call: Wire.Step.Redis): Wire.RedisAnswer {
+            val keys = call.keys.map { it.toByteArray(Charsets.UTF_8) }.toTypedArray()
+            val args = call.args.toTypedArray()
             val reply =
                 try {
                     if (call.eval) {
-                        commands.eval<Any?>(call.script, ScriptOutputType.MULTI, call.keys, *call.args)
+                        commands.eval<Any?>(call.code.toByteArray(Charsets.UTF_8), ScriptOutputType.MULTI, keys, *args)
                     } else {
-                        commands.evalsha<Any?>(String(call.script, Charsets.US_ASCII), ScriptOutputType.MULTI, call.keys, *call.args)
+                        commands.evalsha<Any?>(call.code, ScriptOutputType.MULTI, keys, *args)
                     }
                 } catch (_: RedisNoScriptException) {
-                    return byteArrayOf(NO_SCRIPT.toByte())
+                    return Wire.RedisAnswer.NoScript
                 } catch (error: RuntimeException) {
                     // Down, slow, failing over, an error reply: the driver decides.
-                    return failed(error.message ?: error.javaClass.name)
+                    return Wire.RedisAnswer.Failed(error.message ?: error.javaClass.name)
                 }
-            return packReply(reply)
+            return answer(reply)
         }
 
         /** Counts what a driver's fast path came to ([report]), here and in the store's [metrics]. */
         internal fun count(
-            report: FastReport,
+            step: Wire.Step,
             metrics: StoreMetrics,
         ) {
+            // A driver that failed before its first step (a key the core refused) has no report.
+            val report = step as? Wire.Step.Report ?: return
             report.lookup?.let { verdict ->
                 lookups[verdict]?.increment()
                 metrics.fastPathLookup(verdict)
@@ -99,36 +103,25 @@ class RedisFastPath
         }
 
         private companion object {
-            const val NIL = 0
-            const val FIELDS = 1
-            const val FAILED = 2
-            const val NO_SCRIPT = 3
-
             /**
-             * Redis's [reply] as Lettuce's `MULTI` output reads it, packed: nil, the fields of
-             * an array (each bulk string's bytes, an integer as its decimal text, a nil element
-             * absent; an integer reply is one field), or a failure (a reply of another shape).
-             * `MULTI` reads a nil reply as a list of one null (no script answers an array of
-             * one nil); its `OBJECT` output fails on a nil reply.
+             * Redis's [reply] as Lettuce's `MULTI` output reads it: nil, the fields of an array
+             * (each bulk string's bytes, an integer as its decimal text, a nil element absent;
+             * an integer reply is one field), or a failure (a reply of another shape). `MULTI`
+             * reads a nil reply as a list of one null (no script answers an array of one nil);
+             * its `OBJECT` output fails on a nil reply.
              */
-            fun packReply(reply: Any?): ByteArray {
-                if (reply == null || (reply is List<*> && reply.size == 1 && reply[0] == null)) return byteArrayOf(NIL.toByte())
-                val fields = reply as? List<*> ?: return failed("a reply of type ${reply.javaClass.name}")
-                val packer = Packer()
-                packer.byte(FIELDS)
-                packer.int(fields.size)
-                for (field in fields) {
-                    when (field) {
-                        null -> packer.byte(0)
-                        is ByteArray -> packer.byte(1).also { packer.bytes(field) }
-                        is Long, is String -> packer.byte(1).also { packer.text(field.toString()) }
-                        else -> return failed("an element of type ${field.javaClass.name}")
-                    }
-                }
-                return packer.done()
+            fun answer(reply: Any?): Wire.RedisAnswer {
+                if (reply == null || (reply is List<*> && reply.size == 1 && reply[0] == null)) return Wire.RedisAnswer.Nil
+                val fields = reply as? List<*> ?: return Wire.RedisAnswer.Failed("a reply of type ${reply.javaClass.name}")
+                return Wire.RedisAnswer.Fields(
+                    fields.map { field ->
+                        when (field) {
+                            null, is ByteArray -> field
+                            is Long, is String -> utf8(field.toString())
+                            else -> return Wire.RedisAnswer.Failed("an element of type ${field.javaClass.name}")
+                        }
+                    },
+                )
             }
-
-            /** Redis failed (an error reply, a timeout, a lost connection), packed. */
-            fun failed(message: String): ByteArray = Packer().apply { byte(FAILED).also { text(message) } }.done()
         }
     }

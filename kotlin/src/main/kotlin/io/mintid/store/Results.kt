@@ -5,7 +5,6 @@ import io.mintid.Outcome
 import io.mintid.Problem
 import io.mintid.Record
 import uniffi.mintid_ffi.storeLimits
-import uniffi.mintid_ffi.StoredResponse as FfiResponse
 
 /** The largest response a store keeps: the core's `record.response_body` limit, 1 MiB. */
 @JvmField
@@ -28,17 +27,11 @@ class StoredResponse(
 
     internal fun bodyBytes(): ByteArray = bytes
 
-    internal fun toFfi() = FfiResponse(contentType, bytes)
-
     override fun equals(other: Any?): Boolean = other is StoredResponse && contentType == other.contentType && bytes.contentEquals(other.bytes)
 
     override fun hashCode(): Int = 31 * contentType.hashCode() + bytes.contentHashCode()
 
     override fun toString(): String = "StoredResponse($contentType, ${bytes.size} bytes)"
-
-    internal companion object {
-        fun of(response: FfiResponse) = StoredResponse(response.contentType, response.body)
-    }
 }
 
 /**

@@ -2,8 +2,6 @@ package io.mintid.store
 
 import io.mintid.MintidException
 import io.mintid.SegmentPolicy
-import io.mintid.core
-import uniffi.mintid_ffi.SegmentStep
 import java.util.concurrent.ExecutorService
 import java.util.concurrent.Executors
 import java.util.concurrent.RejectedExecutionException
@@ -12,7 +10,6 @@ import java.util.concurrent.atomic.AtomicLong
 import java.util.concurrent.locks.ReentrantLock
 import javax.sql.DataSource
 import kotlin.concurrent.withLock
-import uniffi.mintid_ffi.SegmentDriver as FfiDriver
 
 /**
  * IDs of one [tag] (Leaf's segment mode), unique across every process sharing the tag and
@@ -55,7 +52,11 @@ class SegmentIds
         background: Boolean = true,
         val metrics: StoreMetrics = StoreMetrics.NONE,
     ) : AutoCloseable {
-        private val driver = core { FfiDriver(Statements.of(dialect).manifest, tag, policy.toFfi()) }
+        private val wire =
+            WireDriver(Wire.Kind.SEGMENT, Wire.segmentSpec(dialect, tag, policy.fields())).also { wire ->
+                // Nothing is due yet: a wire idle at once, or the tag's or policy's refusal.
+                (wire.call(Wire.Input.ABANDON, clock.nowMillis()) as? Wire.Step.Fail)?.let { throw it.toMintid() }
+            }
         private val fetcher: ExecutorService? =
             if (background) {
                 Executors.newSingleThreadExecutor { task -> Thread(task, "mintid-segment-$tag").apply { isDaemon = true } }
@@ -95,12 +96,16 @@ class SegmentIds
          * @throws IllegalStateException after [close].
          */
         fun nextId(): Long {
+            var waited = false
             while (true) {
                 val current = run
                 val id = current.cursor.getAndIncrement()
                 if (id < current.end) return id
                 synchronized(refill) {
-                    if (run === current) take()?.let { return it }
+                    if (run === current) {
+                        take()?.let { return it }
+                        if (!waited) waits.incrementAndGet().also { waited = true }
+                    }
                 }
             }
         }
@@ -111,26 +116,18 @@ class SegmentIds
          */
         val databaseWaits: Long get() = waits.get()
 
-        /** Takes the next run from the driver (fetching when it says so); its first ID, or null to try again. */
+        /** Takes the next run from the driver and does what it says; its first ID, or null to try again. */
         private fun take(): Long? {
             check(!closed) { "the segment IDs of \"$tag\" are closed" }
-            val taken = driver.take(clock.nowMillis().toULong())
-            val count = taken.count.toLong()
-            if (taken.fetchDue) {
-                if (count == 0L) {
-                    waits.incrementAndGet()
-                    fetch()
-                } else {
-                    prefetch()
-                }
-            } else if (count == 0L) {
-                waits.incrementAndGet()
-                awaitFetch()
+            val taken = wire.call(Wire.Input.TAKE, clock.nowMillis()) as Wire.Step.Taken
+            when (taken.action) {
+                FETCH_BESIDE -> prefetch()
+                FETCH_NOW -> fetch()
+                WAIT -> fetchLock.withLock { fetchEnded.await(taken.waitMillis, TimeUnit.MILLISECONDS) }
             }
-            if (count == 0L) return null
-            val first = taken.first.toLong()
-            run = Run(first + 1, first + count)
-            return first
+            if (taken.count == 0L) return null
+            run = Run(taken.first + 1, taken.first + taken.count)
+            return taken.first
         }
 
         /**
@@ -153,25 +150,14 @@ class SegmentIds
             }
         }
 
-        private fun awaitFetch() {
-            fetchLock.withLock {
-                while (driver.remaining() == 0uL && driver.fetchInFlight()) fetchEnded.await(AWAIT_SLICE_MILLIS, TimeUnit.MILLISECONDS)
-            }
-        }
-
         /** Runs the due fetch's steps ([DriverRun]); its failure is thrown as the core's typed error. */
         private fun fetch() {
             try {
-                DriverRun.pooled(dataSource, dialect, clock, metrics).drive(
-                    first = { driver.fetch() },
-                    view = ::hostStep,
-                    push = { answer -> driver.push(answer, clock.nowMillis().toULong()) },
-                    resume = { driver.resume() },
-                )
+                DriverRun.pooled(dataSource, dialect, clock, metrics).drive(wire, Wire.input(Wire.Input.FETCH, clock.nowMillis()).done())
             } catch (error: MintidException) {
                 throw error // the driver ended the fetch itself
             } catch (error: Throwable) {
-                driver.abandon() // interrupted: the next run asks for the fetch again
+                wire.call(Wire.Input.ABANDON, clock.nowMillis()) // interrupted: the next take asks for the fetch again
                 throw error
             } finally {
                 fetchLock.withLock { fetchEnded.signalAll() }
@@ -191,18 +177,13 @@ class SegmentIds
         }
 
         private companion object {
-            const val AWAIT_SLICE_MILLIS = 100L
+            // The actions of a `taken` step (hand out is 0: nothing more to do).
+            const val FETCH_BESIDE = 1
+            const val FETCH_NOW = 2
+            const val WAIT = 3
             const val CLOSE_WAIT_SECONDS = 10L
         }
     }
 
-/** What a fetch step asks of the host. */
-private fun hostStep(step: SegmentStep): HostStep<SegmentStep, Unit> =
-    when (step) {
-        is SegmentStep.Run -> HostStep.Run(step.query)
-        is SegmentStep.Begin -> HostStep.Begin(step.write)
-        SegmentStep.Commit -> HostStep.Commit
-        SegmentStep.Rollback -> HostStep.Rollback
-        is SegmentStep.Pause -> HostStep.Pause(step.millis.toLong())
-        is SegmentStep.Fetched -> HostStep.Done(Unit)
-    }
+/** The policy's fields, as a segment spec carries them. */
+internal fun SegmentPolicy.fields() = Wire.SegmentFields(initialStep, minStep, maxStep, fetchAtPercent, growBelowMillis, shrinkAboveMillis)

@@ -119,9 +119,4 @@ internal inline fun <T> StoreMetrics.traced(
 }
 
 /** The registry's name of [way]. */
-internal fun wayName(way: uniffi.mintid_ffi.Way): String =
-    when (way) {
-        uniffi.mintid_ffi.Way.RUN_ONCE -> "run_once"
-        uniffi.mintid_ffi.Way.SAME_TRANSACTION -> "same_transaction"
-        uniffi.mintid_ffi.Way.LEASE -> "lease"
-    }
+internal fun wayName(way: Wire.Way): String = way.name.lowercase()

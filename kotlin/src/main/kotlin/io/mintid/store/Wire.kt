@@ -30,6 +30,10 @@ internal object Wire {
         ENQUEUE(8),
         MIGRATIONS(9),
         HEARTBEAT(10),
+        SEGMENT(11),
+        LEASE_ACQUIRE(12),
+        LEASE_RENEW(13),
+        LEASE_RELEASE(14),
     }
 
     /** The placeholder style a spec's manifest names; JDBC's is [QUESTION]. */
@@ -169,6 +173,82 @@ internal object Wire {
             .bytes(payload)
             .done()
 
+    /** A segment policy's fields, in the layout's order. */
+    class SegmentFields(
+        val initialStep: Long,
+        val minStep: Long,
+        val maxStep: Long,
+        val fetchAtPercent: Int,
+        val growBelowMillis: Long,
+        val shrinkAboveMillis: Long,
+    )
+
+    /** A segment driver's spec: its [tag] and policy. */
+    fun segmentSpec(
+        dialect: Dialect,
+        tag: String,
+        policy: SegmentFields,
+        placeholder: Int = QUESTION,
+    ): ByteArray =
+        spec(Kind.SEGMENT, dialect, placeholder)
+            .text(tag)
+            .u64(policy.initialStep)
+            .u64(policy.minStep)
+            .u64(policy.maxStep)
+            .u8(policy.fetchAtPercent)
+            .u64(policy.growBelowMillis)
+            .u64(policy.shrinkAboveMillis)
+            .done()
+
+    /** A lease policy's fields, in the layout's order: the Snowflake layout's, then the durations. */
+    class LeaseFields(
+        val timeBits: Int,
+        val workerBits: Int,
+        val sequenceBits: Int,
+        val datacenterBits: Int,
+        val epochMillis: Long,
+        val tickMillis: Long,
+        val leaseMillis: Long,
+        val renewIntervalMillis: Long,
+        val safetyMarginMillis: Long,
+        val renewRetryMillis: Long,
+        val maxSkewMillis: Long,
+        val maxStartWaitMillis: Long,
+    )
+
+    /** A lease acquisition's spec: the policy, the [owner], the timeout if any. */
+    fun leaseAcquireSpec(
+        dialect: Dialect,
+        policy: LeaseFields,
+        owner: String,
+        timeoutMillis: Long?,
+        placeholder: Int = QUESTION,
+    ): ByteArray =
+        spec(Kind.LEASE_ACQUIRE, dialect, placeholder)
+            .u8(policy.timeBits)
+            .u8(policy.workerBits)
+            .u8(policy.sequenceBits)
+            .u8(policy.datacenterBits)
+            .u64(policy.epochMillis)
+            .u64(policy.tickMillis)
+            .u64(policy.leaseMillis)
+            .u64(policy.renewIntervalMillis)
+            .u64(policy.safetyMarginMillis)
+            .u64(policy.renewRetryMillis)
+            .u64(policy.maxSkewMillis)
+            .u64(policy.maxStartWaitMillis)
+            .text(owner)
+            .optional(timeoutMillis, Writer::u64)
+            .done()
+
+    /** A lease renewal's or release's ([kind]) spec: the guard's registry serial. */
+    fun guardSpec(
+        kind: Kind,
+        dialect: Dialect,
+        guard: Long,
+        placeholder: Int = QUESTION,
+    ): ByteArray = spec(kind, dialect, placeholder).u64(guard).done()
+
     /** The tags of the inputs a host pushes (`call`). */
     enum class Input(
         val code: Int,
@@ -184,6 +264,11 @@ internal object Wire {
         REDIS(9),
         REPORT(10),
         STOP(11),
+        TAKE(12),
+        FETCH(13),
+        ABANDON(14),
+        FORKED(15),
+        MARK(16),
     }
 
     /** An input of [tag] at [nowMillis]; its fields follow (see [Writer]). */
@@ -377,7 +462,33 @@ internal object Wire {
             val lookup: String?,
             val writeFailures: Int,
         ) : Step
+
+        /** A segment's run of IDs `first`, [count] of them, and what to do ([action]: hand out, fetch beside, fetch now, wait [waitMillis]). */
+        class Taken(
+            val first: Long,
+            val count: Long,
+            val action: Int,
+            val waitMillis: Long,
+        ) : Step
     }
+
+    /** A segment fetch's end: the segment installed. */
+    class Installed(
+        val maxId: Long,
+        val step: Long,
+    )
+
+    /** A lease acquisition's end: the row written, held. */
+    class Acquired(
+        val workerId: Long,
+        val fencingToken: Long,
+        val leaseDeadlineMillis: Long,
+        val startAfterMillis: Long,
+        val readyAtMillis: Long,
+        val acquiredMillis: Long,
+        val highWaterMillis: Long,
+        val expectedToken: Long,
+    )
 
     /** A record's `execute` hand-over. */
     class Held(
@@ -469,7 +580,9 @@ internal object Wire {
          * A step; a yield or done is the kind's: record [Held] / [RecordEnd], relay
          * [ClaimedMessage] / [RelayReport], renewal the new deadline, cleanups the count
          * deleted, loads a [LoadedRecord] / [LoadedMessage] or null, enqueue [Enqueued],
-         * migrations [MigrationStatement] / the versions, heartbeat the last deadline.
+         * migrations [MigrationStatement] / the versions, heartbeat the last deadline, segment
+         * nothing / [Installed], lease acquire [Acquired], renew the deadline, release whether
+         * the row was still the holder's.
          */
         fun step(kind: Kind): Step =
             when (val tag = u8()) {
@@ -483,6 +596,7 @@ internal object Wire {
                 8 -> Step.Commit
                 9 -> Step.Rollback
                 10 -> Step.Report(optional(::text), u32())
+                11 -> Step.Taken(u64(), u64(), u8(), u64())
                 else -> error("the wire packed a step with tag $tag")
             }
 
@@ -491,6 +605,8 @@ internal object Wire {
                 Kind.RECORD -> Held(text(), u64(), u64(), u64(), optional(::u64))
                 Kind.RELAY -> ClaimedMessage(u64(), text(), text(), bytes(), u64(), u64())
                 Kind.MIGRATIONS -> MigrationStatement(u32(), text())
+                // A segment's answer to `abandon` and `forked`: the wire is idle.
+                Kind.SEGMENT -> Unit
                 else -> error("a $kind driver yields nothing")
             }
 
@@ -505,6 +621,10 @@ internal object Wire {
                     optional { LoadedMessage(u64(), text(), text(), bytes(), text(), u64(), u64(), optional(::text), u64(), u64()) }
                 Kind.ENQUEUE -> if (u8() == 0) Enqueued.NEW else Enqueued.ALREADY_ENQUEUED
                 Kind.MIGRATIONS -> List(u32()) { u32() }
+                Kind.SEGMENT -> Installed(u64(), u64())
+                Kind.LEASE_ACQUIRE -> Acquired(u64(), u64(), u64(), u64(), u64(), u64(), u64(), u64())
+                Kind.LEASE_RENEW -> u64()
+                Kind.LEASE_RELEASE -> flag()
             }
 
         private fun recordEnd(): RecordEnd.End =

@@ -1,11 +1,9 @@
 package io.mintid.store
 
+import io.mintid.Acquisition
 import io.mintid.LeaseGuard
 import io.mintid.LeasePolicy
-import uniffi.mintid_ffi.LeaseAcquisition
-import uniffi.mintid_ffi.LeaseRelease
-import uniffi.mintid_ffi.LeaseRenewal
-import uniffi.mintid_ffi.LeaseStep
+import io.mintid.WorkerLease
 import javax.sql.DataSource
 
 /**
@@ -74,9 +72,10 @@ class WorkerLeases
             owner: String,
             timeoutMillis: Long? = null,
         ): LeaseGuard {
-            val acquisition = LeaseAcquisition(queries.manifest, policy.ffi, owner, timeoutMillis?.toULong())
-            val done = drive({ acquisition.start(now()) }, { acquisition.push(it, now()) }, { acquisition.resume(now()) })
-            return LeaseGuard((done as LeaseStep.Acquired).guard)
+            val spec = Wire.leaseAcquireSpec(dialect, fields, owner, timeoutMillis)
+            val a = (run().once(Wire.Kind.LEASE_ACQUIRE, spec) as Wire.Step.Done).value as Wire.Acquired
+            val lease = WorkerLease(a.workerId, a.fencingToken, a.leaseDeadlineMillis, a.highWaterMillis, true)
+            return LeaseGuard(Acquisition(lease, a.expectedToken, a.acquiredMillis, a.startAfterMillis, a.readyAtMillis), policy)
         }
 
         /**
@@ -93,8 +92,9 @@ class WorkerLeases
             guard: LeaseGuard,
             highWaterMillis: Long,
         ) {
-            val renewal = LeaseRenewal(queries.manifest, guard.ffi)
-            drive({ renewal.start(now(), highWaterMillis.toULong()) }, { renewal.push(it, now()) }, { error("a renewal never pauses") })
+            WireDriver(Wire.Kind.LEASE_RENEW, Wire.guardSpec(Wire.Kind.LEASE_RENEW, dialect, guard.wireId)).use { wire ->
+                run().drive(wire, mark(highWaterMillis))
+            }
         }
 
         /**
@@ -116,9 +116,10 @@ class WorkerLeases
             guard: LeaseGuard,
             highWaterMillis: () -> Long,
         ): Boolean {
-            val release = LeaseRelease(queries.manifest, guard.ffi)
-            val done = drive({ release.start(now(), highWaterMillis().toULong()) }, release::push) { error("a release never pauses") }
-            return (done as LeaseStep.Released).released
+            // Made first: the guard stops issuing, then the high-water time is read.
+            WireDriver(Wire.Kind.LEASE_RELEASE, Wire.guardSpec(Wire.Kind.LEASE_RELEASE, dialect, guard.wireId)).use { wire ->
+                return (run().drive(wire, mark(highWaterMillis())) as Wire.Step.Done).value as Boolean
+            }
         }
 
         /**
@@ -137,23 +138,23 @@ class WorkerLeases
             )
         }
 
-        private fun now(): ULong = clock.nowMillis().toULong()
+        private val fields =
+            Wire.LeaseFields(
+                policy.layout.timeBits,
+                policy.layout.workerBits,
+                policy.layout.sequenceBits,
+                policy.layout.datacenterBits,
+                policy.layout.epochMillis,
+                policy.layout.tickMillis,
+                policy.leaseMillis,
+                policy.renewIntervalMillis,
+                policy.safetyMarginMillis,
+                policy.renewRetryMillis,
+                policy.maxSkewMillis,
+                policy.maxStartWaitMillis,
+            )
 
-        private fun drive(
-            first: () -> LeaseStep,
-            push: (uniffi.mintid_ffi.StoreAnswer) -> LeaseStep,
-            resume: () -> LeaseStep,
-        ): LeaseStep = DriverRun.pooled(dataSource, dialect, clock, metrics).drive(first, ::hostStep, push, resume)
+        private fun mark(highWaterMillis: Long) = Wire.input(Wire.Input.MARK, clock.nowMillis()).u64(highWaterMillis).done()
 
-        private companion object {
-            fun hostStep(step: LeaseStep): HostStep<LeaseStep, LeaseStep> =
-                when (step) {
-                    is LeaseStep.Run -> HostStep.Run(step.query)
-                    is LeaseStep.Pause -> HostStep.Pause(step.millis.toLong())
-                    is LeaseStep.Begin -> HostStep.Begin(step.write)
-                    LeaseStep.Commit -> HostStep.Commit
-                    LeaseStep.Rollback -> HostStep.Rollback
-                    is LeaseStep.Acquired, is LeaseStep.Renewed, is LeaseStep.Released -> HostStep.Done(step)
-                }
-        }
+        private fun run() = DriverRun.pooled(dataSource, dialect, clock, metrics)
     }

@@ -406,7 +406,7 @@ private class CaseRunner(
                 admin.connection.use { c -> c.createStatement().use { it.execute(db.sideEffectTable) } }
                 assertEquals(JsonPrimitive("ok"), expect, where)
             }
-            "migrations" -> assertEquals(expect, JsonArray(Migrations.applied(admin).map { str(it) }), where)
+            "migrations" -> assertEquals(expect, JsonArray(Migrations.applied(admin, db.dialect).map { str(it) }), where)
             // The JVM has no fork(): nothing to inherit, the step runs in this process (README).
             "run" -> assertEquals(expect, runOutcome(step, expect as? JsonObject), where)
             "claim" -> {

@@ -12,7 +12,7 @@ import org.junit.jupiter.params.ParameterizedTest
 import org.junit.jupiter.params.provider.EnumSource
 
 // Issue 25, item 2 where a Java String can hold what no JSON scenario can: a lone surrogate in
-// an operation's error, through runOnce (the packed lane) and a held lease's fail (uniffi). The
+// an operation's error, through runOnce and a held lease's fail (both on the wire). The
 // stored and replayed text has U+FFFD in its place (the core's storable-text rule); the key is
 // never left pending.
 class LoneSurrogateTest {

@@ -39,7 +39,7 @@ class LiquibaseMigrationsTest {
             update(pool, dialect)
             update(pool, dialect)
             // Every migration ran once: in mintid's own history and in Liquibase's.
-            assertEquals(listOf(1L, 2L, 3L, 4L), Migrations.applied(pool))
+            assertEquals(listOf(1L, 2L, 3L, 4L), Migrations.applied(pool, dialect))
             val changeSets =
                 pool.connection.use { connection ->
                     connection.createStatement().use { statement ->

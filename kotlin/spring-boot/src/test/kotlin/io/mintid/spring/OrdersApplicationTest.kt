@@ -82,7 +82,7 @@ class OrdersApplicationTest {
         val store = app.getBean(IdempotencyStore::class.java)
         assertEquals(dialect, store.dialect, "the dialect read from the connection")
         // Flyway applied the schema's four migrations, recorded in both histories.
-        assertEquals(listOf(1L, 2L, 3L, 4L), Migrations.applied(store.dataSource))
+        assertEquals(listOf(1L, 2L, 3L, 4L), Migrations.applied(store.dataSource, store.dialect))
         assertEquals(4, jdbc.queryForObject("SELECT COUNT(*) FROM flyway_schema_history WHERE success = true", Int::class.java))
         jdbc.execute("CREATE TABLE orders (sku VARCHAR(64) NOT NULL)")
 
