@@ -14,7 +14,6 @@ mod fingerprint;
 mod http;
 mod id_buffer;
 mod key;
-mod lane;
 mod lease;
 mod light;
 mod metrics;
@@ -26,9 +25,7 @@ mod segment;
 mod snowflake;
 mod sources;
 mod store;
-mod store_lease;
 mod store_outbox;
-mod store_segments;
 mod uuid;
 mod uuid7;
 mod version;
@@ -84,17 +81,15 @@ pub use snowflake::{
 pub use sources::{ManualClock, reseed_thread_entropy};
 pub use store::{
     CleanupStep, DbErrorClass, Dialect, Finished, Held, Manifest, Migration, OperationOutcome,
-    ParamType, Placeholder, RecordCleanup, RecordDrivers, RecordRenewal, RecordStep, RenewalStep,
-    ResultKind, SqlValue, Statement, StoreAnswer, StoreLimit, StoreQuery, StoredRecord,
-    StoredResponse, Way, raised_text, storable_text_from_bytes, store_limits, store_load_query,
-    store_migrations, store_read_record, store_statements,
+    ParamType, Placeholder, RecordCleanup, RecordRenewal, RecordStep, RenewalStep, ResultKind,
+    SqlValue, Statement, StoreAnswer, StoreLimit, StoreQuery, StoredRecord, StoredResponse, Way,
+    raised_text, storable_text_from_bytes, store_limits, store_load_query, store_migrations,
+    store_read_record, store_statements,
 };
-pub use store_lease::{LeaseAcquisition, LeaseRelease, LeaseRenewal, LeaseStep};
 pub use store_outbox::{
     EnqueueStep, OutboxCleanup, OutboxEnqueue, StoredMessage, outbox_load_query,
     outbox_read_message,
 };
-pub use store_segments::{SegmentDriver, SegmentStep, SegmentTakeAction, SegmentTaken};
 pub use uuid::{
     UuidInfo, UuidTextForm, UuidVariant, uuid_format, uuid_inspect, uuid_new_v8, uuid_parse,
 };

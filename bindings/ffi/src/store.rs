@@ -605,28 +605,6 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-/// The record drivers of one database and one policy: the manifest and the
-/// checked policy, lowered once; [`RecordDrivers::lane`] opens the plain C
-/// entry points every uniffi host drives records through (`docs/spec.md`,
-/// "The lane").
-#[derive(Debug, uniffi::Object)]
-pub struct RecordDrivers {
-    pub(crate) manifest: core::Manifest,
-    pub(crate) policy: mintid::record::RecordPolicy,
-}
-
-#[uniffi::export]
-impl RecordDrivers {
-    /// Drivers over `manifest`'s statements under `policy`.
-    #[uniffi::constructor]
-    pub fn new(manifest: Manifest, policy: Arc<CheckedRecordPolicy>) -> Arc<Self> {
-        Arc::new(Self {
-            manifest: manifest.into(),
-            policy: policy.core(),
-        })
-    }
-}
-
 /// A step of a renewal: run a query, or renewed until a deadline.
 #[derive(Debug, Clone, PartialEq, Eq, uniffi::Enum)]
 pub enum RenewalStep {

@@ -1,7 +1,6 @@
 //! The outbox drivers of the core (`mintid::store::{OutboxEnqueue,
 //! OutboxCleanup}`) for Python and Kotlin: the host runs each query and
-//! pushes the result back. The relay runs on the lane (`lane.rs`,
-//! `outbox_relay_lane`).
+//! pushes the result back. The relay runs on the wire (`wire.rs`).
 
 use std::sync::{Arc, Mutex};
 

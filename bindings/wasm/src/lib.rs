@@ -53,10 +53,6 @@ mod snowflake;
 mod sources;
 #[cfg(feature = "server")]
 mod store;
-#[cfg(feature = "server")]
-mod store_lease;
-#[cfg(feature = "server")]
-mod store_segments;
 mod uuid;
 mod uuid7;
 mod version;

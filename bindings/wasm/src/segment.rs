@@ -63,13 +63,6 @@ impl SegmentPolicyHandle {
     }
 }
 
-impl SegmentPolicyHandle {
-    /// The core's policy.
-    pub(crate) fn policy(&self) -> SegmentPolicy {
-        self.0
-    }
-}
-
 /// Hands out IDs from the segments the host fetches.
 #[wasm_bindgen]
 pub struct SegmentAllocatorHandle(SegmentAllocator);

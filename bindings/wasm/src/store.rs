@@ -13,7 +13,7 @@ use alloc::string::String;
 use alloc::vec::Vec;
 use js_sys::{Array, Object, Reflect, Uint8Array};
 use mintid::store::{
-    Answer, DbError, DbErrorClass, Dialect, Manifest, Placeholder, Query, ResultKind, Value,
+    Answer, DbError, DbErrorClass, Dialect, Manifest, Placeholder, ResultKind, Value,
 };
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -84,10 +84,6 @@ fn bytes_of(value: &JsValue, name: &str) -> Result<Vec<u8>, JsValue> {
         .ok_or_else(|| type_error(&alloc::format!("{name} must be a Uint8Array")))
 }
 
-pub(crate) fn bytes(value: &[u8]) -> JsValue {
-    Uint8Array::from(value).into()
-}
-
 fn strings(values: impl IntoIterator<Item = impl AsRef<str>>) -> JsValue {
     values
         .into_iter()
@@ -108,15 +104,6 @@ fn dialect_of(name: &str) -> Result<Dialect, JsValue> {
     Dialect::parse(name).ok_or_else(|| type_error("dialect must be postgres, mysql or sqlite"))
 }
 
-fn value_js(value: &Value) -> JsValue {
-    match value {
-        Value::Null => JsValue::NULL,
-        Value::Int(value) => JsValue::from(*value),
-        Value::Text(value) => JsValue::from_str(value),
-        Value::Bytes(value) => bytes(value),
-    }
-}
-
 fn value_of(value: JsValue) -> Result<Value, JsValue> {
     if value.is_null() || value.is_undefined() {
         return Ok(Value::Null);
@@ -130,14 +117,6 @@ fn value_of(value: JsValue) -> Result<Value, JsValue> {
         return Ok(Value::Text(text));
     }
     bytes_of(&value, "a value that is not null, a bigint or a string").map(Value::Bytes)
-}
-
-pub(crate) fn query_js(query: &Query) -> JsValue {
-    let params: Array = query.params.iter().map(value_js).collect();
-    object(&[
-        ("name", JsValue::from_str(query.name)),
-        ("params", params.into()),
-    ])
 }
 
 fn array_of(value: JsValue, name: &str) -> Result<Array, JsValue> {

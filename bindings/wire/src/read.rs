@@ -30,11 +30,6 @@ impl<'a> Reader<'a> {
         Ok(head)
     }
 
-    /// Everything left.
-    pub(crate) fn rest(&mut self) -> &'a [u8] {
-        core::mem::take(&mut self.rest)
-    }
-
     pub(crate) fn u8(&mut self) -> Result<u8, DriverError> {
         Ok(self.take(1)?[0])
     }
