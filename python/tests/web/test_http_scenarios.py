@@ -687,7 +687,7 @@ async def run_scenario(scenario: dict[str, Any], fresh: Fresh, framework: str) -
         pytest.skip("same_transaction under ASGI needs the asyncio store: asgi-aio runs it")
     values = HeaderValues(ring)
     responses: dict[str, httpx.Response] = {}
-    background: dict[str, asyncio.Task[None]] = {}
+    background: Background = {}
     async with FRAMEWORKS[framework](state, http, mounts) as client:
         try:
             for index, step in enumerate(scenario["steps"]):
@@ -697,9 +697,24 @@ async def run_scenario(scenario: dict[str, Any], fresh: Fresh, framework: str) -
         finally:
             for gate in state.gates.values():
                 gate.set()
-            await asyncio.gather(*background.values(), return_exceptions=True)
+            await asyncio.gather(
+                *(task for task, _, _ in background.values()), return_exceptions=True
+            )
             if isinstance(store, AsyncSwitchedStore):
                 await store.up.database.close()
+
+
+Background = dict[str, tuple["asyncio.Task[httpx.Response]", dict[str, Any], str]]
+"""The requests in flight by name: the task sending each, its step and where it is."""
+
+
+def record_response(
+    response: httpx.Response, step: dict[str, Any], responses: dict[str, httpx.Response], where: str
+) -> None:
+    """Checks a request step's response, then names it for a later ``sameBodyAs``."""
+    check_response(response, step["expect"], responses, where)
+    if "name" in step:
+        responses[str(step["name"])] = response
 
 
 async def run_step(
@@ -710,24 +725,23 @@ async def run_step(
     store: SwitchedStore,
     values: HeaderValues,
     responses: dict[str, httpx.Response],
-    background: dict[str, asyncio.Task[None]],
+    background: Background,
 ) -> None:
     if "request" in step:
         only(step, {"name", "request", "expect", "background"}, "step field")
 
-        async def exchange() -> None:
-            response = await send(client, step["request"], values)
-            check_response(response, step["expect"], responses, where)
-            if "name" in step:
-                responses[str(step["name"])] = response
-
         if step.get("background"):
-            background[str(step["name"])] = asyncio.create_task(exchange())
+            # Checked (and named) at its "await" step, in the scenario's order, like the
+            # other runners: a response it names may not have arrived before it does.
+            request = asyncio.create_task(send(client, step["request"], values))
+            background[str(step["name"])] = (request, step, where)
         else:
-            await exchange()
+            response = await send(client, step["request"], values)
+            record_response(response, step, responses, where)
     elif "await" in step:
         assert step["await"] in background, f"{where}: no background request {step['await']}"
-        await background.pop(step["await"])
+        request, sent, sent_where = background.pop(step["await"])
+        record_response(await request, sent, responses, sent_where)
     elif "open" in step:
         state.gate(str(step["open"])).set()
     elif "untilHandlerCalls" in step:

@@ -12,10 +12,13 @@ import io.mintid.RequestIdException
 import io.mintid.StoreException
 import io.mintid.Uuid7
 import io.mintid.requireNonNegative
+import io.mintid.store.Executed
 import io.mintid.store.FingerprintMismatch
 import io.mintid.store.IdempotencyStore
 import io.mintid.store.InProgress
 import io.mintid.store.KeyTooOld
+import io.mintid.store.NotExecuted
+import io.mintid.store.OperationException
 import io.mintid.store.RecordLease
 import io.mintid.store.Replayed
 import io.mintid.store.Spans
@@ -169,6 +172,7 @@ class HttpIdempotency<R> private constructor(
     private val grantPath: String? = builder.grantPath
     private val grantEndpoint: GrantEndpoint? = builder.grantEndpoint
     private val grantScope: GrantScopeFunction<R>? = builder.grantScope
+    private val transactions: RecordTransactions? = builder.transactions
 
     /** The largest body read, in bytes. */
     val bodyLimit: Int = builder.bodyLimit
@@ -287,14 +291,7 @@ class HttpIdempotency<R> private constructor(
         contentType: String?,
         body: ByteArray,
     ): Start {
-        val fingerprint =
-            try {
-                HttpRules.fingerprintRequest(contentType, admitted.query, body)
-            } catch (error: HttpException) {
-                val problem = error.problem ?: throw error
-                return Start.Answered(HttpAnswer.problem(problem, error.detail))
-            }
-        val request = StoreRequest(fingerprint, admitted.keyCreatedMillis)
+        val request = storeRequest(admitted, contentType, body) { return Start.Answered(it) }
         val result =
             try {
                 store.claimLease(admitted.key, request)
@@ -303,29 +300,97 @@ class HttpIdempotency<R> private constructor(
                 handlerErrors(error)
                 return Start.Answered(HttpAnswer.problem(error.problem ?: Problem.STORAGE_UNAVAILABLE))
             }
-        val answer =
-            when (result) {
-                is RecordLease -> return Start.Claimed(result)
-                is Replayed -> {
-                    val stored = result.response
-                    val replayed =
-                        if (stored == null) {
-                            HttpAnswer.status(500, result.error)
-                        } else {
-                            HttpRules.decodeEnvelope(stored.contentType, stored.body)
-                        }
-                    replayed.withHeader(IdempotencyHttp.replayedHeader.lowercase(), IdempotencyHttp.replayedValue)
-                }
-                is InProgress ->
-                    HttpAnswer.problem(
-                        Problem.IN_PROGRESS,
-                        null,
-                        listOf(IdempotencyHttp.retryAfterHeader.lowercase() to result.retryAfterSecs.toString()),
-                    )
-                is FingerprintMismatch -> HttpAnswer.problem(Problem.FINGERPRINT_MISMATCH)
-                is KeyTooOld -> HttpAnswer.problem(Problem.KEY_TOO_OLD)
+        return when (result) {
+            is RecordLease -> Start.Claimed(result)
+            is NotExecuted -> Start.Answered(answerOf(result))
+        }
+    }
+
+    /** The request's fingerprint (the core's, with its query string), or [refuse] with 400 `malformed_body`. */
+    private inline fun storeRequest(
+        admitted: Admission.Admitted,
+        contentType: String?,
+        body: ByteArray,
+        refuse: (HttpAnswer) -> Nothing,
+    ): StoreRequest {
+        val fingerprint =
+            try {
+                HttpRules.fingerprintRequest(contentType, admitted.query, body)
+            } catch (error: HttpException) {
+                refuse(HttpAnswer.problem(error.problem ?: throw error, error.detail))
             }
-        return Start.Answered(answer)
+        return StoreRequest(fingerprint, admitted.keyCreatedMillis)
+    }
+
+    /** The answer to a request not run: the replay (with `Idempotent-Replayed: true`), 409 with `Retry-After`, 422 or 400. */
+    private fun answerOf(result: NotExecuted): HttpAnswer =
+        when (result) {
+            is Replayed -> {
+                val stored = result.response
+                val replayed =
+                    if (stored == null) {
+                        HttpAnswer.status(500, result.error)
+                    } else {
+                        HttpRules.decodeEnvelope(stored.contentType, stored.body)
+                    }
+                replayed.withHeader(IdempotencyHttp.replayedHeader.lowercase(), IdempotencyHttp.replayedValue)
+            }
+            is InProgress ->
+                HttpAnswer.problem(
+                    Problem.IN_PROGRESS,
+                    null,
+                    listOf(IdempotencyHttp.retryAfterHeader.lowercase() to result.retryAfterSecs.toString()),
+                )
+            is FingerprintMismatch -> HttpAnswer.problem(Problem.FINGERPRINT_MISMATCH)
+            is KeyTooOld -> HttpAnswer.problem(Problem.KEY_TOO_OLD)
+        }
+
+    /**
+     * The same-transaction way ([Builder.sameTransaction]): [handler] runs once for the key in
+     * the record's transaction ([IdempotencyStore.inTransaction], its connection given by
+     * [HandlerTransaction.connection]), so its writes, the claim and the completed record commit
+     * together. A 5xx answer or a throw rolls everything back and stores nothing (the core's
+     * rule for that way): the 5xx is sent, a throw answers 500. A store failure answers 503
+     * `storage_unavailable` before the handler ran, 500 after.
+     */
+    private fun handleInTransaction(
+        transactions: RecordTransactions,
+        admitted: Admission.Admitted,
+        request: HttpRequestView<R>,
+        body: ByteArray,
+        handler: HttpHandler<R>,
+    ): HttpAnswer {
+        val stored = storeRequest(admitted, request.header("content-type"), body) { return it }
+        var ran: HttpAnswer? = null
+        var threw = false
+        val result =
+            try {
+                transactions.transaction { connection ->
+                    store.inTransaction(connection, admitted.key, stored) {
+                        val answer =
+                            try {
+                                HandlerTransaction.within(connection) { handler.handle(request, body.inputStream()) }
+                            } catch (error: Exception) {
+                                threw = true
+                                throw error
+                            }
+                        ran = answer
+                        val envelope = HttpRules.encodeEnvelope(answer, storedHeaders)
+                        if (answer.status >= 500) throw OperationException("the handler answered ${answer.status}", false, envelope)
+                        envelope
+                    }
+                }
+            } catch (error: Exception) {
+                val answered = ran
+                if (answered != null && answered.status >= 500 && error is OperationException) return answered
+                handlerErrors(error)
+                val problem = if (answered == null && !threw && error is StoreException) error.problem ?: Problem.STORAGE_UNAVAILABLE else null
+                return if (problem == null) HttpAnswer.status(500) else HttpAnswer.problem(problem)
+            }
+        return when (result) {
+            is Executed -> checkNotNull(ran) { "the store ran no handler" }
+            is NotExecuted -> answerOf(result)
+        }
     }
 
     /**
@@ -387,6 +452,7 @@ class HttpIdempotency<R> private constructor(
                 is Admission.Admitted -> admission
             }
         val bytes = readBody(request, body) ?: return tooLarge()
+        transactions?.let { return handleInTransaction(it, admitted, request, bytes, handler) }
         val claimed =
             when (val started = start(admitted, request.header("content-type"), bytes)) {
                 is Start.Answered -> return started.answer
@@ -430,6 +496,7 @@ class HttpIdempotency<R> private constructor(
         internal var grantPath: String? = null
         internal var grantEndpoint: GrantEndpoint? = null
         internal var grantScope: GrantScopeFunction<R>? = null
+        internal var transactions: RecordTransactions? = null
 
         /** Verifies signed request IDs with [keyRing]; without one only `Idempotency-Key` is read. */
         fun keyRing(keyRing: KeyRing?) = apply { this.keyRing = keyRing }
@@ -491,6 +558,17 @@ class HttpIdempotency<R> private constructor(
             grantEndpoint = endpoint
             grantScope = scope
         }
+
+        /**
+         * Runs covered handlers in the same-transaction mode (default: run-once, the handler
+         * commits its own writes, then the record completes): each in a transaction of
+         * [transactions] (the store's own by default), through the store's
+         * [IdempotencyStore.inTransaction], with [HandlerTransaction.connection] its
+         * connection. Its writes there, the claim and the completed record commit or roll
+         * back together; a failed handler (5xx, a throw) stores nothing.
+         */
+        @JvmOverloads
+        fun sameTransaction(transactions: RecordTransactions = RecordTransactions.of(store)) = apply { this.transactions = transactions }
 
         /** The middleware. */
         fun build(): HttpIdempotency<R> = HttpIdempotency(this)

@@ -26,10 +26,13 @@ import kotlinx.serialization.json.JsonElement
 import kotlinx.serialization.json.JsonNull
 import kotlinx.serialization.json.JsonObject
 import kotlinx.serialization.json.JsonPrimitive
+import kotlinx.serialization.json.boolean
 import kotlinx.serialization.json.buildJsonObject
 import kotlinx.serialization.json.int
 import kotlinx.serialization.json.jsonObject
 import kotlinx.serialization.json.jsonPrimitive
+import org.junit.jupiter.api.Assumptions.assumeTrue
+import java.sql.Connection
 import java.util.concurrent.ConcurrentHashMap
 import java.util.concurrent.CountDownLatch
 import java.util.concurrent.TimeUnit
@@ -64,7 +67,26 @@ internal class ScenarioConfig(
     val mounts: List<String>,
     /** The path of the grant endpoint the middleware serves, if any. */
     val grant: String?,
+    /** Whether the middleware runs in the same-transaction mode. */
+    val sameTransaction: Boolean,
 )
+
+/** The test table of the handler's `write` directive (`tests/http/README.md`), beside the migrated schema. */
+internal const val TEST_TABLE = "CREATE TABLE mintid_test_orders (n integer)"
+
+/** The `write` directive's row. */
+internal const val INSERT_ROW = "INSERT INTO mintid_test_orders (n) VALUES (1)"
+
+/** The committed rows of the test table. */
+internal const val COUNT_ROWS = "SELECT COUNT(*) FROM mintid_test_orders"
+
+/** Runs [sql] (no result) on [connection]. */
+internal fun execute(
+    connection: Connection,
+    sql: String,
+) {
+    connection.createStatement().use { it.executeUpdate(sql) }
+}
 
 /**
  * The test app of `tests/http/README.md`: the handler logic, its call count and its gates,
@@ -79,6 +101,9 @@ internal class TestHandler {
     /** Counts a handler call: `n` of the README's test app. */
     fun call(): Int = calls.incrementAndGet()
 
+    /** Whether a directive writes the test table's row first. */
+    fun writes(directive: JsonObject?): Boolean = directive?.get("write")?.jsonPrimitive?.boolean == true
+
     /** The gate a directive waits on, if any. */
     fun gateOf(directive: JsonObject?): CountDownLatch? = directive?.get("gate")?.let { gate(it.jsonPrimitive.content) }
 
@@ -90,7 +115,7 @@ internal class TestHandler {
         directive: JsonObject?,
         received: JsonElement,
     ): HttpAnswer {
-        directive?.keys?.forEach { require(it in setOf("status", "throw", "gate", "contentType")) { "unknown handler directive $it" } }
+        directive?.keys?.forEach { require(it in setOf("status", "throw", "gate", "contentType", "write")) { "unknown handler directive $it" } }
         val contentType = directive?.get("contentType")?.jsonPrimitive?.content ?: "application/json"
         if (directive?.get("throw")?.jsonPrimitive?.content == "true") throw IllegalStateException("the handler throws, as told")
         directive?.get("status")?.let {
@@ -168,12 +193,21 @@ internal class NeutralApp(
                 .apply {
                     val ring = config.keyRing
                     if (config.grant != null && ring != null) grant(config.grant, GrantEndpoint(ring)) { scopeOf(it.header(USER_HEADER)) }
+                    if (config.sameTransaction) sameTransaction()
                 }.build()
         wrapped =
             idempotency.wrap { request, body ->
                 val bytes = body.readAllBytes()
                 val directive = TestHandler.directive(request.header(DIRECTIVE_HEADER))
                 val n = handler.call()
+                if (handler.writes(directive)) {
+                    // The record's transaction, else a connection of its own that commits at once.
+                    if (config.sameTransaction) {
+                        execute(HandlerTransaction.connection(), INSERT_ROW)
+                    } else {
+                        store.dataSource.connection.use { execute(it, INSERT_ROW) }
+                    }
+                }
                 handler.gateOf(directive)?.let(TestHandler::await)
                 handler.answer(n, request.method, request.path.substringBefore('?'), directive, TestHandler.received(request.header("content-type"), bytes))
             }
@@ -193,6 +227,12 @@ internal class KtorApp(
     config: ScenarioConfig,
 ) : ScenarioApp {
     override val handler = TestHandler()
+
+    init {
+        // Known, and not there yet: stated as a skip with its reason, never passed silently.
+        assumeTrue(!config.sameTransaction, "the Ktor plugin has no same-transaction mode yet (issue 27, item 5)")
+    }
+
     private val app =
         TestApplication {
             application {

@@ -175,6 +175,14 @@ public class MintidProperties {
         /** How long a grant lasts (default the core's: one hour). */
         private Duration grantTtl;
 
+        /**
+         * Whether {@code @Idempotent} methods run in the same-transaction mode: each in a Spring
+         * transaction of the store's data source with the record, so that the method's JDBC
+         * writes on that data source commit or roll back with its completed record (default
+         * false: run-once, the method commits its own writes, then the record completes).
+         */
+        private boolean sameTransaction;
+
         public boolean isEnabled() {
             return enabled;
         }
@@ -229,6 +237,14 @@ public class MintidProperties {
 
         public void setGrantTtl(Duration grantTtl) {
             this.grantTtl = grantTtl;
+        }
+
+        public boolean isSameTransaction() {
+            return sameTransaction;
+        }
+
+        public void setSameTransaction(boolean sameTransaction) {
+            this.sameTransaction = sameTransaction;
         }
     }
 

@@ -135,6 +135,9 @@ public class MintidWebAutoConfiguration {
                     : new GrantEndpoint(keyRing, http.getGrantTtl().toMillis());
             builder.grant(http.getGrantPath(), endpoint, request -> scope.scopeOf(request.getRaw()));
         }
+        if (http.isSameTransaction()) {
+            builder.sameTransaction(new SpringRecordTransactions(store));
+        }
         return builder;
     }
 }

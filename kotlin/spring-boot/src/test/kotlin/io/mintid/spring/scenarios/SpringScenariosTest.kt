@@ -1,6 +1,7 @@
 package io.mintid.spring.scenarios
 
 import io.mintid.http.DIRECTIVE_HEADER
+import io.mintid.http.INSERT_ROW
 import io.mintid.http.ScenarioApp
 import io.mintid.http.ScenarioConfig
 import io.mintid.http.TestHandler
@@ -24,6 +25,7 @@ import org.springframework.boot.test.context.SpringBootTest
 import org.springframework.core.annotation.AnnotationAwareOrderComparator
 import org.springframework.http.HttpMethod
 import org.springframework.http.ResponseEntity
+import org.springframework.jdbc.core.JdbcTemplate
 import org.springframework.test.web.servlet.MockMvc
 import org.springframework.test.web.servlet.request.MockMvcRequestBuilders
 import org.springframework.test.web.servlet.setup.DefaultMockMvcBuilder
@@ -75,6 +77,9 @@ open class ScenarioApplication {
             val directive = TestHandler.directive(request.getHeader(DIRECTIVE_HEADER))
             val received = TestHandler.received(request.contentType, body ?: ByteArray(0))
             val n = handler.call()
+            // On the store's data source: in the same-transaction mode JdbcTemplate joins the
+            // record's transaction, else it commits at once.
+            if (handler.writes(directive)) (writes ?: error("no scenario is running")).update(INSERT_ROW)
             handler.gateOf(directive)?.let(TestHandler::await)
             val answer = handler.answer(n, request.method, request.requestURI, directive, received)
             val response = ResponseEntity.status(answer.status)
@@ -86,6 +91,9 @@ open class ScenarioApplication {
     companion object {
         @Volatile
         internal var current: TestHandler? = null
+
+        @Volatile
+        internal var writes: JdbcTemplate? = null
     }
 }
 
@@ -99,7 +107,12 @@ private class SpringApp(
     private val mvc: MockMvc
 
     init {
-        val settings = MintidProperties.Http().apply { bodyLimit = config.bodyLimit; grantPath = config.grant }
+        val settings =
+            MintidProperties.Http().apply {
+                bodyLimit = config.bodyLimit
+                grantPath = config.grant
+                isSameTransaction = config.sameTransaction
+            }
         val scope = IdempotencyScopeResolver { request -> request.getHeader(USER_HEADER)?.let { "user:$it" } }
         // In the dispatcher's order, as the auto-configuration's injected list is.
         val mappings = context.getBeansOfType(HandlerMapping::class.java).values.sortedWith(AnnotationAwareOrderComparator.INSTANCE)
@@ -111,6 +124,7 @@ private class SpringApp(
                 .build()
         mvc = MockMvcBuilders.webAppContextSetup(context).addFilters<DefaultMockMvcBuilder>(IdempotencyFilter(idempotency)).build()
         ScenarioApplication.current = handler
+        ScenarioApplication.writes = JdbcTemplate(store.dataSource)
     }
 
     override fun send(request: TestRequest): TestResponse {
@@ -123,5 +137,6 @@ private class SpringApp(
 
     override fun close() {
         ScenarioApplication.current = null
+        ScenarioApplication.writes = null
     }
 }
