@@ -29,7 +29,6 @@ export interface Statement {
   readonly params: readonly string[];
 }
 
-
 /** One limit of the schema that the core enforces before it writes. */
 export interface StoreLimit {
   /** What it limits, e.g. `record.response_body`. */
