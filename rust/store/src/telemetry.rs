@@ -145,6 +145,13 @@ pub(crate) fn relayed(report: &RelayReport) {
     count(name, &[("result", "dead")], report.dead);
 }
 
+/// The tower layer refused a signed request ID the client sent, with the
+/// error `code` (`mintid.request_id.rejected`).
+#[cfg(feature = "tower")]
+pub(crate) fn request_id_rejected(code: &'static str) {
+    count("mintid.request_id.rejected", &[("code", code)], 1);
+}
+
 /// What a request's fast path came to: its lookup's verdict, if it looked up
 /// (`mintid.fast_path.lookups`), and its failed writes
 /// (`mintid.fast_path.write_failures`).
