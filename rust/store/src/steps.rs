@@ -84,8 +84,7 @@ pub(crate) async fn drive<DB: Backend, D: Driver>(
             Step::Commit => session.end(true).await,
             Step::Rollback => session.end(false).await,
             Step::Pause { millis } => {
-                session.release();
-                clock.pause(millis).await;
+                session.pause(millis).await;
                 step = driver.resume(clock.now_millis());
                 continue;
             }

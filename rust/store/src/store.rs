@@ -204,6 +204,9 @@ pub(crate) struct Session<'s, DB: Backend> {
     store: &'s Store<DB>,
     conn: Conn<'s, DB>,
     in_transaction: bool,
+    /// A background task's session: the time its next pause counts from (a
+    /// manual clock is waited for, never moved on).
+    waits: Option<u64>,
 }
 
 enum Conn<'s, DB: Backend> {
@@ -218,7 +221,16 @@ impl<'s, DB: Backend> Session<'s, DB> {
             store,
             conn: Conn::Pool(None),
             in_transaction: false,
+            waits: None,
         }
+    }
+
+    /// The same session for a background task (the heartbeat) whose driver
+    /// started at `from_millis`: a pause on a manual clock lasts until the
+    /// test moves the clock that far.
+    pub(crate) fn waiting(mut self, from_millis: u64) -> Self {
+        self.waits = Some(from_millis);
+        self
     }
 
     /// Steps on the caller's `conn`, inside its transaction.
@@ -227,6 +239,7 @@ impl<'s, DB: Backend> Session<'s, DB> {
             store,
             conn: Conn::Caller(conn),
             in_transaction: false,
+            waits: None,
         }
     }
 
@@ -305,13 +318,26 @@ impl<'s, DB: Backend> Session<'s, DB> {
         answer
     }
 
-    /// Gives the pool's connection back, outside a transaction (a driver's
-    /// pause).
-    pub(crate) fn release(&mut self) {
+    /// A driver's pause on the store's clock, the pool's connection given
+    /// back first outside a transaction.
+    pub(crate) async fn pause(&mut self, millis: u64) {
         if !self.in_transaction
             && let Conn::Pool(pooled) = &mut self.conn
         {
             *pooled = None;
+        }
+        let clock = &self.store.clock;
+        match self.waits {
+            Some(from) => clock.wait_until(from.saturating_add(millis)).await,
+            None => clock.pause(millis).await,
+        }
+        self.mark();
+    }
+
+    /// A background session's next pause counts from now.
+    fn mark(&mut self) {
+        if let Some(from) = &mut self.waits {
+            *from = self.store.clock.now_millis();
         }
     }
 
@@ -334,6 +360,7 @@ impl<'s, DB: Backend> Session<'s, DB> {
 
     /// Reports a failed answer and closes the pool's connection that broke.
     fn after(&mut self, answer: Answer) -> Answer {
+        self.mark();
         let Answer::Failed(error) = &answer else {
             return answer;
         };
