@@ -5,10 +5,11 @@
 //! steps.
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use mintid::SegmentPolicy;
 use mintid::segment::SegmentRow;
-use mintid::store::{Answer, SegmentDriver, Step};
+use mintid::store::{Answer, SegmentDriver, Step, TakeAction};
 use tokio::sync::watch;
 
 use crate::backend::Backend;
@@ -113,7 +114,8 @@ impl<DB: Backend> SegmentIds<DB> {
     }
 
     /// The next ID: from memory in the steady state; waits for a fetch only
-    /// when both segments ran out.
+    /// when both segments ran out (what to do after each take is the core's
+    /// [`TakeAction`]).
     ///
     /// Fails with `store.unavailable` (or another `store.*` error) when a
     /// needed segment cannot be fetched.
@@ -135,9 +137,9 @@ impl<DB: Backend> SegmentIds<DB> {
                 }
                 taken
             };
-            match (taken.fetch_due, taken.count) {
-                (true, 0) => shared.fetch().await?,
-                (true, _) => {
+            match taken.action() {
+                TakeAction::HandOut => return Ok(taken.first),
+                TakeAction::FetchBeside => {
                     let background = Arc::clone(shared);
                     let handle = tokio::spawn(async move {
                         // The driver recorded the failure: the next take asks again.
@@ -147,15 +149,14 @@ impl<DB: Backend> SegmentIds<DB> {
                         .fetching
                         .lock()
                         .unwrap_or_else(PoisonError::into_inner) = Some(handle);
+                    return Ok(taken.first);
                 }
-                // Another caller's fetch is in flight: wait for it to end.
-                (false, 0) => {
-                    let _ = ended.changed().await;
+                TakeAction::FetchNow => shared.fetch().await?,
+                // Another caller's fetch is in flight: until it ends, at most the core's bound.
+                TakeAction::Wait { millis } => {
+                    let _ =
+                        tokio::time::timeout(Duration::from_millis(millis), ended.changed()).await;
                 }
-                (false, _) => {}
-            }
-            if taken.count > 0 {
-                return Ok(taken.first);
             }
         }
     }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use mintid::store::{
     Answer, DbError, DbErrorClass, Manifest, MigrationYield, Migrator, Query, ResultKind,
-    Statement, Step, Value,
+    Statement, Step,
 };
 use mintid::{Clock, ManualClock, SystemClock};
 use sqlx::pool::PoolConnection;
@@ -41,24 +41,6 @@ impl StoreClock {
         match self {
             StoreClock::System => tokio::time::sleep(Duration::from_millis(millis)).await,
             StoreClock::Manual(clock) => clock.advance_millis(millis),
-        }
-    }
-
-    /// Waits until this clock reads `until_millis`: a background task's
-    /// wait (the heartbeat's), which on a manual clock lasts until the test
-    /// moves the clock that far (looked at every millisecond), never moving
-    /// it itself.
-    pub(crate) async fn wait_until(&self, until_millis: u64) {
-        match self {
-            StoreClock::System => {
-                let left = until_millis.saturating_sub(self.now_millis());
-                tokio::time::sleep(Duration::from_millis(left)).await;
-            }
-            StoreClock::Manual(clock) => {
-                while clock.now_millis() < until_millis {
-                    tokio::time::sleep(Duration::from_millis(1)).await;
-                }
-            }
         }
     }
 }
@@ -149,21 +131,6 @@ impl<DB: Backend> Store<DB> {
     /// The clock the drivers read.
     pub fn clock(&self) -> &StoreClock {
         &self.clock
-    }
-
-    /// Runs the named query of the manifest on a connection of the pool,
-    /// each parameter by its name (the loads no driver names: a lease row,
-    /// a segment row).
-    pub(crate) async fn run_named(
-        &self,
-        name: &'static str,
-        value: impl Fn(&str) -> Value,
-    ) -> Answer {
-        let params = match self.statements.get(name) {
-            Some(statement) => statement.params.iter().map(|param| value(param)).collect(),
-            None => Vec::new(),
-        };
-        Session::new(self).run(Query { name, params }).await
     }
 
     /// Applies the schema's migrations not yet applied, by the core's
@@ -326,10 +293,13 @@ impl<'s, DB: Backend> Session<'s, DB> {
         {
             *pooled = None;
         }
-        let clock = &self.store.clock;
-        match self.waits {
-            Some(from) => clock.wait_until(from.saturating_add(millis)).await,
-            None => clock.pause(millis).await,
+        match (self.waits, &self.store.clock) {
+            (Some(from), StoreClock::Manual(clock)) => {
+                while clock.now_millis() < from.saturating_add(millis) {
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+            }
+            (_, clock) => clock.pause(millis).await,
         }
         self.mark();
     }
