@@ -346,6 +346,7 @@ async fn drive_record<DB: Backend>(
     let yielded = loop {
         match drive(session, driver, step).await {
             Ok(RecordYield::Redis(call)) => {
+                session.release();
                 let answer = match fast {
                     Some(fast) => fast.run(&call).await,
                     None => mintid::store::FastAnswer::Failed("no fast path".into()),

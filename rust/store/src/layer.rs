@@ -124,25 +124,22 @@ struct Config<DB: Backend> {
     same_transaction: bool,
 }
 
-impl<DB: Backend> Clone for Config<DB> {
-    fn clone(&self) -> Self {
-        Self {
-            store: self.store.clone(),
-            scope: Arc::clone(&self.scope),
-            key_ring: self.key_ring.clone(),
-            request_id_header: self.request_id_header.clone(),
-            accept_idempotency_key: self.accept_idempotency_key,
-            freshness: self.freshness,
-            methods: self.methods.clone(),
-            routes: self.routes.clone(),
-            body_limit: self.body_limit,
-            stored_headers: self.stored_headers.clone(),
-            kind: self.kind.clone(),
-            grant: self.grant.clone(),
-            same_transaction: self.same_transaction,
-        }
-    }
-}
+clone_fields!(
+    Config,
+    store,
+    scope,
+    key_ring,
+    request_id_header,
+    accept_idempotency_key,
+    freshness,
+    methods,
+    routes,
+    body_limit,
+    stored_headers,
+    kind,
+    grant,
+    same_transaction
+);
 
 /// The idempotency layer: covered requests (`POST` and `PATCH` by default)
 /// need a key, run once through the store, and duplicates get the stored
@@ -153,13 +150,7 @@ pub struct IdempotencyLayer<DB: Backend> {
     config: Arc<Config<DB>>,
 }
 
-impl<DB: Backend> Clone for IdempotencyLayer<DB> {
-    fn clone(&self) -> Self {
-        Self {
-            config: Arc::clone(&self.config),
-        }
-    }
-}
+clone_fields!(IdempotencyLayer, config);
 
 impl<DB: Backend> std::fmt::Debug for IdempotencyLayer<DB> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -298,13 +289,7 @@ pub struct Transaction<DB: Backend> {
     jobs: mpsc::UnboundedSender<Job<DB>>,
 }
 
-impl<DB: Backend> Clone for Transaction<DB> {
-    fn clone(&self) -> Self {
-        Self {
-            jobs: self.jobs.clone(),
-        }
-    }
-}
+clone_fields!(Transaction, jobs);
 
 impl<DB: Backend> std::fmt::Debug for Transaction<DB> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

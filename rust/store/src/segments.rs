@@ -57,16 +57,19 @@ impl<DB: Backend> Shared<DB> {
     /// Runs the due fetch's steps; its failure is the core's typed error (the
     /// driver then ended the fetch, losing nothing).
     async fn fetch(&self) -> Result<(), Error> {
-        let mut ending = Ending(self);
+        let mut ending = Ending(self, false);
         let first = self.runs().driver.fetch();
-        self.store.drive(&mut ending, first).await.map(|_| ())
+        let fetched = self.store.drive(&mut ending, first).await;
+        ending.1 = true;
+        fetched.map(|_| ())
     }
 }
 
-/// The fetch's driver, locked for each push only (a take goes on meanwhile).
-/// Dropped, it ends a fetch left under way (a cancelled future) and wakes the
-/// callers waiting for it.
-struct Ending<'s, DB: Backend>(&'s Shared<DB>);
+/// The fetch's driver, locked for each push only (a take goes on meanwhile),
+/// and whether the driver ended the fetch. Dropped, it ends a fetch left
+/// under way (a cancelled future; never the next caller's fetch) and wakes
+/// the callers waiting for it.
+struct Ending<'s, DB: Backend>(&'s Shared<DB>, bool);
 
 impl<DB: Backend> Driver for Ending<'_, DB> {
     type Yield = SegmentRow;
@@ -80,7 +83,9 @@ impl<DB: Backend> Driver for Ending<'_, DB> {
 
 impl<DB: Backend> Drop for Ending<'_, DB> {
     fn drop(&mut self) {
-        self.0.runs().driver.abandon();
+        if !self.1 {
+            self.0.runs().driver.abandon();
+        }
         self.0.fetched.send_modify(|ended| *ended += 1);
     }
 }

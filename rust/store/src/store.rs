@@ -285,14 +285,20 @@ impl<'s, DB: Backend> Session<'s, DB> {
         answer
     }
 
-    /// A driver's pause on the store's clock, the pool's connection given
-    /// back first outside a transaction.
-    pub(crate) async fn pause(&mut self, millis: u64) {
+    /// Gives the pool's connection back, outside a transaction (at a
+    /// pause, before a Redis step).
+    pub(crate) fn release(&mut self) {
         if !self.in_transaction
             && let Conn::Pool(pooled) = &mut self.conn
         {
             *pooled = None;
         }
+    }
+
+    /// A driver's pause on the store's clock, the pool's connection given
+    /// back first.
+    pub(crate) async fn pause(&mut self, millis: u64) {
+        self.release();
         match (self.waits, &self.store.clock) {
             (Some(from), StoreClock::Manual(clock)) => {
                 while clock.now_millis() < from.saturating_add(millis) {
