@@ -1,15 +1,8 @@
 //! The Redis Cluster fast path in front of [`IdempotencyStore`](crate::IdempotencyStore)
-//! (feature `redis`).
-//!
-//! Before the database, one script (`EVALSHA`, one round trip) either
-//! replays a stored response, says that a duplicate is in flight, or lets the
-//! request through to the database claim; after the database committed a
-//! result, a second script writes it to Redis with a time to live below the
-//! record's retention. The database stays the truth: Redis failing, slow,
-//! failing over, evicting or flushed sends the request down the database
-//! path. Every decision is the core's ([`mintid::store::FastPath`]); this
-//! module only runs the named scripts on the connection given and pushes back
-//! what Redis said (`docs/spec.md`, "The fast path").
+//! (feature `redis`; `docs/spec.md`, "The fast path"). Every decision is the
+//! core's ([`mintid::store::FastPath`]): this module runs the record driver's
+//! named scripts on the application's connection and pushes back what Redis
+//! said. The database stays the truth.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use mintid::IdempotencyKey;
 use mintid::record::{Outcome, Problem, RecordPolicy};
 use mintid::store::{
-    Finished, Held, OperationOutcome, RecordCleanup, RecordDriver, RecordHeartbeat, RecordRenewal,
-    RecordStep, RecordYield, Step, StoreErrorKind, StoredRecord, StoredResponse, Way, load_query,
-    read_load,
+    Answer, Finished, Held, OperationOutcome, RecordCleanup, RecordDriver, RecordHeartbeat,
+    RecordRenewal, RecordStep, RecordYield, Step, StoreErrorKind, StoredRecord, StoredResponse,
+    Way, load_query, read_load,
 };
 use tokio::sync::Mutex;
 
@@ -18,7 +18,7 @@ use crate::error::{Error, OperationError};
 use crate::fast_path::BoundFastPath;
 #[cfg(feature = "redis")]
 use crate::fast_path::RedisFastPath;
-use crate::steps::{Pushing, drive, unexpected_step};
+use crate::steps::{Driver, Pushing, drive, unexpected_step};
 use crate::store::{Session, Store};
 use crate::telemetry;
 
@@ -54,47 +54,32 @@ pub enum RunResult {
 }
 
 impl RunResult {
-    /// `execute`, `replay`, `in_progress`, `fingerprint_mismatch` or `key_too_old`.
-    pub const fn decision(&self) -> &'static str {
-        match self {
-            RunResult::Executed(_) => "execute",
-            RunResult::Replayed { .. } => "replay",
-            RunResult::InProgress { .. } => "in_progress",
-            RunResult::FingerprintMismatch => "fingerprint_mismatch",
-            RunResult::KeyTooOld => "key_too_old",
-        }
+    /// The core's decision name: `execute`, `replay`, `in_progress`,
+    /// `fingerprint_mismatch` or `key_too_old`.
+    pub fn decision(&self) -> &'static str {
+        self.finished().decision()
     }
 
-    /// The problem to answer a refusal with.
-    pub const fn problem(&self) -> Option<Problem> {
-        match self {
-            RunResult::InProgress { .. } => Some(Problem::InProgress),
-            RunResult::FingerprintMismatch => Some(Problem::FingerprintMismatch),
-            RunResult::KeyTooOld => Some(Problem::KeyTooOld),
-            RunResult::Executed(_) | RunResult::Replayed { .. } => None,
-        }
+    /// The core's problem to answer a refusal with.
+    pub fn problem(&self) -> Option<Problem> {
+        self.finished().problem()
     }
 
-    pub(crate) fn not_run(finished: Finished) -> Option<Self> {
-        Some(match finished {
-            Finished::Replay {
+    /// The core's end this result stands for (without its payload).
+    fn finished(&self) -> Finished {
+        match *self {
+            RunResult::Executed(_) => Finished::Executed,
+            RunResult::Replayed { outcome, .. } => Finished::Replay {
                 outcome,
-                response,
-                error,
-            } => RunResult::Replayed {
-                outcome,
-                response,
-                error,
+                response: None,
+                error: None,
             },
-            Finished::InProgress { retry_after_millis } => {
-                RunResult::InProgress { retry_after_millis }
+            RunResult::InProgress { retry_after_millis } => {
+                Finished::InProgress { retry_after_millis }
             }
-            Finished::FingerprintMismatch => RunResult::FingerprintMismatch,
-            Finished::KeyTooOld => RunResult::KeyTooOld,
-            Finished::Executed
-            | Finished::OperationFailed { .. }
-            | Finished::OperationFailedUnrecorded { .. } => return None,
-        })
+            RunResult::FingerprintMismatch => Finished::FingerprintMismatch,
+            RunResult::KeyTooOld => Finished::KeyTooOld,
+        }
     }
 }
 
@@ -175,38 +160,41 @@ impl<DB: Backend> IdempotencyStore<DB> {
     where
         F: AsyncFnOnce(RecordLease<DB>) -> Result<StoredResponse, OperationError>,
     {
-        let mut driver = self.driver(Way::RunOnce, key, &request);
-        let clock = &self.store.clock;
-        let fast = self.fast.as_ref();
-        let start = driver.start(clock.now_millis());
-        let claim = drive_record(&self.store, &mut driver, fast, start);
-        let held = match telemetry::claim(Way::RunOnce, claim).await? {
-            RecordYield::Execute(held) => held,
-            yielded => return done(yielded),
+        let (way, fast) = (Way::RunOnce, self.fast.as_ref());
+        let mut driver = self.driver(way, key, &request);
+        let held = match claim(&mut Session::new(&self.store), &mut driver, fast, way).await? {
+            Ok(held) => held,
+            Err(not_run) => return Ok(not_run),
         };
         // No connection is held while the operation runs.
         let lease = RecordLease::new(self, key, held, None);
-        let heartbeat = lease.heartbeat();
-        let result = telemetry::operation(Way::RunOnce, operation(lease.clone())).await;
-        if let Some(heartbeat) = heartbeat {
-            heartbeat.abort();
-        }
-        let step = driver.finish(outcome_of(&result), clock.now_millis());
+        let heartbeat = lease.heartbeat(RecordHeartbeat::new(
+            Store::<DB>::manifest(),
+            self.policy,
+            key,
+            &held,
+        ));
+        let result = telemetry::operation(way, operation(lease)).await;
+        heartbeat.abort();
+        let step = driver.finish(outcome_of(&result), self.store.clock.now_millis());
         // Once the operation has an outcome, recording it finishes even if the
         // caller goes away (docs/spec.md, "Completion keeps trying"): it runs as
         // a task of its own, which dropping this future only detaches.
         let (store, fast) = (self.store.clone(), self.fast.clone());
         let completion = tokio::spawn(telemetry::complete(
-            Way::RunOnce,
+            way,
             stored_bytes(&result),
-            async move { drive_record(&store, &mut driver, fast.as_ref(), step).await },
+            async move {
+                let session = &mut Session::new(&store);
+                drive_record(session, &mut driver, fast.as_ref(), step).await
+            },
         ));
-        let end = match completion.await {
-            Ok(end) => end,
+        match completion.await {
+            Ok(end) => result_of(end?, Some(result)),
             Err(failed) if failed.is_panic() => std::panic::resume_unwind(failed.into_panic()),
-            Err(_) => Err(shut_down()),
-        };
-        ended(end?, result)
+            // The runtime shut down: the record stays pending until its lease passes.
+            Err(_) => Err(unexpected_step("the completion, at the runtime's shutdown").into()),
+        }
     }
 
     /// [`run_once`](Self::run_once) inside the caller's transaction on
@@ -224,23 +212,18 @@ impl<DB: Backend> IdempotencyStore<DB> {
     where
         F: AsyncFnOnce(&mut DB::Connection) -> Result<StoredResponse, OperationError>,
     {
-        let mut driver = self.driver(Way::SameTransaction, key, &request);
-        let clock = &self.store.clock;
         let way = Way::SameTransaction;
-        let start = driver.start(clock.now_millis());
+        let mut driver = self.driver(way, key, &request);
         // The session moves into a temporary that ends with the claim, and
         // with it its borrow of `conn`.
         let session = Session::caller(&self.store, &mut *conn);
-        match telemetry::claim(way, drive(&mut { session }, &mut driver, start)).await? {
-            RecordYield::Execute(_) => {}
-            yielded => return done(yielded),
+        let claimed = claim(&mut { session }, &mut driver, None, way).await?;
+        if let Err(not_run) = claimed {
+            return Ok(not_run);
         }
         let result = telemetry::operation(way, operation(&mut *conn)).await;
-        let step = driver.finish(outcome_of(&result), clock.now_millis());
         let session = &mut Session::caller(&self.store, conn);
-        let completion = drive(session, &mut driver, step);
-        let end = telemetry::complete(way, stored_bytes(&result), completion).await?;
-        ended(end, result)
+        complete(session, &mut driver, None, way, result).await
     }
 
     /// Claims `key` with a lease ("lease and fence"): a [`RecordLease`] to
@@ -251,18 +234,14 @@ impl<DB: Backend> IdempotencyStore<DB> {
         key: &IdempotencyKey,
         request: StoreRequest,
     ) -> Result<Claimed<DB>, Error> {
-        let mut driver = self.driver(Way::Lease, key, &request);
-        let start = driver.start(self.store.clock.now_millis());
-        let claim = drive_record(&self.store, &mut driver, self.fast.as_ref(), start);
-        match telemetry::claim(Way::Lease, claim).await? {
-            RecordYield::Execute(held) => Ok(Claimed::Held(RecordLease::new(
-                self,
-                key,
-                held,
-                Some(driver),
-            ))),
-            yielded => done(yielded).map(Claimed::NotRun),
-        }
+        let (way, fast) = (Way::Lease, self.fast.as_ref());
+        let mut driver = self.driver(way, key, &request);
+        Ok(
+            match claim(&mut Session::new(&self.store), &mut driver, fast, way).await? {
+                Ok(held) => Claimed::Held(RecordLease::new(self, key, held, Some(driver))),
+                Err(not_run) => Claimed::NotRun(not_run),
+            },
+        )
     }
 
     /// The stored record of `key`, or `None`.
@@ -283,50 +262,96 @@ impl<DB: Backend> IdempotencyStore<DB> {
     }
 }
 
-/// The result of a request once the steps after its operation ended.
-fn ended(
-    end: RecordYield,
+/// Claims on `session` (the span `mintid.claim`): the claim held, or the
+/// result of a request that does not run.
+async fn claim<DB: Backend>(
+    session: &mut Session<'_, DB>,
+    driver: &mut RecordDriver,
+    fast: Option<&BoundFastPath>,
+    way: Way,
+) -> Result<Result<Held, RunResult>, Error> {
+    let step = driver.start(session.store().clock.now_millis());
+    match telemetry::claim(way, drive_record(session, driver, fast, step)).await? {
+        RecordYield::Execute(held) => Ok(Ok(held)),
+        end => result_of(end, None).map(Err),
+    }
+}
+
+/// Records the operation's `result` on `session` (the span
+/// `mintid.complete`): the request's result.
+async fn complete<DB: Backend>(
+    session: &mut Session<'_, DB>,
+    driver: &mut RecordDriver,
+    fast: Option<&BoundFastPath>,
+    way: Way,
     result: Result<StoredResponse, OperationError>,
 ) -> Result<RunResult, Error> {
-    match (end, result) {
-        (RecordYield::Done(Finished::Executed), Ok(response)) => Ok(RunResult::Executed(response)),
-        (RecordYield::Done(Finished::OperationFailed { .. }), Err(error)) => {
-            Err(Error::Operation(error))
+    let step = driver.finish(outcome_of(&result), session.store().clock.now_millis());
+    let steps = drive_record(session, driver, fast, step);
+    let end = telemetry::complete(way, stored_bytes(&result), steps).await?;
+    result_of(end, Some(result))
+}
+
+/// The result of a request from the driver's `end`, and the operation's
+/// `result` if it ran.
+fn result_of(
+    end: RecordYield,
+    result: Option<Result<StoredResponse, OperationError>>,
+) -> Result<RunResult, Error> {
+    let RecordYield::Done(finished) = end else {
+        return Err(unexpected_step(&format!("{end:?}")).into());
+    };
+    Ok(match (finished, result) {
+        (Finished::Executed, Some(Ok(response))) => RunResult::Executed(response),
+        (Finished::OperationFailed { .. }, Some(Err(error))) => {
+            return Err(Error::Operation(error));
         }
         // The operation's error wins; the store's is kept beside it and logged
         // (docs/spec.md, "Which error the caller sees").
-        (
-            RecordYield::Done(Finished::OperationFailedUnrecorded { store_error }),
-            Err(operation),
-        ) => {
+        (Finished::OperationFailedUnrecorded { store_error }, Some(Err(operation))) => {
             telemetry::not_recorded(&store_error);
-            Err(Error::OperationNotRecorded {
-                operation,
-                store: Box::new(store_error),
-            })
+            let store = Box::new(store_error);
+            return Err(Error::OperationNotRecorded { operation, store });
         }
-        (yielded, _) => done(yielded),
-    }
+        (
+            Finished::Replay {
+                outcome,
+                response,
+                error,
+            },
+            _,
+        ) => RunResult::Replayed {
+            outcome,
+            response,
+            error,
+        },
+        (Finished::InProgress { retry_after_millis }, _) => {
+            RunResult::InProgress { retry_after_millis }
+        }
+        (Finished::FingerprintMismatch, _) => RunResult::FingerprintMismatch,
+        (Finished::KeyTooOld, _) => RunResult::KeyTooOld,
+        (finished, _) => return Err(unexpected_step(&format!("{finished:?}")).into()),
+    })
 }
 
 /// Drives a record driver from `step` to its next yield for the host (the
 /// operation to run, or its end), running its Redis steps on `fast` and
 /// counting what they came to.
 async fn drive_record<DB: Backend>(
-    store: &Store<DB>,
+    session: &mut Session<'_, DB>,
     driver: &mut RecordDriver,
     fast: Option<&BoundFastPath>,
     mut step: RecordStep,
 ) -> Result<RecordYield, Error> {
-    let clock = &store.clock;
     let yielded = loop {
-        match store.drive(driver, step).await {
+        match drive(session, driver, step).await {
             Ok(RecordYield::Redis(call)) => {
+                session.release();
                 let answer = match fast {
                     Some(fast) => fast.run(&call).await,
                     None => mintid::store::FastAnswer::Failed("no fast path".into()),
                 };
-                step = driver.push_redis(answer, clock.now_millis());
+                step = driver.push_redis(answer, session.store().clock.now_millis());
             }
             other => break other,
         }
@@ -357,27 +382,6 @@ fn outcome_of(result: &Result<StoredResponse, OperationError>) -> OperationOutco
     }
 }
 
-/// The result of a request that ends without running (a replay or a
-/// refusal).
-fn done(yielded: RecordYield) -> Result<RunResult, Error> {
-    match yielded {
-        RecordYield::Done(finished) => {
-            RunResult::not_run(finished).ok_or_else(|| unexpected(&Step::<()>::Yield(())))
-        }
-        other => Err(unexpected(&Step::Yield(other))),
-    }
-}
-
-/// The runtime shut down while a completion was being written: the record
-/// stays pending until its lease passes.
-fn shut_down() -> Error {
-    unexpected_step("the runtime shut down before the completion was written").into()
-}
-
-fn unexpected<Y: core::fmt::Debug>(step: &Step<Y>) -> Error {
-    unexpected_step(&format!("{step:?}")).into()
-}
-
 /// A claim this store holds on a key, with its lease: from
 /// [`IdempotencyStore::claim_lease`] (complete or fail it; renew it while
 /// it runs long), or the one a [`run_once`](IdempotencyStore::run_once)
@@ -397,18 +401,25 @@ struct LeaseInner<DB: Backend> {
     deadline: AtomicU64,
     lost: AtomicBool,
     renewal: Mutex<RecordRenewal>,
-    /// The core's heartbeat of a `run once` claim, until it is started.
-    heartbeat: std::sync::Mutex<Option<RecordHeartbeat>>,
+    /// The claim's record driver ([`IdempotencyStore::claim_lease`] only).
     driver: Mutex<Option<RecordDriver>>,
     /// The fast path the driver's Redis steps run on, if any.
     fast: Option<BoundFastPath>,
 }
 
 impl<DB: Backend> LeaseInner<DB> {
-    /// A renewal found the key taken over or completed.
-    fn lost_now(&self) {
-        self.lost.store(true, Ordering::Release);
-        telemetry::record_lost();
+    /// Notes a renewal's end: its new deadline, or the key lost.
+    fn renewed(&self, renewed: Result<u64, &Error>) {
+        match renewed {
+            Ok(deadline) => {
+                self.deadline.fetch_max(deadline, Ordering::AcqRel);
+            }
+            Err(error) if error.code() == Some(StoreErrorKind::RecordLost.code()) => {
+                self.lost.store(true, Ordering::Release);
+                telemetry::record_lost();
+            }
+            Err(_) => {}
+        }
     }
 }
 
@@ -419,9 +430,7 @@ impl<DB: Backend> RecordLease<DB> {
         held: Held,
         driver: Option<RecordDriver>,
     ) -> Self {
-        let manifest = Store::<DB>::manifest();
-        let renewal = RecordRenewal::new(manifest, records.policy, key, &held);
-        let heartbeat = RecordHeartbeat::new(manifest, records.policy, key, &held);
+        let renewal = RecordRenewal::new(Store::<DB>::manifest(), records.policy, key, &held);
         Self {
             inner: Arc::new(LeaseInner {
                 store: records.store.clone(),
@@ -429,7 +438,6 @@ impl<DB: Backend> RecordLease<DB> {
                 deadline: AtomicU64::new(held.lease_deadline_millis),
                 lost: AtomicBool::new(false),
                 renewal: Mutex::new(renewal),
-                heartbeat: std::sync::Mutex::new(Some(heartbeat)),
                 driver: Mutex::new(driver),
                 fast: records.fast.clone(),
             }),
@@ -458,23 +466,16 @@ impl<DB: Backend> RecordLease<DB> {
     pub async fn renew(&self) -> Result<u64, Error> {
         let inner = &self.inner;
         let mut renewal = inner.renewal.lock().await;
-        let clock = &inner.store.clock;
-        let first = Step::Run(renewal.start(clock.now_millis()));
+        let first = Step::Run(renewal.start(inner.store.clock.now_millis()));
         let mut driver = Pushing(|answer, _now| renewal.push(answer));
         let renewed = inner.store.drive(&mut driver, first).await;
-        match &renewed {
-            Ok(deadline) => inner.deadline.store(*deadline, Ordering::Release),
-            Err(error) if error.code() == Some(StoreErrorKind::RecordLost.code()) => {
-                inner.lost_now();
-            }
-            Err(_) => {}
-        }
+        inner.renewed(renewed.as_ref().copied());
         renewed
     }
 
     /// Stores `response` as the result (lease and fence).
     pub async fn complete(&self, response: StoredResponse) -> Result<(), Error> {
-        self.finish(Ok(response)).await.map(|_| ())
+        self.finish(Ok(response)).await
     }
 
     /// Stores a failure (lease and fence): final (replayed, or released when
@@ -482,63 +483,53 @@ impl<DB: Backend> RecordLease<DB> {
     pub async fn fail(&self, error: OperationError) -> Result<(), Error> {
         match self.finish(Err(error)).await {
             Err(Error::Operation(_)) => Ok(()),
-            other => other.map(|_| ()),
+            other => other,
         }
     }
 
-    async fn finish(
-        &self,
-        result: Result<StoredResponse, OperationError>,
-    ) -> Result<RunResult, Error> {
-        let mut guard = self.inner.driver.lock().await;
-        let Some(driver) = guard.as_mut() else {
-            return Err(unexpected(&Step::<()>::Commit));
-        };
+    async fn finish(&self, result: Result<StoredResponse, OperationError>) -> Result<(), Error> {
         let inner = &self.inner;
-        let step = driver.finish(outcome_of(&result), inner.store.clock.now_millis());
-        let completion = drive_record(&inner.store, driver, inner.fast.as_ref(), step);
-        let end = telemetry::complete(Way::Lease, stored_bytes(&result), completion).await?;
-        ended(end, result)
+        let mut guard = inner.driver.lock().await;
+        let Some(driver) = guard.as_mut() else {
+            return Err(unexpected_step("a completion of a run-once lease").into());
+        };
+        let session = &mut Session::new(&inner.store);
+        complete(session, driver, inner.fast.as_ref(), Way::Lease, result).await?;
+        Ok(())
     }
 
-    /// Starts the background renewal of a `run once` operation's lease: the
-    /// core's [`RecordHeartbeat`] (`docs/spec.md`, "The heartbeat"), its
-    /// pauses waited out on the store's clock (a manual clock is waited for,
-    /// never moved on), its renewals on a connection of their own. Aborted
-    /// when the operation returns: a renewal in flight changes nothing.
-    fn heartbeat(&self) -> Option<tokio::task::JoinHandle<()>> {
-        let mut beat = self.inner.heartbeat.lock().ok()?.take()?;
-        let clock = self.inner.store.clock.clone();
-        // Started here, when the operation starts: its pauses count from now.
-        let mut at = clock.now_millis();
-        let mut step = beat.start(at);
-        let lease = self.clone();
-        Some(tokio::spawn(async move {
-            let inner = &lease.inner;
-            loop {
-                step = match step {
-                    Step::Pause { millis } => {
-                        clock.wait_until(at.saturating_add(millis)).await;
-                        at = clock.now_millis();
-                        beat.resume(at)
-                    }
-                    Step::Run(query) => {
-                        let answer = Session::new(&inner.store).run(query).await;
-                        at = clock.now_millis();
-                        let step = beat.push(answer, at);
-                        let deadline = beat.lease_deadline_millis();
-                        inner.deadline.fetch_max(deadline, Ordering::AcqRel);
-                        step
-                    }
-                    Step::Fail(error) => {
-                        if error.code() == StoreErrorKind::RecordLost.code() {
-                            inner.lost_now();
-                        }
-                        return;
-                    }
-                    _ => return,
-                };
+    /// Starts `beat`, the core's heartbeat of a `run once` operation's lease
+    /// (`docs/spec.md`, "The heartbeat"), in the background: its renewals on
+    /// a connection of their own, its pauses waited out on the store's clock
+    /// (a manual clock is waited for, never moved on). Aborted when the
+    /// operation returns: a renewal in flight changes nothing.
+    fn heartbeat(&self, mut heartbeat: RecordHeartbeat) -> tokio::task::AbortHandle {
+        // Started when the operation starts: its pauses count from now.
+        let now = self.inner.store.clock.now_millis();
+        let first = heartbeat.start(now);
+        let mut beat = Beat(heartbeat, Arc::clone(&self.inner));
+        tokio::spawn(async move {
+            let inner = Arc::clone(&beat.1);
+            let mut session = Session::new(&inner.store).waiting(now);
+            if let Err(error) = drive(&mut session, &mut beat, first).await {
+                inner.renewed(Err(&error));
             }
-        }))
+        })
+        .abort_handle()
+    }
+}
+
+/// The heartbeat in the step loop, each renewal's deadline noted in the lease.
+struct Beat<DB: Backend>(RecordHeartbeat, Arc<LeaseInner<DB>>);
+
+impl<DB: Backend> Driver for Beat<DB> {
+    type Yield = u64;
+    fn push(&mut self, answer: Answer, now_millis: u64) -> Step<u64> {
+        let step = self.0.push(answer, now_millis);
+        self.1.renewed(Ok(self.0.lease_deadline_millis()));
+        step
+    }
+    fn resume(&mut self, now_millis: u64) -> Step<u64> {
+        self.0.resume(now_millis)
     }
 }

@@ -19,13 +19,12 @@ use http_body::Body;
 use http_body_util::combinators::UnsyncBoxBody;
 use http_body_util::{BodyExt, Full, LengthLimitError, Limited};
 use mintid::http::{
-    AcceptedKeys, DEFAULT_BODY_LIMIT, DEFAULT_GRANT_TTL_MILLIS, DEFAULT_METHODS,
-    DEFAULT_STORED_HEADERS, GRANT_CONTENT_TYPE, HttpError, HttpResponse, IDEMPOTENCY_KEY_HEADER,
-    KeyRequest, KeySource, REQUEST_ID_HEADER, admit_key, decode_envelope, default_kind,
-    encode_envelope, fingerprint_request, grant_document, problem_document, refusal_document,
-    status_document,
+    Admission, DEFAULT_BODY_LIMIT, DEFAULT_GRANT_TTL_MILLIS, DEFAULT_METHODS,
+    DEFAULT_STORED_HEADERS, GRANT_CONTENT_TYPE, HttpResponse, IDEMPOTENCY_KEY_HEADER, KeySource,
+    REQUEST_ID_HEADER, admission, decode_envelope, default_kind, encode_envelope,
+    fingerprint_request, grant_document, key_refusal, problem_document, status_document,
 };
-use mintid::key::{KeyPart, parse_header};
+use mintid::key::{KeyError, KeyPart, parse_header};
 use mintid::record::{
     PROBLEM_CONTENT_TYPE, Problem, REPLAYED_HEADER, REPLAYED_VALUE, RETRY_AFTER_HEADER,
     retry_after_secs,
@@ -38,6 +37,7 @@ use tokio::sync::{mpsc, oneshot};
 use crate::backend::{Backend, classify};
 use crate::error::{Error, OperationError};
 use crate::idempotency::{IdempotencyStore, RunResult, StoreRequest};
+use crate::telemetry;
 use mintid::store::StoredResponse;
 
 /// Any error a body can fail with.
@@ -124,25 +124,22 @@ struct Config<DB: Backend> {
     same_transaction: bool,
 }
 
-impl<DB: Backend> Clone for Config<DB> {
-    fn clone(&self) -> Self {
-        Self {
-            store: self.store.clone(),
-            scope: Arc::clone(&self.scope),
-            key_ring: self.key_ring.clone(),
-            request_id_header: self.request_id_header.clone(),
-            accept_idempotency_key: self.accept_idempotency_key,
-            freshness: self.freshness,
-            methods: self.methods.clone(),
-            routes: self.routes.clone(),
-            body_limit: self.body_limit,
-            stored_headers: self.stored_headers.clone(),
-            kind: self.kind.clone(),
-            grant: self.grant.clone(),
-            same_transaction: self.same_transaction,
-        }
-    }
-}
+clone_fields!(
+    Config,
+    store,
+    scope,
+    key_ring,
+    request_id_header,
+    accept_idempotency_key,
+    freshness,
+    methods,
+    routes,
+    body_limit,
+    stored_headers,
+    kind,
+    grant,
+    same_transaction
+);
 
 /// The idempotency layer: covered requests (`POST` and `PATCH` by default)
 /// need a key, run once through the store, and duplicates get the stored
@@ -153,13 +150,7 @@ pub struct IdempotencyLayer<DB: Backend> {
     config: Arc<Config<DB>>,
 }
 
-impl<DB: Backend> Clone for IdempotencyLayer<DB> {
-    fn clone(&self) -> Self {
-        Self {
-            config: Arc::clone(&self.config),
-        }
-    }
-}
+clone_fields!(IdempotencyLayer, config);
 
 impl<DB: Backend> std::fmt::Debug for IdempotencyLayer<DB> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -298,13 +289,7 @@ pub struct Transaction<DB: Backend> {
     jobs: mpsc::UnboundedSender<Job<DB>>,
 }
 
-impl<DB: Backend> Clone for Transaction<DB> {
-    fn clone(&self) -> Self {
-        Self {
-            jobs: self.jobs.clone(),
-        }
-    }
-}
+clone_fields!(Transaction, jobs);
 
 impl<DB: Backend> std::fmt::Debug for Transaction<DB> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -644,8 +629,10 @@ impl<DB: Backend> Config<DB> {
 
     /// Reads the key: a signed request ID (with a key ring) from its header,
     /// else an accepted `Idempotency-Key`, verified and scoped; or the answer
-    /// refusing it (the core's [`admit_key`] first: 401 without a caller,
-    /// 400 `missing_key` naming the accepted headers).
+    /// refusing it. Which header, or why none: the core's [`admission`] (401
+    /// without a caller, 400 `missing_key` naming the accepted headers); a
+    /// key the client sent that the core refuses: [`key_refusal`]'s problem,
+    /// a signed one counted in `mintid.request_id.rejected`.
     fn admit(&self, parts: &Parts, target: &Target) -> Result<Admitted, Box<Response<LayerBody>>> {
         let ring = self.key_ring.as_deref();
         let signed = ring.and(parts.headers.get(&self.request_id_header));
@@ -658,62 +645,52 @@ impl<DB: Backend> Config<DB> {
         } else {
             header
         };
-        let accepted = AcceptedKeys {
-            request_id_header: ring.map(|_| header),
-            idempotency_key: self.accept_idempotency_key.unwrap_or(ring.is_none()),
+        let accepts_plain = self.accept_idempotency_key.unwrap_or(ring.is_none());
+        let (caller, sent) = (scope.is_some(), (signed.is_some(), plain.is_some()));
+        let source = match admission(ring.map(|_| header), accepts_plain, caller, sent.0, sent.1) {
+            Admission::Read(source) => source,
+            Admission::Refused {
+                status, document, ..
+            } => return Err(Box::new(problem_body(status, document))),
         };
-        let request = KeyRequest {
-            caller: scope.is_some(),
-            request_id_sent: signed.is_some(),
-            idempotency_key_sent: plain.is_some(),
-        };
-        let (source, scope) = match (admit_key(accepted, request), scope) {
-            (Ok(source), Some(scope)) => (source, scope),
-            (Err(error), _) => return Err(Box::new(refusal(&error))),
-            (Ok(_), None) => unreachable!("the core admits no request without a caller"),
-        };
+        let scope = scope.expect("the core admits no request without a caller");
         let kind = match &self.kind {
             Some(kind) => kind(parts),
             None => default_kind(parts.method.as_str(), &target.path)
                 .map_err(|error| Box::new(server_fault("the key kind", &error)))?,
         };
-        if let (Some(ring), Some(signed), KeySource::SignedRequestId) = (ring, signed, source) {
-            let text = parse_header(signed.as_bytes()).map_err(|error| {
-                Box::new(problem_answer(
-                    Problem::InvalidRequestId,
-                    Some(&error.to_string()),
-                ))
-            })?;
-            let now = self.store.store().clock().now_millis();
-            let uuid = match ring.verify(&text, &scope, now, &self.freshness) {
-                Ok(uuid) => uuid,
-                Err(error) => {
-                    return Err(Box::new(match error.problem() {
-                        Some(problem) => problem_answer(problem, Some(&error.to_string())),
-                        // The scope is the server's configuration, not the client's ID.
-                        None => server_fault("the request ID's scope", &error),
-                    }));
+        let refused = |code: &'static str, part: Option<KeyPart>, detail: String| {
+            Box::new(match key_refusal(source, code, part.map(KeyPart::name)) {
+                Some(problem) => {
+                    if source == KeySource::SignedRequestId {
+                        telemetry::request_id_rejected(code);
+                    }
+                    problem_answer(problem, Some(&detail))
                 }
-            };
-            let key = IdempotencyKey::new(&kind, &scope, &uuid.to_string())
-                .map_err(|error| Box::new(server_fault("the key", &error)))?;
-            return Ok(Admitted {
-                key,
-                key_created_millis: Some(uuid.timestamp_millis()),
-            });
-        }
-        let header = plain.map_or(&[][..], HeaderValue::as_bytes);
-        match IdempotencyKey::from_header(&kind, &scope, header) {
-            Ok(key) => Ok(Admitted {
-                key,
-                key_created_millis: None,
-            }),
-            Err(error) if matches!(error.part(), None | Some(KeyPart::Id)) => Err(Box::new(
-                problem_answer(Problem::MalformedKey, Some(&error.to_string())),
-            )),
-            // A bad kind or scope is the server's configuration, not the client's key.
-            Err(error) => Err(Box::new(server_fault("the key", &error))),
-        }
+                // A bad kind or scope, a ring that cannot verify: the server's.
+                None => server_fault("the key", &detail),
+            })
+        };
+        let key_error = |error: KeyError| refused(error.code(), error.part(), error.to_string());
+        let (key, key_created_millis) = match (source, ring, signed) {
+            (KeySource::SignedRequestId, Some(ring), Some(signed)) => {
+                let text = parse_header(signed.as_bytes()).map_err(key_error)?;
+                let now = self.store.store().clock().now_millis();
+                let uuid = ring
+                    .verify(&text, &scope, now, &self.freshness)
+                    .map_err(|error| refused(error.code(), None, error.to_string()))?;
+                let key = IdempotencyKey::new(&kind, &scope, &uuid.to_string());
+                (key, Some(uuid.timestamp_millis()))
+            }
+            _ => {
+                let header = plain.map_or(&[][..], HeaderValue::as_bytes);
+                (IdempotencyKey::from_header(&kind, &scope, header), None)
+            }
+        };
+        Ok(Admitted {
+            key: key.map_err(key_error)?,
+            key_created_millis,
+        })
     }
 
     /// The stored form of the handler's response: a 5xx is a final failure
@@ -824,31 +801,21 @@ fn answer(status: u16, headers: &[(&str, &str)], body: Bytes) -> Response<LayerB
 
 /// The `application/problem+json` answer of the core's `problem`.
 fn problem_answer(problem: Problem, detail: Option<&str>) -> Response<LayerBody> {
-    let body = problem_document(problem, detail);
-    answer(
-        problem.status(),
-        &[("content-type", PROBLEM_CONTENT_TYPE)],
-        body.into(),
-    )
+    problem_body(problem.status(), problem_document(problem, detail))
 }
 
-/// A refusal of the core's HTTP rules: its status and problem document.
-fn refusal(error: &HttpError) -> Response<LayerBody> {
+/// An `application/problem+json` answer of `status` with the core's `document`.
+fn problem_body(status: u16, document: String) -> Response<LayerBody> {
     answer(
-        error.status().unwrap_or(500),
+        status,
         &[("content-type", PROBLEM_CONTENT_TYPE)],
-        refusal_document(error).unwrap_or_default().into(),
+        document.into(),
     )
 }
 
 /// A plain HTTP status as a problem (type `about:blank`: 401, 413, 500).
 fn status_answer(status: u16, detail: Option<&str>) -> Response<LayerBody> {
-    let body = status_document(status, detail).unwrap_or_default();
-    answer(
-        status,
-        &[("content-type", PROBLEM_CONTENT_TYPE)],
-        body.into(),
-    )
+    problem_body(status, status_document(status, detail).unwrap_or_default())
 }
 
 /// A fault of the server's own (its configuration): logged, answered 500.

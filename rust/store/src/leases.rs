@@ -6,14 +6,14 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use mintid::store::{Answer, LeaseAcquisition, LeaseRelease, LeaseRenewal, Value};
+use mintid::store::{Answer, LeaseAcquisition, LeaseRelease, LeaseRenewal, Query, Value};
 use mintid::{LeaseGuard, LeasePolicy, Snowflake, SnowflakeId};
 use tokio::sync::watch;
 
 use crate::backend::Backend;
 use crate::error::Error;
 use crate::steps::{Pushing, unreadable};
-use crate::store::{Store, StoreClock};
+use crate::store::{Session, Store, StoreClock};
 
 /// A row of `worker_lease`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -119,7 +119,12 @@ impl<DB: Backend> WorkerLeases<DB> {
     /// The row of `worker_id`, or `None`.
     pub async fn load(&self, worker_id: u64) -> Result<Option<WorkerLeaseRow>, Error> {
         let id = i64::try_from(worker_id).unwrap_or(i64::MAX);
-        let answer = self.store.run_named("lease_load", |_| Value::Int(id)).await;
+        let params = vec![Value::Int(id)];
+        let query = Query {
+            name: "lease_load",
+            params,
+        };
+        let answer = Session::new(&self.store).run(query).await;
         let rows = match answer {
             Answer::Rows(rows) => rows,
             Answer::Failed(error) => return Err(mintid::store::database_failure(&error).into()),

@@ -5,10 +5,11 @@
 //! steps.
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use mintid::SegmentPolicy;
 use mintid::segment::SegmentRow;
-use mintid::store::{Answer, SegmentDriver, Step};
+use mintid::store::{Answer, SegmentDriver, Step, TakeAction};
 use tokio::sync::watch;
 
 use crate::backend::Backend;
@@ -56,16 +57,19 @@ impl<DB: Backend> Shared<DB> {
     /// Runs the due fetch's steps; its failure is the core's typed error (the
     /// driver then ended the fetch, losing nothing).
     async fn fetch(&self) -> Result<(), Error> {
-        let mut ending = Ending(self);
+        let mut ending = Ending(self, false);
         let first = self.runs().driver.fetch();
-        self.store.drive(&mut ending, first).await.map(|_| ())
+        let fetched = self.store.drive(&mut ending, first).await;
+        ending.1 = true;
+        fetched.map(|_| ())
     }
 }
 
-/// The fetch's driver, locked for each push only (a take goes on meanwhile).
-/// Dropped, it ends a fetch left under way (a cancelled future) and wakes the
-/// callers waiting for it.
-struct Ending<'s, DB: Backend>(&'s Shared<DB>);
+/// The fetch's driver, locked for each push only (a take goes on meanwhile),
+/// and whether the driver ended the fetch. Dropped, it ends a fetch left
+/// under way (a cancelled future; never the next caller's fetch) and wakes
+/// the callers waiting for it.
+struct Ending<'s, DB: Backend>(&'s Shared<DB>, bool);
 
 impl<DB: Backend> Driver for Ending<'_, DB> {
     type Yield = SegmentRow;
@@ -79,7 +83,9 @@ impl<DB: Backend> Driver for Ending<'_, DB> {
 
 impl<DB: Backend> Drop for Ending<'_, DB> {
     fn drop(&mut self) {
-        self.0.runs().driver.abandon();
+        if !self.1 {
+            self.0.runs().driver.abandon();
+        }
         self.0.fetched.send_modify(|ended| *ended += 1);
     }
 }
@@ -113,7 +119,8 @@ impl<DB: Backend> SegmentIds<DB> {
     }
 
     /// The next ID: from memory in the steady state; waits for a fetch only
-    /// when both segments ran out.
+    /// when both segments ran out (what to do after each take is the core's
+    /// [`TakeAction`]).
     ///
     /// Fails with `store.unavailable` (or another `store.*` error) when a
     /// needed segment cannot be fetched.
@@ -135,9 +142,9 @@ impl<DB: Backend> SegmentIds<DB> {
                 }
                 taken
             };
-            match (taken.fetch_due, taken.count) {
-                (true, 0) => shared.fetch().await?,
-                (true, _) => {
+            match taken.action() {
+                TakeAction::HandOut => return Ok(taken.first),
+                TakeAction::FetchBeside => {
                     let background = Arc::clone(shared);
                     let handle = tokio::spawn(async move {
                         // The driver recorded the failure: the next take asks again.
@@ -147,15 +154,14 @@ impl<DB: Backend> SegmentIds<DB> {
                         .fetching
                         .lock()
                         .unwrap_or_else(PoisonError::into_inner) = Some(handle);
+                    return Ok(taken.first);
                 }
-                // Another caller's fetch is in flight: wait for it to end.
-                (false, 0) => {
-                    let _ = ended.changed().await;
+                TakeAction::FetchNow => shared.fetch().await?,
+                // Another caller's fetch is in flight: until it ends, at most the core's bound.
+                TakeAction::Wait { millis } => {
+                    let _ =
+                        tokio::time::timeout(Duration::from_millis(millis), ended.changed()).await;
                 }
-                (false, _) => {}
-            }
-            if taken.count > 0 {
-                return Ok(taken.first);
             }
         }
     }

@@ -5,10 +5,9 @@
 //! limit and error code is the driver's.
 
 use mintid::lease::Acquisition;
-use mintid::segment::SegmentRow;
 use mintid::store::{
     Answer, DriverError, LeaseAcquisition, MigrationYield, Migrator, OutboxRelay, RecordDriver,
-    RecordYield, RelayYield, SegmentDriver, Step, StoreError,
+    RecordYield, RelayYield, Step, StoreError,
 };
 
 use crate::backend::Backend;
@@ -48,7 +47,6 @@ macro_rules! forward {
 
 forward!(RecordDriver => RecordYield, |driver, _| driver.resume());
 forward!(LeaseAcquisition => Acquisition, |driver, now| driver.resume(now));
-forward!(SegmentDriver => SegmentRow, |driver, _| driver.resume());
 forward!(OutboxRelay => RelayYield, |driver, _| driver.resume());
 forward!(Migrator => MigrationYield, |driver, _| driver.resume());
 
@@ -84,8 +82,7 @@ pub(crate) async fn drive<DB: Backend, D: Driver>(
             Step::Commit => session.end(true).await,
             Step::Rollback => session.end(false).await,
             Step::Pause { millis } => {
-                session.release();
-                clock.pause(millis).await;
+                session.pause(millis).await;
                 step = driver.resume(clock.now_millis());
                 continue;
             }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use mintid::store::{
     Answer, DbError, DbErrorClass, Manifest, MigrationYield, Migrator, Query, ResultKind,
-    Statement, Step, Value,
+    Statement, Step,
 };
 use mintid::{Clock, ManualClock, SystemClock};
 use sqlx::pool::PoolConnection;
@@ -41,24 +41,6 @@ impl StoreClock {
         match self {
             StoreClock::System => tokio::time::sleep(Duration::from_millis(millis)).await,
             StoreClock::Manual(clock) => clock.advance_millis(millis),
-        }
-    }
-
-    /// Waits until this clock reads `until_millis`: a background task's
-    /// wait (the heartbeat's), which on a manual clock lasts until the test
-    /// moves the clock that far (looked at every millisecond), never moving
-    /// it itself.
-    pub(crate) async fn wait_until(&self, until_millis: u64) {
-        match self {
-            StoreClock::System => {
-                let left = until_millis.saturating_sub(self.now_millis());
-                tokio::time::sleep(Duration::from_millis(left)).await;
-            }
-            StoreClock::Manual(clock) => {
-                while clock.now_millis() < until_millis {
-                    tokio::time::sleep(Duration::from_millis(1)).await;
-                }
-            }
         }
     }
 }
@@ -151,21 +133,6 @@ impl<DB: Backend> Store<DB> {
         &self.clock
     }
 
-    /// Runs the named query of the manifest on a connection of the pool,
-    /// each parameter by its name (the loads no driver names: a lease row,
-    /// a segment row).
-    pub(crate) async fn run_named(
-        &self,
-        name: &'static str,
-        value: impl Fn(&str) -> Value,
-    ) -> Answer {
-        let params = match self.statements.get(name) {
-            Some(statement) => statement.params.iter().map(|param| value(param)).collect(),
-            None => Vec::new(),
-        };
-        Session::new(self).run(Query { name, params }).await
-    }
-
     /// Applies the schema's migrations not yet applied, by the core's
     /// [`Migrator`] (`docs/spec.md`, "Migrations": under a lock, so that
     /// processes starting together apply each file once, each file in one
@@ -204,6 +171,9 @@ pub(crate) struct Session<'s, DB: Backend> {
     store: &'s Store<DB>,
     conn: Conn<'s, DB>,
     in_transaction: bool,
+    /// A background task's session: the time its next pause counts from (a
+    /// manual clock is waited for, never moved on).
+    waits: Option<u64>,
 }
 
 enum Conn<'s, DB: Backend> {
@@ -218,7 +188,16 @@ impl<'s, DB: Backend> Session<'s, DB> {
             store,
             conn: Conn::Pool(None),
             in_transaction: false,
+            waits: None,
         }
+    }
+
+    /// The same session for a background task (the heartbeat) whose driver
+    /// started at `from_millis`: a pause on a manual clock lasts until the
+    /// test moves the clock that far.
+    pub(crate) fn waiting(mut self, from_millis: u64) -> Self {
+        self.waits = Some(from_millis);
+        self
     }
 
     /// Steps on the caller's `conn`, inside its transaction.
@@ -227,6 +206,7 @@ impl<'s, DB: Backend> Session<'s, DB> {
             store,
             conn: Conn::Caller(conn),
             in_transaction: false,
+            waits: None,
         }
     }
 
@@ -305,13 +285,35 @@ impl<'s, DB: Backend> Session<'s, DB> {
         answer
     }
 
-    /// Gives the pool's connection back, outside a transaction (a driver's
-    /// pause).
+    /// Gives the pool's connection back, outside a transaction (at a
+    /// pause, before a Redis step).
     pub(crate) fn release(&mut self) {
         if !self.in_transaction
             && let Conn::Pool(pooled) = &mut self.conn
         {
             *pooled = None;
+        }
+    }
+
+    /// A driver's pause on the store's clock, the pool's connection given
+    /// back first.
+    pub(crate) async fn pause(&mut self, millis: u64) {
+        self.release();
+        match (self.waits, &self.store.clock) {
+            (Some(from), StoreClock::Manual(clock)) => {
+                while clock.now_millis() < from.saturating_add(millis) {
+                    tokio::time::sleep(Duration::from_millis(1)).await;
+                }
+            }
+            (_, clock) => clock.pause(millis).await,
+        }
+        self.mark();
+    }
+
+    /// A background session's next pause counts from now.
+    fn mark(&mut self) {
+        if let Some(from) = &mut self.waits {
+            *from = self.store.clock.now_millis();
         }
     }
 
@@ -334,6 +336,7 @@ impl<'s, DB: Backend> Session<'s, DB> {
 
     /// Reports a failed answer and closes the pool's connection that broke.
     fn after(&mut self, answer: Answer) -> Answer {
+        self.mark();
         let Answer::Failed(error) = &answer else {
             return answer;
         };

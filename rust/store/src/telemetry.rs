@@ -43,23 +43,20 @@ pub(crate) fn describe() {}
 type Labels<'a> = &'a [(&'static str, &'static str)];
 
 /// Adds `by` to a counter (nothing for 0: a relay run's empty results).
-#[cfg(feature = "metrics")]
 fn count(name: &'static str, labels: Labels<'_>, by: u64) {
+    #[cfg(feature = "metrics")]
     if by > 0 {
         metrics::counter!(name, labels).increment(by);
     }
+    let _ = (name, labels, by);
 }
 
-#[cfg(feature = "metrics")]
+/// Records `value` in a histogram.
 fn measure(name: &'static str, labels: Labels<'_>, value: f64) {
+    #[cfg(feature = "metrics")]
     metrics::histogram!(name, labels).record(value);
+    let _ = (name, labels, value);
 }
-
-#[cfg(not(feature = "metrics"))]
-fn count(_name: &'static str, _labels: Labels<'_>, _by: u64) {}
-
-#[cfg(not(feature = "metrics"))]
-fn measure(_name: &'static str, _labels: Labels<'_>, _value: f64) {}
 
 /// Runs a claim on `way` (the record driver's steps up to its decision) in
 /// the span `mintid.claim`, then counts its decision
@@ -143,6 +140,13 @@ pub(crate) fn relayed(report: &RelayReport) {
     count(name, &[("result", "sent")], report.sent);
     count(name, &[("result", "retried")], report.retried);
     count(name, &[("result", "dead")], report.dead);
+}
+
+/// The tower layer refused a signed request ID the client sent, with the
+/// error `code` (`mintid.request_id.rejected`).
+#[cfg(feature = "tower")]
+pub(crate) fn request_id_rejected(code: &'static str) {
+    count("mintid.request_id.rejected", &[("code", code)], 1);
 }
 
 /// What a request's fast path came to: its lookup's verdict, if it looked up

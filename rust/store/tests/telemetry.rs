@@ -2,17 +2,19 @@
 //! traces") on SQLite: its metrics read back from a Prometheus recorder made
 //! with the registry's bucket bounds (as the README shows), its spans from a
 //! `tracing` subscriber. Every name and attribute read back is the
-//! registry's.
+//! registry's. The tower layer's refusal of a signed request ID is counted
+//! too.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use metrics_exporter_prometheus::{Matcher, PrometheusBuilder};
 use mintid::metrics::{METRICS, SPANS};
-use mintid::{Fingerprint, IdempotencyKey, ManualClock, RecordPolicy, RelayPolicy};
+use mintid::request_id::SecretKey;
+use mintid::{Fingerprint, IdempotencyKey, KeyRing, ManualClock, RecordPolicy, RelayPolicy};
 use mintid_store::{
-    Claimed, IdempotencyStore, Outbox, OutboxMessage, RunResult, Store, StoreClock, StoreRequest,
-    StoredResponse,
+    Claimed, IdempotencyLayer, IdempotencyStore, Outbox, OutboxMessage, RunResult, Store,
+    StoreClock, StoreRequest, StoredResponse,
 };
 use sqlx::sqlite::{SqliteConnectOptions, SqlitePool};
 use tracing::field::{Field, Visit};
@@ -166,6 +168,19 @@ async fn the_store_reports_the_registrys_metrics_and_spans() {
         .unwrap();
     let unmigrated = IdempotencyStore::new(Store::new(bare), RecordPolicy::default());
     assert!(unmigrated.load(&key("a")).await.is_err());
+    // The tower layer refuses a signed request ID that is not one.
+    let ring = KeyRing::new(SecretKey::new(7, &[9; 32]).unwrap());
+    let layer =
+        IdempotencyLayer::new(orders.clone(), |_| Some("user:1".into())).with_key_ring(ring);
+    let app = axum::Router::new()
+        .route("/orders", axum::routing::post(async || "placed"))
+        .layer(layer);
+    let refused = axum::http::Request::post("/orders")
+        .header("Mintid-Request-Id", "not-a-request-id")
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let answered = tower::ServiceExt::oneshot(app, refused).await.unwrap();
+    assert_eq!(answered.status(), 400);
 
     let rendered = prometheus.render();
     let decisions = "mintid_record_decisions";
@@ -214,6 +229,11 @@ async fn the_store_reports_the_registrys_metrics_and_spans() {
         sample(&rendered, "mintid_store_errors", &schema_missing),
         1.0
     );
+    let malformed = ["code=\"request_id.malformed\""];
+    assert_eq!(
+        sample(&rendered, "mintid_request_id_rejected", &malformed),
+        1.0
+    );
     // Every metric reported is described with the registry's words.
     for metric in METRICS
         .iter()
@@ -224,8 +244,7 @@ async fn the_store_reports_the_registrys_metrics_and_spans() {
             metric.name.replace('.', "_"),
             metric.description
         );
-        let reported = !metric.name.contains("request_id");
-        assert_eq!(rendered.contains(&help), reported, "{help}");
+        assert!(rendered.contains(&help), "{help}");
     }
 
     let spans = spans.0.lock().unwrap();
