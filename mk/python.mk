@@ -57,7 +57,6 @@ test-python: python-lint python-wheel
 bench-python: python-wheel
 	$(call py_fresh_venv,$(PY_BENCH_VENV),python/requirements/bench.txt)
 	cd /tmp && $(CURDIR)/$(PY_BENCH_VENV)/bin/python $(CURDIR)/python/bench/bench_ids.py --processes 3 --values 5 --quiet
-	cd /tmp && $(CURDIR)/$(PY_BENCH_VENV)/bin/python $(CURDIR)/python/bench/bench_import.py --rounds 20
 	cd /tmp && $(CURDIR)/scripts/db/with-db.sh $(CURDIR)/$(PY_BENCH_VENV)/bin/python -W ignore $(CURDIR)/python/bench/bench_store.py --seconds 2 --rounds 3
 	cd /tmp && $(CURDIR)/scripts/db/with-db.sh $(CURDIR)/$(PY_BENCH_VENV)/bin/python -W ignore $(CURDIR)/python/bench/bench_store_aio.py --seconds 2 --rounds 3
 

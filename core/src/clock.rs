@@ -47,9 +47,11 @@ impl<C: Clock + ?Sized> Clock for &C {
 #[cfg(feature = "std")]
 mod system {
     use super::Clock;
-    use std::time::{Duration, SystemTime, UNIX_EPOCH};
+    use std::time::Duration;
 
-    /// The operating system's wall clock (`SystemTime`).
+    /// The operating system's wall clock: `CLOCK_REALTIME` read with the C
+    /// library's `clock_gettime` on Linux and Android (the clock `SystemTime`
+    /// reads, without its conversion), `SystemTime` elsewhere.
     ///
     /// [`pause`](Clock::pause) spins for waits under 50 µs and sleeps the
     /// thread for longer ones, so a generator waiting for the next
@@ -58,21 +60,49 @@ mod system {
     pub struct SystemClock;
 
     impl SystemClock {
-        fn since_epoch() -> Duration {
-            // A clock set before 1970 reads as the epoch itself; generators then
-            // see a clock that went backwards and apply their policy.
-            SystemTime::now()
-                .duration_since(UNIX_EPOCH)
-                .unwrap_or(Duration::ZERO)
+        /// Whole seconds and the nanoseconds past them since the Unix epoch.
+        ///
+        /// A clock set before 1970 reads as the epoch itself; generators then
+        /// see a clock that went backwards and apply their policy.
+        #[cfg(any(target_os = "linux", target_os = "android"))]
+        #[inline]
+        fn since_epoch() -> (u64, u32) {
+            // The clock `SystemTime::now()` reads, without its `duration_since`
+            // (a third of a UUIDv7's instructions: docs/benchmarks.md). Reading
+            // CLOCK_REALTIME cannot fail; if it did, the epoch is the answer.
+            use nix::time::{ClockId, clock_gettime};
+            let Ok(now) = clock_gettime(ClockId::CLOCK_REALTIME) else {
+                return (0, 0);
+            };
+            match (u64::try_from(now.tv_sec()), u32::try_from(now.tv_nsec())) {
+                (Ok(secs), Ok(nanos)) => (secs, nanos),
+                _ => (0, 0),
+            }
+        }
+
+        /// Whole seconds and the nanoseconds past them since the Unix epoch.
+        ///
+        /// A clock set before 1970 reads as the epoch itself; generators then
+        /// see a clock that went backwards and apply their policy.
+        #[cfg(not(any(target_os = "linux", target_os = "android")))]
+        #[inline]
+        fn since_epoch() -> (u64, u32) {
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or((0, 0), |since| (since.as_secs(), since.subsec_nanos()))
         }
     }
 
     impl Clock for SystemClock {
         fn now_millis(&self) -> u64 {
-            u64::try_from(Self::since_epoch().as_millis()).unwrap_or(u64::MAX)
+            let (secs, nanos) = Self::since_epoch();
+            secs.saturating_mul(1000)
+                .saturating_add(u64::from(nanos / 1_000_000))
         }
         fn now_micros(&self) -> u64 {
-            u64::try_from(Self::since_epoch().as_micros()).unwrap_or(u64::MAX)
+            let (secs, nanos) = Self::since_epoch();
+            secs.saturating_mul(1_000_000)
+                .saturating_add(u64::from(nanos / 1000))
         }
         fn pause(&self, micros: u64) {
             if micros < 50 {
@@ -194,5 +224,30 @@ mod tests {
         assert!(now > 1_735_689_600_000, "{now}");
         let micros = SystemClock.now_micros();
         assert!(micros / 1000 >= now);
+    }
+
+    /// The system clock reads what `std`'s `SystemTime` reads, in both units:
+    /// each reading lies between two of `SystemTime` taken around it (an
+    /// order, not a duration: the same wall clock, read in sequence).
+    #[cfg(feature = "std")]
+    #[test]
+    fn system_clock_reads_the_time_std_reads() {
+        use std::time::{SystemTime, UNIX_EPOCH};
+        let std_micros = || {
+            let since = SystemTime::now().duration_since(UNIX_EPOCH).unwrap();
+            u64::try_from(since.as_micros()).unwrap()
+        };
+        let before = std_micros();
+        let millis = SystemClock.now_millis();
+        let micros = SystemClock.now_micros();
+        let after = std_micros();
+        assert!(
+            before / 1000 <= millis && millis <= after / 1000,
+            "{before} {millis} {after}"
+        );
+        assert!(
+            before <= micros && micros <= after,
+            "{before} {micros} {after}"
+        );
     }
 }
