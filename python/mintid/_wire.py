@@ -89,11 +89,16 @@ class Wire:
 
     __slots__ = ("_handle", "_out", "fast")
 
-    def __init__(self, spec: bytes, fast: Any = None) -> None:
-        """The driver of ``spec``; its Redis steps (a record's) go to ``fast``'s client."""
+    def __init__(self, spec: bytes, fast: Any = None, *, checked: bool = False) -> None:
+        """The driver of ``spec``; its Redis steps (a record's) go to ``fast``'s client.
+        ``checked``: a spec the core refused (the wire's step from its make on) is
+        raised now, as the core's typed error, rather than at the first step.
+        """  # noqa: D205
         self._handle = _NEW(spec, len(spec))
         self._out = _buffer(_CAP)
         self.fast = fast
+        if checked and (length := _STEP(self._handle, self._out, _CAP)):
+            raise codec.error(_string_at(self._out, length))
 
     def call(self, packed: bytes) -> bytes:
         """Push one packed input; the next step."""

@@ -7,6 +7,7 @@ Little-endian; ``u8`` tags; every count and length a ``u32``; a text is UTF-8. H
 
 from __future__ import annotations
 
+import operator
 import re
 import struct
 from collections.abc import Callable, Sequence
@@ -126,59 +127,34 @@ def head(kind: int, dialect: int, placeholder: int) -> bytes:
     return bytes((kind, dialect, placeholder))
 
 
-def record_policy(policy: Any) -> bytes:
-    """A record policy (the core's fields, by name)."""
-    return _RECORD_POLICY.pack(
-        policy.lease_millis,
-        policy.retention_millis,
-        policy.store_errors,
-        policy.retry_after_millis,
-        policy.max_wait_millis,
-        policy.poll_millis,
-    )
+def _fields(shape: struct.Struct, names: str) -> Callable[[Any], bytes]:
+    """A packer of an object's attributes ``names`` (dotted: an attribute's own) in ``shape``."""
+    getters = [operator.attrgetter(name) for name in names.split()]
+    return lambda value: shape.pack(*(get(value) for get in getters))
 
 
-def relay_policy(policy: Any) -> bytes:
-    """A relay policy (the core's fields, by name)."""
-    return _RELAY_POLICY.pack(
-        policy.batch_size,
-        policy.claim_millis,
-        policy.base_backoff_millis,
-        policy.max_backoff_millis,
-        policy.jitter_percent,
-        policy.max_attempts,
-    )
-
-
-def segment_policy(policy: Any) -> bytes:
-    """A segment policy (the core's fields, by name)."""
-    return _SEGMENT_POLICY.pack(
-        policy.initial_step,
-        policy.min_step,
-        policy.max_step,
-        policy.fetch_at_percent,
-        policy.grow_below_millis,
-        policy.shrink_above_millis,
-    )
-
-
-def lease_policy(policy: Any) -> bytes:
-    """A worker-lease policy: its layout's fields, then its durations (by name)."""
-    layout = policy.layout
-    return _LEASE_POLICY.pack(
-        layout.time_bits,
-        layout.worker_bits,
-        layout.sequence_bits,
-        layout.datacenter_bits,
-        layout.epoch_millis,
-        layout.tick_millis,
-        policy.lease_millis,
-        policy.renew_interval_millis,
-        policy.safety_margin_millis,
-        policy.renew_retry_millis,
-        policy.max_skew_millis,
-        policy.max_start_wait_millis,
-    )
+#: A record policy (the core's fields, by name).
+record_policy: Final = _fields(
+    _RECORD_POLICY,
+    "lease_millis retention_millis store_errors retry_after_millis max_wait_millis poll_millis",
+)
+#: A relay policy.
+relay_policy: Final = _fields(
+    _RELAY_POLICY,
+    "batch_size claim_millis base_backoff_millis max_backoff_millis jitter_percent max_attempts",
+)
+#: A segment policy.
+segment_policy: Final = _fields(
+    _SEGMENT_POLICY,
+    "initial_step min_step max_step fetch_at_percent grow_below_millis shrink_above_millis",
+)
+#: A worker-lease policy: its layout's fields, then its durations.
+lease_policy: Final = _fields(
+    _LEASE_POLICY,
+    "layout.time_bits layout.worker_bits layout.sequence_bits layout.datacenter_bits"
+    " layout.epoch_millis layout.tick_millis lease_millis renew_interval_millis"
+    " safety_margin_millis renew_retry_millis max_skew_millis max_start_wait_millis",
+)
 
 
 def key(kind: str, scope: str, id: str) -> bytes:

@@ -31,14 +31,7 @@ from mintid.errors import MintidError, error_class
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
 from mintid.store._errors import RecordLostError
-from mintid.store._metrics import (
-    UNMEASURED,
-    Completing,
-    StoreMetrics,
-    claiming,
-    operating,
-    recording,
-)
+from mintid.store._metrics import StoreMetrics, measured, operating, recording
 from mintid.store.fast_path import RedisFastPath, bound
 
 __all__ = [
@@ -103,16 +96,10 @@ class OperationError(Exception):
         self.response = response
 
 
-def stored_of(result: object) -> StoredResponse | None:
-    """The response an operation's ``result`` gives the store to keep, if any."""
-    if isinstance(result, StoredResponse):
-        return result
-    return result.response if isinstance(result, OperationError) else None
-
-
-def completing(metrics: StoreMetrics | None, way: ffi.Way, result: object) -> Any:
-    """The completion storing ``result`` on ``way``, measured when ``metrics`` records."""
-    return UNMEASURED if metrics is None else Completing(metrics, way, stored_of(result))
+def _body_bytes(result: object) -> int | None:
+    """The size of the response an operation's ``result`` gives the store to keep, if any."""
+    stored = result.response if isinstance(result, OperationError) else result
+    return len(stored.body) if isinstance(stored, StoredResponse) else None
 
 
 def _finish(driver: RecordWire, result: object, now_millis: int) -> bytes:
@@ -532,7 +519,7 @@ class StoreBase:
         """  # noqa: D205
         self.database.bound()
         driver, step = request_driver(self._spec, self._fast, self._clock, way, key, request)
-        with claiming(self._metrics, way) as ended:
+        with measured(self._metrics, way) as ended:
             return driver, ended(
                 driver.end((yield from driving(runner, self._clock, driver, step)))
             )
@@ -540,7 +527,7 @@ class StoreBase:
     def _ending(self, runner: Any, way: ffi.Way, driver: RecordWire, result: object) -> Any:
         """The step loop that tells the driver what the operation came to and stores it."""
         step = _finish(driver, result, self._clock.now_millis())
-        with completing(self._metrics, way, result) as ended:
+        with measured(self._metrics, way, True, _body_bytes(result)) as ended:
             return ended(driver.end((yield from driving(runner, self._clock, driver, step))))
 
     def _complete(

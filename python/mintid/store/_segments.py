@@ -33,8 +33,8 @@ class SharedWire(Wire):
     __slots__ = ("lock",)
 
     def __init__(self, spec: bytes) -> None:
-        """The driver of ``spec``."""
-        super().__init__(spec)
+        """The driver of ``spec`` (a refused tag or policy raised now)."""
+        super().__init__(spec, checked=True)
         self.lock = threading.Lock()
 
     def call(self, packed: bytes) -> bytes:
@@ -71,10 +71,6 @@ class SegmentsBase:
         self._clock = clock
         head = spec(codec.SEGMENT, database.manifest)
         self._wire = SharedWire(codec.segment_spec(head, tag, codec.segment_policy(policy)))
-        # A refused tag or policy makes a wire that fails every step: say so now.
-        step = self._wire.call(codec.tagged(codec.ABANDON, clock.now_millis()))
-        if step[0] == codec.FAIL:
-            raise codec.error(step)
         self._background = background
         self._ids: Iterator[int] = _EMPTY
         register_for_fork(self)
