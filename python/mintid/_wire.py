@@ -1,6 +1,6 @@
 """The wire: the core's store drivers behind four C entry points
 (``mintid_wire_new``, ``_call``, ``_step``, ``_free``), one :mod:`ctypes` call per step,
-and the two loops that step them (:func:`drive`, :func:`drive_async`).
+and the one step loop (:func:`driving`), run sync (:func:`run`) or awaited (:func:`run_async`).
 
 A driver is made from a packed spec, each answer is pushed as a packed input and each
 step comes back packed (:mod:`mintid._wire_codec`, ``docs/spec.md``, "The wire"). The
@@ -11,6 +11,7 @@ retry, limit and error is the core's: the loops here run what a step says.
 from __future__ import annotations
 
 import ctypes
+import threading
 from collections.abc import Generator
 from typing import Any, Final, TypeVar
 
@@ -21,9 +22,9 @@ from mintid._library import entry
 __all__ = [
     "RecordWire",
     "RelayWire",
+    "SharedWire",
     "Wire",
-    "drive",
-    "drive_async",
+    "answered",
     "driving",
     "key_text",
     "migrating",
@@ -124,6 +125,22 @@ class Wire:
         _FREE(self._handle)
 
 
+class SharedWire(Wire):
+    """A wire several threads call in turn: one call (and its copy) at a time."""
+
+    __slots__ = ("lock",)
+
+    def __init__(self, spec: bytes, fast: Any = None, *, checked: bool = False) -> None:
+        """The driver of ``spec`` (see :class:`Wire`)."""
+        super().__init__(spec, fast, checked=checked)
+        self.lock = threading.Lock()
+
+    def call(self, packed: bytes) -> bytes:
+        """Push one packed input under the lock; the next step."""
+        with self.lock:
+            return super().call(packed)
+
+
 class RecordWire(Wire):
     """One request's record driver (kind ``record``)."""
 
@@ -167,7 +184,7 @@ _CLASSES: Final = {
 }
 
 
-def _answered(result: Any, now: int) -> bytes:
+def answered(result: Any, now: int) -> bytes:
     """A runner's result (rows, a count, or a failure: its class and message) packed."""
     shape = type(result)
     if shape is int:
@@ -214,7 +231,7 @@ def _steps(
             return step
         else:
             raise _refused(step) from runner.cause
-        step = wire.call(_answered(result, clock.now_millis()))
+        step = wire.call(answered(result, clock.now_millis()))
 
 
 _HAND_OVER: Final = frozenset((codec.YIELD, codec.DONE, codec.PAUSE))
@@ -273,16 +290,6 @@ async def run_async(steps: Generator[Any, Any, T]) -> T:
         return end.value  # type: ignore[no-any-return]
 
 
-def drive(runner: Any, clock: Any, wire: Wire, step: bytes, **how: bool) -> bytes:
-    """:func:`driving`, sync: the step the driver handed over."""
-    return run(driving(runner, clock, wire, step, **how))
-
-
-async def drive_async(runner: Any, clock: Any, wire: Wire, step: bytes, **how: bool) -> bytes:
-    """:func:`driving` for an asyncio host: the same loop, each of its calls awaited."""
-    return await run_async(driving(runner, clock, wire, step, **how))
-
-
 def _refused(step: bytes) -> Exception:
     """A ``FAIL`` step as the core's typed error (a step this loop does not run is a bug)."""
     if step[0] != codec.FAIL:
@@ -308,6 +315,6 @@ def migrating(runner: Any, clock: Any, manifest: Any) -> Generator[Any, Any, lis
     step = wire.start(clock.now_millis())
     while (step := (yield from driving(runner, clock, wire, step, hold=True)))[0] == codec.YIELD:
         result = yield from runner.execute(codec.migration_sql(step))
-        step = wire.call(_answered(result, clock.now_millis()))
+        step = wire.call(answered(result, clock.now_millis()))
     yield from runner.release()
     return codec.versions(step)

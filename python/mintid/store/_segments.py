@@ -16,7 +16,7 @@ from typing import Any, Final
 from mintid import _wire_codec as codec
 from mintid._buffer import register_for_fork
 from mintid._segment import SegmentPolicy
-from mintid._wire import Wire, driving, run, spec
+from mintid._wire import SharedWire, driving, run, spec
 from mintid.errors import MintidError
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
@@ -25,22 +25,6 @@ from mintid.store._metrics import StoreMetrics, recording
 __all__ = ["SegmentIds", "SegmentsBase"]
 
 _EMPTY: Final[Iterator[int]] = iter(())
-
-
-class SharedWire(Wire):
-    """A wire several threads call in turn: one call (and its copy) at a time."""
-
-    __slots__ = ("lock",)
-
-    def __init__(self, spec: bytes) -> None:
-        """The driver of ``spec`` (a refused tag or policy raised now)."""
-        super().__init__(spec, checked=True)
-        self.lock = threading.Lock()
-
-    def call(self, packed: bytes) -> bytes:
-        """Push one packed input under the lock; the next step."""
-        with self.lock:
-            return super().call(packed)
 
 
 class SegmentsBase:
@@ -70,7 +54,9 @@ class SegmentsBase:
         self.metrics, self._metrics = recording(metrics)
         self._clock = clock
         head = spec(codec.SEGMENT, database.manifest)
-        self._wire = SharedWire(codec.segment_spec(head, tag, codec.segment_policy(policy)))
+        self._wire = SharedWire(
+            codec.segment_spec(head, tag, codec.segment_policy(policy)), checked=True
+        )
         self._background = background
         self._ids: Iterator[int] = _EMPTY
         register_for_fork(self)
