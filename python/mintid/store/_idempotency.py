@@ -197,7 +197,7 @@ class LeaseBase:
         self._key = key
         self._held = held
         self._finishable = finishable
-        self._deadline = held.lease_deadline_millis
+        self._deadline: int = held.lease_deadline_millis
         self._renewal: Wire | None = None
         self._lost = False
 

@@ -4,9 +4,9 @@ the ways a database that is down shows, and fork safety."""
 
 from __future__ import annotations
 
+import gc
 import os
 import pathlib
-import gc
 import re
 import threading
 import time
