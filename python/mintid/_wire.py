@@ -20,8 +20,6 @@ from mintid import _wire_redis
 from mintid._library import entry
 
 __all__ = [
-    "RecordWire",
-    "RelayWire",
     "SharedWire",
     "Wire",
     "answered",
@@ -139,40 +137,6 @@ class SharedWire(Wire):
         """Push one packed input under the lock; the next step."""
         with self.lock:
             return super().call(packed)
-
-
-class RecordWire(Wire):
-    """One request's record driver (kind ``record``)."""
-
-    __slots__ = ()
-
-    @staticmethod
-    def end(step: bytes) -> Any:
-        """The :class:`~mintid._wire_codec.Held` claim to execute under, or the
-        :data:`~mintid._wire_codec.Finished` end.
-        """  # noqa: D205
-        return codec.held(step) if step[0] == codec.YIELD else codec.finished(step)
-
-
-class RelayWire(Wire):
-    """One outbox relay run (kind ``relay``)."""
-
-    __slots__ = ()
-
-    def sent(self, now_millis: int) -> bytes:
-        """The message handed over last was sent; the next step."""
-        return self.call(codec.tagged(codec.SENT, now_millis))
-
-    def failed(self, error: str, now_millis: int) -> bytes:
-        """The send of the message handed over last failed with ``error``; the next step."""
-        return self.call(codec.send_failed(error, now_millis))
-
-    @staticmethod
-    def end(step: bytes) -> tuple[Any, ...]:
-        """``("send", *message)`` for a ``YIELD``, ``("done", *counts)`` for the report."""
-        if step[0] == codec.DONE:
-            return ("done", *codec.relay_report(step))
-        return ("send", *codec.message(step))
 
 
 _CLASSES: Final = {

@@ -397,6 +397,11 @@ FINISHED: Final = (
 )
 
 
+def record_end(step: bytes) -> Any:
+    """A record's hand-over: the :data:`Held` claim to execute under (``YIELD``), or its end."""
+    return held(step) if step[0] == YIELD else finished(step)
+
+
 def finished(step: bytes) -> Finished:
     """A record's ``DONE`` step."""
     read = Reader(step)

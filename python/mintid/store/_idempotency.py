@@ -20,7 +20,7 @@ from mintid._fingerprint import Fingerprint
 from mintid._key import IdempotencyKey
 from mintid._native import check_uint, ffi
 from mintid._record import Outcome, Problem, Record, RecordPolicy, RecordStatus
-from mintid._wire import RecordWire, SharedWire, Wire, answered, driving, once, run, spec
+from mintid._wire import SharedWire, Wire, answered, driving, once, run, spec
 from mintid._wire_codec import Finished, Held
 from mintid.errors import MintidError, error_class
 from mintid.store._clock import StoreClock, SystemStoreClock
@@ -188,7 +188,7 @@ class LeaseBase:
     """  # noqa: D205
 
     def __init__(
-        self, store: Any, driver: RecordWire, key: IdempotencyKey, held: Held, finishable: bool
+        self, store: Any, driver: Wire, key: IdempotencyKey, held: Held, finishable: bool
     ) -> None:
         """Made by a store, never by hand."""
         self._store = store
@@ -306,7 +306,7 @@ class RecordLease(LeaseBase):
     """
 
     def __init__(
-        self, store: Any, driver: RecordWire, key: IdempotencyKey, held: Held, finishable: bool
+        self, store: Any, driver: Wire, key: IdempotencyKey, held: Held, finishable: bool
     ) -> None:
         """Made by the store, never by hand."""
         super().__init__(store, driver, key, held, finishable)
@@ -464,13 +464,13 @@ class StoreBase:
 
     def _claiming(
         self, runner: Any, way: ffi.Way, key: IdempotencyKey, request: StoreRequest
-    ) -> Generator[Any, Any, tuple[RecordWire, Any]]:
+    ) -> Generator[Any, Any, tuple[Wire, Any]]:
         """The step loop of a claim on ``key``: its driver and what it handed over
         (a :class:`Held` claim or its end).
         """  # noqa: D205
         self.database.bound()
         fast, created = self._fast, request.key_created_millis
-        driver = RecordWire(
+        driver = Wire(
             codec.record_spec(
                 self._spec,
                 b"",
@@ -486,21 +486,21 @@ class StoreBase:
         step = driver.start(self._clock.now_millis())
         with measured(self._metrics, way) as ended:
             return driver, ended(
-                driver.end((yield from driving(runner, self._clock, driver, step)))
+                codec.record_end((yield from driving(runner, self._clock, driver, step)))
             )
 
     def _ending(
-        self, runner: Any, way: ffi.Way, driver: RecordWire, result: object
+        self, runner: Any, way: ffi.Way, driver: Wire, result: object
     ) -> Generator[Any, Any, Any]:
         """The step loop that tells the driver what the operation came to and stores it."""
         step = driver.call(_finish(result, self._clock.now_millis()))
         with measured(self._metrics, way, True, _body_bytes(result)) as ended:
-            return ended(driver.end((yield from driving(runner, self._clock, driver, step))))
+            return ended(codec.record_end((yield from driving(runner, self._clock, driver, step))))
 
     #: Start the heartbeat of a ``run_once`` lease; its handle.
     _beat: Callable[[Any], Any]
     #: Stop the heartbeat (if any) and store the operation's result: the end, or its awaitable.
-    _complete: Callable[[Any, ffi.Way, RecordWire, object, Any], Any]
+    _complete: Callable[[Any, ffi.Way, Wire, object, Any], Any]
 
     def _running(
         self, runner: Any, way: ffi.Way, key: IdempotencyKey, request: StoreRequest, operation: Any
@@ -596,9 +596,7 @@ class IdempotencyStore(StoreBase):
     def _beat(self, lease: Any) -> Any:
         return _HEARTBEATS.add(lease)
 
-    def _complete(
-        self, runner: Any, way: ffi.Way, driver: RecordWire, result: object, beat: Any
-    ) -> Any:
+    def _complete(self, runner: Any, way: ffi.Way, driver: Wire, result: object, beat: Any) -> Any:
         if beat is not None:
             _HEARTBEATS.stop(beat)
         return run(self._ending(runner, way, driver, result))

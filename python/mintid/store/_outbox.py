@@ -14,7 +14,7 @@ from typing import Any, Literal
 from mintid import _wire_codec as codec
 from mintid._native import check_uint
 from mintid._outbox import RelayPolicy
-from mintid._wire import RelayWire, driving, once, run, spec
+from mintid._wire import Wire, driving, once, run, spec
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
 from mintid.store._metrics import StoreMetrics, recording
@@ -159,30 +159,30 @@ class OutboxBase:
         clock = self._clock
         runner = QueryRunner(self.database, None, self._metrics)
         fields = codec.relay_policy(self.policy) + codec.u64(self._draw())
-        driver = RelayWire(spec(codec.RELAY, self.database.manifest, fields))
+        driver = Wire(spec(codec.RELAY, self.database.manifest, fields))
         try:
             # The relay keeps its connection from send to send: one per relay.
-            step = driver.start(clock.now_millis())
-            handed = driver.end((yield from driving(runner, clock, driver, step, hold=True)))
-            while handed[0] == "send":
+            step = yield from driving(
+                runner, clock, driver, driver.start(clock.now_millis()), hold=True
+            )
+            while step[0] == codec.YIELD:
                 try:
-                    yield send(ClaimedMessage(*handed[1:]))
+                    yield send(ClaimedMessage(*codec.message(step)))
                 except Exception as error:
-                    step = driver.failed(str(error) or type(error).__name__, clock.now_millis())
+                    text = str(error) or type(error).__name__
+                    step = driver.call(codec.send_failed(text, clock.now_millis()))
                 else:
-                    step = driver.sent(clock.now_millis())
+                    step = driver.call(codec.tagged(codec.SENT, clock.now_millis()))
                 # The send has an outcome: its mark is recorded (in asyncio, even if the task
                 # is cancelled meanwhile). A message left claimed after its send would go again.
-                handed = driver.end(
-                    (yield self._marked(driving(runner, clock, driver, step, hold=True)))
-                )
+                step = yield self._marked(driving(runner, clock, driver, step, hold=True))
         except GeneratorExit:
             raise  # CLOSED (mintid._wire)
         except BaseException:
             yield from runner.release()
             raise
         yield from runner.release()
-        report = RelayReport(*handed[1:])
+        report = RelayReport(*codec.relay_report(step))
         if self._metrics is not None:
             self._metrics.relayed(report.sent, report.retried, report.dead)
         return report

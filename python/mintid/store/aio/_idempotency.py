@@ -13,7 +13,7 @@ from typing import Any, Final
 from mintid._key import IdempotencyKey
 from mintid._native import ffi
 from mintid._record import RecordPolicy
-from mintid._wire import RecordWire, Wire, run_async
+from mintid._wire import Wire, run_async
 from mintid._wire_codec import HEARTBEAT, PAUSE, STOP, Held, pause_millis, tagged
 from mintid.store._idempotency import (
     LeaseBase,
@@ -48,7 +48,7 @@ class AsyncRecordLease(LeaseBase):
     """  # noqa: D205
 
     def __init__(
-        self, store: Any, driver: RecordWire, key: IdempotencyKey, held: Held, finishable: bool
+        self, store: Any, driver: Wire, key: IdempotencyKey, held: Held, finishable: bool
     ) -> None:
         """Made by the store, never by hand."""
         super().__init__(store, driver, key, held, finishable)
@@ -133,7 +133,7 @@ class AsyncIdempotencyStore(StoreBase):
         return lease, wire, asyncio.get_running_loop().create_task(lease._beat(wire, step))
 
     def _complete(
-        self, runner: Any, way: ffi.Way, driver: RecordWire, result: object, beat: Any
+        self, runner: Any, way: ffi.Way, driver: Wire, result: object, beat: Any
     ) -> Coroutine[Any, Any, Any]:
         if beat is not None:
             lease, wire, task = beat
