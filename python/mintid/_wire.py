@@ -159,14 +159,12 @@ def answered(result: Any, now: int) -> bytes:
     return codec.failed(_CLASSES.get(failure.name, 4), message, now)
 
 
-def _steps(
-    runner: Any, clock: Any, wire: Wire, step: bytes, pauses: bool
-) -> Generator[Any, Any, bytes]:
+def _steps(runner: Any, clock: Any, wire: Wire, step: bytes) -> Generator[Any, Any, bytes]:
     """The one step loop, for the sync and the asyncio drive alike: a generator
     that yields each call on the runner, the clock or the Redis client (its
     value, or in an asyncio host its awaitable) and is sent its result back
     (or thrown its exception), until the driver hands over: a ``YIELD`` or
-    ``DONE`` step, or a ``PAUSE`` when ``pauses`` is false, returned. A ``FAIL``
+    ``DONE`` step, returned. A ``FAIL``
     step is raised as the core's typed error, the driver's exception behind
     it as ``__cause__``.
     """  # noqa: D205
@@ -185,7 +183,7 @@ def _steps(
             answer = yield from _wire_redis.answer(wire.fast.client, step)
             step = wire.call(codec.redis_answer(answer, clock.now_millis()))
             continue
-        elif tag == codec.PAUSE and pauses:
+        elif tag == codec.PAUSE:
             if not runner.in_transaction:
                 yield from runner.release()
             yield clock.pause_millis(codec.pause_millis(step))
@@ -198,13 +196,13 @@ def _steps(
         step = wire.call(answered(result, clock.now_millis()))
 
 
-_HAND_OVER: Final = frozenset((codec.YIELD, codec.DONE, codec.PAUSE))
+_HAND_OVER: Final = frozenset((codec.YIELD, codec.DONE))
 # CLOSED: a step loop closed unfinished (``GeneratorExit``: its task was collected) is
 # collected with the wires it holds, whose handles may be freed already: it calls nothing.
 
 
 def driving(
-    runner: Any, clock: Any, wire: Wire, step: bytes, *, hold: bool = False, pauses: bool = True
+    runner: Any, clock: Any, wire: Wire, step: bytes, *, hold: bool = False
 ) -> Generator[Any, Any, bytes]:
     """:func:`_steps`, with the connection given back to the pool at the end
     (unless ``hold`` keeps it for the caller's next drive: the caller releases
@@ -212,7 +210,7 @@ def driving(
     counted; run it with :func:`run` or :func:`run_async`.
     """  # noqa: D205
     try:
-        step = yield from _steps(runner, clock, wire, step, pauses)
+        step = yield from _steps(runner, clock, wire, step)
     except GeneratorExit:
         raise  # CLOSED
     except BaseException:

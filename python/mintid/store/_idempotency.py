@@ -209,7 +209,7 @@ class LeaseBase:
     @property
     def lease_deadline_millis(self) -> int:
         """When the lease ends (Unix ms), as last renewed (by :meth:`renew`, or
-        by the heartbeat of a ``run_once`` operation once it has returned).
+        by each beat of a ``run_once`` operation's heartbeat).
         """  # noqa: D205
         return int(self._deadline)
 
@@ -234,6 +234,15 @@ class LeaseBase:
         else:
             self._deadline = codec.count(end)
 
+    def _paused(self, end: bytes | BaseException) -> bool:
+        """Whether the heartbeat's ``end`` is a pause (its ``YIELD``: the deadline as last
+        renewed, taken) rather than its end.
+        """  # noqa: D205
+        if isinstance(end, BaseException) or end[0] != codec.YIELD:
+            return False
+        self._deadline = codec.beat_deadline(end)
+        return True
+
     def _beating(self, wire: Wire) -> Generator[Any, Any, bytes | BaseException]:
         """The step loop of one beat of the heartbeat ``wire``: the next pause, its end, or
         the core's failure. A host error while it runs a step (an exception out of the
@@ -245,7 +254,7 @@ class LeaseBase:
         while True:
             try:
                 step = wire.call(packed or codec.tagged(codec.RESUME, clock.now_millis()))
-                return (yield from driving(store._runner(), clock, wire, step, pauses=False))
+                return (yield from driving(store._runner(), clock, wire, step))
             except MintidError as error:
                 return error
             except Exception as error:
@@ -393,7 +402,7 @@ class _Heartbeats:
                     name = "mintid-record-heartbeat"
                     threading.Thread(target=self._run, name=name, daemon=True).start()
                     self._pid = os.getpid()
-        self._next(beat, beat.wire.start(lease._store._clock.now_millis()))
+        self._next(beat, lease, beat.wire.start(lease._store._clock.now_millis()))
         return beat
 
     @staticmethod
@@ -405,11 +414,12 @@ class _Heartbeats:
         if lease is not None:
             beat.end(beat.wire.call(codec.tagged(codec.STOP, lease._store._clock.now_millis())))
 
-    def _next(self, beat: _Beat, step: bytes | BaseException) -> None:
+    def _next(self, beat: _Beat, lease: RecordLease, step: bytes | BaseException) -> None:
         """Queue ``beat`` until its pause ``step`` is over, or end it."""
-        if isinstance(step, BaseException) or step[0] != codec.PAUSE:
+        if not lease._paused(step):
             beat.end(step)
             return
+        assert isinstance(step, bytes)
         wake = time.monotonic() + codec.pause_millis(step) / 1000
         with self._cond:
             heapq.heappush(self._queue, (wake, next(self._order), beat))
@@ -425,7 +435,7 @@ class _Heartbeats:
                 beat = heapq.heappop(queue)[2]
             wire, lease = beat.wire, beat.lease
             if lease is not None:  # not stopped meanwhile
-                self._next(beat, run(lease._beating(wire)))
+                self._next(beat, lease, run(lease._beating(wire)))
 
 
 _HEARTBEATS: Final = _Heartbeats()

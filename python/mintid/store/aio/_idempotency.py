@@ -14,7 +14,7 @@ from mintid._key import IdempotencyKey
 from mintid._native import ffi
 from mintid._record import RecordPolicy
 from mintid._wire import Wire, run_async
-from mintid._wire_codec import HEARTBEAT, PAUSE, STOP, Held, pause_millis, tagged
+from mintid._wire_codec import HEARTBEAT, STOP, Held, pause_millis, tagged
 from mintid.store._idempotency import (
     LeaseBase,
     OperationError,
@@ -81,8 +81,8 @@ class AsyncRecordLease(LeaseBase):
         operation's stop (``docs/spec.md``, "The heartbeat").
         """  # noqa: D205
         end: bytes | BaseException = step
-        while isinstance(end, bytes) and end[0] == PAUSE:
-            await asyncio.sleep(pause_millis(end) / 1000)
+        while self._paused(end):
+            await asyncio.sleep(pause_millis(end) / 1000)  # type: ignore[arg-type]
             end = await run_async(self._beating(wire))
         self._beat_ended(end)
 
