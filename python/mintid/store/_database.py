@@ -1,18 +1,9 @@
-"""Databases: a pool of a driver's connections, and its executor for the core.
-
-A :class:`Database` hands out the driver's own connections in autocommit
-mode (transactions are explicit: :meth:`Database.transaction`) and is the
-*executor* of the core's store drivers: it runs a named statement of the
-core's manifest (``store_statements``: the SQL of ``schema/`` in the driver's
-placeholder style) with positional values, answers with the rows or the
-affected-row count, and classifies a driver error (unique violation,
-serialization, connection lost, constraint, other). Every loop, retry, limit
-and error code is the core's.
-
-Connections belong to one process: a pool that finds itself in a new process
-(after ``os.fork()``) forgets what it inherited, without closing it (closing
-would end the parent's sessions), and connects anew.
-"""
+"""Databases: a pool of a driver's connections (autocommit; transactions explicit), and
+the executor of the core's store drivers: a named statement of the core's manifest run
+with positional values, answered with its rows or affected-row count, a driver error
+classified. Connections belong to one process: a pool in a forked child forgets (never
+closes) what it inherited.
+"""  # noqa: D205
 
 from __future__ import annotations
 

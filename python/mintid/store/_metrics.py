@@ -1,12 +1,6 @@
 """What the stores report to an application's metrics and traces: one hook,
-:class:`StoreMetrics`, called where the core's driver has already decided.
-
-The names, units and attributes the calls map to are the core's registry
-(``docs/spec.md``, "Metrics and traces"); :class:`mintid.metrics.OpenTelemetryMetrics`
-records them through OpenTelemetry. Every attribute value a store passes is
-the core's: a decision as its driver's end names it, a ``DbErrorClass`` and
-a ``Way`` by their names, an error's code, a fast-path verdict as the wire
-names it. Nothing here decides anything.
+:class:`StoreMetrics`, called where the core's driver has decided (names, units and
+attributes: the core's registry, ``docs/spec.md``, "Metrics and traces").
 """  # noqa: D205
 
 from __future__ import annotations

@@ -1,7 +1,6 @@
-"""The transactional outbox over ``outbox_message``, driven by the core's
-outbox drivers (``mintid::store::{OutboxEnqueue, OutboxRelay, OutboxCleanup}``):
-enqueue in the caller's transaction; :meth:`Outbox.relay` runs the core's
-relay loop, calling ``send`` when the core says so. Every rule is the core's.
+"""The transactional outbox over ``outbox_message``: enqueue in the caller's
+transaction, and :meth:`Outbox.relay`, the core's relay driver calling ``send`` when it
+says so.
 """  # noqa: D205
 
 from __future__ import annotations

@@ -1,9 +1,6 @@
-"""Segment IDs (Leaf-style) over ``id_segment``: ranges fetched from the
-database, handed out from memory, the next one fetched in the background.
-Every rule is the core's segment driver (on the wire, kind ``segment``): the
-runs of IDs, what a take calls for (hand out, fetch beside, fetch now, wait
-and how long), the fetch's queries, retries and errors; this module runs its
-steps.
+"""Segment IDs (Leaf-style) over ``id_segment``: ranges fetched from the database,
+handed out from memory, the next fetched in the background. Every rule (the runs, what
+a take calls for and how long to wait, the fetch) is the core's segment driver.
 """  # noqa: D205
 
 from __future__ import annotations

@@ -1,9 +1,4 @@
-"""The transactional outbox for asyncio: :class:`AsyncOutbox`, the async twin
-of :class:`mintid.store.Outbox`.
-
-The sync outbox's step loops (:class:`mintid.store._outbox.OutboxBase`), each
-call awaited.
-"""  # noqa: D205
+"""The transactional outbox for asyncio: the sync outbox's step loops awaited."""
 
 from __future__ import annotations
 
