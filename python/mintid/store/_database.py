@@ -32,7 +32,6 @@ __all__ = [
     "PostgresDatabase",
     "QueryRunner",
     "SqliteDatabase",
-    "failed",
 ]
 
 T = TypeVar("T")
@@ -345,12 +344,12 @@ class QueryRunner:
             except LoopBindingError:
                 raise
             except Exception as error:
-                return failed(self, Class.CONNECTION_LOST, error)
+                return self._failed(Class.CONNECTION_LOST, error)
         try:
             answer = yield run(raw)
         except Exception as error:
             kind = database.classify(error)
-            failure = failed(self, kind, error)
+            failure = self._failed(kind, error)
             if kind is Class.CONNECTION_LOST and self._pooled:
                 # The server may have restarted: the idle connections are likely gone too.
                 self._raw = None
@@ -370,6 +369,13 @@ class QueryRunner:
         self.cause = None
         return answer  # type: ignore[no-any-return]
 
+    def _failed(self, kind: ffi.DbErrorClass, error: Exception) -> Failure:
+        """A query that failed with ``error`` of class ``kind``: kept as the cause, counted."""
+        self.cause = error
+        if self._metrics is not None:
+            self._metrics.store_error(class_name(kind))
+        return (kind, str(error))
+
     def release(self) -> Steps[None]:
         """Give the pool's connection back (the caller's stays with the caller);
         a transaction still open is rolled back first.
@@ -380,16 +386,6 @@ class QueryRunner:
         if raw is not None and self._pooled:
             self._raw = None
             yield self._database._checkin(raw, self._pid)
-
-
-def failed(runner: Any, kind: ffi.DbErrorClass, error: Exception) -> Failure:
-    """A query of ``runner`` (sync or async) that failed with ``error`` of
-    class ``kind``: kept as its cause, reported to its metrics; the answer.
-    """  # noqa: D205
-    runner.cause = error
-    if runner._metrics is not None:
-        runner._metrics.store_error(class_name(kind))
-    return (kind, str(error))
 
 
 def _close_quietly(raw: Any) -> None:
