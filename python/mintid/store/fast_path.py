@@ -35,7 +35,11 @@ class FastPathMetrics:
 class _Counters:
     """A client for the core's Redis steps, and the counters of what they came to."""
 
-    def __init__(self, client: Any, ttl_millis: int | None) -> None:
+    def __init__(self, client: Any, *, ttl_millis: int | None = None) -> None:
+        """The fast path over ``client``; nothing is sent until a request.
+
+        Raises ``ValueError`` for a client made with ``decode_responses=True``.
+        """
         self.ttl_millis = None if ttl_millis is None else check_uint("ttl_millis", ttl_millis)
         encoder = getattr(client, "get_encoder", None)
         if encoder is not None and encoder().decode_responses:
@@ -74,23 +78,12 @@ class RedisFastPath(_Counters):
     ``client`` is.
     """  # noqa: D205
 
-    def __init__(self, client: Any, *, ttl_millis: int | None = None) -> None:
-        """The fast path over ``client``; nothing is sent until a request.
-
-        Raises ``ValueError`` for a client made with ``decode_responses=True``.
-        """
-        super().__init__(client, ttl_millis)
-
 
 class AsyncRedisFastPath(_Counters):
     """:class:`RedisFastPath` for asyncio, over a
     ``redis.asyncio.cluster.RedisCluster``: pass it to
     :class:`~mintid.store.aio.AsyncIdempotencyStore` as ``fast_path=``.
     """  # noqa: D205
-
-    def __init__(self, client: Any, *, ttl_millis: int | None = None) -> None:
-        """The fast path over ``client``; nothing is sent until a request."""
-        super().__init__(client, ttl_millis)
 
 
 class BoundFastPath:
