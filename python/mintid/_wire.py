@@ -1,6 +1,6 @@
 """The wire: the core's store drivers behind four C entry points
 (``mintid_wire_new``, ``_call``, ``_step``, ``_free``), one :mod:`ctypes` call per step,
-and the two loops that step them (:func:`drive`, :func:`drive_async`).
+and the one step loop (:func:`driving`), run sync (:func:`run`) or awaited (:func:`run_async`).
 
 A driver is made from a packed spec, each answer is pushed as a packed input and each
 step comes back packed (:mod:`mintid._wire_codec`, ``docs/spec.md``, "The wire"). The
@@ -11,6 +11,7 @@ retry, limit and error is the core's: the loops here run what a step says.
 from __future__ import annotations
 
 import ctypes
+import threading
 from collections.abc import Generator
 from typing import Any, Final, TypeVar
 
@@ -19,11 +20,9 @@ from mintid import _wire_redis
 from mintid._library import entry
 
 __all__ = [
-    "RecordWire",
-    "RelayWire",
+    "SharedWire",
     "Wire",
-    "drive",
-    "drive_async",
+    "answered",
     "driving",
     "key_text",
     "migrating",
@@ -89,11 +88,16 @@ class Wire:
 
     __slots__ = ("_handle", "_out", "fast")
 
-    def __init__(self, spec: bytes, fast: Any = None) -> None:
-        """The driver of ``spec``; its Redis steps (a record's) go to ``fast``'s client."""
+    def __init__(self, spec: bytes, fast: Any = None, *, checked: bool = False) -> None:
+        """The driver of ``spec``; its Redis steps (a record's) go to ``fast``'s client.
+        ``checked``: a spec the core refused (the wire's step from its make on) is
+        raised now, as the core's typed error, rather than at the first step.
+        """  # noqa: D205
         self._handle = _NEW(spec, len(spec))
         self._out = _buffer(_CAP)
         self.fast = fast
+        if checked and (length := _STEP(self._handle, self._out, _CAP)):
+            raise codec.error(_string_at(self._out, length))
 
     def call(self, packed: bytes) -> bytes:
         """Push one packed input; the next step."""
@@ -119,38 +123,20 @@ class Wire:
         _FREE(self._handle)
 
 
-class RecordWire(Wire):
-    """One request's record driver (kind ``record``)."""
+class SharedWire(Wire):
+    """A wire several threads call in turn: one call (and its copy) at a time."""
 
-    __slots__ = ()
+    __slots__ = ("lock",)
 
-    @staticmethod
-    def end(step: bytes) -> Any:
-        """The :class:`~mintid._wire_codec.Held` claim to execute under, or the
-        :data:`~mintid._wire_codec.Finished` end.
-        """  # noqa: D205
-        return codec.held(step) if step[0] == codec.YIELD else codec.finished(step)
+    def __init__(self, spec: bytes, fast: Any = None, *, checked: bool = False) -> None:
+        """The driver of ``spec`` (see :class:`Wire`)."""
+        super().__init__(spec, fast, checked=checked)
+        self.lock = threading.Lock()
 
-
-class RelayWire(Wire):
-    """One outbox relay run (kind ``relay``)."""
-
-    __slots__ = ()
-
-    def sent(self, now_millis: int) -> bytes:
-        """The message handed over last was sent; the next step."""
-        return self.call(codec.tagged(codec.SENT, now_millis))
-
-    def failed(self, error: str, now_millis: int) -> bytes:
-        """The send of the message handed over last failed with ``error``; the next step."""
-        return self.call(codec.send_failed(error, now_millis))
-
-    @staticmethod
-    def end(step: bytes) -> tuple[Any, ...]:
-        """``("send", *message)`` for a ``YIELD``, ``("done", *counts)`` for the report."""
-        if step[0] == codec.DONE:
-            return ("done", *codec.relay_report(step))
-        return ("send", *codec.message(step))
+    def call(self, packed: bytes) -> bytes:
+        """Push one packed input under the lock; the next step."""
+        with self.lock:
+            return super().call(packed)
 
 
 _CLASSES: Final = {
@@ -162,7 +148,7 @@ _CLASSES: Final = {
 }
 
 
-def _answered(result: Any, now: int) -> bytes:
+def answered(result: Any, now: int) -> bytes:
     """A runner's result (rows, a count, or a failure: its class and message) packed."""
     shape = type(result)
     if shape is int:
@@ -173,14 +159,12 @@ def _answered(result: Any, now: int) -> bytes:
     return codec.failed(_CLASSES.get(failure.name, 4), message, now)
 
 
-def _steps(
-    runner: Any, clock: Any, wire: Wire, step: bytes, pauses: bool
-) -> Generator[Any, Any, bytes]:
+def _steps(runner: Any, clock: Any, wire: Wire, step: bytes) -> Generator[Any, Any, bytes]:
     """The one step loop, for the sync and the asyncio drive alike: a generator
     that yields each call on the runner, the clock or the Redis client (its
     value, or in an asyncio host its awaitable) and is sent its result back
     (or thrown its exception), until the driver hands over: a ``YIELD`` or
-    ``DONE`` step, or a ``PAUSE`` when ``pauses`` is false, returned. A ``FAIL``
+    ``DONE`` step, returned. A ``FAIL``
     step is raised as the core's typed error, the driver's exception behind
     it as ``__cause__``.
     """  # noqa: D205
@@ -199,7 +183,7 @@ def _steps(
             answer = yield from _wire_redis.answer(wire.fast.client, step)
             step = wire.call(codec.redis_answer(answer, clock.now_millis()))
             continue
-        elif tag == codec.PAUSE and pauses:
+        elif tag == codec.PAUSE:
             if not runner.in_transaction:
                 yield from runner.release()
             yield clock.pause_millis(codec.pause_millis(step))
@@ -209,16 +193,16 @@ def _steps(
             return step
         else:
             raise _refused(step) from runner.cause
-        step = wire.call(_answered(result, clock.now_millis()))
+        step = wire.call(answered(result, clock.now_millis()))
 
 
-_HAND_OVER: Final = frozenset((codec.YIELD, codec.DONE, codec.PAUSE))
+_HAND_OVER: Final = frozenset((codec.YIELD, codec.DONE))
 # CLOSED: a step loop closed unfinished (``GeneratorExit``: its task was collected) is
 # collected with the wires it holds, whose handles may be freed already: it calls nothing.
 
 
 def driving(
-    runner: Any, clock: Any, wire: Wire, step: bytes, *, hold: bool = False, pauses: bool = True
+    runner: Any, clock: Any, wire: Wire, step: bytes, *, hold: bool = False
 ) -> Generator[Any, Any, bytes]:
     """:func:`_steps`, with the connection given back to the pool at the end
     (unless ``hold`` keeps it for the caller's next drive: the caller releases
@@ -226,7 +210,7 @@ def driving(
     counted; run it with :func:`run` or :func:`run_async`.
     """  # noqa: D205
     try:
-        step = yield from _steps(runner, clock, wire, step, pauses)
+        step = yield from _steps(runner, clock, wire, step)
     except GeneratorExit:
         raise  # CLOSED
     except BaseException:
@@ -268,16 +252,6 @@ async def run_async(steps: Generator[Any, Any, T]) -> T:
         return end.value  # type: ignore[no-any-return]
 
 
-def drive(runner: Any, clock: Any, wire: Wire, step: bytes, **how: bool) -> bytes:
-    """:func:`driving`, sync: the step the driver handed over."""
-    return run(driving(runner, clock, wire, step, **how))
-
-
-async def drive_async(runner: Any, clock: Any, wire: Wire, step: bytes, **how: bool) -> bytes:
-    """:func:`driving` for an asyncio host: the same loop, each of its calls awaited."""
-    return await run_async(driving(runner, clock, wire, step, **how))
-
-
 def _refused(step: bytes) -> Exception:
     """A ``FAIL`` step as the core's typed error (a step this loop does not run is a bug)."""
     if step[0] != codec.FAIL:
@@ -303,6 +277,6 @@ def migrating(runner: Any, clock: Any, manifest: Any) -> Generator[Any, Any, lis
     step = wire.start(clock.now_millis())
     while (step := (yield from driving(runner, clock, wire, step, hold=True)))[0] == codec.YIELD:
         result = yield from runner.execute(codec.migration_sql(step))
-        step = wire.call(_answered(result, clock.now_millis()))
+        step = wire.call(answered(result, clock.now_millis()))
     yield from runner.release()
     return codec.versions(step)

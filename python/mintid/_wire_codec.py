@@ -7,25 +7,14 @@ Little-endian; ``u8`` tags; every count and length a ``u32``; a text is UTF-8. H
 
 from __future__ import annotations
 
+import operator
 import re
 import struct
+from collections import namedtuple
 from collections.abc import Callable, Sequence
-from typing import Any, Final, NamedTuple, TypeVar
+from typing import Any, Final, TypeVar
 
 from mintid._library import refusal
-
-__all__ = [
-    "DONE",
-    "FAIL",
-    "PAUSE",
-    "REDIS",
-    "RUN",
-    "YIELD",
-    "Held",
-    "Reader",
-    "error_bytes",
-    "free_text",
-]
 
 T = TypeVar("T")
 
@@ -126,59 +115,34 @@ def head(kind: int, dialect: int, placeholder: int) -> bytes:
     return bytes((kind, dialect, placeholder))
 
 
-def record_policy(policy: Any) -> bytes:
-    """A record policy (the core's fields, by name)."""
-    return _RECORD_POLICY.pack(
-        policy.lease_millis,
-        policy.retention_millis,
-        policy.store_errors,
-        policy.retry_after_millis,
-        policy.max_wait_millis,
-        policy.poll_millis,
-    )
+def _fields(shape: struct.Struct, names: str) -> Callable[[Any], bytes]:
+    """A packer of an object's attributes ``names`` (dotted: an attribute's own) in ``shape``."""
+    getters = [operator.attrgetter(name) for name in names.split()]
+    return lambda value: shape.pack(*(get(value) for get in getters))
 
 
-def relay_policy(policy: Any) -> bytes:
-    """A relay policy (the core's fields, by name)."""
-    return _RELAY_POLICY.pack(
-        policy.batch_size,
-        policy.claim_millis,
-        policy.base_backoff_millis,
-        policy.max_backoff_millis,
-        policy.jitter_percent,
-        policy.max_attempts,
-    )
-
-
-def segment_policy(policy: Any) -> bytes:
-    """A segment policy (the core's fields, by name)."""
-    return _SEGMENT_POLICY.pack(
-        policy.initial_step,
-        policy.min_step,
-        policy.max_step,
-        policy.fetch_at_percent,
-        policy.grow_below_millis,
-        policy.shrink_above_millis,
-    )
-
-
-def lease_policy(policy: Any) -> bytes:
-    """A worker-lease policy: its layout's fields, then its durations (by name)."""
-    layout = policy.layout
-    return _LEASE_POLICY.pack(
-        layout.time_bits,
-        layout.worker_bits,
-        layout.sequence_bits,
-        layout.datacenter_bits,
-        layout.epoch_millis,
-        layout.tick_millis,
-        policy.lease_millis,
-        policy.renew_interval_millis,
-        policy.safety_margin_millis,
-        policy.renew_retry_millis,
-        policy.max_skew_millis,
-        policy.max_start_wait_millis,
-    )
+#: A record policy (the core's fields, by name).
+record_policy: Final = _fields(
+    _RECORD_POLICY,
+    "lease_millis retention_millis store_errors retry_after_millis max_wait_millis poll_millis",
+)
+#: A relay policy.
+relay_policy: Final = _fields(
+    _RELAY_POLICY,
+    "batch_size claim_millis base_backoff_millis max_backoff_millis jitter_percent max_attempts",
+)
+#: A segment policy.
+segment_policy: Final = _fields(
+    _SEGMENT_POLICY,
+    "initial_step min_step max_step fetch_at_percent grow_below_millis shrink_above_millis",
+)
+#: A worker-lease policy: its layout's fields, then its durations.
+lease_policy: Final = _fields(
+    _LEASE_POLICY,
+    "layout.time_bits layout.worker_bits layout.sequence_bits layout.datacenter_bits"
+    " layout.epoch_millis layout.tick_millis lease_millis renew_interval_millis"
+    " safety_margin_millis renew_retry_millis max_skew_millis max_start_wait_millis",
+)
 
 
 def key(kind: str, scope: str, id: str) -> bytes:
@@ -312,10 +276,13 @@ class Reader:
         self.data = data
         self.at = at
 
+    def _number(self, shape: struct.Struct) -> int:
+        self.at += shape.size
+        return int(shape.unpack_from(self.data, self.at - shape.size)[0])
+
     def u8(self) -> int:
         """A ``u8``."""
-        self.at += 1
-        return self.data[self.at - 1]
+        return self._number(_U8)
 
     def flag(self) -> bool:
         """A ``u8`` read as a boolean."""
@@ -323,18 +290,11 @@ class Reader:
 
     def u32(self) -> int:
         """A ``u32``."""
-        self.at += 4
-        return int(_U32.unpack_from(self.data, self.at - 4)[0])
+        return self._number(_U32)
 
     def u64(self) -> int:
         """A ``u64``."""
-        self.at += 8
-        return int(_U64.unpack_from(self.data, self.at - 8)[0])
-
-    def i64(self) -> int:
-        """An ``i64``."""
-        self.at += 8
-        return int(_I64.unpack_from(self.data, self.at - 8)[0])
+        return self._number(_U64)
 
     def fixed(self, length: int) -> bytes:
         """``length`` bytes."""
@@ -361,7 +321,7 @@ class Reader:
         """A value: ``None``, an ``int``, a ``str`` or ``bytes``."""
         tag = self.u8()
         if tag == INT:
-            return self.i64()
+            return self._number(_I64)
         if tag == NULL:
             return None
         return self.text() if tag == TEXT else self.raw()
@@ -369,6 +329,33 @@ class Reader:
     def response(self) -> tuple[str, bytes]:
         """A response: content type and body."""
         return self.text(), self.raw()
+
+    def digest(self) -> bytes:
+        """A 32-byte digest."""
+        return self.fixed(32)
+
+    def field(self, kind: str) -> Any:
+        """A field by its kind: a method's name, ``?kind`` optional, ``*kind`` a list."""
+        if kind[0] == "?":
+            return self.field(kind[1:]) if self.u8() else None
+        if kind[0] == "*":
+            return [self.field(kind[1:]) for _ in range(self.u32())]
+        return getattr(self, kind)()
+
+
+def _reader(shape: Callable[..., T], kinds: str, optional: bool = False) -> Callable[[bytes], T]:
+    """A reader of a step's fields of ``kinds`` (:meth:`Reader.field`) as a ``shape``;
+    ``optional``: ``None`` when the step says there is none.
+    """  # noqa: D205
+    split = kinds.split()
+
+    def read(step: bytes) -> Any:
+        reader = Reader(step)
+        if optional and not reader.u8():
+            return None
+        return shape(*(reader.field(kind) for kind in split))
+
+    return read
 
 
 def run(step: bytes) -> tuple[str, list[Any]]:
@@ -388,30 +375,6 @@ def beat_deadline(step: bytes) -> int:
     return int(_U64.unpack_from(step, 9)[0])
 
 
-class Failure(NamedTuple):
-    """A ``FAIL`` step's fields (the core's typed error)."""
-
-    code: str
-    detail: str
-    part: str | None
-    position: int | None
-    problem: str | None
-    concern: str
-
-
-def failure(step: bytes) -> Failure:
-    """A ``FAIL`` step's fields."""
-    read = Reader(step)
-    return Failure(
-        read.text(),
-        read.text(),
-        read.optional(read.text),
-        read.optional(read.u64),
-        read.optional(read.text),
-        read.text(),
-    )
-
-
 def error(step: bytes) -> Exception:
     """A ``FAIL`` step as the core's typed error."""
     return refusal(step)
@@ -420,22 +383,6 @@ def error(step: bytes) -> Exception:
 def begin_write(step: bytes) -> bool:
     """A ``BEGIN`` step's ``write`` (SQLite's ``BEGIN IMMEDIATE``)."""
     return step[1] != 0
-
-
-class Held(NamedTuple):
-    """A record's ``YIELD``: the core's decision (``execute``) and the claim to execute under."""
-
-    decision: str
-    token: int
-    created_millis: int
-    lease_deadline_millis: int
-    renew_every_millis: int | None
-
-
-def held(step: bytes) -> Held:
-    """A record's ``YIELD`` step."""
-    read = Reader(step)
-    return Held(read.text(), read.u64(), read.u64(), read.u64(), read.optional(read.u64))
 
 
 #: A record's ``DONE``: ``(decision, end, *fields)``, ``end`` one of ``executed``,
@@ -455,6 +402,11 @@ FINISHED: Final = (
 )
 
 
+def record_end(step: bytes) -> Any:
+    """A record's hand-over: the :data:`Held` claim to execute under (``YIELD``), or its end."""
+    return held(step) if step[0] == YIELD else finished(step)
+
+
 def finished(step: bytes) -> Finished:
     """A record's ``DONE`` step."""
     read = Reader(step)
@@ -469,23 +421,6 @@ def finished(step: bytes) -> Finished:
     if end == "operation_failed_unrecorded":
         return (decision, end, read.text(), read.text())
     return (decision, end)
-
-
-class Message(NamedTuple):
-    """A relay's ``YIELD``: the message to send."""
-
-    message_id: int
-    kind: str
-    business_key: str
-    payload: bytes
-    attempts: int
-    created_millis: int
-
-
-def message(step: bytes) -> Message:
-    """A relay's ``YIELD`` step."""
-    read = Reader(step)
-    return Message(read.u64(), read.text(), read.text(), read.raw(), read.u64(), read.u64())
 
 
 def relay_report(step: bytes) -> tuple[int, ...]:
@@ -522,91 +457,36 @@ def count(step: bytes) -> int:
     return int(_U64.unpack_from(step, 1)[0])
 
 
-class StoredRecord(NamedTuple):
-    """A record load's ``DONE``: the stored record."""
-
-    status: str
-    fingerprint: bytes
-    token: int
-    lease_deadline_millis: int
-    created_millis: int
-    expires_millis: int
-    response: tuple[str, bytes] | None
-    error: str | None
-
-
-def stored_record(step: bytes) -> StoredRecord | None:
-    """A record load's ``DONE`` step."""
-    read = Reader(step)
-    if not read.u8():
-        return None
-    return StoredRecord(
-        read.text(),
-        read.fixed(32),
-        read.u64(),
-        read.u64(),
-        read.u64(),
-        read.u64(),
-        read.optional(read.response),
-        read.optional(read.text),
-    )
-
-
-class StoredMessage(NamedTuple):
-    """An outbox load's ``DONE``: the stored message."""
-
-    message_id: int
-    kind: str
-    business_key: str
-    payload: bytes
-    status: str
-    attempts: int
-    next_attempt_millis: int
-    last_error: str | None
-    created_millis: int
-    updated_millis: int
-
-
-def stored_message(step: bytes) -> StoredMessage | None:
-    """An outbox load's ``DONE`` step."""
-    read = Reader(step)
-    if not read.u8():
-        return None
-    return StoredMessage(
-        read.u64(),
-        read.text(),
-        read.text(),
-        read.raw(),
-        read.text(),
-        read.u64(),
-        read.u64(),
-        read.optional(read.text),
-        read.u64(),
-        read.u64(),
-    )
-
-
-class RedisCall(NamedTuple):
-    """A ``REDIS`` step: ``EVAL`` (with the source) or ``EVALSHA`` (with the SHA-1)."""
-
-    eval: bool
-    script: str
-    code: str
-    keys: list[str]
-    args: list[bytes]
-
-
-def redis_call(step: bytes) -> RedisCall:
-    """A ``REDIS`` step."""
-    read = Reader(step)
-    return RedisCall(
-        read.flag(), read.text(), read.text(), read.items(read.text), read.items(read.raw)
-    )
-
-
 def fast_report(step: bytes) -> tuple[str | None, int]:
     """A ``REPORT`` step: the lookup's verdict (``hit``, ``miss``, ``fallback``, or
     ``None``) and how many writes failed.
     """  # noqa: D205
     read = Reader(step)
     return read.optional(read.text), read.u32()
+
+
+#: A ``FAIL`` step's fields (the core's typed error).
+Failure = namedtuple("Failure", "code detail part position problem concern")
+failure: Final = _reader(Failure, "text text ?text ?u64 ?text text")
+#: A record's ``YIELD``: the core's decision (``execute``) and the claim to execute under.
+Held = namedtuple("Held", "decision token created_millis lease_deadline_millis renew_every_millis")
+held: Final = _reader(Held, "text u64 u64 u64 ?u64")
+#: A relay's ``YIELD``: the message to send.
+Message = namedtuple("Message", "message_id kind business_key payload attempts created_millis")
+message: Final = _reader(Message, "u64 text text raw u64 u64")
+#: A record load's ``DONE``: the stored record, if any.
+StoredRecord = namedtuple(
+    "StoredRecord",
+    "status fingerprint token lease_deadline_millis created_millis expires_millis response error",
+)
+stored_record: Final = _reader(StoredRecord, "text digest u64 u64 u64 u64 ?response ?text", True)
+#: An outbox load's ``DONE``: the stored message, if any.
+StoredMessage = namedtuple(
+    "StoredMessage",
+    "message_id kind business_key payload status attempts next_attempt_millis last_error"
+    " created_millis updated_millis",
+)
+stored_message: Final = _reader(StoredMessage, "u64 text text raw text u64 u64 ?text u64 u64", True)
+#: A ``REDIS`` step: ``EVAL`` (with the source) or ``EVALSHA`` (with the SHA-1).
+RedisCall = namedtuple("RedisCall", "eval script code keys args")
+redis_call: Final = _reader(RedisCall, "flag text text *text *raw")

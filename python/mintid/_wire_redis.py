@@ -1,12 +1,7 @@
-"""The record driver's Redis steps on the wire, for the sync and the asyncio
-drive alike: the script call a ``REDIS`` step carries, and what Redis said to it
-packed to push back.
-
-The layout is the core's (``docs/spec.md``, "The wire"). Nothing is decided
-here: the core chose the script, ``EVALSHA`` or ``EVAL`` (after ``NOSCRIPT``),
-its keys and arguments, and reads the answer; the client is the
-application's redis-py ``RedisCluster`` (or ``Redis``), sync or asyncio,
-which this module never imports.
+"""The record driver's ``REDIS`` steps, sync or asyncio: the script call a step
+carries, sent on the application's redis-py client (never imported here), and its reply
+packed to push back. The core chose the script, ``EVALSHA`` or ``EVAL``, its keys and
+arguments, and reads the answer (``docs/spec.md``, "The wire").
 """  # noqa: D205
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
-"""Databases: a pool of a driver's connections, and its executor for the core.
-
-A :class:`Database` hands out the driver's own connections in autocommit
-mode (transactions are explicit: :meth:`Database.transaction`) and is the
-*executor* of the core's store drivers: it runs a named statement of the
-core's manifest (``store_statements``: the SQL of ``schema/`` in the driver's
-placeholder style) with positional values, answers with the rows or the
-affected-row count, and classifies a driver error (unique violation,
-serialization, connection lost, constraint, other). Every loop, retry, limit
-and error code is the core's.
-
-Connections belong to one process: a pool that finds itself in a new process
-(after ``os.fork()``) forgets what it inherited, without closing it (closing
-would end the parent's sessions), and connects anew.
-"""
+"""Databases: a pool of a driver's connections (autocommit; transactions explicit), and
+the executor of the core's store drivers: a named statement of the core's manifest run
+with positional values, answered with its rows or affected-row count, a driver error
+classified. Connections belong to one process: a pool in a forked child forgets (never
+closes) what it inherited.
+"""  # noqa: D205
 
 from __future__ import annotations
 
@@ -41,7 +32,6 @@ __all__ = [
     "PostgresDatabase",
     "QueryRunner",
     "SqliteDatabase",
-    "failed",
 ]
 
 T = TypeVar("T")
@@ -70,15 +60,66 @@ def text(value: Any) -> Any:
     return value.decode() if isinstance(value, bytes | bytearray) else value
 
 
-class Database:
-    """One database of one dialect: a small pool of driver connections, the
-    core's statements for its driver, and the executor that runs them.
-    Thread-safe; use a subclass.
+class DatabaseBase:
+    """One database of one dialect, sync or async: the core's statements for its
+    driver and how its errors classify (what :class:`Database` and
+    :class:`~mintid.store.aio.AsyncDatabase` share).
     """  # noqa: D205
 
     dialect: Dialect
     #: The core's statements for this driver, by name.
     statements: dict[str, ffi.Statement]
+
+    def __init__(
+        self,
+        dialect: Dialect,
+        placeholder: ffi.Placeholder,
+        classify: Callable[[BaseException], ffi.DbErrorClass],
+        max_idle: int,
+    ) -> None:
+        """Set up the pool; nothing connects until first used."""
+        self.dialect = dialect
+        self.manifest = ffi.Manifest(dialect=_DIALECTS[dialect], placeholder=placeholder)
+        self.statements = {s.name: s for s in ffi.store_statements(self.manifest)}
+        #: The class of a driver error, as the core's drivers read it.
+        self.classify = classify
+        self._max_idle = max_idle
+        self._idle: list[Any] = []
+        self._pid = os.getpid()
+
+    def _execute(self, raw: Any, sql: str, params: Any, rows: bool) -> Any:
+        """Run ``sql`` on ``raw``: its rows when ``rows``, else its affected-row count (or
+        its awaitable); a driver error propagates.
+        """  # noqa: D205
+        raise NotImplementedError
+
+    def run(self, raw: Any, name: str, params: list[Any]) -> Any:
+        """Run the core's statement ``name`` on ``raw`` with ``params`` (in binding
+        order): its rows (tuples in ``SELECT`` order) or its affected-row count (in
+        asyncio, awaited). A driver error propagates (classify it with :attr:`classify`).
+        """  # noqa: D205
+        statement = self.statements[name]
+        return self._execute(raw, statement.sql, params, statement.kind in _ROWS)
+
+    def _control(self, raw: Any, sql: str) -> Any:
+        """Run plain ``sql`` (no parameters, no rows) on ``raw``: a count (or its awaitable)."""
+        return self._execute(raw, sql, None, False)
+
+    def _begin(self, write: bool) -> str:
+        return "BEGIN"
+
+    def _unavailable(self) -> StoreUnavailableError:
+        return StoreUnavailableError(
+            f"the {self.dialect} database is unavailable",
+            problem_name=Problem.STORAGE_UNAVAILABLE.problem_name,
+        )
+
+
+class Database(DatabaseBase):
+    """One database of one dialect: a small pool of DB-API driver connections, the
+    core's statements for its driver, and the executor that runs them.
+    Thread-safe; use a subclass.
+    """  # noqa: D205
 
     def __init__(
         self,
@@ -90,16 +131,9 @@ class Database:
         max_idle: int = 16,
     ) -> None:
         """Set up the pool; nothing connects until first used."""
-        self.dialect = dialect
-        self.manifest = ffi.Manifest(dialect=_DIALECTS[dialect], placeholder=placeholder)
-        self.statements = {s.name: s for s in ffi.store_statements(self.manifest)}
-        #: The class of a driver error, as the core's drivers read it.
-        self.classify = classify
+        super().__init__(dialect, placeholder, classify, max_idle)
         self._connect = connect
-        self._max_idle = max_idle
-        self._idle: list[Any] = []
         self._lock = threading.Lock()
-        self._pid = os.getpid()
         #: How many connections are lent out (checked out, not yet back or discarded).
         self._lent = 0
         self._returned = threading.Condition(self._lock)
@@ -155,12 +189,6 @@ class Database:
                 return
         _close_quietly(raw)
 
-    def _unavailable(self) -> StoreUnavailableError:
-        return StoreUnavailableError(
-            f"the {self.dialect} database is unavailable",
-            problem_name=Problem.STORAGE_UNAVAILABLE.problem_name,
-        )
-
     @contextmanager
     def connection(self) -> Iterator[Any]:
         """A driver connection in autocommit mode, back to the pool afterwards
@@ -179,9 +207,6 @@ class Database:
             raise
         self._checkin(raw, pid)
 
-    def _begin(self, write: bool) -> str:
-        return "BEGIN"
-
     @contextmanager
     def transaction(self, *, write: bool = False) -> Iterator[Any]:
         """A driver connection inside a transaction: committed when the block
@@ -198,26 +223,13 @@ class Database:
                 raise
             self.execute(raw, "COMMIT")
 
-    # The executor of the core's drivers.
-
-    def run(self, raw: Any, name: str, params: list[Any]) -> list[tuple[Any, ...]] | int:
-        """Run the core's statement ``name`` on ``raw`` with ``params`` (in
-        binding order): its rows (tuples in ``SELECT`` order) or its
-        affected-row count. A driver error propagates (classify it with
-        :attr:`classify`).
-        """  # noqa: D205
-        statement = self.statements[name]
+    def _execute(self, raw: Any, sql: str, params: Any, rows: bool) -> Any:
         cursor = raw.cursor()
         try:
-            cursor.execute(statement.sql, params)
-            if statement.kind in _ROWS:
-                rows: list[tuple[Any, ...]] = list(cursor.fetchall())
-                return rows
-            return max(int(cursor.rowcount), 0)
+            cursor.execute(sql) if params is None else cursor.execute(sql, params)
+            return list(cursor.fetchall()) if rows else max(int(cursor.rowcount), 0)
         finally:
             cursor.close()
-
-    # Plain SQL, and named queries with named values (leases, segments, the outbox).
 
     def _guard(self, action: Callable[[], T]) -> T:
         try:
@@ -227,35 +239,18 @@ class Database:
                 raise self._unavailable() from error
             raise
 
-    @staticmethod
-    def _control(raw: Any, sql: str) -> int:
-        """Run ``sql`` (no parameters, no rows) on ``raw``: ``0``; a driver error propagates."""
-        cursor = raw.cursor()
-        try:
-            cursor.execute(sql)
-        finally:
-            cursor.close()
-        return 0
-
     def execute(
         self, raw: Any, sql: str, params: Mapping[str, Any] | Sequence[Any] | None = None
     ) -> None:
         """Run plain SQL on ``raw`` (driver placeholders), discarding any rows."""
-
-        def run() -> None:
-            cursor = raw.cursor()
-            try:
-                cursor.execute(sql) if params is None else cursor.execute(sql, params)
-            finally:
-                cursor.close()
-
-        self._guard(run)
+        self._guard(lambda: self._execute(raw, sql, params, False))
 
     def query(self, raw: Any, name: str, params: list[Any]) -> list[tuple[Any, ...]] | int:
         """:meth:`run`, with a lost connection raised as
         :class:`~mintid.store.StoreUnavailableError`.
         """  # noqa: D205
-        return self._guard(lambda: self.run(raw, name, params))
+        answer: list[tuple[Any, ...]] | int = self._guard(lambda: self.run(raw, name, params))
+        return answer
 
     def migrate(self) -> list[int]:
         """Apply the core's numbered migrations not applied yet, each in one
@@ -349,12 +344,12 @@ class QueryRunner:
             except LoopBindingError:
                 raise
             except Exception as error:
-                return failed(self, Class.CONNECTION_LOST, error)
+                return self._failed(Class.CONNECTION_LOST, error)
         try:
             answer = yield run(raw)
         except Exception as error:
             kind = database.classify(error)
-            failure = failed(self, kind, error)
+            failure = self._failed(kind, error)
             if kind is Class.CONNECTION_LOST and self._pooled:
                 # The server may have restarted: the idle connections are likely gone too.
                 self._raw = None
@@ -374,6 +369,13 @@ class QueryRunner:
         self.cause = None
         return answer  # type: ignore[no-any-return]
 
+    def _failed(self, kind: ffi.DbErrorClass, error: Exception) -> Failure:
+        """A query that failed with ``error`` of class ``kind``: kept as the cause, counted."""
+        self.cause = error
+        if self._metrics is not None:
+            self._metrics.store_error(class_name(kind))
+        return (kind, str(error))
+
     def release(self) -> Steps[None]:
         """Give the pool's connection back (the caller's stays with the caller);
         a transaction still open is rolled back first.
@@ -384,16 +386,6 @@ class QueryRunner:
         if raw is not None and self._pooled:
             self._raw = None
             yield self._database._checkin(raw, self._pid)
-
-
-def failed(runner: Any, kind: ffi.DbErrorClass, error: Exception) -> Failure:
-    """A query of ``runner`` (sync or async) that failed with ``error`` of
-    class ``kind``: kept as its cause, reported to its metrics; the answer.
-    """  # noqa: D205
-    runner.cause = error
-    if runner._metrics is not None:
-        runner._metrics.store_error(class_name(kind))
-    return (kind, str(error))
 
 
 def _close_quietly(raw: Any) -> None:

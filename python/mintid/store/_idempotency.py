@@ -1,10 +1,5 @@
-"""The idempotency store: ``run_once``, ``in_transaction`` and ``claim_lease``,
-each driving the core's record driver (``mintid::store::RecordDriver``).
-
-The core does every loop, retry, pause, limit and error code: this module
-pulls its steps, runs each query on a connection (:class:`QueryRunner`),
-pushes the answer back, runs the operation when told, and renews a held
-record's lease in the background (:class:`_Heartbeat`) while it runs.
+"""The idempotency store: ``run_once``, ``in_transaction`` and ``claim_lease``, each
+executing the core's record driver, and the thread that runs the core's heartbeats.
 """  # noqa: D205
 
 from __future__ import annotations
@@ -16,7 +11,7 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
@@ -25,20 +20,13 @@ from mintid._fingerprint import Fingerprint
 from mintid._key import IdempotencyKey
 from mintid._native import check_uint, ffi
 from mintid._record import Outcome, Problem, Record, RecordPolicy, RecordStatus
-from mintid._wire import RecordWire, Wire, drive, driving, once, run, spec
+from mintid._wire import SharedWire, Wire, answered, driving, once, run, spec
 from mintid._wire_codec import Finished, Held
 from mintid.errors import MintidError, error_class
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
 from mintid.store._errors import RecordLostError
-from mintid.store._metrics import (
-    UNMEASURED,
-    Completing,
-    StoreMetrics,
-    claiming,
-    operating,
-    recording,
-)
+from mintid.store._metrics import StoreMetrics, measured, operating, recording
 from mintid.store.fast_path import RedisFastPath, bound
 
 __all__ = [
@@ -60,6 +48,12 @@ MAX_RESPONSE_BYTES: Final = next(
 _LOG: Final = logging.getLogger("mintid.store")
 #: The core's number of each way in (``docs/spec.md``, "The wire").
 _WAYS: Final = {ffi.Way.RUN_ONCE: 0, ffi.Way.SAME_TRANSACTION: 1, ffi.Way.LEASE: 2}
+_OUTCOMES: Final = (Outcome.SUCCEEDED, Outcome.FAILED)
+_PROBLEMS: Final = {
+    "in_progress": Problem.IN_PROGRESS,
+    "fingerprint_mismatch": Problem.FINGERPRINT_MISMATCH,
+    "key_too_old": Problem.KEY_TOO_OLD,
+}
 #: The lease of the ``run_once`` operation running in this context.
 _CURRENT: Final[contextvars.ContextVar[RecordLease | None]] = contextvars.ContextVar(
     "mintid_record_lease", default=None
@@ -103,36 +97,6 @@ class OperationError(Exception):
         self.response = response
 
 
-def stored_of(result: object) -> StoredResponse | None:
-    """The response an operation's ``result`` gives the store to keep, if any."""
-    if isinstance(result, StoredResponse):
-        return result
-    return result.response if isinstance(result, OperationError) else None
-
-
-def completing(metrics: StoreMetrics | None, way: ffi.Way, result: object) -> Any:
-    """The completion storing ``result`` on ``way``, measured when ``metrics`` records."""
-    return UNMEASURED if metrics is None else Completing(metrics, way, stored_of(result))
-
-
-def _finish(driver: RecordWire, result: object, now_millis: int) -> bytes:
-    """Tell the core what the operation came to (its return value or the
-    exception it raised); the step that stores it. The text stored for an
-    exception is the core's, from its type's name and message.
-    """  # noqa: D205
-    if isinstance(result, StoredResponse):
-        packed = codec.finish_succeeded(result.content_type, result.body, now_millis)
-    elif isinstance(result, OperationError):
-        response = result.response
-        stored = None if response is None else (response.content_type, response.body)
-        packed = codec.finish_failed(result.message, result.retryable, stored, now_millis)
-    elif isinstance(result, BaseException):
-        packed = codec.finish_raised(type(result).__name__, str(result), now_millis)
-    else:
-        packed = codec.finish_not_a_response(type(result).__name__, now_millis)
-    return driver.call(packed)
-
-
 @dataclass(frozen=True)
 class RunResult:
     """The outcome of a request: run, replayed, or refused."""
@@ -151,42 +115,6 @@ class RunResult:
     retry_after_millis: int | None = None
 
 
-def unrecorded(finished: Finished, error: BaseException) -> None:
-    """When the core says the operation's failure ``error`` could not be recorded
-    (``docs/spec.md``, "Which error the caller sees"): the store error is attached to
-    ``error`` (a note with its code and message, and ``__context__``) and logged; the
-    caller re-raises ``error``.
-    """  # noqa: D205
-    if finished[1] != "operation_failed_unrecorded":
-        return
-    code, message = finished[2], finished[3]
-    store_error = error_class(code)(message, code)
-    add_note = getattr(error, "add_note", None)  # Python 3.11+
-    if add_note is not None:
-        add_note(f"mintid: the failure was not recorded: {code}: {message}")
-    error.__context__ = store_error
-    _LOG.warning("mintid: an operation's failure was not recorded: %s: %s", code, message)
-
-
-def not_run(finished: Finished) -> RunResult:
-    """The result of a request the core did not run (its decision the core's)."""
-    decision, end, *fields = finished
-    if end == "replay":
-        outcome, response, error = fields
-        stored = None if response is None else StoredResponse(*response)
-        return RunResult(decision, stored, _OUTCOMES[outcome], error=error)
-    if end == "in_progress":
-        return RunResult(decision, problem=Problem.IN_PROGRESS, retry_after_millis=fields[0])
-    if end == "fingerprint_mismatch":
-        return RunResult(decision, problem=Problem.FINGERPRINT_MISMATCH)
-    if end == "key_too_old":
-        return RunResult(decision, problem=Problem.KEY_TOO_OLD)
-    raise AssertionError(f"the core ended a request it did not run with {finished!r}")
-
-
-_OUTCOMES: Final = (Outcome.SUCCEEDED, Outcome.FAILED)
-
-
 @dataclass(frozen=True)
 class StoredRecord:
     """A record as stored: the core's :class:`~mintid.Record` and what it replays."""
@@ -196,84 +124,71 @@ class StoredRecord:
     error: str | None
 
 
-def checked_key(key: IdempotencyKey) -> IdempotencyKey:
-    """``key``, checked to be an :class:`~mintid.IdempotencyKey`."""
+def _response(packed: tuple[str, bytes] | None) -> StoredResponse | None:
+    return None if packed is None else StoredResponse(*packed)
+
+
+def _finish(result: object, now_millis: int) -> bytes:
+    """What the operation came to (its return value or the exception it raised), packed;
+    the text stored for an exception is the core's, from its type's name and message.
+    """  # noqa: D205
+    if isinstance(result, StoredResponse):
+        return codec.finish_succeeded(result.content_type, result.body, now_millis)
+    if isinstance(result, OperationError):
+        response = result.response
+        stored = None if response is None else (response.content_type, response.body)
+        return codec.finish_failed(result.message, result.retryable, stored, now_millis)
+    if isinstance(result, BaseException):
+        return codec.finish_raised(type(result).__name__, str(result), now_millis)
+    return codec.finish_not_a_response(type(result).__name__, now_millis)
+
+
+def _body_bytes(result: object) -> int | None:
+    """The size of the response an operation's ``result`` gives the store to keep, if any."""
+    stored = result.response if isinstance(result, OperationError) else result
+    return len(stored.body) if isinstance(stored, StoredResponse) else None
+
+
+def _unrecorded(finished: Finished, error: BaseException) -> None:
+    """When the core says the operation's failure ``error`` could not be recorded
+    (``docs/spec.md``, "Which error the caller sees"): the store error is attached to
+    ``error`` (a note, and ``__context__``) and logged; the caller re-raises ``error``.
+    """  # noqa: D205
+    if finished[1] != "operation_failed_unrecorded":
+        return
+    code, message = finished[2], finished[3]
+    add_note = getattr(error, "add_note", None)  # Python 3.11+
+    if add_note is not None:
+        add_note(f"mintid: the failure was not recorded: {code}: {message}")
+    error.__context__ = error_class(code)(message, code)
+    _LOG.warning("mintid: an operation's failure was not recorded: %s: %s", code, message)
+
+
+def _not_run(finished: Finished) -> RunResult:
+    """The result of a request the core did not run (its decision and end the core's)."""
+    decision, end, *fields = finished
+    if end == "replay":
+        outcome, response, error = fields
+        return RunResult(decision, _response(response), _OUTCOMES[outcome], error=error)
+    retry_after = fields[0] if end == "in_progress" else None
+    return RunResult(decision, problem=_PROBLEMS[end], retry_after_millis=retry_after)
+
+
+def _checked_key(key: IdempotencyKey) -> bytes:
+    """``key`` (checked to be an :class:`~mintid.IdempotencyKey`) as a spec carries it."""
     if not isinstance(key, IdempotencyKey):
         raise TypeError(f"key must be an IdempotencyKey, got {type(key).__name__}")
-    return key
-
-
-def record_spec(database: Any, policy: RecordPolicy) -> bytes:
-    """The start of every record spec of a store over ``database`` under ``policy``."""
-    manifest = database.manifest
-    head = codec.head(codec.RECORD, manifest.dialect.value, manifest.placeholder.value)
-    return head + codec.record_policy(policy)
-
-
-def request_driver(
-    spec: bytes,
-    fast: Any,
-    clock: StoreClock | Any,
-    way: ffi.Way,
-    key: IdempotencyKey,
-    request: StoreRequest,
-) -> tuple[RecordWire, bytes]:
-    """A driver for ``key`` (checked) from the store's ``spec`` and its first step; with
-    ``fast`` (a store's bound fast path), it has the fast path's Redis steps.
-    """  # noqa: D205
-    checked_key(key)
-    ttl = None if fast is None else fast.ttl_millis
-    created = request.key_created_millis
-    spec = codec.record_spec(
-        spec,
-        b"",
-        _WAYS[way],
-        fast is not None,
-        ttl,
-        codec.key(key.kind, key.scope, key.id),
-        request.fingerprint.digest,
-        None if created is None else check_uint("key_created_millis", created),
-    )
-    driver = RecordWire(spec, fast)
-    return driver, driver.start(clock.now_millis())
-
-
-def load_spec(manifest: ffi.Manifest, key: IdempotencyKey) -> bytes:
-    """The core's load of ``key`` (checked; its ``DONE``: :func:`loaded`)."""
-    key = checked_key(key)
-    return spec(codec.RECORD_LOAD, manifest, codec.key(key.kind, key.scope, key.id))
-
-
-def loaded(step: bytes) -> StoredRecord | None:
-    """A record load's end: the stored record or ``None``."""
-    stored = codec.stored_record(step)
-    if stored is None:
-        return None
-    record = Record(
-        RecordStatus[stored.status.upper()],
-        Fingerprint._of_core(stored.fingerprint),
-        stored.token,
-        stored.lease_deadline_millis,
-        stored.created_millis,
-        stored.expires_millis,
-    )
-    response = None if stored.response is None else StoredResponse(*stored.response)
-    return StoredRecord(record, response, stored.error)
-
-
-def cleanup_spec(manifest: ffi.Manifest, batch_size: int) -> bytes:
-    """The core's cleanup of expired records (its ``DONE``: the total, ``codec.count``)."""
-    return spec(codec.RECORD_CLEANUP, manifest, codec.u64(check_uint("batch_size", batch_size)))
+    return codec.key(key.kind, key.scope, key.id)
 
 
 class LeaseBase:
-    """What a claim on a key is, sync or async: its driver, token and deadline,
-    and the step loops of its renewal and completion (run by :class:`RecordLease`
-    and :class:`mintid.store.aio.AsyncRecordLease`).
+    """A claim on a key, sync or async: its token and deadline, and the step loops of
+    its renewal, heartbeat and completion (run by :class:`RecordLease` and
+    :class:`mintid.store.aio.AsyncRecordLease`).
     """  # noqa: D205
 
     def __init__(
-        self, store: Any, driver: RecordWire, key: IdempotencyKey, held: Held, finishable: bool
+        self, store: Any, driver: Wire, key: IdempotencyKey, held: Held, finishable: bool
     ) -> None:
         """Made by a store, never by hand."""
         self._store = store
@@ -282,7 +197,7 @@ class LeaseBase:
         self._key = key
         self._held = held
         self._finishable = finishable
-        self._deadline = held.lease_deadline_millis
+        self._deadline: int = held.lease_deadline_millis
         self._renewal: Wire | None = None
         self._lost = False
 
@@ -303,32 +218,54 @@ class LeaseBase:
         """Whether a renewal found the key taken over or completed (``store.record_lost``)."""
         return self._lost
 
-    def _claim_spec(self, kind: int) -> bytes:
-        """The spec of this claim's renewal or heartbeat (``kind``)."""
-        store, key = self._store, self._key
-        manifest = store.database.manifest
-        head = codec.head(kind, manifest.dialect.value, manifest.placeholder.value)
-        policy, parts = codec.record_policy(store.policy), codec.key(key.kind, key.scope, key.id)
-        return codec.renewal_spec(head, policy, parts, self._held)
-
-    def _heartbeat(self) -> tuple[Wire, bytes]:
-        """The core's heartbeat of this claim (``docs/spec.md``, "The heartbeat"):
-        its wire and first step (a pause: ``YIELD`` with the deadline as last renewed).
-        """  # noqa: D205
-        wire = Wire(self._claim_spec(codec.HEARTBEAT))
-        return wire, wire.start(self._store._clock.now_millis())
+    def _wire(self, kind: int, made: type[Wire] = Wire) -> Wire:
+        """The core's renewal or heartbeat (``kind``) of this claim."""
+        store = self._store
+        head = spec(kind, store.database.manifest)
+        policy = codec.record_policy(store.policy)
+        return made(codec.renewal_spec(head, policy, _checked_key(self._key), self._held))
 
     def _beat_ended(self, end: bytes | BaseException) -> None:
-        """The heartbeat's end: the deadline as last renewed, or its failure
-        (the key taken over or completed, the lease run out, …): the operation
-        no longer holds its record.
+        """The heartbeat's end: the deadline as last renewed, or the core's failure (the
+        key taken over or completed, the lease run out, …): the record is no longer held.
         """  # noqa: D205
-        if isinstance(end, BaseException):
-            if not isinstance(end, MintidError):
-                _LOG.error("mintid: a record heartbeat failed", exc_info=end)
+        if isinstance(end, BaseException) or end[0] == codec.FAIL:
             self._lost_now()
         else:
             self._deadline = codec.count(end)
+
+    def _paused(self, end: bytes | BaseException) -> bool:
+        """Whether the heartbeat's ``end`` is a pause (its ``YIELD``: the deadline as last
+        renewed, taken) rather than its end.
+        """  # noqa: D205
+        if isinstance(end, BaseException) or end[0] != codec.YIELD:
+            return False
+        self._deadline = codec.beat_deadline(end)
+        return True
+
+    def _beating(self, wire: Wire) -> Generator[Any, Any, bytes | BaseException]:
+        """The step loop of one beat of the heartbeat ``wire``: the next pause, its end, or
+        the core's failure. A host error while it runs a step (an exception out of the
+        loop that is not the core's) is pushed as a failed answer: the core decides.
+        """  # noqa: D205
+        store = self._store
+        clock = store._clock
+        packed = None
+        while True:
+            try:
+                step = wire.call(packed or codec.tagged(codec.RESUME, clock.now_millis()))
+                return (yield from driving(store._runner(), clock, wire, step))
+            except MintidError as error:
+                return error
+            except Exception as error:
+                _LOG.warning("mintid: a record heartbeat's step failed", exc_info=error)
+                try:
+                    kind = store.database.classify(error)
+                except Exception:
+                    kind = ffi.DbErrorClass.OTHER
+                # The system clock: the store's may be what failed.
+                now = time.time_ns() // 1_000_000
+                packed = answered((kind, f"{type(error).__name__}: {error}"), now)
 
     def _lost_now(self) -> None:
         """A renewal found the key taken over or completed."""
@@ -336,12 +273,12 @@ class LeaseBase:
         if self._metrics is not None:
             self._metrics.record_lost()
 
-    def _renewing(self) -> Any:
+    def _renewing(self) -> Generator[Any, Any, int]:
         """The step loop of one renewal (one wire for every renewal); the new deadline."""
         store = self._store
         store.database.bound()
         if self._renewal is None:
-            self._renewal = Wire(self._claim_spec(codec.RECORD_RENEWAL))
+            self._renewal = self._wire(codec.RECORD_RENEWAL)
         clock, renewal = store._clock, self._renewal
         try:
             step = yield from driving(
@@ -353,13 +290,13 @@ class LeaseBase:
         self._deadline = codec.count(step)
         return self._deadline
 
-    def _finishing(self, result: object) -> Any:
+    def _finishing(self, result: object) -> Generator[Any, Any, Any]:
         """The step loop that stores ``result`` (a response or an :class:`OperationError`)."""
         if not self._finishable:
             raise TypeError("run_once completes its own lease: return or raise instead")
         store = self._store
         store.database.bound()
-        yield from store._ending(store._runner(), ffi.Way.LEASE, self._driver, result)
+        return (yield from store._ending(store._runner(), ffi.Way.LEASE, self._driver, result))
 
 
 class RecordLease(LeaseBase):
@@ -378,7 +315,7 @@ class RecordLease(LeaseBase):
     """
 
     def __init__(
-        self, store: Any, driver: RecordWire, key: IdempotencyKey, held: Held, finishable: bool
+        self, store: Any, driver: Wire, key: IdempotencyKey, held: Held, finishable: bool
     ) -> None:
         """Made by the store, never by hand."""
         super().__init__(store, driver, key, held, finishable)
@@ -397,7 +334,7 @@ class RecordLease(LeaseBase):
         :class:`~mintid.store.StoreUnavailableError`.
         """
         with self._lock:
-            return run(self._renewing())  # type: ignore[no-any-return]
+            return run(self._renewing())
 
     def complete(self, response: StoredResponse) -> None:
         """Store the response. A response that cannot be stored (over 1 MiB:
@@ -416,53 +353,77 @@ class RecordLease(LeaseBase):
         run(self._finishing(OperationError(error, retryable=retryable, response=response)))
 
 
+class _Beat:
+    """One heartbeat in the queue: its lease and wire, until it ends."""
+
+    __slots__ = ("lease", "lock", "wire")
+
+    def __init__(self, lease: RecordLease) -> None:
+        self.lease: RecordLease | None = lease
+        #: Stepped by the heartbeat's thread, stopped by the operation's.
+        self.wire = lease._wire(codec.HEARTBEAT, SharedWire)
+        self.lock = threading.Lock()
+
+    def end(self, end: bytes | BaseException) -> None:
+        """The heartbeat ended (the first end counts): its lease learns how, the queue
+        lets it go.
+        """  # noqa: D205
+        with self.lock:
+            lease, self.lease = self.lease, None
+        if lease is not None:
+            lease._beat_ended(end)
+
+
 class _Heartbeats:
-    """One daemon thread per process that executes the core's heartbeats of the
-    ``run_once`` operations under way (``docs/spec.md``, "The heartbeat"): it
-    waits out each pause, runs each renewal on a connection of its own and,
-    once told an operation returned, sends ``stop``. The schedule, retries and
-    stop rules are the core's.
+    """One daemon thread per process that runs the core's heartbeats of the ``run_once``
+    operations under way (``docs/spec.md``, "The heartbeat"): it waits out each pause
+    and runs each beat on a connection of its own; the operation's end stops its
+    heartbeat at once. The schedule, retries and stop rule are the core's.
     """  # noqa: D205
 
     def __init__(self) -> None:
         self._pid = -1
         self._starting = threading.Lock()
         self._cond = threading.Condition()
-        self._queue: list[list[Any]] = []
+        self._queue: list[tuple[float, int, _Beat]] = []
         self._order = itertools.count()
 
     def forked(self) -> None:
         """In a forked child: the parent's thread is gone, its locks may be held."""
         self._starting = threading.Lock()
 
-    def _start(self) -> None:
-        with self._starting:
-            if self._pid != os.getpid():
-                self._cond, self._queue = threading.Condition(), []
-                name = "mintid-record-heartbeat"
-                threading.Thread(target=self._run, name=name, daemon=True).start()
-                self._pid = os.getpid()
-
-    def add(self, lease: RecordLease) -> list[Any]:
+    def add(self, lease: RecordLease) -> _Beat:
         """Beat for ``lease`` until :meth:`stop`; the handle to stop it."""
-        wire, step = lease._heartbeat()
+        beat = _Beat(lease)
         if self._pid != os.getpid():
-            self._start()  # first in this process (or a forked child)
-        self._wait(entry := [0.0, 0, lease, wire, False], step)
-        return entry
+            with self._starting:  # first in this process (or a forked child)
+                if self._pid != os.getpid():
+                    self._cond, self._queue = threading.Condition(), []
+                    name = "mintid-record-heartbeat"
+                    threading.Thread(target=self._run, name=name, daemon=True).start()
+                    self._pid = os.getpid()
+        self._next(beat, lease, beat.wire.start(lease._store._clock.now_millis()))
+        return beat
 
     @staticmethod
-    def stop(entry: list[Any]) -> None:
-        """The operation returned: the heartbeat stops at its next step."""
-        entry[4] = True
+    def stop(beat: _Beat) -> None:
+        """The operation returned: the core's ``stop``, now (a beat in flight is not waited
+        for: its answer changes nothing), and the queue lets the heartbeat go.
+        """  # noqa: D205
+        lease = beat.lease
+        if lease is not None:
+            beat.end(beat.wire.call(codec.tagged(codec.STOP, lease._store._clock.now_millis())))
 
-    def _wait(self, entry: list[Any], step: bytes) -> None:
-        """Wake ``entry`` when its pause ``step`` is over."""
-        entry[0] = time.monotonic() + codec.pause_millis(step) / 1000
-        entry[1] = next(self._order)
+    def _next(self, beat: _Beat, lease: RecordLease, step: bytes | BaseException) -> None:
+        """Queue ``beat`` until its pause ``step`` is over, or end it."""
+        if not lease._paused(step):
+            beat.end(step)
+            return
+        assert isinstance(step, bytes)
+        wake = time.monotonic() + codec.pause_millis(step) / 1000
         with self._cond:
-            heapq.heappush(self._queue, entry)
-            if self._queue[0] is entry:
+            heapq.heappush(self._queue, (wake, next(self._order), beat))
+            if self._queue[0][2] is beat:
                 self._cond.notify()
 
     def _run(self) -> None:
@@ -471,23 +432,10 @@ class _Heartbeats:
             with cond:
                 while not queue or queue[0][0] > time.monotonic():
                     cond.wait(queue[0][0] - time.monotonic() if queue else None)
-                entry = heapq.heappop(queue)
-            _, _, lease, wire, stopped = entry
-            store = lease._store
-            clock = store._clock
-            step = wire.call(
-                codec.tagged(codec.STOP if stopped else codec.RESUME, clock.now_millis())
-            )
-            try:
-                step = drive(store._runner(), clock, wire, step, pauses=False)
-            except Exception as error:
-                lease._beat_ended(error)
-                continue
-            if step[0] == codec.YIELD:  # a pause, with the deadline as last renewed
-                lease._deadline = codec.beat_deadline(step)
-                self._wait(entry, step)
-            else:
-                lease._beat_ended(step)
+                beat = heapq.heappop(queue)[2]
+            wire, lease = beat.wire, beat.lease
+            if lease is not None:  # not stopped meanwhile
+                self._next(beat, lease, run(lease._beating(wire)))
 
 
 _HEARTBEATS: Final = _Heartbeats()
@@ -496,14 +444,15 @@ if hasattr(os, "register_at_fork"):
 
 
 class StoreBase:
-    """What an idempotency store is, sync or async: its policy, clock, fast
-    path and metrics, and the step loops of its three ways in, written once
-    and run by :class:`IdempotencyStore` (each call as it is) and
+    """An idempotency store, sync or async: its policy, clock, fast path and metrics,
+    and the step loops of its three ways in, written once and run by
+    :class:`IdempotencyStore` (each call as it is) and
     :class:`mintid.store.aio.AsyncIdempotencyStore` (each call awaited).
     """  # noqa: D205
 
     _lease_class: Any
     _current: contextvars.ContextVar[Any]
+    _fast_class: Any
 
     def __init__(
         self, database: Any, policy: RecordPolicy, clock: Any, fast: Any, metrics: Any
@@ -516,10 +465,8 @@ class StoreBase:
         #: Where decisions, latencies, errors and spans are reported.
         self.metrics, self._metrics = recording(metrics)
         self._clock = clock
-        self._spec = record_spec(database, policy)
+        self._spec = spec(codec.RECORD, database.manifest, codec.record_policy(policy))
         self._fast = bound(fast, self._fast_class, self._metrics)
-
-    _fast_class: Any
 
     def _runner(self, raw: Any = None) -> Any:
         """A runner on the pool (or on the caller's ``raw``), reporting to the metrics."""
@@ -527,45 +474,55 @@ class StoreBase:
 
     def _claiming(
         self, runner: Any, way: ffi.Way, key: IdempotencyKey, request: StoreRequest
-    ) -> Any:
+    ) -> Generator[Any, Any, tuple[Wire, Any]]:
         """The step loop of a claim on ``key``: its driver and what it handed over
         (a :class:`Held` claim or its end).
         """  # noqa: D205
         self.database.bound()
-        driver, step = request_driver(self._spec, self._fast, self._clock, way, key, request)
-        with claiming(self._metrics, way) as ended:
+        fast, created = self._fast, request.key_created_millis
+        driver = Wire(
+            codec.record_spec(
+                self._spec,
+                b"",
+                _WAYS[way],
+                fast is not None,
+                None if fast is None else fast.ttl_millis,
+                _checked_key(key),
+                request.fingerprint.digest,
+                None if created is None else check_uint("key_created_millis", created),
+            ),
+            fast,
+        )
+        step = driver.start(self._clock.now_millis())
+        with measured(self._metrics, way) as ended:
             return driver, ended(
-                driver.end((yield from driving(runner, self._clock, driver, step)))
+                codec.record_end((yield from driving(runner, self._clock, driver, step)))
             )
 
-    def _ending(self, runner: Any, way: ffi.Way, driver: RecordWire, result: object) -> Any:
+    def _ending(
+        self, runner: Any, way: ffi.Way, driver: Wire, result: object
+    ) -> Generator[Any, Any, Any]:
         """The step loop that tells the driver what the operation came to and stores it."""
-        step = _finish(driver, result, self._clock.now_millis())
-        with completing(self._metrics, way, result) as ended:
-            return ended(driver.end((yield from driving(runner, self._clock, driver, step))))
+        step = driver.call(_finish(result, self._clock.now_millis()))
+        with measured(self._metrics, way, True, _body_bytes(result)) as ended:
+            return ended(codec.record_end((yield from driving(runner, self._clock, driver, step))))
 
-    def _complete(
-        self, runner: Any, way: ffi.Way, driver: RecordWire, result: object, beat: Any
-    ) -> Any:
-        """Stop the heartbeat ``beat`` and store ``result``: the end (or its awaitable)."""
-        raise NotImplementedError
-
-    def _beat(self, lease: Any) -> Any:
-        """Start the heartbeat of ``lease`` (a ``run_once`` claim); its handle."""
-        raise NotImplementedError
+    #: Start the heartbeat of a ``run_once`` lease; its handle.
+    _beat: Callable[[Any], Any]
+    #: Stop the heartbeat (if any) and store the operation's result: the end, or its awaitable.
+    _complete: Callable[[Any, ffi.Way, Wire, object, Any], Any]
 
     def _running(
         self, runner: Any, way: ffi.Way, key: IdempotencyKey, request: StoreRequest, operation: Any
-    ) -> Any:
-        """The step loop of :meth:`IdempotencyStore.run_once` and
-        :meth:`IdempotencyStore.in_transaction` (its ``operation`` given the
-        caller's connection already): the claim, the operation (its value, or
-        its awaitable), the completion.
+    ) -> Generator[Any, Any, RunResult]:
+        """The step loop of ``run_once`` and ``in_transaction`` (its ``operation`` given
+        the caller's connection already): the claim, the operation (its value, or its
+        awaitable), the completion.
         """  # noqa: D205
         driver, held = yield from self._claiming(runner, way, key, request)
         if type(held) is not Held:
-            return not_run(held)
-        lease = beat = current = None
+            return _not_run(held)
+        beat = current = None
         if way is ffi.Way.RUN_ONCE:
             lease = self._lease_class(self, driver, key, held, False)
             beat = None if held.renew_every_millis is None else self._beat(lease)
@@ -578,30 +535,38 @@ class StoreBase:
         except BaseException as error:
             if current is not None:
                 self._current.reset(current)
-            unrecorded((yield self._complete(runner, way, driver, error, beat)), error)
+            _unrecorded((yield self._complete(runner, way, driver, error, beat)), error)
             raise
         if current is not None:
             self._current.reset(current)
         yield self._complete(runner, way, driver, response, beat)
         return RunResult("execute", response)
 
-    def _claiming_lease(self, key: IdempotencyKey, request: StoreRequest) -> Any:
-        """The step loop of :meth:`IdempotencyStore.claim_lease`."""
+    def _claiming_lease(
+        self, key: IdempotencyKey, request: StoreRequest
+    ) -> Generator[Any, Any, Any]:
+        """The step loop of ``claim_lease``."""
         driver, held = yield from self._claiming(self._runner(), ffi.Way.LEASE, key, request)
         if type(held) is not Held:
-            return not_run(held)
+            return _not_run(held)
         return self._lease_class(self, driver, key, held, True)
 
-    def _loading(self, key: IdempotencyKey) -> Any:
-        """The step loop of :meth:`IdempotencyStore.load`."""
+    def _loading(self, key: IdempotencyKey) -> Generator[Any, Any, StoredRecord | None]:
+        """The step loop of ``load``."""
         self.database.bound()
-        step = yield from once(self._runner(), self._clock, load_spec(self.database.manifest, key))
-        return loaded(step)
+        packed = spec(codec.RECORD_LOAD, self.database.manifest, _checked_key(key))
+        stored = codec.stored_record((yield from once(self._runner(), self._clock, packed)))
+        if stored is None:
+            return None
+        status, fingerprint, *times, response, error = stored
+        record = Record(RecordStatus[status.upper()], Fingerprint._of_core(fingerprint), *times)
+        return StoredRecord(record, _response(response), error)
 
-    def _cleaning(self, batch_size: int) -> Any:
-        """The step loop of :meth:`IdempotencyStore.cleanup`."""
+    def _cleaning(self, batch_size: int) -> Generator[Any, Any, int]:
+        """The step loop of ``cleanup``."""
         self.database.bound()
-        packed = cleanup_spec(self.database.manifest, batch_size)
+        batch = codec.u64(check_uint("batch_size", batch_size))
+        packed = spec(codec.RECORD_CLEANUP, self.database.manifest, batch)
         return codec.count((yield from once(self._runner(), self._clock, packed)))
 
 
@@ -641,9 +606,7 @@ class IdempotencyStore(StoreBase):
     def _beat(self, lease: Any) -> Any:
         return _HEARTBEATS.add(lease)
 
-    def _complete(
-        self, runner: Any, way: ffi.Way, driver: RecordWire, result: object, beat: Any
-    ) -> Any:
+    def _complete(self, runner: Any, way: ffi.Way, driver: Wire, result: object, beat: Any) -> Any:
         if beat is not None:
             _HEARTBEATS.stop(beat)
         return run(self._ending(runner, way, driver, result))
@@ -674,7 +637,7 @@ class IdempotencyStore(StoreBase):
         With a fast path, a duplicate may be answered from Redis (a replay of
         what the database committed, or ``in_progress``) without the database.
         """  # noqa: D205
-        return run(self._running(self._runner(), ffi.Way.RUN_ONCE, key, request, operation))  # type: ignore[no-any-return]
+        return run(self._running(self._runner(), ffi.Way.RUN_ONCE, key, request, operation))
 
     def in_transaction(
         self,
@@ -690,7 +653,7 @@ class IdempotencyStore(StoreBase):
         the caller's rollback: nothing is stored.
         """  # noqa: D205
         runner, way = self._runner(connection), ffi.Way.SAME_TRANSACTION
-        return run(self._running(runner, way, key, request, lambda: operation(connection)))  # type: ignore[no-any-return]
+        return run(self._running(runner, way, key, request, lambda: operation(connection)))
 
     def claim_lease(self, key: IdempotencyKey, request: StoreRequest) -> RecordLease | RunResult:
         """Claim ``key`` with a lease: a :class:`RecordLease` to complete or fail
@@ -701,10 +664,10 @@ class IdempotencyStore(StoreBase):
 
     def load(self, key: IdempotencyKey) -> StoredRecord | None:
         """The stored record of ``key``, or ``None``."""
-        return run(self._loading(key))  # type: ignore[no-any-return]
+        return run(self._loading(key))
 
     def cleanup(self, batch_size: int = 1000) -> int:
         """Delete expired records (a pending one only once its lease passed too),
         ``batch_size`` per statement until a batch comes back short; the total.
         """  # noqa: D205
-        return run(self._cleaning(batch_size))  # type: ignore[no-any-return]
+        return run(self._cleaning(batch_size))

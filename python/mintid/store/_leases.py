@@ -1,8 +1,6 @@
-"""Worker-id leases over ``worker_lease``, and :class:`LeasedSnowflake`, a
-generator that issues IDs only while its lease is safe. The rules are the
-core's lease drivers (on the wire, kinds ``lease acquire``, ``renew`` and
-``release``; a guard named by its serial) and :class:`~mintid.LeaseGuard`;
-this module runs the ``lease_*`` statements they name.
+"""Worker-id leases over ``worker_lease`` (the core's lease drivers and
+:class:`~mintid.LeaseGuard`), and :class:`LeasedSnowflake`, a generator that issues
+IDs only while its lease is safe.
 """  # noqa: D205
 
 from __future__ import annotations
@@ -38,9 +36,8 @@ class WorkerLeaseRow:
 
 
 class LeasesBase:
-    """What worker-id leases are, sync or async: the policy, the clock, and
-    the step loops of each core driver, written once and run by
-    :class:`WorkerLeases` and :class:`mintid.store.aio.AsyncWorkerLeases`.
+    """Worker-id leases, sync or async: the step loops of the core's lease drivers,
+    run by :class:`WorkerLeases` and :class:`mintid.store.aio.AsyncWorkerLeases`.
     """  # noqa: D205
 
     #: The clock (a :class:`~mintid.store.StoreClock` or an async store's).
@@ -103,11 +100,7 @@ class LeasesBase:
 
 
 class WorkerLeases(LeasesBase):
-    """Worker-id leases in one database, under one :class:`~mintid.LeasePolicy`.
-
-    Acquire, renew and release are drivers of the core (every loop, retry,
-    pause, deadline and error code); this class runs the statements they name.
-    """
+    """Worker-id leases in one database, under one :class:`~mintid.LeasePolicy`."""
 
     database: Database
     clock: StoreClock
@@ -166,10 +159,8 @@ class WorkerLeases(LeasesBase):
 
 
 class LeasedBase:
-    """What a generator on a leased worker id is, sync or async: the
-    generator, its high-water time and the admission of each ID (the I/O-free
-    part of :class:`LeasedSnowflake` and
-    :class:`mintid.store.aio.AsyncLeasedSnowflake`).
+    """A generator on a leased worker id, sync or async: its high-water time and the
+    admission of each ID (the I/O-free part of :class:`LeasedSnowflake`).
     """  # noqa: D205
 
     def __init__(self, leases: LeasesBase, guard: LeaseGuard) -> None:

@@ -1,12 +1,6 @@
 """What the stores report to an application's metrics and traces: one hook,
-:class:`StoreMetrics`, called where the core's driver has already decided.
-
-The names, units and attributes the calls map to are the core's registry
-(``docs/spec.md``, "Metrics and traces"); :class:`mintid.metrics.OpenTelemetryMetrics`
-records them through OpenTelemetry. Every attribute value a store passes is
-the core's: a decision as its driver's end names it, a ``DbErrorClass`` and
-a ``Way`` by their names, an error's code, a fast-path verdict as the wire
-names it. Nothing here decides anything.
+:class:`StoreMetrics`, called where the core's driver has decided (names, units and
+attributes: the core's registry, ``docs/spec.md``, "Metrics and traces").
 """  # noqa: D205
 
 from __future__ import annotations
@@ -19,19 +13,7 @@ from typing import Any, ClassVar, Final
 
 from mintid._native import ffi
 
-__all__ = [
-    "NO_SPAN",
-    "UNMEASURED",
-    "Completing",
-    "Measured",
-    "StoreMetrics",
-    "claiming",
-    "class_name",
-    "decision_of",
-    "operating",
-    "recording",
-    "way_name",
-]
+__all__ = ["StoreMetrics", "class_name", "measured", "operating", "recording"]
 
 
 def _ignore(_decision: str) -> None:
@@ -40,14 +22,6 @@ def _ignore(_decision: str) -> None:
 
 #: The span of a hook that opens none: its value takes a decision and drops it.
 NO_SPAN: Final[AbstractContextManager[Callable[[str], None]]] = contextlib.nullcontext(_ignore)
-
-
-def _same(end: Any) -> Any:
-    return end
-
-
-#: A step nothing measures: its value hands the driver's end back unchanged.
-UNMEASURED: Final[AbstractContextManager[Callable[[Any], Any]]] = contextlib.nullcontext(_same)
 
 
 class StoreMetrics:
@@ -144,92 +118,62 @@ def recording(metrics: StoreMetrics | None) -> tuple[StoreMetrics, StoreMetrics 
     return metrics, None if metrics is StoreMetrics.NONE else metrics
 
 
-# The core's names of its enums, as uniffi spells them (``DbErrorClass.CONNECTION_LOST``).
-_CLASSES: Final = {kind: kind.name.lower() for kind in ffi.DbErrorClass}
-_WAYS: Final = {way: way.name.lower() for way in ffi.Way}
+def class_name(kind: ffi.DbErrorClass | ffi.Way) -> str:
+    """A database error class or a way in by the core's name (``connection_lost``, ``run_once``)."""
+    return kind.name.lower()
 
 
-def class_name(kind: ffi.DbErrorClass) -> str:
-    """A database error class by the core's name (``connection_lost``)."""
-    return _CLASSES[kind]
+def _same(end: Any) -> Any:
+    return end
 
 
-def way_name(way: ffi.Way) -> str:
-    """A way in by the core's name (``run_once``)."""
-    return _WAYS[way]
+#: A step nothing measures: its value hands the driver's end back unchanged.
+_UNMEASURED: Final[AbstractContextManager[Callable[[Any], Any]]] = contextlib.nullcontext(_same)
 
 
-def decision_of(end: Any) -> str:
-    """The decision of a record driver's hand-over: the core's, first in a held
-    claim and in every end (``docs/spec.md``, "The wire").
-    """  # noqa: D205
-    return str(end[0])
-
-
-class Measured:
-    """A claim measured (sync or async): its span and its time, reported
-    with the driver's decision (:meth:`end`) when it did not raise.
+class _Measured:
+    """A claim, or the completion storing a response of ``body`` bytes (if any), measured:
+    its span and its time, reported with the driver's decision unless the step raised.
     """  # noqa: D205
 
-    __slots__ = ("_decide", "_end", "_metrics", "_span", "_started", "way")
+    __slots__ = ("_body", "_completion", "_decide", "_end", "_metrics", "_span", "_started", "way")
 
-    def __init__(self, metrics: StoreMetrics, way: ffi.Way) -> None:
-        """Measure a claim on ``way``."""
-        self._metrics = metrics
-        self.way = way_name(way)
-        self._span = metrics.claim_span(self.way)
+    def __init__(self, metrics: StoreMetrics, way: ffi.Way, completion: bool, body: int | None):
+        self._metrics, self.way = metrics, class_name(way)
+        self._completion, self._body = completion, body
+        self._span = (metrics.complete_span if completion else metrics.claim_span)(self.way)
         self._end: Any = None
         self._started = 0
 
     def __enter__(self) -> Callable[[Any], Any]:
-        """Open the span, start the clock; the function that takes the driver's end."""
         self._decide = self._span.__enter__()
         self._started = time.perf_counter_ns()
         return self.end
 
     def end(self, end: Any) -> Any:
-        """The driver handed ``end`` over (a held claim or its end); ``end``."""
+        """The driver handed ``end`` over (a held claim or its end, the decision first); ``end``."""
         self._end = end
         return end
 
-    def _report(self, elapsed: int, decision: str) -> None:
-        self._metrics.claimed(self.way, decision, elapsed)
-
     def __exit__(self, kind: Any, error: Any, trace: Any) -> bool | None:
-        """Report the decision (unless the step raised) and close the span."""
         elapsed = time.perf_counter_ns() - self._started
         if kind is None:
-            decision = decision_of(self._end)
+            decision = str(self._end[0])
             self._decide(decision)
-            self._report(elapsed, decision)
+            if self._completion:
+                self._metrics.completed(self.way, elapsed, self._body)
+            else:
+                self._metrics.claimed(self.way, decision, elapsed)
         return self._span.__exit__(kind, error, trace)
 
 
-def claiming(metrics: StoreMetrics | None, way: ffi.Way) -> AbstractContextManager[Any]:
-    """A claim on ``way``, measured when ``metrics`` records."""
-    return UNMEASURED if metrics is None else Measured(metrics, way)
+def measured(
+    metrics: StoreMetrics | None, way: ffi.Way, completion: bool = False, body: int | None = None
+) -> AbstractContextManager[Callable[[Any], Any]]:
+    """A claim on ``way`` (or its completion), measured when ``metrics`` records."""
+    return _UNMEASURED if metrics is None else _Measured(metrics, way, completion, body)
 
 
 def operating(metrics: StoreMetrics | None, way: ffi.Way) -> AbstractContextManager[object]:
     """The span of the operation a store runs on ``way``, when ``metrics`` records."""
-    return NO_SPAN if metrics is None else metrics.operation_span(way_name(way))
-
-
-class Completing(Measured):
-    """The completion of an executed request measured: its span, its time and
-    the size of the response it stores.
-    """  # noqa: D205
-
-    __slots__ = ("_bytes",)
-
-    def __init__(self, metrics: StoreMetrics, way: ffi.Way, stored: Any) -> None:
-        """Measure the completion on ``way`` storing ``stored`` (a response, if any)."""
-        self._metrics = metrics
-        self.way = way_name(way)
-        self._span = metrics.complete_span(self.way)
-        self._end = None
-        self._started = 0
-        self._bytes = None if stored is None else len(stored.body)
-
-    def _report(self, elapsed: int, decision: str) -> None:
-        self._metrics.completed(self.way, elapsed, self._bytes)
+    return NO_SPAN if metrics is None else metrics.operation_span(class_name(way))

@@ -1,7 +1,6 @@
-"""The transactional outbox over ``outbox_message``, driven by the core's
-outbox drivers (``mintid::store::{OutboxEnqueue, OutboxRelay, OutboxCleanup}``):
-enqueue in the caller's transaction; :meth:`Outbox.relay` runs the core's
-relay loop, calling ``send`` when the core says so. Every rule is the core's.
+"""The transactional outbox over ``outbox_message``: enqueue in the caller's
+transaction, and :meth:`Outbox.relay`, the core's relay driver calling ``send`` when it
+says so.
 """  # noqa: D205
 
 from __future__ import annotations
@@ -12,9 +11,9 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from mintid import _wire_codec as codec
-from mintid._native import check_uint, ffi
+from mintid._native import check_uint
 from mintid._outbox import RelayPolicy
-from mintid._wire import RelayWire, driving, once, run, spec
+from mintid._wire import Wire, driving, once, run, spec
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
 from mintid.store._metrics import StoreMetrics, recording
@@ -85,47 +84,6 @@ class RelayReport:
     mark_failed: int = 0
 
 
-def enqueue_spec(manifest: ffi.Manifest, message: OutboxMessage) -> bytes:
-    """The core's enqueue of ``message`` (its ``DONE``: :func:`enqueued`)."""
-    message_id = check_uint("message_id", message.message_id)
-    fields = codec.outbox_key(message.kind, message.business_key) + codec.raw(message.payload)
-    return spec(codec.ENQUEUE, manifest, codec.u64(message_id) + fields)
-
-
-def enqueued(step: bytes) -> Literal["new", "already_enqueued"]:
-    """An enqueue's end."""
-    return "already_enqueued" if step[1] else "new"
-
-
-def load_spec(manifest: ffi.Manifest, kind: str, business_key: str) -> bytes:
-    """The core's load of one message (its ``DONE``: :func:`loaded`)."""
-    return spec(codec.OUTBOX_LOAD, manifest, codec.outbox_key(kind, business_key))
-
-
-def loaded(step: bytes) -> StoredMessage | None:
-    """A message load's end: the message or ``None``."""
-    stored = codec.stored_message(step)
-    if stored is None:
-        return None
-    return StoredMessage(
-        stored.message_id,
-        stored.status,
-        stored.attempts,
-        stored.next_attempt_millis,
-        stored.last_error,
-    )
-
-
-def cleanup_spec(manifest: ffi.Manifest, sent_before_millis: int, batch_size: int) -> bytes:
-    """The core's cleanup of sent messages (its ``DONE``: the total, :func:`codec.count`)."""
-    sent_before = codec.u64(check_uint("sent_before_millis", sent_before_millis))
-    return spec(
-        codec.OUTBOX_CLEANUP,
-        manifest,
-        sent_before + codec.u64(check_uint("batch_size", batch_size)),
-    )
-
-
 class OutboxBase:
     """What an outbox is, sync or async: its policy, clock, each relay run's
     driver, and the step loops of its calls, written once and run by
@@ -151,10 +109,42 @@ class OutboxBase:
         self._clock = clock
         self._draw = draw if draw is not None else (lambda: secrets.randbits(64))
 
-    def _once(self, packed: bytes, raw: Any = None) -> Generator[Any, Any, bytes]:
-        """The step loop of the driver of ``packed`` (on the caller's ``raw`` connection)."""
+    def _once(self, kind: int, fields: bytes, raw: Any = None) -> Generator[Any, Any, bytes]:
+        """The step loop of the core's driver of ``kind`` (its spec's ``fields``, on the
+        caller's ``raw`` connection) to its end.
+        """  # noqa: D205
         self.database.bound()
-        return once(QueryRunner(self.database, raw, self._metrics), self._clock, packed)
+        runner = QueryRunner(self.database, raw, self._metrics)
+        return once(runner, self._clock, spec(kind, self.database.manifest, fields))
+
+    def _enqueuing(
+        self, raw: Any, message: OutboxMessage
+    ) -> Generator[Any, Any, Literal["new", "already_enqueued"]]:
+        """The step loop of ``enqueue`` on the caller's ``raw`` connection."""
+        fields = codec.u64(check_uint("message_id", message.message_id))
+        fields += codec.outbox_key(message.kind, message.business_key) + codec.raw(message.payload)
+        step = yield from self._once(codec.ENQUEUE, fields, raw)
+        return "already_enqueued" if step[1] else "new"
+
+    def _loading(self, kind: str, business_key: str) -> Generator[Any, Any, StoredMessage | None]:
+        """The step loop of ``load``."""
+        fields = codec.outbox_key(kind, business_key)
+        stored = codec.stored_message((yield from self._once(codec.OUTBOX_LOAD, fields)))
+        if stored is None:
+            return None
+        return StoredMessage(
+            stored.message_id,
+            stored.status,
+            stored.attempts,
+            stored.next_attempt_millis,
+            stored.last_error,
+        )
+
+    def _cleaning(self, sent_before_millis: int, batch_size: int) -> Generator[Any, Any, int]:
+        """The step loop of ``cleanup``."""
+        fields = codec.u64(check_uint("sent_before_millis", sent_before_millis))
+        fields += codec.u64(check_uint("batch_size", batch_size))
+        return codec.count((yield from self._once(codec.OUTBOX_CLEANUP, fields)))
 
     def _marked(self, steps: Generator[Any, Any, bytes]) -> Any:
         """Run the loop that records a send's outcome (in asyncio: to its end, cancelled or not)."""
@@ -168,30 +158,30 @@ class OutboxBase:
         clock = self._clock
         runner = QueryRunner(self.database, None, self._metrics)
         fields = codec.relay_policy(self.policy) + codec.u64(self._draw())
-        driver = RelayWire(spec(codec.RELAY, self.database.manifest, fields))
+        driver = Wire(spec(codec.RELAY, self.database.manifest, fields))
         try:
             # The relay keeps its connection from send to send: one per relay.
-            step = driver.start(clock.now_millis())
-            handed = driver.end((yield from driving(runner, clock, driver, step, hold=True)))
-            while handed[0] == "send":
+            step = yield from driving(
+                runner, clock, driver, driver.start(clock.now_millis()), hold=True
+            )
+            while step[0] == codec.YIELD:
                 try:
-                    yield send(ClaimedMessage(*handed[1:]))
+                    yield send(ClaimedMessage(*codec.message(step)))
                 except Exception as error:
-                    step = driver.failed(str(error) or type(error).__name__, clock.now_millis())
+                    text = str(error) or type(error).__name__
+                    step = driver.call(codec.send_failed(text, clock.now_millis()))
                 else:
-                    step = driver.sent(clock.now_millis())
+                    step = driver.call(codec.tagged(codec.SENT, clock.now_millis()))
                 # The send has an outcome: its mark is recorded (in asyncio, even if the task
                 # is cancelled meanwhile). A message left claimed after its send would go again.
-                handed = driver.end(
-                    (yield self._marked(driving(runner, clock, driver, step, hold=True)))
-                )
+                step = yield self._marked(driving(runner, clock, driver, step, hold=True))
         except GeneratorExit:
             raise  # CLOSED (mintid._wire)
         except BaseException:
             yield from runner.release()
             raise
         yield from runner.release()
-        report = RelayReport(*handed[1:])
+        report = RelayReport(*codec.relay_report(step))
         if self._metrics is not None:
             self._metrics.relayed(report.sent, report.retried, report.dead)
         return report
@@ -229,7 +219,7 @@ class Outbox(OutboxBase):
         transaction; a second message for the same kind and business key is
         ``already_enqueued``, not an error.
         """  # noqa: D205
-        return enqueued(run(self._once(enqueue_spec(self.database.manifest, message), connection)))
+        return run(self._enqueuing(connection, message))
 
     def relay(self, send: Callable[[ClaimedMessage], None]) -> RelayReport:
         """Relay until nothing is due: the core claims batches, decides before
@@ -241,11 +231,10 @@ class Outbox(OutboxBase):
 
     def load(self, kind: str, business_key: str) -> StoredMessage | None:
         """The message of ``kind`` and ``business_key``, or ``None``."""
-        return loaded(run(self._once(load_spec(self.database.manifest, kind, business_key))))
+        return run(self._loading(kind, business_key))
 
     def cleanup(self, sent_before_millis: int, batch_size: int = 1000) -> int:
         """Delete sent messages last updated at or before ``sent_before_millis``, in
         batches until one comes back short; the total. Dead ones are kept.
         """  # noqa: D205
-        packed = cleanup_spec(self.database.manifest, sent_before_millis, batch_size)
-        return codec.count(run(self._once(packed)))
+        return run(self._cleaning(sent_before_millis, batch_size))

@@ -1,9 +1,6 @@
-"""Segment IDs (Leaf-style) over ``id_segment``: ranges fetched from the
-database, handed out from memory, the next one fetched in the background.
-Every rule is the core's segment driver (on the wire, kind ``segment``): the
-runs of IDs, what a take calls for (hand out, fetch beside, fetch now, wait
-and how long), the fetch's queries, retries and errors; this module runs its
-steps.
+"""Segment IDs (Leaf-style) over ``id_segment``: ranges fetched from the database,
+handed out from memory, the next fetched in the background. Every rule (the runs, what
+a take calls for and how long to wait, the fetch) is the core's segment driver.
 """  # noqa: D205
 
 from __future__ import annotations
@@ -16,7 +13,7 @@ from typing import Any, Final
 from mintid import _wire_codec as codec
 from mintid._buffer import register_for_fork
 from mintid._segment import SegmentPolicy
-from mintid._wire import Wire, driving, run, spec
+from mintid._wire import SharedWire, driving, run, spec
 from mintid.errors import MintidError
 from mintid.store._clock import StoreClock, SystemStoreClock
 from mintid.store._database import Database, QueryRunner
@@ -25,22 +22,6 @@ from mintid.store._metrics import StoreMetrics, recording
 __all__ = ["SegmentIds", "SegmentsBase"]
 
 _EMPTY: Final[Iterator[int]] = iter(())
-
-
-class SharedWire(Wire):
-    """A wire several threads call in turn: one call (and its copy) at a time."""
-
-    __slots__ = ("lock",)
-
-    def __init__(self, spec: bytes) -> None:
-        """The driver of ``spec``."""
-        super().__init__(spec)
-        self.lock = threading.Lock()
-
-    def call(self, packed: bytes) -> bytes:
-        """Push one packed input under the lock; the next step."""
-        with self.lock:
-            return super().call(packed)
 
 
 class SegmentsBase:
@@ -70,11 +51,9 @@ class SegmentsBase:
         self.metrics, self._metrics = recording(metrics)
         self._clock = clock
         head = spec(codec.SEGMENT, database.manifest)
-        self._wire = SharedWire(codec.segment_spec(head, tag, codec.segment_policy(policy)))
-        # A refused tag or policy makes a wire that fails every step: say so now.
-        step = self._wire.call(codec.tagged(codec.ABANDON, clock.now_millis()))
-        if step[0] == codec.FAIL:
-            raise codec.error(step)
+        self._wire = SharedWire(
+            codec.segment_spec(head, tag, codec.segment_policy(policy)), checked=True
+        )
         self._background = background
         self._ids: Iterator[int] = _EMPTY
         register_for_fork(self)

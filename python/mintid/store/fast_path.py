@@ -1,22 +1,10 @@
-"""The Redis Cluster fast path in front of :class:`~mintid.store.IdempotencyStore`.
-
-Before the database, one script (``EVALSHA``, one round trip) either replays a
-stored response, says that a duplicate is in flight, or lets the request
-through to the database claim; after the database path, a second script
-writes the committed result to Redis with a time to live below the record's
-retention (a replay the database served too), or forgets the request's
-entry. The database stays the truth: Redis failing, slow, failing over,
-evicting or flushed sends the request down the database path. The protocol is
-the core's record driver (``mintid::store::RecordDriver::with_fast_path``): its
-Redis steps name the script (its SHA-1, and its source to send by ``EVAL``
-after a node answered ``NOSCRIPT``), and the store's one drive loop sends each
-on the client given and pushes back what Redis said (``docs/spec.md``, "The
-fast path"). This module holds the client and counts what the core reports.
-
-The client is the application's ``redis.cluster.RedisCluster`` (or a plain
-``redis.Redis``), made with a socket timeout well under the request's; this
-module never imports ``redis`` itself.
-"""
+"""The Redis Cluster fast path in front of :class:`~mintid.store.IdempotencyStore`
+(``docs/spec.md``, "The fast path"): a replay or an "in progress" answered from Redis,
+the database still the truth. Its Redis steps are the core's record driver's; the
+store's step loop sends them on the application's ``redis.cluster.RedisCluster`` (or
+``redis.Redis``, made with a socket timeout well under the request's), and this
+module counts what the core reports. It never imports ``redis``.
+"""  # noqa: D205
 
 from __future__ import annotations
 
@@ -47,7 +35,11 @@ class FastPathMetrics:
 class _Counters:
     """A client for the core's Redis steps, and the counters of what they came to."""
 
-    def __init__(self, client: Any, ttl_millis: int | None) -> None:
+    def __init__(self, client: Any, *, ttl_millis: int | None = None) -> None:
+        """The fast path over ``client``; nothing is sent until a request.
+
+        Raises ``ValueError`` for a client made with ``decode_responses=True``.
+        """
         self.ttl_millis = None if ttl_millis is None else check_uint("ttl_millis", ttl_millis)
         encoder = getattr(client, "get_encoder", None)
         if encoder is not None and encoder().decode_responses:
@@ -86,23 +78,12 @@ class RedisFastPath(_Counters):
     ``client`` is.
     """  # noqa: D205
 
-    def __init__(self, client: Any, *, ttl_millis: int | None = None) -> None:
-        """The fast path over ``client``; nothing is sent until a request.
-
-        Raises ``ValueError`` for a client made with ``decode_responses=True``.
-        """
-        super().__init__(client, ttl_millis)
-
 
 class AsyncRedisFastPath(_Counters):
     """:class:`RedisFastPath` for asyncio, over a
     ``redis.asyncio.cluster.RedisCluster``: pass it to
     :class:`~mintid.store.aio.AsyncIdempotencyStore` as ``fast_path=``.
     """  # noqa: D205
-
-    def __init__(self, client: Any, *, ttl_millis: int | None = None) -> None:
-        """The fast path over ``client``; nothing is sent until a request."""
-        super().__init__(client, ttl_millis)
 
 
 class BoundFastPath:

@@ -4,10 +4,13 @@ the ways a database that is down shows, and fork safety."""
 
 from __future__ import annotations
 
+import gc
 import os
 import pathlib
 import re
+import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -45,6 +48,7 @@ from mintid.store import (
     StoreRequest,
     StoreSchemaMissingError,
     StoreUnavailableError,
+    SystemStoreClock,
     WorkerLeases,
 )
 from mintid.store._database import text
@@ -368,6 +372,85 @@ def test_run_once_renews_its_lease_and_tells_the_operation_it_lost_it(server: Se
             store.run_once(key, request, slow)
         assert seen and seen[0] > 0
         assert RecordLease.current() is None
+
+
+def test_run_once_stops_its_heartbeat_when_the_operation_returns(server: Server) -> None:
+    """The core's stop is sent when the operation returns, not at the heartbeat's next
+    wake (a renew interval later): nothing of the heartbeat holds the lease after it.
+    """
+    key = IdempotencyKey("order.create", "tenant-1", "stop")
+    with databases(server.fresh()) as make:
+        database = make()
+        database.migrate()
+        store = IdempotencyStore(database, RecordPolicy(lease_millis=600_000))
+        leases: list[weakref.ref[RecordLease]] = []
+
+        def operation() -> StoredResponse:
+            lease = RecordLease.current()
+            assert lease is not None
+            leases.append(weakref.ref(lease))
+            return StoredResponse("text/plain", b"done")
+
+        assert store.run_once(key, StoreRequest(Fingerprint(bytes(32))), operation).decision == (
+            "execute"
+        )
+        gc.collect()
+        assert leases and leases[0]() is None  # the queue let it go (its next wake: 200 s)
+
+
+class FailingOnceInTheHeartbeat(SystemStoreClock):
+    """The system clock, which fails once when the heartbeat's thread reads it while armed."""
+
+    def __init__(self) -> None:
+        self.armed = threading.Event()
+        self.beating = threading.Event()
+
+    def now_millis(self) -> int:
+        if threading.current_thread().name == "mintid-record-heartbeat":
+            self.beating.set()
+            if self.armed.is_set():
+                self.armed.clear()
+                raise RuntimeError("the clock broke")
+        return super().now_millis()
+
+
+def test_a_host_error_in_the_heartbeat_is_an_answer_to_the_core(server: Server) -> None:
+    """An exception while the heartbeat runs a step is pushed to its driver as a failed
+    answer: the core ends that heartbeat (the operation is told it lost its record), and
+    the heartbeats of the process go on (the next operation's lease is renewed).
+    """
+    request = StoreRequest(Fingerprint(bytes(32)))
+    clock = FailingOnceInTheHeartbeat()
+    with databases(server.fresh()) as make:
+        database = make()
+        database.migrate()
+        store = IdempotencyStore(database, RecordPolicy(lease_millis=300), clock=clock)
+        seen: list[bool] = []
+
+        def failing() -> StoredResponse:
+            lease = RecordLease.current()
+            assert lease is not None
+            clock.armed.set()
+            deadline = time.monotonic() + 10
+            while not lease.lost and time.monotonic() < deadline:
+                time.sleep(0.02)
+            seen.append(lease.lost)
+            return StoredResponse("text/plain", b"lost")
+
+        store.run_once(IdempotencyKey("k", "s", "failing"), request, failing)
+
+        def renewed() -> StoredResponse:
+            lease = RecordLease.current()
+            assert lease is not None
+            clock.beating.clear()
+            first, deadline = lease.lease_deadline_millis, time.monotonic() + 10
+            while not clock.beating.is_set() and time.monotonic() < deadline:
+                time.sleep(0.02)
+            seen.append(clock.beating.is_set() and not lease.lost)
+            return StoredResponse("text/plain", str(first).encode())
+
+        store.run_once(IdempotencyKey("k", "s", "renewed"), request, renewed)
+        assert seen == [True, True]
 
 
 def test_every_store_code_of_the_core_has_its_class() -> None:

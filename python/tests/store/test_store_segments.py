@@ -181,3 +181,30 @@ def test_forked_children_never_hand_out_the_parents_ids(server: Server, backgrou
         assert len(every) == 3 * AFTER_FORK + 1
         assert len(set(every)) == len(every), "an ID handed out by two processes"
         assert all(len(child) == AFTER_FORK for child in children)
+
+
+@pytest.mark.parametrize("tag", ["", "t" * 65, "café", "a\0b"])
+def test_a_bad_tag_is_refused_when_the_source_is_made(tmp_path: Any, tag: str) -> None:
+    """The core refuses the spec when the wire is made, and the source raises then,
+    before any query (the database is never reached), in sync and asyncio alike.
+    """
+    from mintid import _wire, _wire_codec
+    from mintid.store import SqliteDatabase
+    from mintid.store.aio import AsyncSegmentIds, AsyncSqliteDatabase
+
+    database = SqliteDatabase(str(tmp_path / "never.db"))
+    spec = _wire_codec.segment_spec(
+        _wire.spec(_wire_codec.SEGMENT, database.manifest),
+        tag,
+        _wire_codec.segment_policy(SegmentPolicy()),
+    )
+    _wire.Wire(spec)  # unchecked: the refusal waits for the first step
+    with pytest.raises(MintidError) as made:
+        _wire.Wire(spec, checked=True)
+    with pytest.raises(MintidError) as sync:
+        SegmentIds(database, tag, SegmentPolicy())
+    with pytest.raises(MintidError) as asynchronous:
+        AsyncSegmentIds(AsyncSqliteDatabase(str(tmp_path / "never.db")), tag, SegmentPolicy())
+    codes = {made.value.code, sync.value.code, asynchronous.value.code}
+    assert codes == {"segment.invalid_tag"}
+    assert not (tmp_path / "never.db").exists()

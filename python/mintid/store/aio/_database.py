@@ -15,12 +15,10 @@ from contextlib import asynccontextmanager
 from typing import Any, Protocol, TypeVar
 
 from mintid._native import ffi
-from mintid._record import Problem
 from mintid._wire import migrating, run_async
 from mintid.store._database import (
-    _DIALECTS,
-    _ROWS,
     Class,
+    DatabaseBase,
     Dialect,
     QueryRunner,
     SqliteDatabase,
@@ -75,13 +73,11 @@ def async_clock(clock: AsyncStoreClock | None) -> AsyncStoreClock:
     return clock
 
 
-class AsyncDatabase:
+class AsyncDatabase(DatabaseBase):
     """One database of one dialect for asyncio: a small pool of the driver's
     connections (autocommit), the core's statements, and their executor.
     Bound to the event loop and process of its first use; use a subclass.
     """  # noqa: D205
-
-    dialect: Dialect
 
     def __init__(
         self,
@@ -92,15 +88,8 @@ class AsyncDatabase:
         max_idle: int = 16,
     ) -> None:
         """Set up the pool; nothing connects until first used."""
-        self.dialect = dialect
-        self.manifest = ffi.Manifest(dialect=_DIALECTS[dialect], placeholder=placeholder)
-        self.statements = {s.name: s for s in ffi.store_statements(self.manifest)}
-        #: The class of a driver error, as the core's drivers read it.
-        self.classify = classify
-        self._max_idle = max_idle
-        self._idle: list[Any] = []
+        super().__init__(dialect, placeholder, classify, max_idle)
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._pid = os.getpid()
 
     def bound(self) -> None:
         """Check that this runs in the loop and process of the first use (binding it then)."""
@@ -129,11 +118,12 @@ class AsyncDatabase:
         return False
 
     async def _execute(self, raw: Any, sql: str, params: Any, rows: bool) -> Rows | int:
-        """Run ``sql``: its rows when ``rows``, else its affected-row count."""
-        raise NotImplementedError
-
-    def _begin(self, write: bool) -> str:
-        return "BEGIN"
+        """Run ``sql`` through a DB-API-like async cursor (psycopg, asyncmy): its rows
+        when ``rows``, else its affected-row count.
+        """  # noqa: D205
+        async with raw.cursor() as cursor:
+            await cursor.execute(sql, params)
+            return list(await cursor.fetchall()) if rows else max(int(cursor.rowcount), 0)
 
     # The pool.
 
@@ -147,11 +137,6 @@ class AsyncDatabase:
         """Close a broken connection."""
         await self._close_quietly(raw)
 
-    async def _control(self, raw: Any, sql: str) -> int:
-        """Run ``sql`` (no parameters, no rows) on ``raw``: ``0``; a driver error propagates."""
-        await self._execute(raw, sql, None, False)
-        return 0
-
     async def _checkin(self, raw: Any, _pid: int = 0) -> None:
         if await self._give_back(raw):
             return
@@ -164,12 +149,6 @@ class AsyncDatabase:
         # A broken connection may fail to close; it is gone anyway.
         with contextlib.suppress(Exception):
             await self._close(raw)
-
-    def _unavailable(self) -> StoreUnavailableError:
-        return StoreUnavailableError(
-            f"the {self.dialect} database is unavailable",
-            problem_name=Problem.STORAGE_UNAVAILABLE.problem_name,
-        )
 
     @asynccontextmanager
     async def connection(self) -> AsyncIterator[Any]:
@@ -204,13 +183,6 @@ class AsyncDatabase:
                     await self.execute(raw, "ROLLBACK")
                 raise
             await self.execute(raw, "COMMIT")
-
-    async def run(self, raw: Any, name: str, params: list[Any]) -> Rows | int:
-        """Run the core's statement ``name`` on ``raw`` with ``params``: its rows
-        or its affected-row count. A driver error propagates.
-        """  # noqa: D205
-        statement = self.statements[name]
-        return await self._execute(raw, statement.sql, params, statement.kind in _ROWS)
 
     async def _guarded(self, running: Awaitable[T]) -> T:
         try:
@@ -290,13 +262,6 @@ class AsyncPostgresDatabase(AsyncDatabase):
             return
         await raw.close()
 
-    async def _execute(self, raw: Any, sql: str, params: Any, rows: bool) -> Rows | int:
-        async with raw.cursor() as cursor:
-            await cursor.execute(sql, params)
-            if rows:
-                return list(await cursor.fetchall())
-            return max(int(cursor.rowcount), 0)
-
 
 def asyncpg_class(error: BaseException) -> ffi.DbErrorClass:
     """The class of an asyncpg error (by its SQLSTATE, as psycopg's)."""
@@ -368,13 +333,6 @@ class AsyncMySqlDatabase(AsyncDatabase):
 
     async def _close(self, raw: Any) -> None:
         await raw.ensure_closed()
-
-    async def _execute(self, raw: Any, sql: str, params: Any, rows: bool) -> Rows | int:
-        async with raw.cursor() as cursor:
-            await cursor.execute(sql, params)
-            if rows:
-                return list(await cursor.fetchall())
-            return max(int(cursor.rowcount), 0)
 
 
 class AsyncSqliteDatabase(AsyncDatabase):

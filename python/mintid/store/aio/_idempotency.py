@@ -13,8 +13,8 @@ from typing import Any, Final
 from mintid._key import IdempotencyKey
 from mintid._native import ffi
 from mintid._record import RecordPolicy
-from mintid._wire import RecordWire, drive_async, run_async
-from mintid._wire_codec import RESUME, YIELD, Held, beat_deadline, pause_millis, tagged
+from mintid._wire import Wire, run_async
+from mintid._wire_codec import HEARTBEAT, STOP, Held, pause_millis, tagged
 from mintid.store._idempotency import (
     LeaseBase,
     OperationError,
@@ -48,7 +48,7 @@ class AsyncRecordLease(LeaseBase):
     """  # noqa: D205
 
     def __init__(
-        self, store: Any, driver: RecordWire, key: IdempotencyKey, held: Held, finishable: bool
+        self, store: Any, driver: Wire, key: IdempotencyKey, held: Held, finishable: bool
     ) -> None:
         """Made by the store, never by hand."""
         super().__init__(store, driver, key, held, finishable)
@@ -75,24 +75,16 @@ class AsyncRecordLease(LeaseBase):
         failure = OperationError(error, retryable=retryable, response=response)
         await to_the_end(run_async(self._finishing(failure)))
 
-    async def _beat(self) -> None:
-        """The core's heartbeat of this claim, a task of the loop until it ends
-        or is cancelled (the operation returned): each pause waited out, each
-        renewal run (``docs/spec.md``, "The heartbeat").
+    async def _beat(self, wire: Wire, step: bytes) -> None:
+        """The core's heartbeat of this claim, a task of the loop: each pause waited
+        out (real time, as the sync thread), each beat run, until its end or the
+        operation's stop (``docs/spec.md``, "The heartbeat").
         """  # noqa: D205
-        store = self._store
-        clock = store._clock
-        wire, step = self._heartbeat()
-        try:
-            while step[0] == YIELD:  # a pause, with the deadline as last renewed
-                self._deadline = beat_deadline(step)
-                await asyncio.sleep(pause_millis(step) / 1000)  # real time, as the sync thread
-                step = wire.call(tagged(RESUME, clock.now_millis()))
-                step = await drive_async(store._runner(), clock, wire, step, pauses=False)
-        except Exception as error:
-            self._beat_ended(error)
-        else:
-            self._beat_ended(step)
+        end: bytes | BaseException = step
+        while self._paused(end):
+            await asyncio.sleep(pause_millis(end) / 1000)  # type: ignore[arg-type]
+            end = await run_async(self._beating(wire))
+        self._beat_ended(end)
 
 
 class AsyncIdempotencyStore(StoreBase):
@@ -135,19 +127,20 @@ class AsyncIdempotencyStore(StoreBase):
         """  # noqa: D205
         super().__init__(async_database(database), policy, async_clock(clock), fast_path, metrics)
 
-    def _beat(self, lease: Any) -> Any:
-        return asyncio.get_running_loop().create_task(lease._beat())
+    def _beat(self, lease: AsyncRecordLease) -> Any:
+        wire = lease._wire(HEARTBEAT)
+        step = wire.start(self._clock.now_millis())
+        return lease, wire, asyncio.get_running_loop().create_task(lease._beat(wire, step))
 
     def _complete(
-        self, runner: Any, way: ffi.Way, driver: RecordWire, result: object, beat: Any
+        self, runner: Any, way: ffi.Way, driver: Wire, result: object, beat: Any
     ) -> Coroutine[Any, Any, Any]:
-        async def completing() -> Any:
-            if beat is not None:  # stopped, and waited for (a renewal in flight ends)
-                beat.cancel()
-                await asyncio.wait([beat])
-            return await run_async(self._ending(runner, way, driver, result))
-
-        return to_the_end(completing())
+        if beat is not None:
+            lease, wire, task = beat
+            if not task.done():  # the core's stop, now; a beat in flight is cancelled
+                task.cancel()
+                lease._beat_ended(wire.call(tagged(STOP, self._clock.now_millis())))
+        return to_the_end(run_async(self._ending(runner, way, driver, result)))
 
     async def run_once(
         self,

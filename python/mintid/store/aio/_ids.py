@@ -1,10 +1,6 @@
-"""Worker-id leases and segment IDs for asyncio: :class:`AsyncWorkerLeases`,
-:class:`AsyncLeasedSnowflake` and :class:`AsyncSegmentIds`, the async twins
-of :mod:`mintid.store._leases` and :mod:`mintid.store._segments`.
-
-The sync classes' step loops (``LeasesBase``, ``SegmentsBase``), each call
-awaited. The lease's heartbeat and the background segment
-fetch are tasks of the store's event loop.
+"""Worker-id leases and segment IDs for asyncio: the sync classes' step loops
+(``LeasesBase``, ``SegmentsBase``) awaited; the lease's heartbeat and the background
+fetch are tasks of the loop.
 """  # noqa: D205
 
 from __future__ import annotations

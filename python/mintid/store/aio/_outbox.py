@@ -1,9 +1,4 @@
-"""The transactional outbox for asyncio: :class:`AsyncOutbox`, the async twin
-of :class:`mintid.store.Outbox`.
-
-The sync outbox's step loops (:class:`mintid.store._outbox.OutboxBase`), each
-call awaited.
-"""  # noqa: D205
+"""The transactional outbox for asyncio: the sync outbox's step loops awaited."""
 
 from __future__ import annotations
 
@@ -12,7 +7,6 @@ from typing import Any, Literal
 
 from mintid._outbox import RelayPolicy
 from mintid._wire import run_async
-from mintid._wire_codec import count
 from mintid.store._metrics import StoreMetrics
 from mintid.store._outbox import (
     ClaimedMessage,
@@ -20,11 +14,6 @@ from mintid.store._outbox import (
     OutboxMessage,
     RelayReport,
     StoredMessage,
-    cleanup_spec,
-    enqueue_spec,
-    enqueued,
-    load_spec,
-    loaded,
 )
 from mintid.store.aio._database import (
     AsyncDatabase,
@@ -70,10 +59,7 @@ class AsyncOutbox(OutboxBase):
         inside its business transaction (see :meth:`Outbox.enqueue
         <mintid.store.Outbox.enqueue>`).
         """  # noqa: D205
-        raw = await driver_connection(connection)
-        return enqueued(
-            await run_async(self._once(enqueue_spec(self.database.manifest, message), raw))
-        )
+        return await run_async(self._enqueuing(await driver_connection(connection), message))
 
     async def relay(self, send: Callable[[ClaimedMessage], Awaitable[None]]) -> RelayReport:
         """:meth:`Outbox.relay <mintid.store.Outbox.relay>` with an async ``send``:
@@ -83,10 +69,8 @@ class AsyncOutbox(OutboxBase):
 
     async def load(self, kind: str, business_key: str) -> StoredMessage | None:
         """The message of ``kind`` and ``business_key``, or ``None``."""
-        packed = load_spec(self.database.manifest, kind, business_key)
-        return loaded(await run_async(self._once(packed)))
+        return await run_async(self._loading(kind, business_key))
 
     async def cleanup(self, sent_before_millis: int, batch_size: int = 1000) -> int:
         """:meth:`Outbox.cleanup <mintid.store.Outbox.cleanup>`, awaited."""
-        packed = cleanup_spec(self.database.manifest, sent_before_millis, batch_size)
-        return count(await run_async(self._once(packed)))
+        return await run_async(self._cleaning(sent_before_millis, batch_size))
