@@ -7,6 +7,7 @@
  * renews the lease beside it.
  */
 
+import { setTimeout as sleep } from "node:timers/promises";
 import { toU64 } from "../check.js";
 import { parseFingerprint } from "../fingerprint.js";
 import { errorOf, type MintidError } from "../errors.js";
@@ -102,10 +103,9 @@ export interface HeldLease {
   /** The fencing token of this claim. */
   readonly token: bigint;
   /**
-   * When the lease ends (Unix ms), as claimed or last renewed by {@link renew}:
-   * after it another request may take the key over. (The background
-   * renewals of `runOnce` move the stored deadline; this one learns it when
-   * the operation returns.)
+   * When the lease ends (Unix ms), as claimed or last renewed (by
+   * {@link renew}, or by `runOnce`'s heartbeat at each beat): after it
+   * another request may take the key over.
    */
   readonly leaseDeadlineMillis: bigint;
   /** How often the core says to renew the lease (ms). */
@@ -380,15 +380,25 @@ class Lease implements HeldLease {
     }
   }
 
-  /** Runs the core's heartbeat in the background until {@link stop}; one that ends with a failure aborts `signal`. */
+  /**
+   * Runs the core's heartbeat in the background until {@link stop}: its
+   * pauses on a timer that keeps no process alive, the deadline each carries
+   * taken; one that ends with a failure aborts `signal`.
+   */
   beat(): void {
     const heartbeat = new Driver(this.#context, { kind: "heartbeat", ...this.#claim });
-    heartbeat
-      .drive({ tag: "start" }, { stop: this.#stopped.signal })
-      .then(
-        (end) => this.#renewed(end.leaseDeadlineMillis),
-        (error: unknown) => this.#failed(error, true),
-      )
+    const stopped = this.#stopped.signal;
+    const beating = async () => {
+      let step = await heartbeat.drive({ tag: "start" });
+      while (step.tag === "yield") {
+        this.#renewed(step.leaseDeadlineMillis);
+        await sleep(Number(step.millis), undefined, { signal: stopped, ref: false }).catch(() => undefined);
+        step = await heartbeat.drive({ tag: stopped.aborted ? "stop" : "resume" });
+      }
+      this.#renewed(step.leaseDeadlineMillis);
+    };
+    beating()
+      .catch((error: unknown) => this.#failed(error, true))
       .finally(() => heartbeat.free());
   }
 

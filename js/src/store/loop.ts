@@ -5,7 +5,6 @@
  * back; every rule is the driver's.
  */
 
-import { setTimeout as sleep } from "node:timers/promises";
 import { toU64 } from "../check.js";
 import { errorOf } from "../errors.js";
 import { Wire, wireVersion } from "../wasm/mintid_wasm.js";
@@ -53,13 +52,9 @@ export interface DriveContext {
 }
 
 /** How one {@link Driver.drive} runs. */
-export interface DriveOptions<K extends WireKind> {
+export interface DriveOptions {
   /** Keep the connection after the hand-over (a relay, from send to send). */
   readonly hold?: boolean;
-  /** A driver in the background (the heartbeat): pauses on a timer that keeps no process alive, ended by this signal, after which `stop` is pushed. */
-  readonly stop?: AbortSignal;
-  /** Told every pause step (a heartbeat's carries the deadline as last renewed). */
-  readonly paused?: (step: Extract<WireStep<K>, { tag: "pause" }>) => void;
 }
 
 /** The failure of a `fail` step, as the core's typed error with `cause` behind it. */
@@ -181,7 +176,7 @@ export class Driver<K extends WireKind> {
    * returns. A `fail` step is thrown as the core's error; a lost connection
    * is dropped at once.
    */
-  async drive(input: Told, options: DriveOptions<K> = {}): Promise<Handed<K>> {
+  async drive(input: Told, options: DriveOptions = {}): Promise<Handed<K>> {
     const session = this.#session;
     let open = false;
     try {
@@ -189,15 +184,11 @@ export class Driver<K extends WireKind> {
       for (;;) {
         const current = step as { readonly tag: string; readonly millis?: bigint };
         switch (current.tag) {
-          case "pause": {
-            options.paused?.(step as never);
+          case "pause":
             if (!open) await session.release();
-            const { stop } = options;
-            if (stop === undefined) await this.#context.clock.pause(current.millis ?? 0n);
-            else await sleep(Number(current.millis), undefined, { signal: stop, ref: false }).catch(() => undefined);
-            step = this.tell({ tag: stop?.aborted === true ? "stop" : "resume" });
+            await this.#context.clock.pause(current.millis ?? 0n);
+            step = this.tell({ tag: "resume" });
             break;
-          }
           case "redis": {
             const { redis } = this.#context;
             if (redis === undefined) throw new TypeError("the record driver asked for Redis without a fast path");

@@ -172,6 +172,8 @@ const YIELDS = {
   migrations: { version: "u32", sql: "text" },
   /** The wire idle again (after `abandon`, `forked`). */
   segment: {},
+  /** Pause `millis`, then `resume` (or `stop`): the lease's deadline as last renewed. */
+  heartbeat: u64s("millis", "leaseDeadlineMillis"),
 } as const;
 
 /** The end (`done`) of each kind. */
