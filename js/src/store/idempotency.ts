@@ -16,7 +16,7 @@ import { Fingerprint, type IdempotencyKey, type IdempotencyRecord, type ProblemN
 import { type StoreClock, systemClock } from "./clock.js";
 import { type Connection, type Database, Serial } from "./database.js";
 import { storeLimits } from "./driver.js";
-import { type FastSender, fastSender, type RedisFastPath } from "./fast-path.js";
+import { countReport, type RedisFastPath, sendRedis } from "./fast-path.js";
 import { type DriveContext, Driver, type Handed, runWire, type Told, type Use } from "./loop.js";
 import { type Decision, Reporter, type StoreMetrics, type Way } from "./metrics.js";
 import { defaultMetrics } from "./otel.js";
@@ -202,7 +202,7 @@ const decisionOf = (step: Handover): Decision => step.decision as Decision;
 
 /** The store's parts a request's driver uses, with its fast path, if any. */
 interface RunContext extends DriveContext {
-  readonly fast: FastSender | undefined;
+  readonly fast: RedisFastPath | undefined;
 }
 
 /** One request's record driver, reported; the one place the store drives it. */
@@ -225,7 +225,7 @@ class RecordRun {
     } finally {
       const { fast, reporter } = this.#context;
       const report = fast === undefined ? undefined : this.#driver.tell({ tag: "report" });
-      if (report?.tag === "report") fast?.count(report, reporter.metrics);
+      if (report?.tag === "report" && fast !== undefined) countReport(fast, report, reporter.metrics);
     }
   }
 
@@ -459,7 +459,7 @@ export class IdempotencyStore {
     this.policy = policy;
     const reporter = new Reporter(options.metrics ?? defaultMetrics());
     this.metrics = reporter.metrics;
-    const fast = options.fastPath === undefined ? undefined : fastSender(options.fastPath);
+    const fast = options.fastPath;
     const use: Use = (action) => database.withConnection(action);
     this.#context = {
       clock: options.clock ?? systemClock,
@@ -467,7 +467,7 @@ export class IdempotencyStore {
       dialect: database.dialect,
       use,
       fast,
-      ...(fast === undefined ? {} : { redis: (step: WireRedis) => fast.send(step) }),
+      ...(fast === undefined ? {} : { redis: (step: WireRedis) => sendRedis(fast, step) }),
     };
   }
 

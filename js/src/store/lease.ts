@@ -124,20 +124,8 @@ function leasePolicyFields(policy: LeasePolicy): LeasePolicyFields {
   const { timeBits, workerBits, sequenceBits, datacenterBits, epochMillis, tickMillis } = policy.layout;
   const [leaseMillis = 0n, renewIntervalMillis = 0n, renewRetryMillis = 0n, safetyMarginMillis = 0n, maxSkewMillis = 0n, maxStartWaitMillis = 0n] =
     leasePolicyHandle(policy).millis();
-  return {
-    timeBits,
-    workerBits,
-    sequenceBits,
-    datacenterBits,
-    epochMillis,
-    tickMillis,
-    leaseMillis,
-    renewIntervalMillis,
-    safetyMarginMillis,
-    renewRetryMillis,
-    maxSkewMillis,
-    maxStartWaitMillis,
-  };
+  const layout = { timeBits, workerBits, sequenceBits, datacenterBits, epochMillis, tickMillis };
+  return { ...layout, leaseMillis, renewIntervalMillis, safetyMarginMillis, renewRetryMillis, maxSkewMillis, maxStartWaitMillis };
 }
 
 /**

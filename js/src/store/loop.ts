@@ -51,12 +51,6 @@ export interface DriveContext {
   readonly redis?: (step: WireRedis) => Promise<RedisAnswer>;
 }
 
-/** How one {@link Driver.drive} runs. */
-export interface DriveOptions {
-  /** Keep the connection after the hand-over (a relay, from send to send). */
-  readonly hold?: boolean;
-}
-
 /** The failure of a `fail` step, as the core's typed error with `cause` behind it. */
 export function failure(step: WireFail, cause: unknown): Error {
   const { code, detail, part, position, problem } = step;
@@ -174,9 +168,10 @@ export class Driver<K extends WireKind> {
    * connection, pauses slept and Redis calls sent (the connection given back
    * first, outside a transaction), up to a yield, an end or a take, which it
    * returns. A `fail` step is thrown as the core's error; a lost connection
-   * is dropped at once.
+   * is dropped at once. `hold`: keep the connection for the next drive (a
+   * relay, from send to send).
    */
-  async drive(input: Told, options: DriveOptions = {}): Promise<Handed<K>> {
+  async drive(input: Told, hold = false): Promise<Handed<K>> {
     const session = this.#session;
     let open = false;
     try {
@@ -220,7 +215,7 @@ export class Driver<K extends WireKind> {
       }
     } finally {
       if (open) await session.rollback();
-      if (options.hold !== true) await session.release();
+      if (!hold) await session.release();
     }
   }
 

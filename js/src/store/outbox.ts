@@ -133,7 +133,7 @@ export class Outbox {
     // the caller's code; a lost one is dropped, the next statement runs on a fresh one.
     const hold = this.database.holdsAcrossCalls === true;
     try {
-      let step = await driver.drive({ tag: "start" }, { hold });
+      let step = await driver.drive({ tag: "start" }, hold);
       while (step.tag === "yield") {
         const { messageId, messageKind: kind, businessKey, payload, attempts, createdMillis } = step;
         let error: string | undefined;
@@ -142,7 +142,7 @@ export class Outbox {
         } catch (thrown) {
           error = thrown instanceof Error ? thrown.message : String(thrown);
         }
-        step = await driver.drive(error === undefined ? { tag: "sent" } : { tag: "send_failed", error }, { hold });
+        step = await driver.drive(error === undefined ? { tag: "sent" } : { tag: "send_failed", error }, hold);
       }
       const { tag: _, ...counts } = step;
       const report = Object.fromEntries(Object.entries(counts).map(([name, count]) => [name, Number(count)])) as unknown as RelayReport;
