@@ -17,9 +17,7 @@ use mintid::store::{
     RelayYield, Step, StoredMessage, StoredRecord, StoredResponse, Taken, Value, Way,
     database_failure,
 };
-use mintid_wire::{
-    Fields, Input, KeyParts, LeasePolicyParts, Outcome, Refusal, Spec, migrations, step,
-};
+use mintid_wire::{Fields, Input, KeyParts, LeasePolicyParts, Outcome, Refusal, Spec, step};
 use serde_json::{Map, Value as Json, json};
 
 type Meaning = Map<String, Json>;
@@ -603,7 +601,7 @@ fn pack_step(kind: &str, m: &Meaning) -> Vec<u8> {
         "lease_release" => {
             step::released::<Packed>(&mut out, Step::Yield(flag(m, "released")));
         }
-        "migrations" => migrations::pack::<Packed>(
+        "migrations" => step::migration::<Packed>(
             &mut out,
             match tag {
                 "yield" => Step::Yield(MigrationYield::Execute {
