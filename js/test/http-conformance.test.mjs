@@ -16,6 +16,12 @@ const { scenarios } = JSON.parse(readFileSync(new URL("../../tests/http/scenario
 const CONFIG_KEYS = new Set(["signed", "storeErrors", "maxWaitMillis", "bodyLimit", "mounts", "grant", "sameTransaction"]);
 // The test table of the handler's `write` directive (tests/http/README.md).
 const TEST_TABLE = "CREATE TABLE mintid_test_orders (n integer)";
+/** `INSERT_ROW` through each library's own object: a `pg` client, a `mysql2` connection, a better-sqlite3 `Database`. */
+const OWN_WRITE = {
+  postgres: (client) => client.query(INSERT_ROW),
+  mysql: (connection) => connection.query(INSERT_ROW),
+  sqlite: (db) => db.exec(INSERT_ROW),
+};
 const INSERT_ROW = "INSERT INTO mintid_test_orders (n) VALUES (1)";
 const DIALECTS = dialects().filter(({ dialect }) => dialect !== "mysql");
 
@@ -163,11 +169,13 @@ async function runScenario(scenario, framework, db) {
   };
   const ring = config.signed ? new KeyRing({ id: 7, secret: randomBytes(32) }) : undefined;
   const same = config.sameTransaction ?? false;
-  // The `write` directive: on the record's transaction (sameTransaction), else committed at once.
-  const write = async (transaction) => {
+  // The `write` directive: on the record's transaction (sameTransaction), through the database
+  // library's own object as an application writes, else committed at once.
+  const write = async (mintid) => {
     if (!same) return database.withConnection((connection) => connection.execute(INSERT_ROW));
-    assert.ok(transaction, "the handler got the record's transaction");
-    await transaction.execute(INSERT_ROW);
+    assert.ok(mintid, "the handler got the record's transaction");
+    assert.equal(mintid.client, mintid.transaction.client);
+    await OWN_WRITE[database.dialect](mintid.client);
   };
   const state = handlerState(write);
   const app = await FRAMEWORKS[framework](state, {

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readdirSync } from "node:fs";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { fingerprint, IdempotencyKey, LeaseError, LeasePolicy, RecordPolicy, RelayPolicy, SegmentPolicy } from "mintid";
+import { fingerprint, IdempotencyKey, LeaseError, LeasePolicy, RecordPolicy, RelayPolicy, SegmentError, SegmentPolicy } from "mintid";
 import { DbError, IdempotencyStore, LeasedSnowflake, MAX_RESPONSE_BYTES, migrate, OperationError, pendingMigrations, Outbox, SegmentIds, StoreError, StoreSchemaMissingError, storeLimits, WorkerLeases } from "mintid/store/sqlite";
 import { statementsOf } from "../dist/full/store/driver.js";
 import { shutdownWaitMillis } from "../dist/full/wasm/mintid_wasm.js";
@@ -37,6 +37,23 @@ describe("the core's manifest", () => {
     assert.equal(limits["record.response_content_type"], 255);
     assert.equal(limits["record.error"], 1024);
     assert.equal(MAX_RESPONSE_BYTES, 1_048_576);
+  });
+
+  test("a segment source refuses a bad tag when it is made, before any database call (as in every host)", async () => {
+    let calls = 0;
+    const never = {
+      dialect: "sqlite",
+      statement: () => assert.fail("no statement"),
+      withConnection: async () => {
+        calls += 1;
+        throw new Error("no database");
+      },
+    };
+    const policy = new SegmentPolicy({ initialStep: 10, minStep: 10, maxStep: 100 });
+    for (const tag of ["", "x".repeat(65), "caf\u00e9"]) {
+      assert.throws(() => new SegmentIds(never, tag, policy), (error) => error instanceof SegmentError && error.code === "segment.invalid_tag", JSON.stringify(tag));
+    }
+    assert.equal(calls, 0);
   });
 });
 
@@ -328,7 +345,8 @@ for (const { dialect, skip } of dialects()) {
       const db = await freshDatabase(dialect, { poolSize: 2 });
       try {
         const database = db.open();
-        // The versions of schema/<dialect>/NNNN_*.sql, each applied once by one of the two.
+        // The versions of schema/<dialect>/NNNN_*.sql (a database never migrated has no versions
+        // table: pendingMigrations is store.schema_missing there, as documented).
         const files = readdirSync(new URL(`../../schema/${dialect}/`, import.meta.url)).filter((name) => /^\d{4}_.*\.sql$/.test(name));
         const versions = files.map((name) => Number(name.slice(0, 4))).sort((a, b) => a - b);
         const [first, second] = await Promise.all([migrate(database), migrate(db.open())]);

@@ -49,7 +49,13 @@ export type RunOnceStore = Pick<IdempotencyStore, "runOnce" | "policy"> & Partia
 
 /** What a handler under the same-transaction mode gets (`req.mintid` on Express, `request.mintid` on Fastify). */
 export interface MintidRequestState {
-  /** The connection of the record's transaction: the handler's writes on it commit or roll back with the record. */
+  /**
+   * The database library's own object the record's transaction runs on (a
+   * `pg` `PoolClient`, a `mysql2` connection, a better-sqlite3 `Database`):
+   * the handler's writes on it commit or roll back with the record.
+   */
+  readonly client: unknown;
+  /** The same transaction as mintid's {@link Connection} (for `Outbox.enqueue` and the like). */
   readonly transaction: Connection;
 }
 
@@ -311,19 +317,19 @@ export class HttpIdempotency<R> {
    * policy stores errors, else the key is released. A store failure is
    * answered by {@link failureAnswer}, also after the handler ran (its
    * response is then not sent). Under {@link IdempotencyOptions.sameTransaction}
-   * `handler` gets the record's transaction's connection, else `undefined`.
+   * `handler` gets the record's transaction, else `undefined`.
    */
-  async run(admitted: Admitted, contentType: string | undefined, body: Uint8Array, handler: (transaction?: Connection) => Promise<HttpAnswer>): Promise<RunAnswer> {
+  async run(admitted: Admitted, contentType: string | undefined, body: Uint8Array, handler: (mintid?: MintidRequestState) => Promise<HttpAnswer>): Promise<RunAnswer> {
     const request = this.storeRequest(admitted, contentType, body);
     if ("status" in request) return { answer: request, executed: false, ran: false };
     return this.runRequest(admitted, request, handler);
   }
 
   /** {@link run} for a request whose {@link storeRequest} was taken already (a framework that must refuse a body early). */
-  async runRequest(admitted: Admitted, request: StoreRequest, handler: (transaction?: Connection) => Promise<HttpAnswer>): Promise<RunAnswer> {
+  async runRequest(admitted: Admitted, request: StoreRequest, handler: (mintid?: MintidRequestState) => Promise<HttpAnswer>): Promise<RunAnswer> {
     let response: HttpAnswer | undefined;
     const operation = async (transaction?: Connection) => {
-      response = await handler(transaction);
+      response = await handler(transaction === undefined ? undefined : { client: transaction.client, transaction });
       const stored = toStored(response, this.#storedHeaders);
       if (response.status >= 500) throw new OperationError(`the handler answered ${response.status}`, { response: stored });
       return stored;

@@ -149,7 +149,8 @@ function captureResponse(res: ServerResponse): { response: Promise<HttpAnswer>; 
  * is refused with HttpError `http.body_consumed` (passed to `next`: the
  * framework's 500, a configuration fault), before anything runs or is stored.
  * With `sameTransaction: true` the route finds the record's transaction on
- * `req.mintid.transaction` and writes on it (see {@link IdempotencyOptions.sameTransaction}).
+ * `req.mintid` (`client`: the database library's own object) and writes on
+ * it (see {@link IdempotencyOptions.sameTransaction}).
  */
 export function idempotency<R extends ExpressRequest = ExpressRequest>(options: IdempotencyOptions<R>): Middleware<R> {
   const core = new HttpIdempotency<R>(options);
@@ -167,10 +168,10 @@ export function idempotency<R extends ExpressRequest = ExpressRequest>(options: 
     if (read) setBody(req, contentType, body);
     let release: (() => void) | undefined;
     const before = res.getHeaders();
-    const { answer, executed, ran } = await core.run(admission.admitted, contentType, body, (transaction) => {
+    const { answer, executed, ran } = await core.run(admission.admitted, contentType, body, (mintid) => {
       const capture = captureResponse(res);
       release = capture.release;
-      if (transaction !== undefined) req.mintid = { transaction };
+      if (mintid !== undefined) req.mintid = mintid;
       next();
       return capture.response;
     });

@@ -116,7 +116,8 @@ async function payloadOf(payload: unknown): Promise<Uint8Array> {
  * after it. It reads the body of covered requests itself (up to
  * `bodyLimit`) before Fastify's parsers, which then parse it as usual.
  * With `sameTransaction: true` the route handler finds the record's
- * transaction on `request.mintid.transaction` and writes on it.
+ * transaction on `request.mintid` (`client`: the database library's own
+ * object) and writes on it.
  */
 export function idempotency<R extends FastifyRequestLike = FastifyRequestLike>(options: IdempotencyOptions<R>): (instance: unknown) => Promise<void> {
   const core = new HttpIdempotency<R>(options);
@@ -146,8 +147,8 @@ export function idempotency<R extends FastifyRequestLike = FastifyRequestLike>(o
     const response = new Promise<HttpAnswer>((resolve) => {
       flight.respond = resolve;
     });
-    const running = core.runRequest(flight.admitted, flight.request, (transaction) => {
-      if (transaction !== undefined) request.mintid = { transaction };
+    const running = core.runRequest(flight.admitted, flight.request, (mintid) => {
+      if (mintid !== undefined) request.mintid = mintid;
       started();
       return response;
     });

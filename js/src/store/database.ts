@@ -1,17 +1,19 @@
 /**
  * What every executor (one per database library) offers the stores: run a
  * statement of the core's manifest with positional values on a connection,
- * in autocommit or inside one transaction, and classify the driver's errors.
+ * in autocommit or inside one transaction, and classify the library's errors.
+ * A library gives an {@link Executor} and a way to lend its clients; the
+ * rest is shared.
  */
 
 import { systemClock } from "./clock.js";
-import { DbError, type Dialect, manifestOf, type SqlValue, type Statement } from "./driver.js";
-import { runWire } from "./loop.js";
+import { DbError, type DbErrorClass, type Dialect, type SqlValue, type Statement, statementsOf, storeCall } from "./driver.js";
+import { runWire, type Use } from "./loop.js";
 import { NO_METRICS, Reporter } from "./metrics.js";
 
 export type { SqlValue } from "./driver.js";
 
-/** A row, by column name (leases, segments, the outbox read their rows this way). */
+/** A row, by column name. */
 export type Row = Readonly<Record<string, SqlValue>>;
 
 /** The result of a statement. */
@@ -28,6 +30,12 @@ export interface Result {
 export interface Connection {
   /** The dialect of its database. */
   readonly dialect: Dialect;
+  /**
+   * The database library's own object it runs on (a `pg` client, a `mysql2`
+   * connection, a better-sqlite3 `Database`), for the caller's own statements
+   * in the same transaction.
+   */
+  readonly client: unknown;
   /**
    * Runs `statement` binding `values` positionally (as a server-side
    * prepared statement where the library has them).
@@ -50,8 +58,7 @@ export interface Database {
   /**
    * Whether a connection may stay checked out while the caller's own code
    * runs (a relay holds one from send to send): not when every connection
-   * to the database waits on one in-process queue (SQLite's executor), where
-   * the caller's own statements would wait behind it. Absent: not.
+   * to the database waits on one in-process queue (SQLite's executor).
    */
   readonly holdsAcrossCalls?: boolean;
   /** The named query `name` of the dialect, rendered for the library by the core. */
@@ -75,87 +82,151 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** An integer column as `bigint`. */
-export function int(value: SqlValue | undefined): bigint {
-  if (typeof value === "bigint") return value;
-  throw new TypeError(`expected an integer column, got ${typeof value}`);
+/** One database library's part: run and classify on its client `C`. */
+export interface Executor<C> {
+  readonly dialect: Dialect;
+  /** Runs `sql` binding `values`; throws the library's error. */
+  run(client: C, sql: string, values: readonly SqlValue[]): Promise<Result>;
+  /** Runs `sql` without parameters; throws the library's error. */
+  execute(client: C, sql: string): Promise<void>;
+  /** The class of one of the library's errors. */
+  classify(error: unknown): DbErrorClass;
 }
 
-/** A text column (MySQL returns `VARBINARY` text as bytes). */
-export function text(value: SqlValue | undefined): string {
-  if (typeof value === "string") return value;
-  if (value instanceof Uint8Array) return new TextDecoder().decode(value);
-  throw new TypeError(`expected a text column, got ${typeof value}`);
+/** A client lent by a pool, given back with whether it broke. */
+export interface Lent<C> {
+  readonly client: C;
+  release(broken: boolean): void;
 }
 
-/** `statement`'s values in binding order, from values by parameter name. */
-function bindOrder(statement: Statement, params: Readonly<Record<string, SqlValue>>): SqlValue[] {
-  return statement.params.map((name) => {
-    const value = params[name];
-    if (value === undefined) throw new TypeError(`query ${statement.name} needs parameter ${name}`);
-    return value;
-  });
-}
+/** A library's client as a {@link Connection}: its errors classified, a lost connection remembered. */
+export class ClientConnection<C> implements Connection {
+  readonly #executor: Executor<C>;
+  readonly client: C;
+  /** Whether a statement found the connection gone (its pool then drops it). */
+  broken = false;
 
-/** Runs a statement with values by parameter name; its rows by column name. */
-export async function runNamed(connection: Connection, statement: Statement, params: Readonly<Record<string, SqlValue>>): Promise<Row[]> {
-  const { columns, rows } = await connection.run(statement, bindOrder(statement, params));
-  return rows.map((row) => Object.fromEntries(columns.map((column, index) => [column, row[index] ?? null])));
-}
+  constructor(executor: Executor<C>, client: C) {
+    this.#executor = executor;
+    this.client = client;
+  }
 
-/** Runs a statement expecting at most one row. */
-export async function one(connection: Connection, statement: Statement, params: Readonly<Record<string, SqlValue>>): Promise<Row | undefined> {
-  return (await runNamed(connection, statement, params))[0];
-}
+  get dialect(): Dialect {
+    return this.#executor.dialect;
+  }
 
-/** A `DbError` for `cause`: the class `classify` gives it, or `cause` itself when it already is one. */
-export function dbError(cause: unknown, classify: (error: unknown) => DbError["errorClass"]): DbError {
-  return cause instanceof DbError ? cause : new DbError(classify(cause), cause);
+  run(statement: Statement, values: readonly SqlValue[]): Promise<Result> {
+    return this.#classified(() => this.#executor.run(this.client, statement.sql, values));
+  }
+
+  execute(sql: string): Promise<void> {
+    return this.#classified(() => this.#executor.execute(this.client, sql));
+  }
+
+  async #classified<T>(action: () => Promise<T>): Promise<T> {
+    try {
+      return await action();
+    } catch (error) {
+      const failure = error instanceof DbError ? error : new DbError(this.#executor.classify(error), error);
+      if (failure.errorClass === "connection_lost") this.broken = true;
+      throw failure;
+    }
+  }
 }
 
 /**
- * Runs `action` on `connection` between `begin` (e.g. `BEGIN`) and `COMMIT`,
- * rolled back when it throws.
+ * A {@link Database} whose connections are clients `lend` gives (a pool's,
+ * or one behind an in-process queue); `holdsAcrossCalls` and `close` as the
+ * library's.
  */
-export async function betweenBeginAndCommit<T>(connection: Connection, begin: string, action: (connection: Connection) => Promise<T>): Promise<T> {
-  await connection.execute(begin);
-  try {
-    const result = await action(connection);
-    await connection.execute("COMMIT");
-    return result;
-  } catch (error) {
-    await connection.execute("ROLLBACK").catch(() => undefined);
-    throw error;
-  }
+export function lendingDatabase<C>(executor: Executor<C>, lend: () => Promise<Lent<C>>, options: { readonly holdsAcrossCalls: boolean; readonly close?: () => void }): Database {
+  const { dialect } = executor;
+  const statements = statementsOf(dialect);
+  const withConnection = async <T>(action: (connection: Connection) => Promise<T>): Promise<T> => {
+    let lent: Lent<C>;
+    try {
+      lent = await lend();
+    } catch (error) {
+      // No connection to be had (down, refused, a file that cannot be opened).
+      throw error instanceof DbError ? error : new DbError("connection_lost", error);
+    }
+    const connection = new ClientConnection(executor, lent.client);
+    try {
+      return await action(connection);
+    } finally {
+      lent.release(connection.broken);
+    }
+  };
+  return {
+    dialect,
+    holdsAcrossCalls: options.holdsAcrossCalls,
+    statement(name) {
+      const statement = statements.get(name);
+      if (statement === undefined) throw new TypeError(`no query ${name} for ${dialect}`);
+      return statement;
+    },
+    withConnection,
+    transaction(action, { writeLock = false } = {}) {
+      const begin = dialect === "mysql" ? "START TRANSACTION" : dialect === "sqlite" && writeLock ? "BEGIN IMMEDIATE" : "BEGIN";
+      return storeCall(() =>
+        withConnection(async (connection) => {
+          await connection.execute(begin);
+          try {
+            const result = await action(connection);
+            await connection.execute("COMMIT");
+            return result;
+          } catch (error) {
+            await connection.execute("ROLLBACK").catch(() => undefined);
+            throw error;
+          }
+        }),
+      );
+    },
+    async close() {
+      options.close?.();
+    },
+  };
 }
 
 /** Serialises async actions (a single connection cannot interleave transactions). */
 export class Serial {
   #tail: Promise<unknown> = Promise.resolve();
 
+  /** Waits for every holder queued before; the release of this one. */
+  async lock(): Promise<() => void> {
+    const before = this.#tail;
+    let release = (): void => undefined;
+    this.#tail = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await before;
+    return release;
+  }
+
   /** Runs `action` after every action queued before it. */
-  run<T>(action: () => Promise<T>): Promise<T> {
-    const result = this.#tail.then(action, action);
-    this.#tail = result.catch(() => undefined);
-    return result;
+  async run<T>(action: () => Promise<T>): Promise<T> {
+    const release = await this.lock();
+    try {
+      return await action();
+    } finally {
+      release();
+    }
   }
 }
 
 /** Runs the core's migration driver on `database` (`pending`: only list what is not applied); the versions it names. */
 async function migrations(database: Database, pending: boolean): Promise<number[]> {
-  const spec = { kind: "migrations", ...manifestOf(database.dialect), pending } as const;
-  const context = { clock: systemClock, reporter: new Reporter(NO_METRICS) };
-  const end = await runWire(spec, (action) => database.withConnection(action), context);
+  const context = { clock: systemClock, reporter: new Reporter(NO_METRICS), dialect: database.dialect, use: ((action) => database.withConnection(action)) as Use };
+  const end = await runWire(context, { kind: "migrations", pending });
   if (end.tag !== "done") throw new TypeError("the migration driver yielded a statement unexecuted");
   return [...end.versions];
 }
 
 /**
- * Applies the dialect's numbered migrations in order with the core's
- * migration driver (`docs/spec.md`, "The migration driver"): under the
- * migration lock (another process migrating is waited for), each in one
- * transaction where the dialect allows; the versions this call applied
- * (empty when every one was applied already).
+ * Applies the dialect's numbered migrations with the core's migration driver
+ * (`docs/spec.md`, "The migration driver"): under the migration lock, each
+ * in one transaction where the dialect allows; the versions this call
+ * applied (empty when every one was applied already).
  *
  * @throws StoreError `store.unavailable`, `store.conflict` (another process
  * held the lock for 5 minutes), `store.query_failed`.

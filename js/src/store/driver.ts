@@ -41,7 +41,7 @@ export interface StoreLimit {
 const PLACEHOLDER = { sqlite: "question", mysql: "question", postgres: "numbered" } as const;
 
 /** The manifest of `dialect` for its Node library. */
-export function manifestOf(dialect: Dialect): wasm.StoreManifest {
+export function manifestOf(dialect: Dialect): { readonly dialect: Dialect; readonly placeholder: "question" | "numbered" } {
   return { dialect, placeholder: PLACEHOLDER[dialect] };
 }
 
@@ -83,26 +83,17 @@ export class DbError extends Error {
 }
 
 /**
- * The core's store error for a database error met outside a driver (an
- * executor's own transaction, `WorkerLeases.load`): `store.unavailable` for
- * a lost connection, `store.query_failed` or `store.conflict` otherwise;
- * anything that is not a {@link DbError} unchanged.
+ * Runs `action` (an executor's own transaction, `WorkerLeases.load`: outside
+ * a driver), its database errors thrown as the core's store errors
+ * (`store.unavailable` for a lost connection, `store.query_failed` or
+ * `store.conflict` otherwise) with the same `cause`.
  */
-export function storeErrorOf(error: unknown): unknown {
-  if (!(error instanceof DbError)) return error;
-  try {
-    rethrow(wasm.storeFailure(error.errorClass, error.message), error.cause);
-  } catch (typed) {
-    return typed;
-  }
-}
-
-/** Runs `action`, its database errors thrown as the core's store errors. */
 export async function storeCall<T>(action: () => Promise<T>): Promise<T> {
   try {
     return await action();
   } catch (error) {
-    throw storeErrorOf(error);
+    if (error instanceof DbError) rethrow(wasm.storeFailure(error.errorClass, error.message), error.cause);
+    throw error;
   }
 }
 

@@ -48,33 +48,10 @@ export interface FastPathOptions {
   readonly ttlMillis?: number | bigint;
 }
 
-/** What the record driver's fast path came to since its last report. */
-export interface FastReport {
-  /** The check's verdict, if one was answered. */
-  readonly lookup: string | null;
-  /** The writes to Redis after the database path that failed. */
-  readonly writeFailures: number;
-}
-
-/** What a store uses of a {@link RedisFastPath}: its client, to send the driver's calls, and its counters. */
-export interface FastSender {
-  /** The cap on an entry's life (ms), or `undefined`. */
-  readonly ttlMillis: bigint | undefined;
-  /** Sends `call` on the client: Redis's answer, for the driver. */
-  send(call: WireRedis): Promise<RedisAnswer>;
-  /** Counts `report` in the counters and in `metrics`. */
-  count(report: FastReport, metrics: StoreMetrics): void;
-}
-
 /** The counter of each lookup verdict. */
 const COUNTERS: Readonly<Record<FastPathVerdict, "hits" | "misses" | "fallbacks">> = { hit: "hits", miss: "misses", fallback: "fallbacks" };
 
-let senderOf: (fast: RedisFastPath) => FastSender;
-
-/** The store's side of `fast`: its calls sent, its reports counted. */
-export function fastSender(fast: RedisFastPath): FastSender {
-  return senderOf(fast);
-}
+const counts = new WeakMap<RedisFastPath, Record<keyof FastPathMetrics, number>>();
 
 /**
  * The fast path over `client` (an ioredis `Cluster`): pass it to an
@@ -86,7 +63,6 @@ export class RedisFastPath {
   readonly client: FastPathClient;
   /** The cap on an entry's life (ms), or `undefined`. */
   readonly ttlMillis: bigint | undefined;
-  readonly #counts = { hits: 0, misses: 0, fallbacks: 0, writeFailures: 0 };
 
   /** The fast path over `client`, with the core's scripts (sent by `EVALSHA`, by `EVAL` when a node does not have them). */
   constructor(client: FastPathClient, options: FastPathOptions = {}) {
@@ -94,43 +70,38 @@ export class RedisFastPath {
       throw new TypeError("client must be a Redis client with callBuffer (ioredis Cluster or Redis)");
     this.client = client;
     this.ttlMillis = options.ttlMillis === undefined ? undefined : toU64(options.ttlMillis, "ttlMillis");
+    counts.set(this, { hits: 0, misses: 0, fallbacks: 0, writeFailures: 0 });
   }
 
   /** The counters so far. */
   get metrics(): FastPathMetrics {
-    return { ...this.#counts };
+    return { ...counts.get(this) } as FastPathMetrics;
   }
+}
 
-  static {
-    senderOf = (fast) => ({
-      ttlMillis: fast.ttlMillis,
-      send: (call) => fast.#send(call),
-      count: (report, metrics) => fast.#count(report, metrics),
-    });
+/** Sends the driver's `call` on `fast`'s client (`EVALSHA sha nkeys keys… args…`, or `EVAL source …`); the answer, a failure or timeout included. */
+export async function sendRedis(fast: RedisFastPath, call: WireRedis): Promise<RedisAnswer> {
+  const bytes = (item: Uint8Array) => Buffer.from(item.buffer, item.byteOffset, item.byteLength);
+  try {
+    return answerOf(await fast.client.callBuffer(call.eval ? "EVAL" : "EVALSHA", [call.code, call.keys.length, ...call.keys, ...call.args.map(bytes)]));
+  } catch (error) {
+    // Down, slow, failing over, or the node without the script (ioredis's ReplyError).
+    if (error instanceof Error && error.message.startsWith("NOSCRIPT")) return { answer: "noscript" };
+    return { answer: "failed", message: error instanceof Error && error.message !== "" ? error.message : String(error) };
   }
+}
 
-  /** Sends `call` (`EVALSHA sha nkeys keys… args…`, or `EVAL source …`); the answer, a failure or timeout included. */
-  async #send(call: WireRedis): Promise<RedisAnswer> {
-    const bytes = (item: Uint8Array) => Buffer.from(item.buffer, item.byteOffset, item.byteLength);
-    try {
-      return answerOf(await this.client.callBuffer(call.eval ? "EVAL" : "EVALSHA", [call.code, call.keys.length, ...call.keys, ...call.args.map(bytes)]));
-    } catch (error) {
-      // Down, slow, failing over, or the node without the script (ioredis's ReplyError).
-      if (error instanceof Error && error.message.startsWith("NOSCRIPT")) return { answer: "noscript" };
-      return { answer: "failed", message: error instanceof Error && error.message !== "" ? error.message : String(error) };
-    }
+/** Counts what the record driver's fast path came to since its last report in `fast`'s counters and in `metrics`. */
+export function countReport(fast: RedisFastPath, { lookup, writeFailures }: { readonly lookup: string | null; readonly writeFailures: number }, metrics: StoreMetrics): void {
+  const counted = counts.get(fast);
+  if (counted === undefined) return;
+  if (lookup !== null) {
+    counted[COUNTERS[lookup as FastPathVerdict]] += 1;
+    metrics.fastPathLookup?.(lookup as FastPathVerdict);
   }
-
-  #count({ lookup, writeFailures }: FastReport, metrics: StoreMetrics): void {
-    if (lookup !== null) {
-      const verdict = lookup as FastPathVerdict;
-      this.#counts[COUNTERS[verdict]] += 1;
-      metrics.fastPathLookup?.(verdict);
-    }
-    for (let n = 0; n < writeFailures; n += 1) {
-      this.#counts.writeFailures += 1;
-      metrics.fastPathWriteFailed?.();
-    }
+  for (let n = 0; n < writeFailures; n += 1) {
+    counted.writeFailures += 1;
+    metrics.fastPathWriteFailed?.();
   }
 }
 

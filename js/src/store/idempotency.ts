@@ -15,12 +15,12 @@ import { retryAfterSecs } from "../record.js";
 import { Fingerprint, type IdempotencyKey, type IdempotencyRecord, type ProblemName, RecordPolicy, type RecordStatus } from "../node.js";
 import { type StoreClock, systemClock } from "./clock.js";
 import { type Connection, type Database, Serial } from "./database.js";
-import { manifestOf, storeLimits } from "./driver.js";
-import { type FastSender, fastSender, type RedisFastPath } from "./fast-path.js";
-import { type DriveContext, Driver, type Handed, runWire, Session, type Use } from "./loop.js";
+import { storeLimits } from "./driver.js";
+import { countReport, type RedisFastPath, sendRedis } from "./fast-path.js";
+import { type DriveContext, Driver, type Handed, runWire, type Told, type Use } from "./loop.js";
 import { type Decision, Reporter, type StoreMetrics, type Way } from "./metrics.js";
 import { defaultMetrics } from "./otel.js";
-import type { KeyParts, Outcome, RecordEnd, RecordPolicyFields, WireExecute, WireRedis, WireResponse, WireSpec } from "./wire.js";
+import type { KeyParts, Outcome, RecordEnd, RecordPolicyFields, WireExecute, WireRedis, WireSpec } from "./wire.js";
 
 /** The largest response stored: 1 MiB (the core's limit `record.response_body`). */
 export const MAX_RESPONSE_BYTES = storeLimits().find((limit) => limit.name === "record.response_body")?.maxBytes ?? 0;
@@ -103,10 +103,9 @@ export interface HeldLease {
   /** The fencing token of this claim. */
   readonly token: bigint;
   /**
-   * When the lease ends (Unix ms), as claimed or last renewed by {@link renew}:
-   * after it another request may take the key over. (The background
-   * renewals of `runOnce` move the stored deadline; this one learns it when
-   * the operation returns.)
+   * When the lease ends (Unix ms), as claimed or last renewed (by
+   * {@link renew}, or by `runOnce`'s heartbeat at each beat): after it
+   * another request may take the key over.
    */
   readonly leaseDeadlineMillis: bigint;
   /** How often the core says to renew the lease (ms). */
@@ -174,13 +173,15 @@ export interface RunOnceOptions {
 }
 
 /** The request as the core's driver takes it: the fingerprint's digest and the key's creation time. */
-function requestArgs(request: StoreRequest): [Uint8Array, bigint | null] {
+function requestArgs(request: StoreRequest): { digest: Uint8Array; keyCreatedMillis: bigint | null } {
   if (typeof request !== "object" || request === null || !(typeof request.fingerprint === "string" || request.fingerprint instanceof Fingerprint)) {
     throw new TypeError("request must be { fingerprint: Fingerprint | string, keyCreatedMillis? }");
   }
-  const created = request.keyCreatedMillis === undefined ? null : toU64(request.keyCreatedMillis, "request.keyCreatedMillis");
-  const { fingerprint } = request;
-  return [fingerprint instanceof Fingerprint ? fingerprint.digest() : parseFingerprint(fingerprint), created];
+  const { fingerprint, keyCreatedMillis } = request;
+  return {
+    digest: fingerprint instanceof Fingerprint ? fingerprint.digest() : parseFingerprint(fingerprint),
+    keyCreatedMillis: keyCreatedMillis === undefined ? null : toU64(keyCreatedMillis, "request.keyCreatedMillis"),
+  };
 }
 
 /** A record policy's fields, as the core reads them. */
@@ -189,97 +190,71 @@ function policyFields(policy: RecordPolicy): RecordPolicyFields {
   return { leaseMillis, retentionMillis, storeErrors, retryAfterMillis, maxWaitMillis, pollMillis };
 }
 
-/** A step that hands control back to the store: execute, or done. */
-type HandedStep = Exclude<Handed<"record">, { tag: "report" }>;
+const keyParts = ({ kind, scope, id }: IdempotencyKey): KeyParts => ({ kind, scope, id });
+
+/** A record driver's hand-over: execute, or its end. */
+type Handover = Handed<"record">;
 /** A record driver's end. */
-type Done = Extract<HandedStep, { tag: "done" }>;
+type Done = Extract<Handover, { tag: "done" }>;
 
 /** The decision a hand-over names (the core's). */
-const decisionOf = (step: HandedStep): Decision => step.decision as Decision;
+const decisionOf = (step: Handover): Decision => step.decision as Decision;
 
-/** The store's parts a request's driver uses: its clock, its reporter and its fast path, if any. */
+/** The store's parts a request's driver uses, with its fast path, if any. */
 interface RunContext extends DriveContext {
-  readonly fast: FastSender | undefined;
+  readonly fast: RedisFastPath | undefined;
 }
 
-/**
- * One request's record driver on the wire, with the store's clock, reporter
- * and fast path; each call one crossing. The one place the store drives it.
- */
+/** One request's record driver, reported; the one place the store drives it. */
 class RecordRun {
-  /** The way the request came in. */
   readonly way: Way;
   readonly #driver: Driver<"record">;
   readonly #context: RunContext;
 
-  /** The driver of one request with `key` and `request` under `policy` on `dialect`, the way it comes in. */
-  constructor(dialect: Database["dialect"], policy: RecordPolicy, way: Way, key: IdempotencyKey, request: StoreRequest, context: RunContext) {
-    const [digest, keyCreatedMillis] = requestArgs(request);
+  constructor(context: RunContext, policy: RecordPolicy, way: Way, key: IdempotencyKey, request: StoreRequest) {
     const fast = context.fast === undefined ? null : { ttlMillis: context.fast.ttlMillis ?? null };
-    const keyParts = { kind: key.kind, scope: key.scope, id: key.id };
     this.way = way;
-    this.#driver = new Driver({ kind: "record", ...manifestOf(dialect), policy: policyFields(policy), way, fast, key: keyParts, digest, keyCreatedMillis }, context);
+    this.#driver = new Driver(context, { kind: "record", policy: policyFields(policy), way, fast, key: keyParts(key), ...requestArgs(request) });
     this.#context = context;
   }
 
-  /** The store's reporter. */
-  get reporter(): Reporter {
-    return this.#context.reporter;
-  }
-
-  /** The steps from `step` on, on connections from `use`, up to `execute` or `done`; what the fast path came to counted. */
-  async #drive(first: () => ReturnType<Driver<"record">["tell"]>, use: Use): Promise<HandedStep> {
+  /** Drives from `input` up to `execute` or `done`; what the fast path came to counted. */
+  async #drive(input: Told): Promise<Handover> {
     try {
-      const step = await this.#driver.drive(first(), new Session(use));
-      if (step.tag === "report") throw new TypeError("the record driver reported unasked");
-      return step;
+      return await this.#driver.drive(input);
     } finally {
-      const fast = this.#context.fast;
-      if (fast !== undefined) {
-        const report = this.#driver.tell({ tag: "report" });
-        if (report.tag === "report") fast.count(report, this.reporter.metrics);
-      }
+      const { fast, reporter } = this.#context;
+      const report = fast === undefined ? undefined : this.#driver.tell({ tag: "report" });
+      if (report?.tag === "report" && fast !== undefined) countReport(fast, report, reporter.metrics);
     }
   }
 
-  /**
-   * The claim: the protocol from its start (the fast path's check included)
-   * up to `execute` or `done`, reported as every host reports it: a replay
-   * or in-progress answer from Redis is a decision like the database's.
-   */
-  start(use: Use): Promise<HandedStep> {
-    return this.reporter.claim(this.way, () => this.#drive(() => this.#driver.tell({ tag: "start" }), use), decisionOf);
+  /** The claim, from the start (the fast path's check included), reported as every host does. */
+  start(): Promise<Handover> {
+    return this.#context.reporter.claim(this.way, () => this.#drive({ tag: "start" }), decisionOf);
   }
 
-  /** The operation, run in its span. */
+  /** Runs `action` (the operation) in its span. */
   operation<T>(action: () => Promise<T>): Promise<T> {
-    return this.reporter.operation(this.way, action);
+    return this.#context.reporter.operation(this.way, action);
   }
 
-  /** The store error an end that could not record the operation's failure names, the failed write's database error as its cause. */
+  /** The store error of an end that could not record the operation's failure, the failed write's database error as its cause. */
   unrecorded(end: { readonly storeCode: string; readonly storeMessage: string }): MintidError {
     const cause = this.#driver.cause;
     return errorOf(end.storeCode, end.storeMessage, cause === undefined ? {} : { cause });
   }
 
   /** The completion: pushes what the operation came to and runs the protocol to its end, reported. */
-  finish(outcome: Outcome, use: Use): Promise<Done> {
-    return this.reporter.complete(
-      this.way,
-      responseOf(outcome)?.body.byteLength ?? null,
-      async () => {
-        const end = await this.#drive(() => this.#driver.tell({ tag: "finish", outcome }), use);
-        if (end.tag !== "done") throw new TypeError("the record driver asked to execute twice");
-        return end;
-      },
-      decisionOf,
-    );
+  finish(outcome: Outcome): Promise<Done> {
+    const size = outcome.outcome === "succeeded" || outcome.outcome === "failed" ? (outcome.response?.body.byteLength ?? null) : null;
+    const finishing = async () => {
+      const end = await this.#drive({ tag: "finish", outcome });
+      if (end.tag !== "done") throw new TypeError("the record driver asked to execute twice");
+      return end;
+    };
+    return this.#context.reporter.complete(this.way, size, finishing, decisionOf);
   }
-}
-
-/** The response an outcome gives the store to keep, if any. */
-function responseOf(outcome: Outcome): WireResponse | null {
-  return outcome.outcome === "succeeded" || outcome.outcome === "failed" ? outcome.response : null;
 }
 
 /** The type name of a value that is not a response. */
@@ -297,18 +272,14 @@ function returned(value: unknown): Outcome {
   return { outcome: "not_a_response", typeName: typeName(value) };
 }
 
-/**
- * What an error thrown by an operation is to the core: an {@link OperationError}'s
- * failure, or any other error raised, by its type's name and message (the
- * core composes the stored text and makes it retryable).
- */
+/** What an error thrown by an operation is to the core (which composes the stored text of a raised one). */
 function thrown(error: unknown): Outcome {
   if (error instanceof OperationError) return { outcome: "failed", message: error.message, retryable: error.retryable, response: error.response };
   if (error instanceof Error) return { outcome: "raised", typeName: error.name, message: error.message };
   return { outcome: "raised", typeName: typeName(error), message: String(error) };
 }
 
-/** A driver's end before the operation ran: a replay or a refusal, as a {@link RunResult}. */
+/** A driver's end before the operation ran, as a {@link RunResult}. */
 function notExecuted(end: RecordEnd): NotExecuted {
   switch (end.finished) {
     case "replay":
@@ -325,11 +296,8 @@ function notExecuted(end: RecordEnd): NotExecuted {
   }
 }
 
-/**
- * Runs the operation the driver said to execute, pushes what it came to and
- * runs the protocol to its end: the response, or the operation's own error.
- */
-async function execute(run: RecordRun, use: Use, operation: () => Promise<unknown>): Promise<RunResult> {
+/** Runs the operation the driver said to execute and the protocol to its end: the response, or the operation's own error. */
+async function execute(run: RecordRun, operation: () => Promise<unknown>): Promise<RunResult> {
   let outcome: Outcome;
   let failure: { error: unknown } | undefined;
   try {
@@ -338,7 +306,7 @@ async function execute(run: RecordRun, use: Use, operation: () => Promise<unknow
     failure = { error };
     outcome = thrown(error);
   }
-  const finished = await run.finish(outcome, use);
+  const finished = await run.finish(outcome);
   if (finished.finished === "operation_failed_unrecorded" && failure !== undefined) {
     // The core's rule ("Which error the caller sees"): the operation's own error wins, the
     // store's is attached (as its `storeError`, when it is an object) and logged.
@@ -351,38 +319,25 @@ async function execute(run: RecordRun, use: Use, operation: () => Promise<unknow
   return { decision: "execute", response: outcome.response };
 }
 
-/**
- * A held claim's lease: renewed on demand or, for `runOnce`, by the core's
- * heartbeat (`docs/spec.md`, "The heartbeat") while the operation runs.
- */
+/** A held claim's lease: renewed on demand or, for `runOnce`, by the core's heartbeat while the operation runs. */
 class Lease implements HeldLease {
   readonly token: bigint;
   readonly renewEveryMillis: bigint;
-  readonly #key: KeyParts;
-  readonly #held: WireExecute;
-  #renewal: Driver<"record_renewal"> | undefined;
-  readonly #store: IdempotencyStore;
+  readonly #claim: Extract<WireSpec, { kind: "heartbeat" }> extends infer S ? Omit<S, "kind" | "dialect" | "placeholder"> : never;
   readonly #context: DriveContext;
   readonly #lost = new AbortController();
   readonly #stopped = new AbortController();
-  #deadline: bigint;
+  #renewal: Driver<"record_renewal"> | undefined;
   #renewing: Promise<void> | undefined;
+  #deadline: bigint;
 
-  constructor(store: IdempotencyStore, context: DriveContext, key: IdempotencyKey, held: WireExecute) {
-    this.#store = store;
+  constructor(context: DriveContext, policy: RecordPolicy, key: IdempotencyKey, held: WireExecute) {
+    const { token, createdMillis, leaseDeadlineMillis, renewEveryMillis } = held;
     this.#context = context;
-    this.token = held.token;
-    this.renewEveryMillis = held.renewEveryMillis ?? 0n;
-    this.#deadline = held.leaseDeadlineMillis;
-    this.#key = { kind: key.kind, scope: key.scope, id: key.id };
-    this.#held = held;
-  }
-
-  /** The driver of `kind` for this claim (its spec: the policy, the key, the claim). */
-  #driver<K extends "record_renewal" | "heartbeat">(kind: K): Driver<K> {
-    const { token, createdMillis, leaseDeadlineMillis, renewEveryMillis } = this.#held;
-    const claim = { ...manifestOf(this.#store.database.dialect), policy: policyFields(this.#store.policy), key: this.#key, token, createdMillis, leaseDeadlineMillis };
-    return new Driver<K>({ kind, ...claim, renewEveryMillis } as WireSpec & { readonly kind: K }, this.#context);
+    this.token = token;
+    this.renewEveryMillis = renewEveryMillis ?? 0n;
+    this.#deadline = leaseDeadlineMillis;
+    this.#claim = { policy: policyFields(policy), key: keyParts(key), token, createdMillis, leaseDeadlineMillis, renewEveryMillis };
   }
 
   get leaseDeadlineMillis(): bigint {
@@ -398,7 +353,7 @@ class Lease implements HeldLease {
     if (deadline > this.#deadline) this.#deadline = deadline;
   }
 
-  /** A renewal failed with `error`: the claim is no longer held when the core ended it for good. */
+  /** A renewal failed with `error`: the claim is no longer held when lost, or when the core ended the heartbeat. */
   #failed(error: unknown, ended: boolean): void {
     const lost = error instanceof Error && (error as { code?: unknown }).code === "store.record_lost";
     if (lost) this.#context.reporter.metrics.recordLost?.();
@@ -415,10 +370,10 @@ class Lease implements HeldLease {
 
   async #renewOnce(): Promise<void> {
     // Made at the first renewal (most operations end before one).
-    this.#renewal ??= this.#driver("record_renewal");
+    const { renewEveryMillis: _, ...claim } = this.#claim;
+    this.#renewal ??= new Driver(this.#context, { kind: "record_renewal", ...claim });
     try {
-      const renewed = await this.#renewal.drive(this.#renewal.tell({ tag: "start" }), new Session(this.#store.useConnection));
-      this.#renewed(renewed.leaseDeadlineMillis);
+      this.#renewed((await this.#renewal.drive({ tag: "start" })).leaseDeadlineMillis);
     } catch (error) {
       this.#failed(error, false);
       throw error;
@@ -427,32 +382,24 @@ class Lease implements HeldLease {
 
   /**
    * Runs the core's heartbeat in the background until {@link stop}: its
-   * pauses on a timer that keeps no process alive, its renewals on
-   * connections of the store's pool, the deadline each pause carries taken.
-   * A heartbeat that ends with a failure (the record lost, the lease run
-   * out, a query failed) aborts `signal`.
+   * pauses on a timer that keeps no process alive, the deadline each carries
+   * taken; one that ends with a failure aborts `signal`.
    */
   beat(): void {
-    const heartbeat = this.#driver("heartbeat");
-    this.#beating(heartbeat)
-      .then(
-        (deadline) => this.#renewed(deadline),
-        (error: unknown) => this.#failed(error, true),
-      )
-      .finally(() => heartbeat.free());
-  }
-
-  /** Drives `heartbeat` to its end (pushed `stop` once {@link stop} aborts a pause): the deadline as last renewed. */
-  async #beating(heartbeat: Driver<"heartbeat">): Promise<bigint> {
+    const heartbeat = new Driver(this.#context, { kind: "heartbeat", ...this.#claim });
     const stopped = this.#stopped.signal;
-    const session = new Session(this.#store.useConnection);
-    let step = await heartbeat.drive(heartbeat.tell({ tag: "start" }), session);
-    while (step.tag === "yield") {
+    const beating = async () => {
+      let step = await heartbeat.drive({ tag: "start" });
+      while (step.tag === "yield") {
+        this.#renewed(step.leaseDeadlineMillis);
+        await sleep(Number(step.millis), undefined, { signal: stopped, ref: false }).catch(() => undefined);
+        step = await heartbeat.drive({ tag: stopped.aborted ? "stop" : "resume" });
+      }
       this.#renewed(step.leaseDeadlineMillis);
-      await sleep(Number(step.millis), undefined, { signal: stopped, ref: false }).catch(() => undefined);
-      step = await heartbeat.drive(heartbeat.tell({ tag: stopped.aborted ? "stop" : "resume" }), session);
-    }
-    return step.leaseDeadlineMillis;
+    };
+    beating()
+      .catch((error: unknown) => this.#failed(error, true))
+      .finally(() => heartbeat.free());
   }
 
   /** Stops the heartbeat at once: a renewal in flight is not waited for, and changes nothing. */
@@ -468,22 +415,20 @@ class Lease implements HeldLease {
  */
 class ClaimedLease extends Lease implements RecordLease {
   readonly #run: RecordRun;
-  readonly #use: Use;
   readonly #finishes = new Serial();
 
-  constructor(store: IdempotencyStore, context: DriveContext, key: IdempotencyKey, held: WireExecute, run: RecordRun) {
-    super(store, context, key, held);
+  constructor(context: DriveContext, policy: RecordPolicy, key: IdempotencyKey, held: WireExecute, run: RecordRun) {
+    super(context, policy, key, held);
     this.#run = run;
-    this.#use = store.useConnection;
   }
 
   async complete(response: StoredResponse): Promise<void> {
-    await this.#finishes.run(() => this.#run.finish(returned(response), this.#use));
+    await this.#finishes.run(() => this.#run.finish(returned(response)));
   }
 
   async fail(error: string, options: { readonly retryable?: boolean; readonly response?: StoredResponse | null } = {}): Promise<void> {
     const failure = new OperationError(String(error), options);
-    await this.#finishes.run(() => this.#run.finish(thrown(failure), this.#use));
+    await this.#finishes.run(() => this.#run.finish(thrown(failure)));
   }
 }
 
@@ -505,8 +450,6 @@ export class IdempotencyStore {
   readonly policy: RecordPolicy;
   /** Where decisions, latencies, errors and spans are reported (see {@link IdempotencyStoreOptions.metrics}). */
   readonly metrics: StoreMetrics;
-  readonly #reporter: Reporter;
-  readonly #clock: StoreClock;
   readonly #context: RunContext;
 
   /** A store over `database` (see the `mintid/store/*` entry points), with the Redis fast path when `options.fastPath` is given. */
@@ -514,15 +457,19 @@ export class IdempotencyStore {
     if (!(policy instanceof RecordPolicy)) throw new TypeError("policy must be a RecordPolicy");
     this.database = database;
     this.policy = policy;
-    this.#reporter = new Reporter(options.metrics ?? defaultMetrics());
-    this.metrics = this.#reporter.metrics;
-    this.#clock = options.clock ?? systemClock;
-    const fast = options.fastPath === undefined ? undefined : fastSender(options.fastPath);
-    this.#context = { clock: this.#clock, reporter: this.#reporter, fast, ...(fast === undefined ? {} : { redis: (step: WireRedis) => fast.send(step) }) };
+    const reporter = new Reporter(options.metrics ?? defaultMetrics());
+    this.metrics = reporter.metrics;
+    const fast = options.fastPath;
+    const use: Use = (action) => database.withConnection(action);
+    this.#context = {
+      clock: options.clock ?? systemClock,
+      reporter,
+      dialect: database.dialect,
+      use,
+      fast,
+      ...(fast === undefined ? {} : { redis: (step: WireRedis) => sendRedis(fast, step) }),
+    };
   }
-
-  /** Gives `action` a connection of the store's database. */
-  readonly useConnection: Use = (action) => this.database.withConnection(action);
 
   /**
    * Runs `operation` once for `key`: the first request claims the key, runs
@@ -553,20 +500,20 @@ export class IdempotencyStore {
   async runOnce(key: IdempotencyKey, request: StoreRequest, operation: (lease: HeldLease) => Promise<StoredResponse>, options: RunOnceOptions = {}): Promise<RunResult> {
     const { signal } = options;
     signal?.throwIfAborted();
-    const run = new RecordRun(this.database.dialect, this.policy, "run_once", key, request, this.#context);
-    const step = await run.start(this.useConnection);
+    const run = new RecordRun(this.#context, this.policy, "run_once", key, request);
+    const step = await run.start();
     if (step.tag === "done") {
       signal?.throwIfAborted();
       return notExecuted(step);
     }
     if (signal?.aborted) {
       // Claimed, not run: an error raised instead of the operation, which the core makes retryable (released).
-      await run.finish(thrown(signal.reason), this.useConnection);
+      await run.finish(thrown(signal.reason));
       throw signal.reason;
     }
-    const lease = new Lease(this, this.#context, key, step);
+    const lease = new Lease(this.#context, this.policy, key, step);
     lease.beat();
-    const ran = execute(run, this.useConnection, async () => {
+    const ran = execute(run, async () => {
       try {
         return await operation(lease);
       } finally {
@@ -597,11 +544,11 @@ export class IdempotencyStore {
    * `store.stale_snapshot`.
    */
   async inTransaction(connection: Connection, key: IdempotencyKey, request: StoreRequest, operation: (connection: Connection) => Promise<StoredResponse>): Promise<RunResult> {
-    const run = new RecordRun(connection.dialect, this.policy, "same_transaction", key, request, this.#context);
-    const use: Use = (action) => action(connection);
-    const step = await run.start(use);
+    const context = { ...this.#context, dialect: connection.dialect, use: ((action) => action(connection)) as Use };
+    const run = new RecordRun(context, this.policy, "same_transaction", key, request);
+    const step = await run.start();
     if (step.tag === "done") return notExecuted(step);
-    return execute(run, use, () => operation(connection));
+    return execute(run, () => operation(connection));
   }
 
   /**
@@ -615,10 +562,10 @@ export class IdempotencyStore {
    * @throws StoreError `store.unavailable`, `store.conflict`, `store.query_failed`.
    */
   async claimLease(key: IdempotencyKey, request: StoreRequest): Promise<LeaseResult> {
-    const run = new RecordRun(this.database.dialect, this.policy, "lease", key, request, this.#context);
-    const step = await run.start(this.useConnection);
+    const run = new RecordRun(this.#context, this.policy, "lease", key, request);
+    const step = await run.start();
     if (step.tag === "done") return notExecuted(step);
-    return { decision: "execute", lease: new ClaimedLease(this, this.#context, key, step, run) };
+    return { decision: "execute", lease: new ClaimedLease(this.#context, this.policy, key, step, run) };
   }
 
   /**
@@ -627,8 +574,7 @@ export class IdempotencyStore {
    * @throws StoreError `store.unavailable`, `store.query_failed`, `store.unexpected_row`.
    */
   async load(key: IdempotencyKey): Promise<StoredRecord | null> {
-    const spec = { kind: "record_load", ...manifestOf(this.database.dialect), key: { kind: key.kind, scope: key.scope, id: key.id } } as const;
-    const { record: stored } = await runWire(spec, this.useConnection, this.#context);
+    const { record: stored } = await runWire(this.#context, { kind: "record_load", key: keyParts(key) });
     if (stored === null) return null;
     const { response, error, fingerprint, status, ...record } = stored;
     return { record: { ...record, status: status as RecordStatus, fingerprint: Fingerprint.fromDigest(fingerprint) }, response, error };
@@ -641,7 +587,6 @@ export class IdempotencyStore {
    * @throws StoreError `store.unavailable`, `store.query_failed`.
    */
   async cleanup(batchSize = 1000): Promise<number> {
-    const spec = { kind: "record_cleanup", ...manifestOf(this.database.dialect), batchSize: toU64(batchSize, "batchSize") } as const;
-    return Number((await runWire(spec, this.useConnection, this.#context)).deleted);
+    return Number((await runWire(this.#context, { kind: "record_cleanup", batchSize: toU64(batchSize, "batchSize") })).deleted);
   }
 }

@@ -10,8 +10,8 @@ import { toU64 } from "../check.js";
 import { leaseGuardHandle, leasePolicyHandle } from "../handles.js";
 import { LeaseGuard, LeasePolicy, Snowflake } from "../node.js";
 import { type StoreClock, systemClock, waitAtMostShutdown } from "./clock.js";
-import { type Database, int, one, text } from "./database.js";
-import { manifestOf, storeCall } from "./driver.js";
+import type { Database } from "./database.js";
+import { type SqlValue, storeCall } from "./driver.js";
 import { type DriveContext, runWire, type Use } from "./loop.js";
 import { Reporter, type StoreMetrics } from "./metrics.js";
 import { defaultMetrics } from "./otel.js";
@@ -47,11 +47,9 @@ export class WorkerLeases {
     this.database = database;
     this.policy = policy;
     this.clock = options.clock ?? systemClock;
-    this.#context = { clock: this.clock, reporter: new Reporter(options.metrics ?? defaultMetrics()) };
+    const use: Use = (action) => this.database.withConnection(action);
+    this.#context = { clock: this.clock, reporter: new Reporter(options.metrics ?? defaultMetrics()), dialect: database.dialect, use };
   }
-
-  /** Gives `action` a connection of the database. */
-  readonly #use: Use = (action) => this.database.withConnection(action);
 
   /**
    * Takes the lowest usable free or expired worker id for `owner`
@@ -67,8 +65,8 @@ export class WorkerLeases {
   async acquire(owner: string, timeoutMillis?: number | bigint): Promise<LeaseGuard> {
     if (typeof owner !== "string") throw new TypeError("owner must be a string");
     const timeout = timeoutMillis === undefined ? null : toU64(timeoutMillis, "timeoutMillis");
-    const spec = { kind: "lease_acquire", ...manifestOf(this.database.dialect), policy: leasePolicyFields(this.policy), owner, timeoutMillis: timeout } as const;
-    const { workerId, fencingToken, leaseDeadlineMillis, highWaterMillis, ...acquired } = await runWire(spec, this.#use, this.#context);
+    const spec = { kind: "lease_acquire", policy: leasePolicyFields(this.policy), owner, timeoutMillis: timeout } as const;
+    const { workerId, fencingToken, leaseDeadlineMillis, highWaterMillis, ...acquired } = await runWire(this.#context, spec);
     const { expectedToken, acquiredMillis, startAfterMillis, readyAtMillis } = acquired;
     const lease = { workerId, fencingToken, leaseDeadlineMillis, highWaterMillis, held: true };
     return new LeaseGuard({ lease, expectedToken, acquiredMillis, startAfterMillis, readyAtMillis }, this.policy);
@@ -85,7 +83,7 @@ export class WorkerLeases {
    */
   async renew(guard: LeaseGuard, highWaterMillis: number | bigint): Promise<void> {
     const mark = toU64(highWaterMillis, "highWaterMillis");
-    await runWire({ kind: "lease_renew", ...this.#guarded(guard) }, this.#use, this.#context, () => ({ tag: "mark", highWaterMillis: mark }));
+    await runWire(this.#context, { kind: "lease_renew", guard: leaseGuardHandle(guard).wireId }, () => ({ tag: "mark", highWaterMillis: mark }));
   }
 
   /**
@@ -99,26 +97,25 @@ export class WorkerLeases {
     // Making the driver stops the guard issuing; the mark is read after it.
     const read = typeof highWaterMillis === "function" ? highWaterMillis : () => highWaterMillis;
     const mark = () => ({ tag: "mark", highWaterMillis: toU64(read(), "highWaterMillis") }) as const;
-    return (await runWire({ kind: "lease_release", ...this.#guarded(guard) }, this.#use, this.#context, mark)).released;
+    return (await runWire(this.#context, { kind: "lease_release", guard: leaseGuardHandle(guard).wireId }, mark)).released;
   }
 
   /** The row of `workerId`, or `null`. */
   async load(workerId: bigint): Promise<WorkerLeaseRow | null> {
-    const row = await storeCall(() => this.database.withConnection((connection) => one(connection, this.database.statement("lease_load"), { worker_id: workerId })));
+    const statement = this.database.statement("lease_load");
+    const { columns, rows } = await storeCall(() => this.database.withConnection((connection) => connection.run(statement, [workerId])));
+    const row = rows[0];
     if (row === undefined) return null;
-    const owner = row["owner"];
+    const at = (name: string): SqlValue => row[columns.indexOf(name)] ?? null;
+    // MySQL returns `VARBINARY` text as bytes.
+    const owner = at("owner");
     return {
-      workerId: int(row["worker_id"]),
-      owner: owner === null || owner === undefined ? null : text(owner),
-      fencingToken: int(row["fencing_token"]),
-      leaseDeadlineMillis: int(row["lease_deadline_millis"]),
-      highWaterMillis: int(row["high_water_millis"]),
+      workerId: at("worker_id") as bigint,
+      owner: owner === null ? null : typeof owner === "string" ? owner : new TextDecoder().decode(owner as Uint8Array),
+      fencingToken: at("fencing_token") as bigint,
+      leaseDeadlineMillis: at("lease_deadline_millis") as bigint,
+      highWaterMillis: at("high_water_millis") as bigint,
     };
-  }
-
-  /** The manifest and `guard`'s serial in the guard registry, for a renew or release spec. */
-  #guarded(guard: LeaseGuard) {
-    return { ...manifestOf(this.database.dialect), guard: leaseGuardHandle(guard).wireId };
   }
 }
 
@@ -127,20 +124,8 @@ function leasePolicyFields(policy: LeasePolicy): LeasePolicyFields {
   const { timeBits, workerBits, sequenceBits, datacenterBits, epochMillis, tickMillis } = policy.layout;
   const [leaseMillis = 0n, renewIntervalMillis = 0n, renewRetryMillis = 0n, safetyMarginMillis = 0n, maxSkewMillis = 0n, maxStartWaitMillis = 0n] =
     leasePolicyHandle(policy).millis();
-  return {
-    timeBits,
-    workerBits,
-    sequenceBits,
-    datacenterBits,
-    epochMillis,
-    tickMillis,
-    leaseMillis,
-    renewIntervalMillis,
-    safetyMarginMillis,
-    renewRetryMillis,
-    maxSkewMillis,
-    maxStartWaitMillis,
-  };
+  const layout = { timeBits, workerBits, sequenceBits, datacenterBits, epochMillis, tickMillis };
+  return { ...layout, leaseMillis, renewIntervalMillis, safetyMarginMillis, renewRetryMillis, maxSkewMillis, maxStartWaitMillis };
 }
 
 /**

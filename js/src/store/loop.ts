@@ -1,20 +1,18 @@
 /**
  * The store's one step loop: a driver on the wire (`wire.ts`) run against
- * the executor. It runs the queries and transaction steps the driver names
- * on one connection, sleeps its pauses, sends its Redis calls, and hands the
- * driver's yields and ends back to the caller; every rule is the driver's.
+ * an executor. It runs the statements the driver names on one connection,
+ * sleeps its pauses, sends its Redis calls and hands its yields and ends
+ * back; every rule is the driver's.
  */
 
 import { toU64 } from "../check.js";
 import { errorOf } from "../errors.js";
+import { Wire, wireVersion } from "../wasm/mintid_wasm.js";
 import type { StoreClock } from "./clock.js";
 import type { Connection } from "./database.js";
-import { DbError, type Dialect, statementsOf } from "./driver.js";
+import { DbError, type Dialect, manifestOf, statementsOf } from "./driver.js";
 import type { Reporter } from "./metrics.js";
-import { Wire, wireVersion } from "../wasm/mintid_wasm.js";
 import {
-  type CommonStep,
-  type KindSteps,
   packInput,
   packSpec,
   type RedisAnswer,
@@ -35,15 +33,40 @@ if (wireVersion() !== WIRE_VERSION)
 /** Gives `action` a connection: one from the pool, or the caller's. */
 export type Use = <T>(action: (connection: Connection) => Promise<T>) => Promise<T>;
 
+/** `Omit` over each member of a union. */
+type Without<T, Key extends PropertyKey> = T extends unknown ? Omit<T, Key> : never;
+/** An input without its time (the store's clock reads it). */
+export type Told = Without<WireInput, "nowMillis">;
 /** What a drive hands back: the kind's yield or end (a failure is thrown). */
-export type Handed<K extends WireKind> = Exclude<KindSteps[K], WireRedis>;
+export type Handed<K extends WireKind> = Extract<WireStep<K>, { tag: "yield" | "done" }>;
+
+/** A store's parts a driver uses. */
+export interface DriveContext {
+  readonly clock: StoreClock;
+  readonly reporter: Reporter;
+  /** The dialect of the connections `use` gives. */
+  readonly dialect: Dialect;
+  readonly use: Use;
+  /** Sends a Redis step (a record driver with a fast path). */
+  readonly redis?: (step: WireRedis) => Promise<RedisAnswer>;
+}
+
+/** The failure of a `fail` step, as the core's typed error with `cause` behind it. */
+export function failure(step: WireFail, cause: unknown): Error {
+  const { code, detail, part, position, problem } = step;
+  return errorOf(code, detail, {
+    ...(part === null ? {} : { part }),
+    ...(position === null ? {} : { position: Number(position) }),
+    ...(problem === null ? {} : { problem }),
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
 
 /**
  * A connection taken from `use` at the first statement and held until
- * {@link release}: one connection for the statements of a drive (and, when
- * the caller holds it, of the next).
+ * {@link release}: one for the statements of a drive (and of the next, when held).
  */
-export class Session {
+class Session {
   readonly #use: Use;
   #held: { readonly connection: Promise<Connection>; readonly done: () => void; readonly ended: Promise<unknown> } | undefined;
 
@@ -80,51 +103,43 @@ export class Session {
   async release(): Promise<void> {
     const held = this.#held;
     this.#held = undefined;
-    if (held === undefined) return;
-    held.done();
-    await held.ended.catch(() => undefined);
+    held?.done();
+    await held?.ended.catch(() => undefined);
+  }
+
+  /** Rolls back what the held connection has open, saying nothing of how it went. */
+  async rollback(): Promise<void> {
+    await this.connection().then(
+      (c) => c.execute("ROLLBACK").catch(() => undefined),
+      () => undefined,
+    );
   }
 }
 
-/** The statement that begins a driver's transaction (`write`: SQLite takes the write lock at once). */
-function beginStatement(dialect: Dialect, write: boolean): string {
-  return dialect === "sqlite" && write ? "BEGIN IMMEDIATE" : "BEGIN";
-}
+/** The answer to a statement without rows. */
+const DONE = { tag: "affected", count: 0n } as const;
 
-/** The failure of a `fail` step, as the core's typed error with `cause` behind it. */
-export function failure(step: WireFail, cause: unknown): Error {
-  return errorOf(step.code, step.detail, {
-    ...(step.part === null ? {} : { part: step.part }),
-    ...(step.position === null ? {} : { position: Number(step.position) }),
-    ...(step.problem === null ? {} : { problem: step.problem }),
-    ...(cause === undefined ? {} : { cause }),
-  });
-}
-
-/** The store's parts a drive uses. */
-export interface DriveContext {
-  readonly clock: StoreClock;
-  readonly reporter: Reporter;
-  /** Sends a Redis step (a record driver with a fast path). */
-  readonly redis?: (step: WireRedis) => Promise<RedisAnswer>;
-}
-
-/**
- * A driver of kind `K` on the wire, pushed inputs and driven against an
- * executor; one crossing per step. Free it with {@link free}.
- */
+/** A driver of kind `K` on the wire, pushed inputs and driven on its store's connections; one crossing per step. */
 export class Driver<K extends WireKind> {
   readonly kind: K;
   readonly #wire: Wire;
   readonly #context: DriveContext;
+  readonly #session: Session;
   /** The database driver's error behind the last failed answer: the cause of a failure after it. */
   #cause: unknown;
 
-  /** The driver `spec` makes (one the core refuses fails at its first step). */
-  constructor(spec: WireSpec & { readonly kind: K }, context: DriveContext) {
+  /** The driver `spec` makes (one the core refuses fails at its every step). */
+  constructor(context: DriveContext, spec: Without<WireSpec, "dialect" | "placeholder"> & { readonly kind: K }) {
     this.kind = spec.kind;
-    this.#wire = new Wire(packSpec(spec));
+    this.#wire = new Wire(packSpec({ ...spec, ...manifestOf(context.dialect) } as WireSpec));
     this.#context = context;
+    this.#session = new Session(context.use);
+  }
+
+  /** Throws the core's refusal of the spec (a made driver's step is empty until its first input). */
+  check(): void {
+    const refused = this.#wire.step();
+    if (refused.length > 0) throw failure(readStep(this.kind, refused) as unknown as WireFail, undefined);
   }
 
   /** The database driver's error behind the last failed answer (the cause of a store error the driver ends with). */
@@ -132,19 +147,10 @@ export class Driver<K extends WireKind> {
     return this.#cause;
   }
 
-  /** The time now, from the store's clock. */
-  now(): bigint {
-    return toU64(this.#context.clock.now(), "clock.now()");
-  }
-
-  /** Pushes `input`: the driver's next step. */
-  push(input: WireInput): WireStep<K> {
-    return readStep(this.kind, this.#wire.call(packInput(input, new Writer())));
-  }
-
-  /** Pushes `input` without its time (taken from the store's clock now). */
-  tell(input: DistributiveOmit<WireInput, "nowMillis">): WireStep<K> {
-    return this.push({ ...input, nowMillis: this.now() } as WireInput);
+  /** Pushes `input` at the store clock's time now: the driver's next step. */
+  tell(input: Told): WireStep<K> {
+    const now = toU64(this.#context.clock.now(), "clock.now()");
+    return readStep(this.kind, this.#wire.call(packInput({ ...input, nowMillis: now } as WireInput, new Writer())));
   }
 
   /** Frees the driver. */
@@ -152,96 +158,89 @@ export class Driver<K extends WireKind> {
     this.#wire.free();
   }
 
+  /** Gives back a connection held across drives. */
+  release(): Promise<void> {
+    return this.#session.release();
+  }
+
   /**
-   * Runs the steps from `step` on: statements on `session`'s connection,
-   * pauses slept (the connection given back first, outside a transaction),
-   * Redis calls sent (likewise), up to a yield or an end, which it returns.
-   * A `fail` step is thrown as the core's error. The connection goes back at
-   * the end unless `hold`; a lost one is dropped at once.
+   * Pushes `input` and runs the steps from there: statements on one
+   * connection, pauses slept and Redis calls sent (the connection given back
+   * first, outside a transaction), up to a yield, an end or a take, which it
+   * returns. A `fail` step is thrown as the core's error; a lost connection
+   * is dropped at once. `hold`: keep the connection for the next drive (a
+   * relay, from send to send).
    */
-  async drive(step: WireStep<K>, session: Session, hold = false): Promise<Handed<K>> {
+  async drive(input: Told, hold = false): Promise<Handed<K>> {
+    const session = this.#session;
     let open = false;
     try {
+      let step = this.tell(input);
       for (;;) {
-        const current = step as CommonStep | KindSteps[WireKind];
+        const current = step as { readonly tag: string; readonly millis?: bigint };
         switch (current.tag) {
-          case "run":
-          case "begin":
-          case "commit":
-          case "rollback":
-            step = await this.#statement(current, session, (now) => {
-              open = now;
-            });
-            break;
           case "pause":
             if (!open) await session.release();
-            await this.#context.clock.pause(current.millis);
+            await this.#context.clock.pause(current.millis ?? 0n);
             step = this.tell({ tag: "resume" });
             break;
           case "redis": {
-            const redis = this.#context.redis;
+            const { redis } = this.#context;
             if (redis === undefined) throw new TypeError("the record driver asked for Redis without a fast path");
             await session.release();
-            step = this.tell({ tag: "redis", answer: await redis(current) });
+            step = this.tell({ tag: "redis", answer: await redis(step as WireRedis) });
             break;
           }
           case "fail":
-            throw failure(current, this.#cause);
+            throw failure(step as WireFail, this.#cause);
+          case "rollback":
+            // What the rollback says is not pushed: the failure that led to it stays the cause.
+            open = false;
+            await session.rollback();
+            step = this.tell(DONE);
+            break;
           case "yield":
-            if (this.kind !== "migrations") return current as Handed<K>;
+            if (this.kind !== "migrations") return step as Handed<K>;
             // A migration's statement, executed as it is on the same connection.
-            step = await this.#statement(current as Extract<Statement, { tag: "yield" }>, session, (now) => {
-              open = now;
-            });
+            step = this.tell(await this.#statement(step, session, (now) => (open = now)));
+            break;
+          case "run":
+          case "begin":
+          case "commit":
+            step = this.tell(await this.#statement(step, session, (now) => (open = now)));
             break;
           default:
-            return current as Handed<K>;
+            return step as Handed<K>;
         }
       }
     } finally {
-      if (open)
-        await session.connection().then(
-          (c) => c.execute("ROLLBACK").catch(() => undefined),
-          () => undefined,
-        );
+      if (open) await session.rollback();
       if (!hold) await session.release();
     }
   }
 
-  /** Runs one statement step; its answer pushed. */
-  async #statement(step: Statement, session: Session, opened: (open: boolean) => void): Promise<WireStep<K>> {
-    if (step.tag === "rollback") {
-      // What the rollback says is not pushed: the failure that led to it stays the cause.
-      opened(false);
-      await session
-        .connection()
-        .then(
-          (c) => c.execute("ROLLBACK"),
-          () => undefined,
-        )
-        .catch(() => undefined);
-      return this.tell(DONE);
-    }
+  /** Runs a statement step: the answer to push. */
+  async #statement(step: { readonly tag: string; readonly [field: string]: unknown }, session: Session, opened: (open: boolean) => void): Promise<Told> {
     let failed: DbError | undefined;
-    let input: DistributiveOmit<WireInput, "nowMillis"> = DONE;
+    let answer: Told = DONE;
     try {
       const connection = await session.connection();
       if (step.tag === "run") {
-        const statement = statementsOf(connection.dialect).get(step.name);
-        if (statement === undefined) throw new TypeError(`no query ${step.name} for ${connection.dialect}`);
-        const result = await connection.run(statement, step.params);
-        if (statement.kind === "one" || statement.kind === "many") input = { tag: "rows", rows: result.rows };
-        else input = { tag: "affected", count: BigInt(result.rowCount) };
+        const statement = statementsOf(connection.dialect).get(step["name"] as string);
+        if (statement === undefined) throw new TypeError(`no query ${String(step["name"])} for ${connection.dialect}`);
+        const result = await connection.run(statement, step["params"] as never);
+        answer = statement.kind === "one" || statement.kind === "many" ? { tag: "rows", rows: result.rows } : { tag: "affected", count: BigInt(result.rowCount) };
       } else if (step.tag === "yield") {
-        await connection.execute(step.sql);
+        await connection.execute(step["sql"] as string);
       } else {
-        await connection.execute(step.tag === "begin" ? beginStatement(connection.dialect, step.write) : "COMMIT");
+        // SQLite takes the write lock at once for a writing transaction.
+        await connection.execute(step.tag === "commit" ? "COMMIT" : connection.dialect === "sqlite" && step["write"] === true ? "BEGIN IMMEDIATE" : "BEGIN");
         opened(step.tag === "begin");
       }
     } catch (error) {
       if (!(error instanceof DbError)) throw error;
       failed = error;
-      input = { tag: "failed", class: error.errorClass, message: error.message };
+      answer = { tag: "failed", class: error.errorClass, message: error.message };
       if (error.errorClass === "connection_lost") {
         opened(false);
         await session.release();
@@ -249,35 +248,19 @@ export class Driver<K extends WireKind> {
     }
     this.#context.reporter.answered(failed);
     this.#cause = failed?.cause;
-    return this.tell(input);
+    return answer;
   }
 }
 
-/** A step that runs a statement: a named query, transaction control, a migration's SQL. */
-type Statement = Extract<CommonStep, { tag: "run" | "begin" | "commit" | "rollback" }> | Extract<KindSteps["migrations"], { tag: "yield" }>;
-
-/** The answer to a statement without rows. */
-const DONE = { tag: "affected", count: 0n } as const;
-
-/** `Omit` over each member of a union. */
-type DistributiveOmit<T, Key extends PropertyKey> = T extends unknown ? Omit<T, Key> : never;
-
-/** The first input of most drivers. */
-const START = () => ({ tag: "start" }) as const;
-
-/**
- * Runs the driver `spec` makes on connections from `use`, from its `first`
- * input (read once the driver is made; default `start`) to its end; the end.
- */
+/** Runs the driver `spec` makes from its `first` input (default `start`) to its end; the end. */
 export async function runWire<K extends WireKind>(
-  spec: WireSpec & { readonly kind: K },
-  use: Use,
   context: DriveContext,
-  first: () => DistributiveOmit<WireInput, "nowMillis"> = START,
+  spec: Without<WireSpec, "dialect" | "placeholder"> & { readonly kind: K },
+  first: () => Told = () => ({ tag: "start" }),
 ): Promise<Handed<K>> {
-  const driver = new Driver<K>(spec, context);
+  const driver = new Driver<K>(context, spec);
   try {
-    return await driver.drive(driver.tell(first()), new Session(use));
+    return await driver.drive(first());
   } finally {
     driver.free();
   }

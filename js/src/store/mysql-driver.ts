@@ -7,8 +7,8 @@
  * default): the claim is a plain `INSERT` and every other write changes its row.
  */
 
-import { betweenBeginAndCommit, type Connection, type Database, dbError, type Result } from "./database.js";
-import { classifyDbError, DbError, type DbErrorClass, type SqlValue, type Statement, statementsOf, storeCall } from "./driver.js";
+import { ClientConnection, type Connection, type Database, type Executor, lendingDatabase } from "./database.js";
+import { classifyDbError, type DbErrorClass, type SqlValue } from "./driver.js";
 
 /** A column of a `mysql2` result. */
 interface MysqlField {
@@ -65,94 +65,23 @@ function mysqlValue(value: SqlValue): unknown {
   return value;
 }
 
-/** A row's values, integers as `bigint` (mysql2 gives `LONGLONG` as a string, the others as numbers). */
-function rowOf(row: unknown[], integers: readonly boolean[]): SqlValue[] {
-  return row.map((value, index) => (integers[index] === true && value !== null ? BigInt(value as string | number) : (value as SqlValue)));
-}
-
-class MysqlSession implements Connection {
-  readonly dialect = "mysql" as const;
-  readonly #connection: MysqlConnection;
-  /** Whether a statement found the connection gone (the pool then destroys it). */
-  broken = false;
-
-  constructor(connection: MysqlConnection) {
-    this.#connection = connection;
-  }
-
-  #failed(error: unknown): DbError {
-    const failure = dbError(error, classifyMysqlError);
-    if (failure.errorClass === "connection_lost") this.broken = true;
-    return failure;
-  }
-
-  async run(statement: Statement, values: readonly SqlValue[]): Promise<Result> {
-    try {
-      const [result, fields] = await this.#connection.execute({
-        sql: statement.sql,
-        values: values.map(mysqlValue),
-        rowsAsArray: true,
-        supportBigNumbers: true,
-        bigNumberStrings: true,
-      });
-      if (Array.isArray(result)) {
-        const columns = (fields as MysqlField[]) ?? [];
-        const integers = columns.map((field) => INTEGER_TYPES.has(field.columnType ?? field.type ?? -1));
-        return { columns: columns.map((field) => field.name), rows: result.map((row: unknown[]) => rowOf(row, integers)), rowCount: result.length };
-      }
-      return { columns: [], rows: [], rowCount: Number((result as { affectedRows?: unknown }).affectedRows ?? 0) };
-    } catch (error) {
-      throw this.#failed(error);
-    }
-  }
-
-  async execute(sql: string): Promise<void> {
-    try {
-      await this.#connection.query(sql);
-    } catch (error) {
-      throw this.#failed(error);
-    }
-  }
-}
-
-class MysqlDatabase implements Database {
-  readonly dialect = "mysql" as const;
-  readonly holdsAcrossCalls = true;
-  readonly #pool: MysqlPool;
-  readonly #statements = statementsOf("mysql");
-
-  constructor(pool: MysqlPool) {
-    this.#pool = pool;
-  }
-
-  statement(name: string): Statement {
-    const statement = this.#statements.get(name);
-    if (statement === undefined) throw new TypeError(`no query ${name} for mysql`);
-    return statement;
-  }
-
-  async withConnection<T>(action: (connection: Connection) => Promise<T>): Promise<T> {
-    let connection: MysqlPoolConnection;
-    try {
-      connection = await this.#pool.getConnection();
-    } catch (error) {
-      throw new DbError("connection_lost", error);
-    }
-    const session = new MysqlSession(connection);
-    try {
-      return await action(session);
-    } finally {
-      if (session.broken) connection.destroy();
-      else connection.release();
-    }
-  }
-
-  async transaction<T>(action: (connection: Connection) => Promise<T>): Promise<T> {
-    return storeCall(() => this.withConnection((session) => betweenBeginAndCommit(session, "START TRANSACTION", action)));
-  }
-
-  async close(): Promise<void> {}
-}
+const executor: Executor<MysqlConnection> = {
+  dialect: "mysql",
+  async run(client, sql, values) {
+    const options = { sql, values: values.map(mysqlValue), rowsAsArray: true, supportBigNumbers: true, bigNumberStrings: true };
+    const [result, fields] = await client.execute(options);
+    if (!Array.isArray(result)) return { columns: [], rows: [], rowCount: Number((result as { affectedRows?: unknown }).affectedRows ?? 0) };
+    const columns = (fields as MysqlField[]) ?? [];
+    // mysql2 gives `LONGLONG` as a string, the other integers as numbers.
+    const integers = columns.map((field) => INTEGER_TYPES.has(field.columnType ?? field.type ?? -1));
+    const rows = result.map((row: unknown[]) => row.map((value, at) => (integers[at] === true && value !== null ? BigInt(value as string | number) : (value as SqlValue))));
+    return { columns: columns.map((field) => field.name), rows, rowCount: result.length };
+  },
+  async execute(client, sql) {
+    await client.query(sql);
+  },
+  classify: classifyMysqlError,
+};
 
 /**
  * A MySQL or MariaDB database through a `mysql2/promise` `Pool` (the caller
@@ -160,7 +89,11 @@ class MysqlDatabase implements Database {
  * default, or `flags: ["-FOUND_ROWS"]`).
  */
 export function mysqlDatabase(pool: MysqlPool): Database {
-  return new MysqlDatabase(pool);
+  const lend = async () => {
+    const client = await pool.getConnection();
+    return { client, release: (broken: boolean) => (broken ? client.destroy() : client.release()) };
+  };
+  return lendingDatabase(executor, lend, { holdsAcrossCalls: true });
 }
 
 /**
@@ -168,5 +101,5 @@ export function mysqlDatabase(pool: MysqlPool): Database {
  * {@link Connection} for the "same transaction" way.
  */
 export function mysqlConnection(connection: MysqlConnection): Connection {
-  return new MysqlSession(connection);
+  return new ClientConnection(executor, connection);
 }

@@ -11,8 +11,7 @@ import { toU64 } from "../check.js";
 import { type OutboxStatus, randomDraw, RelayPolicy } from "../outbox.js";
 import { type StoreClock, systemClock } from "./clock.js";
 import type { Connection, Database } from "./database.js";
-import { manifestOf } from "./driver.js";
-import { type DriveContext, Driver, runWire, Session, type Use } from "./loop.js";
+import { type DriveContext, Driver, runWire, type Use } from "./loop.js";
 import { Reporter, type StoreMetrics } from "./metrics.js";
 import { defaultMetrics } from "./otel.js";
 
@@ -92,23 +91,17 @@ export class Outbox {
   readonly database: Database;
   /** The relay policy. */
   readonly policy: RelayPolicy;
-  readonly #clock: StoreClock;
   readonly #draw: () => bigint;
-  readonly #reporter: Reporter;
-  readonly #use: Use = (action) => this.database.withConnection(action);
+  readonly #context: DriveContext;
 
   /** An outbox over `database`. */
   constructor(database: Database, policy: RelayPolicy, options: OutboxOptions = {}) {
     if (!(policy instanceof RelayPolicy)) throw new TypeError("policy must be a RelayPolicy");
     this.database = database;
     this.policy = policy;
-    this.#clock = options.clock ?? systemClock;
     this.#draw = options.draw ?? randomDraw;
-    this.#reporter = new Reporter(options.metrics ?? defaultMetrics());
-  }
-
-  #context(): DriveContext {
-    return { clock: this.#clock, reporter: this.#reporter };
+    const use: Use = (action) => this.database.withConnection(action);
+    this.#context = { clock: options.clock ?? systemClock, reporter: new Reporter(options.metrics ?? defaultMetrics()), dialect: database.dialect, use };
   }
 
   /**
@@ -119,15 +112,9 @@ export class Outbox {
    * @throws StoreError `store.query_failed` when the message id is another message's.
    */
   async enqueue(connection: Connection, message: OutboxMessage): Promise<"new" | "already_enqueued"> {
-    const spec = {
-      kind: "enqueue",
-      ...manifestOf(this.database.dialect),
-      messageId: toU64(message.messageId, "messageId"),
-      messageKind: message.kind,
-      businessKey: message.businessKey,
-      payload: message.payload,
-    } as const;
-    return (await runWire(spec, (action) => action(connection), this.#context())).enqueued;
+    const { kind: messageKind, businessKey, payload } = message;
+    const context = { ...this.#context, dialect: connection.dialect, use: (action: (c: Connection) => Promise<unknown>) => action(connection) } as DriveContext;
+    return (await runWire(context, { kind: "enqueue", messageId: toU64(message.messageId, "messageId"), messageKind, businessKey, payload })).enqueued;
   }
 
   /**
@@ -139,22 +126,14 @@ export class Outbox {
    * @throws StoreError `store.unavailable`, `store.query_failed`, …
    */
   async relay(send: (message: ClaimedMessage) => Promise<void>): Promise<RelayReport> {
-    const p = this.policy;
-    const policy = {
-      batchSize: p.batchSize,
-      claimMillis: p.claimMillis,
-      baseBackoffMillis: p.baseBackoffMillis,
-      maxBackoffMillis: p.maxBackoffMillis,
-      jitterPercent: p.jitterPercent,
-      maxAttempts: p.maxAttempts,
-    };
-    const driver = new Driver({ kind: "relay", ...manifestOf(this.database.dialect), policy, seed: toU64(this.#draw(), "draw()") }, this.#context());
+    const { batchSize, claimMillis, baseBackoffMillis, maxBackoffMillis, jitterPercent, maxAttempts } = this.policy;
+    const policy = { batchSize, claimMillis, baseBackoffMillis, maxBackoffMillis, jitterPercent, maxAttempts };
+    const driver = new Driver(this.#context, { kind: "relay", policy, seed: toU64(this.#draw(), "draw()") });
     // One connection from send to send (docs/spec.md), where the executor can hold one across
     // the caller's code; a lost one is dropped, the next statement runs on a fresh one.
-    const session = new Session(this.#use);
     const hold = this.database.holdsAcrossCalls === true;
     try {
-      let step = await driver.drive(driver.tell({ tag: "start" }), session, hold);
+      let step = await driver.drive({ tag: "start" }, hold);
       while (step.tag === "yield") {
         const { messageId, messageKind: kind, businessKey, payload, attempts, createdMillis } = step;
         let error: string | undefined;
@@ -163,46 +142,29 @@ export class Outbox {
         } catch (thrown) {
           error = thrown instanceof Error ? thrown.message : String(thrown);
         }
-        step = await driver.drive(driver.tell(error === undefined ? { tag: "sent" } : { tag: "send_failed", error }), session, hold);
+        step = await driver.drive(error === undefined ? { tag: "sent" } : { tag: "send_failed", error }, hold);
       }
-      const report = {
-        sent: Number(step.sent),
-        retried: Number(step.retried),
-        dead: Number(step.dead),
-        givenUp: Number(step.givenUp),
-        claimLost: Number(step.claimLost),
-        released: Number(step.released),
-        markFailed: Number(step.markFailed),
-      };
-      this.#reporter.metrics.relayed?.(report.sent, report.retried, report.dead);
+      const { tag: _, ...counts } = step;
+      const report = Object.fromEntries(Object.entries(counts).map(([name, count]) => [name, Number(count)])) as unknown as RelayReport;
+      this.#context.reporter.metrics.relayed?.(report.sent, report.retried, report.dead);
       return report;
     } finally {
-      await session.release();
+      await driver.release();
       driver.free();
     }
   }
 
   /** The message of (`kind`, `businessKey`), or `null`. */
   async load(kind: string, businessKey: string): Promise<StoredMessage | null> {
-    const { message } = await runWire({ kind: "outbox_load", ...manifestOf(this.database.dialect), messageKind: kind, businessKey }, this.#use, this.#context());
+    const { message } = await runWire(this.#context, { kind: "outbox_load", messageKind: kind, businessKey });
     if (message === null) return null;
-    return {
-      messageId: message.messageId,
-      status: message.status as OutboxStatus,
-      attempts: message.attempts,
-      nextAttemptMillis: message.nextAttemptMillis,
-      lastError: message.lastError,
-    };
+    const { messageId, status, attempts, nextAttemptMillis, lastError } = message;
+    return { messageId, status: status as OutboxStatus, attempts, nextAttemptMillis, lastError };
   }
 
   /** Deletes sent messages last updated at or before `sentBeforeMillis`, in batches; the total deleted. Dead ones are kept. */
   async cleanup(sentBeforeMillis: bigint, batchSize = 1000): Promise<number> {
-    const spec = {
-      kind: "outbox_cleanup",
-      ...manifestOf(this.database.dialect),
-      sentBeforeMillis: toU64(sentBeforeMillis, "sentBeforeMillis"),
-      batchSize: toU64(batchSize, "batchSize"),
-    } as const;
-    return Number((await runWire(spec, this.#use, this.#context())).deleted);
+    const spec = { kind: "outbox_cleanup", sentBeforeMillis: toU64(sentBeforeMillis, "sentBeforeMillis"), batchSize: toU64(batchSize, "batchSize") } as const;
+    return Number((await runWire(this.#context, spec)).deleted);
   }
 }

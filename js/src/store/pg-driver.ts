@@ -4,8 +4,8 @@
  * `bigint`, errors classified by SQLSTATE.
  */
 
-import { betweenBeginAndCommit, type Connection, type Database, dbError, type Result } from "./database.js";
-import { classifyDbError, DbError, type DbErrorClass, type SqlValue, type Statement, statementsOf, storeCall } from "./driver.js";
+import { ClientConnection, type Connection, type Database, type Executor, lendingDatabase } from "./database.js";
+import { classifyDbError, type DbErrorClass, type SqlValue } from "./driver.js";
 
 /** The type parsers of a query (`pg`'s `types` option). */
 interface PgTypes {
@@ -65,90 +65,48 @@ function pgValue(value: SqlValue): unknown {
   return value;
 }
 
-class PgSession implements Connection {
-  readonly dialect = "postgres" as const;
-  readonly #client: PgClient;
-  readonly #types: PgTypes;
-  /** Whether a statement found the connection gone (the pool then destroys the client). */
-  broken = false;
+const typesOf = new WeakMap<PgClient, PgTypes>();
 
-  constructor(client: PgClient) {
-    this.#client = client;
-    this.#types = { getTypeParser: (oid, format) => (INTEGER_TYPES.has(oid) ? BigInt : client.getTypeParser(oid, format)) };
+/** `client`'s type parsers, integers as `bigint`. */
+function types(client: PgClient): PgTypes {
+  let parsers = typesOf.get(client);
+  if (parsers === undefined) {
+    parsers = { getTypeParser: (oid, format) => (INTEGER_TYPES.has(oid) ? BigInt : client.getTypeParser(oid, format)) };
+    typesOf.set(client, parsers);
   }
-
-  #failed(error: unknown): DbError {
-    const failure = dbError(error, classifyPgError);
-    if (failure.errorClass === "connection_lost") this.broken = true;
-    return failure;
-  }
-
-  async run(statement: Statement, values: readonly SqlValue[]): Promise<Result> {
-    try {
-      const result = await this.#client.query({ text: statement.sql, values: values.map(pgValue), rowMode: "array", types: this.#types });
-      return { columns: (result.fields ?? []).map((field) => field.name), rows: result.rows as SqlValue[][], rowCount: result.rowCount ?? 0 };
-    } catch (error) {
-      throw this.#failed(error);
-    }
-  }
-
-  async execute(sql: string): Promise<void> {
-    try {
-      await this.#client.query({ text: sql });
-    } catch (error) {
-      throw this.#failed(error);
-    }
-  }
+  return parsers;
 }
 
-class PgDatabase implements Database {
-  readonly dialect = "postgres" as const;
-  readonly holdsAcrossCalls = true;
-  readonly #pool: PgPool;
-  readonly #statements = statementsOf("postgres");
-
-  constructor(pool: PgPool) {
-    this.#pool = pool;
-  }
-
-  statement(name: string): Statement {
-    const statement = this.#statements.get(name);
-    if (statement === undefined) throw new TypeError(`no query ${name} for postgres`);
-    return statement;
-  }
-
-  async withConnection<T>(action: (connection: Connection) => Promise<T>): Promise<T> {
-    let client: PgPoolClient;
-    try {
-      client = await this.#pool.connect();
-    } catch (error) {
-      throw new DbError("connection_lost", error);
-    }
-    const session = new PgSession(client);
-    // A session the server ends while no statement runs is an `error` event of the checked-out
-    // client, which would crash the process unheard: the next statement meets the closed client.
-    const lost = () => {
-      session.broken = true;
-    };
-    client.on("error", lost);
-    try {
-      return await action(session);
-    } finally {
-      client.removeListener("error", lost);
-      client.release(session.broken);
-    }
-  }
-
-  async transaction<T>(action: (connection: Connection) => Promise<T>): Promise<T> {
-    return storeCall(() => this.withConnection((session) => betweenBeginAndCommit(session, "BEGIN", action)));
-  }
-
-  async close(): Promise<void> {}
-}
+const executor: Executor<PgClient> = {
+  dialect: "postgres",
+  async run(client, sql, values) {
+    const result = await client.query({ text: sql, values: values.map(pgValue), rowMode: "array", types: types(client) });
+    return { columns: (result.fields ?? []).map((field) => field.name), rows: result.rows as SqlValue[][], rowCount: result.rowCount ?? 0 };
+  },
+  async execute(client, sql) {
+    await client.query({ text: sql });
+  },
+  classify: classifyPgError,
+};
 
 /** A PostgreSQL database through a `pg` `Pool` (the caller creates and ends it). */
 export function pgDatabase(pool: PgPool): Database {
-  return new PgDatabase(pool);
+  const lend = async () => {
+    const client = await pool.connect();
+    // A session the server ends while no statement runs is an `error` event of the checked-out
+    // client, which would crash the process unheard: the next statement meets the closed client.
+    let lost = false;
+    const listener = () => {
+      lost = true;
+    };
+    client.on("error", listener);
+    const release = (broken: boolean) => {
+      client.removeListener("error", listener);
+      client.release(broken || lost);
+    };
+    return { client, release };
+  };
+  return lendingDatabase(executor, lend, { holdsAcrossCalls: true });
 }
 
 /**
@@ -156,5 +114,5 @@ export function pgDatabase(pool: PgPool): Database {
  * {@link Connection} for the "same transaction" way.
  */
 export function pgConnection(client: PgClient): Connection {
-  return new PgSession(client);
+  return new ClientConnection(executor, client);
 }

@@ -10,8 +10,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { SegmentPolicy } from "../node.js";
 import { type StoreClock, systemClock, waitAtMostShutdown } from "./clock.js";
 import type { Database } from "./database.js";
-import { manifestOf } from "./driver.js";
-import { Driver, failure, Session } from "./loop.js";
+import { Driver, failure, type Use } from "./loop.js";
 import { Reporter, type StoreMetrics } from "./metrics.js";
 import { defaultMetrics } from "./otel.js";
 import type { WireTaken } from "./wire.js";
@@ -30,7 +29,13 @@ export class SegmentIds {
   /** The fetch under way: resolves to its error, or `undefined` once the segment is installed. */
   #fetching: Promise<unknown> | undefined;
 
-  /** IDs of `tag` (1 to 64 ASCII characters, created on first use) under `policy`; `options.metrics` gets their database errors (default as in `IdempotencyStoreOptions.metrics`). */
+  /**
+   * IDs of `tag` (1 to 64 ASCII characters, created on first use) under
+   * `policy`; `options.metrics` gets their database errors (default as in
+   * `IdempotencyStoreOptions.metrics`).
+   *
+   * @throws SegmentError `segment.invalid_tag`, … (the core's refusal of the tag or policy, as in every host).
+   */
   constructor(database: Database, tag: string, policy: SegmentPolicy, options: { readonly clock?: StoreClock; readonly metrics?: StoreMetrics } = {}) {
     if (!(policy instanceof SegmentPolicy)) throw new TypeError("policy must be a SegmentPolicy");
     if (typeof tag !== "string") throw new TypeError("tag must be a string");
@@ -38,16 +43,22 @@ export class SegmentIds {
     this.tag = tag;
     const { initialStep, minStep, maxStep, fetchAtPercent, growBelowMillis, shrinkAboveMillis } = policy;
     const fields = { initialStep, minStep, maxStep, fetchAtPercent, growBelowMillis, shrinkAboveMillis };
-    const context = { clock: options.clock ?? systemClock, reporter: new Reporter(options.metrics ?? defaultMetrics()) };
-    this.#driver = new Driver({ kind: "segment", ...manifestOf(database.dialect), tag, policy: fields }, context);
+    const use: Use = (action) => this.database.withConnection(action);
+    const context = { clock: options.clock ?? systemClock, reporter: new Reporter(options.metrics ?? defaultMetrics()), dialect: database.dialect, use };
+    this.#driver = new Driver(context, { kind: "segment", tag, policy: fields });
+    try {
+      this.#driver.check();
+    } catch (error) {
+      this.#driver.free();
+      throw error;
+    }
   }
 
   /**
    * The next ID: from memory in the steady state; runs the fetch, or waits
    * for another caller's, only when both segments ran out.
    *
-   * @throws StoreError `store.unavailable` when a needed segment cannot be
-   * fetched; SegmentError `segment.invalid_tag`, ….
+   * @throws StoreError `store.unavailable` when a needed segment cannot be fetched.
    */
   async nextId(): Promise<bigint> {
     for (;;) {
@@ -112,7 +123,7 @@ export class SegmentIds {
   /** Runs the due fetch's steps; {@link #fetching} resolves to its error, if it failed. */
   #fetch(): void {
     const driver = this.#driver;
-    const fetching: Promise<unknown> = driver.drive(driver.tell({ tag: "fetch" }), new Session((action) => this.database.withConnection(action))).then(
+    const fetching: Promise<unknown> = driver.drive({ tag: "fetch" }).then(
       () => undefined,
       (error: unknown) => {
         // After the driver's own failure this does nothing; otherwise the host failed mid-fetch.

@@ -3,8 +3,8 @@
  * statements prepared once, errors classified by their SQLite result code.
  */
 
-import { type Connection, type Database, dbError, type Result, Serial } from "./database.js";
-import { classifyDbError, DbError, type DbErrorClass, type SqlValue, type Statement, statementsOf, storeCall } from "./driver.js";
+import { type Database, type Executor, lendingDatabase, Serial } from "./database.js";
+import { classifyDbError, type DbErrorClass, type SqlValue } from "./driver.js";
 
 /** What the executor uses of a better-sqlite3 statement. */
 export interface SqliteStatement {
@@ -76,120 +76,44 @@ export function classifySqliteError(error: unknown): DbErrorClass {
   return classifyDbError("sqlite", code, undefined, error instanceof Error ? error.message : undefined);
 }
 
-interface Prepared {
-  readonly statement: SqliteStatement;
-  readonly columns: readonly string[];
+/** Each connection's statements, prepared once, with their column names. */
+const prepared = new WeakMap<SqliteConnection, Map<string, { readonly statement: SqliteStatement; readonly columns: readonly string[] }>>();
+
+function prepare(db: SqliteConnection, sql: string) {
+  let statements = prepared.get(db);
+  if (statements === undefined) {
+    statements = new Map();
+    prepared.set(db, statements);
+  }
+  let entry = statements.get(sql);
+  if (entry === undefined) {
+    const statement = db.prepare(sql).safeIntegers(true);
+    const columns = statement.reader
+      ? statement
+          .raw(true)
+          .columns()
+          .map((column) => column.name)
+      : [];
+    entry = { statement, columns };
+    statements.set(sql, entry);
+  }
+  return entry;
 }
 
-class SqliteSession implements Connection {
-  readonly dialect = "sqlite" as const;
-  readonly #db: SqliteConnection;
-  readonly #prepared = new Map<string, Prepared>();
-
-  constructor(db: SqliteConnection) {
-    this.#db = db;
-  }
-
-  #prepare(sql: string): Prepared {
-    let prepared = this.#prepared.get(sql);
-    if (prepared === undefined) {
-      const statement = this.#db.prepare(sql).safeIntegers(true);
-      const columns = statement.reader
-        ? statement
-            .raw(true)
-            .columns()
-            .map((column) => column.name)
-        : [];
-      prepared = { statement, columns };
-      this.#prepared.set(sql, prepared);
-    }
-    return prepared;
-  }
-
-  async run(statement: Statement, values: readonly SqlValue[]): Promise<Result> {
-    try {
-      const { statement: prepared, columns } = this.#prepare(statement.sql);
-      const args = values.map(sqliteValue);
-      if (prepared.reader) {
-        const rows = prepared.all(...args) as SqlValue[][];
-        return { columns, rows, rowCount: rows.length };
-      }
-      return { columns, rows: [], rowCount: prepared.run(...args).changes };
-    } catch (error) {
-      throw dbError(error, classifySqliteError);
-    }
-  }
-
-  async execute(sql: string): Promise<void> {
-    try {
-      this.#db.exec(sql);
-    } catch (error) {
-      throw dbError(error, classifySqliteError);
-    }
-  }
-}
-
-class SqliteDatabase implements Database {
-  readonly dialect = "sqlite" as const;
-  readonly #open: () => Promise<SqliteConnection>;
-  readonly #owned: boolean;
-  readonly #statements = statementsOf("sqlite");
-  #state: { db: SqliteConnection; session: SqliteSession; queue: Serial } | undefined;
-
-  constructor(open: () => Promise<SqliteConnection>, owned: boolean) {
-    this.#open = open;
-    this.#owned = owned;
-  }
-
-  statement(name: string): Statement {
-    const statement = this.#statements.get(name);
-    if (statement === undefined) throw new TypeError(`no query ${name} for sqlite`);
-    return statement;
-  }
-
-  async #connection(): Promise<{ db: SqliteConnection; session: SqliteSession; queue: Serial }> {
-    if (this.#state === undefined) {
-      let db: SqliteConnection;
-      try {
-        db = await this.#open();
-      } catch (error) {
-        // A file that cannot be opened (missing directory, no permission) is a database that is down.
-        throw new DbError("connection_lost", error);
-      }
-      this.#state = { db, session: new SqliteSession(db), queue: queueFor(db) };
-    }
-    return this.#state;
-  }
-
-  async withConnection<T>(action: (connection: Connection) => Promise<T>): Promise<T> {
-    const { session, queue } = await this.#connection();
-    return queue.run(() => action(session));
-  }
-
-  async transaction<T>(action: (connection: Connection) => Promise<T>, options: { readonly writeLock?: boolean } = {}): Promise<T> {
-    return storeCall(() => this.#transaction(action, options));
-  }
-
-  async #transaction<T>(action: (connection: Connection) => Promise<T>, options: { readonly writeLock?: boolean }): Promise<T> {
-    const { db, session, queue } = await this.#connection();
-    return queue.run(async () => {
-      await session.execute(options.writeLock === true ? "BEGIN IMMEDIATE" : "BEGIN");
-      try {
-        const result = await action(session);
-        await session.execute("COMMIT");
-        return result;
-      } catch (error) {
-        if (db.inTransaction) db.exec("ROLLBACK");
-        throw error;
-      }
-    });
-  }
-
-  async close(): Promise<void> {
-    if (this.#owned && this.#state !== undefined) this.#state.db.close();
-    this.#state = undefined;
-  }
-}
+const executor: Executor<SqliteConnection> = {
+  dialect: "sqlite",
+  async run(db, sql, values) {
+    const { statement, columns } = prepare(db, sql);
+    const args = values.map(sqliteValue);
+    if (!statement.reader) return { columns, rows: [], rowCount: statement.run(...args).changes };
+    const rows = statement.all(...args) as SqlValue[][];
+    return { columns, rows, rowCount: rows.length };
+  },
+  async execute(db, sql) {
+    db.exec(sql);
+  },
+  classify: classifySqliteError,
+};
 
 function configure(db: SqliteConnection, options: SqliteOptions): SqliteConnection {
   db.pragma(`busy_timeout = ${Math.trunc(options.busyTimeoutMillis ?? 5000)}`);
@@ -200,16 +124,28 @@ function configure(db: SqliteConnection, options: SqliteOptions): SqliteConnecti
 /**
  * A SQLite database through better-sqlite3: pass an open `Database` (kept
  * open by `close()`), or a file name, opened on first use (WAL, busy timeout)
- * so that an unreachable file is a lost connection (`store.unavailable`), and closed by `close()`.
+ * so that an unreachable file is a lost connection (`store.unavailable`), and
+ * closed by `close()`. Its one connection is lent to one caller at a time.
  */
 export function sqliteDatabase(database: SqliteConnection | string, options: SqliteOptions = {}): Database {
-  if (typeof database === "string") {
-    const open = async (): Promise<SqliteConnection> => {
-      const specifier = "better-sqlite3";
-      const { default: Driver } = (await import(specifier)) as { default: new (file: string, options?: object) => SqliteConnection };
-      return configure(new Driver(database, { fileMustExist: false }), options);
-    };
-    return new SqliteDatabase(open, true);
-  }
-  return new SqliteDatabase(async () => configure(database, options), false);
+  const open = async (): Promise<SqliteConnection> => {
+    if (typeof database !== "string") return configure(database, options);
+    const specifier = "better-sqlite3";
+    const { default: Driver } = (await import(specifier)) as { default: new (file: string, options?: object) => SqliteConnection };
+    return configure(new Driver(database, { fileMustExist: false }), options);
+  };
+  let state: { readonly db: SqliteConnection; readonly queue: Serial } | undefined;
+  const lend = async () => {
+    if (state === undefined) {
+      const db = await open();
+      state = { db, queue: queueFor(db) };
+    }
+    const { db, queue } = state;
+    return { client: db, release: await queue.lock() };
+  };
+  const close = () => {
+    if (typeof database === "string") state?.db.close();
+    state = undefined;
+  };
+  return lendingDatabase(executor, lend, { holdsAcrossCalls: false, close });
 }

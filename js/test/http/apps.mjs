@@ -31,13 +31,13 @@ export function handlerState(write) {
 
 /**
  * Runs one handler call: what to answer for `method` with the parsed `body` (or null);
- * `transaction` is what the middleware gave the route (`mintid.transaction`), if anything.
+ * `mintid` is what the middleware gave the route (`req.mintid`, `request.mintid`), if anything.
  */
-async function handle(state, method, directiveText, received, transaction) {
+async function handle(state, method, directiveText, received, mintid) {
   state.calls += 1;
   const order = state.calls;
   const directive = directiveText === undefined ? {} : JSON.parse(directiveText);
-  if (directive.write) await state.write(transaction);
+  if (directive.write) await state.write(mintid);
   if (directive.gate !== undefined) await state.gate(directive.gate).opened;
   if (directive.throw) throw new Error("the handler failed");
   const type = directive.contentType === undefined ? {} : { "content-type": directive.contentType };
@@ -61,7 +61,7 @@ export async function expressApp(state, { mounts = [], ...options }) {
   orders.use(expressIdempotency(middlewareOptions(options)));
   const route = async (req, res) => {
     const received = req.body === undefined || Buffer.isBuffer(req.body) ? null : req.body;
-    const answer = await handle(state, req.method, req.get("x-test-handler"), received, req.mintid?.transaction);
+    const answer = await handle(state, req.method, req.get("x-test-handler"), received, req.mintid);
     res.status(answer.status).set(answer.headers).json(answer.json);
   };
   orders.get("/orders", route);
@@ -86,7 +86,7 @@ export async function fastifyApp(state, { mounts = [], ...options }) {
   const app = Fastify({ logger: false });
   const route = async (request, reply) => {
     const received = request.body === undefined || typeof request.body === "string" ? null : request.body;
-    const answer = await handle(state, request.method, request.headers["x-test-handler"], received, request.mintid?.transaction);
+    const answer = await handle(state, request.method, request.headers["x-test-handler"], received, request.mintid);
     // A body of another content type than JSON is sent as its text.
     const payload = "content-type" in answer.headers ? JSON.stringify(answer.json) : answer.json;
     return reply.code(answer.status).headers(answer.headers).send(payload);
