@@ -388,7 +388,9 @@ for (const { dialect, skip } of dialects()) {
           assert.equal(lease.renewEveryMillis, 500n);
           const deadline = lease.leaseDeadlineMillis;
           await sleep(2500);
-          assert.ok((await other.load(key)).record.leaseDeadlineMillis > deadline + 1000n, "renewed in the background");
+          const stored = (await other.load(key)).record.leaseDeadlineMillis;
+          assert.ok(stored > deadline + 1000n, "renewed in the background");
+          assert.ok(lease.leaseDeadlineMillis > deadline + 1000n && lease.leaseDeadlineMillis <= stored, "the lease's deadline moves with each beat");
           duplicate = await other.runOnce(key, request, async () => assert.fail("ran twice"));
           assert.equal(lease.signal.aborted, false);
           return { contentType: "text/plain", body: new TextEncoder().encode("ok") };

@@ -340,7 +340,7 @@ impl Driver {
                     Pushed::Other(Input::Stop) => heartbeat.stop(),
                     Pushed::Other(other) => Step::Fail(unexpected(&other, name)),
                 };
-                step::number::<E>(out, step);
+                step::heartbeat::<E>(out, step, heartbeat.lease_deadline_millis());
             }
             Driver::Segment(segment) => {
                 let step = match pushed {

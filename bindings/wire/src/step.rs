@@ -160,6 +160,20 @@ pub fn number<E: Refusal>(out: &mut Vec<u8>, step: Step<u64>) {
     });
 }
 
+/// Packs a heartbeat's step: its pause as `YIELD`, `millis` and the lease
+/// deadline as last renewed (so the host's deadline moves with every beat,
+/// at no crossing of its own), its end as [`number`].
+pub fn heartbeat<E: Refusal>(out: &mut Vec<u8>, step: Step<u64>, deadline_millis: u64) {
+    if let Step::Pause { millis } = step {
+        out.clear();
+        out.push(tag::YIELD);
+        put_u64(out, millis);
+        put_u64(out, deadline_millis);
+    } else {
+        number::<E>(out, step);
+    }
+}
+
 /// Packs a record load's step: `DONE` and the optional record.
 pub fn record_load<E: Refusal>(out: &mut Vec<u8>, step: Step<Option<StoredRecord>>) {
     pack::<_, E>(out, step, |out, stored| {

@@ -563,7 +563,18 @@ fn pack_step(kind: &str, m: &Meaning) -> Vec<u8> {
                 })),
             },
         ),
-        "record_renewal" | "heartbeat" | "lease_renew" => {
+        "heartbeat" => step::heartbeat::<Packed>(
+            &mut out,
+            match tag {
+                "yield" => Step::Pause {
+                    millis: number(m, "millis"),
+                },
+                "done" => Step::Yield(number(m, "lease_deadline_millis")),
+                _ => common(m).expect("a common step"),
+            },
+            number(m, "lease_deadline_millis"),
+        ),
+        "record_renewal" | "lease_renew" => {
             step::number::<Packed>(&mut out, Step::Yield(number(m, "lease_deadline_millis")));
         }
         "segment" => step::segment::<Packed>(
@@ -705,6 +716,9 @@ fn read_step(kind: &str, bytes: &[u8]) -> Meaning {
         (_, "run") => {
             m.insert("name".into(), r.text());
             m.insert("params".into(), r.list(Reader::value));
+        }
+        ("heartbeat", "yield") => {
+            r.fields(&["millis", "lease_deadline_millis"], &mut m, Reader::u64);
         }
         (_, "pause") => r.fields(&["millis"], &mut m, Reader::u64),
         (_, "fail") => {
