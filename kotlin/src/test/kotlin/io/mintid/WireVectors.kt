@@ -91,7 +91,7 @@ internal object WireVectors {
                 Wire.Kind.SEGMENT -> {
                     val p = m.obj("policy")
                     val policy =
-                        Wire.SegmentFields(
+                        SegmentPolicy(
                             p.u64("initial_step"),
                             p.u64("min_step"),
                             p.u64("max_step"),

@@ -150,8 +150,9 @@ sealed interface Start {
  * limit).
  *
  * [wrap] turns a [HttpHandler] into one that does all of it; the steps ([covers], [admit],
- * [readBody], [start], [finish]) are public for frameworks that run the handler themselves (the
- * Ktor plugin does). The store is blocking JDBC: call from threads that may block.
+ * [readBody], [start], [finish], or [runInTransaction] in the same-transaction mode) are
+ * public for frameworks that run the handler themselves (the Ktor plugin does). The store is
+ * blocking JDBC: call from threads that may block.
  *
  * Build one with [builder]: only the store and the scope function are required.
  */
@@ -346,20 +347,25 @@ class HttpIdempotency<R> private constructor(
         }
 
     /**
-     * The same-transaction way ([Builder.sameTransaction]): [handler] runs once for the key in
-     * the record's transaction ([IdempotencyStore.inTransaction], its connection given by
-     * [HandlerTransaction.connection]), so its writes, the claim and the completed record commit
-     * together. A 5xx answer or a throw rolls everything back and stores nothing (the core's
-     * rule for that way): the 5xx is sent, a throw answers 500. A store failure answers 503
-     * `storage_unavailable` before the handler ran, 500 after.
+     * The same-transaction way ([Builder.sameTransaction]), the step for frameworks that run the
+     * handler themselves (the Ktor plugin does): [handler] runs once for the admitted key with
+     * [body] (read by [readBody]) in the record's transaction ([IdempotencyStore.inTransaction],
+     * its connection given by [HandlerTransaction.connection] on the calling thread), so its
+     * writes, the claim and the completed record commit together. Returns what to send: a replay
+     * or refusal when the handler did not run; the handler's answer once committed. A 5xx answer
+     * or a throw rolls everything back and stores nothing (the core's rule for that way): the
+     * 5xx is sent, a throw answers 500. A store failure answers 503 `storage_unavailable` before
+     * the handler ran, 500 after. Blocking: the call returns when the transaction has ended.
+     *
+     * @throws IllegalStateException when the middleware was built without [Builder.sameTransaction].
      */
-    private fun handleInTransaction(
-        transactions: RecordTransactions,
+    fun runInTransaction(
         admitted: Admission.Admitted,
         request: HttpRequestView<R>,
         body: ByteArray,
         handler: HttpHandler<R>,
     ): HttpAnswer {
+        val transactions = checkNotNull(transactions) { "runInTransaction needs a middleware built with sameTransaction()" }
         val stored = storeRequest(admitted, request.header("content-type"), body) { return it }
         var ran: HttpAnswer? = null
         var threw = false
@@ -452,7 +458,7 @@ class HttpIdempotency<R> private constructor(
                 is Admission.Admitted -> admission
             }
         val bytes = readBody(request, body) ?: return tooLarge()
-        transactions?.let { return handleInTransaction(it, admitted, request, bytes, handler) }
+        if (transactions != null) return runInTransaction(admitted, request, bytes, handler)
         val claimed =
             when (val started = start(admitted, request.header("content-type"), bytes)) {
                 is Start.Answered -> return started.answer

@@ -61,7 +61,7 @@ internal class DriverRun(
                     }
             }
         } finally {
-            if (!hold || !yielded) end()
+            if (!hold || !yielded) close()
         }
     }
 
@@ -113,16 +113,14 @@ internal class DriverRun(
         try {
             open.autoCommit = true
         } catch (_: SQLException) {
-            end()
+            close()
         }
     }
 
     /** Gives a pooled connection back between statements, unless a transaction is open. */
     private fun release() {
-        if (!inTransaction) end()
+        if (!inTransaction) close()
     }
-
-    private fun end() = close()
 
     /** Gives the connection back (a transaction still open is rolled back first). */
     override fun close() {

@@ -250,7 +250,7 @@ class IdempotencyStore
          */
         fun <T> transaction(action: TransactionAction<T>): T =
             try {
-                dataSource.inTransaction { action.run(it) }
+                dataSource.inTransaction(dialect) { action.run(it) }
             } catch (error: Exception) {
                 throw error.unchecked()
             }

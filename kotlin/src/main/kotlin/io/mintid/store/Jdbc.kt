@@ -167,60 +167,14 @@ internal fun classify(
     return classifyDbError(dialect.ffi, code, error.sqlState, error.message)
 }
 
-// What the lease, segment and outbox stores share (their protocols are still the host's): a
-// statement bound by parameter name, rows by column name, connection errors as
-// store.unavailable.
-
-/** A typed SQL NULL: JDBC needs the column's type even for a null. */
-internal enum class SqlNull(
-    val type: Int,
-) {
-    BYTES(Types.VARBINARY),
-    TEXT(Types.VARCHAR),
-}
-
-/** One result row, by column name (lower case). */
-internal class Row(
-    private val values: Map<String, Any?>,
-) {
-    fun long(column: String): Long = (values[column] as? Number)?.toLong() ?: error("column $column is not a number: ${values[column]}")
-
-    fun bytes(column: String): ByteArray? =
-        when (val value = values[column]) {
-            null -> null
-            is ByteArray -> value
-            is String -> value.toByteArray(Charsets.UTF_8)
-            else -> error("column $column is not bytes: $value")
-        }
-
-    fun text(column: String): String? =
-        when (val value = values[column]) {
-            null -> null
-            is ByteArray -> String(value, Charsets.UTF_8)
-            else -> value.toString()
-        }
-}
-
-/** Whether [error] means the database cannot be reached or the connection broke. */
-internal fun isConnectionError(error: SQLException): Boolean =
-    error is SQLNonTransientConnectionException ||
-        error is SQLTransientConnectionException ||
-        error is SQLRecoverableException ||
-        error.sqlState?.startsWith("08") == true
-
 internal fun unavailable(error: Throwable): StoreUnavailableException =
     StoreUnavailableException("the database is unavailable", DbErrorClass.CONNECTION_LOST.name.lowercase(), Problem.STORAGE_UNAVAILABLE, error)
 
-/** Rethrows a connection failure as `store.unavailable`, any other error unchanged. */
-internal inline fun <T> translated(action: () -> T): T =
-    try {
-        action()
-    } catch (error: SQLException) {
-        throw if (isConnectionError(error)) unavailable(error) else error
-    }
-
-/** Runs [action] on a connection of [dataSource] (autocommit), closed afterwards. */
-internal inline fun <T> DataSource.withConnection(action: (Connection) -> T): T {
+/** Runs [action] on a connection of this data source of [dialect] (autocommit), closed afterwards; a lost connection (the core's class) is thrown as `store.unavailable`. */
+internal inline fun <T> DataSource.withConnection(
+    dialect: Dialect,
+    action: (Connection) -> T,
+): T {
     val connection =
         try {
             this.connection
@@ -228,7 +182,13 @@ internal inline fun <T> DataSource.withConnection(action: (Connection) -> T): T 
             // No connection at all: whatever the driver says, the database is unreachable.
             throw unavailable(error)
         }
-    return connection.use { translated { action(it) } }
+    return connection.use {
+        try {
+            action(it)
+        } catch (error: SQLException) {
+            throw if (classify(dialect, error) == DbErrorClass.CONNECTION_LOST) unavailable(error) else error
+        }
+    }
 }
 
 /**
@@ -236,8 +196,11 @@ internal inline fun <T> DataSource.withConnection(action: (Connection) -> T): T 
  * returns, rolled back when it throws (SQLite: the write lock is taken at `BEGIN` when the
  * connection is configured so, see [Dialect.SQLITE]).
  */
-internal inline fun <T> DataSource.inTransaction(action: (Connection) -> T): T =
-    withConnection { connection ->
+internal inline fun <T> DataSource.inTransaction(
+    dialect: Dialect,
+    action: (Connection) -> T,
+): T =
+    withConnection(dialect) { connection ->
         connection.autoCommit = false
         val result =
             try {
@@ -255,52 +218,19 @@ internal inline fun <T> DataSource.inTransaction(action: (Connection) -> T): T =
         result
     }
 
-private fun PreparedStatement.bind(
-    query: Statement,
-    values: Map<String, Any?>,
-) {
-    query.params.forEachIndexed { index, name ->
-        require(values.containsKey(name)) { "no value for :$name of query ${query.name}" }
-        when (val value = values[name]) {
-            is Long -> setLong(index + 1, value)
-            is Int -> setLong(index + 1, value.toLong())
-            is ByteArray -> setBytes(index + 1, value)
-            is String -> setString(index + 1, value)
-            is SqlNull -> setNull(index + 1, value.type)
-            else -> throw IllegalArgumentException("unsupported value for :$name: $value")
-        }
-    }
+/**
+ * The rows of the named query [name] with [params] (in binding order) on a connection of
+ * [dataSource], outside any driver (a read for operators and tests): the database's failure is
+ * thrown, as `store.unavailable` when the core's table calls it a lost connection.
+ */
+internal fun DataSource.query(
+    dialect: Dialect,
+    name: String,
+    vararg params: Any?,
+): List<List<Any?>> {
+    val executor = JdbcExecutor(dialect, StoreMetrics.NONE)
+    val answer = withConnection(dialect) { executor.run(it, name, params.asList()) }
+    if (answer is Answer.Rows) return answer.rows
+    val error = checkNotNull(executor.lastError) { "the query $name answered $answer" }
+    throw if ((answer as Answer.Failed).dbClass == DbErrorClass.CONNECTION_LOST) unavailable(error) else error
 }
-
-private fun ResultSet.rows(): List<Row> {
-    val meta = metaData
-    val result = mutableListOf<Row>()
-    while (next()) {
-        result += Row((1..meta.columnCount).associate { meta.getColumnLabel(it).lowercase() to getObject(it) })
-    }
-    return result
-}
-
-/** Runs [query] and returns its rows (`:one` and `:many`). */
-internal fun Connection.rows(
-    query: Statement,
-    values: Map<String, Any?>,
-): List<Row> =
-    translated {
-        prepareStatement(query.sql).use { statement ->
-            statement.bind(query, values)
-            if (statement.execute()) statement.resultSet.use { it.rows() } else emptyList()
-        }
-    }
-
-/** Runs [query] and returns the affected-row count (`:execrows`). */
-internal fun Connection.execRows(
-    query: Statement,
-    values: Map<String, Any?>,
-): Long =
-    translated {
-        prepareStatement(query.sql).use { statement ->
-            statement.bind(query, values)
-            statement.executeLargeUpdate()
-        }
-    }

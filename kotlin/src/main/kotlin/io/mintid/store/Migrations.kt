@@ -22,7 +22,7 @@ object Migrations {
         dataSource: DataSource,
         dialect: Dialect,
     ) {
-        dataSource.withConnection { migrate(it, dialect) }
+        dataSource.withConnection(dialect) { migrate(it, dialect) }
     }
 
     /** Applies every migration of [dialect] on [connection] (in autocommit meanwhile), committing each file. */
@@ -44,14 +44,14 @@ object Migrations {
     fun pending(
         dataSource: DataSource,
         dialect: Dialect,
-    ): List<Long> = dataSource.withConnection { run(it, dialect, pending = true) }
+    ): List<Long> = dataSource.withConnection(dialect) { run(it, dialect, pending = true) }
 
     /** The versions recorded in `mintid_schema_migrations` (the core's `applied_migrations`), in order. */
     @JvmStatic
     fun applied(
         dataSource: DataSource,
         dialect: Dialect,
-    ): List<Long> = dataSource.withConnection { connection -> connection.rows(Statements.of(dialect)["applied_migrations"], emptyMap()).map { it.long("version") } }
+    ): List<Long> = dataSource.query(dialect, "applied_migrations").map { it.single() as Long }
 
     /** Runs the migration driver on [connection]: the versions applied, or the [pending] ones. */
     private fun run(

@@ -53,7 +53,7 @@ class SegmentIds
         val metrics: StoreMetrics = StoreMetrics.NONE,
     ) : AutoCloseable {
         private val wire =
-            WireDriver(Wire.Kind.SEGMENT, Wire.segmentSpec(dialect, tag, policy.fields())).also { wire ->
+            WireDriver(Wire.Kind.SEGMENT, Wire.segmentSpec(dialect, tag, policy)).also { wire ->
                 // Nothing is due yet: a wire idle at once, or the tag's or policy's refusal.
                 (wire.call(Wire.Input.ABANDON, clock.nowMillis()) as? Wire.Step.Fail)?.let { throw it.toMintid() }
             }
@@ -184,6 +184,3 @@ class SegmentIds
             const val CLOSE_WAIT_SECONDS = 10L
         }
     }
-
-/** The policy's fields, as a segment spec carries them. */
-internal fun SegmentPolicy.fields() = Wire.SegmentFields(initialStep, minStep, maxStep, fetchAtPercent, growBelowMillis, shrinkAboveMillis)

@@ -3,6 +3,7 @@ package io.mintid.store
 import io.mintid.Enqueued
 import io.mintid.RecordPolicy
 import io.mintid.RelayPolicy
+import io.mintid.SegmentPolicy
 import java.io.ByteArrayOutputStream
 import java.nio.ByteBuffer
 import java.nio.ByteOrder
@@ -112,9 +113,7 @@ internal object Wire {
         spec(Kind.RECORD_RENEWAL, dialect, placeholder)
             .policy(policy)
             .key(key)
-            .u64(claim.token)
-            .u64(claim.createdMillis)
-            .u64(claim.leaseDeadlineMillis)
+            .claim(claim)
             .done()
 
     /** A heartbeat's spec: the policy, the key, the held [claim] and its renewal period, if any. */
@@ -129,9 +128,7 @@ internal object Wire {
         spec(Kind.HEARTBEAT, dialect, placeholder)
             .policy(policy)
             .key(key)
-            .u64(claim.token)
-            .u64(claim.createdMillis)
-            .u64(claim.leaseDeadlineMillis)
+            .claim(claim)
             .optional(renewEveryMillis, Writer::u64)
             .done()
 
@@ -173,21 +170,11 @@ internal object Wire {
             .bytes(payload)
             .done()
 
-    /** A segment policy's fields, in the layout's order. */
-    class SegmentFields(
-        val initialStep: Long,
-        val minStep: Long,
-        val maxStep: Long,
-        val fetchAtPercent: Int,
-        val growBelowMillis: Long,
-        val shrinkAboveMillis: Long,
-    )
-
     /** A segment driver's spec: its [tag] and policy. */
     fun segmentSpec(
         dialect: Dialect,
         tag: String,
-        policy: SegmentFields,
+        policy: SegmentPolicy,
         placeholder: Int = QUESTION,
     ): ByteArray =
         spec(Kind.SEGMENT, dialect, placeholder)
@@ -393,6 +380,8 @@ internal object Wire {
                 .u64(policy.pollMillis)
 
         fun key(key: Key) = text(key.kind).text(key.scope).text(key.id)
+
+        fun claim(claim: Claim) = u64(claim.token).u64(claim.createdMillis).u64(claim.leaseDeadlineMillis)
 
         fun done(): ByteArray = out.toByteArray()
     }

@@ -52,8 +52,6 @@ class WorkerLeases
         val clock: StoreClock = StoreClock.SYSTEM,
         val metrics: StoreMetrics = StoreMetrics.NONE,
     ) {
-        private val queries = Statements.of(dialect)
-
         /**
          * Takes the lowest usable free or expired worker id for [owner] (host, pod or process; the
          * core makes it storable: 1 to 255 bytes, cut with a marker, `tests/vectors/limits.json`), seeding the table's rows on first use, and returns once the new
@@ -128,14 +126,10 @@ class WorkerLeases
          * @throws io.mintid.StoreUnavailableException `store.unavailable`.
          */
         fun load(workerId: Long): WorkerLeaseRow? {
-            val row = dataSource.withConnection { it.rows(queries["lease_load"], mapOf("worker_id" to workerId)).firstOrNull() } ?: return null
-            return WorkerLeaseRow(
-                row.long("worker_id"),
-                row.text("owner"),
-                row.long("fencing_token"),
-                row.long("lease_deadline_millis"),
-                row.long("high_water_millis"),
-            )
+            // The columns in the query's SELECT order; a MySQL owner is VARBINARY.
+            val row = dataSource.query(dialect, "lease_load", workerId).firstOrNull() ?: return null
+            val owner = row[1].let { if (it is ByteArray) it.decodeToString() else it as String? }
+            return WorkerLeaseRow(row[0] as Long, owner, row[2] as Long, row[3] as Long, row[4] as Long)
         }
 
         private val fields =

@@ -29,6 +29,8 @@ import io.mintid.http.HttpRequestView
 import io.mintid.http.ktor.*
 import io.mintid.store.Dialect
 import io.mintid.store.IdempotencyStore
+import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.withContext
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.Test
 import javax.sql.DataSource
@@ -90,6 +92,26 @@ fun Application.guide(): HttpHandler<MyRequest> {
     return orders
 }
 
+fun Application.sameTransaction() {
+    install(Authentication) { basic { validate { credentials -> userOf(credentials) } } }
+    routing {
+        authenticate {
+            install(MintidIdempotency) {
+                store = IdempotencyStore(dataSource, Dialect.POSTGRES)
+                scope = { call -> call.principal<UserIdPrincipal>()?.let { "user:${it.name}" } }
+                sameTransaction = true                                        // the route runs in the record's transaction
+            }
+            post("/orders") {
+                val order = call.receiveText()
+                withContext(Dispatchers.IO) {                                 // blocking JDBC, on that transaction
+                    call.handlerTransaction().prepareStatement("INSERT INTO orders (item) VALUES (?)").use { it.setString(1, order); it.executeUpdate() }
+                }
+                call.respond(HttpStatusCode.Created, placeOrder(order))       // commits the order, the claim and the answer together
+            }
+        }
+    }
+}
+
 class KtorDocsTest {
     private fun orderTwice(app: Application.() -> Unit) =
         DocsDatabases.postgres { source ->
@@ -115,6 +137,29 @@ class KtorDocsTest {
 
     @Test
     fun `kotlin README's Ktor module serves grants and runs an order once, on PostgreSQL`() = orderTwice { module() }
+
+    @Test
+    fun `kotlin README's same-transaction route writes its order once with the record, on PostgreSQL`() =
+        DocsDatabases.postgres { source ->
+            dataSource = source
+            source.connection.use { it.createStatement().execute("CREATE TABLE orders (item text)") }
+            testApplication {
+                application { sameTransaction() }
+                repeat(2) { n ->
+                    val order =
+                        client.post("/orders") {
+                            basicAuth("alice", "pw")
+                            header("Idempotency-Key", "order-1")
+                            setBody("tea")
+                        }
+                    assertEquals(201, order.status.value, order.bodyAsText())
+                    assertEquals("placed tea", order.bodyAsText())
+                    assertEquals(if (n == 0) null else "true", order.headers["Idempotent-Replayed"])
+                }
+            }
+            val rows = source.connection.use { c -> c.createStatement().executeQuery("SELECT COUNT(*) FROM orders").use { it.next(); it.getLong(1) } }
+            assertEquals(1, rows)
+        }
 
     @Test
     fun `the guide's Ktor routing does the same, and its neutral wrapper asks for a key`() {

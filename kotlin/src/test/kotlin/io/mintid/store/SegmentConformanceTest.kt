@@ -43,12 +43,12 @@ internal fun segmentPolicyOf(spec: JsonObject) =
         spec.long("shrink_above_millis"),
     )
 
-/** The tag's `{max_id, step}` (`segment_load`), or null. */
+/** The tag's `[max_id, step]` (`segment_load`), or null. */
 internal fun segmentRow(
     dataSource: DataSource,
     dialect: Dialect,
     tag: String,
-): Row? = dataSource.withConnection { it.rows(Statements.of(dialect)["segment_load"], mapOf("tag" to tag)).firstOrNull() }
+): List<Long>? = dataSource.query(dialect, "segment_load", tag).firstOrNull()?.map { it as Long }
 
 private class SegmentCaseRunner(
     private val case: JsonObject,
@@ -112,7 +112,7 @@ private class SegmentCaseRunner(
             }
             "row" -> {
                 checkFields(step, emptySet(), where)
-                segmentRow(admin, db.dialect, tag)?.let { json("max_id" to str(it.long("max_id")), "step" to str(it.long("step"))) } ?: JsonNull
+                segmentRow(admin, db.dialect, tag)?.let { json("max_id" to str(it[0]), "step" to str(it[1])) } ?: JsonNull
             }
             "concurrent" -> {
                 checkFields(step, setOf("processes", "ids_per_process"), where)
@@ -148,7 +148,7 @@ private class SegmentCaseRunner(
             }
         val every = drawn.flatMap { it.asList() }
         val decreasing = drawn.sumOf { ids -> (1 until ids.size).count { ids[it] <= ids[it - 1] } }
-        val unused = segmentRow(admin, db.dialect, tag)!!.long("max_id") - every.size
+        val unused = segmentRow(admin, db.dialect, tag)!![0] - every.size
         return json(
             "duplicates" to str(every.size - every.toSet().size),
             "decreasing" to str(decreasing),

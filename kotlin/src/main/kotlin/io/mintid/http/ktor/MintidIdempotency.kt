@@ -31,18 +31,27 @@ import io.mintid.Freshness
 import io.mintid.KeyRing
 import io.mintid.http.Admission
 import io.mintid.http.GrantEndpoint
+import io.mintid.http.HandlerTransaction
 import io.mintid.http.HttpAnswer
+import io.mintid.http.HttpHandler
 import io.mintid.http.HttpIdempotency
 import io.mintid.http.HttpRequestView
 import io.mintid.http.HttpRules
 import io.mintid.http.Start
 import io.mintid.store.IdempotencyStore
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.CompletableDeferred
+import kotlinx.coroutines.Deferred
 import kotlinx.coroutines.Dispatchers
 import kotlinx.coroutines.NonCancellable
+import kotlinx.coroutines.async
 import kotlinx.coroutines.coroutineScope
 import kotlinx.coroutines.launch
 import kotlinx.coroutines.withContext
 import kotlinx.io.readByteArray
+import java.sql.Connection
+import java.util.concurrent.CompletableFuture
+import java.util.concurrent.ExecutionException
 
 /**
  * The settings of [MintidIdempotency]: [store] and [scope] are required, the rest have the
@@ -84,6 +93,15 @@ class MintidIdempotencyConfig {
 
     /** The key kind of a call (default [HttpRules.defaultKind] of its method and path). */
     var kind: ((ApplicationCall) -> String)? = null
+
+    /**
+     * Whether covered routes run in the same-transaction mode (default false: run-once, the route
+     * commits its own writes, then the record completes): each in a transaction of the store's
+     * database ([HttpIdempotency.Builder.sameTransaction]), the route's writes on
+     * [handlerTransaction], so that they, the claim and the completed record commit together or
+     * roll back together.
+     */
+    var sameTransaction: Boolean = false
 }
 
 private class CallView(
@@ -105,6 +123,9 @@ private val CLAIM = AttributeKey<Start.Claimed>("io.mintid.claim")
 
 /** The request body the plugin read, handed to the route's `receive`. */
 private val BODY = AttributeKey<ByteArray>("io.mintid.body")
+
+/** The record's transaction a call's route runs in (the same-transaction mode), until the route answers. */
+private val ROUTE_TRANSACTION = AttributeKey<RouteTransaction>("io.mintid.transaction")
 
 /** Marks the route of a [grantEndpoint]: the plugin never covers it. */
 private val GRANT_ROUTE = AttributeKey<Unit>("io.mintid.grant")
@@ -134,21 +155,58 @@ private const val KTOR_BODY_FIX =
 /**
  * Runs just before the route's handler: after every plugin of the call, Ktor's authentication
  * included (`authenticate {}` checks the principal before this phase), so the scope function
- * can read `call.principal()`.
+ * can read `call.principal()`. The handler gets the call and the rest of the pipeline (the route),
+ * to run it inside (the same-transaction mode); else the route runs after it.
  */
-private object BeforeHandler : Hook<suspend (ApplicationCall) -> Unit> {
+private object AroundHandler : Hook<suspend (ApplicationCall, suspend () -> Unit) -> Unit> {
     private val phase = PipelinePhase("MintidIdempotency")
 
     override fun install(
         pipeline: ApplicationCallPipeline,
-        handler: suspend (ApplicationCall) -> Unit,
+        handler: suspend (ApplicationCall, suspend () -> Unit) -> Unit,
     ) {
         pipeline.insertPhaseBefore(ApplicationCallPipeline.Call, phase)
         pipeline.intercept(phase) {
-            handler(context)
+            handler(context) { proceed() }
             // An answer of the plugin's own (a replay, a refusal): the route does not run.
             if (context.response.isCommitted) finish()
         }
+    }
+}
+
+/**
+ * A route in the record's transaction: [HttpIdempotency.runInTransaction] runs on
+ * [Dispatchers.IO] ([sent], what to send once the transaction ended) with a handler that hands
+ * the route the transaction's connection ([started]) and blocks until the route's [answer].
+ */
+private class RouteTransaction {
+    /** The transaction's connection once the route may run; null when it will not (a replay, a refusal). */
+    val started = CompletableDeferred<Connection?>()
+
+    /** The route's answer, or why it has none (it threw, was cancelled, or ended without one). */
+    val answer = CompletableFuture<HttpAnswer>()
+
+    /** What to send once the transaction ended. */
+    lateinit var sent: Deferred<HttpAnswer>
+
+    /** The connection [handlerTransaction] gives the route, once it runs. */
+    var connection: Connection? = null
+
+    /** The handler [HttpIdempotency.runInTransaction] runs: hands over the connection, then waits for the route. */
+    val handler =
+        HttpHandler<ApplicationCall> { _, _ ->
+            started.complete(HandlerTransaction.connection())
+            try {
+                answer.get()
+            } catch (failed: ExecutionException) {
+                throw failed.cause ?: failed
+            }
+        }
+
+    /** Hands the route's [answer] (null: one that cannot be stored, which rolls back) over and waits for what to send. */
+    suspend fun answered(answer: HttpAnswer?): HttpAnswer {
+        if (answer == null) this.answer.completeExceptionally(IllegalStateException("the route's response cannot be stored")) else this.answer.complete(answer)
+        return sent.await()
     }
 }
 
@@ -201,9 +259,10 @@ val MintidIdempotency =
                 .storedHeaders(config.storedHeaders)
                 .kind(kind?.let { function -> { function(it.raw) } })
                 .handlerErrors { error -> application.environment.log.error("mintid: a route or the store failed", error) }
+                .apply { if (config.sameTransaction) sameTransaction() }
                 .build()
 
-        on(BeforeHandler) { call ->
+        on(AroundHandler) { call, route ->
             if ((call as? RoutingPipelineCall)?.route?.attributes?.contains(GRANT_ROUTE) == true) return@on
             val view = CallView(call)
             if (!idempotency.covers(view)) return@on
@@ -223,6 +282,7 @@ val MintidIdempotency =
             if (body.size > idempotency.bodyLimit) return@on call.respondAnswer(idempotency.tooLarge())
             idempotency.checkBodyRead(view, ended, body.size)
             call.attributes.put(BODY, body)
+            if (config.sameTransaction) return@on runInTransaction(idempotency, call, view, admitted, body, route)
             val contentType = view.header("content-type")
             // Not cancellable: a claim made is kept (and released by ResponseSent) even if the call is cancelled meanwhile.
             when (val started = withContext(NonCancellable + Dispatchers.IO) { idempotency.start(admitted, contentType, body) }) {
@@ -241,13 +301,10 @@ val MintidIdempotency =
         }
 
         on(ResponseBodyReadyForSend) { call, content ->
-            val claimed = call.attributes.getOrNull(CLAIM) ?: return@on
-            call.attributes.remove(CLAIM)
+            val claimed = call.attributes.takeOrNull(CLAIM)
+            val transaction = call.attributes.takeOrNull(ROUTE_TRANSACTION)
+            if (claimed == null && transaction == null) return@on
             val bytes = content.bytesOrNull()
-            if (bytes == null) {
-                withContext(NonCancellable + Dispatchers.IO) { idempotency.abandon(claimed, IllegalStateException("a ${content::class.simpleName} response cannot be stored")) }
-                return@on
-            }
             val status = content.status ?: call.response.status() ?: HttpStatusCode.OK
             val headers =
                 buildList {
@@ -255,10 +312,17 @@ val MintidIdempotency =
                     call.response.headers.allValues().forEach { name, values -> values.forEach { add(name to it) } }
                     content.headers.forEach { name, values -> values.forEach { add(name to it) } }
                 }
-            val answer = HttpAnswer(status.value, headers, bytes)
+            val answer = bytes?.let { HttpAnswer(status.value, headers, it) }
             // The route has answered: its answer is stored even if the call is cancelled now (the
             // client went away), then the cancellation goes on (issue 25, item 5).
-            val sent = withContext(NonCancellable + Dispatchers.IO) { idempotency.finish(claimed, answer) }
+            val sent =
+                withContext(NonCancellable + Dispatchers.IO) {
+                    when {
+                        transaction != null -> transaction.answered(answer)
+                        answer == null -> null.also { idempotency.abandon(claimed!!, IllegalStateException("a ${content::class.simpleName} response cannot be stored")) }
+                        else -> idempotency.finish(claimed!!, answer)
+                    }
+                } ?: return@on
             if (sent === answer) {
                 transformBodyTo(ByteArrayContent(bytes, content.contentType, status))
             } else {
@@ -274,6 +338,65 @@ val MintidIdempotency =
             idempotency.abandon(claimed, IllegalStateException("the call ended without a stored response"))
         }
     }
+
+/**
+ * The same-transaction mode's call: [HttpIdempotency.runInTransaction] on [Dispatchers.IO], the
+ * [route] run inside it once the key is claimed (its answer handed over by
+ * `ResponseBodyReadyForSend`), or the replay or refusal sent when it is not. A route that throws
+ * before it answered rolls back and answers what the transaction ended with (500); a call
+ * cancelled or ended without an answer rolls back too. The transaction always runs to its end
+ * (the call waits for it).
+ */
+private suspend fun runInTransaction(
+    idempotency: HttpIdempotency<ApplicationCall>,
+    call: ApplicationCall,
+    view: HttpRequestView<ApplicationCall>,
+    admitted: Admission.Admitted,
+    body: ByteArray,
+    route: suspend () -> Unit,
+) = coroutineScope {
+    val transaction = RouteTransaction()
+    transaction.sent =
+        async(Dispatchers.IO) {
+            try {
+                idempotency.runInTransaction(admitted, view, body, transaction.handler)
+            } finally {
+                transaction.started.complete(null)
+            }
+        }
+    try {
+        transaction.connection = transaction.started.await() ?: return@coroutineScope call.respondAnswer(transaction.sent.await())
+        call.attributes.put(ROUTE_TRANSACTION, transaction)
+        try {
+            route()
+        } catch (error: CancellationException) {
+            throw error
+        } catch (error: Exception) {
+            // After the route answered, the failure is Ktor's; before, the transaction's answer.
+            if (call.attributes.takeOrNull(ROUTE_TRANSACTION) == null) throw error
+            transaction.answer.completeExceptionally(error)
+            call.respondAnswer(withContext(NonCancellable) { transaction.sent.await() })
+        }
+    } finally {
+        call.attributes.remove(ROUTE_TRANSACTION)
+        transaction.answer.completeExceptionally(IllegalStateException("the call ended without an answer from the route"))
+    }
+}
+
+/**
+ * The connection of the record's transaction this call's route runs in, under
+ * [MintidIdempotency] with [MintidIdempotencyConfig.sameTransaction]: the route's writes on it
+ * (blocking JDBC, so inside `withContext(Dispatchers.IO)`), the claim and the completed record
+ * commit together when the route has answered, or roll back together. Write before you respond:
+ * the response ends the transaction.
+ *
+ * @throws IllegalStateException anywhere else (a call not covered, not in the same-transaction
+ *   mode, or whose route has answered).
+ */
+fun ApplicationCall.handlerTransaction(): Connection =
+    attributes.getOrNull(ROUTE_TRANSACTION)?.connection ?: throw IllegalStateException(
+        "no record transaction here: only a covered route under MintidIdempotency with sameTransaction = true runs in one, until it answers",
+    )
 
 /** The bytes of a response body, or null for one that is not a plain body (an upgrade). */
 private suspend fun OutgoingContent.bytesOrNull(): ByteArray? =
