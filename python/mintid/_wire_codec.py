@@ -379,8 +379,13 @@ def run(step: bytes) -> tuple[str, list[Any]]:
 
 
 def pause_millis(step: bytes) -> int:
-    """A ``PAUSE`` step's milliseconds."""
+    """A ``PAUSE`` step's milliseconds (a heartbeat's ``YIELD``: its pause's)."""
     return int(_U64.unpack_from(step, 1)[0])
+
+
+def beat_deadline(step: bytes) -> int:
+    """A heartbeat's ``YIELD``: the lease deadline as last renewed."""
+    return int(_U64.unpack_from(step, 9)[0])
 
 
 class Failure(NamedTuple):

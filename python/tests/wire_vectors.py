@@ -450,6 +450,8 @@ def decode_step(kind: str, data: bytes) -> Meaning:
     elif tag == "yield" and kind == "migrations":
         read = wire.Reader(data)
         m.update(version=read.u32(), sql=read.text())
+    elif tag == "yield" and kind == "heartbeat":
+        m.update(millis=wire.pause_millis(data), lease_deadline_millis=wire.beat_deadline(data))
     elif tag == "yield":
         assert kind == "relay", f"no yield for kind {kind!r}"
         sending = wire.message(data)._asdict()
@@ -565,6 +567,8 @@ def encode_kind_step(kind: str, m: Meaning) -> bytes:
         return text(m["decision"]) + times + u64(int(m["lease_deadline_millis"])) + opt(every, u64)
     if m["tag"] == "yield" and kind == "migrations":
         return wire.u32(m["version"]) + text(m["sql"])
+    if m["tag"] == "yield" and kind == "heartbeat":
+        return u64(int(m["millis"])) + u64(int(m["lease_deadline_millis"]))
     if m["tag"] == "yield":
         assert kind == "relay", f"no yield for kind {kind!r}"
         return (

@@ -25,7 +25,6 @@ mod segment;
 mod snowflake;
 mod sources;
 mod store;
-mod store_outbox;
 mod uuid;
 mod uuid7;
 mod version;
@@ -80,15 +79,8 @@ pub use snowflake::{
 };
 pub use sources::{ManualClock, reseed_thread_entropy};
 pub use store::{
-    CleanupStep, DbErrorClass, Dialect, Finished, Held, Manifest, Migration, OperationOutcome,
-    ParamType, Placeholder, RecordCleanup, RecordRenewal, RecordStep, RenewalStep, ResultKind,
-    SqlValue, Statement, StoreAnswer, StoreLimit, StoreQuery, StoredRecord, StoredResponse, Way,
-    raised_text, storable_text_from_bytes, store_limits, store_load_query, store_migrations,
-    store_read_record, store_statements,
-};
-pub use store_outbox::{
-    EnqueueStep, OutboxCleanup, OutboxEnqueue, StoredMessage, outbox_load_query,
-    outbox_read_message,
+    DbErrorClass, Dialect, Manifest, ParamType, Placeholder, ResultKind, Statement, StoreLimit,
+    Way, raised_text, storable_text_from_bytes, store_limits, store_statements,
 };
 pub use uuid::{
     UuidInfo, UuidTextForm, UuidVariant, uuid_format, uuid_inspect, uuid_new_v8, uuid_parse,

@@ -175,13 +175,6 @@ pub fn record_policy_default() -> RecordPolicy {
 #[derive(Debug, uniffi::Object)]
 pub struct CheckedRecordPolicy(core::RecordPolicy);
 
-impl CheckedRecordPolicy {
-    /// The core's policy.
-    pub(crate) fn core(&self) -> core::RecordPolicy {
-        self.0
-    }
-}
-
 #[uniffi::export]
 impl CheckedRecordPolicy {
     /// Checks `policy` and keeps it.

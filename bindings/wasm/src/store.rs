@@ -1,24 +1,15 @@
-//! The store drivers of the core (`mintid::store`) for JS: the host pulls a
-//! step, runs the named query it names on its database and pushes the
-//! answer back. Every loop, pause, limit and error code is the core's.
-//!
-//! Every driver but the leases' and the segments' crosses on the wire
-//! (`wire.rs`, packed bytes); those two still cross as plain JS objects, one
-//! crossing per step: `{ kind: "run", query: { name, params } }`, values as
-//! `null | bigint | string | Uint8Array`, 64-bit integers as `bigint` (read
-//! back with a range check: a `bigint` out of range is a `RangeError`, never
-//! a wrapped value). The TypeScript shapes are in the section below.
+//! What a JS executor needs of the core's store beside the wire (`wire.rs`,
+//! where every driver crosses): the named queries rendered for its library,
+//! the schema's limits, the shutdown bound, the class of a database error and
+//! the typed error it means outside a driver, and the storable-text rules for
+//! the vector runners. The TypeScript shapes are in the section below.
 
 use alloc::string::String;
-use alloc::vec::Vec;
-use js_sys::{Array, Object, Reflect, Uint8Array};
-use mintid::store::{
-    Answer, DbError, DbErrorClass, Dialect, Manifest, Placeholder, ResultKind, Value,
-};
-use wasm_bindgen::JsCast;
+use js_sys::{Array, Object, Reflect};
+use mintid::store::{DbError, DbErrorClass, Dialect, Manifest, Placeholder, ResultKind};
 use wasm_bindgen::prelude::*;
 
-use crate::error::{range_error, to_js, type_error};
+use crate::error::{to_js, type_error};
 
 #[wasm_bindgen(typescript_custom_section)]
 const TYPES: &str = r#"
@@ -28,19 +19,10 @@ export type SqlValue = null | bigint | string | Uint8Array;
 export interface StoreManifest { dialect: "postgres" | "mysql" | "sqlite"; placeholder: "question" | "numbered" | "format"; }
 /** One named query, rendered for a database library. */
 export interface StoreStatement { name: string; kind: "one" | "many" | "execrows" | "exec"; sql: string; params: string[]; }
-/** One numbered migration, split into statements. */
-export interface StoreMigration { version: number; name: string; statements: string[]; }
 /** One limit of the schema. */
 export interface StoreLimit { name: string; maxBytes: number; }
-/** A named query to run, its values in the statement's binding order. */
-export interface StoreQuery { name: string; params: SqlValue[]; }
 /** How an executor classifies a database error. */
 export type DbErrorClass = "unique_violation" | "serialization" | "connection_lost" | "constraint" | "schema_missing" | "other";
-/** The database's answer to a StoreQuery. */
-export type StoreAnswer =
-  | { kind: "rows"; rows: SqlValue[][] }
-  | { kind: "affected"; count: bigint }
-  | { kind: "failed"; class: DbErrorClass; message: string };
 "#;
 
 /// A fresh object with `fields` set.
@@ -53,37 +35,6 @@ pub(crate) fn object(fields: &[(&str, JsValue)]) -> JsValue {
     object.into()
 }
 
-fn field(object: &JsValue, name: &str) -> Result<JsValue, JsValue> {
-    if !object.is_object() {
-        return Err(type_error("expected an object"));
-    }
-    Reflect::get(object, &JsValue::from_str(name))
-}
-
-fn text_field(object: &JsValue, name: &str) -> Result<String, JsValue> {
-    field(object, name)?
-        .as_string()
-        .ok_or_else(|| type_error(&alloc::format!("{name} must be a string")))
-}
-
-fn u64_of(value: JsValue, name: &str) -> Result<u64, JsValue> {
-    if !value.is_bigint() {
-        return Err(type_error(&alloc::format!("{name} must be a bigint")));
-    }
-    u64::try_from(value).map_err(|_| range_error(&alloc::format!("{name} must be in [0, 2^64)")))
-}
-
-fn u64_field(object: &JsValue, name: &str) -> Result<u64, JsValue> {
-    u64_of(field(object, name)?, name)
-}
-
-fn bytes_of(value: &JsValue, name: &str) -> Result<Vec<u8>, JsValue> {
-    value
-        .dyn_ref::<Uint8Array>()
-        .map(Uint8Array::to_vec)
-        .ok_or_else(|| type_error(&alloc::format!("{name} must be a Uint8Array")))
-}
-
 fn strings(values: impl IntoIterator<Item = impl AsRef<str>>) -> JsValue {
     values
         .into_iter()
@@ -92,71 +43,17 @@ fn strings(values: impl IntoIterator<Item = impl AsRef<str>>) -> JsValue {
         .into()
 }
 
-pub(crate) fn manifest_of(value: &JsValue) -> Result<Manifest, JsValue> {
-    let dialect = dialect_of(&text_field(value, "dialect")?)?;
-    let placeholder = text_field(value, "placeholder")?;
-    let placeholder = Placeholder::parse(&placeholder)
-        .ok_or_else(|| type_error("placeholder must be question, numbered or format"))?;
-    Ok(Manifest::new(dialect, placeholder))
-}
-
 fn dialect_of(name: &str) -> Result<Dialect, JsValue> {
     Dialect::parse(name).ok_or_else(|| type_error("dialect must be postgres, mysql or sqlite"))
 }
 
-fn value_of(value: JsValue) -> Result<Value, JsValue> {
-    if value.is_null() || value.is_undefined() {
-        return Ok(Value::Null);
-    }
-    if value.is_bigint() {
-        return i64::try_from(value)
-            .map(Value::Int)
-            .map_err(|_| range_error("an integer value must be in [-2^63, 2^63)"));
-    }
-    if let Some(text) = value.as_string() {
-        return Ok(Value::Text(text));
-    }
-    bytes_of(&value, "a value that is not null, a bigint or a string").map(Value::Bytes)
-}
-
-fn array_of(value: JsValue, name: &str) -> Result<Array, JsValue> {
-    value
-        .dyn_into::<Array>()
-        .map_err(|_| type_error(&alloc::format!("{name} must be an array")))
-}
-
-pub(crate) fn answer_of(value: &JsValue) -> Result<Answer, JsValue> {
-    match text_field(value, "kind")?.as_str() {
-        "rows" => {
-            let rows = array_of(field(value, "rows")?, "rows")?;
-            let mut read = Vec::with_capacity(rows.length() as usize);
-            for row in rows.iter() {
-                let row = array_of(row, "a row")?;
-                read.push(row.iter().map(value_of).collect::<Result<Vec<_>, _>>()?);
-            }
-            Ok(Answer::Rows(read))
-        }
-        "affected" => Ok(Answer::Affected(u64_field(value, "count")?)),
-        "failed" => {
-            let class = DbErrorClass::parse(&text_field(value, "class")?)
-                .ok_or_else(|| type_error("class must be a DbErrorClass name"))?;
-            Ok(Answer::Failed(DbError {
-                class,
-                message: text_field(value, "message")?,
-            }))
-        }
-        _ => Err(type_error(
-            "an answer's kind must be rows, affected or failed",
-        )),
-    }
-}
-
-/// Every named query of `manifest`, rendered.
+/// Every named query of `dialect`, rendered with the `placeholder` style
+/// of its library (a `StoreManifest`'s fields).
 #[wasm_bindgen(js_name = storeStatements, unchecked_return_type = "StoreStatement[]")]
-pub fn store_statements(
-    #[wasm_bindgen(unchecked_param_type = "StoreManifest")] manifest: JsValue,
-) -> Result<Array, JsValue> {
-    Ok(manifest_of(&manifest)?
+pub fn store_statements(dialect: &str, placeholder: &str) -> Result<Array, JsValue> {
+    let placeholder = Placeholder::parse(placeholder)
+        .ok_or_else(|| type_error("placeholder must be question, numbered or format"))?;
+    Ok(Manifest::new(dialect_of(dialect)?, placeholder)
         .statements()
         .iter()
         .map(|statement| {
@@ -171,22 +68,6 @@ pub fn store_statements(
                 ("kind", JsValue::from_str(kind)),
                 ("sql", JsValue::from_str(&statement.sql)),
                 ("params", strings(&statement.params)),
-            ])
-        })
-        .collect())
-}
-
-/// The numbered migrations of `dialect`, in order.
-#[wasm_bindgen(js_name = storeMigrations, unchecked_return_type = "StoreMigration[]")]
-pub fn store_migrations(dialect: &str) -> Result<Array, JsValue> {
-    Ok(Manifest::new(dialect_of(dialect)?, Placeholder::Question)
-        .migrations()
-        .iter()
-        .map(|migration| {
-            object(&[
-                ("version", migration.version.into()),
-                ("name", JsValue::from_str(migration.name)),
-                ("statements", strings(&migration.statements)),
             ])
         })
         .collect())
@@ -254,15 +135,19 @@ pub fn classify_db_error(
     Ok(JsValue::from_str(class.as_str()))
 }
 
-/// The typed error a database error means outside any driver (leases,
-/// segments, the outbox, migrations, transaction control):
-/// `store.unavailable`, `store.conflict` or `store.query_failed`.
+/// The typed error a database error of `class` with the driver's `message`
+/// means outside any driver (leases, segments, the outbox, migrations,
+/// transaction control): `store.unavailable`, `store.conflict` or
+/// `store.query_failed`.
 #[wasm_bindgen(js_name = storeFailure)]
 pub fn store_failure(
-    #[wasm_bindgen(unchecked_param_type = "StoreAnswer")] answer: JsValue,
+    #[wasm_bindgen(unchecked_param_type = "DbErrorClass")] class: &str,
+    message: String,
 ) -> Result<JsValue, JsValue> {
-    match answer_of(&answer)? {
-        Answer::Failed(error) => Ok(to_js(mintid::store::database_failure(&error))),
-        _ => Err(type_error("storeFailure takes a failed answer")),
-    }
+    let class = DbErrorClass::parse(class)
+        .ok_or_else(|| type_error("class must be a DbErrorClass name"))?;
+    Ok(to_js(mintid::store::database_failure(&DbError {
+        class,
+        message,
+    })))
 }

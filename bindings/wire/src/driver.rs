@@ -11,17 +11,17 @@ use mintid::key::IdempotencyKey;
 use mintid::lease::LeaseGuard;
 use mintid::record::Incoming;
 use mintid::store::{
-    Answer, DriverError, FastPath, FastReport, LeaseAcquisition, LeaseRelease, LeaseRenewal,
-    Migrator, OutboxCleanup, OutboxEnqueue, OutboxRelay, Query, RecordCleanup, RecordDriver,
-    RecordHeartbeat, RecordRenewal, SegmentDriver, Step, limits, load_query, outbox_load_query,
-    read_load, read_outbox_load,
+    Answer, DriverError, FastPath, LeaseAcquisition, LeaseRelease, LeaseRenewal, Migrator,
+    OutboxCleanup, OutboxEnqueue, OutboxRelay, Query, RecordCleanup, RecordDriver, RecordHeartbeat,
+    RecordRenewal, SegmentDriver, Step, limits, load_query, outbox_load_query, read_load,
+    read_outbox_load,
 };
 
 use crate::input::{Input, db_error};
 use crate::read::malformed;
 use crate::spec::{KeyParts, Spec};
 use crate::write::pack_error;
-use crate::{Refusal, guards, migrations, step};
+use crate::{Refusal, guards, step};
 
 /// An input as a driver takes it: a database's answer, or another input.
 enum Pushed {
@@ -214,15 +214,6 @@ impl Driver {
         })
     }
 
-    /// What the fast path came to since the last report (nothing for a
-    /// driver without one).
-    pub(crate) fn take_fast_report(&mut self) -> FastReport {
-        match self {
-            Driver::Record(driver) => driver.take_fast_report(),
-            _ => FastReport::default(),
-        }
-    }
-
     /// Pushes `input` at `now` and packs the step the driver answers into
     /// `out`; an input this kind does not take is `store.unexpected_row`.
     pub(crate) fn push<E: Refusal>(&mut self, now: u64, input: Input, out: &mut Vec<u8>) {
@@ -330,7 +321,7 @@ impl Driver {
                     Pushed::Other(Input::Resume) => migrator.resume(),
                     Pushed::Other(other) => Step::Fail(unexpected(&other, name)),
                 };
-                migrations::pack::<E>(out, step);
+                step::migration::<E>(out, step);
             }
             Driver::Heartbeat(heartbeat) => {
                 let step = match pushed {
@@ -340,7 +331,7 @@ impl Driver {
                     Pushed::Other(Input::Stop) => heartbeat.stop(),
                     Pushed::Other(other) => Step::Fail(unexpected(&other, name)),
                 };
-                step::number::<E>(out, step);
+                step::heartbeat::<E>(out, step, heartbeat.lease_deadline_millis());
             }
             Driver::Segment(segment) => {
                 let step = match pushed {

@@ -254,7 +254,7 @@ fn read_response(reader: &mut Reader<'_>) -> Result<StoredResponse, DriverError>
 }
 
 fn put_response(out: &mut Vec<u8>, response: &StoredResponse) {
-    put_bytes(out, response.content_type.as_bytes());
+    put_bytes(out, &response.content_type);
     put_bytes(out, &response.body);
 }
 
@@ -293,7 +293,7 @@ fn put_outcome(out: &mut Vec<u8>, outcome: &Outcome) {
         }
         Outcome::NotAResponse(type_name) => {
             out.push(2);
-            put_bytes(out, type_name.as_bytes());
+            put_bytes(out, type_name);
         }
         Outcome::Raised { type_name, message } => {
             out.push(3);
@@ -324,7 +324,7 @@ fn put_redis_answer(out: &mut Vec<u8>, answer: &FastAnswer) {
         }
         FastAnswer::Failed(message) => {
             out.push(2);
-            put_bytes(out, message.as_bytes());
+            put_bytes(out, message);
         }
         FastAnswer::NoScript => out.push(3),
     }

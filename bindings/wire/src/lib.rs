@@ -20,7 +20,6 @@ extern crate alloc;
 mod driver;
 pub mod guards;
 mod input;
-pub mod migrations;
 mod read;
 mod spec;
 pub mod step;

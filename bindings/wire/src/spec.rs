@@ -422,8 +422,8 @@ impl Spec {
             Spec::OutboxLoad {
                 kind, business_key, ..
             } => {
-                put_bytes(out, kind.as_bytes());
-                put_bytes(out, business_key.as_bytes());
+                put_bytes(out, kind);
+                put_bytes(out, business_key);
             }
             Spec::Enqueue {
                 message_id,
@@ -433,8 +433,8 @@ impl Spec {
                 ..
             } => {
                 put_u64(out, *message_id);
-                put_bytes(out, kind.as_bytes());
-                put_bytes(out, business_key.as_bytes());
+                put_bytes(out, kind);
+                put_bytes(out, business_key);
                 put_bytes(out, payload);
             }
             Spec::Migrations { pending, .. } => out.push(u8::from(*pending)),
@@ -445,7 +445,7 @@ impl Spec {
                 put_optional(out, held.renew_every_millis, put_u64);
             }
             Spec::Segment { tag, policy, .. } => {
-                put_bytes(out, tag.as_bytes());
+                put_bytes(out, tag);
                 put_segment_policy(out, policy);
             }
             Spec::LeaseAcquire {
@@ -455,7 +455,7 @@ impl Spec {
                 ..
             } => {
                 put_lease_policy(out, policy);
-                put_bytes(out, owner.as_bytes());
+                put_bytes(out, owner);
                 put_optional(out, *timeout_millis, put_u64);
             }
             Spec::LeaseRenew { guard, .. } | Spec::LeaseRelease { guard, .. } => {
@@ -493,7 +493,7 @@ fn key(reader: &mut Reader<'_>) -> Result<KeyParts, DriverError> {
 
 fn put_key(out: &mut Vec<u8>, key: &KeyParts) {
     for part in [&key.kind, &key.scope, &key.id] {
-        put_bytes(out, part.as_bytes());
+        put_bytes(out, part);
     }
 }
 

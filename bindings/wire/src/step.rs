@@ -6,8 +6,9 @@ use alloc::vec::Vec;
 use mintid::outbox::Enqueued;
 use mintid::record::Outcome;
 use mintid::store::{
-    EnqueueStep, FastReport, Finished, LeaseStep, RecordStep, RecordYield, RedisCall, RelayStep,
-    RelayYield, SegmentStep, Step, StoredMessage, StoredRecord, StoredResponse, TakeAction, Taken,
+    EnqueueStep, FastReport, Finished, LeaseStep, MigrationStep, MigrationYield, RecordStep,
+    RecordYield, RedisCall, RelayStep, RelayYield, SegmentStep, Step, StoredMessage, StoredRecord,
+    StoredResponse, TakeAction, Taken,
 };
 
 use crate::write::{pack_error, put_bytes, put_list, put_optional, put_u64, put_value};
@@ -15,16 +16,12 @@ use crate::{Refusal, tag};
 
 /// Packs `step` into `out` (cleared first), its yield by `put_yield`
 /// (which writes the yield's own tag); a `Fail` packs as [`pack_error`].
-pub(crate) fn pack<Y, E: Refusal>(
-    out: &mut Vec<u8>,
-    step: Step<Y>,
-    put_yield: impl FnOnce(&mut Vec<u8>, Y),
-) {
+fn pack<Y, E: Refusal>(out: &mut Vec<u8>, step: Step<Y>, put_yield: impl FnOnce(&mut Vec<u8>, Y)) {
     out.clear();
     match step {
         Step::Run(query) => {
             out.push(tag::RUN);
-            put_bytes(out, query.name.as_bytes());
+            put_bytes(out, query.name);
             put_list(out, query.params.iter(), put_value);
         }
         Step::Pause { millis } => {
@@ -61,7 +58,7 @@ pub fn record<E: Refusal>(out: &mut Vec<u8>, step: RecordStep) {
 
 /// The record's end: the decision's name, then what it came to.
 fn put_finished(out: &mut Vec<u8>, done: Finished) {
-    put_bytes(out, done.decision().as_bytes());
+    put_bytes(out, done.decision());
     match done {
         Finished::Executed => out.push(0),
         Finished::OperationFailed { stored } => out.extend_from_slice(&[1, u8::from(stored)]),
@@ -72,9 +69,7 @@ fn put_finished(out: &mut Vec<u8>, done: Finished) {
         } => {
             out.extend_from_slice(&[2, u8::from(!matches!(outcome, Outcome::Succeeded))]);
             put_optional(out, response.as_ref(), put_response);
-            put_optional(out, error.as_deref(), |out, error| {
-                put_bytes(out, error.as_bytes());
-            });
+            put_optional(out, error.as_deref(), put_bytes);
         }
         Finished::InProgress { retry_after_millis } => {
             out.push(3);
@@ -84,14 +79,14 @@ fn put_finished(out: &mut Vec<u8>, done: Finished) {
         Finished::KeyTooOld => out.push(5),
         Finished::OperationFailedUnrecorded { store_error } => {
             out.push(6);
-            put_bytes(out, store_error.code().as_bytes());
+            put_bytes(out, store_error.code());
             put_bytes(out, alloc::format!("{store_error}").as_bytes());
         }
     }
 }
 
 fn put_response(out: &mut Vec<u8>, response: &StoredResponse) {
-    put_bytes(out, response.content_type.as_bytes());
+    put_bytes(out, &response.content_type);
     put_bytes(out, &response.body);
 }
 
@@ -99,15 +94,13 @@ fn put_response(out: &mut Vec<u8>, response: &StoredResponse) {
 /// SHA-1 (`EVALSHA`), the keys, the arguments.
 fn put_redis_call(out: &mut Vec<u8>, call: &RedisCall) {
     out.extend_from_slice(&[tag::REDIS, u8::from(call.eval)]);
-    put_bytes(out, call.script.as_bytes());
+    put_bytes(out, call.script);
     put_bytes(
         out,
         if call.eval { call.source } else { call.sha1 }.as_bytes(),
     );
-    put_list(out, call.keys.iter(), |out, key| {
-        put_bytes(out, key.as_bytes())
-    });
-    put_list(out, call.args.iter(), |out, arg| put_bytes(out, arg));
+    put_list(out, call.keys.iter(), put_bytes);
+    put_list(out, call.args.iter(), put_bytes);
 }
 
 /// Packs the fast path's report into `out` (cleared first): `REPORT`, the
@@ -115,9 +108,7 @@ fn put_redis_call(out: &mut Vec<u8>, call: &RedisCall) {
 pub fn report(out: &mut Vec<u8>, report: FastReport) {
     out.clear();
     out.push(tag::REPORT);
-    put_optional(out, report.lookup, |out, lookup| {
-        put_bytes(out, lookup.as_bytes());
-    });
+    put_optional(out, report.lookup, put_bytes);
     out.extend_from_slice(&report.write_failures.to_le_bytes());
 }
 
@@ -128,8 +119,8 @@ pub fn relay<E: Refusal>(out: &mut Vec<u8>, step: RelayStep) {
         RelayYield::Send(message) => {
             out.push(tag::YIELD);
             put_u64(out, message.message_id);
-            put_bytes(out, message.kind.as_bytes());
-            put_bytes(out, message.business_key.as_bytes());
+            put_bytes(out, message.kind);
+            put_bytes(out, message.business_key);
             put_bytes(out, &message.payload);
             put_u64(out, message.attempts);
             put_u64(out, message.created_millis);
@@ -160,13 +151,27 @@ pub fn number<E: Refusal>(out: &mut Vec<u8>, step: Step<u64>) {
     });
 }
 
+/// Packs a heartbeat's step: its pause as `YIELD`, `millis` and the lease
+/// deadline as last renewed (so the host's deadline moves with every beat,
+/// at no crossing of its own), its end as [`number`].
+pub fn heartbeat<E: Refusal>(out: &mut Vec<u8>, step: Step<u64>, deadline_millis: u64) {
+    if let Step::Pause { millis } = step {
+        out.clear();
+        out.push(tag::YIELD);
+        put_u64(out, millis);
+        put_u64(out, deadline_millis);
+    } else {
+        number::<E>(out, step);
+    }
+}
+
 /// Packs a record load's step: `DONE` and the optional record.
 pub fn record_load<E: Refusal>(out: &mut Vec<u8>, step: Step<Option<StoredRecord>>) {
     pack::<_, E>(out, step, |out, stored| {
         out.push(tag::DONE);
         put_optional(out, stored, |out, stored| {
             let record = &stored.record;
-            put_bytes(out, record.status.as_str().as_bytes());
+            put_bytes(out, record.status.as_str());
             out.extend_from_slice(record.fingerprint.as_bytes());
             for number in [
                 record.token,
@@ -177,9 +182,7 @@ pub fn record_load<E: Refusal>(out: &mut Vec<u8>, step: Step<Option<StoredRecord
                 put_u64(out, number);
             }
             put_optional(out, stored.response.as_ref(), put_response);
-            put_optional(out, stored.error.as_deref(), |out, error| {
-                put_bytes(out, error.as_bytes());
-            });
+            put_optional(out, stored.error.as_deref(), put_bytes);
         });
     });
 }
@@ -190,15 +193,13 @@ pub fn outbox_load<E: Refusal>(out: &mut Vec<u8>, step: Step<Option<StoredMessag
         out.push(tag::DONE);
         put_optional(out, message, |out, message| {
             put_u64(out, message.message_id);
-            put_bytes(out, message.kind.as_bytes());
-            put_bytes(out, message.business_key.as_bytes());
+            put_bytes(out, message.kind);
+            put_bytes(out, message.business_key);
             put_bytes(out, &message.payload);
-            put_bytes(out, message.status.as_str().as_bytes());
+            put_bytes(out, message.status.as_str());
             put_u64(out, message.attempts);
             put_u64(out, message.next_attempt_millis);
-            put_optional(out, message.last_error.as_deref(), |out, error| {
-                put_bytes(out, error.as_bytes());
-            });
+            put_optional(out, message.last_error.as_deref(), put_bytes);
             put_u64(out, message.created_millis);
             put_u64(out, message.updated_millis);
         });
@@ -210,6 +211,24 @@ pub fn enqueue<E: Refusal>(out: &mut Vec<u8>, step: EnqueueStep) {
     pack::<_, E>(out, step, |out, enqueued| {
         let already = matches!(enqueued, Enqueued::AlreadyEnqueued);
         out.extend_from_slice(&[tag::DONE, u8::from(already)]);
+    });
+}
+
+/// Packs a migrator's step: `YIELD`, `version u32`, the statement (text);
+/// `DONE`, the list of versions (`u32` each); or a common step.
+pub fn migration<E: Refusal>(out: &mut Vec<u8>, step: MigrationStep) {
+    pack::<_, E>(out, step, |out, yielded| match yielded {
+        MigrationYield::Execute { version, sql } => {
+            out.push(tag::YIELD);
+            out.extend_from_slice(&version.to_le_bytes());
+            put_bytes(out, sql);
+        }
+        MigrationYield::Done(versions) => {
+            out.push(tag::DONE);
+            put_list(out, versions.iter(), |out, version| {
+                out.extend_from_slice(&version.to_le_bytes());
+            });
+        }
     });
 }
 

@@ -3,8 +3,6 @@
 use alloc::vec::Vec;
 use core::marker::PhantomData;
 
-use mintid::store::FastReport;
-
 use crate::Refusal;
 use crate::driver::Driver;
 use crate::input::Input;
@@ -83,14 +81,5 @@ impl<E: Refusal> Wire<E> {
     /// The last step again.
     pub fn step(&self) -> &[u8] {
         &self.step
-    }
-
-    /// What a record's fast path came to since the last report, without
-    /// touching the last step (nothing for any other wire).
-    pub fn take_fast_report(&mut self) -> FastReport {
-        self.driver
-            .as_mut()
-            .map(Driver::take_fast_report)
-            .unwrap_or_default()
     }
 }

@@ -17,7 +17,9 @@ pub(crate) fn put_u64(out: &mut Vec<u8>, number: u64) {
     out.extend_from_slice(&number.to_le_bytes());
 }
 
-pub(crate) fn put_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+/// Appends bytes or a text: a `u32` length, then the bytes.
+pub(crate) fn put_bytes<B: AsRef<[u8]>>(out: &mut Vec<u8>, bytes: B) {
+    let bytes = bytes.as_ref();
     put_u32(out, bytes.len());
     out.extend_from_slice(bytes);
 }
@@ -59,7 +61,7 @@ pub(crate) fn put_value(out: &mut Vec<u8>, value: &Value) {
         }
         Value::Text(text) => {
             out.push(value::TEXT);
-            put_bytes(out, text.as_bytes());
+            put_bytes(out, text);
         }
         Value::Bytes(bytes) => {
             out.push(value::BYTES);
@@ -74,14 +76,10 @@ pub fn pack_error<E: Refusal>(out: &mut Vec<u8>, error: &E) {
     let fields = error.fields();
     out.clear();
     out.push(tag::FAIL);
-    put_bytes(out, fields.code.as_bytes());
-    put_bytes(out, fields.detail.as_bytes());
-    put_optional(out, fields.part, |out, part| {
-        put_bytes(out, part.as_bytes())
-    });
+    put_bytes(out, fields.code);
+    put_bytes(out, fields.detail);
+    put_optional(out, fields.part, put_bytes);
     put_optional(out, fields.position, put_u64);
-    put_optional(out, fields.problem, |out, problem| {
-        put_bytes(out, problem.as_bytes());
-    });
-    put_bytes(out, fields.concern.as_bytes());
+    put_optional(out, fields.problem, put_bytes);
+    put_bytes(out, fields.concern);
 }

@@ -100,11 +100,22 @@ fn a_heartbeat_crosses_the_wire_and_stops() {
             renew_every_millis: Some(300),
         },
     });
-    let pause = wire.push(1_000, Input::Start).to_vec();
-    assert_eq!(pause[0], tag::PAUSE);
-    assert_eq!(u64::from_le_bytes(pause[1..9].try_into().unwrap()), 300);
+    // Every pause is a yield that carries the deadline as last renewed.
+    assert_eq!(pause(wire.push(1_000, Input::Start)), (300, 1_900));
     assert_eq!(run_name(wire.push(1_300, Input::Resume)), "renew");
-    let done = wire.push(1_310, Input::Stop).to_vec();
+    assert_eq!(pause(wire.push(1_310, Input::Affected(1))), (300, 2_200));
+    assert_eq!(run_name(wire.push(1_610, Input::Resume)), "renew");
+    let done = wire.push(1_620, Input::Stop).to_vec();
     assert_eq!(done[0], tag::DONE);
-    assert_eq!(u64::from_le_bytes(done[1..9].try_into().unwrap()), 1_900);
+    assert_eq!(u64_at(&done, 1), 2_200);
+}
+
+fn u64_at(step: &[u8], at: usize) -> u64 {
+    u64::from_le_bytes(step[at..at + 8].try_into().unwrap())
+}
+
+/// A heartbeat's `YIELD`: the pause's millis and the deadline it carries.
+fn pause(step: &[u8]) -> (u64, u64) {
+    assert_eq!((step[0], step.len()), (tag::YIELD, 17), "{step:?}");
+    (u64_at(step, 1), u64_at(step, 9))
 }

@@ -17,9 +17,7 @@ use mintid::store::{
     RelayYield, Step, StoredMessage, StoredRecord, StoredResponse, Taken, Value, Way,
     database_failure,
 };
-use mintid_wire::{
-    Fields, Input, KeyParts, LeasePolicyParts, Outcome, Refusal, Spec, migrations, step,
-};
+use mintid_wire::{Fields, Input, KeyParts, LeasePolicyParts, Outcome, Refusal, Spec, step};
 use serde_json::{Map, Value as Json, json};
 
 type Meaning = Map<String, Json>;
@@ -563,7 +561,18 @@ fn pack_step(kind: &str, m: &Meaning) -> Vec<u8> {
                 })),
             },
         ),
-        "record_renewal" | "heartbeat" | "lease_renew" => {
+        "heartbeat" => step::heartbeat::<Packed>(
+            &mut out,
+            match tag {
+                "yield" => Step::Pause {
+                    millis: number(m, "millis"),
+                },
+                "done" => Step::Yield(number(m, "lease_deadline_millis")),
+                _ => common(m).expect("a common step"),
+            },
+            number(m, "lease_deadline_millis"),
+        ),
+        "record_renewal" | "lease_renew" => {
             step::number::<Packed>(&mut out, Step::Yield(number(m, "lease_deadline_millis")));
         }
         "segment" => step::segment::<Packed>(
@@ -592,7 +601,7 @@ fn pack_step(kind: &str, m: &Meaning) -> Vec<u8> {
         "lease_release" => {
             step::released::<Packed>(&mut out, Step::Yield(flag(m, "released")));
         }
-        "migrations" => migrations::pack::<Packed>(
+        "migrations" => step::migration::<Packed>(
             &mut out,
             match tag {
                 "yield" => Step::Yield(MigrationYield::Execute {
@@ -705,6 +714,9 @@ fn read_step(kind: &str, bytes: &[u8]) -> Meaning {
         (_, "run") => {
             m.insert("name".into(), r.text());
             m.insert("params".into(), r.list(Reader::value));
+        }
+        ("heartbeat", "yield") => {
+            r.fields(&["millis", "lease_deadline_millis"], &mut m, Reader::u64);
         }
         (_, "pause") => r.fields(&["millis"], &mut m, Reader::u64),
         (_, "fail") => {

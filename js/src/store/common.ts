@@ -2,7 +2,7 @@
 
 export { type StoreClock, systemClock } from "./clock.js";
 export { type Connection, type Database, migrate, pendingMigrations, type Result, type Row, type SqlValue } from "./database.js";
-export { DbError, type DbErrorClass, type Dialect, type Migration, type Statement, type StatementKind, type StoreLimit, storeLimits } from "./driver.js";
+export { DbError, type DbErrorClass, type Dialect, type Statement, type StatementKind, type StoreLimit, storeLimits } from "./driver.js";
 export { StoreError, StoreSchemaMissingError } from "./errors.js";
 export { type FastPathClient, type FastPathMetrics, type FastPathOptions, RedisFastPath } from "./fast-path.js";
 export {

@@ -29,15 +29,6 @@ export interface Statement {
   readonly params: readonly string[];
 }
 
-/** A dialect's numbered migration, split into statements by the core. */
-export interface Migration {
-  /** Its version. */
-  readonly version: number;
-  /** Its name, e.g. `idempotency_record`. */
-  readonly name: string;
-  /** Its statements, in order. */
-  readonly statements: readonly string[];
-}
 
 /** One limit of the schema that the core enforces before it writes. */
 export interface StoreLimit {
@@ -61,15 +52,10 @@ const statementCache = new Map<Dialect, ReadonlyMap<string, Statement>>();
 export function statementsOf(dialect: Dialect): ReadonlyMap<string, Statement> {
   let statements = statementCache.get(dialect);
   if (statements === undefined) {
-    statements = new Map(wasm.storeStatements(manifestOf(dialect)).map((statement) => [statement.name, statement]));
+    statements = new Map(wasm.storeStatements(dialect, PLACEHOLDER[dialect]).map((statement) => [statement.name, statement]));
     statementCache.set(dialect, statements);
   }
   return statements;
-}
-
-/** The numbered migrations of `dialect`, in order. */
-export function migrationsOf(dialect: Dialect): readonly Migration[] {
-  return wasm.storeMigrations(dialect);
 }
 
 /** Every limit of the schema, as the core enforces them. */
@@ -106,7 +92,7 @@ export class DbError extends Error {
 export function storeErrorOf(error: unknown): unknown {
   if (!(error instanceof DbError)) return error;
   try {
-    rethrow(wasm.storeFailure({ kind: "failed", class: error.errorClass, message: error.message }), error.cause);
+    rethrow(wasm.storeFailure(error.errorClass, error.message), error.cause);
   } catch (typed) {
     return typed;
   }

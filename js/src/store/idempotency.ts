@@ -7,6 +7,7 @@
  * renews the lease beside it.
  */
 
+import { setTimeout as sleep } from "node:timers/promises";
 import { toU64 } from "../check.js";
 import { parseFingerprint } from "../fingerprint.js";
 import { errorOf, type MintidError } from "../errors.js";
@@ -427,18 +428,31 @@ class Lease implements HeldLease {
   /**
    * Runs the core's heartbeat in the background until {@link stop}: its
    * pauses on a timer that keeps no process alive, its renewals on
-   * connections of the store's pool. A heartbeat that ends with a failure
-   * (the record lost, the lease run out, a query failed) aborts `signal`.
+   * connections of the store's pool, the deadline each pause carries taken.
+   * A heartbeat that ends with a failure (the record lost, the lease run
+   * out, a query failed) aborts `signal`.
    */
   beat(): void {
     const heartbeat = this.#driver("heartbeat");
-    heartbeat
-      .drive(heartbeat.tell({ tag: "start" }), new Session(this.#store.useConnection), false, this.#stopped.signal)
+    this.#beating(heartbeat)
       .then(
-        (end) => this.#renewed(end.leaseDeadlineMillis),
+        (deadline) => this.#renewed(deadline),
         (error: unknown) => this.#failed(error, true),
       )
       .finally(() => heartbeat.free());
+  }
+
+  /** Drives `heartbeat` to its end (pushed `stop` once {@link stop} aborts a pause): the deadline as last renewed. */
+  async #beating(heartbeat: Driver<"heartbeat">): Promise<bigint> {
+    const stopped = this.#stopped.signal;
+    const session = new Session(this.#store.useConnection);
+    let step = await heartbeat.drive(heartbeat.tell({ tag: "start" }), session);
+    while (step.tag === "yield") {
+      this.#renewed(step.leaseDeadlineMillis);
+      await sleep(Number(step.millis), undefined, { signal: stopped, ref: false }).catch(() => undefined);
+      step = await heartbeat.drive(heartbeat.tell({ tag: stopped.aborted ? "stop" : "resume" }), session);
+    }
+    return step.leaseDeadlineMillis;
   }
 
   /** Stops the heartbeat at once: a renewal in flight is not waited for, and changes nothing. */

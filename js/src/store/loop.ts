@@ -5,7 +5,6 @@
  * driver's yields and ends back to the caller; every rule is the driver's.
  */
 
-import { setTimeout as sleep } from "node:timers/promises";
 import { toU64 } from "../check.js";
 import { errorOf } from "../errors.js";
 import type { StoreClock } from "./clock.js";
@@ -158,12 +157,9 @@ export class Driver<K extends WireKind> {
    * pauses slept (the connection given back first, outside a transaction),
    * Redis calls sent (likewise), up to a yield or an end, which it returns.
    * A `fail` step is thrown as the core's error. The connection goes back at
-   * the end unless `hold`; a lost one is dropped at once. With `stop` (a
-   * driver run in the background, the heartbeat), pauses are slept on a
-   * timer that keeps no process alive and ends when `stop` aborts, after
-   * which the driver is pushed `stop` instead of `resume`.
+   * the end unless `hold`; a lost one is dropped at once.
    */
-  async drive(step: WireStep<K>, session: Session, hold = false, stop?: AbortSignal): Promise<Handed<K>> {
+  async drive(step: WireStep<K>, session: Session, hold = false): Promise<Handed<K>> {
     let open = false;
     try {
       for (;;) {
@@ -179,9 +175,8 @@ export class Driver<K extends WireKind> {
             break;
           case "pause":
             if (!open) await session.release();
-            if (stop === undefined) await this.#context.clock.pause(current.millis);
-            else await sleep(Number(current.millis), undefined, { signal: stop, ref: false }).catch(() => undefined);
-            step = this.tell({ tag: stop?.aborted === true ? "stop" : "resume" });
+            await this.#context.clock.pause(current.millis);
+            step = this.tell({ tag: "resume" });
             break;
           case "redis": {
             const redis = this.#context.redis;

@@ -278,8 +278,8 @@ export interface KindSteps {
   enqueue: { readonly tag: "done"; readonly enqueued: "new" | "already_enqueued" };
   /** A statement of migration `version` to execute as it is; the versions applied (or pending). */
   migrations: { readonly tag: "yield"; readonly version: number; readonly sql: string } | { readonly tag: "done"; readonly versions: readonly number[] };
-  /** Stopped: the lease's deadline as last renewed. */
-  heartbeat: { readonly tag: "done"; readonly leaseDeadlineMillis: bigint };
+  /** Pause `millis`, then resume (or stop); stopped. Each with the lease's deadline as last renewed. */
+  heartbeat: { readonly tag: "yield"; readonly millis: bigint; readonly leaseDeadlineMillis: bigint } | { readonly tag: "done"; readonly leaseDeadlineMillis: bigint };
   /** A take's answer; the wire idle again (after `abandon`, `forked`); a fetch that installed a segment. */
   segment: WireTaken | { readonly tag: "yield" } | { readonly tag: "done"; readonly maxId: bigint; readonly step: bigint };
   lease_acquire: { readonly tag: "done" } & WireAcquisition;
@@ -675,6 +675,7 @@ function kindYield(kind: WireKind, r: Reader): KindSteps[WireKind] {
   }
   if (kind === "migrations") return { tag: "yield", version: r.u32(), sql: r.text() };
   if (kind === "segment") return { tag: "yield" };
+  if (kind === "heartbeat") return { tag: "yield", millis: r.u64(), leaseDeadlineMillis: r.u64() };
   if (kind !== "relay") throw new TypeError(`a ${kind} driver has no yield`);
   const [messageId, messageKind, businessKey, payload] = [r.u64(), r.text(), r.text(), r.bytes()];
   return { tag: "yield", messageId, messageKind, businessKey, payload, attempts: r.u64(), createdMillis: r.u64() };

@@ -169,6 +169,7 @@ function packStep(kind, s) {
     case "yield":
       if (kind === "segment") return w.done();
       if (kind === "migrations") return w.u32(s.version).text(s.sql).done();
+      if (kind === "heartbeat") return w.u64(s.millis).u64(s.leaseDeadlineMillis).done();
       if (kind === "record") return w.text(s.decision).u64(s.token).u64(s.createdMillis).u64(s.leaseDeadlineMillis).optional(s.renewEveryMillis, (o, e) => o.u64(e)).done();
       return w.u64(s.messageId).text(s.messageKind).text(s.businessKey).bytes(s.payload).u64(s.attempts).u64(s.createdMillis).done();
     case "done":

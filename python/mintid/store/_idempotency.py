@@ -294,7 +294,7 @@ class LeaseBase:
     @property
     def lease_deadline_millis(self) -> int:
         """When the lease ends (Unix ms), as last renewed (by :meth:`renew`, or
-        by the heartbeat of a ``run_once`` operation once it has returned).
+        by each beat of a ``run_once`` operation's heartbeat).
         """  # noqa: D205
         return int(self._deadline)
 
@@ -313,7 +313,7 @@ class LeaseBase:
 
     def _heartbeat(self) -> tuple[Wire, bytes]:
         """The core's heartbeat of this claim (``docs/spec.md``, "The heartbeat"):
-        its wire and first step (a pause).
+        its wire and first step (a pause: ``YIELD`` with the deadline as last renewed).
         """  # noqa: D205
         wire = Wire(self._claim_spec(codec.HEARTBEAT))
         return wire, wire.start(self._store._clock.now_millis())
@@ -483,7 +483,8 @@ class _Heartbeats:
             except Exception as error:
                 lease._beat_ended(error)
                 continue
-            if step[0] == codec.PAUSE:
+            if step[0] == codec.YIELD:  # a pause, with the deadline as last renewed
+                lease._deadline = codec.beat_deadline(step)
                 self._wait(entry, step)
             else:
                 lease._beat_ended(step)

@@ -353,6 +353,8 @@ def kind_yield(kind, m):
         )
     if kind == "migrations":  # a statement to execute
         return u32(m["version"]) + text(m["sql"])
+    if kind == "heartbeat":  # a pause, and the deadline as last renewed
+        return u64(m["millis"]) + u64(m["lease_deadline_millis"])
     # relay: a message to send
     return (
         u64(m["message_id"])
@@ -703,6 +705,8 @@ STEP_CASES = [
         "sql": "CREATE TABLE IF NOT EXISTS worker_lease (\n    worker_id bigint NOT NULL\n)"}),
     ("migrations", "done: versions", {"tag": "done", "versions": [1, 2, 3, 4]}),
     ("migrations", "done: none", {"tag": "done", "versions": []}),
+    ("heartbeat", "yield: pause, the deadline as last renewed", {
+        "tag": "yield", "millis": "20000", "lease_deadline_millis": "1764000080000"}),
     ("heartbeat", "done: stopped", {"tag": "done", "lease_deadline_millis": "1764000060000"}),
     ("enqueue", "done: new", {"tag": "done", "enqueued": "new"}),
     ("enqueue", "done: already enqueued", {"tag": "done", "enqueued": "already_enqueued"}),

@@ -14,7 +14,7 @@ from mintid._key import IdempotencyKey
 from mintid._native import ffi
 from mintid._record import RecordPolicy
 from mintid._wire import RecordWire, drive_async, run_async
-from mintid._wire_codec import PAUSE, RESUME, Held, pause_millis, tagged
+from mintid._wire_codec import RESUME, YIELD, Held, beat_deadline, pause_millis, tagged
 from mintid.store._idempotency import (
     LeaseBase,
     OperationError,
@@ -84,7 +84,8 @@ class AsyncRecordLease(LeaseBase):
         clock = store._clock
         wire, step = self._heartbeat()
         try:
-            while step[0] == PAUSE:
+            while step[0] == YIELD:  # a pause, with the deadline as last renewed
+                self._deadline = beat_deadline(step)
                 await asyncio.sleep(pause_millis(step) / 1000)  # real time, as the sync thread
                 step = wire.call(tagged(RESUME, clock.now_millis()))
                 step = await drive_async(store._runner(), clock, wire, step, pauses=False)

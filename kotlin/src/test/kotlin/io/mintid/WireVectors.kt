@@ -214,6 +214,7 @@ internal object WireVectors {
                     "created_millis" to u64(value.createdMillis),
                 )
             is Wire.MigrationStatement -> obj("version" to value.version, "sql" to value.sql)
+            is Wire.Beat -> obj("millis" to u64(value.millis), "lease_deadline_millis" to u64(value.leaseDeadlineMillis))
             Unit -> obj()
             else -> fail("no meaning for a yield of $value")
         }

@@ -28,8 +28,8 @@ internal class DriverRun(
     private var inTransaction = false
 
     /**
-     * Pushes [input] to [wire] and runs the steps that follow until a yield or done (returned):
-     * pauses slept by [pause], or returned when [pauses] (the heartbeat waits them out itself).
+     * Pushes [input] to [wire] and runs the steps that follow until a yield or done (returned),
+     * pauses slept by [pause].
      * The connection is given back at the end unless [hold] (the caller's next drive uses it;
      * [close] gives it back) and the drive returned.
      */
@@ -37,7 +37,6 @@ internal class DriverRun(
         wire: WireDriver,
         input: ByteArray,
         hold: Boolean = false,
-        pauses: Boolean = false,
         pause: (Long) -> Unit = clock::pause,
     ): Wire.Step {
         var yielded = false
@@ -49,7 +48,6 @@ internal class DriverRun(
                         is Wire.Step.Yield, is Wire.Step.Done -> return step.also { yielded = true }
                         is Wire.Step.Fail -> throw step.toMintid(executor.lastError)
                         is Wire.Step.Pause -> {
-                            if (pauses) return step.also { yielded = true }
                             release()
                             pause(step.millis)
                             wire.call(Wire.Input.RESUME, now())

@@ -515,13 +515,15 @@ class IdempotencyStore
                 if (!beating && !ended) step(wire.call(Wire.Input.STOP, now()))
             }
 
-            /** Follows [step]: waits out a pause, or ends. */
+            /** Follows [step]: takes the deadline a pause carries and waits it out, or ends. */
             @Synchronized
             private fun step(step: Wire.Step) {
                 if (ended) return
+                val pause = (step as? Wire.Step.Yield)?.value as? Wire.Beat
+                pause?.let { record.renewed(it.leaseDeadlineMillis) }
                 when {
-                    step is Wire.Step.Pause && !stopped -> next = heartbeats.schedule(::beat, step.millis, TimeUnit.MILLISECONDS)
-                    step is Wire.Step.Pause -> step(wire.call(Wire.Input.STOP, now()))
+                    pause != null && !stopped -> next = heartbeats.schedule(::beat, pause.millis, TimeUnit.MILLISECONDS)
+                    pause != null -> step(wire.call(Wire.Input.STOP, now()))
                     else -> {
                         ended = true
                         (step as? Wire.Step.Done)?.let { record.renewed(it.value as Long) }
@@ -537,7 +539,7 @@ class IdempotencyStore
                 }
                 val step =
                     try {
-                        pooledRun().drive(wire, Wire.input(Wire.Input.RESUME, now()).done(), pauses = true)
+                        pooledRun().drive(wire, Wire.input(Wire.Input.RESUME, now()).done())
                     } catch (error: MintidException) {
                         if (error is RecordLostException) {
                             record.lose(error)

@@ -540,6 +540,12 @@ internal object Wire {
         }
     }
 
+    /** A heartbeat's pause (its hand-over): sleep [millis], then push `resume`; the deadline as last renewed. */
+    class Beat(
+        val millis: Long,
+        val leaseDeadlineMillis: Long,
+    )
+
     /** A statement of a migration to execute as it is (the migrations' hand-over). */
     class MigrationStatement(
         val version: Int,
@@ -580,7 +586,7 @@ internal object Wire {
          * A step; a yield or done is the kind's: record [Held] / [RecordEnd], relay
          * [ClaimedMessage] / [RelayReport], renewal the new deadline, cleanups the count
          * deleted, loads a [LoadedRecord] / [LoadedMessage] or null, enqueue [Enqueued],
-         * migrations [MigrationStatement] / the versions, heartbeat the last deadline, segment
+         * migrations [MigrationStatement] / the versions, heartbeat [Beat] / the last deadline, segment
          * nothing / [Installed], lease acquire [Acquired], renew the deadline, release whether
          * the row was still the holder's.
          */
@@ -605,6 +611,7 @@ internal object Wire {
                 Kind.RECORD -> Held(text(), u64(), u64(), u64(), optional(::u64))
                 Kind.RELAY -> ClaimedMessage(u64(), text(), text(), bytes(), u64(), u64())
                 Kind.MIGRATIONS -> MigrationStatement(u32(), text())
+                Kind.HEARTBEAT -> Beat(u64(), u64())
                 // A segment's answer to `abandon` and `forked`: the wire is idle.
                 Kind.SEGMENT -> Unit
                 else -> error("a $kind driver yields nothing")

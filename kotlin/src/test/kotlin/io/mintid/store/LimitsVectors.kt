@@ -12,18 +12,13 @@ import kotlinx.serialization.json.jsonPrimitive
 import org.junit.jupiter.api.Assertions.assertEquals
 import org.junit.jupiter.api.assertThrows
 import org.junit.jupiter.api.fail
-import uniffi.mintid_ffi.CleanupStep
-import uniffi.mintid_ffi.OutboxCleanup
-import uniffi.mintid_ffi.RecordCleanup
-import uniffi.mintid_ffi.SqlValue
-import uniffi.mintid_ffi.StoreQuery
 import uniffi.mintid_ffi.metrics
 import uniffi.mintid_ffi.shutdownWaitMillis
 
 /**
  * `tests/vectors/limits.json`: each argument as the JVM passes it, through the API (a lease's
- * owner as stored, a message id as enqueued, on SQLite) or the driver (a cleanup's first
- * statement: its batch size is the last parameter); the shutdown bound and the histograms'
+ * owner as stored, a message id as enqueued, on SQLite) or the driver on the wire (a cleanup's
+ * first statement: its batch size is the last parameter); the shutdown bound and the histograms'
  * buckets as the core gives them (uniffi `shutdownWaitMillis`, `MetricInfo.buckets`).
  */
 internal object LimitsVectors {
@@ -51,9 +46,8 @@ internal object LimitsVectors {
                         assertEquals(case.string("expect"), outbox.load("order.created", "order-7")!!.messageId.toULong().toString())
                     }
                 }
-            "record_cleanup.batch_size" -> assertLastParam(case, RecordCleanup(MANIFEST, value.toULong()).start(0u))
-            "outbox_cleanup.batch_size" ->
-                assertLastParam(case, (OutboxCleanup(MANIFEST, 0u, value.toULong()).start() as CleanupStep.Run).query)
+            "record_cleanup.batch_size" -> assertLastParam(case, Wire.Kind.RECORD_CLEANUP, value.toULong().toLong())
+            "outbox_cleanup.batch_size" -> assertLastParam(case, Wire.Kind.OUTBOX_CLEANUP, 0, value.toULong().toLong())
             else -> fail("no runner for argument $argument")
         }
     }
@@ -70,12 +64,16 @@ internal object LimitsVectors {
         assertEquals(case["buckets"]!!.jsonArray.map { it.jsonPrimitive.double }, metric.buckets)
     }
 
-    private val MANIFEST = Statements.of(Dialect.SQLITE).manifest
-
+    /** The first statement of a cleanup of [kind] made from [fields]: its batch size is the last parameter. */
     private fun assertLastParam(
         case: JsonObject,
-        query: StoreQuery,
-    ) = assertEquals(case.string("expect"), ((query.params.last() as SqlValue.Int).value).toString())
+        kind: Wire.Kind,
+        vararg fields: Long,
+    ) {
+        val spec = fields.fold(Wire.spec(kind, Dialect.SQLITE)) { spec, field -> spec.u64(field) }.done()
+        val run = WireDriver(kind, spec).use { it.call(Wire.Input.START, 0) } as Wire.Step.Run
+        assertEquals(case.string("expect"), run.params.last().toString())
+    }
 
     private fun onSqlite(action: (FreshDatabase) -> Unit) =
         FreshDatabase(Dialect.SQLITE).use { db ->

@@ -56,6 +56,28 @@ class RecordRenewalTest {
 
     @ParameterizedTest
     @EnumSource(Dialect::class)
+    fun `the held record's deadline moves with each beat of the heartbeat`(dialect: Dialect) {
+        assumeTrue(skipReason(dialect) == null, skipReason(dialect))
+        FreshDatabase(dialect).use { db ->
+            val clock = StepClock().apply { current = 1_000 }
+            val store = IdempotencyStore(db.open(), dialect, policy, clock)
+            Migrations.migrate(store.dataSource, dialect)
+            store.runOnce(key, request) { held ->
+                assertEquals(1_300L, held.leaseDeadlineMillis)
+                for (now in listOf(1_200L, 1_450L)) {
+                    clock.current = now
+                    // The next beat renews from the clock's time (bounded wait).
+                    val until = System.nanoTime() + 60_000_000_000
+                    while (held.leaseDeadlineMillis != now + 300 && System.nanoTime() < until) Thread.sleep(20)
+                    assertEquals(now + 300, held.leaseDeadlineMillis)
+                }
+                text("done")
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Dialect::class)
     fun `a held lease is renewed from its deadline on`(dialect: Dialect) {
         assumeTrue(skipReason(dialect) == null, skipReason(dialect))
         FreshDatabase(dialect).use { db ->
