@@ -146,14 +146,42 @@ fn write_queries(out: &mut String, dialect: &str, text: &str) {
             ":exec" => "ResultKind::Exec",
             other => panic!("{dialect}: query {name}: unknown result kind {other}"),
         };
+        let idents = template_idents(dialect, &name, sql);
         let (fragments, params) = split_params(sql);
         writeln!(
             out,
-            "    QueryDef {{ name: {name:?}, kind: {kind}, fragments: &{fragments:?}, params: &{params:?} }},"
+            "    QueryDef {{ name: {name:?}, kind: {kind}, fragments: &{fragments:?}, params: &{params:?}, idents: &{idents:?} }},"
         )
         .unwrap();
     }
     writeln!(out, "];").unwrap();
+}
+
+/// The identifier placeholders of a template (`{table}`, `{id_column}`,
+/// `{state_column}`), in order of appearance; none for a plain query. Any
+/// other brace fails the build.
+fn template_idents(dialect: &str, name: &str, sql: &str) -> Vec<String> {
+    const IDENTS: [&str; 3] = ["table", "id_column", "state_column"];
+    let mut idents = Vec::new();
+    let mut rest = sql;
+    while let Some(open) = rest.find('{') {
+        let after = &rest[open + 1..];
+        let close = after
+            .find('}')
+            .unwrap_or_else(|| panic!("{dialect}: query {name}: unclosed '{{'"));
+        let ident = &after[..close];
+        assert!(
+            IDENTS.contains(&ident),
+            "{dialect}: query {name}: unknown identifier placeholder {{{ident}}}"
+        );
+        idents.push(ident.to_owned());
+        rest = &after[close + 1..];
+    }
+    assert!(
+        !rest.contains('}'),
+        "{dialect}: query {name}: '}}' without '{{'"
+    );
+    idents
 }
 
 fn write_migrations(out: &mut String, dialect: &str, dir: &Path) {

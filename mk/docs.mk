@@ -39,6 +39,11 @@ test-vectors: $(VECTORS_VENV)/installed
 	  $(VECTORS_VENV)/bin/python $$generator | cmp -s - tests/vectors/$$name.json \
 	    || { echo "tests/vectors/$$name.json differs from what $$generator prints"; exit 1; }; \
 	done
+	@for generator in tests/vectors/generators/receiving/*.py; do \
+	  name=$$(basename $$generator .py); \
+	  $(VECTORS_VENV)/bin/python $$generator | cmp -s - tests/vectors/receiving/$$name.json \
+	    || { echo "tests/vectors/receiving/$$name.json differs from what $$generator prints"; exit 1; }; \
+	done
 	@echo "vectors: every file is what its generator prints"
 
 doc-rust: setup-rust

@@ -21,7 +21,10 @@ pub struct ErrorCode {
     /// or no HTTP meaning).
     pub problem: Option<Problem>,
     /// Whether a host can meet this code (`false` for the Rust-only
-    /// `base64url.*` codes, which the core maps to its own before they leave).
+    /// `base64url.*` codes, which the core maps to its own before they leave,
+    /// and for the `inbox.*`, `transition.*` and `webhook.*` codes until the
+    /// Python, JS and JVM hosts have their typed errors: only the Rust store
+    /// meets them yet).
     pub host: bool,
     /// What the code means, in one sentence; an error's message adds the
     /// offending value.
@@ -233,6 +236,27 @@ pub const ERROR_CODES: &[ErrorCode] = &[
         true,
         "A covered request whose caller the scope function could not name (no logged-in user or tenant): answered 401, before any key is read.",
         "the request has no authenticated caller (the scope function found none): idempotency keys are kept per caller; log in, then send it again",
+    ),
+    entry(
+        "inbox.invalid_message",
+        None,
+        false,
+        "A consumer name or message id outside the inbox table's limits.",
+        "invalid inbox message: {field} {value} {reason}",
+    ),
+    entry(
+        "inbox.invalid_policy",
+        None,
+        false,
+        "An inbox retention of 0, or a duration above 100 years.",
+        "invalid inbox policy: {field} must be {rule}, got {value}",
+    ),
+    entry(
+        "inbox.retention_too_short",
+        None,
+        false,
+        "An inbox retention shorter than the redelivery horizon the caller declared.",
+        "inbox retention {retention_millis} ms is shorter than the redelivery horizon {redelivery_horizon_millis} ms: a message redelivered after its row is deleted would run again",
     ),
     entry(
         "internal.panic",
@@ -753,6 +777,41 @@ pub const ERROR_CODES: &[ErrorCode] = &[
         "{reason}",
     ),
     entry(
+        "transition.invalid_identifier",
+        None,
+        false,
+        "A table or column name the core will not put into SQL.",
+        "identifier {identifier} {reason}",
+    ),
+    entry(
+        "transition.invalid_table",
+        None,
+        false,
+        "A transition table that cannot be used.",
+        "invalid transition table: {reason}",
+    ),
+    entry(
+        "transition.not_allowed",
+        None,
+        false,
+        "A move the transition table does not allow.",
+        "the transition table does not allow {from} -> {to}",
+    ),
+    entry(
+        "transition.not_found",
+        None,
+        false,
+        "No row has the entity's id.",
+        "no row of {table} has this {id_column}",
+    ),
+    entry(
+        "transition.unknown_state",
+        None,
+        false,
+        "A state the transition table does not declare.",
+        "state {state} is not in the transition table",
+    ),
+    entry(
         "uuid.base32_overflow",
         None,
         true,
@@ -835,6 +894,76 @@ pub const ERROR_CODES: &[ErrorCode] = &[
         true,
         "A UUID of another version than 7.",
         "expected version 7, found {version}",
+    ),
+    entry(
+        "webhook.invalid_body",
+        None,
+        false,
+        "A webhook body that is not JSON, where the key is read from it.",
+        "the webhook body is not JSON: {reason}",
+    ),
+    entry(
+        "webhook.invalid_pointer",
+        None,
+        false,
+        "A key's JSON Pointer that is not valid.",
+        "invalid key pointer: {reason}",
+    ),
+    entry(
+        "webhook.invalid_secret",
+        None,
+        false,
+        "An empty webhook secret.",
+        "the webhook secret must not be empty",
+    ),
+    entry(
+        "webhook.key_missing",
+        None,
+        false,
+        "Nothing, or an empty string, at the key's JSON Pointer in the body.",
+        "the webhook body has no key at {pointer}",
+    ),
+    entry(
+        "webhook.key_not_scalar",
+        None,
+        false,
+        "An object, array, boolean or null at the key's JSON Pointer.",
+        "the webhook key at {pointer} must be a string or a number, found {found}",
+    ),
+    entry(
+        "webhook.key_too_long",
+        None,
+        false,
+        "A key read from the body above 255 bytes.",
+        "the webhook key at {pointer} is {length} bytes, more than 255",
+    ),
+    entry(
+        "webhook.signature_expired",
+        None,
+        false,
+        "A signature timestamp outside the tolerance.",
+        "the webhook signature's timestamp {timestamp} s is more than {tolerance_millis} ms from now ({now_millis} ms)",
+    ),
+    entry(
+        "webhook.signature_malformed",
+        None,
+        false,
+        "A signature header not in the scheme's form.",
+        "the webhook signature is not of the form {form}",
+    ),
+    entry(
+        "webhook.signature_mismatch",
+        None,
+        false,
+        "A signature that does not match the raw body.",
+        "the webhook signature does not match the body",
+    ),
+    entry(
+        "webhook.signature_missing",
+        None,
+        false,
+        "A webhook without a signature header.",
+        "the webhook has no signature",
     ),
 ];
 

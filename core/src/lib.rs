@@ -50,6 +50,7 @@ pub mod error_codes;
 pub mod fingerprint;
 pub mod http;
 pub mod id_buffer;
+pub mod inbox;
 pub mod key;
 pub mod lease;
 pub mod metrics;
@@ -61,8 +62,10 @@ pub mod rollback;
 pub mod segment;
 pub mod snowflake;
 pub mod store;
+pub mod transition;
 pub mod uuid;
 pub mod uuid7;
+pub mod webhook;
 
 /// The version of this crate, which every mintid package reports as its
 /// core's version (Python `mintid.core_version()`, Kotlin `Mintid.coreVersion()`,

@@ -38,6 +38,11 @@
 //! * [`OutboxEnqueue`], [`OutboxRelay`] and [`OutboxCleanup`]: the outbox
 //!   (enqueue in the caller's transaction; the relay loop with its send
 //!   decision, retries, dead messages and bounded error text; cleanup).
+//! * [`InboxConsume`] and [`InboxCleanup`]: the inbox (a delivered message
+//!   claimed in the consumer's transaction, the handler run once, a
+//!   duplicate skipped; expired rows deleted).
+//! * [`TransitionDriver`]: a state machine's compare-and-set on the
+//!   caller's table (`applied`, `already`, `refused`).
 //! * [`FastPath`]: the Redis fast path in front of the record driver, as
 //!   the record driver's own steps ([`RecordDriver::with_fast_path`]: the
 //!   script to run, what its answer means, the write after the commit).
@@ -50,6 +55,7 @@ mod error;
 mod error_class;
 mod fast_path;
 mod heartbeat;
+mod inbox_driver;
 mod lease_driver;
 #[cfg(target_has_atomic = "64")]
 mod lease_renewal;
@@ -61,6 +67,7 @@ mod record_driver;
 mod record_fast;
 mod renewal;
 mod segment_driver;
+mod transition_driver;
 mod value;
 
 pub use answer::{Answer, DbError, DbErrorClass};
@@ -71,6 +78,7 @@ pub use fast_path::{
     TTL_MARGIN_MILLIS,
 };
 pub use heartbeat::RecordHeartbeat;
+pub use inbox_driver::{Consumed, InboxCleanup, InboxConsume, InboxStep, InboxYield};
 pub use lease_driver::{LeaseAcquisition, LeaseStep};
 #[cfg(target_has_atomic = "64")]
 pub use lease_renewal::{LeaseRelease, LeaseRenewal};
@@ -93,6 +101,7 @@ pub use renewal::{RecordCleanup, RecordRenewal};
 pub use segment_driver::{
     MAX_TAG_BYTES, SEGMENT_WAIT_MILLIS, SegmentDriver, SegmentStep, TakeAction, Taken,
 };
+pub use transition_driver::{TransitionDriver, TransitionStep, TransitionYield};
 pub use value::{Query, Value};
 
 /// One step a driver asks its host to take.

@@ -326,6 +326,56 @@ WHERE message_id IN (
     LIMIT :batch_size);
 
 -- ===================================================================================
+-- The inbox (table inbox_message): idempotent consumers. inbox_claim and
+-- inbox_processed run on the consumer's connection, inside the transaction that also
+-- holds the handler's writes (the core's inbox consume driver); a redelivered message
+-- whose claim committed is a duplicate and is skipped. See docs/spec.md, "Inbox".
+-- ===================================================================================
+
+-- name: inbox_claim :execrows
+-- Claims a message for a consumer, expiring at :expires_millis. 1 row: the message is
+-- new, run the handler; 0 rows: the consumer already took it (a duplicate). SQLite
+-- serialises writers: run it inside a write transaction (BEGIN IMMEDIATE).
+INSERT INTO inbox_message (consumer, message_id, received_millis, processed_millis, expires_millis)
+VALUES (:consumer, :inbox_message_id, :now_millis, NULL, :expires_millis)
+ON CONFLICT (consumer, message_id) DO NOTHING;
+
+-- name: inbox_processed :execrows
+-- The handler ran: the claim is marked processed at :now_millis, in the same
+-- transaction. 1 row; 0 rows means the claim is not this transaction's (the core's
+-- store.unexpected_row).
+UPDATE inbox_message SET processed_millis = :now_millis
+WHERE consumer = :consumer AND message_id = :inbox_message_id AND processed_millis IS NULL;
+
+-- name: inbox_cleanup :execrows
+-- Deletes at most :batch_size inbox rows past their expiry, oldest first. Repeat
+-- while it returns :batch_size.
+DELETE FROM inbox_message
+WHERE rowid IN (
+    SELECT rowid FROM inbox_message
+    WHERE expires_millis <= :now_millis
+    ORDER BY expires_millis
+    LIMIT :batch_size);
+
+-- ===================================================================================
+-- State transitions (the caller's own table). Templates: {table}, {id_column} and
+-- {state_column} are identifiers the core validates and quotes for the dialect
+-- (mintid::transition), never text from elsewhere; the core runs transition_apply,
+-- and transition_current when it wrote nothing. See docs/spec.md, "State transitions".
+-- ===================================================================================
+
+-- name: transition_apply :execrows
+-- The compare-and-set: 1 row, applied; 0 rows, the row is not in :from_state (read it
+-- with transition_current). :from_state and :to_state differ (the core checks), so
+-- the count is the same with or without MySQL's CLIENT_FOUND_ROWS.
+UPDATE {table} SET {state_column} = :to_state
+WHERE {id_column} = :entity_id AND {state_column} = :from_state;
+
+-- name: transition_current :one
+-- The row's state now, or no row (the entity does not exist).
+SELECT {state_column} FROM {table} WHERE {id_column} = :entity_id;
+
+-- ===================================================================================
 -- Migrations (table mintid_schema_migrations). The core's migration driver runs
 -- these around the numbered files, all on one connection: migration_lock,
 -- migrations_table, applied_migrations, then per pending file BEGIN IMMEDIATE;

@@ -286,7 +286,13 @@ impl MintidError {
             Self::Outbox { .. } => "outbox",
             Self::Fingerprint { .. } => "fingerprint",
             Self::Http { .. } => "http",
-            Self::Store { .. } => "store",
+            Self::Store { code, .. } => ["inbox", "transition"]
+                .into_iter()
+                .find(|concern| {
+                    code.strip_prefix(concern)
+                        .is_some_and(|rest| rest.starts_with('.'))
+                })
+                .unwrap_or("store"),
         }
     }
 
@@ -506,6 +512,16 @@ impl From<mintid::store::DriverError> for MintidError {
             mintid::store::DriverError::Lease(error) => error.into(),
             mintid::store::DriverError::Segment(error) => error.into(),
             mintid::store::DriverError::Outbox(error) => error.into(),
+            // The receiving side's concerns have no uniffi variant yet (the
+            // hosts' typed errors come with their inbox and transition APIs):
+            // they travel as `Store` with their own code, and `concern()`
+            // reads it from the code.
+            mintid::store::DriverError::Inbox(error) => {
+                variant!(Store, Fields::new(error.code(), error))
+            }
+            mintid::store::DriverError::Transition(error) => {
+                variant!(Store, Fields::new(error.code(), error))
+            }
             mintid::store::DriverError::Store(error) => {
                 let class = error.db_class().map(|class| class.as_str());
                 let problem = error.kind().problem();

@@ -98,7 +98,9 @@ impl CoreError for mintid::store::DriverError {
             mintid::store::DriverError::Record(_)
             | mintid::store::DriverError::Lease(_)
             | mintid::store::DriverError::Segment(_)
-            | mintid::store::DriverError::Outbox(_) => None,
+            | mintid::store::DriverError::Outbox(_)
+            | mintid::store::DriverError::Inbox(_)
+            | mintid::store::DriverError::Transition(_) => None,
         }
     }
     fn problem(&self) -> Option<&'static str> {

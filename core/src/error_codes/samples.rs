@@ -12,6 +12,7 @@ use std::vec::Vec;
 use super::{ERROR_CODES, error_code};
 use crate::fingerprint::{self, FieldSelection, Fingerprint, JsonPointer};
 use crate::http::{self, HttpError};
+use crate::inbox::{InboxPolicy, check_message};
 use crate::key::{IdempotencyKey, KeyError, KeyPart, parse_header};
 use crate::lease::LeaseError;
 use crate::outbox::OutboxError;
@@ -148,6 +149,58 @@ fn outbox_samples() -> Vec<Sample> {
     ]
 }
 
+fn receiving_samples() -> Vec<Sample> {
+    use crate::transition::{Identifier, TransitionTable};
+    use crate::webhook::{SignatureScheme, key_from_body, verify_signature};
+    let table = TransitionTable::new(&["WAIT_PAY", "PAID"], &[("WAIT_PAY", "PAID")]).unwrap();
+    let stripe = SignatureScheme::Timestamped {
+        tolerance_millis: 300_000,
+    };
+    let github = SignatureScheme::Sha256Prefixed;
+    let hex = "0".repeat(64);
+    vec![
+        sample!(err(check_message("a b", "m")), "field" => "consumer", "value" => "\"a b\"", "reason" => "must be 1 to 64 bytes of printable ASCII without spaces"),
+        sample!(err(InboxPolicy::new(0, 0)), "field" => "retention_millis", "rule" => "at least 1", "value" => 0),
+        sample!(err(InboxPolicy::new(1, 2)), "retention_millis" => 1, "redelivery_horizon_millis" => 2),
+        sample!(err(Identifier::table("a;b")), "identifier" => "\"a;b\"", "reason" => "must be ASCII letters, digits and '_', not starting with a digit"),
+        sample!(err(TransitionTable::new::<&str, &str>(&[], &[])), "reason" => "it declares no state"),
+        sample!(err(table.check("PAID", "WAIT_PAY")), "from" => "\"PAID\"", "to" => "\"WAIT_PAY\""),
+        sample!(err(table.check("NEW", "PAID")), "state" => "\"NEW\""),
+        sample!(
+            match crate::store::TransitionDriver::new(
+                crate::store::Manifest::new(crate::store::Dialect::Sqlite, crate::store::Placeholder::Question),
+                &table,
+                crate::transition::TransitionTarget::new("orders", "id", "status").unwrap(),
+                crate::store::Value::Null,
+                "WAIT_PAY",
+                "PAID",
+            )
+            .start()
+            {
+                crate::store::Step::Fail(error) => error,
+                other => panic!("{other:?}"),
+            },
+            "table" => "orders", "id_column" => "id"
+        ),
+        sample!(err(key_from_body(b"{", "/id")), "reason" => "invalid JSON: unexpected end of input at byte 1"),
+        sample!(err(key_from_body(b"{}", "id")), "reason" => "JSON Pointer must be empty or start with '/': \"id\""),
+        sample!(err(verify_signature(github, b"", "x", b"", 0))),
+        sample!(err(key_from_body(b"{}", "/id")), "pointer" => "\"/id\""),
+        sample!(err(key_from_body(br#"{"id":null}"#, "/id")), "pointer" => "\"/id\"", "found" => "null"),
+        sample!(err(key_from_body(format!(r#"{{"id":"{}"}}"#, "x".repeat(256)).as_bytes(), "/id")), "pointer" => "\"/id\"", "length" => 256),
+        sample!(err(verify_signature(stripe, b"k", &format!("t=1,v1={hex}"), b"", 400_000)), "timestamp" => 1, "tolerance_millis" => 300_000, "now_millis" => 400_000),
+        sample!(err(verify_signature(github, b"k", "md5=1", b"", 0)), "form" => "sha256=<64 hex digits>"),
+        sample!(err(verify_signature(
+            github,
+            b"k",
+            &format!("sha256={hex}"),
+            b"",
+            0
+        ))),
+        sample!(err(verify_signature(github, b"k", " ", b"", 0))),
+    ]
+}
+
 fn record_samples() -> Vec<Sample> {
     let fence = |token, created_millis| Fence {
         token,
@@ -259,6 +312,7 @@ fn samples() -> Vec<Sample> {
         key_samples(),
         lease_samples(),
         outbox_samples(),
+        receiving_samples(),
         record_samples(),
         request_id_samples(),
         segment_samples(),

@@ -36,7 +36,7 @@
 
 mod error;
 pub(crate) mod jcs;
-mod json;
+pub(crate) mod json;
 mod pointer;
 
 use alloc::string::String;

@@ -84,7 +84,7 @@ impl JsonPointer {
     }
 
     /// The value this pointer names in `root`, if any.
-    fn resolve<'v, 'a>(&self, root: &'v Value<'a>) -> Option<&'v Value<'a>> {
+    pub(crate) fn resolve<'v, 'a>(&self, root: &'v Value<'a>) -> Option<&'v Value<'a>> {
         self.tokens
             .iter()
             .try_fold(root, |value, token| match value {

@@ -5,10 +5,12 @@ use alloc::string::String;
 use core::fmt;
 
 use super::DbErrorClass;
+use crate::inbox::InboxError;
 use crate::lease::LeaseError;
 use crate::outbox::OutboxError;
 use crate::record::{Problem, RecordError};
 use crate::segment::SegmentError;
+use crate::transition::TransitionError;
 
 /// The kinds of [`StoreError`], each with a stable [`code`](StoreErrorKind::code).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -206,6 +208,10 @@ pub enum DriverError {
     Segment(SegmentError),
     /// An outbox rule refused (`outbox.*`).
     Outbox(OutboxError),
+    /// An inbox rule refused (`inbox.*`).
+    Inbox(InboxError),
+    /// A transition rule refused (`transition.*`).
+    Transition(TransitionError),
 }
 
 impl DriverError {
@@ -217,6 +223,8 @@ impl DriverError {
             DriverError::Lease(error) => error.code(),
             DriverError::Segment(error) => error.code(),
             DriverError::Outbox(error) => error.code(),
+            DriverError::Inbox(error) => error.code(),
+            DriverError::Transition(error) => error.code(),
         }
     }
 
@@ -227,7 +235,9 @@ impl DriverError {
             DriverError::Record(_)
             | DriverError::Lease(_)
             | DriverError::Segment(_)
-            | DriverError::Outbox(_) => None,
+            | DriverError::Outbox(_)
+            | DriverError::Inbox(_)
+            | DriverError::Transition(_) => None,
         }
     }
 }
@@ -240,6 +250,8 @@ impl fmt::Display for DriverError {
             DriverError::Lease(error) => error.fmt(f),
             DriverError::Segment(error) => error.fmt(f),
             DriverError::Outbox(error) => error.fmt(f),
+            DriverError::Inbox(error) => error.fmt(f),
+            DriverError::Transition(error) => error.fmt(f),
         }
     }
 }
@@ -273,5 +285,17 @@ impl From<RecordError> for DriverError {
 impl From<OutboxError> for DriverError {
     fn from(error: OutboxError) -> Self {
         DriverError::Outbox(error)
+    }
+}
+
+impl From<InboxError> for DriverError {
+    fn from(error: InboxError) -> Self {
+        DriverError::Inbox(error)
+    }
+}
+
+impl From<TransitionError> for DriverError {
+    fn from(error: TransitionError) -> Self {
+        DriverError::Transition(error)
     }
 }

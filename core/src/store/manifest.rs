@@ -156,7 +156,12 @@ impl ParamType {
             | "owner"
             | "tag"
             | "business_key"
-            | "last_error" => ParamType::Text,
+            | "last_error"
+            | "consumer"
+            | "inbox_message_id"
+            | "entity_id"
+            | "from_state"
+            | "to_state" => ParamType::Text,
             "fingerprint" | "response_body" | "payload" => ParamType::Bytes,
             "after_worker"
             | "batch_size"
@@ -190,6 +195,9 @@ pub(crate) struct QueryDef {
     pub(crate) fragments: &'static [&'static str],
     /// The parameter names, in order of appearance.
     pub(crate) params: &'static [&'static str],
+    /// A template's identifier placeholders (`{table}`, …), in order of
+    /// appearance; empty for a plain query.
+    pub(crate) idents: &'static [&'static str],
 }
 
 /// A migration as the build script compiled it.
@@ -251,18 +259,53 @@ impl Manifest {
         }
     }
 
-    /// Every named query, rendered.
+    /// Every named query, rendered (the templates, whose identifiers a
+    /// driver fills, are not among them).
     pub fn statements(&self) -> Vec<Statement> {
         self.dialect
             .queries()
             .iter()
-            .map(|def| self.render(def))
+            .filter(|def| def.idents.is_empty())
+            .map(|def| self.render(def, &|_| None))
             .collect()
     }
 
-    /// The named query `name`, rendered, if the dialect has it.
+    /// The named query `name`, rendered, if the dialect has it and it is no
+    /// template.
     pub fn statement(&self, name: &str) -> Option<Statement> {
-        self.def(name).map(|def| self.render(def))
+        self.def(name)
+            .filter(|def| def.idents.is_empty())
+            .map(|def| self.render(def, &|_| None))
+    }
+
+    /// The template `name` rendered with each identifier placeholder
+    /// (`table`, `id_column`, `state_column`) replaced by the text
+    /// `ident` gives: identifiers the caller validated and quoted for this
+    /// dialect (`mintid::transition::Identifier`), never other text.
+    ///
+    /// Panics (a bug in a driver, caught by the core's tests) when the
+    /// dialect has no such template or `ident` knows no text for a name.
+    pub(crate) fn template(&self, name: &str, ident: &dyn Fn(&str) -> Option<String>) -> Statement {
+        let def = self
+            .def(name)
+            .filter(|def| !def.idents.is_empty())
+            .unwrap_or_else(|| panic!("no template {name} in {}", self.dialect.as_str()));
+        self.render(def, ident)
+    }
+
+    /// A rendered statement's values, `value` giving each parameter's by
+    /// name, in its binding order.
+    ///
+    /// Panics (a bug in a driver) when `value` knows no value for a name.
+    pub(crate) fn bind(statement: &Statement, value: impl Fn(&str) -> Option<Value>) -> Vec<Value> {
+        statement
+            .params
+            .iter()
+            .map(|param| {
+                value(param)
+                    .unwrap_or_else(|| panic!("query {}: no value for :{param}", statement.name))
+            })
+            .collect()
     }
 
     /// What `name` returns, if the dialect has it.
@@ -303,13 +346,19 @@ impl Manifest {
         }
     }
 
-    fn render(&self, def: &'static QueryDef) -> Statement {
+    fn render(&self, def: &'static QueryDef, ident: &dyn Fn(&str) -> Option<String>) -> Statement {
         let params = self.bound_names(def);
         let mut sql = String::new();
         for (at, fragment) in def.fragments.iter().enumerate() {
+            let mut filled = String::from(*fragment);
+            for name in def.idents {
+                let text = ident(name)
+                    .unwrap_or_else(|| panic!("template {}: no identifier {{{name}}}", def.name));
+                filled = filled.replace(&alloc::format!("{{{name}}}"), &text);
+            }
             match self.placeholder {
-                Placeholder::Format => sql.push_str(&fragment.replace('%', "%%")),
-                Placeholder::Question | Placeholder::Numbered => sql.push_str(fragment),
+                Placeholder::Format => sql.push_str(&filled.replace('%', "%%")),
+                Placeholder::Question | Placeholder::Numbered => sql.push_str(&filled),
             }
             let Some(name) = def.params.get(at) else {
                 break;
@@ -432,7 +481,7 @@ mod tests {
         for dialect in [Dialect::Postgres, Dialect::Mysql, Dialect::Sqlite] {
             let migrations = Manifest::new(dialect, Placeholder::Question).migrations();
             let versions: Vec<u32> = migrations.iter().map(|m| m.version).collect();
-            assert_eq!(versions, [1, 2, 3, 4], "{}", dialect.as_str());
+            assert_eq!(versions, [1, 2, 3, 4, 5], "{}", dialect.as_str());
             assert_eq!(migrations[0].name, "idempotency_record");
             for migration in &migrations {
                 assert!(!migration.statements.is_empty());

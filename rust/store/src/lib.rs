@@ -22,6 +22,7 @@ mod fast_path;
 #[path = "fast_path_off.rs"]
 mod fast_path;
 mod idempotency;
+mod inbox;
 #[cfg(feature = "tower")]
 mod layer;
 mod leases;
@@ -30,12 +31,14 @@ mod segments;
 mod steps;
 mod store;
 mod telemetry;
+mod transitions;
 
 pub use backend::{Backend, classify};
 pub use error::{Error, OperationError};
 #[cfg(feature = "redis")]
 pub use fast_path::{FastPathMetrics, RedisFastPath};
 pub use idempotency::{Claimed, IdempotencyStore, RecordLease, RunResult, StoreRequest};
+pub use inbox::{Consumption, Inbox};
 #[cfg(feature = "tower")]
 pub use layer::{
     BoxError, GrantRoute, Idempotency, IdempotencyLayer, LayerBody, Transaction, TransactionEnded,
@@ -48,3 +51,4 @@ pub use mintid::store::{StoredRecord, StoredResponse};
 pub use outbox::{Outbox, OutboxMessage};
 pub use segments::SegmentIds;
 pub use store::{StatementFault, Store, StoreClock};
+pub use transitions::{EntityId, Transitions};
