@@ -39,14 +39,14 @@ class LiquibaseMigrationsTest {
             update(pool, dialect)
             update(pool, dialect)
             // Every migration ran once: in mintid's own history and in Liquibase's.
-            assertEquals(listOf(1L, 2L, 3L, 4L), Migrations.applied(pool, dialect))
+            assertEquals(schemaVersions(dialect), Migrations.applied(pool, dialect))
             val changeSets =
                 pool.connection.use { connection ->
                     connection.createStatement().use { statement ->
                         statement.executeQuery("SELECT COUNT(*) FROM DATABASECHANGELOG").use { it.next().let { _ -> it.getInt(1) } }
                     }
                 }
-            assertEquals(4, changeSets)
+            assertEquals(schemaVersions(dialect).size, changeSets)
             val store = IdempotencyStore(pool, dialect)
             val key = IdempotencyKey.of("order.create", "tenant-1", "liquibase")
             val request = StoreRequest(Fingerprint.ofJson("""{"sku":"a"}"""))

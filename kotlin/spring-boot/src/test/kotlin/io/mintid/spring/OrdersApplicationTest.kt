@@ -81,9 +81,12 @@ class OrdersApplicationTest {
         val jdbc = app.getBean(JdbcTemplate::class.java)
         val store = app.getBean(IdempotencyStore::class.java)
         assertEquals(dialect, store.dialect, "the dialect read from the connection")
-        // Flyway applied the schema's four migrations, recorded in both histories.
-        assertEquals(listOf(1L, 2L, 3L, 4L), Migrations.applied(store.dataSource, store.dialect))
-        assertEquals(4, jdbc.queryForObject("SELECT COUNT(*) FROM flyway_schema_history WHERE success = true", Int::class.java))
+        // Flyway applied the schema's migrations, recorded in both histories.
+        assertEquals(schemaVersions(store.dialect), Migrations.applied(store.dataSource, store.dialect))
+        assertEquals(
+            schemaVersions(store.dialect).size,
+            jdbc.queryForObject("SELECT COUNT(*) FROM flyway_schema_history WHERE success = true", Int::class.java),
+        )
         jdbc.execute("CREATE TABLE orders (sku VARCHAR(64) NOT NULL)")
 
         // A double submit: both get the one order's answer, one of them replayed.

@@ -64,7 +64,7 @@ class StartupChecksTest {
         assertTrue(output.out.contains("Migrations.migrate(dataSource, Dialect.SQLITE)"), output.out)
         // The fix: with mintid.migrate=true the same application starts, on a database it migrated.
         start(WithScope::class.java, url, "mintid.migrate=true").close()
-        assertEquals(listOf(1L, 2L, 3L, 4L), Migrations.applied(DriverManagerDataSource(url), Dialect.SQLITE))
+        assertEquals(schemaVersions(Dialect.SQLITE), Migrations.applied(DriverManagerDataSource(url), Dialect.SQLITE))
     }
 
     @Test
